@@ -1,0 +1,1 @@
+"""Board tops and the host link of the Axon detector."""

@@ -1,0 +1,1 @@
+"""Gateware of the Axon repetition detector."""

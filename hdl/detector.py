@@ -1,0 +1,120 @@
+"""The Axon repetition detector: move list, scanner and chain list together."""
+
+from amaranth.hdl import *
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from .chainlist import ChainList, CHAIN_RULES
+from .movelist import MoveList
+from .scanner import ResultLayout, Scanner
+from .word import MoveWord
+
+
+__all__ = ["AxonDetector"]
+
+
+class AxonDetector(wiring.Component):
+    """Draw-by-repetition detector for one move list.
+
+    Parameters
+    ----------
+    depth : int
+        Move-list entries (default 256, one iCE40 block RAM pair).
+    chains : int
+        Chain-list slots (default 24, as in the chessprogramming wiki).
+    rules : str
+        ``"exact"`` or ``"paper"``, see :mod:`axon.sim.golden`.
+
+    Members
+    -------
+    start : Signal(1), in
+        Begin a query with ``top`` and ``count_limit``; ignored while ``busy``.
+    top : Signal(range(depth)), in
+        Address of the most recent move.
+    count_limit : Signal(4), in
+        Stop after this many equal positions (1 = stop at the first).
+    busy : Signal(1), out
+    done : Signal(1), out
+        ``result`` and ``cycles`` hold the last query's answer.
+    result : ResultLayout(depth), out
+    cycles : Signal(16), out
+        Clocks from ``start`` to ``done`` of the last query.
+    write_addr : Signal(range(depth)), in
+    write_word : MoveWord, in
+    write_en : Signal(1), in
+        Store a move word; refused (not deferred) while ``busy``.
+    write_refused : Signal(1), out
+    read_addr : Signal(range(depth)), in
+    read_word : MoveWord, out
+        The word at ``read_addr`` one clock later, while not ``busy``.
+    """
+
+    def __init__(self, depth=256, chains=24, rules="exact"):
+        if not isinstance(depth, int) or depth < 2:
+            raise TypeError(f"Move-list depth must be an integer of at least 2, not {depth!r}")
+        if not isinstance(chains, int) or chains < 1:
+            raise TypeError(f"Chain count must be a positive integer, not {chains!r}")
+        if rules not in CHAIN_RULES:
+            raise ValueError(f"Detector rules must be one of {', '.join(CHAIN_RULES)}, "
+                             f"not {rules!r}")
+        self._depth = depth
+        self._chains = chains
+        self._rules = rules
+        super().__init__({
+            "start":         In(1),
+            "top":           In(range(depth)),
+            "count_limit":   In(4),
+            "busy":          Out(1),
+            "done":          Out(1),
+            "result":        Out(ResultLayout(depth)),
+            "cycles":        Out(16),
+            "write_addr":    In(range(depth)),
+            "write_word":    In(MoveWord),
+            "write_en":      In(1),
+            "write_refused": Out(1),
+            "read_addr":     In(range(depth)),
+            "read_word":     Out(MoveWord),
+        })
+
+    depth  = property(lambda self: self._depth)
+    chains = property(lambda self: self._chains)
+    rules  = property(lambda self: self._rules)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.move_list  = move_list  = MoveList(self._depth)
+        m.submodules.scanner    = scanner    = Scanner(self._depth)
+        m.submodules.chain_list = chain_list = ChainList(self._chains, self._rules)
+
+        m.d.comb += [
+            scanner.start.eq(self.start),
+            scanner.top.eq(self.top),
+            scanner.count_limit.eq(self.count_limit),
+            self.busy.eq(scanner.busy),
+            self.done.eq(scanner.done),
+            self.result.eq(scanner.result),
+
+            move_list.scan_active.eq(scanner.busy),
+            move_list.scan_addr.eq(scanner.read_addr),
+            scanner.read_word.eq(move_list.scan_word),
+            move_list.host_read_addr.eq(self.read_addr),
+            self.read_word.eq(move_list.scan_word),
+            move_list.host_write_addr.eq(self.write_addr),
+            move_list.host_write_word.eq(self.write_word),
+            move_list.host_write_en.eq(self.write_en),
+            self.write_refused.eq(move_list.host_write_refused),
+
+            chain_list.clear.eq(scanner.chain_clear),
+            chain_list.apply.eq(scanner.chain_apply),
+            chain_list.move.eq(scanner.chain_move),
+            scanner.chain_overflow.eq(chain_list.overflow),
+            scanner.chain_empty.eq(chain_list.empty),
+        ]
+
+        # Counted here rather than in a testbench so that a board can report it.
+        with m.If(self.start & ~scanner.busy):
+            m.d.sync += self.cycles.eq(0)
+        with m.Elif(scanner.busy):
+            m.d.sync += self.cycles.eq(self.cycles + 1)
+
+        return m

@@ -1,0 +1,76 @@
+"""The move word: one entry of the move list.
+
+The paper's ``Move_Type`` (section 5.1) is 24 bits: from-square, to-square and
+a ``Piece_Flags`` byte holding the 4-bit piece code of Table 1 and four flag
+bits that mark irreversible moves. The detector only ever asks one question of
+the flags, "may the scan go past this move?", so they collapse into a single
+*barrier* bit and the word shrinks to 17 bits::
+
+     16   15  14    12 11         6 5          0
+    +---+---+--------+------------+------------+
+    | B | C |  type  |  to square | from square|
+    +---+---+--------+------------+------------+
+          \__piece__/
+
+* ``from_sq``, ``to_sq``: 0 = a1, 1 = b1, ... 63 = h8 (python-chess numbering).
+* ``piece``: the Table 1 code, colour bit ``C`` (1 = Black) above the type
+  (1 pawn, 2 knight, 3 bishop, 4 rook, 5 queen, 6 king, 0 none/null move).
+* ``barrier``: no position before this move can ever recur after it, so the
+  scan stops on reading this word without applying it.
+"""
+
+from amaranth.lib import data
+
+
+__all__ = [
+    "WORD_BITS", "MoveWord", "pack_word", "unpack_word", "word_str",
+    "PIECE_NONE", "PIECE_LETTERS",
+]
+
+
+class MoveWord(data.Struct):
+    """One move-list entry; see the module docstring for the bit diagram."""
+    from_sq: 6
+    to_sq:   6
+    piece:   4
+    barrier: 1
+
+
+WORD_BITS = MoveWord.as_shape().size
+assert WORD_BITS == 17
+
+PIECE_NONE = 0
+# Table 1 codes to FEN letters (upper case is White).
+PIECE_LETTERS = {0: "-", 1: "P", 2: "N", 3: "B", 4: "R", 5: "Q", 6: "K",
+                 9: "p", 10: "n", 11: "b", 12: "r", 13: "q", 14: "k"}
+
+_FILES = "abcdefgh"
+
+
+def pack_word(from_sq, to_sq, piece, barrier=False):
+    """Pack move fields into a 17-bit integer move word."""
+    for name, value, limit in (("from_sq", from_sq, 64), ("to_sq", to_sq, 64),
+                               ("piece", piece, 16)):
+        if not isinstance(value, int) or not 0 <= value < limit:
+            raise ValueError(f"{name} must be an integer in range 0..{limit - 1}, not {value!r}")
+    return from_sq | (to_sq << 6) | (piece << 12) | (int(bool(barrier)) << 16)
+
+
+def unpack_word(word):
+    """Split a move word into ``(from_sq, to_sq, piece, barrier)``."""
+    if not isinstance(word, int) or not 0 <= word < (1 << WORD_BITS):
+        raise ValueError(f"move word must be an integer in range 0..{(1 << WORD_BITS) - 1}, "
+                         f"not {word!r}")
+    return word & 0x3f, (word >> 6) & 0x3f, (word >> 12) & 0xf, bool(word >> 16)
+
+
+def square_name(square):
+    return _FILES[square & 7] + str((square >> 3) + 1)
+
+
+def word_str(word):
+    """Human-readable form in the paper's notation, e.g. ``N_C4A3`` or ``|p_E7E5``."""
+    from_sq, to_sq, piece, barrier = unpack_word(word)
+    letter = PIECE_LETTERS.get(piece, "?")
+    mark = "|" if barrier else ""
+    return f"{mark}{letter}_{square_name(from_sq).upper()}{square_name(to_sq).upper()}"

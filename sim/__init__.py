@@ -1,0 +1,1 @@
+"""Golden model, move encoder and simulation helpers of the Axon detector."""

@@ -1,0 +1,202 @@
+"""Golden model of the paper's PERPETUAL function (section 5).
+
+Read this next to section 5.2 of Vučković and Vidanović. A query scans the
+move list backwards from ``top`` and keeps a *chain list*: one entry
+``(piece, from, to)`` per displaced piece, meaning "the piece that stood on
+``from`` in the position being compared stands on ``to`` in the current
+position". Every move read updates the list by these rules:
+
+* **transition**: the move ``A→B`` meets a chain ``B→C`` of the same piece
+  (the chain list holds what happened *after* the move); the chain becomes
+  ``A→C``. Without such a chain the move is *inserted* as a new chain.
+* **reflection**: a chain ``A→A`` is closed and its slot freed.
+* **symmetry** (``paper``): after an update, chains ``A→B`` and ``B→A`` of one
+  piece are identical pieces that swapped places; both are freed.
+* **link** (``exact``): generalises symmetry to any permutation of identical
+  pieces. After a chain gets the new from-square ``F``, another chain of the
+  same piece that ends on ``F`` (``X→F``) is joined with it into ``X→T``; the
+  joined chain takes the other's slot, and closes if ``X == T``. An inserted
+  move that links needs no slot of its own.
+
+The current position equals an earlier one when every chain is closed; the
+``paper`` and ``exact`` rules also require an even number of plies, so that the
+same side is to move. ``cpw`` is the chessprogramming-wiki pseudo-code: square
+matching without the piece, no symmetry, no side-to-move check.
+
+The slot structure is modelled exactly as the gateware has it (lowest index
+wins every tie), so that nonsense words give the same answer in both.
+"""
+
+import enum
+from dataclasses import dataclass
+from typing import Optional
+
+from ..hdl.word import unpack_word
+
+
+__all__ = ["Rules", "Stop", "Result", "Step", "perpetual", "RULES"]
+
+
+class Rules(enum.Enum):
+    CPW   = "cpw"
+    PAPER = "paper"
+    EXACT = "exact"
+
+
+RULES = tuple(rules.value for rules in Rules)
+
+
+class Stop(enum.IntEnum):
+    """Why a scan ended. The values are the gateware's encoding."""
+    BARRIER  = 0  # read a word with the barrier bit: an irreversible move
+    BOTTOM   = 1  # applied the word at address 0
+    LIMIT    = 2  # found ``count_limit`` equal positions
+    OVERFLOW = 3  # a move needed a new chain and every slot was full
+
+
+@dataclass(frozen=True)
+class Result:
+    """The answer to one query; the gateware produces the same fields."""
+    repetition:    bool
+    distance:      Optional[int]   # plies back to the most recent equal position
+    count:         int             # equal earlier positions found
+    overflow:      bool
+    plies_scanned: int             # words applied to the chain list
+    stop:          Stop
+
+
+@dataclass(frozen=True)
+class Step:
+    """One applied word, for ``axon explain``."""
+    address: int
+    word:    int
+    rule:    str                   # what happened, in the paper's words
+    chains:  tuple                 # ((piece, from, to), ...) after the move
+    found:   bool                  # all chains closed here, with the right parity
+
+
+def _check_query(words, top, rules, chains, count_limit):
+    try:
+        rules = Rules(rules)
+    except ValueError:
+        raise ValueError(f"rules must be one of {', '.join(RULES)}, not {rules!r}") from None
+    if not isinstance(chains, int) or chains < 1:
+        raise ValueError(f"chain count must be a positive integer, not {chains!r}")
+    if not isinstance(count_limit, int) or count_limit < 0:
+        raise ValueError(f"count limit must be a non-negative integer, not {count_limit!r}")
+    if not isinstance(top, int) or not 0 <= top < len(words):
+        raise ValueError(f"top of stack must be an address in 0..{len(words) - 1}, not {top!r}")
+    return rules
+
+
+class ChainList:
+    """The concatenating list: ``slots[i]`` is ``None`` or ``[piece, from, to]``."""
+
+    def __init__(self, size, rules):
+        self.slots = [None] * size
+        self.rules = rules
+
+    def _first(self, predicate, exclude=None):
+        for index, slot in enumerate(self.slots):
+            if slot is not None and index != exclude and predicate(slot):
+                return index
+        return None
+
+    def _same_piece(self, piece):
+        # The wiki's pseudo-code compares squares only.
+        return lambda slot: self.rules is Rules.CPW or slot[0] == piece
+
+    def empty(self):
+        return all(slot is None for slot in self.slots)
+
+    def snapshot(self):
+        return tuple(tuple(slot) for slot in self.slots if slot is not None)
+
+    def apply(self, piece, from_sq, to_sq):
+        """Apply one move; return the rule text, or ``None`` on overflow."""
+        same_piece = self._same_piece(piece)
+
+        # Transition: the move ends where a chain begins.
+        updated = self._first(lambda slot: same_piece(slot) and slot[1] == to_sq)
+        if updated is not None:
+            self.slots[updated][1] = from_sq
+            rule = "transition"
+        elif from_sq == to_sq:
+            # A nonsense word that moves nothing closes at once.
+            return "reflection"
+        else:
+            if self.rules is Rules.EXACT:
+                partner = self._first(lambda slot: slot[0] == piece and slot[2] == from_sq)
+                if partner is not None:
+                    return self._link(partner, to_sq, "insert")
+            updated = next((index for index, slot in enumerate(self.slots) if slot is None),
+                           None)
+            if updated is None:
+                return None
+            self.slots[updated] = [piece, from_sq, to_sq]
+            rule = "insert"
+
+        chain_piece, chain_from, chain_to = self.slots[updated]
+        if chain_from == chain_to:
+            self.slots[updated] = None
+            return rule + "+reflection"
+        if self.rules is Rules.PAPER:
+            partner = self._first(lambda slot: slot[0] == chain_piece and
+                                  slot[1] == chain_to and slot[2] == chain_from,
+                                  exclude=updated)
+            if partner is not None:
+                self.slots[updated] = self.slots[partner] = None
+                return rule + "+symmetry"
+        if self.rules is Rules.EXACT:
+            partner = self._first(lambda slot: slot[0] == chain_piece and slot[2] == chain_from,
+                                  exclude=updated)
+            if partner is not None:
+                self.slots[updated] = None
+                return self._link(partner, chain_to, rule)
+        return rule
+
+    def _link(self, partner, new_to, rule):
+        # The partner X→F absorbs F→T and becomes X→T.
+        self.slots[partner][2] = new_to
+        if self.slots[partner][1] == new_to:
+            self.slots[partner] = None
+            return rule + "+link+reflection"
+        return rule + "+link"
+
+
+def perpetual(words, top, *, rules="exact", chains=24, count_limit=4, steps=None):
+    """Scan ``words`` back from address ``top``; return a :class:`Result`.
+
+    ``words`` is the move-list contents (17-bit move words, index = address).
+    If ``steps`` is a list, one :class:`Step` per applied word is appended.
+    """
+    rules = _check_query(words, top, rules, chains, count_limit)
+    chain_list = ChainList(chains, rules)
+    address, plies, count, distance = top, 0, 0, None
+    while True:
+        if count >= count_limit:
+            stop = Stop.LIMIT
+            break
+        if address < 0:
+            stop = Stop.BOTTOM
+            break
+        from_sq, to_sq, piece, barrier = unpack_word(words[address])
+        if barrier:
+            stop = Stop.BARRIER
+            break
+        rule = chain_list.apply(piece, from_sq, to_sq)
+        if rule is None:
+            stop = Stop.OVERFLOW
+            break
+        plies += 1
+        # Same side to move means an even number of plies back.
+        found = chain_list.empty() and (rules is Rules.CPW or plies % 2 == 0)
+        if found:
+            count += 1
+            if distance is None:
+                distance = plies
+        if steps is not None:
+            steps.append(Step(address, words[address], rule, chain_list.snapshot(), found))
+        address -= 1
+    return Result(repetition=count > 0, distance=distance, count=count,
+                  overflow=stop is Stop.OVERFLOW, plies_scanned=plies, stop=stop)

@@ -1,0 +1,143 @@
+"""Run the gateware in Amaranth's simulator and answer queries like the golden model.
+
+``RtlSession(...).run(words, queries)`` loads the move list through the host
+write port, runs every query and returns one :class:`TimedResult` each, so a
+test reads ``assert rtl.result == golden``.
+"""
+
+import os
+from dataclasses import dataclass
+
+from amaranth.sim import Simulator
+
+from ..hdl.detector import AxonDetector
+from ..hdl.scanner import LATENCY_OVERHEAD
+from ..hdl.word import unpack_word
+from .golden import Result, Stop
+
+
+__all__ = ["TimedResult", "RtlSession", "latency", "TIMEOUT_SLACK"]
+
+# A query never needs more than depth + LATENCY_OVERHEAD clocks; waiting a
+# little longer than that turns a hung design into a test failure, not a hang.
+TIMEOUT_SLACK = 8
+
+
+def latency(plies_scanned):
+    """Clocks from the clock that samples ``start`` to ``done``."""
+    return plies_scanned + LATENCY_OVERHEAD
+
+
+@dataclass(frozen=True)
+class TimedResult:
+    result: Result
+    cycles: int
+
+
+class DetectorTimeout(RuntimeError):
+    pass
+
+
+def _read_result(ctx, port):
+    fields = ctx.get(port)
+    repetition = bool(fields.repetition)
+    return Result(
+        repetition=repetition,
+        distance=int(fields.distance) if repetition else None,
+        count=int(fields.count),
+        overflow=bool(fields.overflow),
+        plies_scanned=int(fields.plies_scanned),
+        stop=Stop(fields.stop.value),
+    )
+
+
+async def write_words(ctx, dut, words, base=0):
+    """Store ``words`` at ``base``.. through the host write port, one a clock."""
+    for offset, word in enumerate(words):
+        ctx.set(dut.write_addr, base + offset)
+        ctx.set(dut.write_word.as_value(), word)
+        ctx.set(dut.write_en, 1)
+        await ctx.tick()
+    ctx.set(dut.write_en, 0)
+
+
+async def run_query(ctx, dut, top, count_limit):
+    """Start one query, wait for ``done``; return a :class:`TimedResult`."""
+    ctx.set(dut.top, top)
+    ctx.set(dut.count_limit, count_limit)
+    ctx.set(dut.start, 1)
+    await ctx.tick()
+    ctx.set(dut.start, 0)
+    waited = 0
+    # `done` rises on the clock edge that ends the scan.
+    while not ctx.get(dut.done):
+        if waited > dut.depth + LATENCY_OVERHEAD + TIMEOUT_SLACK:
+            raise DetectorTimeout(f"query top={top} did not finish in {waited} clocks")
+        await ctx.tick()
+        waited += 1
+    return TimedResult(_read_result(ctx, dut.result), ctx.get(dut.cycles))
+
+
+class RtlSession:
+    """A detector instance in the Python simulator.
+
+    Parameters
+    ----------
+    depth, chains, rules :
+        As for :class:`~axon.hdl.detector.AxonDetector`.
+    vcd : str or None
+        Write a waveform there (and a GTKWave save file beside it).
+    """
+
+    def __init__(self, *, depth=256, chains=24, rules="exact", vcd=None):
+        self.depth = depth
+        self.chains = chains
+        self.rules = rules
+        self.vcd = vcd
+
+    def make_dut(self):
+        return AxonDetector(depth=self.depth, chains=self.chains, rules=self.rules)
+
+    def run(self, words, queries):
+        """Load ``words`` at address 0, then answer ``queries``.
+
+        ``queries`` is a sequence of ``(top, count_limit)``. Returns a list of
+        :class:`TimedResult`.
+        """
+        return self.run_batch([(words, queries)])[0]
+
+    def run_batch(self, jobs):
+        """Run several ``(words, queries)`` jobs in one simulation.
+
+        Each job rewrites the move list from address 0; words a shorter job
+        does not overwrite keep their old value, which no query of that job
+        reads. Returns one list of :class:`TimedResult` per job.
+        """
+        for words, _ in jobs:
+            if len(words) > self.depth:
+                raise ValueError(f"{len(words)} words do not fit a move list of "
+                                 f"depth {self.depth}")
+        dut = self.make_dut()
+        answers = []
+
+        async def testbench(ctx):
+            for words, queries in jobs:
+                await write_words(ctx, dut, words)
+                answers.append([await run_query(ctx, dut, top, count_limit)
+                                for top, count_limit in queries])
+
+        self.simulate(dut, testbench)
+        return answers
+
+    def simulate(self, dut, testbench):
+        sim = Simulator(dut)
+        sim.add_clock(1e-7)
+        sim.add_testbench(testbench)
+        if self.vcd:
+            from .waves import write_gtkw, trace_signals
+            gtkw = os.path.splitext(self.vcd)[0] + ".gtkw"
+            with sim.write_vcd(self.vcd, gtkw_file=None, traces=trace_signals(dut)):
+                sim.run()
+            write_gtkw(self.vcd, gtkw, dut)
+        else:
+            sim.run()
