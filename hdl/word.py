@@ -10,7 +10,7 @@ the flags, "may the scan go past this move?", so they collapse into a single
     +---+---+--------+------------+------------+
     | B | C |  type  |  to square | from square|
     +---+---+--------+------------+------------+
-          \__piece__/
+          `- piece -`
 
 * ``from_sq``, ``to_sq``: 0 = a1, 1 = b1, ... 63 = h8 (python-chess numbering).
 * ``piece``: the Table 1 code, colour bit ``C`` (1 = Black) above the type

@@ -34,13 +34,17 @@ def random_endgame(rng):
             return board
 
 
-def random_game(rng, plies, board=None, reversible_bias=0.9):
+def random_game(rng, plies, board=None, reversible_bias=0.9, shuffle_rate=None):
     """Return ``(start_board, moves)``: up to ``plies`` legal moves.
 
     With probability ``reversible_bias`` a move is drawn from the reversible
-    moves only; three in five of those draws repeat the move played four plies ago
-    in reverse when legal, which closes chains the way shuffling players do.
+    moves only. Of those draws, a fraction ``shuffle_rate`` (random per game
+    unless given) replays the move of four plies ago in reverse when legal,
+    which closes chains the way shuffling players do; long runs of it give
+    fourfold and fivefold repetitions.
     """
+    if shuffle_rate is None:
+        shuffle_rate = rng.uniform(0.3, 0.97)
     board = (board or chess.Board()).copy(stack=False)
     start = board.copy(stack=False)
     moves = []
@@ -53,7 +57,7 @@ def random_game(rng, plies, board=None, reversible_bias=0.9):
                       and board.piece_type_at(move.from_square) != chess.PAWN]
         move = None
         if reversible and rng.random() < reversible_bias:
-            if len(moves) >= 4 and rng.random() < 0.6:
+            if len(moves) >= 4 and rng.random() < shuffle_rate:
                 back = moves[-4]
                 undo = chess.Move(back.to_square, back.from_square)
                 if undo in reversible:

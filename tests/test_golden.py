@@ -1,0 +1,186 @@
+# amaranth: UnusedElaboratable=no
+"""The golden model against the paper, the wiki and python-chess."""
+
+import pytest
+
+from axon.hdl.word import pack_word
+from axon.sim.encode import encode_moves
+from axon.sim.generate import game_corpus
+from axon.sim.golden import Result, Stop, perpetual
+from axon.sim.oracle import oracle_answers
+
+from .lines import FIGURE1, KING_TRIANGLE, KNIGHT_SWAP, ROOK_SWAP, THREE_KNIGHTS, play
+
+
+def last_ply(line, **options):
+    _, _, words = play(line)
+    return perpetual(words, len(words) - 1, **options)
+
+
+# -- the known blind spots, one named test each ------------------------------
+
+def test_cpw_misses_the_knight_swap():
+    assert not last_ply(KNIGHT_SWAP, rules="cpw").repetition
+
+
+def test_cpw_fires_on_king_triangle_with_wrong_side_to_move():
+    result = last_ply(KING_TRIANGLE, rules="cpw")
+    assert result.repetition and result.distance == 5
+
+
+def test_paper_misses_three_knight_rotation():
+    assert not last_ply(THREE_KNIGHTS, rules="paper").repetition
+
+
+@pytest.mark.parametrize("rules", ["paper", "exact"])
+def test_paper_and_exact_see_the_knight_swap(rules):
+    assert last_ply(KNIGHT_SWAP, rules=rules).distance == 8
+
+
+@pytest.mark.parametrize("rules", ["paper", "exact"])
+def test_paper_and_exact_ignore_the_king_triangle(rules):
+    assert not last_ply(KING_TRIANGLE, rules=rules).repetition
+
+
+def test_exact_sees_three_knight_rotation():
+    assert last_ply(THREE_KNIGHTS, rules="exact").distance == 8
+
+
+@pytest.mark.parametrize("rules", ["cpw", "paper", "exact"])
+def test_every_rule_set_sees_figure1(rules):
+    assert last_ply(FIGURE1, rules=rules).distance == 4
+
+
+def test_cpw_misses_the_rook_swap():
+    assert not last_ply(ROOK_SWAP, rules="cpw").repetition
+
+
+@pytest.mark.parametrize("rules", ["paper", "exact"])
+def test_paper_and_exact_see_the_rook_swap(rules):
+    assert last_ply(ROOK_SWAP, rules=rules).distance == 8
+
+
+@pytest.mark.parametrize("line", [KNIGHT_SWAP, THREE_KNIGHTS, KING_TRIANGLE, ROOK_SWAP, FIGURE1])
+def test_exact_agrees_with_python_chess_on_paper_lines(line):
+    board, moves, words = play(line)
+    for ply, answer in enumerate(oracle_answers(board, moves), start=1):
+        result = perpetual(words, ply - 1)
+        assert (result.repetition, result.distance, result.count) == \
+               (answer.repetition, answer.distance, answer.count), f"ply {ply}"
+
+
+def test_table2_in_scan_order():
+    # Newest first, as the detector reads the list: the symmetry rule closes
+    # both knight chains on the oldest knight move.
+    _, _, words = play(KNIGHT_SWAP)
+    knight_moves = words[0::2]
+    steps = []
+    perpetual(knight_moves + [pack_word(0, 0, 0, barrier=True)] * 0, 3, rules="paper",
+              steps=steps)
+    assert [step.rule for step in steps] == \
+        ["insert", "transition", "insert", "transition+symmetry"]
+    assert [len(step.chains) for step in steps] == [1, 1, 2, 0]
+    assert steps[-1].found
+
+
+# -- against python-chess over many generated games ---------------------------
+
+@pytest.fixture(scope="module")
+def corpus():
+    return [(board, moves, encode_moves(board, moves), oracle_answers(board, moves, count_limit=15))
+            for board, moves in game_corpus(300, seed=2007)]
+
+
+@pytest.mark.parametrize("count_limit", [1, 4, 15])
+def test_exact_matches_python_chess_on_generated_games(corpus, count_limit):
+    plies = repetitions = fivefolds = 0
+    for game, (board, moves, words, answers) in enumerate(corpus):
+        for ply, answer in enumerate(answers, start=1):
+            result = perpetual(words, ply - 1, count_limit=count_limit)
+            assert not result.overflow
+            expected = (answer.repetition, answer.distance, min(answer.count, count_limit))
+            assert (result.repetition, result.distance, result.count) == expected, \
+                f"game {game} ply {ply}"
+            plies += 1
+            repetitions += answer.repetition
+            fivefolds += answer.count >= 4
+    # The corpus must actually exercise the interesting cases.
+    assert plies > 15000 and repetitions > 500 and fivefolds > 20
+
+
+def test_overflow_keeps_what_was_found_before_it(corpus):
+    overflows = kept = 0
+    for board, moves, words, answers in corpus:
+        for ply, answer in enumerate(answers, start=1):
+            result = perpetual(words, ply - 1, chains=2, count_limit=15)
+            if not result.overflow:
+                assert (result.repetition, result.distance, result.count) == \
+                       (answer.repetition, answer.distance, answer.count)
+                continue
+            overflows += 1
+            assert result.stop is Stop.OVERFLOW
+            assert result.count <= answer.count
+            if result.repetition:
+                kept += 1
+                assert result.distance == answer.distance
+    assert overflows > 100 and kept > 10
+
+
+def test_paper_rules_match_python_chess_where_no_rotation_occurs(corpus):
+    # Rotations of three or more identical pieces are rare in shuffling games;
+    # the count of disagreements is the paper's blind spot, measured here.
+    disagreements = sum(
+        perpetual(words, ply - 1, rules="paper", count_limit=15).count != answer.count
+        for board, moves, words, answers in corpus
+        for ply, answer in enumerate(answers, start=1))
+    assert disagreements < 50
+
+
+# -- scan semantics -------------------------------------------------------------
+
+N = 2  # white knight
+
+
+def knight(from_sq, to_sq):
+    return pack_word(from_sq, to_sq, N)
+
+
+def test_stops_at_barrier_without_applying_it():
+    words = [knight(1, 18), pack_word(12, 28, 1, barrier=True), knight(6, 21)]
+    assert perpetual(words, 2) == Result(False, None, 0, False, 1, Stop.BARRIER)
+
+
+def test_bottom_after_address_zero():
+    words = [knight(1, 18), knight(62, 45)]
+    assert perpetual(words, 1) == Result(False, None, 0, False, 2, Stop.BOTTOM)
+
+
+def test_count_limit_stops_at_nth_find():
+    shuffle = [knight(1, 18), knight(62, 45), knight(18, 1), knight(45, 62)] * 3
+    assert perpetual(shuffle, 11, count_limit=2) == Result(True, 4, 2, False, 8, Stop.LIMIT)
+    assert perpetual(shuffle, 11, count_limit=0) == Result(False, None, 0, False, 0, Stop.LIMIT)
+    assert perpetual(shuffle, 11, count_limit=15) == Result(True, 4, 3, False, 12, Stop.BOTTOM)
+
+
+def test_overflow_stops_before_the_move():
+    words = [knight(0, 10), knight(1, 11), knight(2, 12)]
+    assert perpetual(words, 2, chains=2) == Result(False, None, 0, True, 2, Stop.OVERFLOW)
+
+
+def test_nonsense_word_that_moves_nothing_closes_at_once():
+    words = [knight(5, 5), knight(5, 5)]
+    assert perpetual(words, 1) == Result(True, 2, 1, False, 2, Stop.BOTTOM)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(rules="fide"), r"rules must be one of cpw, paper, exact, not 'fide'"),
+    (dict(chains=0), r"chain count must be a positive integer, not 0"),
+    (dict(count_limit=-1), r"count limit must be a non-negative integer, not -1"),
+    (dict(top=3), r"top of stack must be an address in 0\.\.1, not 3"),
+])
+def test_parameter_errors(kwargs, message):
+    options = dict(top=1)
+    options.update(kwargs)
+    top = options.pop("top")
+    with pytest.raises(ValueError, match=message):
+        perpetual([knight(1, 18), knight(18, 1)], top, **options)

@@ -1,0 +1,34 @@
+# amaranth: UnusedElaboratable=no
+"""Gateware constructors reject bad parameters with messages that say what was given."""
+
+import pytest
+
+from axon.hdl.chainlist import ChainList
+from axon.hdl.detector import AxonDetector
+from axon.hdl.movelist import MoveList
+from axon.hdl.scanner import Scanner
+
+
+@pytest.mark.parametrize("make, error, message", [
+    (lambda: ChainList(chains=0), TypeError, r"Chain count must be a positive integer, not 0"),
+    (lambda: ChainList(rules="cpw"), ValueError,
+     r"Chain rules must be one of paper, exact, not 'cpw'"),
+    (lambda: MoveList(depth=1), TypeError,
+     r"Move-list depth must be an integer of at least 2, not 1"),
+    (lambda: Scanner(depth="256"), TypeError,
+     r"Move-list depth must be a positive integer, not '256'"),
+    (lambda: AxonDetector(chains=2.5), TypeError,
+     r"Chain count must be a positive integer, not 2\.5"),
+    (lambda: AxonDetector(rules="wiki"), ValueError,
+     r"Detector rules must be one of paper, exact, not 'wiki'"),
+])
+def test_parameter_errors(make, error, message):
+    with pytest.raises(error, match=message):
+        make()
+
+
+def test_detector_reports_its_configuration():
+    detector = AxonDetector(depth=128, chains=8, rules="paper")
+    assert (detector.depth, detector.chains, detector.rules) == (128, 8, "paper")
+    assert len(detector.top) == 7
+    assert detector.result.distance.shape().width == 8

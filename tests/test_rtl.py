@@ -1,0 +1,138 @@
+# amaranth: UnusedElaboratable=no
+"""The gateware against the golden model, cycle by cycle.
+
+Every field of every answer must match, and ``done`` must rise exactly
+``plies_scanned + LATENCY_OVERHEAD`` clocks after ``start``.
+"""
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from axon.hdl.word import pack_word
+from axon.sim.encode import encode_moves
+from axon.sim.generate import game_corpus
+from axon.sim.golden import Stop, perpetual
+from axon.sim.rtl import RtlSession, latency
+
+from .lines import FIGURE1, KING_TRIANGLE, KNIGHT_SWAP, ROOK_SWAP, THREE_KNIGHTS, play
+
+
+DEPTH = 256
+# 24 is the default; 3 chains overflow often in generated games.
+CONFIGS = [(rules, chains) for rules in ("exact", "paper") for chains in (24, 3)]
+
+
+def check_jobs(rules, chains, jobs):
+    """Run ``(words, queries)`` jobs on the RTL and compare with the golden model."""
+    session = RtlSession(depth=DEPTH, chains=chains, rules=rules)
+    stops = set()
+    memory = [0] * DEPTH
+    for (words, queries), answers in zip(jobs, session.run_batch(jobs)):
+        memory[:len(words)] = words
+        for (top, count_limit), rtl in zip(queries, answers):
+            golden = perpetual(memory, top, rules=rules, chains=chains, count_limit=count_limit)
+            assert rtl.result == golden, f"top={top} limit={count_limit} words={words[:top + 1]}"
+            assert rtl.cycles == latency(golden.plies_scanned)
+            stops.add(golden.stop)
+    return stops
+
+
+def game_jobs(games, count_limits=(4, 1, 2, 15)):
+    """One job per game, querying after every ply with the limits in turn."""
+    jobs = []
+    for board, moves in games:
+        words = encode_moves(board, moves)
+        jobs.append((words, [(top, count_limits[top % len(count_limits)])
+                             for top in range(len(words))]))
+    return jobs
+
+
+@pytest.mark.parametrize("rules, chains", CONFIGS)
+def test_paper_examples(rules, chains):
+    lines = [KNIGHT_SWAP, THREE_KNIGHTS, KING_TRIANGLE, ROOK_SWAP, FIGURE1]
+    jobs = game_jobs([play(line)[:2] for line in lines])
+    # The same lines at the paper's stop-at-first setting, and with no limit.
+    jobs += [(words, [(top, limit) for top, _ in queries for limit in (1, 15)])
+             for words, queries in jobs]
+    check_jobs(rules, chains, jobs)
+
+
+@pytest.mark.parametrize("rules, chains", CONFIGS)
+def test_generated_games(rules, chains):
+    # 200 games biased toward reversible moves, half of them pawnless endgames.
+    games = game_corpus(200, seed=5, plies=(16, 72))
+    stops = check_jobs(rules, chains, game_jobs(games))
+    expected = {Stop.BARRIER, Stop.BOTTOM, Stop.LIMIT}
+    if chains == 3:
+        expected.add(Stop.OVERFLOW)
+    assert expected <= stops
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules, chains", CONFIGS)
+def test_generated_games_long(rules, chains):
+    check_jobs(rules, chains, game_jobs(game_corpus(1000, seed=6, plies=(20, 250))))
+
+
+# -- arbitrary words, nonsense included ------------------------------------------
+
+squares = st.sampled_from([0, 1, 9, 10, 18, 63])     # few squares: chains collide
+pieces = st.sampled_from([2, 2, 10, 4, 0, 15])
+near_words = st.builds(pack_word, squares, squares, pieces, st.booleans().map(lambda b: b and False))
+wild_words = st.integers(0, (1 << 17) - 1)
+words_strategy = st.one_of(near_words, wild_words, st.builds(pack_word, squares, squares, pieces,
+                                                             st.just(True)))
+
+memory_images = st.one_of(
+    st.lists(near_words, min_size=DEPTH, max_size=DEPTH),
+    st.lists(words_strategy, min_size=DEPTH, max_size=DEPTH),
+    # Every word a barrier.
+    st.lists(st.integers(0, (1 << 16) - 1).map(lambda w: w | 1 << 16),
+             min_size=DEPTH, max_size=DEPTH),
+    # Every word moves nothing (from == to).
+    st.lists(st.builds(lambda sq, piece: pack_word(sq, sq, piece), squares, pieces),
+             min_size=DEPTH, max_size=DEPTH),
+)
+tops = st.one_of(st.sampled_from([0, DEPTH - 1]), st.integers(0, DEPTH - 1))
+queries = st.lists(st.tuples(tops, st.integers(0, 15)), min_size=1, max_size=6)
+
+
+@pytest.mark.parametrize("rules, chains", CONFIGS)
+@settings(max_examples=12)
+@given(jobs=st.lists(st.tuples(memory_images, queries), min_size=1, max_size=3))
+def test_arbitrary_words(rules, chains, jobs):
+    check_jobs(rules, chains, jobs)
+
+
+def test_writes_during_a_query_are_refused():
+    from axon.sim.rtl import run_query, write_words
+    session = RtlSession(depth=DEPTH, chains=24)
+    dut = session.make_dut()
+    shuffle = [pack_word(1, 18, 2), pack_word(62, 45, 10), pack_word(18, 1, 2), pack_word(45, 62, 10)]
+    seen = {}
+
+    async def testbench(ctx):
+        await write_words(ctx, dut, shuffle * 8)
+        ctx.set(dut.top, 31)
+        ctx.set(dut.count_limit, 15)
+        ctx.set(dut.start, 1)
+        await ctx.tick()
+        ctx.set(dut.start, 0)
+        # Try to overwrite the word the scan will read last.
+        ctx.set(dut.write_addr, 0)
+        ctx.set(dut.write_word.as_value(), pack_word(12, 28, 1, barrier=True))
+        ctx.set(dut.write_en, 1)
+        await ctx.tick()
+        seen["refused"] = ctx.get(dut.write_refused)
+        ctx.set(dut.write_en, 0)
+        while not ctx.get(dut.done):
+            await ctx.tick()
+        seen["result"] = (await run_query(ctx, dut, 31, 15)).result
+        ctx.set(dut.read_addr, 0)
+        await ctx.tick()
+        seen["word0"] = ctx.get(dut.read_word.as_value())
+
+    session.simulate(dut, testbench)
+    assert seen["refused"] == 1
+    assert seen["word0"] == shuffle[0]
+    assert seen["result"] == perpetual(shuffle * 8, 31, count_limit=15)
