@@ -19,9 +19,10 @@ class AxonDetector(wiring.Component):
     Parameters
     ----------
     depth : int
-        Move-list entries (default 256, one iCE40 block RAM pair).
+        Move-list entries (default 256), even.
     chains : int
-        Chain-list slots (default 24, as in the chessprogramming wiki).
+        Chain-list slots (default 24, as in the chessprogramming wiki), even:
+        half serve each side.
     rules : str
         ``"exact"`` or ``"paper"``, see :mod:`axon.sim.golden`.
 
@@ -46,14 +47,16 @@ class AxonDetector(wiring.Component):
     write_refused : Signal(1), out
     read_addr : Signal(range(depth)), in
     read_word : MoveWord, out
-        The word at ``read_addr`` one clock later, while not ``busy``.
+        The word at ``read_addr`` one clock later, while not ``busy`` (and not
+        on the clock that starts a query).
     """
 
     def __init__(self, depth=256, chains=24, rules="exact"):
-        if not isinstance(depth, int) or depth < 2:
-            raise TypeError(f"Move-list depth must be an integer of at least 2, not {depth!r}")
-        if not isinstance(chains, int) or chains < 1:
-            raise TypeError(f"Chain count must be a positive integer, not {chains!r}")
+        if not isinstance(depth, int) or depth < 2 or depth % 2:
+            raise TypeError(f"Move-list depth must be an even integer of at least 2, "
+                            f"not {depth!r}")
+        if not isinstance(chains, int) or chains < 2 or chains % 2:
+            raise TypeError(f"Chain count must be an even integer of at least 2, not {chains!r}")
         if rules not in CHAIN_RULES:
             raise ValueError(f"Detector rules must be one of {', '.join(CHAIN_RULES)}, "
                              f"not {rules!r}")
@@ -95,19 +98,23 @@ class AxonDetector(wiring.Component):
             self.result.eq(scanner.result),
 
             move_list.scan_active.eq(scanner.busy),
-            move_list.scan_addr.eq(scanner.read_addr),
-            scanner.read_word.eq(move_list.scan_word),
-            move_list.host_read_addr.eq(self.read_addr),
-            self.read_word.eq(move_list.scan_word),
+            move_list.read_addr.eq(Mux(scanner.busy | self.start, scanner.read_addr,
+                                       self.read_addr)),
+            scanner.read_newer.eq(move_list.read_newer),
+            scanner.read_older.eq(move_list.read_older),
+            self.read_word.eq(move_list.read_newer),
             move_list.host_write_addr.eq(self.write_addr),
             move_list.host_write_word.eq(self.write_word),
             move_list.host_write_en.eq(self.write_en),
             self.write_refused.eq(move_list.host_write_refused),
 
             chain_list.clear.eq(scanner.chain_clear),
-            chain_list.apply.eq(scanner.chain_apply),
-            chain_list.move.eq(scanner.chain_move),
-            scanner.chain_overflow.eq(chain_list.overflow),
+            chain_list.newer.eq(scanner.chain_newer),
+            chain_list.older.eq(scanner.chain_older),
+            chain_list.apply_newer.eq(scanner.chain_apply_newer),
+            chain_list.apply_older.eq(scanner.chain_apply_older),
+            scanner.chain_overflow_newer.eq(chain_list.overflow_newer),
+            scanner.chain_overflow_older.eq(chain_list.overflow_older),
             scanner.chain_empty.eq(chain_list.empty),
         ]
 

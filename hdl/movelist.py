@@ -1,6 +1,8 @@
 """The move list: the game history and search line, in block RAM.
 
-One synchronous read port is shared: the scanner owns it during a query, the
+The scanner takes two plies a clock, so the list is kept in two banks, even
+and odd addresses, and one read returns the word at ``scan_addr`` and the one
+below it. The read port is shared: the scanner owns it during a query, the
 host between queries (to read moves back). Host writes are refused while a
 query runs, so a scan never sees a word change under it.
 """
@@ -16,22 +18,23 @@ __all__ = ["MoveList"]
 
 
 class MoveList(wiring.Component):
-    """Block-RAM move list with a host port and a scan port.
+    """Two-bank block-RAM move list with a host port and a scan port.
 
     Parameters
     ----------
     depth : int
-        Number of move words.
+        Number of move words; even, since the banks split it in two.
 
     Members
     -------
     scan_active : Signal(1), in
-        A query is running: the scan port reads, host writes are refused.
-    scan_addr : Signal(range(depth)), in
-    scan_word : MoveWord, out
-        The word at ``scan_addr`` (or ``host_read_addr``) of the previous clock.
-    host_read_addr : Signal(range(depth)), in
-        Read address used while ``scan_active`` is low.
+        A query is running: host writes are refused.
+    read_addr : Signal(range(depth)), in
+        Address of the newer word to read.
+    read_newer : MoveWord, out
+        The word at last clock's ``read_addr``.
+    read_older : MoveWord, out
+        The word just below it (meaningless when ``read_addr`` was 0).
     host_write_addr : Signal(range(depth)), in
     host_write_word : MoveWord, in
     host_write_en : Signal(1), in
@@ -41,14 +44,15 @@ class MoveList(wiring.Component):
     """
 
     def __init__(self, depth=256):
-        if not isinstance(depth, int) or depth < 2:
-            raise TypeError(f"Move-list depth must be an integer of at least 2, not {depth!r}")
+        if not isinstance(depth, int) or depth < 2 or depth % 2:
+            raise TypeError(f"Move-list depth must be an even integer of at least 2, "
+                            f"not {depth!r}")
         self._depth = depth
         super().__init__({
             "scan_active":        In(1),
-            "scan_addr":          In(range(depth)),
-            "scan_word":          Out(MoveWord),
-            "host_read_addr":     In(range(depth)),
+            "read_addr":          In(range(depth)),
+            "read_newer":         Out(MoveWord),
+            "read_older":         Out(MoveWord),
             "host_write_addr":    In(range(depth)),
             "host_write_word":    In(MoveWord),
             "host_write_en":      In(1),
@@ -61,16 +65,36 @@ class MoveList(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.storage = storage = memory.Memory(shape=MoveWord, depth=self._depth, init=[])
+        banks = []
+        for parity in ("even", "odd"):
+            bank = memory.Memory(shape=MoveWord, depth=self._depth // 2, init=[])
+            m.submodules[f"{parity}_bank"] = bank
+            banks.append(bank)
 
-        write_port = storage.write_port()
-        read_port  = storage.read_port()
+        write_enable = Signal()
         m.d.comb += [
-            write_port.addr.eq(self.host_write_addr),
-            write_port.data.eq(self.host_write_word),
-            write_port.en.eq(self.host_write_en & ~self.scan_active),
+            write_enable.eq(self.host_write_en & ~self.scan_active),
             self.host_write_refused.eq(self.host_write_en & self.scan_active),
-            read_port.addr.eq(Mux(self.scan_active, self.scan_addr, self.host_read_addr)),
-            self.scan_word.eq(read_port.data),
+        ]
+        for parity, bank in enumerate(banks):
+            write_port = bank.write_port()
+            m.d.comb += [
+                write_port.addr.eq(self.host_write_addr >> 1),
+                write_port.data.eq(self.host_write_word),
+                write_port.en.eq(write_enable & (self.host_write_addr[0] == parity)),
+            ]
+
+        # Words `read_addr` and `read_addr - 1` always sit in different banks.
+        even_read = banks[0].read_port()
+        odd_read  = banks[1].read_port()
+        newer_is_odd = Signal()
+        m.d.comb += [
+            even_read.addr.eq(self.read_addr >> 1),
+            odd_read.addr.eq((self.read_addr - 1) >> 1),
+        ]
+        m.d.sync += newer_is_odd.eq(self.read_addr[0])
+        m.d.comb += [
+            self.read_newer.eq(Mux(newer_is_odd, odd_read.data, even_read.data)),
+            self.read_older.eq(Mux(newer_is_odd, even_read.data, odd_read.data)),
         ]
         return m

@@ -20,7 +20,8 @@ position". Every move read updates the list by these rules:
 
 The current position equals an earlier one when every chain is closed; the
 ``paper`` and ``exact`` rules also require an even number of plies, so that the
-same side is to move. ``cpw`` is the chessprogramming-wiki pseudo-code: square
+same side is to move. The slots are split evenly between the sides (see
+:class:`ChainList`). ``cpw`` is the chessprogramming-wiki pseudo-code: square
 matching without the piece, no symmetry, no side-to-move check.
 
 The slot structure is modelled exactly as the gateware has it (lowest index
@@ -51,7 +52,7 @@ class Stop(enum.IntEnum):
     BARRIER  = 0  # read a word with the barrier bit: an irreversible move
     BOTTOM   = 1  # applied the word at address 0
     LIMIT    = 2  # found ``count_limit`` equal positions
-    OVERFLOW = 3  # a move needed a new chain and every slot was full
+    OVERFLOW = 3  # a move needed a new chain and its side had no free slot
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,9 @@ def _check_query(words, top, rules, chains, count_limit):
         raise ValueError(f"rules must be one of {', '.join(RULES)}, not {rules!r}") from None
     if not isinstance(chains, int) or chains < 1:
         raise ValueError(f"chain count must be a positive integer, not {chains!r}")
+    if rules is not Rules.CPW and chains % 2:
+        raise ValueError(f"chain count must be even for the {rules.value} rules (half the "
+                         f"slots serve each side), not {chains!r}")
     if not isinstance(count_limit, int) or count_limit < 0:
         raise ValueError(f"count limit must be a non-negative integer, not {count_limit!r}")
     if not isinstance(top, int) or not 0 <= top < len(words):
@@ -89,8 +93,8 @@ def _check_query(words, top, rules, chains, count_limit):
     return rules
 
 
-class ChainList:
-    """The concatenating list: ``slots[i]`` is ``None`` or ``[piece, from, to]``."""
+class ChainPool:
+    """Slots of the concatenating list: ``slots[i]`` is ``None`` or ``[piece, from, to]``."""
 
     def __init__(self, size, rules):
         self.slots = [None] * size
@@ -162,6 +166,37 @@ class ChainList:
             self.slots[partner] = None
             return rule + "+link+reflection"
         return rule + "+link"
+
+
+class ChainList:
+    """The chain list, split into one pool of slots per side.
+
+    A chain only ever changes on a move of its own piece, so White's and
+    Black's chains never meet: the ``paper`` and ``exact`` rules keep half the
+    slots for each side (which lets the gateware apply a White and a Black move
+    in the same clock). The wiki's pseudo-code matches squares regardless of
+    the piece, so ``cpw`` keeps one shared pool.
+    """
+
+    def __init__(self, size, rules):
+        if rules is Rules.CPW:
+            self.pools = [ChainPool(size, rules)]
+        else:
+            self.pools = [ChainPool(size // 2, rules), ChainPool(size // 2, rules)]
+
+    def _pool(self, piece):
+        # Table 1: bit 3 of the piece code is the colour.
+        return self.pools[(piece >> 3) % len(self.pools)]
+
+    def apply(self, piece, from_sq, to_sq):
+        """Apply one move; return the rule text, or ``None`` on overflow."""
+        return self._pool(piece).apply(piece, from_sq, to_sq)
+
+    def empty(self):
+        return all(pool.empty() for pool in self.pools)
+
+    def snapshot(self):
+        return tuple(chain for pool in self.pools for chain in pool.snapshot())
 
 
 def perpetual(words, top, *, rules="exact", chains=24, count_limit=4, steps=None):

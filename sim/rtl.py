@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from amaranth.sim import Simulator
 
 from ..hdl.detector import AxonDetector
-from ..hdl.scanner import LATENCY_OVERHEAD
+from ..hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS
 from ..hdl.word import unpack_word
 from .golden import Result, Stop
 
 
-__all__ = ["TimedResult", "RtlSession", "latency", "TIMEOUT_SLACK"]
+__all__ = ["TimedResult", "RtlSession", "latency", "expected_cycles", "TIMEOUT_SLACK"]
 
 # A query never needs more than depth + LATENCY_OVERHEAD clocks; waiting a
 # little longer than that turns a hung design into a test failure, not a hang.
@@ -24,8 +24,41 @@ TIMEOUT_SLACK = 8
 
 
 def latency(plies_scanned):
-    """Clocks from the clock that samples ``start`` to ``done``."""
-    return plies_scanned + LATENCY_OVERHEAD
+    """Clocks from the clock that samples ``start`` to ``done``, for a move list
+    whose words alternate sides (every legal game): two plies a clock."""
+    return plies_scanned // 2 + LATENCY_OVERHEAD
+
+
+def expected_cycles(words, top, result):
+    """Clocks for any move list, given the golden model's ``result``.
+
+    This walks the pairs the way the scanner does: a pair whose two words are
+    of one side (nonsense, never a legal game) costs a refetch, after which the
+    query goes on one word a clock.
+    """
+    def side(address):
+        return unpack_word(words[address])[2] >> 3
+
+    address, applied, examined, refetches, single_step = top, 0, 0, 0, False
+    while True:
+        examined += 1
+        if applied == result.plies_scanned:
+            break
+        applied += 1
+        if single_step:
+            address -= 1
+            continue
+        older = address - 1
+        if older >= 0 and not unpack_word(words[older])[3] and side(older) == side(address):
+            refetches += 1
+            single_step = True
+            address -= 1
+            continue
+        if applied == result.plies_scanned:
+            break
+        applied += 1
+        address -= 2
+    return examined + LATENCY_OVERHEAD - 1 + REFETCH_CLOCKS * refetches
 
 
 @dataclass(frozen=True)
@@ -71,7 +104,7 @@ async def run_query(ctx, dut, top, count_limit):
     waited = 0
     # `done` rises on the clock edge that ends the scan.
     while not ctx.get(dut.done):
-        if waited > dut.depth + LATENCY_OVERHEAD + TIMEOUT_SLACK:
+        if waited > dut.depth + LATENCY_OVERHEAD + REFETCH_CLOCKS + TIMEOUT_SLACK:
             raise DetectorTimeout(f"query top={top} did not finish in {waited} clocks")
         await ctx.tick()
         waited += 1

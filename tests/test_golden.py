@@ -163,8 +163,17 @@ def test_count_limit_stops_at_nth_find():
 
 
 def test_overflow_stops_before_the_move():
+    # Two slots per side: the third White chain does not fit.
     words = [knight(0, 10), knight(1, 11), knight(2, 12)]
-    assert perpetual(words, 2, chains=2) == Result(False, None, 0, True, 2, Stop.OVERFLOW)
+    assert perpetual(words, 2, chains=4) == Result(False, None, 0, True, 2, Stop.OVERFLOW)
+
+
+def test_each_side_has_half_the_slots():
+    black_knight = 10
+    words = [knight(0, 10), pack_word(60, 50, black_knight), knight(2, 12),
+             pack_word(61, 51, black_knight)]
+    assert perpetual(words, 3, chains=4).stop is Stop.BOTTOM
+    assert perpetual(words, 3, chains=2) == Result(False, None, 0, True, 2, Stop.OVERFLOW)
 
 
 def test_nonsense_word_that_moves_nothing_closes_at_once():
@@ -175,6 +184,8 @@ def test_nonsense_word_that_moves_nothing_closes_at_once():
 @pytest.mark.parametrize("kwargs, message", [
     (dict(rules="fide"), r"rules must be one of cpw, paper, exact, not 'fide'"),
     (dict(chains=0), r"chain count must be a positive integer, not 0"),
+    (dict(chains=5), r"chain count must be even for the exact rules \(half the slots serve "
+                     r"each side\), not 5"),
     (dict(count_limit=-1), r"count limit must be a non-negative integer, not -1"),
     (dict(top=3), r"top of stack must be an address in 0\.\.1, not 3"),
 ])

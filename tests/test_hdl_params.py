@@ -3,22 +3,28 @@
 
 import pytest
 
-from axon.hdl.chainlist import ChainList
+from axon.hdl.chainlist import ChainList, ChainPool
 from axon.hdl.detector import AxonDetector
 from axon.hdl.movelist import MoveList
 from axon.hdl.scanner import Scanner
 
 
 @pytest.mark.parametrize("make, error, message", [
-    (lambda: ChainList(chains=0), TypeError, r"Chain count must be a positive integer, not 0"),
+    (lambda: ChainList(chains=0), TypeError,
+     r"Chain count must be an even integer of at least 2, not 0"),
+    (lambda: ChainList(chains=7), TypeError,
+     r"Chain count must be an even integer of at least 2, not 7"),
     (lambda: ChainList(rules="cpw"), ValueError,
      r"Chain rules must be one of paper, exact, not 'cpw'"),
-    (lambda: MoveList(depth=1), TypeError,
-     r"Move-list depth must be an integer of at least 2, not 1"),
+    (lambda: ChainPool(slots=0), TypeError, r"Pool size must be a positive integer, not 0"),
+    (lambda: MoveList(depth=255), TypeError,
+     r"Move-list depth must be an even integer of at least 2, not 255"),
     (lambda: Scanner(depth="256"), TypeError,
      r"Move-list depth must be a positive integer, not '256'"),
     (lambda: AxonDetector(chains=2.5), TypeError,
-     r"Chain count must be a positive integer, not 2\.5"),
+     r"Chain count must be an even integer of at least 2, not 2\.5"),
+    (lambda: AxonDetector(depth=100.0), TypeError,
+     r"Move-list depth must be an even integer of at least 2, not 100\.0"),
     (lambda: AxonDetector(rules="wiki"), ValueError,
      r"Detector rules must be one of paper, exact, not 'wiki'"),
 ])
