@@ -20,7 +20,7 @@ from axon.hdl.scanner import Scanner
     (lambda: MoveList(depth=255), TypeError,
      r"Move-list depth must be an even integer of at least 2, not 255"),
     (lambda: Scanner(depth="256"), TypeError,
-     r"Move-list depth must be a positive integer, not '256'"),
+     r"Move-list depth must be an integer of at least 2, not '256'"),
     (lambda: AxonDetector(chains=2.5), TypeError,
      r"Chain count must be an even integer of at least 2, not 2\.5"),
     (lambda: AxonDetector(depth=100.0), TypeError,
