@@ -109,12 +109,12 @@ class AxonDetector(wiring.Component):
             self.write_refused.eq(move_list.host_write_refused),
 
             chain_list.clear.eq(scanner.chain_clear),
-            chain_list.newer.eq(scanner.chain_newer),
-            chain_list.older.eq(scanner.chain_older),
-            chain_list.apply_newer.eq(scanner.chain_apply_newer),
-            chain_list.apply_older.eq(scanner.chain_apply_older),
-            scanner.chain_overflow_newer.eq(chain_list.overflow_newer),
-            scanner.chain_overflow_older.eq(chain_list.overflow_older),
+            chain_list.white_move.eq(scanner.chain_white_move),
+            chain_list.black_move.eq(scanner.chain_black_move),
+            chain_list.apply_white.eq(scanner.chain_apply_white),
+            chain_list.apply_black.eq(scanner.chain_apply_black),
+            scanner.chain_white_overflow.eq(chain_list.white_overflow),
+            scanner.chain_black_overflow.eq(chain_list.black_overflow),
             scanner.chain_empty.eq(chain_list.empty),
         ]
 

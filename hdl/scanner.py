@@ -1,31 +1,35 @@
 """The scanner: walks the move list back from the top of stack, two plies a clock.
 
-It is the control half of the paper's PERPETUAL function. Each clock it holds
-a *pair* of consecutive words, newer and older, in registers (the block RAM's
-output is registered once, for timing), and the chain list applies both: the
-two moves are of different sides, so they touch different pools.
+It is the control half of the paper's PERPETUAL function. Each clock the
+chain list takes a *pair* of consecutive words, newer and older: in a legal
+game they are of different sides, so they update different pools.
 
-Before deciding about a pair the scanner books the equal position left by the
-previous one (chain list empty after an even number of plies). Then, in this
-order:
+The decision about a pair is made one clock after the chain list applied it,
+from registered flags; the chain list's own loop is then gated by nothing
+outside it, which is what sets the clock rate. When the decision is a stop,
+whatever the chain list did after that pair is thrown away (the next start
+clears it). The decision first books the equal position left by the previous
+pair (chain list empty after an even number of plies), then, in this order:
 
 * ``count_limit`` equal positions found: stop (``limit``);
 * no newer word below address 0: stop (``bottom``);
 * the newer word is a barrier, an irreversible move: stop (``barrier``) --
   the reversible-flag early exit of section 5.1;
-* its pool has no slot for it: stop (``overflow``);
-* the newer word is applied; then the same checks for the older word, which
-  is applied too unless the scan stops there.
+* its pool had no slot for it: stop (``overflow``);
+* the newer word is taken; then the same checks for the older word, which
+  is taken too unless the scan stops there.
 
 Pairs start at an even ply count, so an equal position (same side to move)
 can only appear at the end of a pair. A query that applies *P* words raises
-``done`` exactly ``floor(P / 2) + 2`` clocks after the clock that samples
-``start``.
+``done`` exactly ``floor(P / 2) + 3`` clocks after the clock that samples
+``start``: one clock a pair, plus the read, hand and decide stages of the
+pair that stops it.
 
 Move words of legal games always alternate sides. Should two consecutive words
-be of one side (nonsense written by a host), the scanner applies the newer
-one, refetches, and finishes the query one word a clock, so that the answer is
-the same as the golden model's in every case; only the clock count differs.
+be of one side (nonsense written by a host), the scanner takes the newer one,
+refetches, and finishes the query one word a clock, so that the answer is the
+same as the golden model's in every case; only the clock count differs
+(:func:`axon.sim.rtl.expected_cycles` models it).
 """
 
 from amaranth.hdl import *
@@ -38,8 +42,8 @@ from .word import MoveWord
 __all__ = ["StopReason", "ResultLayout", "Scanner", "LATENCY_OVERHEAD"]
 
 # Clocks from sampling ``start`` to ``done``, beyond one per applied pair:
-# one to read the block RAM and register its output, one to stop.
-LATENCY_OVERHEAD = 2
+# the read, hand and decide stages of the last (stopping) pair.
+LATENCY_OVERHEAD = 3
 
 # A refetch after a same-side pair costs this many idle clocks.
 REFETCH_CLOCKS = 2
@@ -95,9 +99,9 @@ class Scanner(wiring.Component):
     read_newer, read_older : MoveWord, in
         The words at last clock's ``read_addr`` and the address below.
     chain_clear : Signal(1), out
-    chain_newer, chain_older : MoveWord, out
-    chain_apply_newer, chain_apply_older : Signal(1), out
-    chain_overflow_newer, chain_overflow_older, chain_empty : Signal(1), in
+    chain_white_move, chain_black_move : MoveWord, out
+    chain_apply_white, chain_apply_black : Signal(1), out
+    chain_white_overflow, chain_black_overflow, chain_empty : Signal(1), in
         The chain list's ports, see :class:`~axon.hdl.chainlist.ChainList`.
     """
 
@@ -116,12 +120,12 @@ class Scanner(wiring.Component):
             "read_newer":           In(MoveWord),
             "read_older":           In(MoveWord),
             "chain_clear":          Out(1),
-            "chain_newer":          Out(MoveWord),
-            "chain_older":          Out(MoveWord),
-            "chain_apply_newer":    Out(1),
-            "chain_apply_older":    Out(1),
-            "chain_overflow_newer": In(1),
-            "chain_overflow_older": In(1),
+            "chain_white_move":     Out(MoveWord),
+            "chain_black_move":     Out(MoveWord),
+            "chain_apply_white":    Out(1),
+            "chain_apply_black":    Out(1),
+            "chain_white_overflow": In(1),
+            "chain_black_overflow": In(1),
             "chain_empty":          In(1),
         })
 
@@ -130,89 +134,147 @@ class Scanner(wiring.Component):
         depth = self._depth
         result = self.result
 
-        # The next address to fetch; it runs ahead of the pair in hand and may
-        # step below 0, which the `*_present` flags record.
-        fetch_addr   = Signal(range(-8, depth))
-        single_step  = Signal()   # finish one word a clock (same-side words seen)
-        count_limit  = Signal(4)
+        # The scan runs as a four-stage pipeline, one pair a clock:
+        #   fetch  -- `fetch_addr` goes to the block RAM, running ahead;
+        #   read   -- the block RAM output and what is known of its address;
+        #   hand   -- the pair, registered and sorted by side, is applied to
+        #             the chain list; nothing but its own flags gates that;
+        #   decide -- last clock's pair is judged from registered flags: take
+        #             it, or stop. A stop throws away whatever the chain list
+        #             did after it; the list is cleared by the next start.
+        fetch_addr  = Signal(range(-8, depth))
+        single_step = Signal()   # finish one word a clock (same-side words seen)
+        count_limit = Signal(4)
 
-        # Stage 1: the block RAM output, and what is known about its address.
         read_valid         = Signal()
+        read_addr          = Signal(range(-8, depth))
         read_newer_present = Signal()
         read_older_present = Signal()
-        # Stage 2: the pair in hand, registered for timing.
+
         hand_valid         = Signal()
         hand_addr          = Signal(range(-8, depth))
+        hand_single_step   = Signal()
         hand_newer_present = Signal()
         hand_older_present = Signal()
-        hand_newer         = Signal(MoveWord)
-        hand_older         = Signal(MoveWord)
-        read_addr          = Signal(range(-8, depth))
+        hand_newer_barrier = Signal()
+        hand_older_barrier = Signal()
+        hand_newer_black   = Signal()
+        hand_same_side     = Signal()
+        hand_apply_white   = Signal()
+        hand_apply_black   = Signal()
+        hand_white_move    = Signal(MoveWord)
+        hand_black_move    = Signal(MoveWord)
 
-        m.d.comb += [
-            self.chain_newer.eq(hand_newer),
-            self.chain_older.eq(hand_older),
+        decide_valid          = Signal()
+        decide_single_step    = Signal()
+        decide_newer_present  = Signal()
+        decide_older_present  = Signal()
+        decide_newer_barrier  = Signal()
+        decide_older_barrier  = Signal()
+        decide_same_side      = Signal()
+        decide_newer_overflow = Signal()
+        decide_older_overflow = Signal()
+        decide_empty_before   = Signal()   # chain list empty before the pair
+
+        # Fetch and read.
+        step = Mux(single_step, 1, 2)
+        m.d.comb += self.read_addr.eq(fetch_addr[:len(self.read_addr)])
+        m.d.sync += [
+            read_addr.eq(fetch_addr),
+            read_newer_present.eq(fetch_addr >= 0),
+            read_older_present.eq(fetch_addr >= 1),
         ]
 
-        # The equal position left by the last pair, booked before the next
-        # decision; `count_reached` and `count_reached_next` are registered so
-        # that the limit test costs one multiplexer, not an adder.
+        # Read to hand: sort the pair by side (Table 1: the top piece bit is
+        # Black). Of a same-side pair only the newer word is applied.
+        newer_black = self.read_newer.piece[3]
+        same_side   = newer_black == self.read_older.piece[3]
+        apply_older = ~same_side & ~single_step
+        m.d.sync += [
+            hand_valid.eq(read_valid),
+            hand_addr.eq(read_addr),
+            hand_single_step.eq(single_step),
+            hand_newer_present.eq(read_newer_present),
+            hand_older_present.eq(read_older_present),
+            hand_newer_barrier.eq(self.read_newer.barrier),
+            hand_older_barrier.eq(self.read_older.barrier),
+            hand_newer_black.eq(newer_black),
+            hand_same_side.eq(same_side),
+            hand_white_move.eq(Mux(newer_black, self.read_older, self.read_newer)),
+            hand_black_move.eq(Mux(newer_black, self.read_newer, self.read_older)),
+            hand_apply_white.eq(Mux(newer_black, apply_older, 1)),
+            hand_apply_black.eq(Mux(newer_black, 1, apply_older)),
+        ]
+        m.d.comb += [
+            self.chain_white_move.eq(hand_white_move),
+            self.chain_black_move.eq(hand_black_move),
+            self.chain_apply_white.eq(hand_valid & hand_apply_white),
+            self.chain_apply_black.eq(hand_valid & hand_apply_black),
+        ]
+
+        # Hand to decide.
+        m.d.sync += [
+            decide_valid.eq(hand_valid),
+            decide_single_step.eq(hand_single_step),
+            decide_newer_present.eq(hand_newer_present),
+            decide_older_present.eq(hand_older_present),
+            decide_newer_barrier.eq(hand_newer_barrier),
+            decide_older_barrier.eq(hand_older_barrier),
+            decide_same_side.eq(hand_same_side),
+            decide_newer_overflow.eq(Mux(hand_newer_black, self.chain_black_overflow,
+                                         self.chain_white_overflow)),
+            decide_older_overflow.eq(Mux(hand_newer_black, self.chain_white_overflow,
+                                         self.chain_black_overflow)),
+            decide_empty_before.eq(self.chain_empty),
+        ]
+
+        # The equal position left by the previous pair is booked first;
+        # `count_reached` and `count_reached_next` are registered so that the
+        # limit test costs one multiplexer, not an adder.
         equal_position     = Signal()
         count_reached      = Signal()   # count >= count_limit
         count_reached_next = Signal()   # count + 1 >= count_limit
-        m.d.comb += equal_position.eq(self.chain_empty & (result.plies_scanned != 0) &
-                                      ~result.plies_scanned[0])
-        limit_reached = Signal()
-        m.d.comb += limit_reached.eq(Mux(equal_position, count_reached_next, count_reached))
+        limit_reached      = Signal()
+        m.d.comb += [
+            equal_position.eq(decide_empty_before & (result.plies_scanned != 0) &
+                              ~result.plies_scanned[0]),
+            limit_reached.eq(Mux(equal_position, count_reached_next, count_reached)),
+        ]
 
-        # Decide about the pair in hand.
         stop        = Signal()
         stop_reason = Signal(StopReason)
         take_newer  = Signal()
         take_older  = Signal()
-        refetch     = Signal()
-        same_side   = Signal()
-        m.d.comb += same_side.eq(hand_newer.piece[3] == hand_older.piece[3])
         with m.If(limit_reached):
             m.d.comb += [stop.eq(1), stop_reason.eq(StopReason.LIMIT)]
-        with m.Elif(~hand_newer_present):
+        with m.Elif(~decide_newer_present):
             m.d.comb += [stop.eq(1), stop_reason.eq(StopReason.BOTTOM)]
-        with m.Elif(hand_newer.barrier):
+        with m.Elif(decide_newer_barrier):
             m.d.comb += [stop.eq(1), stop_reason.eq(StopReason.BARRIER)]
-        with m.Elif(self.chain_overflow_newer):
+        with m.Elif(decide_newer_overflow):
             m.d.comb += [stop.eq(1), stop_reason.eq(StopReason.OVERFLOW)]
-        with m.Elif(single_step):
+        with m.Elif(decide_single_step):
             m.d.comb += take_newer.eq(1)
         with m.Else():
             m.d.comb += take_newer.eq(1)
-            with m.If(~hand_older_present):
+            with m.If(~decide_older_present):
                 m.d.comb += [stop.eq(1), stop_reason.eq(StopReason.BOTTOM)]
-            with m.Elif(hand_older.barrier):
+            with m.Elif(decide_older_barrier):
                 m.d.comb += [stop.eq(1), stop_reason.eq(StopReason.BARRIER)]
-            with m.Elif(same_side):
-                m.d.comb += refetch.eq(1)
-            with m.Elif(self.chain_overflow_older):
+            with m.Elif(decide_same_side):
+                pass   # the hand stage has already refetched
+            with m.Elif(decide_older_overflow):
                 m.d.comb += [stop.eq(1), stop_reason.eq(StopReason.OVERFLOW)]
             with m.Else():
                 m.d.comb += take_older.eq(1)
 
-        # The fetch pipeline, running ahead of the decisions.
-        step = Mux(single_step, 1, 2)
-        m.d.comb += self.read_addr.eq(fetch_addr[:len(self.read_addr)])
-        m.d.sync += [
-            read_older_present.eq(fetch_addr >= 1),
-            read_newer_present.eq(fetch_addr >= 0),
-            read_addr.eq(fetch_addr),
-            hand_newer.eq(self.read_newer),
-            hand_older.eq(self.read_older),
-            hand_newer_present.eq(read_newer_present),
-            hand_older_present.eq(read_older_present),
-            hand_addr.eq(read_addr),
-            hand_valid.eq(read_valid),
-        ]
-
         with m.FSM():
             with m.State("IDLE"):
+                m.d.sync += [
+                    read_valid.eq(0),
+                    hand_valid.eq(0),
+                    decide_valid.eq(0),
+                ]
                 with m.If(self.start):
                     # Fetch the first pair on the starting clock itself.
                     m.d.comb += [
@@ -222,9 +284,9 @@ class Scanner(wiring.Component):
                     m.d.sync += [
                         self.done.eq(0),
                         read_valid.eq(1),
+                        read_addr.eq(self.top),
                         read_newer_present.eq(1),
                         read_older_present.eq(self.top != 0),
-                        read_addr.eq(self.top),
                         fetch_addr.eq(self.top - 2),
                         single_step.eq(0),
                         count_limit.eq(self.count_limit),
@@ -240,7 +302,16 @@ class Scanner(wiring.Component):
                     fetch_addr.eq(fetch_addr - step),
                     read_valid.eq(1),
                 ]
-                with m.If(hand_valid):
+                with m.If(hand_valid & hand_same_side & ~hand_single_step):
+                    # The pairs in flight were fetched two words apart; drop
+                    # them and go on one word a clock.
+                    m.d.sync += [
+                        single_step.eq(1),
+                        fetch_addr.eq(hand_addr - 1),
+                        read_valid.eq(0),
+                        hand_valid.eq(0),
+                    ]
+                with m.If(decide_valid):
                     with m.If(equal_position):
                         m.d.sync += [
                             result.count.eq(result.count + 1),
@@ -252,10 +323,6 @@ class Scanner(wiring.Component):
                                 result.repetition.eq(1),
                                 result.distance.eq(result.plies_scanned),
                             ]
-                    m.d.comb += [
-                        self.chain_apply_newer.eq(take_newer),
-                        self.chain_apply_older.eq(take_older),
-                    ]
                     m.d.sync += result.plies_scanned.eq(result.plies_scanned + take_newer +
                                                         take_older)
                     with m.If(stop):
@@ -263,18 +330,7 @@ class Scanner(wiring.Component):
                             result.stop.eq(stop_reason),
                             result.overflow.eq(stop_reason == StopReason.OVERFLOW),
                             self.done.eq(1),
-                            read_valid.eq(0),
-                            hand_valid.eq(0),
                         ]
                         m.next = "IDLE"
-                    with m.Elif(refetch):
-                        # The pairs in flight were fetched two words apart;
-                        # drop them and go on one word a clock.
-                        m.d.sync += [
-                            single_step.eq(1),
-                            fetch_addr.eq(hand_addr - 1),
-                            read_valid.eq(0),
-                            hand_valid.eq(0),
-                        ]
 
         return m
