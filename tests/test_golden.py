@@ -195,3 +195,26 @@ def test_parameter_errors(kwargs, message):
     top = options.pop("top")
     with pytest.raises(ValueError, match=message):
         perpetual([knight(1, 18), knight(18, 1)], top, **options)
+
+
+def test_a_joined_chain_never_closes(corpus):
+    # The link rule keeps every square from being both the start of one chain
+    # and the end of another of the same piece, so the joined chain X→T of a
+    # link always has X ≠ T. The gateware relies on it and leaves the
+    # comparison out; here the golden model's own check must never fire.
+    import random
+    rng = random.Random(11)
+    memories = [words for board, moves, words, answers in corpus]
+    for _ in range(300):
+        squares = rng.sample(range(64), 4)
+        memories.append([pack_word(rng.choice(squares), rng.choice(squares),
+                                   rng.choice([2, 10, 4]), rng.random() < 0.02)
+                         for _ in range(64)])
+    links = 0
+    for words in memories:
+        for top in range(len(words)):
+            steps = []
+            perpetual(words, top, chains=8, count_limit=15, steps=steps)
+            assert not any("link+reflection" in step.rule for step in steps)
+            links += sum("link" in step.rule for step in steps)
+    assert links > 1000
