@@ -1,0 +1,175 @@
+"""Place and route over several seeds, for the benchmark's hardware figures.
+
+Yosys runs once per target; nextpnr then runs once per seed on the same
+netlist, because the seed only changes placement. Each run's JSON report gives
+Fmax and utilisation; the critical path's first and last cells say where the
+clock is lost.
+
+Targets are the supported boards (the board top: detector, UART link, LEDs)
+and the bare core on a UP5K and an HX8K: the detector alone with every input
+and output registered, fed and read through shift registers so that only
+three pins are needed and nothing is optimised away.
+"""
+
+import json
+import os
+import re
+import statistics
+import subprocess
+from dataclasses import asdict, dataclass, field
+
+from amaranth.hdl import *
+from amaranth_boards.ice40_hx8k_b_evn import ICE40HX8KBEVNPlatform
+from amaranth_boards.icebreaker import ICEBreakerPlatform
+
+from ..hdl.detector import AxonDetector
+from .build import NAME, _count_flip_flops, _environment, find_tools
+from .platforms import BOARDS, get_board
+from .top import PlatformTop
+from .uart import divisor_for
+
+
+__all__ = ["BareCore", "Measurement", "measure", "TARGETS"]
+
+
+class BareCore(Elaboratable):
+    """The detector with registered inputs and outputs, for timing and area.
+
+    A serial input shifts into a register that drives every detector input; a
+    load pin captures every output into a register that shifts out to a pin.
+    """
+
+    def __init__(self, **detector_args):
+        self.detector_args = detector_args
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.core = core = AxonDetector(**self.detector_args)
+        inputs = Cat(core.start, core.top, core.count_limit, core.write_addr,
+                     core.write_word, core.write_en, core.read_addr)
+        outputs = Cat(core.busy, core.done, core.result, core.cycles, core.write_refused,
+                      core.read_word)
+
+        uart = platform.request("uart", 0)
+        shift_in = Signal(len(inputs))
+        captured = Signal(len(outputs))
+        load = Signal()
+        m.d.sync += [
+            shift_in.eq(Cat(uart.rx.i, shift_in[:-1])),
+            load.eq(shift_in[-1] & uart.rx.i),
+        ]
+        m.d.comb += [
+            inputs.eq(shift_in),
+            uart.tx.o.eq(captured[0]),
+        ]
+        with m.If(load):
+            m.d.sync += captured.eq(outputs)
+        with m.Else():
+            m.d.sync += captured.eq(captured >> 1)
+        return m
+
+
+# name -> (platform class, device, how to build the top)
+TARGETS = {
+    "core-up5k": ICEBreakerPlatform,
+    "core-hx8k": ICE40HX8KBEVNPlatform,
+}
+
+
+@dataclass
+class Measurement:
+    target:       str
+    device:       str
+    seeds:        list
+    fmax_mhz:     dict = field(default_factory=dict)   # {"min", "median", "max", "runs"}
+    logic_cells:  dict = field(default_factory=dict)
+    flip_flops:   int = 0
+    block_rams:   dict = field(default_factory=dict)
+    critical_path: dict = field(default_factory=dict)  # {"from", "to", "delay_ns"}
+
+    def as_dict(self):
+        return asdict(self)
+
+
+def _top_for(target, chains, rules):
+    if target in TARGETS:
+        platform = TARGETS[target]()
+        return platform, BareCore(chains=chains, rules=rules)
+    spec = get_board(target)
+    platform = spec.platform()
+    divisor = divisor_for(spec.clk_freq, spec.baud)
+    board_chains = spec.chains if chains is None else chains
+    return platform, PlatformTop(spec, depth=spec.depth, chains=board_chains, rules=rules,
+                                 divisor=divisor)
+
+
+def _critical_path(report):
+    paths = report.get("critical_paths") or []
+    if not paths:
+        return {}
+    path = paths[0]["path"]
+    return {
+        "from": path[0].get("from", {}).get("cell", "?"),
+        "to": path[-1].get("to", {}).get("cell", "?"),
+        "delay_ns": round(sum(segment["delay"] for segment in path), 2),
+    }
+
+
+def measure(target, *, seeds=5, chains=None, rules="exact", build_root="build/bench", log=None):
+    """Synthesise ``target`` once and place and route it with seeds 1..``seeds``."""
+    env = find_tools()
+    platform, top = _top_for(target, 24 if chains is None and target in TARGETS else chains,
+                             rules)
+    build_dir = os.path.join(build_root, target)
+    os.makedirs(build_dir, exist_ok=True)
+    with _environment({"AMARANTH_USE_YOSYS": "builtin", **env}):
+        plan = platform.prepare(top, name=NAME, nextpnr_opts=[
+            "--report", "report-1.json", "--seed", "1", "--timing-allow-fail"])
+    plan.extract(build_dir)
+    run_env = {**os.environ, "AMARANTH_USE_YOSYS": "builtin", **env}
+    if log:
+        log(f"{target}: synthesis and seed 1")
+    subprocess.run(["sh", f"build_{NAME}.sh"], cwd=build_dir, check=True, capture_output=True,
+                   env=run_env)
+
+    # The script's nextpnr line, re-run with other seeds (no icepack needed).
+    with open(os.path.join(build_dir, f"build_{NAME}.sh")) as file:
+        nextpnr_line = next(line for line in file if line.startswith('"$NEXTPNR_ICE40"'))
+    reports = []
+    for seed in range(1, seeds + 1):
+        if seed > 1:
+            if log:
+                log(f"{target}: seed {seed}")
+            line = nextpnr_line.replace("--report report-1.json --seed 1",
+                                        f"--report report-{seed}.json --seed {seed}")
+            line = re.sub(r"--asc \S+", f"--asc seed-{seed}.asc", line)
+            line = re.sub(r"--log \S+", f"--log seed-{seed}.tim", line)
+            subprocess.run(["sh", "-c", line], cwd=build_dir, check=True, capture_output=True,
+                           env=run_env)
+        with open(os.path.join(build_dir, f"report-{seed}.json")) as file:
+            reports.append(json.load(file))
+
+    clock = next(iter(reports[0]["fmax"]))
+    runs = [round(report["fmax"][clock]["achieved"], 2) for report in reports]
+    usage = reports[0]["utilization"]
+    median_run = sorted(zip(runs, range(len(runs))))[len(runs) // 2][1]
+    return Measurement(
+        target=target,
+        device=f"{platform.device}-{platform.package}",
+        seeds=list(range(1, seeds + 1)),
+        fmax_mhz={"min": min(runs), "median": statistics.median(runs), "max": max(runs),
+                  "runs": runs},
+        logic_cells={"used": usage["ICESTORM_LC"]["used"],
+                     "available": usage["ICESTORM_LC"]["available"],
+                     "percent": round(100 * usage["ICESTORM_LC"]["used"] /
+                                      usage["ICESTORM_LC"]["available"], 1)},
+        flip_flops=_count_flip_flops(os.path.join(build_dir, f"{NAME}.json")),
+        block_rams={"used": usage["ICESTORM_RAM"]["used"],
+                    "available": usage["ICESTORM_RAM"]["available"]},
+        critical_path=_critical_path(reports[median_run]),
+    )
+
+
+def all_targets():
+    """The bare core on both device families, then every supported board."""
+    return list(TARGETS) + list(BOARDS)
