@@ -69,6 +69,11 @@ class ChainPool(wiring.Component):
         ``move`` needs a new slot and none is free; applying it changes nothing.
     empty : Signal(1), out
         Every chain of this side is closed.
+    open_chains : Signal(range(slots + 1)), out
+        The paper's ``UnClosed_chains``: kept as a counter, raised on an
+        insert and lowered by every slot a rule frees. Nothing in the detector
+        needs it (``empty`` looks at the slots); the formal proofs check that
+        it always equals the number of occupied slots.
     """
 
     def __init__(self, slots=12, rules="exact"):
@@ -81,9 +86,18 @@ class ChainPool(wiring.Component):
             "clear":    In(1),
             "apply":    In(1),
             "move":     In(MoveWord),
-            "overflow": Out(1),
-            "empty":    Out(1),
+            "overflow":    Out(1),
+            "empty":       Out(1),
+            "open_chains": Out(range(slots + 1)),
         })
+
+    @property
+    def slots(self):
+        return self._slots
+
+    @property
+    def rules(self):
+        return self._rules
 
     def elaborate(self, platform):
         m = Module()
@@ -174,10 +188,19 @@ class ChainPool(wiring.Component):
                 take_to.eq(Mux(partner, partner_slot, 0)),
             ]
 
+        freed = Signal(2)
+        m.d.comb += freed.eq(sum(release[i] for i in range(n)))
+
         with m.If(self.clear):
-            m.d.sync += chain_valid.eq(0)
+            m.d.sync += [
+                chain_valid.eq(0),
+                self.open_chains.eq(0),
+            ]
         with m.Elif(self.apply):
-            m.d.sync += chain_valid.eq(chain_valid & ~release | take_chain)
+            m.d.sync += [
+                chain_valid.eq(chain_valid & ~release | take_chain),
+                self.open_chains.eq(self.open_chains + take_chain.any() - freed),
+            ]
             for i in range(n):
                 with m.If(take_from[i] | take_chain[i]):
                     m.d.sync += chain_from[i].eq(move_from)
@@ -213,6 +236,8 @@ class ChainList(wiring.Component):
         The pool has no slot for its move; applying it changes nothing.
     empty : Signal(1), out
         Every chain is closed.
+    open_chains : Signal(range(chains + 1)), out
+        Both pools' ``open_chains`` added (for the formal proofs).
     """
 
     def __init__(self, chains=24, rules="exact"):
@@ -230,6 +255,7 @@ class ChainList(wiring.Component):
             "white_overflow": Out(1),
             "black_overflow": Out(1),
             "empty":          Out(1),
+            "open_chains":    Out(range(chains + 1)),
         })
 
     @property
@@ -254,5 +280,6 @@ class ChainList(wiring.Component):
             black.apply.eq(self.apply_black),
             self.black_overflow.eq(black.overflow),
             self.empty.eq(white.empty & black.empty),
+            self.open_chains.eq(white.open_chains + black.open_chains),
         ]
         return m
