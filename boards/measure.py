@@ -19,6 +19,7 @@ import subprocess
 from dataclasses import asdict, dataclass, field
 
 from amaranth.hdl import *
+from amaranth.lib import io
 from amaranth_boards.ice40_hx8k_b_evn import ICE40HX8KBEVNPlatform
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 
@@ -50,17 +51,19 @@ class BareCore(Elaboratable):
         outputs = Cat(core.busy, core.done, core.result, core.cycles, core.write_refused,
                       core.read_word)
 
-        uart = platform.request("uart", 0)
+        uart = platform.request("uart", 0, dir="-")
+        m.submodules.serial_in = serial_in = io.Buffer("i", uart.rx)
+        m.submodules.serial_out = serial_out = io.Buffer("o", uart.tx)
         shift_in = Signal(len(inputs))
         captured = Signal(len(outputs))
         load = Signal()
         m.d.sync += [
-            shift_in.eq(Cat(uart.rx.i, shift_in[:-1])),
-            load.eq(shift_in[-1] & uart.rx.i),
+            shift_in.eq(Cat(serial_in.i, shift_in[:-1])),
+            load.eq(shift_in[-1] & serial_in.i),
         ]
         m.d.comb += [
             inputs.eq(shift_in),
-            uart.tx.o.eq(captured[0]),
+            serial_out.o.eq(captured[0]),
         ]
         with m.If(load):
             m.d.sync += captured.eq(outputs)

@@ -2,7 +2,9 @@
 
 It uses python-chess for move making and compares :func:`position_key` of
 every earlier position, with no barrier shortcut, so it shares nothing with
-the chain-list algorithm but the rules of chess.
+the chain-list algorithm but the rules of chess. The one exception is a null
+move (``--`` in a PGN), which is not a chess move: positions before it are
+not compared with positions after it.
 """
 
 from dataclasses import dataclass
@@ -27,6 +29,10 @@ def oracle_answers(board, moves, *, count_limit=4):
     history = [position_key(board)]
     answers = []
     for move in moves:
+        if not move:
+            # A null move is not a chess move: it hands one side two moves in
+            # a row. The detector stops at it (paper, 4.1); so does the oracle.
+            history = []
         board.push(move)
         key = position_key(board)
         distances = [len(history) - index for index, earlier in enumerate(history)

@@ -4,6 +4,8 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
+from axon.sim.waves import wave_file_for_test
+
 
 # Derandomised in CI so that a red run can be reproduced from its log; a
 # developer's run explores new examples each time.
@@ -26,3 +28,9 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip_slow)
+
+
+@pytest.fixture
+def waves(request):
+    """A per-test VCD path under ``$AXON_WAVES``, or ``None`` (the default)."""
+    return wave_file_for_test(request.node.nodeid)

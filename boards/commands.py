@@ -1,0 +1,143 @@
+"""The board subcommands of ``axon``: ``build``, ``program`` and ``query``.
+
+``axon.sim.cli`` calls :func:`register` with its subparsers object. Each
+handler takes the parsed arguments and returns an exit code: 0 for success,
+1 when a tool or the board failed, 2 for bad input. Every failure is one line
+on stderr, never a traceback.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+
+from .platforms import BOARDS, DEFAULT_BOARD, get_board
+
+
+__all__ = ["register", "build_command", "program_command", "query_command"]
+
+
+def _error(command, message, code):
+    print(f"axon {command}: {message}", file=sys.stderr)
+    return code
+
+
+def _positive_int(text):
+    import argparse
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, not {value}")
+    return value
+
+
+def register(subparsers):
+    """Add ``build``, ``program`` and ``query`` to an argparse subparsers object."""
+    boards = ", ".join(f"{name}" for name in BOARDS)
+
+    build = subparsers.add_parser(
+        "build", help="build a bitstream for an iCE40 board (YoWASP toolchain)",
+        description=f"Build the detector with its UART link for a board ({boards}).")
+    build.add_argument("--board", default=DEFAULT_BOARD, choices=list(BOARDS),
+                       help=f"target board (default {DEFAULT_BOARD})")
+    build.add_argument("--chains", type=_positive_int, default=None,
+                       help="chain-list slots, even (default: the board's, see boards/README.md)")
+    build.add_argument("--depth", type=_positive_int, default=None,
+                       help="move-list entries (default 256)")
+    build.add_argument("--rules", default="exact", choices=["exact", "paper"],
+                       help="chain-list rules (default exact)")
+    build.add_argument("--seed", type=_positive_int, default=1,
+                       help="nextpnr placement seed (default 1)")
+    build.add_argument("--build-dir", default=None,
+                       help="build directory (default build/BOARD, relative to here)")
+    build.set_defaults(func=build_command)
+
+    program = subparsers.add_parser(
+        "program", help="flash a bitstream with iceprog or openFPGALoader",
+        description="Program a board with whichever of iceprog and openFPGALoader is on PATH.")
+    program.add_argument("--board", default=DEFAULT_BOARD, choices=list(BOARDS),
+                         help=f"target board (default {DEFAULT_BOARD})")
+    program.add_argument("bitstream", nargs="?", default=None,
+                         help="bitstream file (default build/BOARD/axon.bin)")
+    program.set_defaults(func=program_command)
+
+    query = subparsers.add_parser(
+        "query", help="scan games on a board (or sim://) like axon scan",
+        description="Load each game into a detector board and query it after every ply; "
+                    "prints the same JSONL as `axon scan --backend sim`.")
+    query.add_argument("--port", required=True,
+                       help="serial port (/dev/ttyUSB1, COM3[?baud=N]) or "
+                            "sim://[BOARD][?chains=N&rules=R&depth=N]")
+    query.add_argument("pgn", metavar="GAMES.pgn", help="PGN file")
+    query.add_argument("--jsonl", action="store_true", help="one JSON object per ply")
+    query.add_argument("--rules", choices=["exact", "paper"], default=None,
+                       help="rules the board must have (sim://: the rules to simulate)")
+    query.add_argument("--chains", type=_positive_int, default=None,
+                       help="chains the board must have (sim://: the chains to simulate)")
+    query.add_argument("--count-limit", type=_positive_int, default=4,
+                       help="stop a scan after this many equal positions (default 4, max 15)")
+    query.set_defaults(func=query_command)
+
+
+def build_command(args):
+    from .build import BuildError, build
+    try:
+        report = build(args.board, chains=args.chains, depth=args.depth, rules=args.rules,
+                       seed=args.seed, build_dir=args.build_dir,
+                       log=lambda line: print(line, file=sys.stderr))
+    except BuildError as error:
+        for line in (error.report.lines() if error.report else ()):
+            print(line)
+        return _error("build", str(error), error.exit_code)
+    for line in report.lines():
+        print(line)
+    print(f"report: {os.path.join(os.path.dirname(report.bitstream), 'axon.report.json')}")
+    return 0
+
+
+def programmer_command(spec, bitstream):
+    """The programming command line for ``spec``, or raise ``LookupError``."""
+    iceprog = shutil.which(os.environ.get("ICEPROG", "iceprog"))
+    loader = shutil.which("openFPGALoader")
+    if iceprog and spec.iceprog_args is not None:
+        return [iceprog, *spec.iceprog_args, bitstream]
+    if loader and spec.openfpgaloader_board:
+        return [loader, "-b", spec.openfpgaloader_board, bitstream]
+    raise LookupError(
+        f"no programmer for {spec.name} on PATH: install iceprog (Debian: apt install "
+        f"fpga-icestorm) or openFPGALoader (Debian: apt install openfpgaloader)"
+        + ("" if spec.iceprog_args is not None else f" ({spec.note})"))
+
+
+def program_command(args):
+    spec = get_board(args.board)
+    bitstream = args.bitstream or os.path.join("build", spec.name, "axon.bin")
+    if not os.path.isfile(bitstream):
+        hint = "" if args.bitstream else f"; run axon build --board {spec.name} first"
+        return _error("program", f"bitstream {bitstream} not found{hint}", 2)
+    try:
+        command = programmer_command(spec, bitstream)
+    except LookupError as error:
+        return _error("program", str(error), 1)
+    tool = os.path.basename(command[0])
+    try:
+        process = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return _error("program", f"{tool} could not run: {error}", 1)
+    if process.returncode != 0:
+        output = (process.stderr.strip() or process.stdout.strip() or "no output").splitlines()
+        # The last line of a programmer's complaint is the reason ("Can't find iCE FTDI USB device").
+        return _error("program", f"{tool} failed (exit {process.returncode}): "
+                                 f"{output[-1].strip()}", 1)
+    print(f"programmed {spec.name} with {tool}: {bitstream}")
+    return 0
+
+
+def query_command(args):
+    from .query import QueryError, run_query
+    try:
+        return run_query(args)
+    except QueryError as error:
+        return _error("query", str(error), error.exit_code)

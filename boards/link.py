@@ -1,0 +1,517 @@
+"""Gateware half of the host link: frame receiver, command executor, frame sender.
+
+The host half and the frame format are in :mod:`axon.boards.protocol`, the
+description for people in ``PROTOCOL.md``. A request goes through three steps:
+
+1. :class:`FrameReceiver` hunts for the start marker, stores the payload in
+   the frame buffer and checks the CRC. Nothing outside the frame buffer
+   changes while a frame is received, so a corrupted, truncated or unknown
+   frame can never reach the move list.
+2. :class:`HostLink` checks the command and its arguments and only then acts
+   on the detector; it writes the answer's payload back into the frame buffer.
+3. :class:`FrameSender` sends the answer frame from the frame buffer.
+
+The board answers every frame before it listens again: bytes that arrive
+while an answer is being prepared or sent are dropped.
+"""
+
+from amaranth.hdl import *
+from amaranth.lib import memory, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from .protocol import (START, CRC_POLY, PROTOCOL_VERSION, MAX_PAYLOAD, MAX_WORDS,
+                       WORD_BYTES, RESPONSE_FLAG, ERROR_RESPONSE, RULES_CODES,
+                       Command, ErrorCode)
+
+
+__all__ = ["crc8_update", "FrameReceiver", "FrameSender", "HostLink"]
+
+# Answer records the executor copies into the frame buffer, and their bytes.
+_RECORDS = {"identity": 6, "query": 8, "word": WORD_BYTES, "error": 2}
+
+
+def crc8_update(crc, byte):
+    """The CRC-8/SMBUS register after ``byte``, as a combinational expression."""
+    crc = crc ^ byte
+    for _ in range(8):
+        shifted = (crc << 1)[:8]
+        crc = Mux(crc[7], shifted ^ CRC_POLY, shifted)
+    return crc
+
+
+def _check_timeout(timeout):
+    if not isinstance(timeout, int) or timeout < 1:
+        raise TypeError(f"Inter-byte timeout must be a positive number of clocks, "
+                        f"not {timeout!r}")
+
+
+class FrameReceiver(wiring.Component):
+    """Receive one frame into the frame buffer and check it.
+
+    Parameters
+    ----------
+    timeout : int
+        Clocks without a byte after which a partly received frame is dropped
+        as truncated and the receiver hunts for a start marker again.
+
+    Members
+    -------
+    rx : stream.Signature(8), in
+        Bytes from the UART; always taken.
+    listen : Signal(1), in
+        Bytes are parsed only while this is high; others are dropped.
+    buffer_addr, buffer_data : Signal(8), out
+    buffer_en : Signal(1), out
+        Write port of the frame buffer: payload byte ``buffer_addr``.
+    frame_done : Signal(1), out
+        One clock: a frame ended, well formed or not; the fields below hold it.
+    command, length : Signal(8), out
+    args : Signal(24), out
+        The first three payload bytes (little-endian address/top and count).
+    error : Signal(3), out
+        0, or ``ErrorCode.BAD_CRC`` or ``ErrorCode.TRUNCATED`` (codes fit 3 bits).
+    """
+
+    def __init__(self, *, timeout):
+        _check_timeout(timeout)
+        self._timeout = timeout
+        super().__init__({
+            "rx":          In(stream.Signature(8)),
+            "listen":      In(1),
+            "buffer_addr": Out(8),
+            "buffer_data": Out(8),
+            "buffer_en":   Out(1),
+            "frame_done":  Out(1),
+            "command":     Out(8),
+            "length":      Out(8),
+            "args":        Out(24),
+            "error":       Out(3),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+
+        byte     = self.rx.payload
+        byte_in  = Signal()
+        crc      = Signal(8)
+        received = Signal(8)                  # payload bytes so far
+        silence  = Signal(range(self._timeout + 1))
+        m.d.comb += [
+            self.rx.ready.eq(1),
+            byte_in.eq(self.rx.valid & self.listen),
+            self.buffer_addr.eq(received),
+            self.buffer_data.eq(byte),
+        ]
+        m.d.sync += self.frame_done.eq(0)
+
+        with m.If(byte_in):
+            m.d.sync += silence.eq(0)
+        with m.Elif(silence != self._timeout):
+            m.d.sync += silence.eq(silence + 1)
+
+        def give_up_when_silent():
+            # Inside a frame, a silent line means the rest is not coming. (A
+            # byte arriving on this very clock is handled by the state below,
+            # whose assignments come later and win.)
+            with m.If(silence == self._timeout):
+                m.d.sync += [self.frame_done.eq(1), self.error.eq(ErrorCode.TRUNCATED)]
+                m.next = "HUNT"
+
+        with m.FSM():
+            with m.State("HUNT"):
+                # Anything but a start marker is line noise or the tail of a
+                # frame that was already rejected.
+                with m.If(byte_in & (byte == START)):
+                    m.d.sync += [crc.eq(0), received.eq(0)]
+                    m.next = "LENGTH"
+
+            with m.State("LENGTH"):
+                give_up_when_silent()
+                with m.If(byte_in):
+                    m.d.sync += [self.length.eq(byte), crc.eq(crc8_update(crc, byte))]
+                    m.next = "COMMAND"
+
+            with m.State("COMMAND"):
+                give_up_when_silent()
+                with m.If(byte_in):
+                    m.d.sync += [self.command.eq(byte), crc.eq(crc8_update(crc, byte))]
+                    with m.If(self.length == 0):
+                        m.next = "CHECK"
+                    with m.Else():
+                        m.next = "PAYLOAD"
+
+            with m.State("PAYLOAD"):
+                give_up_when_silent()
+                with m.If(byte_in):
+                    m.d.comb += self.buffer_en.eq(1)
+                    m.d.sync += [received.eq(received + 1), crc.eq(crc8_update(crc, byte))]
+                    with m.Switch(received):
+                        for index in range(3):
+                            with m.Case(index):
+                                m.d.sync += self.args.word_select(index, 8).eq(byte)
+                    with m.If(received == self.length - 1):
+                        m.next = "CHECK"
+
+            with m.State("CHECK"):
+                give_up_when_silent()
+                with m.If(byte_in):
+                    m.d.sync += [
+                        self.frame_done.eq(1),
+                        self.error.eq(Mux(byte == crc, 0, ErrorCode.BAD_CRC)),
+                    ]
+                    m.next = "HUNT"
+
+
+        return m
+
+
+class FrameSender(wiring.Component):
+    """Send one answer frame whose payload is in the frame buffer.
+
+    Members
+    -------
+    start : Signal(1), in
+        Send a frame with ``command`` and the first ``length`` buffer bytes.
+    command, length : Signal(8), in
+    busy : Signal(1), out
+    buffer_addr : Signal(8), out
+    buffer_data : Signal(8), in
+        Read port of the frame buffer, one clock of latency.
+    tx : stream.Signature(8), out
+        Bytes to the UART.
+    """
+
+    def __init__(self):
+        super().__init__({
+            "start":       In(1),
+            "command":     In(8),
+            "length":      In(8),
+            "busy":        Out(1),
+            "buffer_addr": Out(8),
+            "buffer_data": In(8),
+            "tx":          Out(stream.Signature(8)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+
+        command = Signal(8)
+        length  = Signal(8)
+        crc     = Signal(8)
+        sent    = Signal(8)                   # payload bytes sent
+        m.d.comb += self.buffer_addr.eq(sent)
+
+        taken = self.tx.valid & self.tx.ready
+        with m.If(taken):
+            m.d.sync += crc.eq(crc8_update(crc, self.tx.payload))
+
+        with m.FSM():
+            with m.State("IDLE"):
+                with m.If(self.start):
+                    m.d.sync += [command.eq(self.command), length.eq(self.length),
+                                 sent.eq(0)]
+                    m.next = "MARKER"
+
+            with m.State("MARKER"):
+                m.d.comb += [self.busy.eq(1), self.tx.valid.eq(1), self.tx.payload.eq(START)]
+                with m.If(self.tx.ready):
+                    # The marker is outside the CRC.
+                    m.d.sync += crc.eq(0)
+                    m.next = "LENGTH"
+
+            with m.State("LENGTH"):
+                m.d.comb += [self.busy.eq(1), self.tx.valid.eq(1), self.tx.payload.eq(length)]
+                with m.If(self.tx.ready):
+                    m.next = "COMMAND"
+
+            with m.State("COMMAND"):
+                m.d.comb += [self.busy.eq(1), self.tx.valid.eq(1), self.tx.payload.eq(command)]
+                with m.If(self.tx.ready):
+                    with m.If(length == 0):
+                        m.next = "CRC"
+                    with m.Else():
+                        m.next = "FETCH"
+
+            with m.State("FETCH"):
+                # The buffer answers `sent` one clock later.
+                m.d.comb += self.busy.eq(1)
+                m.next = "PAYLOAD"
+
+            with m.State("PAYLOAD"):
+                m.d.comb += [self.busy.eq(1), self.tx.valid.eq(1),
+                             self.tx.payload.eq(self.buffer_data)]
+                with m.If(self.tx.ready):
+                    m.d.sync += sent.eq(sent + 1)
+                    with m.If(sent == length - 1):
+                        m.next = "CRC"
+                    with m.Else():
+                        m.next = "FETCH"
+
+            with m.State("CRC"):
+                m.d.comb += [self.busy.eq(1), self.tx.valid.eq(1), self.tx.payload.eq(crc)]
+                with m.If(self.tx.ready):
+                    m.next = "IDLE"
+
+        return m
+
+
+class HostLink(wiring.Component):
+    """Link between the host's byte stream and one detector.
+
+    Parameters
+    ----------
+    detector : AxonDetector
+        The detector to serve; its ``depth``, ``chains``, ``rules`` and port
+        signature are read, and ``detector`` below has the flipped signature.
+    timeout : int
+        Inter-byte timeout in clocks, see :class:`FrameReceiver`.
+
+    Members
+    -------
+    rx : stream.Signature(8), in
+    tx : stream.Signature(8), out
+        Bytes from and to the UART.
+    detector : flipped detector signature, out
+        Connect with ``wiring.connect(m, link.detector, detector)``.
+    soft_reset : Signal(1), out
+        One clock: reset the detector's scanner and chain list (RESET command);
+        the move list is block RAM and keeps its contents.
+    good_frame, bad_frame : Signal(1), out
+        One clock: a request was executed, or answered with an error.
+    repetition : Signal(1), out
+        The last query found an equal position.
+    """
+
+    def __init__(self, detector, *, timeout):
+        _check_timeout(timeout)
+        for name in ("depth", "chains", "rules", "signature"):
+            if not hasattr(detector, name):
+                raise TypeError(f"Detector must be an AxonDetector-like component with "
+                                f"'{name}', not {detector!r}")
+        if not 2 <= detector.depth <= 0xffff:
+            raise ValueError(f"Link addresses are 16 bits; depth {detector.depth} does not fit")
+        if not 1 <= detector.chains <= 0xff:
+            raise ValueError(f"Identify reports the chain count in one byte; "
+                             f"{detector.chains} does not fit")
+        self._depth  = detector.depth
+        self._chains = detector.chains
+        self._rules  = detector.rules
+        self._timeout = timeout
+        super().__init__({
+            "rx":         In(stream.Signature(8)),
+            "tx":         Out(stream.Signature(8)),
+            "detector":   Out(detector.signature.flip()),
+            "soft_reset": Out(1),
+            "good_frame": Out(1),
+            "bad_frame":  Out(1),
+            "repetition": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.receiver = receiver = FrameReceiver(timeout=self._timeout)
+        m.submodules.sender   = sender   = FrameSender()
+        m.submodules.buffer   = buffer   = memory.Memory(shape=8, depth=MAX_PAYLOAD + 1, init=[])
+        buffer_write = buffer.write_port()
+        buffer_read  = buffer.read_port()
+        detector = self.detector
+
+        wiring.connect(m, wiring.flipped(self.rx), receiver.rx)
+        wiring.connect(m, sender.tx, wiring.flipped(self.tx))
+
+        command  = Signal(8)
+        length   = Signal(8)
+        args     = Signal(24)
+        error    = Signal(3)
+        address  = args[0:16]                 # start address, or query top; moves on
+                                              # word by word during WRITE and READ
+        count    = args[16:24]                # word count, or count limit; counts down
+                                              # the words left during WRITE and READ
+
+        stored     = Signal(9)                # answer payload bytes in the buffer; also
+                                              # the read pointer while executing a write
+        # STORE copies the bytes of one record straight from its source, which
+        # holds still meanwhile: no 64-bit copy register and its load muxes.
+        record     = Signal(range(len(_RECORDS)))
+        byte_index = Signal(3)
+        word       = Signal(24)
+        reading    = Signal()                 # STORE returns to the READ loop
+        answer_cmd = Signal(8)
+
+        store_addr = Signal(8)
+        store_data = Signal(8)
+        store_en   = Signal()
+        m.d.comb += [
+            buffer_write.addr.eq(Mux(store_en, store_addr, receiver.buffer_addr)),
+            buffer_write.data.eq(Mux(store_en, store_data, receiver.buffer_data)),
+            buffer_write.en.eq(store_en | receiver.buffer_en),
+            buffer_read.addr.eq(Mux(sender.busy, sender.buffer_addr, stored)),
+            sender.buffer_data.eq(buffer_read.data),
+            sender.command.eq(answer_cmd),
+            sender.length.eq(stored),
+            detector.read_addr.eq(address),
+            detector.write_addr.eq(address),
+            detector.write_word.eq(word[:17]),
+            detector.top.eq(address),
+            detector.count_limit.eq(count),
+        ]
+
+        identity = Cat(C(PROTOCOL_VERSION, 8), C(RULES_CODES[self._rules], 8),
+                       C(self._chains, 8), C(self._depth, 16), C(MAX_WORDS, 8))
+        result = detector.result
+        distance = Signal(16)
+        plies    = Signal(16)
+        m.d.comb += [distance.eq(result.distance), plies.eq(result.plies_scanned)]
+        query_flags = Cat(result.repetition, result.overflow, result.stop.as_value(), C(0, 4))
+        query_record = Cat(query_flags, result.count, C(0, 4), distance, plies, detector.cycles)
+
+        # Argument checks, in the order the error codes are documented.
+        words_fit   = (count != 0) & (count <= MAX_WORDS)
+        range_fits  = (address + count) <= self._depth
+        write_bytes = 3 + count * WORD_BYTES
+
+        sources = {
+            "identity": identity,
+            "query":    query_record,
+            "word":     detector.read_word.as_value(),
+            "error":    Cat(error, C(0, 5), command),
+        }
+        record_byte = Signal(8)
+        record_last = Signal()
+        with m.Switch(record):
+            for index, (name, size) in enumerate(_RECORDS.items()):
+                with m.Case(index):
+                    padded = Cat(sources[name], C(0, 8 * size))[:8 * size]
+                    m.d.comb += [record_byte.eq(padded.word_select(byte_index, 8)),
+                                 record_last.eq(byte_index == size - 1)]
+
+        def answer(name, answer_command):
+            m.d.sync += [
+                record.eq(list(_RECORDS).index(name)), byte_index.eq(0), stored.eq(0),
+                answer_cmd.eq(answer_command),
+            ]
+            m.next = "STORE"
+
+        def fail(code):
+            m.d.sync += error.eq(code)
+            m.next = "ERROR"
+
+        with m.FSM():
+            with m.State("IDLE"):
+                m.d.comb += receiver.listen.eq(1)
+                with m.If(receiver.frame_done):
+                    m.d.sync += [command.eq(receiver.command), length.eq(receiver.length),
+                                 args.eq(receiver.args), error.eq(receiver.error),
+                                 reading.eq(0)]
+                    m.next = "DECODE"
+
+            with m.State("DECODE"):
+                with m.If(error != 0):
+                    m.next = "ERROR"
+                with m.Elif(command == Command.IDENTIFY):
+                    with m.If(length != 0):
+                        fail(ErrorCode.BAD_LENGTH)
+                    with m.Else():
+                        m.d.comb += self.good_frame.eq(1)
+                        answer("identity", Command.IDENTIFY | RESPONSE_FLAG)
+                with m.Elif(command == Command.WRITE):
+                    with m.If((length < 3) | ~words_fit | (length != write_bytes)):
+                        fail(ErrorCode.BAD_LENGTH)
+                    with m.Elif(~range_fits):
+                        fail(ErrorCode.ADDRESS_RANGE)
+                    with m.Else():
+                        m.d.comb += self.good_frame.eq(1)
+                        m.d.sync += [stored.eq(3), byte_index.eq(0)]
+                        m.next = "WRITE_FETCH"
+                with m.Elif(command == Command.READ):
+                    with m.If((length != 3) | ~words_fit):
+                        fail(ErrorCode.BAD_LENGTH)
+                    with m.Elif(~range_fits):
+                        fail(ErrorCode.ADDRESS_RANGE)
+                    with m.Else():
+                        m.d.comb += self.good_frame.eq(1)
+                        m.d.sync += [stored.eq(0), reading.eq(1),
+                                     answer_cmd.eq(Command.READ | RESPONSE_FLAG)]
+                        m.next = "READ_FETCH"
+                with m.Elif(command == Command.QUERY):
+                    with m.If(length != 3):
+                        fail(ErrorCode.BAD_LENGTH)
+                    with m.Elif(address >= self._depth):
+                        fail(ErrorCode.TOP_RANGE)
+                    with m.Elif(count > 15):
+                        fail(ErrorCode.BAD_ARGUMENT)
+                    with m.Else():
+                        m.d.comb += [self.good_frame.eq(1), detector.start.eq(1)]
+                        m.next = "QUERY_WAIT"
+                with m.Elif(command == Command.RESET):
+                    with m.If(length != 0):
+                        fail(ErrorCode.BAD_LENGTH)
+                    with m.Else():
+                        m.d.comb += [self.good_frame.eq(1), self.soft_reset.eq(1)]
+                        m.d.sync += [self.repetition.eq(0), stored.eq(0),
+                                     answer_cmd.eq(Command.RESET | RESPONSE_FLAG)]
+                        m.next = "SEND"
+                with m.Else():
+                    fail(ErrorCode.UNKNOWN_COMMAND)
+
+            with m.State("ERROR"):
+                m.d.comb += self.bad_frame.eq(1)
+                answer("error", ERROR_RESPONSE)
+
+            with m.State("STORE"):
+                # Copy the record to the answer payload, least significant byte first.
+                m.d.comb += [store_en.eq(1), store_addr.eq(stored), store_data.eq(record_byte)]
+                m.d.sync += [stored.eq(stored + 1), byte_index.eq(byte_index + 1)]
+                with m.If(record_last):
+                    with m.If(reading):
+                        m.d.sync += address.eq(address + 1)
+                        m.next = "READ_FETCH"
+                    with m.Else():
+                        m.next = "SEND"
+
+            # WRITE: three payload bytes make a word; only whole, checked frames get here.
+            with m.State("WRITE_FETCH"):
+                m.next = "WRITE_BYTE"
+            with m.State("WRITE_BYTE"):
+                m.d.sync += [word.eq(Cat(word[8:], buffer_read.data)),
+                             stored.eq(stored + 1), byte_index.eq(byte_index + 1)]
+                with m.If(byte_index == WORD_BYTES - 1):
+                    m.next = "WRITE_WORD"
+                with m.Else():
+                    m.next = "WRITE_FETCH"
+            with m.State("WRITE_WORD"):
+                m.d.comb += detector.write_en.eq(1)
+                m.d.sync += [address.eq(address + 1), count.eq(count - 1), byte_index.eq(0)]
+                with m.If(count == 1):
+                    m.d.sync += [stored.eq(0), answer_cmd.eq(Command.WRITE | RESPONSE_FLAG)]
+                    m.next = "SEND"
+                with m.Else():
+                    m.next = "WRITE_FETCH"
+
+            # READ: one word from the move list, then its three bytes to the buffer.
+            with m.State("READ_FETCH"):
+                with m.If(count == 0):
+                    m.next = "SEND"
+                with m.Else():
+                    m.next = "READ_WORD"
+            with m.State("READ_WORD"):
+                # The word stays on `read_word` while STORE copies it: the
+                # address moves on only when STORE is done.
+                m.d.sync += [record.eq(list(_RECORDS).index("word")), byte_index.eq(0),
+                             count.eq(count - 1)]
+                m.next = "STORE"
+
+            with m.State("QUERY_WAIT"):
+                # `done` fell on the clock that sampled `start`.
+                with m.If(detector.done):
+                    m.d.sync += self.repetition.eq(result.repetition)
+                    answer("query", Command.QUERY | RESPONSE_FLAG)
+
+            with m.State("SEND"):
+                m.d.comb += sender.start.eq(1)
+                m.next = "SEND_WAIT"
+            with m.State("SEND_WAIT"):
+                with m.If(~sender.busy):
+                    m.next = "IDLE"
+
+        return m

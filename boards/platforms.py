@@ -1,0 +1,121 @@
+"""The iCE40 boards the detector is built for, and what each one can hold.
+
+Pins, clocks and LEDs come from the amaranth-boards platform classes; this
+table adds only what they do not say: which LEDs to use, the UART baud rate
+the board's USB bridge handles, the detector configuration that fits the
+device, and how to program it.
+
+iCE40 boards in amaranth-boards that are *not* listed, and why:
+
+* BlackIce, BlackIce II (HX4K): a 100 MHz oscillator and no PLL in the
+  design; the detector's chain list does not close timing at 100 MHz on HX
+  parts, and a PLL-derived clock is not worth it for a board this rare.
+* iCEBreaker Bitsy, UPduino v1/v2/v3, iCE40UP5K-B-EVN, Fomu, TinyFPGA BX,
+  iCE40HX1K-Blink-EVN: no ``uart`` resource (USB only, or nothing).
+"""
+
+from dataclasses import dataclass
+from typing import Optional
+
+from amaranth_boards.icebreaker import ICEBreakerPlatform
+from amaranth_boards.icestick import ICEStickPlatform
+from amaranth_boards.ice40_hx8k_b_evn import ICE40HX8KBEVNPlatform
+from amaranth_boards.icesugar import ICESugarPlatform
+from amaranth_boards.icesugar_nano import ICESugarNanoPlatform
+from amaranth_boards.nandland_go import NandlandGoPlatform
+
+
+__all__ = ["BoardSpec", "BOARDS", "DEFAULT_BOARD", "get_board"]
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    """One supported board.
+
+    ``led_repetition``/``led_error`` are ``(resource name, number)`` or
+    ``None``. ``chains``/``depth`` are the default detector configuration for
+    the device. ``logic_cells`` is the device's ICESTORM_LC count, for fit
+    advice before nextpnr runs.
+    """
+    name:            str
+    platform:        type
+    description:     str
+    baud:            int
+    chains:          int
+    depth:           int
+    logic_cells:     int
+    led_repetition:  Optional[tuple]
+    led_error:       Optional[tuple]
+    iceprog_args:    Optional[tuple] = ()        # None: iceprog cannot program it
+    openfpgaloader_board: Optional[str] = None
+    note:            str = ""
+
+    @property
+    def clk_freq(self):
+        platform = self.platform
+        return platform().lookup(platform.default_clk).clock.frequency
+
+    @property
+    def device(self):
+        return f"{self.platform.device}-{self.platform.package}"
+
+
+# 1280 logic cells hold the link, the scanner and one chain per side: enough
+# to try the board, not to play chess (24 chains need ~2480 LCs).
+_SMALL = "1280 logic cells: the default is 2 chains (4 need ~1390 LCs)"
+
+BOARDS = {spec.name: spec for spec in [
+    BoardSpec(
+        name="icebreaker", platform=ICEBreakerPlatform,
+        description="1BitSquared iCEBreaker (iCE40UP5K, FT2232H USB UART)",
+        baud=1_000_000, chains=24, depth=256, logic_cells=5280,
+        led_repetition=("led_g", 0), led_error=("led_r", 0),
+        openfpgaloader_board="icebreaker"),
+    BoardSpec(
+        name="icestick", platform=ICEStickPlatform,
+        description="Lattice iCEstick (iCE40HX1K, FT2232H USB UART)",
+        baud=1_000_000, chains=2, depth=256, logic_cells=1280,
+        # D5 is the green LED in the middle; D1 is red.
+        led_repetition=("led", 4), led_error=("led", 0),
+        openfpgaloader_board="ice40_generic",
+        note=_SMALL),
+    BoardSpec(
+        name="hx8k", platform=ICE40HX8KBEVNPlatform,
+        description="Lattice iCE40-HX8K breakout board (FT2232H USB UART)",
+        baud=1_000_000, chains=24, depth=256, logic_cells=7680,
+        led_repetition=("led", 0), led_error=("led", 1),
+        # SRAM configuration, as amaranth-boards does it (jumpers J6/J7 set for it).
+        iceprog_args=("-S",), openfpgaloader_board="ice40_generic"),
+    BoardSpec(
+        name="icesugar", platform=ICESugarPlatform,
+        description="MuseLab iCESugar (iCE40UP5K, iCELink USB UART)",
+        # The iCELink CDC bridge is specified up to 115200 baud.
+        baud=115_200, chains=24, depth=256, logic_cells=5280,
+        led_repetition=("led_g", 0), led_error=("led_r", 0),
+        iceprog_args=None, openfpgaloader_board="icesugar",
+        note="iceprog cannot program it: use openFPGALoader or icesprog"),
+    BoardSpec(
+        name="icesugar-nano", platform=ICESugarNanoPlatform,
+        description="MuseLab iCESugar-nano (iCE40LP1K, iCELink USB UART)",
+        baud=115_200, chains=2, depth=256, logic_cells=1280,
+        # One LED only: it shows repetitions.
+        led_repetition=("led", 0), led_error=None,
+        iceprog_args=None, openfpgaloader_board="icesugar_nano",
+        note="iceprog cannot program it: use openFPGALoader or icesprog; " + _SMALL),
+    BoardSpec(
+        name="nandland-go", platform=NandlandGoPlatform,
+        description="Nandland Go Board (iCE40HX1K, 25 MHz, FT2232H USB UART)",
+        baud=1_000_000, chains=2, depth=256, logic_cells=1280,
+        led_repetition=("led", 0), led_error=("led", 3),
+        openfpgaloader_board="ice40_generic",
+        note=_SMALL),
+]}
+
+DEFAULT_BOARD = "icebreaker"
+
+
+def get_board(name):
+    try:
+        return BOARDS[name]
+    except KeyError:
+        raise ValueError(f"unknown board {name!r}; supported: {', '.join(BOARDS)}") from None

@@ -1,0 +1,207 @@
+"""Host side of the link protocol: frame encoding, decoding and payload formats.
+
+The gateware half is :mod:`axon.boards.link`; ``PROTOCOL.md`` beside this
+file is the description for people. Every frame, in both directions, is::
+
+    0xA5  LEN  CMD  payload[LEN]  CRC
+
+``CRC`` is CRC-8/SMBUS (polynomial x^8 + x^2 + x + 1 = 0x07, initial value 0,
+no reflection, no final XOR) over ``LEN``, ``CMD`` and the payload. Multi-byte
+fields are little-endian; a move word travels as three bytes, bits 17-23 zero.
+"""
+
+import enum
+from dataclasses import dataclass
+
+from ..sim.golden import Result, Stop
+
+
+__all__ = [
+    "START", "CRC_POLY", "PROTOCOL_VERSION", "MAX_PAYLOAD", "MAX_WORDS", "WORD_BYTES",
+    "RULES_CODES", "Command", "ErrorCode", "RESPONSE_FLAG", "ERROR_RESPONSE",
+    "crc8", "encode_frame", "FrameDecoder", "Frame", "Identity",
+    "identify_request", "write_request", "read_request", "query_request", "reset_request",
+    "parse_identity", "parse_words", "parse_query", "parse_error",
+]
+
+START            = 0xA5
+CRC_POLY         = 0x07
+PROTOCOL_VERSION = 1
+MAX_PAYLOAD      = 255
+WORD_BYTES       = 3
+# A write frame holds a 3-byte header and the words in 255 payload bytes.
+MAX_WORDS        = (MAX_PAYLOAD - 3) // WORD_BYTES
+RESPONSE_FLAG    = 0x80
+ERROR_RESPONSE   = 0xFF
+RULES_CODES      = {"paper": 0, "exact": 1}
+
+
+class Command(enum.IntEnum):
+    IDENTIFY = 0x01
+    WRITE    = 0x02
+    READ     = 0x03
+    QUERY    = 0x04
+    RESET    = 0x05
+
+
+class ErrorCode(enum.IntEnum):
+    BAD_CRC         = 0x01  # the CRC byte does not match
+    TRUNCATED       = 0x02  # the line went idle for the inter-byte timeout mid-frame
+    UNKNOWN_COMMAND = 0x03
+    BAD_LENGTH      = 0x04  # LEN does not fit the command, or n is 0 or above MAX_WORDS
+    ADDRESS_RANGE   = 0x05  # start + n is beyond the move-list depth
+    TOP_RANGE       = 0x06  # query top is not an address of the move list
+    BAD_ARGUMENT    = 0x07  # count limit above 15
+
+
+def crc8(data, crc=0):
+    """CRC-8/SMBUS of ``data`` (bytes); ``crc8(b"123456789") == 0xF4``."""
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = ((crc << 1) ^ CRC_POLY) & 0xff if crc & 0x80 else (crc << 1) & 0xff
+    return crc
+
+
+def encode_frame(command, payload=b""):
+    """One complete frame, start marker to CRC."""
+    payload = bytes(payload)
+    if len(payload) > MAX_PAYLOAD:
+        raise ValueError(f"payload of {len(payload)} bytes exceeds {MAX_PAYLOAD}")
+    if not 0 <= command <= 0xff:
+        raise ValueError(f"command must be a byte, not {command!r}")
+    body = bytes([len(payload), command]) + payload
+    return bytes([START]) + body + bytes([crc8(body)])
+
+
+@dataclass(frozen=True)
+class Frame:
+    command: int
+    payload: bytes
+
+
+class FrameDecoder:
+    """Collects frames from a byte stream, hunting for the start marker.
+
+    Bytes before a start marker, and frames whose CRC fails, are skipped; the
+    board sends only whole frames, so this matters only after line noise.
+    """
+
+    def __init__(self):
+        self._buffer = bytearray()
+
+    def feed(self, data):
+        """Add received bytes; return the list of complete :class:`Frame` s."""
+        self._buffer += data
+        frames = []
+        while True:
+            start = self._buffer.find(START)
+            if start < 0:
+                self._buffer.clear()
+                return frames
+            del self._buffer[:start]
+            if len(self._buffer) < 2 or len(self._buffer) < self._buffer[1] + 4:
+                return frames
+            length = self._buffer[1]
+            body = bytes(self._buffer[1:3 + length])
+            if crc8(body) == self._buffer[3 + length]:
+                frames.append(Frame(body[1], body[2:]))
+                del self._buffer[:4 + length]
+            else:
+                del self._buffer[:1]
+
+    def needed(self):
+        """Bytes still missing from the frame being received (at least 1)."""
+        if not self._buffer:
+            return 4
+        if len(self._buffer) < 2:
+            return 3
+        return max(1, self._buffer[1] + 4 - len(self._buffer))
+
+
+def _address_count(address, count):
+    if not isinstance(address, int) or not 0 <= address <= 0xffff:
+        raise ValueError(f"address must be an integer in 0..65535, not {address!r}")
+    if not isinstance(count, int) or not 1 <= count <= MAX_WORDS:
+        raise ValueError(f"word count must be an integer in 1..{MAX_WORDS}, not {count!r}")
+    return address.to_bytes(2, "little") + bytes([count])
+
+
+def identify_request():
+    return encode_frame(Command.IDENTIFY)
+
+
+def write_request(address, words):
+    words = list(words)
+    payload = bytearray(_address_count(address, len(words)))
+    for word in words:
+        if not isinstance(word, int) or not 0 <= word < (1 << 17):
+            raise ValueError(f"move word must be a 17-bit integer, not {word!r}")
+        payload += word.to_bytes(WORD_BYTES, "little")
+    return encode_frame(Command.WRITE, payload)
+
+
+def read_request(address, count):
+    return encode_frame(Command.READ, _address_count(address, count))
+
+
+def query_request(top, count_limit):
+    if not isinstance(top, int) or not 0 <= top <= 0xffff:
+        raise ValueError(f"top must be an integer in 0..65535, not {top!r}")
+    if not isinstance(count_limit, int) or not 0 <= count_limit <= 0xff:
+        raise ValueError(f"count limit must be a byte, not {count_limit!r}")
+    return encode_frame(Command.QUERY, top.to_bytes(2, "little") + bytes([count_limit]))
+
+
+def reset_request():
+    return encode_frame(Command.RESET)
+
+
+@dataclass(frozen=True)
+class Identity:
+    version: int
+    rules:   str
+    chains:  int
+    depth:   int
+    max_words: int
+
+
+def parse_identity(payload):
+    if len(payload) != 6:
+        raise ValueError(f"identify answer has {len(payload)} bytes, expected 6")
+    rules = {code: name for name, code in RULES_CODES.items()}.get(payload[1], f"?{payload[1]}")
+    return Identity(version=payload[0], rules=rules, chains=payload[2],
+                    depth=int.from_bytes(payload[3:5], "little"), max_words=payload[5])
+
+
+def parse_words(payload):
+    if len(payload) % WORD_BYTES:
+        raise ValueError(f"read answer of {len(payload)} bytes is not a whole number of words")
+    return [int.from_bytes(payload[i:i + WORD_BYTES], "little")
+            for i in range(0, len(payload), WORD_BYTES)]
+
+
+def parse_query(payload):
+    """``(Result, cycles)`` from a query answer."""
+    if len(payload) != 8:
+        raise ValueError(f"query answer has {len(payload)} bytes, expected 8")
+    flags, count = payload[0], payload[1]
+    distance = int.from_bytes(payload[2:4], "little")
+    plies    = int.from_bytes(payload[4:6], "little")
+    cycles   = int.from_bytes(payload[6:8], "little")
+    repetition = bool(flags & 1)
+    result = Result(repetition=repetition, distance=distance if repetition else None,
+                    count=count, overflow=bool(flags & 2), plies_scanned=plies,
+                    stop=Stop((flags >> 2) & 3))
+    return result, cycles
+
+
+def parse_error(payload):
+    """``(ErrorCode or int, command byte)`` from an error answer."""
+    if len(payload) != 2:
+        raise ValueError(f"error answer has {len(payload)} bytes, expected 2")
+    try:
+        code = ErrorCode(payload[0])
+    except ValueError:
+        code = payload[0]
+    return code, payload[1]

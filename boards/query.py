@@ -1,0 +1,121 @@
+"""``axon query``: the answers of ``axon scan`` from a board (or ``sim://``).
+
+Each game is loaded into the board's move list window by window, by the same
+rule as the sim backend (:mod:`axon.sim.history`), and queried after every
+ply; the rows are formatted by ``axon scan``'s own code, so that
+``axon query --port sim:// --jsonl`` prints exactly what
+``axon scan --backend sim --jsonl`` prints.
+"""
+
+import json
+import sys
+from urllib.parse import urlsplit, parse_qs, urlencode, urlunsplit
+
+from ..sim.games import GameError, load_games
+from ..sim.history import is_window_limited, window_segments
+from .host import Board, LinkError, LinkTimeout, open_transport
+
+
+__all__ = ["QueryError", "board_answers", "run_query"]
+
+COUNT_LIMIT_MAX = 15
+
+
+class QueryError(Exception):
+    def __init__(self, message, exit_code=2):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def board_answers(games, board, *, count_limit, progress=None):
+    """One list of ``PlyAnswer`` per game (as :func:`axon.sim.commands.rtl_answers`)."""
+    from ..sim.commands import PlyAnswer
+    depth = board.identity.depth
+    answers = []
+    for game in games:
+        game_answers = []
+        for base, words, plies in window_segments(game.words, depth):
+            board.write_moves(0, words)
+            for window in plies:
+                result, cycles = board.query(window.top, count_limit)
+                game_answers.append(PlyAnswer(game, window, result, cycles,
+                                              is_window_limited(result, game.words, base)))
+                if progress:
+                    progress.update(game.index, window.ply + 1)
+        answers.append(game_answers)
+    return answers
+
+
+def _sim_url(port, chains, rules):
+    """``port`` with the --chains/--rules the URL does not set itself."""
+    parts = urlsplit(port)
+    options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+    if chains is not None:
+        options.setdefault("chains", str(chains))
+    if rules is not None:
+        options.setdefault("rules", rules)
+    return urlunsplit(parts._replace(query=urlencode(options)))
+
+
+def _emit(games, answers, jsonl, out):
+    # Formatting belongs to `axon scan`; reuse it rather than copy it.
+    from ..sim import commands as scan
+    if not jsonl:
+        out.write(scan._table_line([name for name, _ in scan._TABLE]) + "\n")
+    repetitions = plies = 0
+    for game, game_answers in zip(games, answers):
+        for answer, fifty in zip(game_answers, scan._fifty_move(game)):
+            record = scan._record(answer, fifty)
+            plies += 1
+            repetitions += record["repetition"]
+            if jsonl:
+                out.write(json.dumps(record) + "\n")
+                continue
+            stop = record["stop"] + (" (window)" if answer.window_limited else "")
+            out.write(scan._table_line([
+                record["game"], record["ply"], f"{game.move_label(answer.ply)} {record['move']}",
+                "yes" if record["repetition"] else "-",
+                "-" if record["distance"] is None else record["distance"],
+                record["count"], record["plies_scanned"], stop, record["cycles"],
+                "yes" if fifty else "-",
+            ]) + "\n")
+    if not jsonl:
+        out.write(f"{len(games)} games, {plies} plies, {repetitions} plies repeat "
+                  f"an earlier position\n")
+
+
+def run_query(args, out=None):
+    out = sys.stdout if out is None else out
+    if not 0 <= args.count_limit <= COUNT_LIMIT_MAX:
+        raise QueryError(f"--count-limit must be in 0..{COUNT_LIMIT_MAX}, not {args.count_limit}")
+    try:
+        games = load_games(args.pgn)
+    except GameError as error:
+        raise QueryError(str(error)) from None
+
+    port = args.port
+    simulated = port.startswith("sim:")
+    if simulated:
+        port = _sim_url(port, args.chains, args.rules)
+    try:
+        transport = open_transport(port)
+    except (TypeError, ValueError) as error:
+        raise QueryError(str(error)) from None
+    except LinkTimeout as error:
+        raise QueryError(str(error), exit_code=1) from None
+
+    with transport:
+        board = Board(transport)
+        try:
+            identity = board.identify()
+            for name, wanted, actual in (("chains", args.chains, identity.chains),
+                                         ("rules", args.rules, identity.rules)):
+                if wanted is not None and wanted != actual:
+                    raise QueryError(f"the board on {args.port} has {name} {actual}, "
+                                     f"not {wanted}; rebuild it with axon build --{name} "
+                                     f"{wanted}")
+            answers = board_answers(games, board, count_limit=args.count_limit)
+        except (LinkError, LinkTimeout) as error:
+            raise QueryError(f"{args.port}: {error}", exit_code=1) from None
+    _emit(games, answers, args.jsonl, out)
+    return 0

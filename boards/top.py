@@ -1,0 +1,149 @@
+# amaranth: UnusedElaboratable=no
+# (A detector whose constructor rejects its parameters still exists half-made;
+# the error says what was wrong, a second "never used" warning would only
+# confuse. Every design made here is elaborated in normal use.)
+"""The board design: detector, host link and UART, and its pins on a platform.
+
+:class:`AxonBoard` is everything but the pins, so the simulator drives the
+very same design at its UART pins. :class:`PlatformTop` requests those pins
+and the two LEDs from an amaranth-boards platform.
+
+LEDs:
+
+* *repetition*: the last query found an equal position (cleared by RESET).
+* *error*: a frame was answered with an error; it stays lit until the next
+  frame that is executed, so a glance tells whether the host is in step.
+"""
+
+from amaranth.hdl import *
+from amaranth.lib import io, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..hdl.detector import AxonDetector
+from .link import HostLink
+from .uart import UARTReceiver, UARTTransmitter, MIN_DIVISOR
+
+
+__all__ = ["AxonBoard", "PlatformTop", "DEFAULT_TIMEOUT_BITS", "TIMEOUT_SECONDS"]
+
+# A frame is sent in one write; a gap this long inside a frame means the rest
+# is not coming. USB bridges deliver a frame's bytes in a few packets of one
+# or two 1 ms USB frames, well inside it.
+TIMEOUT_SECONDS = 0.010
+DEFAULT_TIMEOUT_BITS = round(TIMEOUT_SECONDS * 1_000_000)   # at 1 Mbaud
+
+
+class AxonBoard(wiring.Component):
+    """Repetition detector served over an 8N1 UART.
+
+    Parameters
+    ----------
+    depth, chains, rules :
+        As for :class:`~axon.hdl.detector.AxonDetector`.
+    divisor : int
+        Clocks per UART bit (board clock / baud).
+    timeout_bits : int
+        Inter-byte timeout of the link in bit times.
+
+    Members
+    -------
+    uart_rx : Signal(1), in
+        Serial data from the host, idle high.
+    uart_tx : Signal(1), out
+        Serial data to the host, idle high.
+    led_repetition : Signal(1), out
+    led_error : Signal(1), out
+    """
+
+    def __init__(self, *, depth=256, chains=24, rules="exact", divisor=12,
+                 timeout_bits=DEFAULT_TIMEOUT_BITS):
+        if not isinstance(divisor, int) or divisor < MIN_DIVISOR:
+            raise TypeError(f"Divisor must be an integer of at least {MIN_DIVISOR} clocks per "
+                            f"bit, not {divisor!r}")
+        if not isinstance(timeout_bits, int) or timeout_bits < 20:
+            raise TypeError(f"Timeout must be an integer of at least 20 bit times (two bytes), "
+                            f"not {timeout_bits!r}")
+        try:
+            self.detector = AxonDetector(depth=depth, chains=chains, rules=rules)
+        except (TypeError, ValueError):
+            self._MustUse__silence = True      # for whoever made this board, see above
+            raise
+        self.divisor = divisor
+        self.timeout_bits = timeout_bits
+        super().__init__({
+            "uart_rx":        In(1, init=1),
+            "uart_tx":        Out(1, init=1),
+            "led_repetition": Out(1),
+            "led_error":      Out(1),
+        })
+
+    depth  = property(lambda self: self.detector.depth)
+    chains = property(lambda self: self.detector.chains)
+    rules  = property(lambda self: self.detector.rules)
+
+    def elaborate(self, platform):
+        m = Module()
+        detector = self.detector
+        m.submodules.uart_rx = uart_rx = UARTReceiver(divisor=self.divisor)
+        m.submodules.uart_tx = uart_tx = UARTTransmitter(divisor=self.divisor)
+        m.submodules.link = link = HostLink(detector, timeout=self.divisor * self.timeout_bits)
+        # RESET clears the scanner, chain list and result registers; block RAM
+        # has no reset, so the move list survives it.
+        m.submodules.detector = ResetInserter({"sync": link.soft_reset})(detector)
+
+        wiring.connect(m, uart_rx.stream, link.rx)
+        wiring.connect(m, link.tx, uart_tx.stream)
+        wiring.connect(m, link.detector, detector)
+        m.d.comb += [
+            uart_rx.rx.eq(self.uart_rx),
+            self.uart_tx.eq(uart_tx.tx),
+            self.led_repetition.eq(link.repetition),
+        ]
+
+        with m.If(link.bad_frame):
+            m.d.sync += self.led_error.eq(1)
+        with m.Elif(link.good_frame):
+            m.d.sync += self.led_error.eq(0)
+
+        return m
+
+
+class PlatformTop(Elaboratable):
+    """:class:`AxonBoard` on the pins of an amaranth-boards platform.
+
+    Parameters
+    ----------
+    spec : BoardSpec
+        Which LEDs to use, see :mod:`axon.boards.platforms`.
+    depth, chains, rules :
+        Detector configuration.
+    divisor : int
+        Clocks per UART bit at the board clock.
+    baud : int
+        The baud rate, for an inter-byte timeout of :data:`TIMEOUT_SECONDS`
+        (default ``spec.baud``).
+    """
+
+    def __init__(self, spec, *, depth, chains, rules, divisor, baud=None):
+        self.spec = spec
+        baud = spec.baud if baud is None else baud
+        self.board = AxonBoard(depth=depth, chains=chains, rules=rules, divisor=divisor,
+                               timeout_bits=max(20, round(TIMEOUT_SECONDS * baud)))
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.board = board = self.board
+        uart = platform.request("uart", 0, dir="-")
+        m.submodules.uart_rx_buffer = uart_rx = io.Buffer("i", uart.rx)
+        m.submodules.uart_tx_buffer = uart_tx = io.Buffer("o", uart.tx)
+        m.d.comb += [
+            board.uart_rx.eq(uart_rx.i),
+            uart_tx.o.eq(board.uart_tx),
+        ]
+        for name, led, signal in (("led_repetition", self.spec.led_repetition,
+                                   board.led_repetition),
+                                  ("led_error", self.spec.led_error, board.led_error)):
+            if led is not None:
+                m.submodules[name] = buffer = io.Buffer("o", platform.request(*led, dir="-"))
+                m.d.comb += buffer.o.eq(signal)
+        return m

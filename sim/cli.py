@@ -1,0 +1,190 @@
+"""The ``axon`` command line: scan, verify and explain PGN games.
+
+``build``, ``program`` and ``query`` (the board commands) are registered by
+:mod:`axon.boards.commands`.
+
+Bad input (a missing or unreadable file, a PGN error, a bad FEN, an option
+out of range) ends the command with exit status 2 and one line on stderr
+that names the game and ply; never a traceback.
+"""
+
+import argparse
+import os
+import sys
+
+from .explain import ORDERS
+from .games import GameError, load_games
+from .golden import RULES
+
+
+__all__ = ["main", "build_parser"]
+
+# The detector's count_limit port is 4 bits wide.
+COUNT_LIMIT_MAX = 15
+# The gateware's cycle counter is 16 bits wide; a deeper list could overflow it.
+DEPTH_MAX = 1 << 15
+SIM_RULES = ("exact", "paper")
+
+
+class UsageError(Exception):
+    """A bad option value; exit status 2."""
+
+
+_DESCRIPTION = """\
+Draw-by-repetition detection with the Axon algorithm (Vučković and Vidanović,
+2007) on the games of a PGN file: every ply of every game is one query of the
+detector, answered by the golden model or by the gateware in simulation.
+"""
+
+_VERIFY_EPILOG = """\
+verify is meant for --rules exact, the rules that agree with FIDE position
+equality. The paper's rules (no link rule) and the wiki's cpw pseudo-code have
+known blind spots, so with them disagreements with the python-chess oracle are
+expected; they are still reported and still make the exit status 1.
+Exit status: 0 if everything agrees, 1 on any disagreement, 2 on bad input.
+"""
+
+_EXPLAIN_EPILOG = """\
+--order paper (the default) reads oldest-first like Table 2 of the paper;
+with --rules paper the knight swap of Figure 5 gives exactly Table 2's rows.
+--order scan shows the words newest-first, as the detector applies them.
+"""
+
+
+def _add_common(parser, *, backend=None):
+    parser.add_argument("pgn", metavar="GAMES.pgn", help="PGN file (FEN/SetUp headers honoured)")
+    if backend is not None:
+        parser.add_argument("--backend", choices=("golden", "sim"), default=backend,
+                            help=f"golden model or RTL simulation (default {backend})")
+    parser.add_argument("--rules", choices=RULES, default="exact",
+                        help="chain rules (default exact; cpw is golden-only)")
+    parser.add_argument("--chains", type=int, default=24, metavar="N",
+                        help="chain-list slots, half per side (default 24)")
+    parser.add_argument("--count-limit", type=int, default=4, metavar="K",
+                        help=f"stop after K equal positions, 0..{COUNT_LIMIT_MAX} (default 4)")
+    parser.add_argument("--depth", type=int, default=256, metavar="D",
+                        help="move-list entries; longer games slide a window "
+                             "(axon.sim.history) (default 256)")
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="axon", description=_DESCRIPTION)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    scan = commands.add_parser("scan", help="answer a query after every ply",
+                               description="Answer a repetition query after every ply.")
+    _add_common(scan, backend="golden")
+    scan.add_argument("--jsonl", action="store_true",
+                      help="one JSON object per ply: " + ", ".join(
+                          ("game", "ply", "move", "repetition", "distance", "count",
+                           "overflow", "plies_scanned", "stop", "cycles", "fifty_move")))
+    scan.add_argument("--vcd", metavar="FILE",
+                      help="sim backend: write a waveform and a .gtkw beside it")
+    scan.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+
+    verify = commands.add_parser(
+        "verify", help="check golden model, RTL and python-chess oracle against each other",
+        description="Compare the golden model with the RTL simulation (every field and "
+                    "the clock count) and with the python-chess oracle (repetition, "
+                    "distance, count) on every ply.",
+        epilog=_VERIFY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _add_common(verify, backend="sim")
+    verify.add_argument("--vcd", metavar="FILE",
+                        help="sim backend: write a waveform and a .gtkw beside it")
+    verify.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+
+    explain = commands.add_parser(
+        "explain", help="show one query step by step (the paper's Table 2)",
+        description="Show the scan after one ply step by step in the columns of the "
+                    "paper's Table 2: move, chain list, unclosed chains, rule applied.",
+        epilog=_EXPLAIN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _add_common(explain)
+    explain.add_argument("--game", type=int, required=True, metavar="G",
+                         help="0-based game index, as axon scan prints it")
+    explain.add_argument("--ply", type=int, required=True, metavar="N",
+                         help="1-based ply: the query after the N-th half-move")
+    explain.add_argument("--order", choices=ORDERS, default="paper",
+                         help="paper: oldest first, as Table 2 (default); "
+                              "scan: newest first, as the hardware")
+
+    # The board commands (build, program, query) live beside the board code.
+    from ..boards.commands import register
+    register(commands)
+    return parser
+
+
+def _check_options(options):
+    backend = getattr(options, "backend", "golden")
+    if options.chains < 1:
+        raise UsageError(f"--chains must be a positive integer, not {options.chains}")
+    if options.rules != "cpw" and options.chains % 2:
+        raise UsageError(f"--chains must be even for the {options.rules} rules (half the "
+                         f"slots serve each side), not {options.chains}")
+    if not 0 <= options.count_limit <= COUNT_LIMIT_MAX:
+        raise UsageError(f"--count-limit must be in 0..{COUNT_LIMIT_MAX}, "
+                         f"not {options.count_limit}")
+    if not 2 <= options.depth <= DEPTH_MAX or options.depth % 2:
+        raise UsageError(f"--depth must be an even number in 2..{DEPTH_MAX}, "
+                         f"not {options.depth}")
+    if backend == "sim" and options.rules not in SIM_RULES:
+        raise UsageError(f"--rules {options.rules} is golden-only; the sim backend "
+                         f"supports {' and '.join(SIM_RULES)}")
+    if getattr(options, "vcd", None) and backend != "sim":
+        raise UsageError("--vcd needs --backend sim")
+
+
+def _pick(games, options):
+    if not 0 <= options.game < len(games):
+        raise GameError(f"{options.pgn}: --game {options.game} is out of range: the file "
+                        f"has {len(games)} game{'s' if len(games) != 1 else ''} "
+                        f"(0..{len(games) - 1})")
+    game = games[options.game]
+    if not game.moves:
+        raise GameError(f"{options.pgn}: {game.label} has no moves to explain")
+    if not 1 <= options.ply <= len(game.moves):
+        raise GameError(f"{options.pgn}: {game.label}: --ply {options.ply} is out of range "
+                        f"(1..{len(game.moves)})")
+    return game
+
+
+def _run(options):
+    from . import commands
+
+    if options.command not in ("scan", "verify", "explain"):
+        return options.func(options)
+    try:
+        _check_options(options)
+        games = load_games(options.pgn)
+        if options.command == "scan":
+            return commands.scan(games, options)
+        if options.command == "verify":
+            return commands.verify(games, options)
+        return commands.explain(_pick(games, options), options.ply, options)
+    except (UsageError, GameError) as error:
+        print(f"axon {options.command}: error: {error}", file=sys.stderr)
+        return 2
+
+
+def main(argv=None):
+    """Run the command line; return the exit status."""
+    parser = build_parser()
+    try:
+        options = parser.parse_args(argv)
+    except SystemExit as exit:
+        return exit.code
+    if options.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return _run(options)
+    except BrokenPipeError:
+        # `axon scan ... | head`: the reader has gone, nothing left to say.
+        # Point stdout at /dev/null so that the interpreter's final flush
+        # does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,349 @@
+"""What ``axon scan``, ``axon verify`` and ``axon explain`` do, apart from parsing options.
+
+Every ply of every game is one query: the move list holds the game's words
+(the window of :mod:`axon.sim.history` for long games) and ``top`` is the
+address of the ply's word. The golden backend answers with
+:func:`~axon.sim.golden.perpetual`; the sim backend runs the gateware in one
+Amaranth simulation for the whole file, loading each game (each window) once
+and querying it ply by ply.
+"""
+
+import json
+import sys
+import time
+from dataclasses import dataclass
+from typing import Optional
+
+from .explain import explain_query, format_table
+from .golden import Result, perpetual
+from .history import Window, is_window_limited, window_segments, windows
+from .oracle import oracle_answers
+from .rtl import RtlSession, expected_cycles, run_query, write_words
+
+
+__all__ = ["PlyAnswer", "golden_answers", "rtl_answers", "Progress", "write_answers", "scan",
+           "verify", "explain", "JSONL_KEYS"]
+
+# The JSONL schema of ``axon scan --jsonl``, in order.
+JSONL_KEYS = ("game", "ply", "move", "repetition", "distance", "count", "overflow",
+              "plies_scanned", "stop", "cycles", "fifty_move")
+
+# Disagreements listed in full by ``axon verify``; the rest are only counted.
+SHOWN_DISAGREEMENTS = 5
+
+
+@dataclass(frozen=True)
+class PlyAnswer:
+    """The detector's answer after one ply.
+
+    Members
+    -------
+    game : GameRecord
+    window : Window
+        Which words the move list held (``window.ply`` is 0-based).
+    result : Result
+    cycles : int or None
+        Clocks of the query (sim backend only).
+    window_limited : bool
+        The scan reached the bottom of a window that cut the game short.
+    """
+    game:           object
+    window:         Window
+    result:         Result
+    cycles:         Optional[int]
+    window_limited: bool
+
+    @property
+    def ply(self):
+        """1-based ply number."""
+        return self.window.ply + 1
+
+
+class Progress:
+    """``game 3/40, ply 120`` on stderr for long files.
+
+    On a terminal the line is rewritten in place (at most ten times a
+    second); otherwise a plain line is written every ``every`` games, and
+    only if the file has more than that.
+    """
+
+    def __init__(self, total_games, stream=None, enabled=True, every=10):
+        self.total = total_games
+        self.stream = sys.stderr if stream is None else stream
+        self.tty = enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.plain = enabled and not self.tty and total_games > every
+        self.every = every
+        self.last_time = 0.0
+        self.last_game = -1
+        self.width = 0
+
+    def update(self, game_index, ply):
+        if self.tty:
+            now = time.monotonic()
+            if now - self.last_time >= 0.1:
+                self.last_time = now
+                text = f"game {game_index + 1}/{self.total}, ply {ply}"
+                self.stream.write("\r" + text.ljust(self.width))
+                self.width = len(text)
+                self.stream.flush()
+        elif self.plain and game_index != self.last_game:
+            self.last_game = game_index
+            if game_index % self.every == 0 and game_index:
+                self.stream.write(f"game {game_index + 1}/{self.total}\n")
+                self.stream.flush()
+
+    def done(self):
+        if self.tty and self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+
+
+def golden_answers(games, *, depth, rules, chains, count_limit, progress=None):
+    """One list of :class:`PlyAnswer` per game, from the golden model."""
+    answers = []
+    for game in games:
+        game_answers = []
+        for window in windows(game.words, depth):
+            words = game.words[window.base:window.ply + 1]
+            result = perpetual(words, window.top, rules=rules, chains=chains,
+                               count_limit=count_limit)
+            game_answers.append(PlyAnswer(game, window, result, None,
+                                          is_window_limited(result, game.words, window.base)))
+            if progress:
+                progress.update(game.index, window.ply + 1)
+        answers.append(game_answers)
+    return answers
+
+
+def rtl_answers(games, *, depth, rules, chains, count_limit, vcd=None, progress=None):
+    """One list of :class:`PlyAnswer` per game, from one gateware simulation.
+
+    This is :meth:`RtlSession.run_batch` with one job per window, written out
+    so that progress can be reported while the simulation runs.
+    """
+    session = RtlSession(depth=depth, chains=chains, rules=rules, vcd=vcd)
+    dut = session.make_dut()
+    answers = [[] for _ in games]
+
+    async def testbench(ctx):
+        for game in games:
+            for base, words, plies in window_segments(game.words, depth):
+                await write_words(ctx, dut, words)
+                for window in plies:
+                    timed = await run_query(ctx, dut, window.top, count_limit)
+                    answers[game.index].append(PlyAnswer(
+                        game, window, timed.result, timed.cycles,
+                        is_window_limited(timed.result, game.words, base)))
+                    if progress:
+                        progress.update(game.index, window.ply + 1)
+
+    session.simulate(dut, testbench)
+    return answers
+
+
+def _answers(games, options, progress, vcd=None):
+    kwargs = dict(depth=options.depth, rules=options.rules, chains=options.chains,
+                  count_limit=options.count_limit, progress=progress)
+    if options.backend == "sim":
+        return rtl_answers(games, vcd=vcd, **kwargs)
+    return golden_answers(games, **kwargs)
+
+
+def _fifty_move(game):
+    # python-chess: False when the side to move has no legal move, so a mate
+    # on the hundredth halfmove is a mate, not a claimable draw.
+    return [board.is_fifty_moves() for board in game.positions()]
+
+
+def _record(answer, fifty):
+    result = answer.result
+    return {
+        "game": answer.game.index,
+        "ply": answer.ply,
+        "move": answer.game.ucis[answer.window.ply],
+        "repetition": result.repetition,
+        "distance": result.distance,
+        "count": result.count,
+        "overflow": result.overflow,
+        "plies_scanned": result.plies_scanned,
+        "stop": result.stop.name.lower(),
+        "cycles": answer.cycles,
+        "fifty_move": fifty,
+    }
+
+
+_TABLE = (("game", ">4"), ("ply", ">4"), ("move", "<22"), ("rep", "<4"), ("dist", ">4"),
+          ("count", ">5"), ("scanned", ">7"), ("stop", "<17"), ("cycles", ">6"),
+          ("50-move", "<7"))
+
+
+def _table_line(cells):
+    return "  ".join(f"{cell:{spec}}" for cell, (_, spec) in zip(cells, _TABLE)).rstrip()
+
+
+def write_answers(games, answers, out, jsonl=False):
+    """Print the answers as ``axon scan`` does: JSONL or the table.
+
+    Returns ``(plies, repeating_plies)``. ``axon query`` prints a board's
+    answers with this too, so that both commands print the same rows.
+    """
+    if not jsonl:
+        out.write(_table_line([name for name, _ in _TABLE]) + "\n")
+    repetitions = plies = 0
+    for game, game_answers in zip(games, answers):
+        for answer, fifty in zip(game_answers, _fifty_move(game)):
+            record = _record(answer, fifty)
+            plies += 1
+            repetitions += record["repetition"]
+            if jsonl:
+                out.write(json.dumps(record) + "\n")
+                continue
+            stop = record["stop"] + (" (window)" if answer.window_limited else "")
+            out.write(_table_line([
+                record["game"], record["ply"],
+                f"{game.move_label(answer.ply)} {record['move']}",
+                "yes" if record["repetition"] else "-",
+                "-" if record["distance"] is None else record["distance"],
+                record["count"], record["plies_scanned"], stop,
+                "-" if record["cycles"] is None else record["cycles"],
+                "yes" if fifty else "-",
+            ]) + "\n")
+    return plies, repetitions
+
+
+def scan(games, options, out=None, err=None):
+    """``axon scan``: print one answer per ply; return the exit code."""
+    out = sys.stdout if out is None else out
+    progress = Progress(len(games), err, enabled=not options.quiet)
+    answers = _answers(games, options, progress, vcd=options.vcd)
+    progress.done()
+    plies, repetitions = write_answers(games, answers, out, jsonl=options.jsonl)
+    if not options.jsonl:
+        out.write(f"{len(games)} games, {plies} plies, {repetitions} plies repeat "
+                  f"an earlier position\n")
+    return 0
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    kind:   str
+    answer: PlyAnswer
+    ours:   object
+    theirs: object
+
+
+def _compare(answer, other, fields, kind, ours="golden", theirs="rtl"):
+    found = []
+    for field in fields:
+        mine, yours = getattr(answer.result, field), getattr(other, field)
+        if mine != yours:
+            found.append(Disagreement(f"{ours}/{theirs} {field}", answer, mine, yours))
+    return found
+
+
+_RESULT_FIELDS = ("repetition", "distance", "count", "overflow", "plies_scanned", "stop")
+_ORACLE_FIELDS = ("repetition", "distance", "count")
+
+
+def _show(value):
+    return value.name.lower() if hasattr(value, "name") else json.dumps(value)
+
+
+def verify(games, options, out=None, err=None):
+    """``axon verify``: golden model against RTL and oracle; return the exit code."""
+    out = sys.stdout if out is None else out
+    progress = Progress(len(games), err, enabled=not options.quiet)
+    golden = golden_answers(games, depth=options.depth, rules=options.rules,
+                            chains=options.chains, count_limit=options.count_limit)
+    rtl = None
+    if options.backend == "sim":
+        rtl = rtl_answers(games, depth=options.depth, rules=options.rules,
+                          chains=options.chains, count_limit=options.count_limit,
+                          vcd=options.vcd, progress=progress)
+    progress.done()
+
+    disagreements = []
+    plies = repetitions = overflows = limited = compared = 0
+    for game, game_golden in zip(games, golden):
+        oracle = oracle_answers(game.board, game.moves, count_limit=options.count_limit)
+        for index, answer in enumerate(game_golden):
+            plies += 1
+            repetitions += answer.result.repetition
+            if rtl is not None:
+                hardware = rtl[game.index][index]
+                disagreements += _compare(answer, hardware.result, _RESULT_FIELDS, "rtl")
+                window = answer.window
+                cycles = expected_cycles(game.words[window.base:window.ply + 1], window.top,
+                                         answer.result)
+                if hardware.cycles != cycles:
+                    disagreements.append(Disagreement("rtl cycles", answer, cycles,
+                                                      hardware.cycles))
+            if answer.result.overflow:
+                overflows += 1
+            elif answer.window_limited:
+                limited += 1
+            else:
+                compared += 1
+                disagreements += _compare(answer, oracle[index], _ORACLE_FIELDS, "oracle",
+                                          theirs="oracle")
+
+    backend = "golden model, RTL simulation and oracle" if rtl else "golden model and oracle"
+    out.write(f"axon verify: {backend}; rules {options.rules}, chains {options.chains}, "
+              f"count limit {options.count_limit}, depth {options.depth}\n")
+    out.write(f"games {len(games)}, plies {plies}, repetitions found {repetitions}\n")
+    out.write(f"overflow plies {overflows}, window-limited plies {limited} "
+              f"(not compared with the oracle; {compared} plies compared)\n")
+    if options.rules != "exact":
+        out.write(f"note: the {options.rules} rules have known blind spots; "
+                  f"disagreements with the oracle are expected\n")
+    if not disagreements:
+        out.write("disagreements: none\n")
+        return 0
+    kinds = {}
+    for disagreement in disagreements:
+        kinds[disagreement.kind] = kinds.get(disagreement.kind, 0) + 1
+    out.write(f"disagreements: {len(disagreements)} ("
+              + ", ".join(f"{kind}: {count}" for kind, count in kinds.items()) + ")\n")
+    for disagreement in disagreements[:SHOWN_DISAGREEMENTS]:
+        answer = disagreement.answer
+        game = answer.game
+        ours, theirs = disagreement.kind.split(" ")[0].split("/") \
+            if "/" in disagreement.kind else ("expected", "rtl")
+        out.write(f"  game {game.index}, ply {answer.ply} ({game.move_label(answer.ply)}, "
+                  f"{game.ucis[answer.window.ply]}): {disagreement.kind}: "
+                  f"{ours} {_show(disagreement.ours)}, {theirs} {_show(disagreement.theirs)}\n")
+    if len(disagreements) > SHOWN_DISAGREEMENTS:
+        out.write(f"  ... and {len(disagreements) - SHOWN_DISAGREEMENTS} more\n")
+    return 1
+
+
+def explain(game, ply, options, out=None):
+    """``axon explain``: the query after ``ply`` (1-based) of ``game``, step by step."""
+    out = sys.stdout if out is None else out
+    window = windows(game.words, options.depth)[ply - 1]
+    words = game.words[window.base:ply]
+    probe = perpetual(words, window.top, rules=options.rules, chains=options.chains,
+                      count_limit=options.count_limit)
+    explanation = explain_query(words, window.top, rules=options.rules, chains=options.chains,
+                                count_limit=options.count_limit, order=options.order,
+                                base=window.base,
+                                window_limited=is_window_limited(probe, game.words,
+                                                                 window.base))
+    result = explanation.result
+    out.write(f"{game.label}, ply {ply}: {game.move_label(ply)} ({game.ucis[ply - 1]})\n")
+    out.write(f"rules {options.rules}, chains {options.chains}, count limit "
+              f"{options.count_limit}, order {options.order}"
+              + (f", move list holds plies {window.base + 1}..{ply}" if window.base else "")
+              + "\n")
+    distance = "-" if result.distance is None else result.distance
+    out.write(f"answer: repetition {'yes' if result.repetition else 'no'}, distance {distance}, "
+              f"count {result.count}, plies scanned {result.plies_scanned}, "
+              f"stop {result.stop.name.lower()}\n\n")
+
+    def labels(address):
+        game_ply = window.base + address + 1
+        return game_ply, game.sans[game_ply - 1]
+
+    for line in format_table(explanation, labels):
+        out.write(line + "\n")
+    return 0

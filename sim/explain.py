@@ -1,0 +1,312 @@
+"""``axon explain``: one query, step by step, in the columns of the paper's Table 2.
+
+Table 2 of Vučković and Vidanović (section 5.3) shows the knight swap
+C4A3 D2C4 A3B1 B1D2 with, for every move, the chain list (``LIST_OF_MOVES``),
+the number of unclosed chains and the rule applied. Two orders are offered:
+
+``scan``
+    The hardware order: the words newest-first, as the detector applies
+    them, with the golden model's chains (``from`` is the square in the
+    earlier position, ``to`` the square now).
+
+``paper``
+    The same algebra oldest-first, as Table 2 reads. The window is the last
+    ``distance`` plies if a repetition was found, else the plies the scan
+    applied. It is computed by running the golden model on the *mirrored*
+    window (every word's from and to swapped, the window reversed, at
+    addresses ``0..k-1`` with ``top = k - 1``), so that the chain list grows
+    from the oldest move; every chain is shown with from and to swapped back.
+    The mirrored run has a slot for every ply of the window on each side, so
+    it never overflows where the detector did not.
+
+In both orders the chain-list column lists White's chains, then Black's (the
+golden model keeps one pool of slots per side), and shows the list after the move's
+transition or insertion and before the closing rules of that row (reflection,
+symmetry, link) free any slot, as Table 2 does for B1D2; the next row, or the
+final ``---`` line, shows what is left.
+"""
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from ..hdl.word import PIECE_LETTERS, pack_word, square_name, unpack_word
+from .golden import ChainList, Result, Rules, Stop, perpetual
+
+
+__all__ = ["ExplainRow", "Explanation", "explain_query", "ORDERS", "format_table"]
+
+ORDERS = ("paper", "scan")
+
+
+@dataclass(frozen=True)
+class ExplainRow:
+    """One applied move.
+
+    Members
+    -------
+    address : int
+        Move-list address of the word (in the detector's move list).
+    word : int
+        The move word as stored.
+    move : str
+        The move in the paper's notation, ``C4A3``.
+    chains : tuple of str
+        The chain list after the transition or insertion, ``("N_C4A3", ...)``.
+    unclosed : int
+        ``len(chains)``.
+    rule : str
+        What happened, in the paper's words.
+    found : bool
+        Every chain closed after an even number of plies (scan order only;
+        in paper order the final line says it).
+    """
+    address:  int
+    word:     int
+    move:     str
+    chains:   Tuple[str, ...]
+    unclosed: int
+    rule:     str
+    found:    bool
+
+
+@dataclass(frozen=True)
+class Explanation:
+    order:    str
+    rows:     Tuple[ExplainRow, ...]
+    unclosed: int            # open chains after the last row
+    final:    str            # the last line's text: the verdict or the stop reason
+    result:   Result         # the detector's answer (hardware order)
+
+
+def _mirror(word):
+    from_sq, to_sq, piece, _ = unpack_word(word)
+    return pack_word(to_sq, from_sq, piece)
+
+
+def _squares(from_sq, to_sq):
+    return square_name(from_sq) + square_name(to_sq)
+
+
+def _letter(piece):
+    return PIECE_LETTERS.get(piece, "?")
+
+
+class _View:
+    """How the engine's chains are shown: as they are, or mirrored back."""
+
+    def __init__(self, mirrored):
+        self.mirrored = mirrored
+
+    def chain(self, chain):
+        piece, from_sq, to_sq = chain
+        return (piece, to_sq, from_sq) if self.mirrored else (piece, from_sq, to_sq)
+
+    def column(self, chain):
+        piece, from_sq, to_sq = self.chain(chain)
+        return f"{_letter(piece)}_{_squares(from_sq, to_sq).upper()}"
+
+    def named(self, chain):
+        piece, from_sq, to_sq = self.chain(chain)
+        return f"{_letter(piece)}_{_squares(from_sq, to_sq)}"
+
+    def plain(self, chain):
+        _, from_sq, to_sq = self.chain(chain)
+        return _squares(from_sq, to_sq)
+
+    def pair(self, first, second):
+        """Two chains that compose ``first`` then ``second`` in the engine,
+        listed in reading order (mirroring reverses time)."""
+        return (second, first) if self.mirrored else (first, second)
+
+
+def _first(slots, predicate, exclude=None):
+    for index, slot in enumerate(slots):
+        if slot is not None and index != exclude and predicate(slot):
+            return index
+    return None
+
+
+def _stage(before, piece, from_sq, to_sq, rule, rules, view):
+    """The list after the transition or insertion, and the rule text.
+
+    ``before`` is the slot list before the move and ``rule`` what the golden
+    :class:`ChainList` reported; this re-derives which chains took part.
+    """
+    def same_piece(slot):
+        return rules is Rules.CPW or slot[0] == piece
+
+    staged = [None if slot is None else list(slot) for slot in before]
+    move = (piece, from_sq, to_sq)
+    parts = []
+    if rule == "reflection":
+        # A word that moves nothing (from == to) closes at once.
+        parts.append(f"Rule of reflection applied ({view.named(move)})")
+        return staged, parts
+    if rule.startswith("transition"):
+        updated = _first(before, lambda slot: same_piece(slot) and slot[1] == to_sq)
+        old = before[updated]
+        staged[updated] = [old[0], from_sq, old[2]]
+        first, second = view.pair(move, tuple(old))
+        parts.append(f"Transition ({view.plain(first)} and {view.plain(second)})")
+    else:
+        updated = next((index for index, slot in enumerate(staged) if slot is None), None)
+        if updated is None:
+            # Only an insert that links at once needs no slot of its own.
+            staged.append(None)
+            updated = len(staged) - 1
+        staged[updated] = list(move)
+        parts.append("Insert")
+    chain = tuple(staged[updated])
+    chain_piece, chain_from, chain_to = chain
+    if "symmetry" in rule:
+        partner = _first(staged, lambda slot: slot[0] == chain_piece and slot[1] == chain_to
+                         and slot[2] == chain_from, exclude=updated)
+        parts.append(f"Rule of symmetry applied ({view.named(chain)} and "
+                     f"{view.named(tuple(staged[partner]))})")
+    elif "link" in rule:
+        partner = _first(staged, lambda slot: slot[0] == chain_piece and slot[2] == chain_from,
+                         exclude=updated)
+        partner_chain = tuple(staged[partner])
+        joined = (chain_piece, partner_chain[1], chain_to)
+        first, second = view.pair(partner_chain, chain)
+        parts.append(f"Link ({view.named(first)} and {view.named(second)}) "
+                     f"gives {view.named(joined)}")
+        if rule.endswith("reflection"):
+            parts.append(f"Rule of reflection applied ({view.named(joined)})")
+    elif rule.endswith("reflection"):
+        parts.append(f"Rule of reflection applied ({view.named(chain)})")
+    return staged, parts
+
+
+def _rule_text(parts):
+    # Table 2: "Insert", but "Transition (...). Rule of symmetry applied (...)."
+    return parts[0] if len(parts) == 1 else ". ".join(parts) + "."
+
+
+def _replay(words, addresses, rules, chains, view, steps):
+    """Apply ``words[address]`` for each address with the golden chain list,
+    checking every step against the golden model's own ``steps``."""
+    chain_list = ChainList(chains, rules)
+    rows = []
+    for address, step in zip(addresses, steps):
+        word = words[address]
+        from_sq, to_sq, piece, _ = unpack_word(word)
+        # The golden list keeps one pool of slots per side (one for ``cpw``).
+        pool = chain_list.pools.index(chain_list._pool(piece))
+        before = [[None if slot is None else list(slot) for slot in each.slots]
+                  for each in chain_list.pools]
+        rule = chain_list.apply(piece, from_sq, to_sq)
+        if rule != step.rule or chain_list.snapshot() != step.chains:
+            raise RuntimeError(f"explain replay diverged from the golden model at "
+                               f"address {address}: {rule} {chain_list.snapshot()} vs {step}")
+        before[pool], parts = _stage(before[pool], piece, from_sq, to_sq, rule, rules, view)
+        staged = [slot for each in before for slot in each]
+        shown = tuple(view.column(tuple(slot)) for slot in staged if slot is not None)
+        if step.found and not view.mirrored:
+            parts.append(f"All chains closed after {len(rows) + 1} plies: equal position")
+        mover = view.chain((piece, from_sq, to_sq))
+        rows.append(ExplainRow(address=address, word=word,
+                               move=_squares(mover[1], mover[2]).upper(),
+                               chains=shown, unclosed=len(shown),
+                               rule=_rule_text(parts), found=step.found))
+    return rows, len(chain_list.snapshot())
+
+
+def _stop_text(result, words, top, chains, count_limit, window_limited, ply_of, rules):
+    address = top - result.plies_scanned
+    if result.stop is Stop.BARRIER:
+        word = words[address]
+        return (f"Irreversible move {_describe_word(word)} at ply {ply_of(address)}: "
+                f"the scan stops")
+    if result.stop is Stop.BOTTOM:
+        if window_limited:
+            return ("Bottom of the move list, which does not hold the older plies "
+                    "(window-limited: an older repetition may be missed)")
+        return "Bottom of the move list: the scan stops"
+    if result.stop is Stop.LIMIT:
+        return f"Count limit {count_limit} reached: the scan stops"
+    word = words[address]
+    def plural(count):
+        return f"{count} slot{'s' if count != 1 else ''}"
+    slots = plural(chains) if rules is Rules.CPW else f"{plural(chains // 2)} a side"
+    return (f"Chain list overflow: no free slot ({slots}) for "
+            f"{_describe_word(word)} at ply {ply_of(address)} (the answer may miss "
+            f"a repetition)")
+
+
+def _describe_word(word):
+    from_sq, to_sq, piece, _ = unpack_word(word)
+    return f"{_letter(piece)}_{_squares(from_sq, to_sq).upper()}"
+
+
+def explain_query(words, top, *, rules="exact", chains=24, count_limit=4, order="paper",
+                  base=0, window_limited=False):
+    """Explain the query at ``top`` of the move list ``words``.
+
+    ``base`` is the game index of address 0 (see :mod:`axon.sim.history`), used
+    only to number plies; ``window_limited`` only changes the wording of a
+    ``bottom`` stop. Returns an :class:`Explanation`.
+    """
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
+    steps = []
+    result = perpetual(words, top, rules=rules, chains=chains, count_limit=count_limit,
+                       steps=steps)
+    rules = Rules(rules)
+
+    def ply_of(address):
+        return base + address + 1
+
+    stop = _stop_text(result, words, top, chains, count_limit, window_limited, ply_of, rules)
+    if order == "scan":
+        addresses = [step.address for step in steps]
+        rows, unclosed = _replay(words, addresses, rules, chains, _View(False), steps)
+        if result.repetition:
+            nearest = f"nearest {result.distance} plies back"
+            final = (f"Repetition detected ({result.count} equal position"
+                     f"{'s' if result.count != 1 else ''}, {nearest}). {stop}.")
+        else:
+            final = f"No repetition. {stop}."
+        return Explanation(order, tuple(rows), unclosed, final, result)
+
+    length = result.distance if result.repetition else result.plies_scanned
+    window = list(range(top - length + 1, top + 1))        # oldest first
+    mirrored = [_mirror(words[address]) for address in reversed(window)]
+    mirrored_steps = []
+    # Enough slots for every word of the window in each side's pool.
+    slots = max(chains, 2 * len(mirrored))
+    if mirrored:
+        perpetual(mirrored, len(mirrored) - 1, rules=rules.value, chains=slots,
+                  count_limit=len(mirrored) + 1, steps=mirrored_steps)
+    rows, unclosed = _replay(mirrored, list(reversed(range(len(mirrored)))), rules,
+                             slots, _View(True), mirrored_steps)
+    # Number the rows by the real move list, not the mirrored one.
+    rows = [ExplainRow(address=address, word=words[address], move=row.move,
+                       chains=row.chains, unclosed=row.unclosed, rule=row.rule,
+                       found=row.found)
+            for address, row in zip(window, rows)]
+    if result.repetition:
+        final = "Repetition detected."
+    else:
+        final = f"No repetition. {stop}."
+    return Explanation(order, tuple(rows), unclosed, final, result)
+
+
+def format_table(explanation, labels=None):
+    """The explanation as text lines, columns at least two spaces apart.
+
+    ``labels`` maps a row's address to ``(ply, san)`` for the first columns.
+    """
+    header = ("Ply", "SAN", "Move", "LIST_OF_MOVES", "UnClosed_chains", "Rule applied")
+    table = [header]
+    for row in explanation.rows:
+        ply, san = labels(row.address) if labels else ("", "")
+        table.append((str(ply), san, row.move, " ".join(row.chains) or "-",
+                      str(row.unclosed), row.rule))
+    table.append(("", "", "---", "---", str(explanation.unclosed), explanation.final))
+    widths = [max(len(line[column]) for line in table) for column in range(len(header) - 1)]
+    lines = []
+    for line in table:
+        cells = [cell.ljust(width) for cell, width in zip(line, widths)] + [line[-1]]
+        lines.append("  ".join(cells).rstrip())
+    return lines

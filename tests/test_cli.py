@@ -1,0 +1,459 @@
+# amaranth: UnusedElaboratable=no
+"""The ``axon`` command line: scan, verify, explain, and every way input can be bad."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from importlib import resources
+
+import chess
+import pytest
+
+from axon.hdl.word import pack_word
+from axon.sim import commands
+from axon.sim.cli import main
+from axon.sim.explain import explain_query, format_table
+from axon.sim.golden import Result, Stop, perpetual
+from axon.sim.history import is_window_limited, window_segments, windows
+from axon.sim.oracle import oracle_answers
+
+
+DATA = resources.files("axon.sim") / "data"
+FIGURE1 = str(DATA / "paper_figure1.pgn")
+FIGURE5 = str(DATA / "paper_figure5.pgn")
+DIEP = str(DATA / "diep_axon.pgn")
+TRAPS = str(DATA / "traps.pgn")
+
+KEYS = ["game", "ply", "move", "repetition", "distance", "count", "overflow",
+        "plies_scanned", "stop", "cycles", "fifty_move"]
+
+# Table 2 of the paper, the four knight rows: move, LIST_OF_MOVES, UnClosed_chains, rule.
+TABLE2 = [
+    ("C4A3", "N_C4A3", "1", "Insert"),
+    ("D2C4", "N_C4A3 N_D2C4", "2", "Insert"),
+    ("A3B1", "N_C4B1 N_D2C4", "2", "Transition (c4a3 and a3b1)"),
+    ("B1D2", "N_C4D2 N_D2C4", "2",
+     "Transition (c4b1 and b1d2). Rule of symmetry applied (N_c4d2 and N_d2c4)."),
+]
+
+
+def run(capsys, *argv):
+    code = main([str(arg) for arg in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def jsonl(out):
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def write_pgn(tmp_path, text, name="games.pgn"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def pgn_game(moves, fen=None, event="?"):
+    headers = f'[Event "{event}"]\n'
+    if fen:
+        headers += f'[SetUp "1"]\n[FEN "{fen}"]\n'
+    return f"{headers}\n{moves} *\n\n"
+
+
+# --- scan -------------------------------------------------------------------
+
+def test_scan_jsonl_schema_and_answers(capsys):
+    code, out, err = run(capsys, "scan", FIGURE1, "--jsonl")
+    assert code == 0 and err == ""
+    records = jsonl(out)
+    assert len(records) == 17 + 5
+    for record in records:
+        assert list(record) == KEYS
+        assert record["stop"] in ("barrier", "bottom", "limit", "overflow")
+        assert record["cycles"] is None
+        assert isinstance(record["fifty_move"], bool)
+        assert (record["distance"] is None) == (not record["repetition"])
+    # The oracle, which compares whole positions, is the independent reference.
+    from axon.sim.games import load_games
+    for game in load_games(FIGURE1):
+        oracle = oracle_answers(game.board, game.moves)
+        mine = [record for record in records if record["game"] == game.index]
+        assert [record["ply"] for record in mine] == list(range(1, len(game.moves) + 1))
+        assert [record["move"] for record in mine] == game.ucis
+        assert [(r["repetition"], r["distance"], r["count"]) for r in mine] == \
+               [(o.repetition, o.distance, o.count) for o in oracle]
+    # Section 4: the position after 1. Qh6+ recurs at plies 9 and 17.
+    assert records[16]["count"] == 2 and records[16]["distance"] == 8
+
+
+def test_scan_golden_and_sim_agree(capsys):
+    golden_code, golden_out, _ = run(capsys, "scan", FIGURE5, "--jsonl")
+    sim_code, sim_out, _ = run(capsys, "scan", FIGURE5, "--jsonl", "--backend", "sim")
+    assert golden_code == sim_code == 0
+    golden, sim = jsonl(golden_out), jsonl(sim_out)
+    assert len(sim) == 24
+    assert all(isinstance(record["cycles"], int) for record in sim)
+    for record in sim:
+        record["cycles"] = None
+    assert sim == golden
+
+
+def test_scan_table(capsys):
+    code, out, err = run(capsys, "scan", FIGURE5)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["game", "ply", "move", "rep", "dist", "count", "scanned",
+                                "stop", "cycles", "50-move"]
+    assert len(lines) == 1 + 24 + 1
+    assert lines[1].split() == ["0", "1", "1.", "Na3", "c4a3", "-", "-", "0", "1", "bottom",
+                                "-", "-"]
+    assert lines[8].split() == ["0", "8", "4...", "Kh8", "g8h8", "yes", "8", "1", "8",
+                                "bottom", "-", "-"]
+    assert lines[-1] == "3 games, 24 plies, 3 plies repeat an earlier position"
+    assert err == ""      # three games: no progress
+
+
+def test_scan_options(capsys):
+    # Count limit 1 stops at the first equal position.
+    _, out, _ = run(capsys, "scan", FIGURE1, "--jsonl", "--count-limit", "1")
+    assert jsonl(out)[8]["stop"] == "limit" and jsonl(out)[8]["plies_scanned"] == 8
+    # Count limit 0 stops before reading anything.
+    _, out, _ = run(capsys, "scan", FIGURE1, "--jsonl", "--count-limit", "0")
+    assert {(r["stop"], r["plies_scanned"]) for r in jsonl(out)} == {("limit", 0)}
+    # One slot a side: the knights overflow it.
+    _, out, _ = run(capsys, "scan", FIGURE5, "--jsonl", "--chains", "2")
+    overflow = [r for r in jsonl(out) if r["overflow"]]
+    assert overflow and all(r["stop"] == "overflow" for r in overflow)
+    # The paper's rules miss the three-knight rotation (game 1), exact finds it.
+    for rules, found in (("paper", False), ("exact", True), ("cpw", False)):
+        _, out, _ = run(capsys, "scan", FIGURE5, "--jsonl", "--rules", rules)
+        assert jsonl(out)[15]["repetition"] is found, rules
+    # cpw may use an odd chain count (one shared pool).
+    code, _, _ = run(capsys, "scan", FIGURE5, "--rules", "cpw", "--chains", "3")
+    assert code == 0
+
+
+def test_fifty_move_and_mate(tmp_path, capsys):
+    fen = "7k/8/6K1/8/8/8/8/R7 w - - 99 80"
+    path = write_pgn(tmp_path, pgn_game("80. Ra7", fen) + pgn_game("80. Ra8#", fen))
+    _, out, _ = run(capsys, "scan", path, "--jsonl")
+    quiet, mate = jsonl(out)
+    assert quiet["fifty_move"] is True
+    # Mate on the hundredth halfmove: the game is won, not a fifty-move draw.
+    assert mate["fifty_move"] is False
+
+
+def test_progress(tmp_path, capsys):
+    path = write_pgn(tmp_path, "".join(pgn_game("1. Nf3 Nf6 2. Ng1 Ng8") for _ in range(12)))
+    code, out, err = run(capsys, "scan", path, "--jsonl")
+    assert code == 0 and len(jsonl(out)) == 48
+    assert err == "game 11/12\n"
+    _, _, err = run(capsys, "scan", path, "--jsonl", "--quiet")
+    assert err == ""
+
+    class Terminal:
+        text = ""
+        def isatty(self):
+            return True
+        def write(self, text):
+            self.text += text
+        def flush(self):
+            pass
+
+    terminal = Terminal()
+    progress = commands.Progress(40, terminal)
+    progress.update(2, 120)
+    progress.done()
+    assert terminal.text.startswith("\rgame 3/40, ply 120")
+    assert terminal.text.endswith("\r")
+
+
+# --- history: the sliding window -----------------------------------------------
+
+def _word(barrier=False):
+    return pack_word(chess.G1, chess.F3, 2, barrier=barrier)
+
+
+def test_window_rule():
+    # No barrier: the window slides ply by ply once the list is full.
+    words = [_word()] * 7
+    assert [(w.base, w.top) for w in windows(words, 4)] == \
+           [(0, 0), (0, 1), (0, 2), (0, 3), (1, 3), (2, 3), (3, 3)]
+    # A barrier at index 2 becomes address 0 when ply 5 does not fit ...
+    words = [_word(), _word(), _word(True), _word(), _word(), _word(), _word()]
+    assert [w.base for w in windows(words, 4)] == [0, 0, 0, 0, 2, 2, 3]
+    # ... until even that window is too long.
+    segments = window_segments(words, 4)
+    assert [(base, len(seg_words), [w.ply for w in plies])
+            for base, seg_words, plies in segments] == \
+           [(0, 4, [0, 1, 2, 3]), (2, 4, [4, 5]), (3, 4, [6])]
+    bottom = Result(False, None, 0, False, 4, Stop.BOTTOM)
+    assert is_window_limited(bottom, words, 3)
+    assert not is_window_limited(bottom, words, 0)
+    assert not is_window_limited(bottom, words, 2)      # the barrier is address 0
+    with pytest.raises(ValueError, match="depth must be a positive integer"):
+        windows(words, 0)
+
+
+def test_window_backends_agree(capsys):
+    # DIEP-AXON ends in a long reversible run: depth 8 cuts it.
+    _, golden, _ = run(capsys, "scan", DIEP, "--jsonl", "--depth", "8")
+    _, sim, _ = run(capsys, "scan", DIEP, "--jsonl", "--depth", "8", "--backend", "sim")
+    golden, sim = jsonl(golden), jsonl(sim)
+    for record in sim:
+        record["cycles"] = None
+    assert sim == golden
+    assert max(record["plies_scanned"] for record in golden) == 8
+    code, out, _ = run(capsys, "verify", DIEP, "--depth", "8")
+    assert code == 0
+    assert re.search(r"window-limited plies ([1-9]\d*)", out)
+
+
+# --- verify -----------------------------------------------------------------
+
+def test_verify_agrees(capsys):
+    code, out, err = run(capsys, "verify", FIGURE5)
+    assert code == 0
+    assert "games 3, plies 24, repetitions found 3" in out
+    assert "overflow plies 0, window-limited plies 0" in out
+    assert out.rstrip().endswith("disagreements: none")
+    code, out, _ = run(capsys, "verify", TRAPS, "--backend", "golden")
+    assert code == 0 and "disagreements: none" in out
+
+
+def _lying(monkeypatch):
+    real = perpetual
+
+    def lie(words, top, **kwargs):
+        result = real(words, top, **kwargs)
+        if top == 7:
+            # Ply 8 of each game: claim there is no repetition.
+            return Result(False, None, 0, result.overflow, result.plies_scanned, result.stop)
+        return result
+
+    monkeypatch.setattr(commands, "perpetual", lie)
+
+
+def test_verify_catches_a_lying_golden_model(monkeypatch, capsys):
+    _lying(monkeypatch)
+    code, out, _ = run(capsys, "verify", FIGURE5, "--backend", "golden")
+    assert code == 1
+    assert "golden/oracle repetition: 3" in out
+    assert "game 0, ply 8 (4... Kh8, g8h8): golden/oracle repetition: golden false, " \
+           "oracle true" in out
+    code, out, _ = run(capsys, "verify", FIGURE5)
+    assert code == 1
+    assert "golden/rtl repetition: 3" in out and "golden/rtl distance: 3" in out
+
+
+def test_verify_paper_rules_report_blind_spots(capsys):
+    code, out, _ = run(capsys, "verify", FIGURE5, "--rules", "paper", "--backend", "golden")
+    assert code == 1
+    assert "known blind spots" in out
+    assert "game 1, ply 8" in out
+
+
+def test_verify_help_says_exact(capsys):
+    code, out, _ = run(capsys, "verify", "--help")
+    assert code == 0
+    assert "verify is meant for --rules exact" in out
+
+
+# --- explain ------------------------------------------------------------------
+
+def _split(line):
+    return re.split(r"\s{2,}", line.strip())
+
+
+def test_explain_reproduces_table2():
+    # The paper's four knight moves alone, oldest first.
+    words = [pack_word(chess.C4, chess.A3, 2), pack_word(chess.D2, chess.C4, 2),
+             pack_word(chess.A3, chess.B1, 2), pack_word(chess.B1, chess.D2, 2)]
+    explanation = explain_query(words, 3, rules="paper", order="paper")
+    rows = [(row.move, " ".join(row.chains), str(row.unclosed), row.rule)
+            for row in explanation.rows]
+    assert rows == TABLE2
+    lines = format_table(explanation)
+    assert _split(lines[-1]) == ["---", "---", "0", "Repetition detected."]
+    assert [tuple(_split(line)) for line in lines[1:-1]] == TABLE2
+
+
+def test_explain_command_on_figure5(capsys):
+    code, out, err = run(capsys, "explain", FIGURE5, "--game", 0, "--ply", 8,
+                         "--rules", "paper")
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    header = lines.index(next(line for line in lines if line.startswith("Ply")))
+    table = [_split(line) for line in lines[header + 1:]]
+    knights = [row for row in table if row[1].startswith("N")]
+    # The knight rows, with the king's chains left out, are Table 2.
+    assert [(row[2], " ".join(c for c in row[3].split() if c.startswith("N_")), row[5])
+            for row in knights] == [(move, chains, rule) for move, chains, _, rule in TABLE2]
+    # The unclosed count includes the black king's chain where one is open.
+    assert [row[4] for row in knights] == ["1", "3", "2", "3"]
+    assert table[-1] == ["---", "---", "0", "Repetition detected."]
+    assert "answer: repetition yes, distance 8, count 1" in out
+
+
+def test_explain_scan_order_follows_the_golden_steps(capsys):
+    code, out, _ = run(capsys, "explain", DIEP, "--game", 0, "--ply", 98, "--order", "scan")
+    assert code == 0
+    lines = out.splitlines()
+    table = [_split(line) for line in lines[lines.index(next(
+        line for line in lines if line.startswith("Ply"))) + 1:]]
+    from axon.sim.games import load_games
+    game = load_games(DIEP)[0]
+    steps = []
+    result = perpetual(game.words, 97, steps=steps)
+    assert [int(row[0]) for row in table[:-1]] == [step.address + 1 for step in steps]
+    assert len(table) - 1 == result.plies_scanned == 17
+    assert table[-1][:3] == ["---", "---", "2"]
+    assert "Repetition detected (2 equal positions, nearest 4 plies back)" in table[-1][3]
+    assert "Irreversible move K_G3G4 at ply 81" in table[-1][3]
+
+
+def test_explain_without_repetition(capsys):
+    code, out, _ = run(capsys, "explain", FIGURE5, "--game", 1, "--ply", 8,
+                       "--rules", "paper")
+    assert code == 0
+    last = _split(out.splitlines()[-1])
+    assert last[:2] == ["---", "---"] and last[2] != "0"
+    assert last[3].startswith("No repetition. Bottom of the move list")
+
+
+# --- bad input ------------------------------------------------------------------
+
+BAD_PGN = {
+    "illegal": (pgn_game("1. e4 e5") + pgn_game("1. e4 e5 2. Ke3 Nc6"),
+                r"game 1, ply 3: illegal move.*Ke3"),
+    "variation": (pgn_game("1. e4 e5 (1... Ke7 2. Nf3) 2. Nf3"),
+                  r"game 0, ply 2 \(in a variation\): illegal move.*Ke7"),
+    "bad fen": (pgn_game("1. e4", fen="8/8/8/ w - - 0 1"), r"game 0: bad FEN '8/8/8/ w"),
+    "no kings": (pgn_game("1. Kb1", fen="8/8/8/8/8/8/8/K7 w - - 0 1"),
+                 r"game 0: bad FEN .*no black king"),
+    "not pgn": ("hello world ))) ((\n", r"game 0: no PGN tags or moves found"),
+    "empty": ("\n\n", r"no games found"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_PGN)
+def test_bad_pgn(case, tmp_path, capsys):
+    text, message = BAD_PGN[case]
+    path = write_pgn(tmp_path, text)
+    for command in ("scan", "verify", "explain"):
+        extra = ["--game", "0", "--ply", "1"] if command == "explain" else []
+        code, out, err = run(capsys, command, path, *extra)
+        assert code == 2
+        assert out == ""
+        assert len(err.splitlines()) == 1 and "Traceback" not in err
+        assert re.search(message, err), err
+        assert str(path) in err
+
+
+def test_bad_files(tmp_path, capsys):
+    code, _, err = run(capsys, "scan", tmp_path / "missing.pgn")
+    assert code == 2 and "missing.pgn: cannot read" in err and len(err.splitlines()) == 1
+    binary = tmp_path / "binary.pgn"
+    binary.write_bytes(b"\x00\x01\x02PK\x03\x04")
+    code, _, err = run(capsys, "scan", binary)
+    assert code == 2 and "unreadable PGN" in err
+
+
+BAD_OPTIONS = [
+    (["scan", FIGURE5, "--chains", "0"], "--chains must be a positive integer, not 0"),
+    (["scan", FIGURE5, "--chains", "5"], "--chains must be even for the exact rules"),
+    (["scan", FIGURE5, "--count-limit", "16"], "--count-limit must be in 0..15, not 16"),
+    (["scan", FIGURE5, "--count-limit", "-1"], "--count-limit must be in 0..15, not -1"),
+    (["scan", FIGURE5, "--depth", "7"], "--depth must be an even number"),
+    (["scan", FIGURE5, "--backend", "sim", "--rules", "cpw"],
+     "--rules cpw is golden-only; the sim backend supports exact and paper"),
+    (["verify", FIGURE5, "--rules", "cpw"], "--rules cpw is golden-only"),
+    (["scan", FIGURE5, "--vcd", "x.vcd"], "--vcd needs --backend sim"),
+    (["explain", FIGURE5, "--game", "3", "--ply", "1"],
+     "--game 3 is out of range: the file has 3 games (0..2)"),
+    (["explain", FIGURE5, "--game", "-1", "--ply", "1"], "--game -1 is out of range"),
+    (["explain", FIGURE5, "--game", "2", "--ply", "9"],
+     'game 2 ("Rook swap"): --ply 9 is out of range (1..8)'),
+    (["explain", FIGURE5, "--game", "2", "--ply", "0"], "--ply 0 is out of range (1..8)"),
+]
+
+
+@pytest.mark.parametrize("argv, message", BAD_OPTIONS)
+def test_bad_options(argv, message, capsys):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert message in err
+
+
+def test_explain_game_without_moves(tmp_path, capsys):
+    path = write_pgn(tmp_path, pgn_game("", event="Empty"))
+    code, _, err = run(capsys, "explain", path, "--game", 0, "--ply", 1)
+    assert code == 2 and 'game 0 ("Empty") has no moves to explain' in err
+    code, out, _ = run(capsys, "scan", path)
+    assert code == 0 and out.splitlines()[-1] == "1 games, 0 plies, 0 plies repeat an " \
+                                                 "earlier position"
+
+
+def test_no_command(capsys):
+    code, _, err = run(capsys)
+    assert code == 2 and "scan" in err
+
+
+# --- the installed script ---------------------------------------------------------
+
+def _script():
+    script = os.path.join(os.path.dirname(sys.executable), "axon")
+    if not os.path.exists(script):
+        pytest.skip("the axon console script is not installed next to this python")
+    return script
+
+
+def test_installed_script():
+    script = _script()
+    done = subprocess.run([script, "scan", FIGURE5, "--jsonl"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.splitlines()) == 24
+    done = subprocess.run([script, "scan", FIGURE5, "--count-limit", "99"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr == "axon scan: error: --count-limit must be in 0..15, not 99\n"
+
+
+def test_explain_every_ply_of_the_examples():
+    # The replay checks itself against the golden model's steps at every row;
+    # here every ply of the example files, in both orders and all rules.
+    from axon.sim.games import load_games
+    for path in (TRAPS, DIEP, FIGURE5):
+        for game in load_games(path):
+            for top in range(len(game.words)):
+                for rules in ("exact", "paper", "cpw"):
+                    steps = []
+                    result = perpetual(game.words, top, rules=rules, steps=steps)
+                    scan = explain_query(game.words, top, rules=rules, order="scan")
+                    assert [row.address for row in scan.rows] == \
+                           [step.address for step in steps]
+                    assert scan.unclosed == len(steps[-1].chains if steps else ())
+                    paper = explain_query(game.words, top, rules=rules, order="paper")
+                    expected = result.distance if result.repetition else result.plies_scanned
+                    assert len(paper.rows) == expected
+                    assert [row.address for row in paper.rows] == \
+                           list(range(top - expected + 1, top + 1))
+                    if result.repetition:
+                        assert paper.unclosed == 0 and paper.final == "Repetition detected."
+
+
+def test_explain_stop_reasons(capsys):
+    _, out, _ = run(capsys, "explain", FIGURE5, "--game", 0, "--ply", 5, "--chains", 2)
+    assert out.splitlines()[-1].endswith(
+        "No repetition. Chain list overflow: no free slot (1 slot a side) for N_D2C4 at "
+        "ply 3 (the answer may miss a repetition).")
+    _, out, _ = run(capsys, "explain", DIEP, "--game", 0, "--ply", 93, "--depth", 8)
+    assert "move list holds plies 86..93" in out
+    assert "(window-limited: an older repetition may be missed)" in out.splitlines()[-1]
+    _, out, _ = run(capsys, "explain", DIEP, "--game", 0, "--ply", 1, "--count-limit", 0)
+    assert out.splitlines()[-1].split("  ")[-1] == \
+           "No repetition. Count limit 0 reached: the scan stops."

@@ -1,0 +1,358 @@
+# amaranth: UnusedElaboratable=no
+"""The host link, end to end through the UART pins of the simulated board.
+
+Every answer is checked against an independent reference: the golden model
+for queries, a Python list for the move list.
+"""
+
+import glob
+import os
+import random
+
+import pytest
+from amaranth.hdl import *
+from amaranth.sim import Simulator
+from hypothesis import assume, given, settings, strategies as st
+
+import axon.sim
+from axon.boards import protocol
+from axon.boards.host import Board, LinkError, SimTransport, open_transport
+from axon.boards.link import crc8_update
+from axon.boards.protocol import (Command, ErrorCode, ERROR_RESPONSE, RESPONSE_FLAG,
+                                  FrameDecoder, crc8, encode_frame)
+from axon.sim.games import load_games
+from axon.sim.generate import game_corpus
+from axon.sim.encode import encode_moves
+from axon.sim.golden import perpetual
+from axon.sim.history import window_segments
+from axon.sim.rtl import expected_cycles
+
+
+DATA = os.path.join(os.path.dirname(axon.sim.__file__), "data")
+
+
+# --- protocol, host side ------------------------------------------------------
+
+def test_crc8_check_value():
+    # The catalogued check value of CRC-8/SMBUS.
+    assert crc8(b"123456789") == 0xF4
+
+
+def test_crc8_gateware_matches_host():
+    crc, byte, out = Signal(8), Signal(8), Signal(8)
+    m = Module()
+    m.d.comb += out.eq(crc8_update(crc, byte))
+    rng = random.Random(1)
+    cases = [(rng.randrange(256), rng.randrange(256)) for _ in range(300)]
+
+    async def bench(ctx):
+        for start, value in cases:
+            ctx.set(crc, start)
+            ctx.set(byte, value)
+            assert ctx.get(out) == crc8(bytes([value]), start)
+
+    sim = Simulator(m)
+    sim.add_testbench(bench)
+    sim.run()
+
+
+def test_frame_decoder_resynchronises():
+    frame = encode_frame(Command.QUERY, b"\x01\x00\x04")
+    noise = bytes([0x00, 0xa5, 0x01, 0x02, 0x33, 0x00])      # a marker with a bad CRC
+    decoder = FrameDecoder()
+    frames = []
+    for byte in noise + frame + frame:
+        frames += decoder.feed(bytes([byte]))
+    assert frames == [protocol.Frame(Command.QUERY, b"\x01\x00\x04")] * 2
+
+
+def test_request_checks():
+    with pytest.raises(ValueError, match=r"word count must be an integer in 1..84, not 85"):
+        protocol.write_request(0, [0] * 85)
+    with pytest.raises(ValueError, match=r"move word must be a 17-bit integer"):
+        protocol.write_request(0, [1 << 17])
+    with pytest.raises(ValueError, match=r"unknown transport"):
+        open_transport("tcp://localhost:1")
+    with pytest.raises(ValueError, match=r"unknown sim:// option 'chain'"):
+        open_transport("sim://?chain=3")
+    with pytest.raises(ValueError, match=r"unknown board 'icebraker'"):
+        open_transport("sim://icebraker")
+
+
+# --- end to end: games through the UART pins -----------------------------------
+
+@pytest.fixture(scope="module")
+def board24():
+    """The default board (24 chains, exact rules, depth 256) in simulation."""
+    return Board(open_transport("sim://"))
+
+
+def _check_games(board, records, *, depth, rules="exact", chains=24, count_limit=4):
+    queries = 0
+    for record in records:
+        for segment, (base, words, plies) in enumerate(window_segments(record.words, depth)):
+            board.write_moves(0, words)
+            if segment == 0:
+                assert board.read_moves(0, len(words)) == words
+            for window in plies:
+                result, cycles = board.query(window.top, count_limit)
+                expected = perpetual(words, window.top, rules=rules, chains=chains,
+                                     count_limit=count_limit)
+                assert result == expected, (record.label, window)
+                # The detector's own clock count, as the RTL harness predicts it.
+                assert cycles == expected_cycles(words, window.top, expected)
+                queries += 1
+    return queries
+
+
+def test_identify(board24):
+    identity = board24.identify()
+    assert identity == protocol.Identity(version=protocol.PROTOCOL_VERSION, rules="exact",
+                                         chains=24, depth=256, max_words=84)
+
+
+def test_bundled_games_short(board24):
+    records = []
+    for name in ("paper_figure1.pgn", "paper_figure5.pgn"):
+        records += load_games(os.path.join(DATA, name))
+    assert _check_games(board24, records, depth=256) > 30
+
+
+@pytest.mark.slow
+def test_bundled_games_all(board24):
+    records = []
+    for path in sorted(glob.glob(os.path.join(DATA, "*.pgn"))):
+        records += load_games(path)
+    assert _check_games(board24, records, depth=256) > 100
+
+
+def test_small_board_paper_rules():
+    # Four chains overflow often; a depth of 32 makes games slide their window.
+    board = Board(open_transport("sim://icebreaker?chains=4&rules=paper&depth=32"))
+    assert board.identify().chains == 4
+
+    class Record:
+        label = "random game"
+
+    records = []
+    for start, moves in game_corpus(2, seed=7):
+        record = Record()
+        record.words = encode_moves(start, moves)[:36]
+        records.append(record)
+    assert _check_games(board, records, depth=32, rules="paper", chains=4, count_limit=2) > 30
+
+
+def test_reset_keeps_move_list(board24):
+    words = [0x1234, 0x0abc, 0x1ffff, 0x00042]
+    board24.write_moves(10, words)
+    board24.query(12, 4)
+    board24.reset()
+    assert board24.read_moves(10, 4) == words
+    # The scanner works after the reset.
+    result, cycles = board24.query(11, 4)
+    full = [0] * 10 + words
+    assert result == perpetual(full, 11, chains=24)
+
+
+def test_long_write_and_read_split_into_frames(board24):
+    rng = random.Random(3)
+    words = [rng.randrange(1 << 16) for _ in range(100)]   # no barriers
+    board24.write_moves(156, words)
+    assert board24.read_moves(156, 100) == words
+
+
+# --- link fuzz -------------------------------------------------------------------
+
+FUZZ_DEPTH = 16
+FUZZ_CHAINS = 4
+
+
+class FuzzBench:
+    """A small board and the host's view of its move list."""
+
+    def __init__(self):
+        self.transport = SimTransport(depth=FUZZ_DEPTH, chains=FUZZ_CHAINS, rules="exact",
+                                      timeout_bits=32)
+        self.board = Board(self.transport)
+
+    def exchange(self, data):
+        """Send ``data``, stay silent past the inter-byte timeout; return the answers."""
+        self.transport.write(data)
+        self.transport.idle(self.transport.timeout_clocks + 8)
+        answer = self.transport.read(1 << 16)
+        return FrameDecoder().feed(answer)
+
+
+@pytest.fixture(scope="module")
+def fuzz_bench():
+    return FuzzBench()
+
+
+addresses = st.integers(0, FUZZ_DEPTH - 1)
+move_words = st.integers(0, (1 << 17) - 1)
+
+
+@st.composite
+def valid_requests(draw):
+    kind = draw(st.sampled_from(["identify", "write", "read", "query", "reset"]))
+    if kind == "write":
+        address = draw(addresses)
+        words = draw(st.lists(move_words, min_size=1, max_size=FUZZ_DEPTH - address))
+        return kind, (address, words), protocol.write_request(address, words)
+    if kind == "read":
+        address = draw(addresses)
+        count = draw(st.integers(1, FUZZ_DEPTH - address))
+        return kind, (address, count), protocol.read_request(address, count)
+    if kind == "query":
+        top, limit = draw(addresses), draw(st.integers(0, 15))
+        return kind, (top, limit), protocol.query_request(top, limit)
+    if kind == "identify":
+        return kind, (), protocol.identify_request()
+    return kind, (), protocol.reset_request()
+
+
+@st.composite
+def rejected_requests(draw):
+    """Frames with a correct CRC that the board must refuse with one error code."""
+    kind = draw(st.sampled_from(["unknown", "length", "address", "top", "argument"]))
+    if kind == "unknown":
+        command = draw(st.integers(0, 255).filter(lambda c: c not in set(Command)))
+        payload = draw(st.binary(max_size=8))
+        return ErrorCode.UNKNOWN_COMMAND, command, encode_frame(command, payload)
+    if kind == "length":
+        command = draw(st.sampled_from(list(Command)))
+        good = {Command.IDENTIFY: {0}, Command.RESET: {0}, Command.READ: {3},
+                Command.QUERY: {3}}.get(command)
+        if good is None:     # WRITE: LEN must be 3 + 3n with n = third payload byte
+            payload = bytearray(draw(st.binary(min_size=0, max_size=40)))
+            if len(payload) >= 3 and 1 <= payload[2] <= protocol.MAX_WORDS and \
+                    len(payload) == 3 + 3 * payload[2]:
+                payload.append(0)
+        else:
+            payload = draw(st.binary(max_size=12).filter(lambda p: len(p) not in good))
+        return ErrorCode.BAD_LENGTH, command, encode_frame(command, bytes(payload))
+    if kind == "address":
+        command = draw(st.sampled_from([Command.READ, Command.WRITE]))
+        address = draw(st.integers(0, 0xffff))
+        count = draw(st.integers(max(1, FUZZ_DEPTH - address + 1), 20))
+        header = address.to_bytes(2, "little") + bytes([count])
+        payload = header + bytes(3 * count) if command == Command.WRITE else header
+        return ErrorCode.ADDRESS_RANGE, command, encode_frame(command, payload)
+    if kind == "top":
+        top = draw(st.integers(FUZZ_DEPTH, 0xffff))
+        return ErrorCode.TOP_RANGE, Command.QUERY, protocol.query_request(top, 4)
+    limit = draw(st.integers(16, 255))
+    return ErrorCode.BAD_ARGUMENT, Command.QUERY, protocol.query_request(0, limit)
+
+
+def _holds_known_frame(data):
+    """True if some start marker in ``data`` begins a CRC-correct frame of a real command."""
+    for start, byte in enumerate(data):
+        if byte != protocol.START or start + 3 >= len(data):
+            continue
+        length = data[start + 1]
+        end = start + 3 + length
+        if end < len(data) and crc8(data[start + 1:end]) == data[end] and \
+                data[start + 2] in set(Command):
+            return True
+    return False
+
+
+@st.composite
+def garbage(draw):
+    """Byte streams the board must answer with errors only (or not at all)."""
+    _, _, frame = draw(valid_requests())
+    kind = draw(st.sampled_from(["flip", "truncate", "noise", "long", "noise+frame"]))
+    if kind == "flip":
+        data = bytearray(frame)
+        index = draw(st.integers(1, len(data) - 1))
+        data[index] ^= draw(st.integers(1, 255))
+    elif kind == "truncate":
+        data = frame[:draw(st.integers(1, len(frame) - 1))]
+    elif kind == "long":
+        # LEN claims more bytes than follow: the inter-byte timeout ends it.
+        data = bytearray(frame)
+        data[1] = min(255, data[1] + draw(st.integers(1, 40)))
+    elif kind == "noise":
+        data = draw(st.binary(min_size=1, max_size=40))
+    else:
+        data = draw(st.binary(max_size=10)) + frame[:-1] + bytes([frame[-1] ^ 0x5a])
+    data = bytes(data)
+    if _holds_known_frame(data):
+        # Noise that happens to hold a well-formed request is a request.
+        assume(False)
+    return kind, data
+
+
+segments = st.lists(
+    st.one_of(valid_requests().map(lambda r: ("valid", r)),
+              rejected_requests().map(lambda r: ("rejected", r)),
+              garbage().map(lambda r: ("garbage", r))),
+    min_size=1, max_size=6)
+
+
+def _check_valid(bench, memory, request, answers):
+    kind, args, _ = request
+    assert len(answers) == 1, (kind, answers)
+    answer = answers[0]
+    command = {"identify": Command.IDENTIFY, "write": Command.WRITE, "read": Command.READ,
+               "query": Command.QUERY, "reset": Command.RESET}[kind]
+    assert answer.command == command | RESPONSE_FLAG, (kind, answer)
+    if kind == "write":
+        address, words = args
+        memory[address:address + len(words)] = words
+        assert answer.payload == b""
+    elif kind == "read":
+        address, count = args
+        assert protocol.parse_words(answer.payload) == memory[address:address + count]
+    elif kind == "query":
+        top, limit = args
+        result, cycles = protocol.parse_query(answer.payload)
+        expected = perpetual(memory, top, chains=FUZZ_CHAINS, count_limit=limit)
+        assert result == expected
+        assert cycles == expected_cycles(memory, top, expected)
+    elif kind == "identify":
+        assert protocol.parse_identity(answer.payload) == protocol.Identity(
+            version=1, rules="exact", chains=FUZZ_CHAINS, depth=FUZZ_DEPTH, max_words=84)
+    else:
+        assert answer.payload == b""
+
+
+def _run_fuzz(bench, plan):
+    bench.transport.resync()
+    memory = bench.board.read_moves(0, FUZZ_DEPTH)
+    for category, item in plan:
+        if category == "valid":
+            _check_valid(bench, memory, item, bench.exchange(item[2]))
+        elif category == "rejected":
+            code, command, frame = item
+            answers = bench.exchange(frame)
+            assert [(a.command, protocol.parse_error(a.payload)) for a in answers] == \
+                [(ERROR_RESPONSE, (code, command))]
+        else:
+            kind, data = item
+            answers = bench.exchange(data)
+            assert all(a.command == ERROR_RESPONSE for a in answers), (kind, answers)
+            if kind == "truncate":
+                assert [protocol.parse_error(a.payload)[0] for a in answers] == \
+                    [ErrorCode.TRUNCATED]
+    # Still answering, and no bad frame touched the move list.
+    assert bench.board.read_moves(0, FUZZ_DEPTH) == memory
+
+
+@settings(max_examples=12)
+@given(plan=segments)
+def test_link_fuzz(fuzz_bench, plan):
+    _run_fuzz(fuzz_bench, plan)
+
+
+@pytest.mark.slow
+@settings(max_examples=300)
+@given(plan=segments)
+def test_link_fuzz_long(fuzz_bench, plan):
+    _run_fuzz(fuzz_bench, plan)
+
+
+def test_link_error_raised(board24):
+    with pytest.raises(LinkError, match=r"board reported TOP_RANGE for command 0x04"):
+        board24.transact(protocol.query_request(256, 4), Command.QUERY)

@@ -1,0 +1,135 @@
+# amaranth: UnusedElaboratable=no
+"""Waveforms: the VCD and GTKWave save file written by ``--vcd`` and ``AXON_WAVES``."""
+
+import os
+import re
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from axon.hdl.detector import AxonDetector
+from axon.sim.cli import main
+from axon.sim.rtl import RtlSession
+from axon.sim.waves import WAVES_ENV, trace_signals, wave_file_for_test, write_gtkw
+
+from .lines import KNIGHT_SWAP, play
+
+
+FIGURE5 = str(resources.files("axon.sim") / "data" / "paper_figure5.pgn")
+
+
+@pytest.fixture
+def waves(request):
+    """A per-test VCD path under ``$AXON_WAVES``, or ``None`` (no waves by default)."""
+    return wave_file_for_test(request.node.nodeid)
+
+
+def read_vcd_names(path):
+    """Every variable of a VCD as GTKWave names it; written independently of
+    ``axon.sim.waves.vcd_signals``."""
+    text = Path(path).read_text()
+    header = text[:text.index("$enddefinitions")]
+    names, scope = set(), []
+    for match in re.finditer(r"\$scope\s+\w+\s+(\S+)\s+\$end|\$upscope\s+\$end|"
+                             r"\$var\s+(\w+)\s+(\d+)\s+\S+\s+(\S+)(?:\s+\[[^\]]*\])?\s+\$end",
+                             header):
+        if match.group(0).startswith("$scope"):
+            scope.append(match.group(1))
+        elif match.group(0).startswith("$upscope"):
+            scope.pop()
+        else:
+            size = int(match.group(3))
+            names.add(".".join(scope + [match.group(4)]) +
+                      (f"[{size - 1}:0]" if size > 1 else ""))
+    return names
+
+
+def read_gtkw(path):
+    """``(groups, traces)`` of a GTKWave save file."""
+    groups, traces = [], []
+    for line in Path(path).read_text().splitlines():
+        if not line or line[0] in "[*@":
+            continue
+        if line.startswith("-"):
+            groups.append(line[1:])
+            continue
+        line = re.sub(r"^\+\{[^}]*\} ", "", line)        # alias
+        line = re.sub(r"^\(\d+\)", "", line)             # one bit of a vector
+        traces.append(line)
+    return groups, traces
+
+
+def check_waves(vcd, chains):
+    gtkw = os.path.splitext(vcd)[0] + ".gtkw"
+    assert os.path.exists(vcd) and os.path.exists(gtkw)
+    names = read_vcd_names(vcd)
+    groups, traces = read_gtkw(gtkw)
+    assert traces and set(traces) <= names, sorted(set(traces) - names)
+    for group in ("Query", "Scanner", "Chain list"):
+        assert group in groups
+    assert "not in the VCD" not in Path(gtkw).read_text()
+    # Every slot of every pool: valid bit, piece, from, to.
+    for field in ("piece", "from", "to"):
+        assert len([t for t in traces if re.search(rf"\.chain\d+_{field}\[", t)]) == chains
+    valid = [t for t in traces if ".chain_valid[" in t]
+    assert sum(int(re.search(r"\[(\d+):0\]", t).group(1)) + 1 for t in set(valid)) == chains
+    for port in ("start", "done", "busy", r"\result.repetition", "cycles[15:0]"):
+        assert f"bench.top.{port}" in traces or any(
+            t.startswith(f"bench.top.{port}[") for t in traces), port
+    assert "bench.top.scanner.fsm_state" in traces
+    return traces
+
+
+def test_scan_vcd_option(tmp_path, capsys):
+    vcd = tmp_path / "figure5.vcd"
+    code = main(["scan", FIGURE5, "--backend", "sim", "--jsonl", "--vcd", str(vcd),
+                 "--chains", "6"])
+    capsys.readouterr()
+    assert code == 0
+    check_waves(str(vcd), chains=6)
+
+
+def test_verify_vcd_option(tmp_path, capsys):
+    vcd = tmp_path / "verify.vcd"
+    assert main(["verify", FIGURE5, "--vcd", str(vcd), "--chains", "4"]) == 0
+    capsys.readouterr()
+    check_waves(str(vcd), chains=4)
+
+
+def test_write_gtkw_reports_missing_signals(tmp_path):
+    session = RtlSession(depth=16, chains=2, vcd=str(tmp_path / "knights.vcd"))
+    start, moves, words = play(KNIGHT_SWAP)
+    session.run(words, [(7, 4)])
+    # A detector with more slots than the VCD holds: the layout says so.
+    missing = write_gtkw(str(tmp_path / "knights.vcd"), str(tmp_path / "other.gtkw"),
+                         AxonDetector(depth=16, chains=8))
+    assert missing == ["chain list: 2 slots in the VCD, the detector has 8"]
+    assert "not in the VCD" in (tmp_path / "other.gtkw").read_text()
+
+
+def test_trace_signals_are_ports():
+    dut = AxonDetector(depth=16, chains=2)
+    traces = trace_signals(dut)
+    assert any(trace is dut.start for trace in traces)
+    assert any(trace is dut.result for trace in traces)
+    assert any(trace is dut.cycles for trace in traces)
+
+
+def test_waves_only_when_asked(tmp_path):
+    assert wave_file_for_test("tests/test_x.py::test_y", environ={}) is None
+    path = wave_file_for_test("tests/test_x.py::test_y[a-1]",
+                              environ={WAVES_ENV: str(tmp_path / "waves")})
+    assert path == str(tmp_path / "waves" / "tests_test_x.py_test_y_a-1.vcd")
+    assert (tmp_path / "waves").is_dir()
+
+
+def test_session_with_waves_fixture(waves):
+    # With AXON_WAVES=DIR this leaves DIR/tests_test_waves.py_test_session_...vcd
+    # and .gtkw for GTKWave; by default it writes nothing.
+    start, moves, words = play(KNIGHT_SWAP)
+    session = RtlSession(depth=16, chains=4, vcd=waves)
+    [timed] = session.run(words, [(7, 4)])
+    assert timed.result.repetition and timed.result.distance == 8
+    if waves:
+        check_waves(waves, chains=4)
