@@ -107,9 +107,12 @@ def build_parser():
                          help="paper: oldest first, as Table 2 (default); "
                               "scan: newest first, as the hardware")
 
-    # The board commands (build, program, query) live beside the board code.
-    from ..boards.commands import register
-    register(commands)
+    # The board commands (build, program, query) live beside the board code;
+    # the main job and the benchmark have modules of their own.
+    from ..boards import commands as board_commands
+    from . import bench, demo
+    for module in (board_commands, demo, bench):
+        module.register(commands)
     return parser
 
 
