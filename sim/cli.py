@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 
-from .explain import ORDERS
+from .explain import ORDERS, SIDES
 from .games import GameError, load_games
 from .golden import RULES
 
@@ -106,6 +106,9 @@ def build_parser():
     explain.add_argument("--order", choices=ORDERS, default="paper",
                          help="paper: oldest first, as Table 2 (default); "
                               "scan: newest first, as the hardware")
+    explain.add_argument("--side", choices=SIDES, default="both",
+                         help="show one side's moves and chains only (each side has its own "
+                              "pool); Table 2 shows the knights alone (default both)")
 
     # The board commands (build, program, query) live beside the board code;
     # the main job and the benchmark have modules of their own.

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Optional
 
-from .explain import explain_query, format_table
+from .explain import explain_query, for_side, format_table
 from .golden import Result, perpetual
 from .history import Window, is_window_limited, window_segments, windows
 from .oracle import oracle_answers
@@ -329,10 +329,13 @@ def explain(game, ply, options, out=None):
                                 base=window.base,
                                 window_limited=is_window_limited(probe, game.words,
                                                                  window.base))
+    explanation = for_side(explanation, getattr(options, "side", "both"))
     result = explanation.result
     out.write(f"{game.label}, ply {ply}: {game.move_label(ply)} ({game.ucis[ply - 1]})\n")
     out.write(f"rules {options.rules}, chains {options.chains}, count limit "
               f"{options.count_limit}, order {options.order}"
+              + (f", {options.side} moves only" if getattr(options, "side", "both") != "both"
+                 else "")
               + (f", move list holds plies {window.base + 1}..{ply}" if window.base else "")
               + "\n")
     distance = "-" if result.distance is None else result.distance

@@ -33,9 +33,11 @@ from ..hdl.word import PIECE_LETTERS, pack_word, square_name, unpack_word
 from .golden import ChainList, Result, Rules, Stop, perpetual
 
 
-__all__ = ["ExplainRow", "Explanation", "explain_query", "ORDERS", "format_table"]
+__all__ = ["ExplainRow", "Explanation", "explain_query", "for_side", "ORDERS", "SIDES",
+           "format_table"]
 
 ORDERS = ("paper", "scan")
+SIDES = ("both", "white", "black")
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ class Explanation:
     unclosed: int            # open chains after the last row
     final:    str            # the last line's text: the verdict or the stop reason
     result:   Result         # the detector's answer (hardware order)
+    remaining: Tuple[str, ...] = ()   # the chains left open after the last row
 
 
 def _mirror(word):
@@ -209,7 +212,7 @@ def _replay(words, addresses, rules, chains, view, steps):
                                move=_squares(mover[1], mover[2]).upper(),
                                chains=shown, unclosed=len(shown),
                                rule=_rule_text(parts), found=step.found))
-    return rows, len(chain_list.snapshot())
+    return rows, tuple(view.column(chain) for chain in chain_list.snapshot())
 
 
 def _stop_text(result, words, top, chains, count_limit, window_limited, ply_of, rules):
@@ -260,14 +263,14 @@ def explain_query(words, top, *, rules="exact", chains=24, count_limit=4, order=
     stop = _stop_text(result, words, top, chains, count_limit, window_limited, ply_of, rules)
     if order == "scan":
         addresses = [step.address for step in steps]
-        rows, unclosed = _replay(words, addresses, rules, chains, _View(False), steps)
+        rows, remaining = _replay(words, addresses, rules, chains, _View(False), steps)
         if result.repetition:
             nearest = f"nearest {result.distance} plies back"
             final = (f"Repetition detected ({result.count} equal position"
                      f"{'s' if result.count != 1 else ''}, {nearest}). {stop}.")
         else:
             final = f"No repetition. {stop}."
-        return Explanation(order, tuple(rows), unclosed, final, result)
+        return Explanation(order, tuple(rows), len(remaining), final, result, remaining)
 
     length = result.distance if result.repetition else result.plies_scanned
     window = list(range(top - length + 1, top + 1))        # oldest first
@@ -278,8 +281,8 @@ def explain_query(words, top, *, rules="exact", chains=24, count_limit=4, order=
     if mirrored:
         perpetual(mirrored, len(mirrored) - 1, rules=rules.value, chains=slots,
                   count_limit=len(mirrored) + 1, steps=mirrored_steps)
-    rows, unclosed = _replay(mirrored, list(reversed(range(len(mirrored)))), rules,
-                             slots, _View(True), mirrored_steps)
+    rows, remaining = _replay(mirrored, list(reversed(range(len(mirrored)))), rules,
+                              slots, _View(True), mirrored_steps)
     # Number the rows by the real move list, not the mirrored one.
     rows = [ExplainRow(address=address, word=words[address], move=row.move,
                        chains=row.chains, unclosed=row.unclosed, rule=row.rule,
@@ -289,7 +292,38 @@ def explain_query(words, top, *, rules="exact", chains=24, count_limit=4, order=
         final = "Repetition detected."
     else:
         final = f"No repetition. {stop}."
-    return Explanation(order, tuple(rows), unclosed, final, result)
+    return Explanation(order, tuple(rows), len(remaining), final, result, remaining)
+
+
+def for_side(explanation, side):
+    """Only one side's moves and chains.
+
+    Each side has its own pool of chains, so one side's rows are a complete
+    account of that pool. Table 2 of the paper shows the knights alone (the
+    other side's moves are left out there): ``for_side(..., "white")`` on the
+    Figure 5 game gives exactly its rows and counts.
+    """
+    if side not in SIDES:
+        raise ValueError(f"side must be one of {', '.join(SIDES)}, not {side!r}")
+    if side == "both":
+        return explanation
+    black = side == "black"
+
+    def ours(chain):
+        # Chains are shown as `N_C4A3`: an upper-case letter is a White piece.
+        return chain[0].islower() == black
+
+    rows = []
+    for row in explanation.rows:
+        if bool(unpack_word(row.word)[2] & 8) != black:
+            continue
+        chains = tuple(chain for chain in row.chains if ours(chain))
+        rows.append(ExplainRow(address=row.address, word=row.word, move=row.move,
+                               chains=chains, unclosed=len(chains), rule=row.rule,
+                               found=row.found))
+    remaining = tuple(chain for chain in explanation.remaining if ours(chain))
+    return Explanation(explanation.order, tuple(rows), len(remaining), explanation.final,
+                       explanation.result, remaining)
 
 
 def format_table(explanation, labels=None):

@@ -297,6 +297,23 @@ def test_explain_command_on_figure5(capsys):
     assert "answer: repetition yes, distance 8, count 1" in out
 
 
+def test_explain_white_side_is_exactly_table2(capsys):
+    code, out, err = run(capsys, "explain", FIGURE5, "--game", 0, "--ply", 8,
+                         "--rules", "paper", "--side", "white")
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    header = lines.index(next(line for line in lines if line.startswith("Ply")))
+    table = [_split(line) for line in lines[header + 1:]]
+    # Ply and SAN columns first, then Table 2's four columns, row for row.
+    assert [tuple(row[2:]) for row in table[:-1]] == TABLE2
+    assert table[-1] == ["---", "---", "0", "Repetition detected."]
+
+
+def test_explain_side_rejects_unknown_side(capsys):
+    code, out, err = run(capsys, "explain", FIGURE5, "--game", 0, "--ply", 8, "--side", "red")
+    assert code == 2 and "invalid choice: 'red'" in err and "Traceback" not in err
+
+
 def test_explain_scan_order_follows_the_golden_steps(capsys):
     code, out, _ = run(capsys, "explain", DIEP, "--game", 0, "--ply", 98, "--order", "scan")
     assert code == 0
