@@ -129,6 +129,11 @@ class SimTransport(Transport):
         Clocks per bit; small (4) keeps the simulation fast.
     timeout_bits : int
         The link's inter-byte timeout in bit times.
+
+    Members
+    -------
+    leds : dict
+        ``{"repetition": bool, "error": bool}``, the board's LEDs now.
     """
 
     # A simulated clock of 1 µs keeps femtosecond arithmetic exact.
@@ -152,8 +157,10 @@ class SimTransport(Transport):
         self.clocks = 0
         self._sim = Simulator(self.design)
         self._sim.add_clock(self.PERIOD)
+        self.leds = {"repetition": False, "error": False}
         self._sim.add_testbench(self._drive_line, background=True)
         self._sim.add_testbench(self._sample_line, background=True)
+        self._sim.add_process(self._watch_leds)
 
     async def _drive_line(self, ctx):
         rx = self.design.uart_rx
@@ -189,6 +196,13 @@ class SimTransport(Transport):
                 self._from_board.append(byte)
             self._activity += 1
             self._receiving = False
+
+    async def _watch_leds(self, ctx):
+        # What a person looking at the board would see, for tests.
+        design = self.design
+        while True:
+            repetition, error = await ctx.changed(design.led_repetition, design.led_error)
+            self.leds = {"repetition": bool(repetition), "error": bool(error)}
 
     def _run(self, clocks):
         self.clocks += clocks

@@ -110,10 +110,9 @@ class FrameReceiver(wiring.Component):
             m.d.sync += silence.eq(silence + 1)
 
         def give_up_when_silent():
-            # Inside a frame, a silent line means the rest is not coming. (A
-            # byte arriving on this very clock is handled by the state below,
-            # whose assignments come later and win.)
-            with m.If(silence == self._timeout):
+            # Inside a frame, a silent line means the rest is not coming; a
+            # byte arriving on this very clock still counts.
+            with m.If(~byte_in & (silence == self._timeout)):
                 m.d.sync += [self.frame_done.eq(1), self.error.eq(ErrorCode.TRUNCATED)]
                 m.next = "HUNT"
 
@@ -122,7 +121,8 @@ class FrameReceiver(wiring.Component):
                 # Anything but a start marker is line noise or the tail of a
                 # frame that was already rejected.
                 with m.If(byte_in & (byte == START)):
-                    m.d.sync += [crc.eq(0), received.eq(0)]
+                    # A frame truncated before its CMD byte reports command 0.
+                    m.d.sync += [crc.eq(0), received.eq(0), self.command.eq(0)]
                     m.next = "LENGTH"
 
             with m.State("LENGTH"):

@@ -66,7 +66,7 @@ class AxonBoard(wiring.Component):
         try:
             self.detector = AxonDetector(depth=depth, chains=chains, rules=rules)
         except (TypeError, ValueError):
-            self._MustUse__silence = True      # for whoever made this board, see above
+            self._MustUse__silence = True      # half-made, like the detector: see above
             raise
         self.divisor = divisor
         self.timeout_bits = timeout_bits
@@ -127,8 +127,12 @@ class PlatformTop(Elaboratable):
     def __init__(self, spec, *, depth, chains, rules, divisor, baud=None):
         self.spec = spec
         baud = spec.baud if baud is None else baud
-        self.board = AxonBoard(depth=depth, chains=chains, rules=rules, divisor=divisor,
-                               timeout_bits=max(20, round(TIMEOUT_SECONDS * baud)))
+        try:
+            self.board = AxonBoard(depth=depth, chains=chains, rules=rules, divisor=divisor,
+                                   timeout_bits=max(20, round(TIMEOUT_SECONDS * baud)))
+        except (TypeError, ValueError):
+            self._MustUse__silence = True
+            raise
 
     def elaborate(self, platform):
         m = Module()

@@ -18,6 +18,7 @@ from amaranth.hdl import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ._params import refused
 from .word import MoveWord
 
 
@@ -41,9 +42,10 @@ def _select(onehot, values):
     return terms[0]
 
 
-def _check_rules(rules):
+def _check_rules(component, rules):
     if rules not in CHAIN_RULES:
-        raise ValueError(f"Chain rules must be one of {', '.join(CHAIN_RULES)}, not {rules!r}")
+        raise refused(component, ValueError(
+            f"Chain rules must be one of {', '.join(CHAIN_RULES)}, not {rules!r}"))
 
 
 class ChainPool(wiring.Component):
@@ -78,8 +80,9 @@ class ChainPool(wiring.Component):
 
     def __init__(self, slots=12, rules="exact"):
         if not isinstance(slots, int) or slots < 1:
-            raise TypeError(f"Pool size must be a positive integer, not {slots!r}")
-        _check_rules(rules)
+            raise refused(self, TypeError(
+                f"Pool size must be a positive integer, not {slots!r}"))
+        _check_rules(self, rules)
         self._slots = slots
         self._rules = rules
         super().__init__({
@@ -242,8 +245,9 @@ class ChainList(wiring.Component):
 
     def __init__(self, chains=24, rules="exact"):
         if not isinstance(chains, int) or chains < 2 or chains % 2:
-            raise TypeError(f"Chain count must be an even integer of at least 2, not {chains!r}")
-        _check_rules(rules)
+            raise refused(self, TypeError(
+                f"Chain count must be an even integer of at least 2, not {chains!r}"))
+        _check_rules(self, rules)
         self._chains = chains
         self._rules = rules
         super().__init__({

@@ -7,6 +7,7 @@ from amaranth.lib.wiring import In, Out
 from .chainlist import ChainList, CHAIN_RULES
 from .movelist import MoveList
 from .scanner import ResultLayout, Scanner
+from ._params import refused
 from .word import MoveWord
 
 
@@ -53,13 +54,14 @@ class AxonDetector(wiring.Component):
 
     def __init__(self, depth=256, chains=24, rules="exact"):
         if not isinstance(depth, int) or depth < 2 or depth % 2:
-            raise TypeError(f"Move-list depth must be an even integer of at least 2, "
-                            f"not {depth!r}")
+            raise refused(self, TypeError(
+                f"Move-list depth must be an even integer of at least 2, not {depth!r}"))
         if not isinstance(chains, int) or chains < 2 or chains % 2:
-            raise TypeError(f"Chain count must be an even integer of at least 2, not {chains!r}")
+            raise refused(self, TypeError(
+                f"Chain count must be an even integer of at least 2, not {chains!r}"))
         if rules not in CHAIN_RULES:
-            raise ValueError(f"Detector rules must be one of {', '.join(CHAIN_RULES)}, "
-                             f"not {rules!r}")
+            raise refused(self, ValueError(
+                f"Detector rules must be one of {', '.join(CHAIN_RULES)}, not {rules!r}"))
         self._depth = depth
         self._chains = chains
         self._rules = rules

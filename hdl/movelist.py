@@ -11,6 +11,7 @@ from amaranth.hdl import *
 from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
+from ._params import refused
 from .word import MoveWord
 
 
@@ -45,8 +46,8 @@ class MoveList(wiring.Component):
 
     def __init__(self, depth=256):
         if not isinstance(depth, int) or depth < 2 or depth % 2:
-            raise TypeError(f"Move-list depth must be an even integer of at least 2, "
-                            f"not {depth!r}")
+            raise refused(self, TypeError(
+                f"Move-list depth must be an even integer of at least 2, not {depth!r}"))
         self._depth = depth
         super().__init__({
             "scan_active":        In(1),

@@ -36,6 +36,7 @@ from amaranth.hdl import *
 from amaranth.lib import data, enum, wiring
 from amaranth.lib.wiring import In, Out
 
+from ._params import refused
 from .word import MoveWord
 
 
@@ -107,7 +108,8 @@ class Scanner(wiring.Component):
 
     def __init__(self, depth=256):
         if not isinstance(depth, int) or depth < 2:
-            raise TypeError(f"Move-list depth must be an integer of at least 2, not {depth!r}")
+            raise refused(self, TypeError(
+                f"Move-list depth must be an integer of at least 2, not {depth!r}"))
         self._depth = depth
         super().__init__({
             "start":                In(1),

@@ -7,7 +7,6 @@ the WebAssembly tools (about two minutes).
 """
 
 import argparse
-import io
 import json
 import os
 import stat
@@ -17,9 +16,9 @@ import pytest
 
 import axon.sim
 from axon.boards import commands
-from axon.boards.build import BuildError, build, find_tools, _fit_message
+from axon.boards.build import BuildError, find_tools, _fit_message
 from axon.boards.platforms import BOARDS, get_board
-from axon.boards.top import AxonBoard, PlatformTop
+from axon.boards.top import AxonBoard
 from axon.boards.uart import divisor_for
 
 

@@ -1,7 +1,12 @@
-# amaranth: UnusedElaboratable=no
-"""Gateware constructors reject bad parameters with messages that say what was given."""
+"""Gateware constructors reject bad parameters with messages that say what was given.
+
+Unlike the other test files, this one does not silence UnusedElaboratable:
+a refused component must not warn "created but never used" on its own (the
+test run turns warnings into errors), so the header would hide a defect.
+"""
 
 import pytest
+from amaranth.hdl import Fragment
 
 from axon.hdl.chainlist import ChainList, ChainPool
 from axon.hdl.detector import AxonDetector
@@ -35,6 +40,7 @@ def test_parameter_errors(make, error, message):
 
 def test_detector_reports_its_configuration():
     detector = AxonDetector(depth=128, chains=8, rules="paper")
+    Fragment.get(detector, None)   # used, so it need not warn
     assert (detector.depth, detector.chains, detector.rules) == (128, 8, "paper")
     assert len(detector.top) == 7
     assert detector.result.distance.shape().width == 8

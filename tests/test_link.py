@@ -154,6 +154,21 @@ def test_reset_keeps_move_list(board24):
     assert result == perpetual(full, 11, chains=24)
 
 
+def test_leds(board24):
+    board24.write_moves(0, [1 << 16])          # a barrier below the moves
+    # A knight out and back, for both sides: ply 4 repeats the position at ply 0.
+    moves = [(6, 21, 2), (62, 45, 10), (21, 6, 2), (45, 62, 10)]
+    board24.write_moves(1, [f | (t << 6) | (p << 12) for f, t, p in moves])
+    result, _ = board24.query(4, 4)
+    assert result.repetition
+    assert board24.transport.leds == {"repetition": True, "error": False}
+    with pytest.raises(LinkError):
+        board24.transact(protocol.query_request(999, 4), Command.QUERY)
+    assert board24.transport.leds == {"repetition": True, "error": True}
+    board24.reset()
+    assert board24.transport.leds == {"repetition": False, "error": False}
+
+
 def test_long_write_and_read_split_into_frames(board24):
     rng = random.Random(3)
     words = [rng.randrange(1 << 16) for _ in range(100)]   # no barriers
@@ -338,6 +353,18 @@ def _run_fuzz(bench, plan):
                     [ErrorCode.TRUNCATED]
     # Still answering, and no bad frame touched the move list.
     assert bench.board.read_moves(0, FUZZ_DEPTH) == memory
+
+
+def test_truncated_frames(fuzz_bench):
+    fuzz_bench.transport.resync()
+    for data, command in ((b"\xa5", 0), (b"\xa5\x03", 0), (b"\xa5\x03\x04\x01", 4),
+                          (protocol.read_request(0, 2)[:-1], Command.READ)):
+        answers = fuzz_bench.exchange(data)
+        assert [(a.command, protocol.parse_error(a.payload)) for a in answers] == \
+            [(ERROR_RESPONSE, (ErrorCode.TRUNCATED, command))]
+    # Line noise without a marker gets no answer at all.
+    assert fuzz_bench.exchange(bytes(range(0x10, 0x30))) == []
+    assert fuzz_bench.board.identify().depth == FUZZ_DEPTH
 
 
 @settings(max_examples=12)
