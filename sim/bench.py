@@ -110,15 +110,31 @@ def sustained_plies_per_clock(plies, cycles):
     return round(sum((c - mean_c) * (p - mean_p) for c, p in points) / spread, 3)
 
 
-def hardware(seeds, log=print, targets=None):
-    from ..boards.measure import all_targets, measure
+def _measure_one(target, seeds):
+    from ..boards.measure import measure
+    try:
+        return measure(target, seeds=seeds).as_dict()
+    except Exception as error:  # a board that does not build is reported, not fatal
+        return {"error": f"{type(error).__name__}: {error}"}
+
+
+def hardware(seeds, log=print, targets=None, jobs=None):
+    """nextpnr figures per target, two targets at a time on a two-core machine."""
+    from concurrent.futures import ProcessPoolExecutor
+    from ..boards.measure import all_targets
+    targets = list(targets or all_targets())
+    jobs = jobs or max(1, min(len(targets), os.cpu_count() or 1))
     results = {}
-    for target in targets or all_targets():
-        try:
-            results[target] = measure(target, seeds=seeds, log=log).as_dict()
-        except Exception as error:  # a board that does not build is reported, not fatal
-            log(f"{target}: {error}")
-            results[target] = {"error": str(error)}
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = {target: pool.submit(_measure_one, target, seeds) for target in targets}
+        for target, future in futures.items():
+            results[target] = future.result()
+            figures = results[target]
+            if "error" in figures:
+                log(f"{target}: {figures['error']}")
+            else:
+                log(f"{target}: Fmax median {figures['fmax_mhz']['median']} MHz, "
+                    f"{figures['logic_cells']['used']} LCs")
     return results
 
 
@@ -280,6 +296,7 @@ def run_bench(out_dir="bench", *, seeds=5, games=300, seed=2024, hardware_target
 
 def bench_command(args):
     bench = run_bench(args.out, seeds=args.seeds, games=args.games,
+                      hardware_targets=args.targets,
                       skip_hardware=args.no_hardware, skip_software=args.no_software,
                       log=lambda line: print(line, file=sys.stderr))
     print(_markdown(bench))
@@ -295,4 +312,6 @@ def register(subparsers):
     parser.add_argument("--games", type=int, default=300, help="generated games in the corpus")
     parser.add_argument("--no-hardware", action="store_true", help="skip the nextpnr runs")
     parser.add_argument("--no-software", action="store_true", help="skip the software peers")
+    parser.add_argument("--targets", nargs="+", metavar="TARGET",
+                        help="nextpnr targets (default: core-up5k, core-hx8k and every board)")
     parser.set_defaults(func=bench_command)

@@ -144,3 +144,44 @@ def test_writes_during_a_query_are_refused():
     assert seen["refused"] == 1
     assert seen["word0"] == shuffle[0]
     assert seen["result"] == perpetual(shuffle * 8, 31, count_limit=15)
+
+
+def test_reset_in_the_middle_of_a_scan_keeps_the_move_list():
+    # A reset (the board's RESET command drives the same domain reset) stops
+    # the scan at once; the block RAM has no reset, so the stored moves stay
+    # and the next query is answered as if nothing had happened.
+    from amaranth.hdl import Elaboratable, Module, ResetInserter, Signal
+    from axon.sim.rtl import run_query, write_words
+    session = RtlSession(depth=DEPTH, chains=24)
+    dut = session.make_dut()
+    soft_reset = Signal()
+
+    class WithReset(Elaboratable):
+        def elaborate(self, platform):
+            m = Module()
+            m.submodules.detector = ResetInserter(soft_reset)(dut)
+            return m
+    shuffle = [pack_word(1, 18, 2), pack_word(62, 45, 10),
+               pack_word(18, 1, 2), pack_word(45, 62, 10)] * 20
+    seen = {}
+
+    async def testbench(ctx):
+        await write_words(ctx, dut, shuffle)
+        for cut in (1, 2, 5, 17):
+            ctx.set(dut.top, len(shuffle) - 1)
+            ctx.set(dut.count_limit, 15)
+            ctx.set(dut.start, 1)
+            await ctx.tick()
+            ctx.set(dut.start, 0)
+            for _ in range(cut):
+                await ctx.tick()
+            assert ctx.get(dut.busy)
+            ctx.set(soft_reset, 1)
+            await ctx.tick()
+            ctx.set(soft_reset, 0)
+            assert not ctx.get(dut.busy) and not ctx.get(dut.done)
+            seen[cut] = (await run_query(ctx, dut, len(shuffle) - 1, 15)).result
+
+    session.simulate(WithReset(), testbench)
+    expected = perpetual(shuffle, len(shuffle) - 1, count_limit=15)
+    assert seen == {cut: expected for cut in (1, 2, 5, 17)}
