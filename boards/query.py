@@ -7,7 +7,6 @@ ply; the rows are formatted by ``axon scan``'s own code, so that
 ``axon scan --backend sim --jsonl`` prints.
 """
 
-import json
 import sys
 from urllib.parse import urlsplit, parse_qs, urlencode, urlunsplit
 
@@ -58,27 +57,9 @@ def _sim_url(port, chains, rules):
 
 
 def _emit(games, answers, jsonl, out):
-    # Formatting belongs to `axon scan`; reuse it rather than copy it.
-    from ..sim import commands as scan
-    if not jsonl:
-        out.write(scan._table_line([name for name, _ in scan._TABLE]) + "\n")
-    repetitions = plies = 0
-    for game, game_answers in zip(games, answers):
-        for answer, fifty in zip(game_answers, scan._fifty_move(game)):
-            record = scan._record(answer, fifty)
-            plies += 1
-            repetitions += record["repetition"]
-            if jsonl:
-                out.write(json.dumps(record) + "\n")
-                continue
-            stop = record["stop"] + (" (window)" if answer.window_limited else "")
-            out.write(scan._table_line([
-                record["game"], record["ply"], f"{game.move_label(answer.ply)} {record['move']}",
-                "yes" if record["repetition"] else "-",
-                "-" if record["distance"] is None else record["distance"],
-                record["count"], record["plies_scanned"], stop, record["cycles"],
-                "yes" if fifty else "-",
-            ]) + "\n")
+    # Formatting belongs to `axon scan`: the same function prints both.
+    from ..sim.commands import write_answers
+    plies, repetitions = write_answers(games, answers, out, jsonl)
     if not jsonl:
         out.write(f"{len(games)} games, {plies} plies, {repetitions} plies repeat "
                   f"an earlier position\n")

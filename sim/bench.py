@@ -150,7 +150,7 @@ def software(corpus, log=print):
 
 
 def _markdown(bench):
-    lines = [f"# Axon detector benchmark", "",
+    lines = ["# Axon detector benchmark", "",
              f"{bench['machine']['date']} on {bench['machine']['cpu']} "
              f"({bench['machine']['python']}).", "",
              f"Corpus: {bench['corpus']['queries']} queries from {bench['corpus']['games']} games "

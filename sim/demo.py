@@ -11,7 +11,6 @@
 import argparse
 import glob
 import os
-import sys
 
 
 __all__ = ["register", "bundled_games"]

@@ -27,7 +27,7 @@ final ``---`` line, shows what is left.
 """
 
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Tuple
 
 from ..hdl.word import PIECE_LETTERS, pack_word, square_name, unpack_word
 from .golden import ChainList, Result, Rules, Stop, perpetual
