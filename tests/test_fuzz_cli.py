@@ -107,7 +107,6 @@ def test_impossible_positions_and_illegal_moves(fen, moves, words):
 
 def test_ten_thousand_ply_game_slides_the_window(capsys, tmp_path):
     # Knights shuffle for 10,000 plies: far longer than the 256-word move list.
-    board = chess.Board()
     shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"]
     moves = [chess.Move.from_uci(shuffle[ply % 4]) for ply in range(10_000)]
     game = chess.pgn.Game()
