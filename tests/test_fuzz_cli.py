@@ -58,6 +58,8 @@ def run(text, *options, binary=False):
 
 def mutations(text, rng):
     """Truncations, deleted/duplicated/replaced characters of a good PGN."""
+    if not text:
+        return text
     cut = rng.randrange(len(text))
     choice = rng.randrange(4)
     if choice == 0:
