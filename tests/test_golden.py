@@ -218,3 +218,15 @@ def test_a_joined_chain_never_closes(corpus):
             assert not any("link+reflection" in step.rule for step in steps)
             links += sum("link" in step.rule for step in steps)
     assert links > 1000
+
+
+def test_exact_matches_python_chess_on_the_rtl_test_games():
+    # The games tests/test_rtl.py runs on the gateware, checked against the
+    # oracle too, so that RTL == golden == python-chess on the same plies.
+    for game, (board, moves) in enumerate(game_corpus(200, seed=5, plies=(16, 72))):
+        words = encode_moves(board, moves)
+        for ply, answer in enumerate(oracle_answers(board, moves), start=1):
+            result = perpetual(words, ply - 1)
+            assert not result.overflow
+            assert (result.repetition, result.distance, result.count) == \
+                   (answer.repetition, answer.distance, answer.count), f"game {game} ply {ply}"

@@ -111,15 +111,8 @@ def test_identify(board24):
                                          chains=24, depth=256, max_words=84)
 
 
-def test_bundled_games_short(board24):
-    records = []
-    for name in ("paper_figure1.pgn", "paper_figure5.pgn"):
-        records += load_games(os.path.join(DATA, name))
-    assert _check_games(board24, records, depth=256) > 30
-
-
-@pytest.mark.slow
 def test_bundled_games_all(board24):
+    # Every ply of every bundled game, through the UART pins (about two minutes).
     records = []
     for path in sorted(glob.glob(os.path.join(DATA, "*.pgn"))):
         records += load_games(path)
