@@ -54,8 +54,9 @@ with --rules paper the knight swap of Figure 5 gives exactly Table 2's rows.
 def _add_common(parser, *, backend=None):
     parser.add_argument("pgn", metavar="GAMES.pgn", help="PGN file (FEN/SetUp headers honoured)")
     if backend is not None:
-        parser.add_argument("--backend", choices=("golden", "sim"), default=backend,
-                            help=f"golden model or RTL simulation (default {backend})")
+        parser.add_argument("--backend", choices=("golden", "sim", "cxxrtl"), default=backend,
+                            help=f"golden model, RTL in Amaranth's simulator, or RTL "
+                                 f"compiled with CXXRTL and g++ (default {backend})")
     parser.add_argument("--rules", choices=RULES, default="exact",
                         help="chain rules (default exact; cpw is golden-only)")
     parser.add_argument("--chains", type=int, default=24, metavar="N",
@@ -113,8 +114,8 @@ def build_parser():
     # The board commands (build, program, query) live beside the board code;
     # the main job and the benchmark have modules of their own.
     from ..boards import commands as board_commands
-    from . import bench, demo
-    for module in (board_commands, demo, bench):
+    from . import bench, demo, soak
+    for module in (board_commands, demo, bench, soak):
         module.register(commands)
     return parser
 
@@ -132,7 +133,7 @@ def _check_options(options):
     if not 2 <= options.depth <= DEPTH_MAX or options.depth % 2:
         raise UsageError(f"--depth must be an even number in 2..{DEPTH_MAX}, "
                          f"not {options.depth}")
-    if backend == "sim" and options.rules not in SIM_RULES:
+    if backend in ("sim", "cxxrtl") and options.rules not in SIM_RULES:
         raise UsageError(f"--rules {options.rules} is golden-only; the sim backend "
                          f"supports {' and '.join(SIM_RULES)}")
     if getattr(options, "vcd", None) and backend != "sim":

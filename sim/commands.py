@@ -141,11 +141,33 @@ def rtl_answers(games, *, depth, rules, chains, count_limit, vcd=None, progress=
     return answers
 
 
+def cxxrtl_answers(games, *, depth, rules, chains, count_limit, progress=None):
+    """Like :func:`rtl_answers`, on the gateware compiled with CXXRTL (one batch)."""
+    from .cxxrtl import CxxrtlSession
+    session = CxxrtlSession(depth=depth, chains=chains, rules=rules)
+    jobs, owners = [], []
+    for game in games:
+        for base, words, plies in window_segments(game.words, depth):
+            jobs.append((words, [(window.top, count_limit) for window in plies]))
+            owners.append((game, base, plies))
+    answers = [[] for _ in games]
+    for (game, base, plies), timed_answers in zip(owners, session.run_batch(jobs)):
+        for window, timed in zip(plies, timed_answers):
+            answers[game.index].append(PlyAnswer(
+                game, window, timed.result, timed.cycles,
+                is_window_limited(timed.result, game.words, base)))
+            if progress:
+                progress.update(game.index, window.ply + 1)
+    return answers
+
+
 def _answers(games, options, progress, vcd=None):
     kwargs = dict(depth=options.depth, rules=options.rules, chains=options.chains,
                   count_limit=options.count_limit, progress=progress)
     if options.backend == "sim":
         return rtl_answers(games, vcd=vcd, **kwargs)
+    if options.backend == "cxxrtl":
+        return cxxrtl_answers(games, **kwargs)
     return golden_answers(games, **kwargs)
 
 
@@ -256,10 +278,8 @@ def verify(games, options, out=None, err=None):
     golden = golden_answers(games, depth=options.depth, rules=options.rules,
                             chains=options.chains, count_limit=options.count_limit)
     rtl = None
-    if options.backend == "sim":
-        rtl = rtl_answers(games, depth=options.depth, rules=options.rules,
-                          chains=options.chains, count_limit=options.count_limit,
-                          vcd=options.vcd, progress=progress)
+    if options.backend in ("sim", "cxxrtl"):
+        rtl = _answers(games, options, progress, vcd=options.vcd)
     progress.done()
 
     disagreements = []

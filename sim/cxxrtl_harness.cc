@@ -43,10 +43,16 @@ AXON_DESIGN dut;
 
 // One rising edge of the sync clock. Inputs set before the call are sampled
 // by that edge, like ctx.set() followed by ctx.tick() in a testbench.
+//
+// The falling edge comes after the rising one, not before: CXXRTL computes
+// an output such as `done` (a copy of a register) during eval(), before the
+// edge commits the register, so the outputs seen right after the rising
+// step are the old ones. The falling step evaluates them again, and then
+// they are what ctx.get() returns after ctx.tick().
 void tick() {
-	dut.AXON_PORT_CLK.set<bool>(false);
-	dut.step();
 	dut.AXON_PORT_CLK.set<bool>(true);
+	dut.step();
+	dut.AXON_PORT_CLK.set<bool>(false);
 	dut.step();
 }
 
@@ -66,6 +72,9 @@ void run_query(uint32_t top, uint32_t count_limit, uint32_t answer[4]) {
 	dut.AXON_PORT_START.set<bool>(true);
 	tick();
 	dut.AXON_PORT_START.set<bool>(false);
+	// Settle the outputs for the new inputs without a clock edge, as ctx.get()
+	// would, in case `done` ever depends on `start` combinationally.
+	dut.step();
 	uint32_t waited = 0;
 	while (!dut.AXON_PORT_DONE.get<bool>()) {
 		if (waited >= AXON_TIMEOUT_CLOCKS) {
@@ -104,6 +113,8 @@ std::vector<uint32_t> read_all_input() {
 int main() {
 	static_assert(sizeof(uint32_t) == 4, "uint32_t");
 	const std::vector<uint32_t> input = read_all_input();
+	// Settle the outputs for the reset state before the first edge.
+	dut.step();
 	std::vector<uint32_t> output;
 	size_t at = 0;
 	auto next = [&]() -> uint32_t {

@@ -474,3 +474,13 @@ def test_explain_stop_reasons(capsys):
     _, out, _ = run(capsys, "explain", DIEP, "--game", 0, "--ply", 1, "--count-limit", 0)
     assert out.splitlines()[-1].split("  ")[-1] == \
            "No repetition. Count limit 0 reached: the scan stops."
+
+
+def test_cxxrtl_backend_prints_what_the_sim_backend_prints(capsys):
+    pytest.importorskip("axon.sim.cxxrtl")
+    code, sim_out, _ = run(capsys, "scan", FIGURE5, "--backend", "sim", "--jsonl", "-q")
+    assert code == 0
+    code, cxx_out, _ = run(capsys, "scan", FIGURE5, "--backend", "cxxrtl", "--jsonl", "-q")
+    assert code == 0 and cxx_out == sim_out
+    code, out, _ = run(capsys, "verify", FIGURE5, "--backend", "cxxrtl", "-q")
+    assert code == 0 and "disagreements: none" in out

@@ -1,0 +1,280 @@
+# amaranth: UnusedElaboratable=no
+"""The CXXRTL model against the golden model and against Amaranth's simulator.
+
+The C++ model must give the golden model's answer and clock count, and the
+very same ``TimedResult`` as :class:`~axon.sim.rtl.RtlSession` on the same
+jobs: the harness drives the ports as the Python testbench does.
+"""
+
+import os
+import random
+import shutil
+import subprocess
+import time
+
+import pytest
+from amaranth.hdl import Module
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from axon.hdl.scanner import ResultLayout
+from axon.hdl.word import MoveWord, pack_word
+from axon.sim.encode import encode_moves
+from axon.sim.generate import game_corpus
+from axon.sim.golden import Stop, perpetual
+from axon.sim.rtl import RtlSession, expected_cycles, latency
+from axon.sim.soak import IMAGE_KINDS, random_image
+
+
+DEPTH = 256
+# 24 is the default; 4 chains (two a side) overflow often. (An odd count such
+# as 3 is refused: half the slots serve each side.)
+CONFIGS = [(rules, chains) for rules in ("exact", "paper") for chains in (24, 4)]
+
+needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
+                               reason="the CXXRTL backend compiles with g++, which is not on PATH")
+
+
+@pytest.fixture(scope="module")
+def sessions():
+    """One built session per configuration, shared by the tests of this file."""
+    from axon.sim.cxxrtl import CxxrtlSession
+    built = {}
+
+    def get(rules, chains):
+        if (rules, chains) not in built:
+            session = CxxrtlSession(depth=DEPTH, chains=chains, rules=rules)
+            session.build()
+            info = session.build_info
+            print(f"\ncxxrtl {rules}/{chains}: {'cached' if info['cached'] else 'compiled'}, "
+                  f"convert {info['convert_seconds']:.1f} s, "
+                  f"compile {info['compile_seconds']:.1f} s")
+            built[rules, chains] = session
+        return built[rules, chains]
+    return get
+
+
+def game_jobs(games, count_limits=(4, 1, 0, 2, 15)):
+    jobs = []
+    for board, moves in games:
+        words = encode_moves(board, moves)
+        jobs.append((words, [(top, count_limits[top % len(count_limits)])
+                             for top in range(len(words))]))
+    return jobs
+
+
+def image_jobs(seed, images_per_kind, queries_per_image=6):
+    """Random full-depth images of every soak kind, queried at 0, depth - 1 and at random."""
+    rng = random.Random(seed)
+    jobs = []
+    for kind in IMAGE_KINDS:
+        for _ in range(images_per_kind):
+            tops = [0, DEPTH - 1] + [rng.randrange(DEPTH) for _ in range(queries_per_image - 2)]
+            jobs.append((random_image(rng, DEPTH, kind),
+                         [(top, rng.choice((0, 1, 15, rng.randint(0, 15)))) for top in tops]))
+    return jobs
+
+
+def check_against_golden(session, jobs, answers, legal):
+    stops = set()
+    memory = [0] * DEPTH
+    for (words, queries), job_answers in zip(jobs, answers):
+        memory[:len(words)] = words
+        assert len(job_answers) == len(queries)
+        for (top, count_limit), got in zip(queries, job_answers):
+            expected = perpetual(memory, top, rules=session.rules, chains=session.chains,
+                                 count_limit=count_limit)
+            where = f"top={top} limit={count_limit} words={words[:top + 1]}"
+            assert got.result == expected, where
+            assert got.cycles == expected_cycles(memory, top, expected), where
+            if legal:
+                assert got.cycles == latency(expected.plies_scanned), where
+            stops.add(expected.stop)
+    return stops
+
+
+@needs_gxx
+@pytest.mark.parametrize("rules, chains", CONFIGS)
+def test_games_match_golden_and_python_simulator(sessions, rules, chains):
+    session = sessions(rules, chains)
+    # Many games against the golden model: cheap on this backend.
+    jobs = game_jobs(game_corpus(150, seed=21, plies=(16, 160)))
+    stops = check_against_golden(session, jobs, session.run_batch(jobs), legal=True)
+    expected_stops = {Stop.BARRIER, Stop.BOTTOM, Stop.LIMIT}
+    if chains == 4:
+        expected_stops.add(Stop.OVERFLOW)
+    assert expected_stops <= stops
+    # A few against Amaranth's simulator, answer for answer and clock for clock.
+    few = game_jobs(game_corpus(8, seed=22, plies=(16, 80)))
+    cxxrtl = session.run_batch(few)
+    assert cxxrtl == RtlSession(depth=DEPTH, chains=chains, rules=rules).run_batch(few)
+    check_against_golden(session, few, cxxrtl, legal=True)
+
+
+@needs_gxx
+@pytest.mark.parametrize("rules, chains", CONFIGS)
+def test_memory_images_match_golden_and_python_simulator(sessions, rules, chains):
+    session = sessions(rules, chains)
+    jobs = image_jobs(seed=31, images_per_kind=20, queries_per_image=12)
+    stops = check_against_golden(session, jobs, session.run_batch(jobs), legal=False)
+    assert {Stop.BARRIER, Stop.BOTTOM, Stop.LIMIT} <= stops
+    few = image_jobs(seed=32, images_per_kind=1)
+    cxxrtl = session.run_batch(few)
+    assert cxxrtl == RtlSession(depth=DEPTH, chains=chains, rules=rules).run_batch(few)
+    check_against_golden(session, few, cxxrtl, legal=False)
+
+
+@needs_gxx
+def test_hand_written_images(sessions):
+    session = sessions("exact", 24)
+    shuffle = [pack_word(1, 18, 2), pack_word(62, 45, 10),
+               pack_word(18, 1, 2), pack_word(45, 62, 10)] * (DEPTH // 4)
+    all_barrier = [pack_word(12, 28, 1, barrier=True)] * DEPTH
+    standing_still = [pack_word(9, 9, 2 | (address & 1) << 3) for address in range(DEPTH)]
+    jobs = [(words, [(0, 4), (1, 15), (DEPTH - 1, 0), (DEPTH - 1, 1), (DEPTH - 1, 15)])
+            for words in (shuffle, all_barrier, standing_still)]
+    answers = session.run_batch(jobs)
+    check_against_golden(session, jobs, answers, legal=False)
+    # The shuffle from the top finds 15 equal positions, 4 plies apart.
+    assert answers[0][4].result.count == 15 and answers[0][4].result.distance == 4
+    # A barrier on top: nothing applied; words that move nothing: every even
+    # ply is an equal position.
+    assert answers[1][4].result.plies_scanned == 0
+    assert answers[2][4].result.distance == 2
+
+
+@needs_gxx
+def test_speed_against_python_simulator(sessions):
+    session = sessions("exact", 24)
+    jobs = game_jobs(game_corpus(6, seed=41, plies=(60, 120)))
+    began = time.perf_counter()
+    python_answers = RtlSession(depth=DEPTH, chains=24).run_batch(jobs)
+    python_seconds = time.perf_counter() - began
+    began = time.perf_counter()
+    cxxrtl_answers = session.run_batch(jobs)
+    cxxrtl_seconds = time.perf_counter() - began
+    assert cxxrtl_answers == python_answers
+    # The clocks both testbenches run: a write a word, then each query.
+    clocks = (sum(len(words) for words, _ in jobs) +
+              sum(answer.cycles for answers in python_answers for answer in answers))
+    # On a job this small, starting the process is much of CXXRTL's time; the
+    # same jobs fifty times over give its steady rate.
+    began = time.perf_counter()
+    session.run_batch(jobs * 50)
+    steady_seconds = time.perf_counter() - began
+    print(f"\n{clocks} clocks: Amaranth simulator {clocks / python_seconds:,.0f} clocks/s, "
+          f"CXXRTL {clocks / cxxrtl_seconds:,.0f} clocks/s "
+          f"({python_seconds / cxxrtl_seconds:,.0f} times faster); "
+          f"CXXRTL on {50 * clocks} clocks {50 * clocks / steady_seconds:,.0f} clocks/s "
+          f"({50 * clocks / session.last_run_seconds:,.0f} in the C++ process alone)")
+    # Loose, so that a loaded machine does not fail it; it is over 100 times.
+    assert cxxrtl_seconds * 20 < python_seconds
+
+
+@needs_gxx
+def test_second_session_uses_the_cache(sessions):
+    from axon.sim.cxxrtl import CxxrtlSession
+    first = sessions("exact", 24)
+    second = CxxrtlSession(depth=DEPTH, chains=24, rules="exact")
+    assert second.build() == first.build()
+    assert second.build_info["cached"]
+    # No Yosys run and no g++ run: well under a second.
+    assert second.build_info["convert_seconds"] + second.build_info["compile_seconds"] < 2
+
+
+@needs_gxx
+def test_builtin_yosys_wins_over_the_environment(tmp_path, monkeypatch):
+    from axon.sim.cxxrtl import CxxrtlSession
+    # A $YOSYS that does not exist and a request for the system Yosys: the
+    # conversion must still use the built-in one, and leave the setting alone.
+    monkeypatch.setenv("YOSYS", str(tmp_path / "no-such-yosys"))
+    monkeypatch.setenv("AMARANTH_USE_YOSYS", "system")
+    session = CxxrtlSession(depth=8, chains=2, build_dir=tmp_path)
+    source, cached = session._design_source()
+    assert not cached and "struct p_axon__detector" in source
+    assert os.environ["AMARANTH_USE_YOSYS"] == "system"
+
+
+class NeverDone(wiring.Component):
+    """The detector's ports, with a ``done`` that never rises."""
+
+    def __init__(self, depth):
+        self.depth = depth
+        super().__init__({
+            "start": In(1), "top": In(range(depth)), "count_limit": In(4),
+            "busy": Out(1), "done": Out(1), "result": Out(ResultLayout(depth)),
+            "cycles": Out(16), "write_addr": In(range(depth)), "write_word": In(MoveWord),
+            "write_en": In(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        # A register, so that the design has the sync domain's clk and rst.
+        m.d.sync += self.busy.eq(self.start | self.busy)
+        return m
+
+
+@needs_gxx
+def test_a_hung_query_times_out():
+    from axon.sim.cxxrtl import CxxrtlSession, DetectorTimeout
+
+    class HungSession(CxxrtlSession):
+        def _make_dut(self):
+            return NeverDone(self.depth)
+
+    session = HungSession(depth=16, chains=2)
+    began = time.perf_counter()
+    with pytest.raises(DetectorTimeout, match=r"job 0: query top=3 count_limit=4 did not "
+                                              r"finish in 32 clocks"):
+        session.run([0] * 4, [(3, 4)])
+    assert session.run_batch([([0] * 4, [(3, 4), (2, 1)])], on_timeout="none") == [[None, None]]
+    assert time.perf_counter() - began < 30
+
+
+@needs_gxx
+def test_bad_jobs_are_refused_before_running(sessions):
+    session = sessions("exact", 24)
+    with pytest.raises(ValueError, match=r"job 0: 257 words do not fit a move list of depth 256"):
+        session.run([0] * 257, [])
+    with pytest.raises(ValueError, match=r"job 0: top must be an address in 0..255, not 256"):
+        session.run([0], [(256, 1)])
+    with pytest.raises(ValueError, match=r"job 1: count_limit must be in 0..15, not 16"):
+        session.run_batch([([0], [(0, 1)]), ([0], [(0, 16)])])
+    with pytest.raises(ValueError, match=r"move word must be an integer in range 0..131071, "
+                                         r"not 131072"):
+        session.run([1 << 17], [])
+    with pytest.raises(ValueError, match=r"on_timeout must be 'raise' or 'none', not 'ignore'"):
+        session.run_batch([], on_timeout="ignore")
+
+
+@needs_gxx
+def test_harness_refuses_garbage(sessions):
+    binary = sessions("exact", 24).build()
+    process = subprocess.run([str(binary)], input=(7).to_bytes(4, "little"),
+                             capture_output=True)
+    assert process.returncode == 2
+    assert b"unknown command (7)" in process.stderr
+
+
+@needs_gxx
+def test_odd_chain_count_is_refused():
+    from axon.sim.cxxrtl import CxxrtlSession
+    with pytest.raises(TypeError, match=r"Chain count must be an even integer of at least 2, "
+                                        r"not 3"):
+        CxxrtlSession(chains=3)
+
+
+def test_missing_compiler_is_a_clear_error(monkeypatch):
+    from axon.sim import cxxrtl
+    monkeypatch.setattr(cxxrtl.shutil, "which", lambda name: None)
+    with pytest.raises(cxxrtl.CxxrtlError, match=r"needs a C\+\+ compiler: `g\+\+` is not on PATH"):
+        cxxrtl.CxxrtlSession(depth=8, chains=2)
+
+
+def test_default_cache_dir(monkeypatch, tmp_path):
+    from axon.sim.cxxrtl import default_cache_dir
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert default_cache_dir() == tmp_path / "axon-cxxrtl"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_cache_dir() == tmp_path / "home" / ".cache" / "axon-cxxrtl"

@@ -1,0 +1,147 @@
+# amaranth: UnusedElaboratable=no
+"""The soak: random queries on the CXXRTL model against the golden model."""
+
+import argparse
+import dataclasses
+import shutil
+import time
+
+import pytest
+
+from axon.hdl.word import unpack_word
+from axon.sim import golden
+from axon.sim import soak as soak_module
+from axon.sim.soak import IMAGE_KINDS, make_batch, random_image, register, soak
+
+
+needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
+                               reason="the soak runs the CXXRTL backend, which compiles with g++, "
+                                      "not on PATH")
+
+
+def run_soak(queries, **options):
+    began = time.perf_counter()
+    report = soak(queries, **options)
+    print(f"\n{report.summary()}\n  test wall time {time.perf_counter() - began:.1f} s")
+    return report
+
+
+@needs_gxx
+def test_soak_100k_queries():
+    report = run_soak(100_000, seed=1)
+    assert report.queries >= 100_000
+    assert report.mismatches == 0, report.summary()
+    # Every way a scan ends, equal positions, both scanner paths, every source.
+    assert set(report.stops) == {"barrier", "bottom", "limit", "overflow"}
+    assert report.repetitions > 1000
+    assert 0 < report.refetched < report.queries
+    assert set(report.kinds) == {"game", *IMAGE_KINDS}
+
+
+@needs_gxx
+@pytest.mark.parametrize("rules, chains", [("paper", 24), ("exact", 4), ("paper", 4)])
+def test_soak_other_configurations(rules, chains):
+    report = run_soak(20_000, seed=2, rules=rules, chains=chains)
+    assert report.mismatches == 0, report.summary()
+    assert "overflow" in report.stops
+
+
+@needs_gxx
+@pytest.mark.slow
+def test_soak_10m_queries():
+    report = run_soak(10_000_000, seed=3)
+    assert report.queries >= 10_000_000
+    assert report.mismatches == 0, report.summary()
+
+
+@needs_gxx
+def test_soak_fails_when_the_golden_model_lies(monkeypatch):
+    honest = golden.perpetual
+
+    def lying(words, top, **options):
+        result = honest(words, top, **options)
+        if top == 7:
+            return dataclasses.replace(result, count=result.count + 1)
+        return result
+
+    monkeypatch.setattr(golden, "perpetual", lying)
+    report = soak(2000, seed=4, workers=1, batch_queries=1000, keep=3)
+    assert report.mismatches > 0
+    assert len(report.first_mismatches) == 3
+    first = report.first_mismatches[0]
+    assert first.top == 7 and first.expected.count == first.got.result.count + 1
+    assert "top=7" in first.describe() and "expected" in report.summary()
+
+
+@needs_gxx
+def test_soak_checks_the_clock_count(monkeypatch):
+    monkeypatch.setattr(soak_module, "latency", lambda plies: plies // 2 + 4)
+    report = soak(1000, seed=5, workers=1, batch_queries=1000)
+    # Every game query now expects one clock too many.
+    assert report.mismatches >= report.kinds["game"] > 0
+
+
+@needs_gxx
+def test_soak_command(monkeypatch, capsys):
+    parser = argparse.ArgumentParser(prog="axon")
+    register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["soak", "--queries", "500", "--seed", "6", "--workers", "1",
+                              "--chains", "4", "--rules", "paper", "-q"])
+    assert args.func(args) == 0
+    output = capsys.readouterr().out
+    assert "rules paper, 4 chains" in output and "mismatches: 0" in output
+
+    monkeypatch.setattr(golden, "perpetual", lambda words, top, **options: golden.Result(
+        repetition=False, distance=None, count=0, overflow=False, plies_scanned=0,
+        stop=golden.Stop.BARRIER))
+    assert args.func(args) == 1
+    assert "mismatches: 0" not in capsys.readouterr().out
+
+
+@needs_gxx
+def test_soak_command_bad_options(capsys):
+    parser = argparse.ArgumentParser(prog="axon")
+    register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["soak", "--chains", "3", "-q"])
+    assert args.func(args) == 2
+    assert "axon soak: error: Chain count must be an even integer of at least 2, not 3" in \
+        capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parser.parse_args(["soak", "--queries", "0"])
+
+
+def test_batches_are_reproducible():
+    first = make_batch(7, 3, queries=600)
+    assert first == make_batch(7, 3, queries=600)
+    assert first != make_batch(7, 4, queries=600)
+    assert first != make_batch(8, 3, queries=600)
+    assert sum(len(job.queries) for job in first) >= 600
+    for job in first:
+        assert all(0 <= top < len(job.words) and 0 <= limit <= 15 for top, limit in job.queries)
+
+
+def test_image_kinds():
+    import random
+    rng = random.Random(8)
+    for kind in IMAGE_KINDS:
+        words = random_image(rng, 64, kind)
+        assert len(words) == 64 and all(0 <= word < 1 << 17 for word in words)
+        fields = [unpack_word(word) for word in words]
+        if kind == "barriers":
+            assert all(barrier for _, _, _, barrier in fields)
+        if kind == "still":
+            assert all(from_sq == to_sq for from_sq, to_sq, _, _ in fields)
+        if kind == "alternating":
+            colours = {(address + (piece >> 3)) & 1
+                       for address, (_, _, piece, _) in enumerate(fields)}
+            assert len(colours) == 1
+    with pytest.raises(ValueError, match=r"image kind must be one of wild, near, "
+                                         r"alternating, barriers, still, mixed, not 'odd'"):
+        random_image(rng, 8, "odd")
+
+
+def test_soak_parameters_are_checked():
+    with pytest.raises(ValueError, match=r"query count must be a positive integer, not 0"):
+        soak(0)
+    with pytest.raises(ValueError, match=r"worker count must be a positive integer, not 0"):
+        soak(10, workers=0)
