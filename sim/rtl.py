@@ -18,7 +18,8 @@ from .golden import Result, Stop
 
 __all__ = ["TimedResult", "RtlSession", "latency", "expected_cycles", "TIMEOUT_SLACK"]
 
-# A query never needs more than depth + LATENCY_OVERHEAD clocks; waiting a
+# A query never needs more than depth + LATENCY_OVERHEAD + REFETCH_CLOCKS
+# clocks (one word a clock after a refetch, at worst); waiting a
 # little longer than that turns a hung design into a test failure, not a hang.
 TIMEOUT_SLACK = 8
 

@@ -2,7 +2,8 @@
 """The gateware against the golden model, cycle by cycle.
 
 Every field of every answer must match, and ``done`` must rise exactly
-``plies_scanned + LATENCY_OVERHEAD`` clocks after ``start``.
+``expected_cycles`` clocks after ``start``: ``floor(plies_scanned / 2) +
+LATENCY_OVERHEAD`` for every legal game.
 """
 
 import pytest
