@@ -72,7 +72,8 @@ class BareCore(Elaboratable):
         return m
 
 
-# name -> (platform class, device, how to build the top)
+# Bare-core targets: name -> the amaranth-boards platform whose device and
+# UART pins the measurement borrows.
 TARGETS = {
     "core-up5k": ICEBreakerPlatform,
     "core-hx8k": ICE40HX8KBEVNPlatform,
