@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 
+from ..sim.cli import int_at_least
 from .platforms import BOARDS, DEFAULT_BOARD, get_board
 
 
@@ -22,17 +23,6 @@ def _error(command, message, code):
     return code
 
 
-def _positive_int(text):
-    import argparse
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, not {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, not {value}")
-    return value
-
-
 def register(subparsers):
     """Add ``build``, ``program`` and ``query`` to an argparse subparsers object."""
     boards = ", ".join(f"{name}" for name in BOARDS)
@@ -42,13 +32,13 @@ def register(subparsers):
         description=f"Build the detector with its UART link for a board ({boards}).")
     build.add_argument("--board", default=DEFAULT_BOARD, choices=list(BOARDS),
                        help=f"target board (default {DEFAULT_BOARD})")
-    build.add_argument("--chains", type=_positive_int, default=None,
+    build.add_argument("--chains", type=int_at_least(0), default=None,
                        help="chain-list slots, even (default: the board's, see boards/README.md)")
-    build.add_argument("--depth", type=_positive_int, default=None,
+    build.add_argument("--depth", type=int_at_least(0), default=None,
                        help="move-list entries (default 256)")
     build.add_argument("--rules", default="exact", choices=["exact", "paper"],
                        help="chain-list rules (default exact)")
-    build.add_argument("--seed", type=_positive_int, default=1,
+    build.add_argument("--seed", type=int_at_least(0), default=1,
                        help="nextpnr placement seed (default 1)")
     build.add_argument("--build-dir", default=None,
                        help="build directory (default build/BOARD, relative to here)")
@@ -74,9 +64,9 @@ def register(subparsers):
     query.add_argument("--jsonl", action="store_true", help="one JSON object per ply")
     query.add_argument("--rules", choices=["exact", "paper"], default=None,
                        help="rules the board must have (sim://: the rules to simulate)")
-    query.add_argument("--chains", type=_positive_int, default=None,
+    query.add_argument("--chains", type=int_at_least(0), default=None,
                        help="chains the board must have (sim://: the chains to simulate)")
-    query.add_argument("--count-limit", type=_positive_int, default=4,
+    query.add_argument("--count-limit", type=int_at_least(0), default=4,
                        help="stop a scan after this many equal positions (default 4, max 15)")
     query.set_defaults(func=query_command)
 

@@ -30,6 +30,21 @@ class UsageError(Exception):
     """A bad option value; exit status 2."""
 
 
+def int_at_least(minimum):
+    """An argparse ``type``: an integer no smaller than ``minimum``."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, not {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(
+                f"expected an integer of at least {minimum}, not {value}")
+        return value
+    parse.__name__ = f"integer >= {minimum}"
+    return parse
+
+
 _DESCRIPTION = """\
 Draw-by-repetition detection with the Axon algorithm (Vučković and Vidanović,
 2007) on the games of a PGN file: every ply of every game is one query of the

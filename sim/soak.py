@@ -343,18 +343,8 @@ def soak(queries=100_000, seed=0, rules="exact", chains=24, *, depth=256, worker
 
 # -- command line -----------------------------------------------------------------
 
-def _positive_int(text):
-    import argparse
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}")
-    return value
-
-
 def register(subparsers):
+    from .cli import int_at_least
     """Add ``soak`` to an argparse subparsers object."""
     parser = subparsers.add_parser(
         "soak", help="random queries on the CXXRTL gateware against the golden model",
@@ -362,18 +352,18 @@ def register(subparsers):
                     "gateware compiled with CXXRTL and compare every field and the clock "
                     "count with the golden model. Needs g++. Exit status: 0 if every "
                     "answer agrees, 1 on any mismatch, 2 on bad options or a build error.")
-    parser.add_argument("--queries", type=_positive_int, default=100_000, metavar="N",
+    parser.add_argument("--queries", type=int_at_least(1), default=100_000, metavar="N",
                         help="queries to run, rounded up to whole batches of "
                              f"{BATCH_QUERIES} (default 100000)")
     parser.add_argument("--seed", type=int, default=0, metavar="S",
                         help="random seed; a batch is fixed by seed and index (default 0)")
     parser.add_argument("--rules", choices=("exact", "paper"), default="exact",
                         help="chain rules (default exact)")
-    parser.add_argument("--chains", type=_positive_int, default=24, metavar="N",
+    parser.add_argument("--chains", type=int_at_least(1), default=24, metavar="N",
                         help="chain-list slots, even, half per side (default 24)")
-    parser.add_argument("--depth", type=_positive_int, default=256, metavar="D",
+    parser.add_argument("--depth", type=int_at_least(1), default=256, metavar="D",
                         help="move-list entries, even (default 256)")
-    parser.add_argument("--workers", type=_positive_int, default=None, metavar="W",
+    parser.add_argument("--workers", type=int_at_least(1), default=None, metavar="W",
                         help="worker processes (default: one per core)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     parser.set_defaults(func=main_soak)
