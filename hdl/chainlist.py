@@ -76,6 +76,8 @@ class ChainPool(wiring.Component):
         insert and lowered by every slot a rule frees. Nothing in the detector
         needs it (``empty`` looks at the slots); the formal proofs check that
         it always equals the number of occupied slots.
+    occupied : Signal(slots), out
+        One bit a slot: it holds an open chain. For the formal proofs.
     """
 
     def __init__(self, slots=12, rules="exact"):
@@ -92,6 +94,7 @@ class ChainPool(wiring.Component):
             "overflow":    Out(1),
             "empty":       Out(1),
             "open_chains": Out(range(slots + 1)),
+            "occupied":    Out(slots),
         })
 
     @property
@@ -107,6 +110,7 @@ class ChainPool(wiring.Component):
         n = self._slots
 
         chain_valid = Signal(n)
+        m.d.comb += self.occupied.eq(chain_valid)
         chain_piece = [Signal(4, name=f"chain{i}_piece") for i in range(n)]
         chain_from  = [Signal(6, name=f"chain{i}_from") for i in range(n)]
         chain_to    = [Signal(6, name=f"chain{i}_to") for i in range(n)]
