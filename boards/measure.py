@@ -40,11 +40,21 @@ class BareCore(Elaboratable):
     load pin captures every output into a register that shifts out to a pin.
     """
 
-    def __init__(self, **detector_args):
+    def __init__(self, *, clock_mhz=None, **detector_args):
+        self.clock_mhz = clock_mhz
         self.detector_args = detector_args
 
     def elaborate(self, platform):
         m = Module()
+        if self.clock_mhz is not None:
+            # Constrain the clock at the target rate: nextpnr's placer works
+            # to meet the constraint it is given, so a 12 MHz board clock
+            # would understate what the core can reach.
+            clk_pin = platform.request(platform.default_clk, dir="-")
+            m.submodules.clk_buffer = clk_buffer = io.Buffer("i", clk_pin)
+            m.domains.sync = ClockDomain("sync", reset_less=True)
+            m.d.comb += ClockSignal("sync").eq(clk_buffer.i)
+            platform.add_clock_constraint(clk_buffer.i, self.clock_mhz * 1e6)
         m.submodules.core = core = AxonDetector(**self.detector_args)
         inputs = Cat(core.start, core.top, core.count_limit, core.write_addr,
                      core.write_word, core.write_en, core.read_addr)

@@ -5,13 +5,20 @@ only ever changes on a move of its own piece, so White's and Black's chains
 never meet; the list is split into one :class:`ChainPool` per side, and a
 White move and a Black move update their pools in the same clock.
 
-Each pool's next state depends only on its registers and the move in hand:
-nothing outside gates the update, so the loop that limits the clock is one
-pool's compare, lowest-slot pick and register enables.
+What limits the clock is the loop from a pool's registers back to themselves.
+To keep it short, the comparisons of every slot with a move are made a clock
+*ahead*, against the move that comes next, and registered as two hit vectors:
+which chains start where the move ends, and which end where it starts. The
+clock that applies the move only decides from those vectors, and patches the
+next move's vectors for the slots it rewrites; the wide comparisons against
+the slot registers are never in the loop.
 
-Ties, possible only with nonsense words, go to the lowest slot of the pool,
-like the golden model's ``ChainPool``, which this component is checked
-against.
+In a legal game each hit vector has at most one bit set: two chains of one
+piece cannot start on one square (two pieces would stand there) nor end on one
+(two pieces would have stood there at the top of the scan). The vectors
+therefore select their slot directly, without a priority pick, and a move
+that sets two bits, which only an impossible move list does, is reported as an
+overflow and ends the scan, as the golden model defines it.
 """
 
 from amaranth.hdl import *
@@ -32,6 +39,11 @@ def _lowest(vector):
     return vector & (~vector + 1)[:len(vector)]
 
 
+def _several(vector):
+    """More than one bit set: clearing the lowest leaves something."""
+    return (vector & (vector - 1)[:len(vector)]).any()
+
+
 def _select(onehot, values):
     """One-hot multiplexer: OR of the values whose select bit is set, as a
     balanced tree so that its depth grows with the log of the slot count."""
@@ -40,6 +52,10 @@ def _select(onehot, values):
         terms = [terms[i] | terms[i + 1] if i + 1 < len(terms) else terms[i]
                  for i in range(0, len(terms), 2)]
     return terms[0]
+
+
+def _popcount(vector):
+    return sum(vector[i] for i in range(len(vector)))
 
 
 def _check_rules(component, rules):
@@ -66,9 +82,14 @@ class ChainPool(wiring.Component):
     apply : Signal(1), in
         Apply ``move`` on this clock.
     move : MoveWord, in
-        A move of this pool's side; its barrier bit is ignored.
+        A move of this pool's side; its colour and barrier bits are ignored.
+    next_move : MoveWord, in
+        What ``move`` will be on the next clock, whether or not it is applied
+        then: the pool compares its slots with it a clock ahead.
     overflow : Signal(1), out
-        ``move`` needs a new slot and none is free; applying it changes nothing.
+        ``move`` needs a new slot and none is free, or meets two chains of its
+        piece at once (an impossible move list). The scan stops there; what
+        applying it did is thrown away.
     empty : Signal(1), out
         Every chain of this side is closed.
     open_chains : Signal(range(slots + 1)), out
@@ -88,9 +109,10 @@ class ChainPool(wiring.Component):
         self._slots = slots
         self._rules = rules
         super().__init__({
-            "clear":    In(1),
-            "apply":    In(1),
-            "move":     In(MoveWord),
+            "clear":       In(1),
+            "apply":       In(1),
+            "move":        In(MoveWord),
+            "next_move":   In(MoveWord),
             "overflow":    Out(1),
             "empty":       Out(1),
             "open_chains": Out(range(slots + 1)),
@@ -109,114 +131,131 @@ class ChainPool(wiring.Component):
         m = Module()
         n = self._slots
 
+        # A pool holds one side's pieces, so a slot keeps only the piece type.
         chain_valid = Signal(n)
-        m.d.comb += self.occupied.eq(chain_valid)
-        chain_piece = [Signal(4, name=f"chain{i}_piece") for i in range(n)]
+        chain_kind  = [Signal(3, name=f"chain{i}_kind") for i in range(n)]
         chain_from  = [Signal(6, name=f"chain{i}_from") for i in range(n)]
         chain_to    = [Signal(6, name=f"chain{i}_to") for i in range(n)]
+        m.d.comb += self.occupied.eq(chain_valid)
 
-        move_piece = self.move.piece
-        move_from  = self.move.from_sq
-        move_to    = self.move.to_sq
+        move      = self.move
+        move_kind = move.piece[:3]
+        following = self.next_move
 
-        # The two comparisons every rule is built from, for all slots at once.
-        same_piece      = Cat(chain_valid[i] & (chain_piece[i] == move_piece) for i in range(n))
-        from_is_move_to = Signal(n)
-        to_is_move_from = Signal(n)
-        m.d.comb += [
-            from_is_move_to.eq(same_piece & Cat(chain_from[i] == move_to for i in range(n))),
-            to_is_move_from.eq(same_piece & Cat(chain_to[i] == move_from for i in range(n))),
-        ]
+        # The hit vectors of the move in hand, made on the previous clock.
+        from_hits  = Signal(n)   # chains that start where the move ends
+        to_hits    = Signal(n)   # chains that end where the move starts
+        move_stays = Signal()    # the move's from and to squares are equal
 
         # Transition: the move ends on the square where a chain begins.
-        transition_slot = Signal(n)
-        transition      = Signal()
+        transition = Signal()
+        meets_end  = Signal()
         m.d.comb += [
-            transition_slot.eq(_lowest(from_is_move_to)),
-            transition.eq(from_is_move_to.any()),
+            transition.eq(from_hits.any()),
+            meets_end.eq(to_hits.any()),
         ]
         # The updated chain runs from the move's from-square to `updated_to`:
         # the old chain's end after a transition, the move's own end otherwise.
         updated_to = Signal(6)
-        m.d.comb += updated_to.eq(Mux(transition, _select(transition_slot, chain_to), move_to))
+        m.d.comb += updated_to.eq(Mux(transition, _select(from_hits, chain_to), move.to_sq))
 
         # Reflection: the updated chain returns to its start and is closed.
         closes = Signal()
-        m.d.comb += closes.eq(Mux(transition, (transition_slot & to_is_move_from).any(),
-                                  move_from == move_to))
+        m.d.comb += closes.eq(Mux(transition, (from_hits & to_hits).any(), move_stays))
 
-        partner_slot = Signal(n)
+        release   = Signal(n)   # slots whose chain closes or is folded away
+        take_from = Signal(n)   # slots whose chain gets the move's from-square
+        take_to   = Signal(n)   # slots whose chain gets `updated_to` as its end
+        insert    = Signal()
         if self._rules == "paper":
             # Symmetry: A→B and B→A of one piece are two pieces that swapped.
-            m.d.comb += partner_slot.eq(_lowest(to_is_move_from &
-                Cat(chain_from[i] == updated_to for i in range(n))))
+            symmetry = Signal()
+            m.d.comb += [
+                symmetry.eq(~closes & (to_hits &
+                            Cat(chain_from[i] == updated_to for i in range(n))).any()),
+                release.eq(Mux(closes | symmetry, from_hits, 0) | Mux(symmetry, to_hits, 0)),
+                take_from.eq(Mux(closes | symmetry, 0, from_hits)),
+                insert.eq(~transition & ~move_stays),
+            ]
         else:
             # Link: a chain X→F of the same piece meets the updated chain F→T
-            # (F is the move's from-square) and becomes X→T. Unless the
-            # updated chain closed, it is not among these slots.
+            # (F is the move's from-square) and becomes X→T, freeing the
+            # updated chain's slot; an inserted move that links needs none.
             #
             # The joined chain never closes: the link rule keeps every square
             # from being both the start of one chain and the end of another
             # of the same piece, so X ≠ T. The golden model still checks it
-            # (it is the rule as written) and the tests count it never fires;
-            # leaving the comparison out here shortens the critical path.
-            m.d.comb += partner_slot.eq(_lowest(to_is_move_from))
-        partner = Signal()
-        m.d.comb += partner.eq(partner_slot.any() & ~closes)
+            # (it is the rule as written) and the tests count it never fires.
+            partner = Signal()
+            m.d.comb += [
+                partner.eq(meets_end & ~closes),
+                release.eq(Mux(meets_end, from_hits, 0)),
+                take_from.eq(Mux(meets_end, 0, from_hits)),
+                take_to.eq(Mux(partner, to_hits, 0)),
+                insert.eq(~transition & ~move_stays & ~meets_end),
+            ]
 
-        free_slot = Signal(n)
-        m.d.comb += free_slot.eq(_lowest(~chain_valid))
-
-        # Only an inserted move that neither closes nor links needs a slot.
-        insert = Signal()
+        free_slot  = Signal(n)
+        take_chain = Signal(n)   # the free slot an inserted move occupies
         m.d.comb += [
-            insert.eq(~transition & ~closes & ~partner),
-            self.overflow.eq(insert & ~free_slot.any()),
+            free_slot.eq(_lowest(~chain_valid)),
+            take_chain.eq(Mux(insert, free_slot, 0)),
+            self.overflow.eq(insert & ~free_slot.any() |
+                             _several(from_hits) | _several(to_hits)),
             self.empty.eq(~chain_valid.any()),
         ]
 
-        # Which slots let go of their chain, and which take a new from/to.
-        release    = Signal(n)
-        take_from  = Signal(n)
-        take_to    = Signal(n)
-        take_chain = Signal(n)
-        m.d.comb += take_chain.eq(Mux(insert, free_slot, 0))
-        if self._rules == "paper":
-            m.d.comb += [
-                release.eq(Mux(closes | partner, transition_slot | Mux(partner, partner_slot, 0),
-                               0)),
-                take_from.eq(Mux(transition & ~closes & ~partner, transition_slot, 0)),
-            ]
-        else:
-            m.d.comb += [
-                # Reflection frees the updated chain; a link folds it into the partner.
-                release.eq(Mux(closes | partner, transition_slot, 0)),
-                take_from.eq(Mux(transition & ~closes & ~partner, transition_slot, 0)),
-                take_to.eq(Mux(partner, partner_slot, 0)),
-            ]
+        # The next move's hit vectors: the comparisons with the slots as they
+        # are, except for the slots this move rewrites, which compare the
+        # values they are being given (a few comparisons of two moves).
+        next_kind      = following.piece[:3]
+        same_kind      = Cat(chain_kind[i] == next_kind for i in range(n))
+        from_hits_kept = chain_valid & same_kind & Cat(chain_from[i] == following.to_sq
+                                                       for i in range(n))
+        to_hits_kept   = chain_valid & same_kind & Cat(chain_to[i] == following.from_sq
+                                                       for i in range(n))
+        from_hit_given = Signal()
+        to_hit_given   = Signal()
+        m.d.comb += [
+            from_hit_given.eq((move_kind == next_kind) & (move.from_sq == following.to_sq)),
+            to_hit_given.eq((move_kind == next_kind) & (updated_to == following.from_sq)),
+        ]
+        from_hits_applied = Cat(
+            Mux(take_from[i] | take_chain[i], from_hit_given, ~release[i] & from_hits_kept[i])
+            for i in range(n))
+        to_hits_applied = Cat(
+            Mux(take_to[i] | take_chain[i], to_hit_given, ~release[i] & to_hits_kept[i])
+            for i in range(n))
 
-        freed = Signal(2)
-        m.d.comb += freed.eq(sum(release[i] for i in range(n)))
-
+        m.d.sync += move_stays.eq(following.from_sq == following.to_sq)
         with m.If(self.clear):
             m.d.sync += [
                 chain_valid.eq(0),
                 self.open_chains.eq(0),
+                from_hits.eq(0),
+                to_hits.eq(0),
             ]
         with m.Elif(self.apply):
             m.d.sync += [
                 chain_valid.eq(chain_valid & ~release | take_chain),
-                self.open_chains.eq(self.open_chains + take_chain.any() - freed),
+                self.open_chains.eq(self.open_chains + take_chain.any() - _popcount(release)),
+                from_hits.eq(from_hits_applied),
+                to_hits.eq(to_hits_applied),
             ]
             for i in range(n):
                 with m.If(take_from[i] | take_chain[i]):
-                    m.d.sync += chain_from[i].eq(move_from)
+                    m.d.sync += chain_from[i].eq(move.from_sq)
                 # An inserted chain ends on the move's to-square, which is
                 # also `updated_to` when there is no transition.
                 with m.If(take_to[i] | take_chain[i]):
                     m.d.sync += chain_to[i].eq(updated_to)
                 with m.If(take_chain[i]):
-                    m.d.sync += chain_piece[i].eq(move_piece)
+                    m.d.sync += chain_kind[i].eq(move_kind)
+        with m.Else():
+            m.d.sync += [
+                from_hits.eq(from_hits_kept),
+                to_hits.eq(to_hits_kept),
+            ]
 
         return m
 
@@ -237,6 +276,9 @@ class ChainList(wiring.Component):
         Empty every slot.
     white_move, black_move : MoveWord, in
         A move for each side's pool.
+    white_next, black_next : MoveWord, in
+        What ``white_move`` and ``black_move`` will be on the next clock (see
+        :class:`ChainPool`'s ``next_move``).
     apply_white, apply_black : Signal(1), in
         Apply the move to its pool on this clock.
     white_overflow, black_overflow : Signal(1), out
@@ -258,6 +300,8 @@ class ChainList(wiring.Component):
             "clear":          In(1),
             "white_move":     In(MoveWord),
             "black_move":     In(MoveWord),
+            "white_next":     In(MoveWord),
+            "black_next":     In(MoveWord),
             "apply_white":    In(1),
             "apply_black":    In(1),
             "white_overflow": Out(1),
@@ -281,10 +325,12 @@ class ChainList(wiring.Component):
         m.d.comb += [
             white.clear.eq(self.clear),
             white.move.eq(self.white_move),
+            white.next_move.eq(self.white_next),
             white.apply.eq(self.apply_white),
             self.white_overflow.eq(white.overflow),
             black.clear.eq(self.clear),
             black.move.eq(self.black_move),
+            black.next_move.eq(self.black_next),
             black.apply.eq(self.apply_black),
             self.black_overflow.eq(black.overflow),
             self.empty.eq(white.empty & black.empty),

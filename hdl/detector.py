@@ -113,6 +113,8 @@ class AxonDetector(wiring.Component):
             chain_list.clear.eq(scanner.chain_clear),
             chain_list.white_move.eq(scanner.chain_white_move),
             chain_list.black_move.eq(scanner.chain_black_move),
+            chain_list.white_next.eq(scanner.chain_white_next),
+            chain_list.black_next.eq(scanner.chain_black_next),
             chain_list.apply_white.eq(scanner.chain_apply_white),
             chain_list.apply_black.eq(scanner.chain_apply_black),
             scanner.chain_white_overflow.eq(chain_list.white_overflow),

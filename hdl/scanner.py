@@ -101,6 +101,7 @@ class Scanner(wiring.Component):
         The words at last clock's ``read_addr`` and the address below.
     chain_clear : Signal(1), out
     chain_white_move, chain_black_move : MoveWord, out
+    chain_white_next, chain_black_next : MoveWord, out
     chain_apply_white, chain_apply_black : Signal(1), out
     chain_white_overflow, chain_black_overflow, chain_empty : Signal(1), in
         The chain list's ports, see :class:`~axon.hdl.chainlist.ChainList`.
@@ -124,6 +125,8 @@ class Scanner(wiring.Component):
             "chain_clear":          Out(1),
             "chain_white_move":     Out(MoveWord),
             "chain_black_move":     Out(MoveWord),
+            "chain_white_next":     Out(MoveWord),
+            "chain_black_next":     Out(MoveWord),
             "chain_apply_white":    Out(1),
             "chain_apply_black":    Out(1),
             "chain_white_overflow": In(1),
@@ -192,6 +195,12 @@ class Scanner(wiring.Component):
         newer_black = self.read_newer.piece[3]
         same_side   = newer_black == self.read_older.piece[3]
         apply_older = ~same_side & ~single_step
+        # The hand registers load the sorted pair on every clock, so the chain
+        # list can compare its slots with it a clock ahead.
+        m.d.comb += [
+            self.chain_white_next.eq(Mux(newer_black, self.read_older, self.read_newer)),
+            self.chain_black_next.eq(Mux(newer_black, self.read_newer, self.read_older)),
+        ]
         m.d.sync += [
             hand_valid.eq(read_valid),
             hand_addr.eq(read_addr),
@@ -202,8 +211,8 @@ class Scanner(wiring.Component):
             hand_older_barrier.eq(self.read_older.barrier),
             hand_newer_black.eq(newer_black),
             hand_same_side.eq(same_side),
-            hand_white_move.eq(Mux(newer_black, self.read_older, self.read_newer)),
-            hand_black_move.eq(Mux(newer_black, self.read_newer, self.read_older)),
+            hand_white_move.eq(self.chain_white_next),
+            hand_black_move.eq(self.chain_black_next),
             hand_apply_white.eq(Mux(newer_black, apply_older, 1)),
             hand_apply_black.eq(Mux(newer_black, 1, apply_older)),
         ]

@@ -229,6 +229,15 @@ def _stop_text(result, words, top, chains, count_limit, window_limited, ply_of, 
     if result.stop is Stop.LIMIT:
         return f"Count limit {count_limit} reached: the scan stops"
     word = words[address]
+    from_sq, to_sq, piece, _ = unpack_word(word)
+    chain_list = ChainList(chains, rules)
+    for applied in range(top, address, -1):
+        applied_from, applied_to, applied_piece, _ = unpack_word(words[applied])
+        chain_list.apply(applied_piece, applied_from, applied_to)
+    if rules is not Rules.CPW and chain_list._pool(piece).ambiguous(piece, from_sq, to_sq):
+        return (f"Chain list overflow: {_describe_word(word)} at ply {ply_of(address)} "
+                f"meets two chains of its piece at once, which no legal game does "
+                f"(the move list is impossible)")
     def plural(count):
         return f"{count} slot{'s' if count != 1 else ''}"
     slots = plural(chains) if rules is Rules.CPW else f"{plural(chains // 2)} a side"

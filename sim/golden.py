@@ -24,8 +24,14 @@ same side is to move. The slots are split evenly between the sides (see
 :class:`ChainList`). ``cpw`` is the chessprogramming-wiki pseudo-code: square
 matching without the piece, no symmetry, no side-to-move check.
 
-The slot structure is modelled exactly as the gateware has it (lowest index
-wins every tie), so that nonsense words give the same answer in both.
+The slot structure is modelled exactly as the gateware has it, so that
+nonsense words give the same answer in both. In a legal game no two chains of
+one piece ever start on the same square (two pieces would stand on it) or end
+on the same square (two pieces would have stood on it at the top); a move that
+meets two such chains therefore comes from an impossible move list. It stops
+the scan as an overflow, a move the chain list cannot follow, which lets the
+gateware use each comparison's hit vector as the chosen slot, without a
+priority pick.
 """
 
 import enum
@@ -52,7 +58,8 @@ class Stop(enum.IntEnum):
     BARRIER  = 0  # read a word with the barrier bit: an irreversible move
     BOTTOM   = 1  # applied the word at address 0
     LIMIT    = 2  # found ``count_limit`` equal positions
-    OVERFLOW = 3  # a move needed a new chain and its side had no free slot
+    OVERFLOW = 3  # a move needed a new chain and its side had no free slot,
+                  # or met two chains of its piece at once (impossible move list)
 
 
 @dataclass(frozen=True)
@@ -116,9 +123,18 @@ class ChainPool:
     def snapshot(self):
         return tuple(tuple(slot) for slot in self.slots if slot is not None)
 
+    def ambiguous(self, piece, from_sq, to_sq):
+        """Does the move meet two chains of its piece at one end? Only an
+        impossible move list does that (see the module docstring)."""
+        same = [slot for slot in self.slots if slot is not None and slot[0] == piece]
+        return (sum(slot[1] == to_sq for slot in same) > 1 or
+                sum(slot[2] == from_sq for slot in same) > 1)
+
     def apply(self, piece, from_sq, to_sq):
         """Apply one move; return the rule text, or ``None`` on overflow."""
         same_piece = self._same_piece(piece)
+        if self.rules is not Rules.CPW and self.ambiguous(piece, from_sq, to_sq):
+            return None
 
         # Transition: the move ends where a chain begins.
         updated = self._first(lambda slot: same_piece(slot) and slot[1] == to_sq)
