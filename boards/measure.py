@@ -137,7 +137,7 @@ def measure(target, *, seeds=5, chains=None, rules="exact", build_root="build/be
     build_dir = os.path.join(build_root, target)
     os.makedirs(build_dir, exist_ok=True)
     with _environment({"AMARANTH_USE_YOSYS": "builtin", **env}):
-        plan = platform.prepare(top, name=NAME, nextpnr_opts=[
+        plan = platform.prepare(top, name=NAME, synth_opts=os.environ.get("AXON_SYNTH_OPTS", ""), nextpnr_opts=[
             "--report", "report-1.json", "--seed", "1", "--timing-allow-fail"])
     plan.extract(build_dir)
     run_env = {**os.environ, "AMARANTH_USE_YOSYS": "builtin", **env}

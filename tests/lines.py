@@ -6,6 +6,7 @@ Each is ``(fen, uci_moves)``, in the paper's from-to notation. They are written 
 
 import chess
 
+from axon.hdl.word import pack_word
 from axon.sim.encode import encode_moves
 
 
@@ -46,3 +47,16 @@ def play(line):
         moves.append(move)
         board.push(move)
     return start, moves, encode_moves(start, moves)
+
+
+# Two white knights that the scan has seen leave one square (x = c3), then a
+# white knight move back onto it: two chains start where the move ends. The
+# black king's step out and back closes in between, so only the knights remain.
+def two_chains_meet_one_move():
+    """Move words (oldest first) of an impossible list: see the comment above."""
+    x, a, b, y = 18, 0, 1, 33   # c3, a1, b1, b5
+    white_knight, black_king = 2, 8 | 6   # Table 1: colour bit above the type
+    words = [pack_word(y, x, white_knight), pack_word(60, 59, black_king),
+             pack_word(x, b, white_knight), pack_word(59, 60, black_king),
+             pack_word(x, a, white_knight)]
+    return words

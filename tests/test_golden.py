@@ -9,6 +9,7 @@ from axon.sim.generate import game_corpus
 from axon.sim.golden import Result, Stop, perpetual
 from axon.sim.oracle import oracle_answers
 
+from .lines import two_chains_meet_one_move
 from .lines import FIGURE1, KING_TRIANGLE, KNIGHT_SWAP, ROOK_SWAP, THREE_KNIGHTS, play
 
 
@@ -230,3 +231,33 @@ def test_exact_matches_python_chess_on_the_rtl_test_games():
             assert not result.overflow
             assert (result.repetition, result.distance, result.count) == \
                    (answer.repetition, answer.distance, answer.count), f"game {game} ply {ply}"
+
+
+@pytest.mark.parametrize("rules", ["paper", "exact"])
+def test_a_move_meeting_two_chains_is_an_overflow(rules):
+    words = two_chains_meet_one_move()
+    result = perpetual(words, len(words) - 1, rules=rules)
+    assert result.stop is Stop.OVERFLOW and result.overflow
+    assert result.plies_scanned == 4
+    # With the older knight move gone the same list is followed to the bottom.
+    assert perpetual(words[1:], 3, rules=rules).stop is Stop.BOTTOM
+
+
+@pytest.mark.parametrize("rules", ["paper", "exact"])
+def test_legal_games_never_meet_two_chains_at_once(corpus, rules):
+    # The gateware takes each hit vector as the chosen slot; that is only
+    # sound because no legal move list ever sets two bits in one.
+    from axon.hdl.word import unpack_word
+    from axon.sim.golden import ChainList, Rules
+    checked = 0
+    for board, moves, words, answers in corpus:
+        for top in range(0, len(words), 3):
+            chain_list = ChainList(24, Rules(rules))
+            for address in range(top, -1, -1):
+                from_sq, to_sq, piece, barrier = unpack_word(words[address])
+                if barrier:
+                    break
+                assert not chain_list._pool(piece).ambiguous(piece, from_sq, to_sq)
+                assert chain_list.apply(piece, from_sq, to_sq) is not None
+                checked += 1
+    assert checked > 5000

@@ -15,6 +15,7 @@ from axon.sim.generate import game_corpus
 from axon.sim.golden import Stop, perpetual
 from axon.sim.rtl import RtlSession, expected_cycles, latency
 
+from .lines import two_chains_meet_one_move
 from .lines import FIGURE1, KING_TRIANGLE, KNIGHT_SWAP, ROOK_SWAP, THREE_KNIGHTS, play
 
 
@@ -110,6 +111,15 @@ queries = st.lists(st.tuples(tops, st.integers(0, 15)), min_size=1, max_size=6)
 @given(jobs=st.lists(st.tuples(memory_images, queries), min_size=1, max_size=3))
 def test_arbitrary_words(rules, chains, jobs):
     check_jobs(rules, chains, jobs)
+
+
+@pytest.mark.parametrize("rules", ["exact", "paper"])
+def test_a_move_meeting_two_chains_stops_as_overflow(rules):
+    # The pool takes each hit vector as its slot; a vector with two bits set
+    # must end the scan, never pick a slot.
+    words = two_chains_meet_one_move()
+    stops = check_jobs(rules, 24, [(words, [(len(words) - 1, 4), (len(words) - 2, 4)])])
+    assert Stop.OVERFLOW in stops
 
 
 def test_writes_during_a_query_are_refused():
