@@ -146,6 +146,7 @@ class ChainPool(wiring.Component):
         from_hits  = Signal(n)   # chains that start where the move ends
         to_hits    = Signal(n)   # chains that end where the move starts
         move_stays = Signal()    # the move's from and to squares are equal
+        m.d.comb += move_stays.eq(move.from_sq == move.to_sq)
 
         # Transition: the move ends on the square where a chain begins.
         transition = Signal()
@@ -227,7 +228,6 @@ class ChainPool(wiring.Component):
             Mux(take_to[i] | take_chain[i], to_hit_given, ~release[i] & to_hits_kept[i])
             for i in range(n))
 
-        m.d.sync += move_stays.eq(following.from_sq == following.to_sq)
         with m.If(self.clear):
             m.d.sync += [
                 chain_valid.eq(0),

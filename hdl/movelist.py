@@ -1,41 +1,45 @@
 """The move list: the game history and search line, in block RAM.
 
-The scanner takes two plies a clock, so the list is kept in two banks, even
-and odd addresses, and one read returns the word at ``scan_addr`` and the one
-below it. The read port is shared: the scanner owns it during a query, the
-host between queries (to read moves back). Host writes are refused while a
-query runs, so a scan never sees a word change under it.
+The scanner takes two plies a clock and, on the first read of a query, four:
+it needs the second pair a clock early so that the chain list can compare its
+slots with it ahead of time. The list is therefore kept in four banks, by
+address modulo 4, and one read returns the word at ``read_addr`` and the
+three below it. The read port is shared: the scanner owns it during a query,
+the host between queries (to read moves back). Host writes are refused while
+a query runs, so a scan never sees a word change under it.
 """
 
 from amaranth.hdl import *
-from amaranth.lib import memory, wiring
+from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from ._params import refused
 from .word import MoveWord
 
 
-__all__ = ["MoveList"]
+__all__ = ["MoveList", "READ_WIDTH"]
+
+# Words one read returns: the addressed word and the ones below it.
+READ_WIDTH = 4
 
 
 class MoveList(wiring.Component):
-    """Two-bank block-RAM move list with a host port and a scan port.
+    """Four-bank block-RAM move list with a host port and a scan port.
 
     Parameters
     ----------
     depth : int
-        Number of move words; even, since the banks split it in two.
+        Number of move words; even.
 
     Members
     -------
     scan_active : Signal(1), in
         A query is running: host writes are refused.
     read_addr : Signal(range(depth)), in
-        Address of the newer word to read.
-    read_newer : MoveWord, out
-        The word at last clock's ``read_addr``.
-    read_older : MoveWord, out
-        The word just below it (meaningless when ``read_addr`` was 0).
+        Address of the newest word to read.
+    read_words : ArrayLayout(MoveWord, 4), out
+        The words at last clock's ``read_addr`` and the three addresses below
+        it, newest first (meaningless below address 0).
     host_write_addr : Signal(range(depth)), in
     host_write_word : MoveWord, in
     host_write_en : Signal(1), in
@@ -52,8 +56,7 @@ class MoveList(wiring.Component):
         super().__init__({
             "scan_active":        In(1),
             "read_addr":          In(range(depth)),
-            "read_newer":         Out(MoveWord),
-            "read_older":         Out(MoveWord),
+            "read_words":         Out(data.ArrayLayout(MoveWord, READ_WIDTH)),
             "host_write_addr":    In(range(depth)),
             "host_write_word":    In(MoveWord),
             "host_write_en":      In(1),
@@ -66,10 +69,11 @@ class MoveList(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        bank_depth = -(-self._depth // READ_WIDTH)
         banks = []
-        for parity in ("even", "odd"):
-            bank = memory.Memory(shape=MoveWord, depth=self._depth // 2, init=[])
-            m.submodules[f"{parity}_bank"] = bank
+        for index in range(READ_WIDTH):
+            bank = memory.Memory(shape=MoveWord, depth=bank_depth, init=[])
+            m.submodules[f"bank{index}"] = bank
             banks.append(bank)
 
         write_enable = Signal()
@@ -77,25 +81,32 @@ class MoveList(wiring.Component):
             write_enable.eq(self.host_write_en & ~self.scan_active),
             self.host_write_refused.eq(self.host_write_en & self.scan_active),
         ]
-        for parity, bank in enumerate(banks):
+        for index, bank in enumerate(banks):
             write_port = bank.write_port()
             m.d.comb += [
-                write_port.addr.eq(self.host_write_addr >> 1),
+                write_port.addr.eq(self.host_write_addr >> 2),
                 write_port.data.eq(self.host_write_word),
-                write_port.en.eq(write_enable & (self.host_write_addr[0] == parity)),
+                write_port.en.eq(write_enable & (self.host_write_addr[:2] == index)),
             ]
 
-        # Words `read_addr` and `read_addr - 1` always sit in different banks.
-        even_read = banks[0].read_port()
-        odd_read  = banks[1].read_port()
-        newer_is_odd = Signal()
-        m.d.comb += [
-            even_read.addr.eq(self.read_addr >> 1),
-            odd_read.addr.eq((self.read_addr - 1) >> 1),
-        ]
-        m.d.sync += newer_is_odd.eq(self.read_addr[0])
-        m.d.comb += [
-            self.read_newer.eq(Mux(newer_is_odd, odd_read.data, even_read.data)),
-            self.read_older.eq(Mux(newer_is_odd, even_read.data, odd_read.data)),
-        ]
+        # Word `read_addr - j` lives in bank `(read_addr - j) % 4`: the banks
+        # at or below `read_addr % 4` read row `read_addr // 4`, the others
+        # the row below it.
+        row     = self.read_addr >> 2
+        column  = self.read_addr[:2]
+        outputs = []
+        for index, bank in enumerate(banks):
+            read_port = bank.read_port()
+            m.d.comb += read_port.addr.eq(Mux(column >= index, row, row - 1))
+            outputs.append(read_port.data)
+
+        # Put the banks' words in address order, newest first.
+        read_column = Signal(2)
+        m.d.sync += read_column.eq(column)
+        for offset in range(READ_WIDTH):
+            with m.Switch(read_column):
+                for value in range(READ_WIDTH):
+                    with m.Case(value):
+                        m.d.comb += self.read_words[offset].eq(
+                            outputs[(value - offset) % READ_WIDTH])
         return m

@@ -25,6 +25,13 @@ can only appear at the end of a pair. A query that applies *P* words raises
 ``start``: one clock a pair, plus the read, hand and decide stages of the
 pair that stops it.
 
+The chain list compares its slots with each pair a clock before it applies
+it, so every pair waits one clock in an *ahead* register between the read and
+the hand stage. The first read of a query returns four words instead of two:
+the first pair goes straight to the hand stage (the chain list is empty, so
+there is nothing to compare it with) and the second to the ahead register,
+and the ahead stage costs no clock.
+
 Move words of legal games always alternate sides. Should two consecutive words
 be of one side (nonsense written by a host), the scanner takes the newer one,
 refetches, and finishes the query one word a clock, so that the answer is the
@@ -37,6 +44,7 @@ from amaranth.lib import data, enum, wiring
 from amaranth.lib.wiring import In, Out
 
 from ._params import refused
+from .movelist import READ_WIDTH
 from .word import MoveWord
 
 
@@ -46,8 +54,9 @@ __all__ = ["StopReason", "ResultLayout", "Scanner", "LATENCY_OVERHEAD"]
 # the read, hand and decide stages of the last (stopping) pair.
 LATENCY_OVERHEAD = 3
 
-# A refetch after a same-side pair costs this many idle clocks.
-REFETCH_CLOCKS = 2
+# A refetch after a same-side pair costs this many idle clocks: the fetch,
+# read and ahead stages refill.
+REFETCH_CLOCKS = 3
 
 
 class StopReason(enum.Enum, shape=2):
@@ -96,9 +105,10 @@ class Scanner(wiring.Component):
         next ``start``.
     result : ResultLayout(depth), out
     read_addr : Signal(range(depth)), out
-        Address of the newer word to read, while ``busy`` or starting.
-    read_newer, read_older : MoveWord, in
-        The words at last clock's ``read_addr`` and the address below.
+        Address of the newest word to read, while ``busy`` or starting.
+    read_words : ArrayLayout(MoveWord, 4), in
+        The words at last clock's ``read_addr`` and the three addresses
+        below, newest first (:class:`~axon.hdl.movelist.MoveList`).
     chain_clear : Signal(1), out
     chain_white_move, chain_black_move : MoveWord, out
     chain_white_next, chain_black_next : MoveWord, out
@@ -120,8 +130,7 @@ class Scanner(wiring.Component):
             "done":                 Out(1),
             "result":               Out(ResultLayout(depth)),
             "read_addr":            Out(range(depth)),
-            "read_newer":           In(MoveWord),
-            "read_older":           In(MoveWord),
+            "read_words":           In(data.ArrayLayout(MoveWord, READ_WIDTH)),
             "chain_clear":          Out(1),
             "chain_white_move":     Out(MoveWord),
             "chain_black_move":     Out(MoveWord),
@@ -138,37 +147,45 @@ class Scanner(wiring.Component):
         m = Module()
         depth = self._depth
         result = self.result
+        address = range(-READ_WIDTH, depth)
 
-        # The scan runs as a four-stage pipeline, one pair a clock:
+        # The scan runs as a pipeline, one pair a clock:
         #   fetch  -- `fetch_addr` goes to the block RAM, running ahead;
         #   read   -- the block RAM output and what is known of its address;
-        #   hand   -- the pair, registered and sorted by side, is applied to
-        #             the chain list; nothing but its own flags gates that;
+        #   ahead  -- the pair, registered and sorted by side: the chain list
+        #             compares its slots with it;
+        #   hand   -- the pair is applied to the chain list; nothing but the
+        #             chain list's own registers gates that;
         #   decide -- last clock's pair is judged from registered flags: take
         #             it, or stop. A stop throws away whatever the chain list
         #             did after it; the list is cleared by the next start.
-        fetch_addr  = Signal(range(-8, depth))
+        pair_layout = data.StructLayout({
+            "valid":         1,
+            "addr":          address,   # of the newer word
+            "single_step":   1,         # apply the newer word only
+            "newer_present": 1,
+            "older_present": 1,
+            "newer_barrier": 1,
+            "older_barrier": 1,
+            "newer_black":   1,
+            "same_side":     1,
+            "apply_white":   1,
+            "apply_black":   1,
+            "white_move":    MoveWord,
+            "black_move":    MoveWord,
+        })
+
+        fetch_addr  = Signal(address)
         single_step = Signal()   # finish one word a clock (same-side words seen)
         count_limit = Signal(4)
 
-        read_valid         = Signal()
-        read_addr          = Signal(range(-8, depth))
-        read_newer_present = Signal()
-        read_older_present = Signal()
+        read_valid   = Signal()
+        read_first   = Signal()   # the query's first read: two pairs
+        read_addr    = Signal(address)
+        read_present = Signal(READ_WIDTH)   # which of the words are at or above 0
 
-        hand_valid         = Signal()
-        hand_addr          = Signal(range(-8, depth))
-        hand_single_step   = Signal()
-        hand_newer_present = Signal()
-        hand_older_present = Signal()
-        hand_newer_barrier = Signal()
-        hand_older_barrier = Signal()
-        hand_newer_black   = Signal()
-        hand_same_side     = Signal()
-        hand_apply_white   = Signal()
-        hand_apply_black   = Signal()
-        hand_white_move    = Signal(MoveWord)
-        hand_black_move    = Signal(MoveWord)
+        ahead = Signal(pair_layout)
+        hand  = Signal(pair_layout)
 
         decide_valid          = Signal()
         decide_single_step    = Signal()
@@ -181,64 +198,74 @@ class Scanner(wiring.Component):
         decide_older_overflow = Signal()
         decide_empty_before   = Signal()   # chain list empty before the pair
 
+        def sort_pair(newer_index):
+            """The read pair starting at word `newer_index`, sorted by side
+            (Table 1: the top piece bit is Black). Of a same-side pair only
+            the newer word is applied."""
+            pair  = Signal(pair_layout, name=f"read_pair{newer_index // 2}")
+            newer = self.read_words[newer_index]
+            older = self.read_words[newer_index + 1]
+            apply_older = Signal(name=f"read_pair{newer_index // 2}_apply_older")
+            m.d.comb += [
+                pair.valid.eq(read_valid),
+                pair.addr.eq(read_addr - newer_index),
+                pair.single_step.eq(single_step),
+                pair.newer_present.eq(read_present[newer_index]),
+                pair.older_present.eq(read_present[newer_index + 1]),
+                pair.newer_barrier.eq(newer.barrier),
+                pair.older_barrier.eq(older.barrier),
+                pair.newer_black.eq(newer.piece[3]),
+                pair.same_side.eq(newer.piece[3] == older.piece[3]),
+                apply_older.eq(~pair.same_side & ~single_step),
+                pair.apply_white.eq(Mux(pair.newer_black, apply_older, 1)),
+                pair.apply_black.eq(Mux(pair.newer_black, 1, apply_older)),
+                pair.white_move.eq(Mux(pair.newer_black, older, newer)),
+                pair.black_move.eq(Mux(pair.newer_black, newer, older)),
+            ]
+            return pair
+
         # Fetch and read.
         step = Mux(single_step, 1, 2)
         m.d.comb += self.read_addr.eq(fetch_addr[:len(self.read_addr)])
         m.d.sync += [
             read_addr.eq(fetch_addr),
-            read_newer_present.eq(fetch_addr >= 0),
-            read_older_present.eq(fetch_addr >= 1),
+            read_first.eq(0),
+            read_present.eq(Cat(fetch_addr - index >= 0 for index in range(READ_WIDTH))),
         ]
 
-        # Read to hand: sort the pair by side (Table 1: the top piece bit is
-        # Black). Of a same-side pair only the newer word is applied.
-        newer_black = self.read_newer.piece[3]
-        same_side   = newer_black == self.read_older.piece[3]
-        apply_older = ~same_side & ~single_step
-        # The hand registers load the sorted pair on every clock, so the chain
-        # list can compare its slots with it a clock ahead.
-        m.d.comb += [
-            self.chain_white_next.eq(Mux(newer_black, self.read_older, self.read_newer)),
-            self.chain_black_next.eq(Mux(newer_black, self.read_newer, self.read_older)),
-        ]
+        # Read to ahead to hand. The hand stage loads the ahead register on
+        # every clock, valid or not, so that what the chain list compared a
+        # clock early is what it applies; only the first pair of a query,
+        # which meets an empty chain list, skips the ahead stage.
+        first_pair, second_pair = sort_pair(0), sort_pair(2)
         m.d.sync += [
-            hand_valid.eq(read_valid),
-            hand_addr.eq(read_addr),
-            hand_single_step.eq(single_step),
-            hand_newer_present.eq(read_newer_present),
-            hand_older_present.eq(read_older_present),
-            hand_newer_barrier.eq(self.read_newer.barrier),
-            hand_older_barrier.eq(self.read_older.barrier),
-            hand_newer_black.eq(newer_black),
-            hand_same_side.eq(same_side),
-            hand_white_move.eq(self.chain_white_next),
-            hand_black_move.eq(self.chain_black_next),
-            hand_apply_white.eq(Mux(newer_black, apply_older, 1)),
-            hand_apply_black.eq(Mux(newer_black, 1, apply_older)),
+            ahead.eq(Mux(read_first, second_pair, first_pair)),
+            hand.eq(Mux(read_first, first_pair, ahead)),
         ]
         m.d.comb += [
-            self.chain_white_move.eq(hand_white_move),
-            self.chain_black_move.eq(hand_black_move),
-            self.chain_apply_white.eq(hand_valid & hand_apply_white),
-            self.chain_apply_black.eq(hand_valid & hand_apply_black),
+            self.chain_white_next.eq(ahead.white_move),
+            self.chain_black_next.eq(ahead.black_move),
+            self.chain_white_move.eq(hand.white_move),
+            self.chain_black_move.eq(hand.black_move),
+            self.chain_apply_white.eq(hand.valid & hand.apply_white),
+            self.chain_apply_black.eq(hand.valid & hand.apply_black),
         ]
 
         # Hand to decide.
         m.d.sync += [
-            decide_valid.eq(hand_valid),
-            decide_single_step.eq(hand_single_step),
-            decide_newer_present.eq(hand_newer_present),
-            decide_older_present.eq(hand_older_present),
-            decide_newer_barrier.eq(hand_newer_barrier),
-            decide_older_barrier.eq(hand_older_barrier),
-            decide_same_side.eq(hand_same_side),
-            decide_newer_overflow.eq(Mux(hand_newer_black, self.chain_black_overflow,
+            decide_valid.eq(hand.valid),
+            decide_single_step.eq(hand.single_step),
+            decide_newer_present.eq(hand.newer_present),
+            decide_older_present.eq(hand.older_present),
+            decide_newer_barrier.eq(hand.newer_barrier),
+            decide_older_barrier.eq(hand.older_barrier),
+            decide_same_side.eq(hand.same_side),
+            decide_newer_overflow.eq(Mux(hand.newer_black, self.chain_black_overflow,
                                          self.chain_white_overflow)),
-            decide_older_overflow.eq(Mux(hand_newer_black, self.chain_white_overflow,
+            decide_older_overflow.eq(Mux(hand.newer_black, self.chain_white_overflow,
                                          self.chain_black_overflow)),
             decide_empty_before.eq(self.chain_empty),
         ]
-
         # The equal position left by the previous pair is booked first;
         # `count_reached` and `count_reached_next` are registered so that the
         # limit test costs one multiplexer, not an adder.
@@ -283,11 +310,12 @@ class Scanner(wiring.Component):
             with m.State("IDLE"):
                 m.d.sync += [
                     read_valid.eq(0),
-                    hand_valid.eq(0),
+                    ahead.valid.eq(0),
+                    hand.valid.eq(0),
                     decide_valid.eq(0),
                 ]
                 with m.If(self.start):
-                    # Fetch the first pair on the starting clock itself.
+                    # Fetch the first two pairs on the starting clock itself.
                     m.d.comb += [
                         self.read_addr.eq(self.top),
                         self.chain_clear.eq(1),
@@ -295,10 +323,10 @@ class Scanner(wiring.Component):
                     m.d.sync += [
                         self.done.eq(0),
                         read_valid.eq(1),
+                        read_first.eq(1),
                         read_addr.eq(self.top),
-                        read_newer_present.eq(1),
-                        read_older_present.eq(self.top != 0),
-                        fetch_addr.eq(self.top - 2),
+                        read_present.eq(Cat(self.top >= index for index in range(READ_WIDTH))),
+                        fetch_addr.eq(self.top - READ_WIDTH),
                         single_step.eq(0),
                         count_limit.eq(self.count_limit),
                         count_reached.eq(self.count_limit == 0),
@@ -313,14 +341,15 @@ class Scanner(wiring.Component):
                     fetch_addr.eq(fetch_addr - step),
                     read_valid.eq(1),
                 ]
-                with m.If(hand_valid & hand_same_side & ~hand_single_step):
+                with m.If(hand.valid & hand.same_side & ~hand.single_step):
                     # The pairs in flight were fetched two words apart; drop
                     # them and go on one word a clock.
                     m.d.sync += [
                         single_step.eq(1),
-                        fetch_addr.eq(hand_addr - 1),
+                        fetch_addr.eq(hand.addr - 1),
                         read_valid.eq(0),
-                        hand_valid.eq(0),
+                        ahead.valid.eq(0),
+                        hand.valid.eq(0),
                     ]
                 with m.If(decide_valid):
                     with m.If(equal_position):
