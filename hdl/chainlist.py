@@ -16,9 +16,10 @@ the slot registers are never in the loop.
 In a legal game each hit vector has at most one bit set: two chains of one
 piece cannot start on one square (two pieces would stand there) nor end on one
 (two pieces would have stood there at the top of the scan). The vectors
-therefore select their slot directly, without a priority pick, and a move
-that sets two bits, which only an impossible move list does, is reported as an
-overflow and ends the scan, as the golden model defines it.
+therefore select their slot directly, without a priority pick. A move that
+sets two bits, or moves nothing, only comes from an impossible move list; it
+is reported as an overflow and ends the scan, as the golden model defines it,
+so the update loop need not handle it.
 """
 
 from amaranth.hdl import *
@@ -87,9 +88,10 @@ class ChainPool(wiring.Component):
         What ``move`` will be on the next clock, whether or not it is applied
         then: the pool compares its slots with it a clock ahead.
     overflow : Signal(1), out
-        ``move`` needs a new slot and none is free, or meets two chains of its
-        piece at once (an impossible move list). The scan stops there; what
-        applying it did is thrown away.
+        ``move`` needs a new slot and none is free, or comes from an
+        impossible move list: it moves nothing, or meets two chains of its
+        piece at once. The scan stops there; what applying it did is thrown
+        away.
     empty : Signal(1), out
         Every chain of this side is closed.
     open_chains : Signal(range(slots + 1)), out
@@ -145,8 +147,6 @@ class ChainPool(wiring.Component):
         # The hit vectors of the move in hand, made on the previous clock.
         from_hits  = Signal(n)   # chains that start where the move ends
         to_hits    = Signal(n)   # chains that end where the move starts
-        move_stays = Signal()    # the move's from and to squares are equal
-        m.d.comb += move_stays.eq(move.from_sq == move.to_sq)
 
         # Transition: the move ends on the square where a chain begins.
         transition = Signal()
@@ -161,8 +161,10 @@ class ChainPool(wiring.Component):
         m.d.comb += updated_to.eq(Mux(transition, _select(from_hits, chain_to), move.to_sq))
 
         # Reflection: the updated chain returns to its start and is closed.
+        # (An inserted chain never does: a move from a square to itself is
+        # an overflow, see `impossible` below.)
         closes = Signal()
-        m.d.comb += closes.eq(Mux(transition, (from_hits & to_hits).any(), move_stays))
+        m.d.comb += closes.eq((from_hits & to_hits).any())
 
         release   = Signal(n)   # slots whose chain closes or is folded away
         take_from = Signal(n)   # slots whose chain gets the move's from-square
@@ -176,7 +178,7 @@ class ChainPool(wiring.Component):
                             Cat(chain_from[i] == updated_to for i in range(n))).any()),
                 release.eq(Mux(closes | symmetry, from_hits, 0) | Mux(symmetry, to_hits, 0)),
                 take_from.eq(Mux(closes | symmetry, 0, from_hits)),
-                insert.eq(~transition & ~move_stays),
+                insert.eq(~transition),
             ]
         else:
             # Link: a chain X→F of the same piece meets the updated chain F→T
@@ -193,16 +195,22 @@ class ChainPool(wiring.Component):
                 release.eq(Mux(meets_end, from_hits, 0)),
                 take_from.eq(Mux(meets_end, 0, from_hits)),
                 take_to.eq(Mux(partner, to_hits, 0)),
-                insert.eq(~transition & ~move_stays & ~meets_end),
+                insert.eq(~transition & ~meets_end),
             ]
+
+        # A move that moves nothing or meets two chains at one end comes from
+        # an impossible move list (see the module docstring). The scan stops
+        # there, so the loop above need not care what it does.
+        impossible = Signal()
+        m.d.comb += impossible.eq((move.from_sq == move.to_sq) |
+                                  _several(from_hits) | _several(to_hits))
 
         free_slot  = Signal(n)
         take_chain = Signal(n)   # the free slot an inserted move occupies
         m.d.comb += [
             free_slot.eq(_lowest(~chain_valid)),
             take_chain.eq(Mux(insert, free_slot, 0)),
-            self.overflow.eq(insert & ~free_slot.any() |
-                             _several(from_hits) | _several(to_hits)),
+            self.overflow.eq(insert & ~free_slot.any() | impossible),
             self.empty.eq(~chain_valid.any()),
         ]
 

@@ -142,7 +142,7 @@ def _stage(before, piece, from_sq, to_sq, rule, rules, view):
     move = (piece, from_sq, to_sq)
     parts = []
     if rule == "reflection":
-        # A word that moves nothing (from == to) closes at once.
+        # cpw: a word that moves nothing (from == to) closes at once.
         parts.append(f"Rule of reflection applied ({view.named(move)})")
         return staged, parts
     if rule.startswith("transition"):
@@ -234,10 +234,11 @@ def _stop_text(result, words, top, chains, count_limit, window_limited, ply_of, 
     for applied in range(top, address, -1):
         applied_from, applied_to, applied_piece, _ = unpack_word(words[applied])
         chain_list.apply(applied_piece, applied_from, applied_to)
-    if rules is not Rules.CPW and chain_list._pool(piece).ambiguous(piece, from_sq, to_sq):
+    if rules is not Rules.CPW and chain_list._pool(piece).impossible(piece, from_sq, to_sq):
+        what = ("moves nothing" if from_sq == to_sq else
+                "meets two chains of its piece at once")
         return (f"Chain list overflow: {_describe_word(word)} at ply {ply_of(address)} "
-                f"meets two chains of its piece at once, which no legal game does "
-                f"(the move list is impossible)")
+                f"{what}, which no legal game does (the move list is impossible)")
     def plural(count):
         return f"{count} slot{'s' if count != 1 else ''}"
     slots = plural(chains) if rules is Rules.CPW else f"{plural(chains // 2)} a side"

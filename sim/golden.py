@@ -28,10 +28,11 @@ The slot structure is modelled exactly as the gateware has it, so that
 nonsense words give the same answer in both. In a legal game no two chains of
 one piece ever start on the same square (two pieces would stand on it) or end
 on the same square (two pieces would have stood on it at the top); a move that
-meets two such chains therefore comes from an impossible move list. It stops
-the scan as an overflow, a move the chain list cannot follow, which lets the
-gateware use each comparison's hit vector as the chosen slot, without a
-priority pick.
+meets two such chains therefore comes from an impossible move list, as does a
+word that moves nothing (from == to). Either stops the scan as an overflow, a
+move the chain list cannot follow. This lets the gateware take each
+comparison's hit vector as the chosen slot, without a priority pick, and keep
+the from == to test out of its update loop.
 """
 
 import enum
@@ -58,8 +59,9 @@ class Stop(enum.IntEnum):
     BARRIER  = 0  # read a word with the barrier bit: an irreversible move
     BOTTOM   = 1  # applied the word at address 0
     LIMIT    = 2  # found ``count_limit`` equal positions
-    OVERFLOW = 3  # a move needed a new chain and its side had no free slot,
-                  # or met two chains of its piece at once (impossible move list)
+    OVERFLOW = 3  # a move needed a new chain and its side had no free slot, or
+                  # the list is impossible: a move met two chains of its piece
+                  # at once, or moved nothing
 
 
 @dataclass(frozen=True)
@@ -123,17 +125,19 @@ class ChainPool:
     def snapshot(self):
         return tuple(tuple(slot) for slot in self.slots if slot is not None)
 
-    def ambiguous(self, piece, from_sq, to_sq):
-        """Does the move meet two chains of its piece at one end? Only an
-        impossible move list does that (see the module docstring)."""
+    def impossible(self, piece, from_sq, to_sq):
+        """Does the move move nothing, or meet two chains of its piece at one
+        end? Only an impossible move list does that (see the module
+        docstring)."""
         same = [slot for slot in self.slots if slot is not None and slot[0] == piece]
-        return (sum(slot[1] == to_sq for slot in same) > 1 or
+        return (from_sq == to_sq or
+                sum(slot[1] == to_sq for slot in same) > 1 or
                 sum(slot[2] == from_sq for slot in same) > 1)
 
     def apply(self, piece, from_sq, to_sq):
         """Apply one move; return the rule text, or ``None`` on overflow."""
         same_piece = self._same_piece(piece)
-        if self.rules is not Rules.CPW and self.ambiguous(piece, from_sq, to_sq):
+        if self.rules is not Rules.CPW and self.impossible(piece, from_sq, to_sq):
             return None
 
         # Transition: the move ends where a chain begins.
@@ -142,7 +146,7 @@ class ChainPool:
             self.slots[updated][1] = from_sq
             rule = "transition"
         elif from_sq == to_sq:
-            # A nonsense word that moves nothing closes at once.
+            # The wiki's code: a nonsense word that moves nothing closes at once.
             return "reflection"
         else:
             if self.rules is Rules.EXACT:

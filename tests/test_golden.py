@@ -177,9 +177,16 @@ def test_each_side_has_half_the_slots():
     assert perpetual(words, 3, chains=2) == Result(False, None, 0, True, 2, Stop.OVERFLOW)
 
 
-def test_nonsense_word_that_moves_nothing_closes_at_once():
+@pytest.mark.parametrize("rules", ["paper", "exact"])
+def test_nonsense_word_that_moves_nothing_is_an_overflow(rules):
+    words = [knight(5, 5), knight(5, 6)]
+    assert perpetual(words, 1, rules=rules) == Result(False, None, 0, True, 1, Stop.OVERFLOW)
+
+
+def test_cpw_closes_a_word_that_moves_nothing_at_once():
     words = [knight(5, 5), knight(5, 5)]
-    assert perpetual(words, 1) == Result(True, 2, 1, False, 2, Stop.BOTTOM)
+    # No side-to-move check either: both plies count.
+    assert perpetual(words, 1, rules="cpw") == Result(True, 1, 2, False, 2, Stop.BOTTOM)
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -257,7 +264,7 @@ def test_legal_games_never_meet_two_chains_at_once(corpus, rules):
                 from_sq, to_sq, piece, barrier = unpack_word(words[address])
                 if barrier:
                     break
-                assert not chain_list._pool(piece).ambiguous(piece, from_sq, to_sq)
+                assert not chain_list._pool(piece).impossible(piece, from_sq, to_sq)
                 assert chain_list.apply(piece, from_sq, to_sq) is not None
                 checked += 1
     assert checked > 5000
