@@ -40,21 +40,11 @@ class BareCore(Elaboratable):
     load pin captures every output into a register that shifts out to a pin.
     """
 
-    def __init__(self, *, clock_mhz=None, **detector_args):
-        self.clock_mhz = clock_mhz
+    def __init__(self, **detector_args):
         self.detector_args = detector_args
 
     def elaborate(self, platform):
         m = Module()
-        if self.clock_mhz is not None:
-            # Constrain the clock at the target rate: nextpnr's placer works
-            # to meet the constraint it is given, so a 12 MHz board clock
-            # would understate what the core can reach.
-            clk_pin = platform.request(platform.default_clk, dir="-")
-            m.submodules.clk_buffer = clk_buffer = io.Buffer("i", clk_pin)
-            m.domains.sync = ClockDomain("sync", reset_less=True)
-            m.d.comb += ClockSignal("sync").eq(clk_buffer.i)
-            platform.add_clock_constraint(clk_buffer.i, self.clock_mhz * 1e6)
         m.submodules.core = core = AxonDetector(**self.detector_args)
         inputs = Cat(core.start, core.top, core.count_limit, core.write_addr,
                      core.write_word, core.write_en, core.read_addr)
@@ -137,7 +127,7 @@ def measure(target, *, seeds=5, chains=None, rules="exact", build_root="build/be
     build_dir = os.path.join(build_root, target)
     os.makedirs(build_dir, exist_ok=True)
     with _environment({"AMARANTH_USE_YOSYS": "builtin", **env}):
-        plan = platform.prepare(top, name=NAME, synth_opts=os.environ.get("AXON_SYNTH_OPTS", ""), nextpnr_opts=[
+        plan = platform.prepare(top, name=NAME, nextpnr_opts=[
             "--report", "report-1.json", "--seed", "1", "--timing-allow-fail"])
     plan.extract(build_dir)
     run_env = {**os.environ, "AMARANTH_USE_YOSYS": "builtin", **env}
