@@ -198,20 +198,22 @@ class Scanner(wiring.Component):
         decide_older_overflow = Signal()
         decide_empty_before   = Signal()   # chain list empty before the pair
 
-        def sort_pair(newer_index):
-            """The read pair starting at word `newer_index`, sorted by side
-            (Table 1: the top piece bit is Black). Of a same-side pair only
-            the newer word is applied."""
-            pair  = Signal(pair_layout, name=f"read_pair{newer_index // 2}")
-            newer = self.read_words[newer_index]
-            older = self.read_words[newer_index + 1]
-            apply_older = Signal(name=f"read_pair{newer_index // 2}_apply_older")
+        def sort_pair(name, newer_index):
+            """The pair at read word `newer_index` (a value, 0 or 2), sorted by
+            side (Table 1: the top piece bit is Black). Of a same-side pair
+            only the newer word is applied."""
+            pair  = Signal(pair_layout, name=name)
+            newer = Signal(MoveWord, name=f"{name}_newer")
+            older = Signal(MoveWord, name=f"{name}_older")
+            apply_older = Signal(name=f"{name}_apply_older")
             m.d.comb += [
+                newer.eq(Mux(newer_index, self.read_words[2], self.read_words[0])),
+                older.eq(Mux(newer_index, self.read_words[3], self.read_words[1])),
                 pair.valid.eq(read_valid),
                 pair.addr.eq(read_addr - newer_index),
                 pair.single_step.eq(single_step),
-                pair.newer_present.eq(read_present[newer_index]),
-                pair.older_present.eq(read_present[newer_index + 1]),
+                pair.newer_present.eq(read_present.bit_select(newer_index, 1)),
+                pair.older_present.eq(read_present.bit_select(newer_index + 1, 1)),
                 pair.newer_barrier.eq(newer.barrier),
                 pair.older_barrier.eq(older.barrier),
                 pair.newer_black.eq(newer.piece[3]),
@@ -237,9 +239,12 @@ class Scanner(wiring.Component):
         # every clock, valid or not, so that what the chain list compared a
         # clock early is what it applies; only the first pair of a query,
         # which meets an empty chain list, skips the ahead stage.
-        first_pair, second_pair = sort_pair(0), sort_pair(2)
+        # On the first read the ahead register takes the second pair (words
+        # 2 and 3), afterwards always the first.
+        first_pair = sort_pair("first_pair", 0)
+        next_pair  = sort_pair("next_pair", Mux(read_first, 2, 0))
         m.d.sync += [
-            ahead.eq(Mux(read_first, second_pair, first_pair)),
+            ahead.eq(next_pair),
             hand.eq(Mux(read_first, first_pair, ahead)),
         ]
         m.d.comb += [
