@@ -44,7 +44,8 @@ class AxonDetector(wiring.Component):
     write_addr : Signal(range(depth)), in
     write_word : MoveWord, in
     write_en : Signal(1), in
-        Store a move word; refused (not deferred) while ``busy``.
+        Store a move word; refused (not deferred) while ``busy`` and on the
+        clock that samples ``start``.
     write_refused : Signal(1), out
     read_addr : Signal(range(depth)), in
     read_word : MoveWord, out
@@ -99,7 +100,10 @@ class AxonDetector(wiring.Component):
             self.done.eq(scanner.done),
             self.result.eq(scanner.result),
 
-            move_list.scan_active.eq(scanner.busy),
+            # The starting clock counts as part of the query: the first read
+            # happens on it, and a write landing then would be seen by the
+            # later reads of the scan but not the first.
+            move_list.scan_active.eq(scanner.busy | self.start),
             move_list.read_addr.eq(Mux(scanner.busy | self.start, scanner.read_addr,
                                        self.read_addr)),
             scanner.read_words.eq(move_list.read_words),

@@ -205,10 +205,17 @@ class Scanner(wiring.Component):
             pair  = Signal(pair_layout, name=name)
             newer = Signal(MoveWord, name=f"{name}_newer")
             older = Signal(MoveWord, name=f"{name}_older")
+            # Separate signals, not fields of `pair`: a signal that feeds its
+            # own other bits looks like a combinational loop to CXXRTL.
+            newer_black = Signal(name=f"{name}_newer_black")
+            same_side   = Signal(name=f"{name}_same_side")
             apply_older = Signal(name=f"{name}_apply_older")
             m.d.comb += [
                 newer.eq(Mux(newer_index, self.read_words[2], self.read_words[0])),
                 older.eq(Mux(newer_index, self.read_words[3], self.read_words[1])),
+                newer_black.eq(newer.piece[3]),
+                same_side.eq(newer.piece[3] == older.piece[3]),
+                apply_older.eq(~same_side & ~single_step),
                 pair.valid.eq(read_valid),
                 pair.addr.eq(read_addr - newer_index),
                 pair.single_step.eq(single_step),
@@ -216,13 +223,12 @@ class Scanner(wiring.Component):
                 pair.older_present.eq(read_present.bit_select(newer_index + 1, 1)),
                 pair.newer_barrier.eq(newer.barrier),
                 pair.older_barrier.eq(older.barrier),
-                pair.newer_black.eq(newer.piece[3]),
-                pair.same_side.eq(newer.piece[3] == older.piece[3]),
-                apply_older.eq(~pair.same_side & ~single_step),
-                pair.apply_white.eq(Mux(pair.newer_black, apply_older, 1)),
-                pair.apply_black.eq(Mux(pair.newer_black, 1, apply_older)),
-                pair.white_move.eq(Mux(pair.newer_black, older, newer)),
-                pair.black_move.eq(Mux(pair.newer_black, newer, older)),
+                pair.newer_black.eq(newer_black),
+                pair.same_side.eq(same_side),
+                pair.apply_white.eq(Mux(newer_black, apply_older, 1)),
+                pair.apply_black.eq(Mux(newer_black, 1, apply_older)),
+                pair.white_move.eq(Mux(newer_black, older, newer)),
+                pair.black_move.eq(Mux(newer_black, newer, older)),
             ]
             return pair
 
