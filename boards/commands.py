@@ -19,7 +19,7 @@ __all__ = ["register", "build_command", "program_command", "query_command"]
 
 
 def _error(command, message, code):
-    print(f"axon {command}: {message}", file=sys.stderr)
+    print(f"axon {command}: error: {message}", file=sys.stderr)
     return code
 
 

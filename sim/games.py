@@ -8,6 +8,7 @@ prints it) and the ply (1-based, ply 1 is the first move).
 """
 
 import io
+import re
 from dataclasses import dataclass, field
 from typing import List
 
@@ -167,15 +168,56 @@ def _record(game, index):
     return record
 
 
+# What may stand in movetext besides comments: move numbers, SAN (with check
+# and annotation marks), NAGs, results and variation brackets.
+_MOVE_NUMBER = re.compile(r"\d+\.+|\d+$")
+_SAN_TOKEN = re.compile(r"(?:[NBKRQ]?[a-h]?[1-8]?[\-x]?[a-h][1-8](?:=?[nbrqkNBRQK])?"
+                        r"|[PNBRQK]?@[a-h][1-8]|--|Z0|0000|@@@@|O-O(?:-O)?|0-0(?:-0)?)"
+                        r"[+#]?(?:[!?]{1,2})?")
+_OTHER_TOKEN = re.compile(r"\$\d+|[!?]{1,2}|\*|1-0|0-1|1/2-1/2|\(|\)")
+
+
+def _stray_token(movetext):
+    """The first movetext token that is neither a move nor PGN punctuation,
+    with the ply it stands at; ``None`` if there is none. python-chess skips
+    such tokens without a word (``1. Ke9`` reads as a game of no moves)."""
+    lines = [line for line in movetext.splitlines()
+             if not line.startswith(("[", "%"))]
+    text = re.sub(r"\{[^}]*\}?|;[^\n]*", " ", "\n".join(lines))
+    ply, depth = 0, 0
+    for token in re.findall(r"\(|\)|[^\s()]+", text):
+        token = _MOVE_NUMBER.sub("", token, count=1) if _MOVE_NUMBER.match(token) else token
+        if not token:
+            continue
+        if _SAN_TOKEN.fullmatch(token):
+            ply += depth == 0
+        elif token == "(":
+            depth += 1
+        elif token == ")":
+            depth = max(depth - 1, 0)
+        elif not _OTHER_TOKEN.fullmatch(token):
+            return ply + 1, token
+    return None
+
+
 def read_games(text):
     """Parse PGN ``text``; return a list of :class:`GameRecord`."""
     handle = io.StringIO(text)
     records = []
     while True:
+        begin = handle.tell()
         game = chess.pgn.read_game(handle, Visitor=_StrictGameBuilder)
         if game is None:
             break
-        records.append(_record(game, len(records)))
+        index = len(records)
+        stray = _stray_token(text[begin:handle.tell()])
+        # A skipped token usually makes the next move illegal: name the
+        # token, which is the fault, unless an error comes before it.
+        if stray is not None and (not game.located_errors or
+                                  stray[0] <= game.located_errors[0][0]):
+            ply, token = stray
+            raise GameError(f"game {index}, ply {ply}: {token!r} is not a move")
+        records.append(_record(game, index))
     if not records:
         raise GameError("no games found")
     return records

@@ -110,7 +110,7 @@ def test_program_tool_without_board(bitstream, tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("ICEPROG", raising=False)
     assert run(["program", "--board", "hx8k", bitstream]) == 1
     err = capsys.readouterr().err
-    assert err == ("axon program: iceprog failed (exit 2): Can't find iCE FTDI USB device "
+    assert err == ("axon program: error: iceprog failed (exit 2): Can't find iCE FTDI USB device "
                    "(vendor_id 0x0403).\n")
 
 
@@ -134,7 +134,7 @@ def test_program_uses_board_options(bitstream, tmp_path, monkeypatch, capsys):
 def test_build_bad_input(capsys):
     assert run(["build", "--chains", "3"]) == 2
     err = capsys.readouterr().err
-    assert err == "axon build: Chain count must be an even integer of at least 2, not 3\n"
+    assert err == "axon build: error: Chain count must be an even integer of at least 2, not 3\n"
 
 
 def test_build_without_tools(monkeypatch, tmp_path):
@@ -185,7 +185,7 @@ def test_build_too_big_for_hx1k(tmp_path, monkeypatch, capsys):
     assert run(["build", "--board", "icestick", "--chains", "24"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2      # the progress line, then the reason
-    assert err[-1].startswith("axon build: 24 chains need ~")
+    assert err[-1].startswith("axon build: error: 24 chains need ~")
     assert err[-1].endswith("logic cells, the iCE40HX1K has 1280; try --chains 2")
 
 
@@ -207,9 +207,9 @@ def test_query_sim_matches_scan(capsys):
 def test_query_bad_input(capsys):
     pgn = os.path.join(DATA, "paper_figure5.pgn")
     assert run(["query", "--port", "sim://", "--count-limit", "16", pgn]) == 2
-    assert capsys.readouterr().err == "axon query: --count-limit must be in 0..15, not 16\n"
+    assert capsys.readouterr().err == "axon query: error: --count-limit must be in 0..15, not 16\n"
     assert run(["query", "--port", "sim://", "--chains", "3", pgn]) == 2
     assert "Chain count must be an even integer" in capsys.readouterr().err
     assert run(["query", "--port", "/dev/does-not-exist", pgn]) == 1
     assert capsys.readouterr().err.startswith(
-        "axon query: cannot open serial port /dev/does-not-exist")
+        "axon query: error: cannot open serial port /dev/does-not-exist")
