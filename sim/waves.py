@@ -8,7 +8,8 @@ Amaranth's simulator (which dumps every signal of the design) and then calls
   ``done``, the result fields and ``cycles``;
 * **Scanner**: the FSM state, the scan address, the word in hand, the plies
   and equal positions counted so far, the stop decision;
-* **Chain list**: every slot's valid bit, piece, from- and to-square.
+* **Chain list**: every slot's valid bit, piece type, from- and to-square, and the hit
+  vectors compared a clock ahead.
 
 Amaranth names a signal by its place in the hierarchy (``bench.top.scanner``)
 and resolves clashes with ``$n`` suffixes whose numbers depend on elaboration
@@ -104,7 +105,7 @@ _SCANNER_ROLES = [
     ("stop", ["stop", "stop_reason"]),
 ]
 
-_SLOT_FIELD = re.compile(r"chain(\d+)_(piece|from|to)$")
+_SLOT_FIELD = re.compile(r"chain(\d+)_(kind|from|to)$")
 
 
 def _scope_key(scope):
@@ -160,9 +161,10 @@ def gtkw_layout(available, dut):
         else:
             missing.append(".".join([*scope, "chain_valid"]))
         for index in indices:
-            entries += pick(scope, [f"chain{index}_piece", f"chain{index}_from",
+            entries += pick(scope, [f"chain{index}_kind", f"chain{index}_from",
                                     f"chain{index}_to"])
-        entries += pick(scope, ["open_chains", "empty", "overflow"], required=False)
+        entries += pick(scope, ["from_hits", "to_hits", "open_chains", "empty", "overflow"],
+                        required=False)
         chain_list.append((scope[-1], entries))
     if slots != dut.chains:
         missing.append(f"chain list: {slots} slots in the VCD, the detector has {dut.chains}")

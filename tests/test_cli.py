@@ -350,7 +350,7 @@ BAD_PGN = {
     "bad fen": (pgn_game("1. e4", fen="8/8/8/ w - - 0 1"), r"game 0: bad FEN '8/8/8/ w"),
     "no kings": (pgn_game("1. Kb1", fen="8/8/8/8/8/8/8/K7 w - - 0 1"),
                  r"game 0: bad FEN .*no black king"),
-    "not pgn": ("hello world ))) ((\n", r"game 0: no PGN tags or moves found"),
+    "not pgn": ("hello world ))) ((\n", r"game 0, ply 1: 'hello' is not a move"),
     "empty": ("\n\n", r"no games found"),
 }
 

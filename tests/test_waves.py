@@ -69,8 +69,8 @@ def check_waves(vcd, chains):
     for group in ("Query", "Scanner", "Chain list"):
         assert group in groups
     assert "not in the VCD" not in Path(gtkw).read_text()
-    # Every slot of every pool: valid bit, piece, from, to.
-    for field in ("piece", "from", "to"):
+    # Every slot of every pool: valid bit, piece type, from, to.
+    for field in ("kind", "from", "to"):
         assert len([t for t in traces if re.search(rf"\.chain\d+_{field}\[", t)]) == chains
     valid = [t for t in traces if ".chain_valid[" in t]
     assert sum(int(re.search(r"\[(\d+):0\]", t).group(1)) + 1 for t in set(valid)) == chains
