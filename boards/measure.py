@@ -24,7 +24,8 @@ from amaranth_boards.ice40_hx8k_b_evn import ICE40HX8KBEVNPlatform
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 
 from ..hdl.detector import AxonDetector
-from .build import NAME, _count_flip_flops, _environment, find_tools
+from .build import (NAME, BuildError, _count_flip_flops, _environment, _fit_message, _log,
+                    _over_capacity, find_tools)
 from .platforms import BOARDS, get_board
 from .top import PlatformTop
 from .uart import divisor_for
@@ -107,6 +108,11 @@ def _top_for(target, chains, rules):
                                  divisor=divisor)
 
 
+def _fit_message_bare(short):
+    cell, (used, available) = next(iter(short.items()))
+    return f"does not fit: the design needs {used} {cell}, the device has {available}"
+
+
 def _critical_path(report):
     paths = report.get("critical_paths") or []
     if not paths:
@@ -133,8 +139,18 @@ def measure(target, *, seeds=5, chains=None, rules="exact", build_root="build/be
     run_env = {**os.environ, "AMARANTH_USE_YOSYS": "builtin", **env}
     if log:
         log(f"{target}: synthesis and seed 1")
-    subprocess.run(["sh", f"build_{NAME}.sh"], cwd=build_dir, check=True, capture_output=True,
-                   env=run_env)
+    process = subprocess.run(["sh", f"build_{NAME}.sh"], cwd=build_dir, capture_output=True,
+                             text=True, env=run_env)
+    if process.returncode != 0:
+        # Say what `axon build` would say of a design that does not fit.
+        short = _over_capacity(_log(build_dir) + process.stdout + process.stderr)
+        if short and target not in TARGETS:
+            spec = get_board(target)
+            raise BuildError(_fit_message(spec, spec.chains if chains is None else chains, short))
+        if short:
+            raise BuildError(_fit_message_bare(short))
+        raise subprocess.CalledProcessError(process.returncode, process.args,
+                                            process.stdout, process.stderr)
 
     # The script's nextpnr line, re-run with other seeds (no icepack needed).
     with open(os.path.join(build_dir, f"build_{NAME}.sh")) as file:

@@ -23,16 +23,24 @@ so the update loop need not handle it.
 """
 
 from amaranth.hdl import *
-from amaranth.lib import wiring
+from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from ._params import refused
 from .word import MoveWord
 
 
-__all__ = ["ChainPool", "ChainList", "CHAIN_RULES"]
+__all__ = ["ChainPool", "ChainList", "ChainEntry", "CHAIN_RULES"]
 
 CHAIN_RULES = ("paper", "exact")
+
+
+class ChainEntry(data.Struct):
+    """One slot of a pool: a chain of one piece type from ``from_sq`` (in the
+    position compared) to ``to_sq`` (in the current position)."""
+    kind:    3
+    from_sq: 6
+    to_sq:   6
 
 
 def _lowest(vector):
@@ -101,6 +109,10 @@ class ChainPool(wiring.Component):
         it always equals the number of occupied slots.
     occupied : Signal(slots), out
         One bit a slot: it holds an open chain. For the formal proofs.
+    chains : ArrayLayout(ChainEntry, slots), out
+        Every slot's contents (meaningful where ``occupied``). For the formal
+        proof that the pool follows the rules slot for slot; nothing else
+        reads it, so synthesis drops it.
     """
 
     def __init__(self, slots=12, rules="exact"):
@@ -119,6 +131,7 @@ class ChainPool(wiring.Component):
             "empty":       Out(1),
             "open_chains": Out(range(slots + 1)),
             "occupied":    Out(slots),
+            "chains":      Out(data.ArrayLayout(ChainEntry, slots)),
         })
 
     @property
@@ -139,6 +152,12 @@ class ChainPool(wiring.Component):
         chain_from  = [Signal(6, name=f"chain{i}_from") for i in range(n)]
         chain_to    = [Signal(6, name=f"chain{i}_to") for i in range(n)]
         m.d.comb += self.occupied.eq(chain_valid)
+        for i in range(n):
+            m.d.comb += [
+                self.chains[i].kind.eq(chain_kind[i]),
+                self.chains[i].from_sq.eq(chain_from[i]),
+                self.chains[i].to_sq.eq(chain_to[i]),
+            ]
 
         move      = self.move
         move_kind = move.piece[:3]

@@ -111,10 +111,13 @@ def sustained_plies_per_clock(plies, cycles):
 
 
 def _measure_one(target, seeds):
+    from ..boards.build import BuildError
     from ..boards.measure import measure
     try:
         return measure(target, seeds=seeds).as_dict()
-    except Exception as error:  # a board that does not build is reported, not fatal
+    except BuildError as error:     # does not fit: the same words as `axon build`
+        return {"error": str(error)}
+    except Exception as error:      # a board that does not build is reported, not fatal
         return {"error": f"{type(error).__name__}: {error}"}
 
 

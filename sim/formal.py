@@ -28,15 +28,17 @@ from typing import Callable
 from amaranth.asserts import AnySeq
 from amaranth.back import rtlil
 from amaranth.hdl import *
+from amaranth.lib import data
 
 from ..boards import link as link_module
 from ..boards.link import FrameReceiver
 from ..boards.protocol import START
 from ..hdl import chainlist as chainlist_module
-from ..hdl.chainlist import ChainPool
+from ..hdl.chainlist import ChainEntry, ChainPool
 from ..hdl.detector import AxonDetector
 from ..hdl.movelist import MoveList
 from ..hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS
+from ..hdl.word import MoveWord
 
 
 __all__ = ["Property", "Outcome", "PROPERTIES", "run_property", "find_sby"]
@@ -163,6 +165,177 @@ def _bookkeeping(rules):
                 ]
         harness = _Harness(body)
         return harness
+    return build
+
+
+# --- The pool follows the rules -----------------------------------------------
+
+def _first(m, name, candidates):
+    """One-hot of the lowest set bit of ``candidates``, by a plain priority chain."""
+    pick = Signal(len(candidates), name=name)
+    taken = C(0, 1)
+    for index in range(len(candidates)):
+        m.d.comb += pick[index].eq(candidates[index] & ~taken)
+        taken = taken | candidates[index]
+    return pick
+
+
+def _or_select(onehot, values):
+    """The value whose one-hot select bit is set (0 if none)."""
+    result = 0
+    for index, value in enumerate(values):
+        result = result | Mux(onehot[index], value, 0)
+    return result
+
+
+class _ReferencePool(Elaboratable):
+    """The rules exactly as :meth:`axon.sim.golden.ChainPool.apply` states them,
+    in plain gateware: every comparison against the move in hand, the first
+    matching slot taken by priority, nothing computed ahead. Slow and
+    obviously the rule; the proof is that :class:`ChainPool`, which compares
+    a clock ahead and selects by hit vectors, does the same slot for slot."""
+
+    def __init__(self, slots, rules):
+        self.slots = slots
+        self.rules = rules
+        self.clear    = Signal()
+        self.apply    = Signal()
+        self.move     = Signal(MoveWord)
+        self.occupied = Signal(slots)
+        self.chains   = Signal(data.ArrayLayout(ChainEntry, slots))
+        self.overflow = Signal()
+
+    def elaborate(self, platform):
+        m = Module()
+        n = self.slots
+        move, chains, occupied = self.move, self.chains, self.occupied
+        kind, f, t = move.piece[:3], move.from_sq, move.to_sq
+        same = [occupied[i] & (chains[i].kind == kind) for i in range(n)]
+        starts_at_t = Cat(same[i] & (chains[i].from_sq == t) for i in range(n))
+        ends_at_f   = Cat(same[i] & (chains[i].to_sq == f) for i in range(n))
+        # An impossible list: the move moves nothing or meets two chains.
+        several = lambda bits: sum(bits[i] for i in range(n)) > 1
+        impossible = (f == t) | several(starts_at_t) | several(ends_at_f)
+
+        updated   = _first(m, "ref_updated", starts_at_t)     # transition
+        free_slot = _first(m, "ref_free", ~occupied)
+        old_to    = _or_select(updated, [chains[i].to_sq for i in range(n)])
+        new_occupied = Signal(n)
+        new_chains   = Signal.like(chains)
+        insert_full  = Signal()
+        m.d.comb += [new_occupied.eq(occupied), new_chains.eq(chains)]
+
+        def free(onehot):
+            # At most once on any path; a link may then close its partner.
+            m.d.comb += new_occupied.eq(occupied & ~onehot)
+
+        with m.If(updated.any()):
+            # Transition: the chain t->old_to becomes f->old_to.
+            with m.If(f == old_to):
+                free(updated)                                   # reflection
+            with m.Else():
+                if self.rules == "paper":
+                    partner = _first(m, "ref_symmetric", Cat(
+                        same[i] & ~updated[i] & (chains[i].from_sq == old_to) &
+                        (chains[i].to_sq == f) for i in range(n)))
+                    with m.If(partner.any()):
+                        free(updated | partner)                 # symmetry
+                    with m.Else():
+                        self._set_from(m, new_chains, updated, f)
+                else:
+                    partner = _first(m, "ref_link", ends_at_f & ~updated)
+                    with m.If(partner.any()):
+                        free(updated)                           # link
+                        self._link(m, chains, new_chains, new_occupied, partner, old_to)
+                    with m.Else():
+                        self._set_from(m, new_chains, updated, f)
+        with m.Else():
+            # Link (exact only): the inserted move continues a chain X->f.
+            partner = _first(m, "ref_insert_link", ends_at_f)
+            link = partner.any() if self.rules == "exact" else C(0, 1)
+            with m.If(link):
+                self._link(m, chains, new_chains, new_occupied, partner, t)
+            with m.Elif(free_slot.any()):
+                m.d.comb += new_occupied.eq(occupied | free_slot)   # insert
+                for i in range(n):
+                    with m.If(free_slot[i]):
+                        m.d.comb += [
+                            new_chains[i].kind.eq(kind),
+                            new_chains[i].from_sq.eq(f),
+                            new_chains[i].to_sq.eq(t),
+                        ]
+            with m.Else():
+                m.d.comb += insert_full.eq(1)
+
+        m.d.comb += self.overflow.eq(impossible | insert_full)
+        with m.If(self.clear):
+            m.d.sync += occupied.eq(0)
+        with m.Elif(self.apply):
+            m.d.sync += [occupied.eq(new_occupied), chains.eq(new_chains)]
+        return m
+
+    @staticmethod
+    def _set_from(m, new_chains, onehot, square):
+        for i in range(len(onehot)):
+            with m.If(onehot[i]):
+                m.d.comb += new_chains[i].from_sq.eq(square)
+
+    @staticmethod
+    def _link(m, chains, new_chains, new_occupied, partner, new_to):
+        # The partner X->F absorbs the chain and becomes X->new_to; it closes
+        # if that returns it to its start.
+        for i in range(len(partner)):
+            with m.If(partner[i]):
+                m.d.comb += new_chains[i].to_sq.eq(new_to)
+                with m.If(chains[i].from_sq == new_to):
+                    m.d.comb += new_occupied[i].eq(0)
+
+
+@contextlib.contextmanager
+def _slot_zero_select():
+    """A mutated chain pool whose one-hot select always reads slot 0: the
+    transition's chain end comes from the wrong slot."""
+    original = chainlist_module._select
+    chainlist_module._select = lambda onehot, values: values[0]
+    try:
+        yield
+    finally:
+        chainlist_module._select = original
+
+
+def _follows_rules(rules):
+    def build(broken):
+        def body(m):
+            m.submodules.pool = pool = ChainPool(slots=4, rules=rules)
+            m.submodules.reference = reference = _ReferencePool(4, rules)
+            _free(m, pool.clear)
+            _free(m, pool.apply)
+            _free(m, pool.next_move)
+            m.d.sync += pool.move.eq(pool.next_move)
+            m.d.comb += [
+                reference.clear.eq(pool.clear),
+                reference.apply.eq(pool.apply),
+                reference.move.eq(pool.move),
+            ]
+            # After an overflow the scan stops and its chain list is thrown
+            # away; the comparison resumes at the next clear.
+            tracking = Signal(init=1)
+            with m.If(pool.clear):
+                m.d.sync += tracking.eq(1)
+            with m.Elif(pool.apply & reference.overflow):
+                m.d.sync += tracking.eq(0)
+            with m.If(tracking):
+                m.d.comb += [
+                    Assert(pool.occupied == reference.occupied),
+                    Assert(pool.empty == (reference.occupied == 0)),
+                ]
+                for i in range(4):
+                    m.d.comb += Assert(~reference.occupied[i] |
+                                       (pool.chains[i].as_value() ==
+                                        reference.chains[i].as_value()))
+                with m.If(pool.apply & ~pool.clear):
+                    m.d.comb += Assert(pool.overflow == reference.overflow)
+        return _Harness(body)
     return build
 
 
@@ -365,6 +538,14 @@ PROPERTIES = [
     Property("bookkeeping-paper",
              "the same for the paper's rules (symmetry frees two)",
              _bookkeeping("paper"), "bmc", 14, _miscounting_pool),
+    Property("rules-exact",
+             "the pool (compares a clock ahead, selects by hit vectors) holds the same "
+             "chains in the same slots as a plain first-match model of the exact rules, "
+             "and overflows on the same moves",
+             _follows_rules("exact"), "bmc", 6, _slot_zero_select),
+    Property("rules-paper",
+             "the same for the paper's rules (transition, reflection, symmetry)",
+             _follows_rules("paper"), "bmc", 6, _slot_zero_select),
     Property("stable-results",
              "done and result hold from done until the next start, whatever the "
              "write port does",

@@ -66,8 +66,12 @@ def test_board_parameters_checked():
 
 
 def test_fit_message():
-    message = _fit_message(get_board("icestick"), 24, {"ICESTORM_LC": (2479, 1280)})
-    assert message == "24 chains need ~2479 logic cells, the iCE40HX1K has 1280; try --chains 2"
+    message = _fit_message(get_board("icestick"), 24, {"ICESTORM_LC": (2752, 1280)})
+    assert message == ("24 chains need ~2752 logic cells, the iCE40HX1K has 1280; "
+                       "no chain count fits")
+    # 1600 LCs of fixed part leave room for 76 chains of 48 LCs on a UP5K.
+    message = _fit_message(get_board("icebreaker"), 80, {"ICESTORM_LC": (5440, 5280)})
+    assert message == "80 chains need ~5440 logic cells, the iCE40UP5K has 5280; try --chains 76"
 
 
 # --- axon program ----------------------------------------------------------------
@@ -181,12 +185,15 @@ def test_build_hx8k(tmp_path, monkeypatch, capsys):
 
 @pytest.mark.slow
 def test_build_too_big_for_hx1k(tmp_path, monkeypatch, capsys):
+    # Since the scanner reads four words ahead, not even two chains fit a
+    # 1K device; the build says so in one line instead of a nextpnr error.
     monkeypatch.chdir(tmp_path)
-    assert run(["build", "--board", "icestick", "--chains", "24"]) == 1
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 2      # the progress line, then the reason
-    assert err[-1].startswith("axon build: error: 24 chains need ~")
-    assert err[-1].endswith("logic cells, the iCE40HX1K has 1280; try --chains 2")
+    for chains in ("24", "2"):
+        assert run(["build", "--board", "icestick", "--chains", chains]) == 1
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 2      # the progress line, then the reason
+        assert err[-1].startswith(f"axon build: error: {chains} chains need ~")
+        assert err[-1].endswith("logic cells, the iCE40HX1K has 1280; no chain count fits")
 
 
 # --- axon query ------------------------------------------------------------------------
