@@ -119,27 +119,37 @@ def _termination(broken):
 # --- Chain-list bookkeeping ---------------------------------------------------
 
 @contextlib.contextmanager
-def _miscounting_pool():
-    """A mutated chain pool whose open-chain counter only counts the freed
-    slots of even index."""
-    original = chainlist_module._popcount
-    chainlist_module._popcount = lambda value: sum(value[index] for index in range(0, len(value), 2))
+def _patched_pool(helper, replacement):
+    """A mutated chain pool: ``helper`` of :mod:`axon.hdl.chainlist` replaced."""
+    original = getattr(chainlist_module, helper)
+    setattr(chainlist_module, helper, replacement)
     try:
         yield
     finally:
-        chainlist_module._popcount = original
+        setattr(chainlist_module, helper, original)
+
+
+def _miscounting_pool():
+    """A pool whose open-chain counter only counts the freed slots of even index."""
+    return _patched_pool("_popcount",
+                         lambda value: sum(value[index] for index in range(0, len(value), 2)))
+
+
+def _free_pool(m, rules):
+    """A 4-slot pool driven by free inputs, under its contract: what it
+    applies is what it was shown as ``next_move`` a clock before."""
+    m.submodules.pool = pool = ChainPool(slots=4, rules=rules)
+    _free(m, pool.clear)
+    _free(m, pool.apply)
+    _free(m, pool.next_move)
+    m.d.sync += pool.move.eq(pool.next_move)
+    return pool
 
 
 def _bookkeeping(rules):
     def build(broken):
         def body(m):
-            m.submodules.pool = pool = ChainPool(slots=4, rules=rules)
-            # The pool's contract: what it applies is what it was shown as
-            # `next_move` a clock before.
-            _free(m, pool.clear)
-            _free(m, pool.apply)
-            _free(m, pool.next_move)
-            m.d.sync += pool.move.eq(pool.next_move)
+            pool = _free_pool(m, rules)
 
             occupied_before = Signal(4)
             applied_before  = Signal()            # the last clock applied a move cleanly
@@ -291,27 +301,17 @@ class _ReferencePool(Elaboratable):
                     m.d.comb += new_occupied[i].eq(0)
 
 
-@contextlib.contextmanager
 def _slot_zero_select():
-    """A mutated chain pool whose one-hot select always reads slot 0: the
-    transition's chain end comes from the wrong slot."""
-    original = chainlist_module._select
-    chainlist_module._select = lambda onehot, values: values[0]
-    try:
-        yield
-    finally:
-        chainlist_module._select = original
+    """A pool whose one-hot select always reads slot 0: the transition's chain
+    end comes from the wrong slot."""
+    return _patched_pool("_select", lambda onehot, values: values[0])
 
 
 def _follows_rules(rules):
     def build(broken):
         def body(m):
-            m.submodules.pool = pool = ChainPool(slots=4, rules=rules)
+            pool = _free_pool(m, rules)
             m.submodules.reference = reference = _ReferencePool(4, rules)
-            _free(m, pool.clear)
-            _free(m, pool.apply)
-            _free(m, pool.next_move)
-            m.d.sync += pool.move.eq(pool.next_move)
             m.d.comb += [
                 reference.clear.eq(pool.clear),
                 reference.apply.eq(pool.apply),
