@@ -19,7 +19,7 @@ from amaranth.hdl import *
 from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .protocol import (START, CRC_POLY, PROTOCOL_VERSION, MAX_PAYLOAD, MAX_WORDS,
+from .protocol import (START, crc8, PROTOCOL_VERSION, MAX_PAYLOAD, MAX_WORDS,
                        WORD_BYTES, RESPONSE_FLAG, ERROR_RESPONSE, RULES_CODES,
                        Command, ErrorCode)
 
@@ -31,12 +31,26 @@ _RECORDS = {"identity": 6, "query": 8, "word": WORD_BYTES, "error": 2}
 
 
 def crc8_update(crc, byte):
-    """The CRC-8/SMBUS register after ``byte``, as a combinational expression."""
-    crc = crc ^ byte
-    for _ in range(8):
-        shifted = (crc << 1)[:8]
-        crc = Mux(crc[7], shifted ^ CRC_POLY, shifted)
-    return crc
+    """The CRC-8/SMBUS register after ``byte``, as a combinational expression.
+
+    The CRC is linear over GF(2), so each output bit is the XOR of a fixed set
+    of the bits of ``crc ^ byte``; the sets come from the software CRC of
+    single-bit bytes. Unrolling the bit-serial loop as eight nested
+    multiplexers instead gives the same logic after synthesis, but an
+    expression that doubles at every step: CXXRTL inlines it, and the board
+    model took minutes and gigabytes to compile.
+    """
+    value = crc ^ byte
+    columns = [crc8(bytes([1 << bit])) for bit in range(8)]
+    return Cat(_xor_of(value[bit] for bit in range(8) if columns[bit] >> out & 1)
+               for out in range(8))
+
+
+def _xor_of(bits):
+    total = C(0, 1)
+    for bit in bits:
+        total = total ^ bit
+    return total
 
 
 def _check_timeout(timeout):

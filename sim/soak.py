@@ -344,17 +344,22 @@ def soak(queries=100_000, seed=0, rules="exact", chains=24, *, depth=256, worker
 # -- command line -----------------------------------------------------------------
 
 def register(subparsers):
-    from .cli import int_at_least
     """Add ``soak`` to an argparse subparsers object."""
+    from .cli import int_at_least
     parser = subparsers.add_parser(
         "soak", help="random queries on the CXXRTL gateware against the golden model",
         description="Run random queries (legal games and random memory images) on the "
                     "gateware compiled with CXXRTL and compare every field and the clock "
-                    "count with the golden model. Needs g++. Exit status: 0 if every "
-                    "answer agrees, 1 on any mismatch, 2 on bad options or a build error.")
-    parser.add_argument("--queries", type=int_at_least(1), default=100_000, metavar="N",
+                    "count with the golden model. With --link, soak the whole board design "
+                    "instead, through its UART pins, with line noise between requests. "
+                    "Needs g++. Exit status: 0 if every answer agrees, 1 on any mismatch "
+                    "(or, with --link, any lost answer), 2 on bad options or a build error.")
+    parser.add_argument("--queries", type=int_at_least(1), default=None, metavar="N",
                         help="queries to run, rounded up to whole batches of "
-                             f"{BATCH_QUERIES} (default 100000)")
+                             f"{BATCH_QUERIES} (default 100000; with --link, 10000)")
+    parser.add_argument("--link", action="store_true",
+                        help="drive the board top (UART, framed link, detector) at its "
+                             "pins, with noise frames, writes and reads in between")
     parser.add_argument("--seed", type=int, default=0, metavar="S",
                         help="random seed; a batch is fixed by seed and index (default 0)")
     parser.add_argument("--rules", choices=("exact", "paper"), default="exact",
@@ -377,9 +382,12 @@ def main_soak(args):
         print(f"\rsoak: {done}/{total} queries, {mismatches} mismatches",
               end="", file=sys.stderr, flush=True)
 
+    if args.link:
+        return _main_link_soak(args)
     try:
-        report = soak(args.queries, args.seed, args.rules, args.chains, depth=args.depth,
-                      workers=args.workers, progress=None if args.quiet else progress)
+        report = soak(args.queries or 100_000, args.seed, args.rules, args.chains,
+                      depth=args.depth, workers=args.workers,
+                      progress=None if args.quiet else progress)
     except (CxxrtlError, ValueError, TypeError) as error:
         if not args.quiet:
             print(file=sys.stderr)
@@ -392,4 +400,21 @@ def main_soak(args):
         info = report.build_info
         print(f"  model: {info['binary']} ({'cached' if info['cached'] else 'compiled'} in "
               f"{info['convert_seconds'] + info['compile_seconds']:.1f} s)")
+    return 0 if report.mismatches == 0 else 1
+
+
+def _main_link_soak(args):
+    """``axon soak --link``: the board top at its UART pins."""
+    from ..boards.linksoak import run_link_soak
+    from .cxxrtl import CxxrtlError
+
+    try:
+        report = run_link_soak(args.queries or 10_000, seed=args.seed, depth=args.depth,
+                               chains=args.chains, rules=args.rules)
+    except (CxxrtlError, ValueError, TypeError) as error:
+        print(f"axon soak: error: {error}", file=sys.stderr)
+        return 2
+    print(report.summary())
+    for failure in report.failures:
+        print(f"  {failure}")
     return 0 if report.mismatches == 0 else 1

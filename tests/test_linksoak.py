@@ -1,0 +1,93 @@
+# amaranth: UnusedElaboratable=no
+"""The link soak: the whole board at its UART pins, with noise and resets."""
+
+import argparse
+import dataclasses
+import random
+import shutil
+
+import pytest
+
+from axon.boards import protocol
+from axon.boards.linksoak import (NOISE_KINDS, CxxrtlBoard, holds_known_frame, noise,
+                                  run_link_soak)
+from axon.sim import soak as soak_module
+from axon.sim.golden import perpetual
+
+
+needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
+                               reason="the link soak compiles the board with CXXRTL and g++, "
+                                      "not on PATH")
+
+
+@pytest.fixture(scope="module")
+def board_model():
+    model = CxxrtlBoard()
+    model.build()
+    return model
+
+
+@needs_gxx
+def test_link_soak_10k_queries(board_model):
+    report = run_link_soak(10_000, seed=1, model=board_model, log=print)
+    assert report.queries >= 10_000
+    assert (report.lost, report.wrong) == (0, 0), report.failures
+    # Every kind of traffic was there, and resets really cut answers short.
+    assert report.noise > 1000 and report.refused > 100
+    assert report.writes > 100 and report.reads > 100
+    assert report.resets > 100 and report.cut > report.resets // 2
+
+
+@needs_gxx
+def test_link_soak_fails_when_the_golden_model_lies(board_model):
+    def lying(words, top, **options):
+        result = perpetual(words, top, **options)
+        if top == 7:
+            return dataclasses.replace(result, count=result.count + 1)
+        return result
+
+    report = run_link_soak(300, seed=2, golden=lying, model=board_model)
+    assert report.wrong > 0 and report.lost == 0
+    assert "query top=7" in report.failures[0]
+    assert "wrong 0" not in report.summary()
+
+
+def test_link_soak_counts_silence_and_hangs_as_lost():
+    class Silent:
+        divisor = 4
+
+        def exchange(self, segments):
+            return [(index % 2 == 0, b"") for index, _ in enumerate(segments)]
+
+    report = run_link_soak(50, seed=3, model=Silent())
+    # A noise or reset segment may draw silence; a request may not, and a
+    # hang is lost whatever the segment was.
+    assert report.lost > 0 and report.wrong == 0
+    assert report.failures and "lost" in report.failures[0]
+
+
+def test_noise_is_never_a_real_request():
+    rng = random.Random(4)
+    frame = protocol.query_request(10, 4)
+    assert holds_known_frame(frame) and holds_known_frame(b"\x00\x13" + frame)
+    assert not holds_known_frame(frame[:-1])
+    for kind in NOISE_KINDS:
+        for _ in range(50):
+            data = noise(rng, frame, kind)
+            assert data != frame
+            if kind == "truncate":
+                assert frame.startswith(data) and len(data) < len(frame)
+
+
+@needs_gxx
+def test_soak_command_link(capsys):
+    parser = argparse.ArgumentParser(prog="axon")
+    soak_module.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["soak", "--link", "--queries", "200", "--seed", "5"])
+    assert args.func(args) == 0
+    output = capsys.readouterr().out
+    assert "link soak: 200 queries" in output and "lost 0, wrong 0" in output
+
+    args = parser.parse_args(["soak", "--link", "--chains", "3"])
+    assert args.func(args) == 2
+    assert "axon soak: error: Chain count must be an even integer" in capsys.readouterr().err
