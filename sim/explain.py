@@ -122,63 +122,28 @@ class _View:
         return (second, first) if self.mirrored else (first, second)
 
 
-def _first(slots, predicate, exclude=None):
-    for index, slot in enumerate(slots):
-        if slot is not None and index != exclude and predicate(slot):
-            return index
-    return None
-
-
-def _stage(before, piece, from_sq, to_sq, rule, rules, view):
-    """The list after the transition or insertion, and the rule text.
-
-    ``before`` is the slot list before the move and ``rule`` what the golden
-    :class:`ChainList` reported; this re-derives which chains took part.
-    """
-    def same_piece(slot):
-        return rules is Rules.CPW or slot[0] == piece
-
-    staged = [None if slot is None else list(slot) for slot in before]
-    move = (piece, from_sq, to_sq)
-    parts = []
-    if rule == "reflection":
+def _rule_parts(step, move, view):
+    """The sentences of the rule column, from the chains ``step`` reports."""
+    if step.rule == "reflection":
         # cpw: a word that moves nothing (from == to) closes at once.
-        parts.append(f"Rule of reflection applied ({view.named(move)})")
-        return staged, parts
-    if rule.startswith("transition"):
-        updated = _first(before, lambda slot: same_piece(slot) and slot[1] == to_sq)
-        old = before[updated]
-        staged[updated] = [old[0], from_sq, old[2]]
-        first, second = view.pair(move, tuple(old))
-        parts.append(f"Transition ({view.plain(first)} and {view.plain(second)})")
+        return [f"Rule of reflection applied ({view.named(move)})"]
+    if step.met is not None:
+        first, second = view.pair(move, step.met)
+        parts = [f"Transition ({view.plain(first)} and {view.plain(second)})"]
     else:
-        updated = next((index for index, slot in enumerate(staged) if slot is None), None)
-        if updated is None:
-            # Only an insert that links at once needs no slot of its own.
-            staged.append(None)
-            updated = len(staged) - 1
-        staged[updated] = list(move)
-        parts.append("Insert")
-    chain = tuple(staged[updated])
-    chain_piece, chain_from, chain_to = chain
-    if "symmetry" in rule:
-        partner = _first(staged, lambda slot: slot[0] == chain_piece and slot[1] == chain_to
-                         and slot[2] == chain_from, exclude=updated)
-        parts.append(f"Rule of symmetry applied ({view.named(chain)} and "
-                     f"{view.named(tuple(staged[partner]))})")
-    elif "link" in rule:
-        partner = _first(staged, lambda slot: slot[0] == chain_piece and slot[2] == chain_from,
-                         exclude=updated)
-        partner_chain = tuple(staged[partner])
-        joined = (chain_piece, partner_chain[1], chain_to)
-        first, second = view.pair(partner_chain, chain)
+        parts = ["Insert"]
+    if step.joined is not None:
+        first, second = view.pair(step.partner, step.chain)
         parts.append(f"Link ({view.named(first)} and {view.named(second)}) "
-                     f"gives {view.named(joined)}")
-        if rule.endswith("reflection"):
-            parts.append(f"Rule of reflection applied ({view.named(joined)})")
-    elif rule.endswith("reflection"):
-        parts.append(f"Rule of reflection applied ({view.named(chain)})")
-    return staged, parts
+                     f"gives {view.named(step.joined)}")
+        if step.rule.endswith("reflection"):
+            parts.append(f"Rule of reflection applied ({view.named(step.joined)})")
+    elif step.partner is not None:
+        parts.append(f"Rule of symmetry applied ({view.named(step.chain)} and "
+                     f"{view.named(step.partner)})")
+    elif step.rule.endswith("reflection"):
+        parts.append(f"Rule of reflection applied ({view.named(step.chain)})")
+    return parts
 
 
 def _rule_text(parts):
@@ -186,33 +151,24 @@ def _rule_text(parts):
     return parts[0] if len(parts) == 1 else ". ".join(parts) + "."
 
 
-def _replay(words, addresses, rules, chains, view, steps):
-    """Apply ``words[address]`` for each address with the golden chain list,
-    checking every step against the golden model's own ``steps``."""
-    chain_list = ChainList(chains, rules)
+def _rows(steps, view):
+    """One row per golden model step, and the chains left open after the last."""
     rows = []
-    for address, step in zip(addresses, steps):
-        word = words[address]
-        from_sq, to_sq, piece, _ = unpack_word(word)
-        # The golden list keeps one pool of slots per side (one for ``cpw``).
-        pool = chain_list.pools.index(chain_list._pool(piece))
-        before = [[None if slot is None else list(slot) for slot in each.slots]
-                  for each in chain_list.pools]
-        rule = chain_list.apply(piece, from_sq, to_sq)
-        if rule != step.rule or chain_list.snapshot() != step.chains:
-            raise RuntimeError(f"explain replay diverged from the golden model at "
-                               f"address {address}: {rule} {chain_list.snapshot()} vs {step}")
-        before[pool], parts = _stage(before[pool], piece, from_sq, to_sq, rule, rules, view)
-        staged = [slot for each in before for slot in each]
-        shown = tuple(view.column(tuple(slot)) for slot in staged if slot is not None)
+    for step in steps:
+        from_sq, to_sq, piece, _ = unpack_word(step.word)
+        move = (piece, from_sq, to_sq)
+        parts = _rule_parts(step, move, view)
         if step.found and not view.mirrored:
             parts.append(f"All chains closed after {len(rows) + 1} plies: equal position")
-        mover = view.chain((piece, from_sq, to_sq))
-        rows.append(ExplainRow(address=address, word=word,
+        # Table 2 shows the list before the closing rules of the row free any slot.
+        shown = tuple(view.column(chain) for chain in step.staged)
+        mover = view.chain(move)
+        rows.append(ExplainRow(address=step.address, word=step.word,
                                move=_squares(mover[1], mover[2]).upper(),
                                chains=shown, unclosed=len(shown),
                                rule=_rule_text(parts), found=step.found))
-    return rows, tuple(view.column(chain) for chain in chain_list.snapshot())
+    remaining = steps[-1].chains if steps else ()
+    return rows, tuple(view.column(chain) for chain in remaining)
 
 
 def _stop_text(result, words, top, chains, count_limit, window_limited, ply_of, rules):
@@ -272,8 +228,7 @@ def explain_query(words, top, *, rules="exact", chains=24, count_limit=4, order=
 
     stop = _stop_text(result, words, top, chains, count_limit, window_limited, ply_of, rules)
     if order == "scan":
-        addresses = [step.address for step in steps]
-        rows, remaining = _replay(words, addresses, rules, chains, _View(False), steps)
+        rows, remaining = _rows(steps, _View(False))
         if result.repetition:
             nearest = f"nearest {result.distance} plies back"
             final = (f"Repetition detected ({result.count} equal position"
@@ -291,8 +246,7 @@ def explain_query(words, top, *, rules="exact", chains=24, count_limit=4, order=
     if mirrored:
         perpetual(mirrored, len(mirrored) - 1, rules=rules.value, chains=slots,
                   count_limit=len(mirrored) + 1, steps=mirrored_steps)
-    rows, remaining = _replay(mirrored, list(reversed(range(len(mirrored)))), rules,
-                              slots, _View(True), mirrored_steps)
+    rows, remaining = _rows(mirrored_steps, _View(True))
     # Number the rows by the real move list, not the mirrored one.
     rows = [ExplainRow(address=address, word=words[address], move=row.move,
                        chains=row.chains, unclosed=row.unclosed, rule=row.rule,

@@ -77,12 +77,25 @@ class Result:
 
 @dataclass(frozen=True)
 class Step:
-    """One applied word, for ``axon explain``."""
+    """One applied word, for ``axon explain``.
+
+    Besides the list after the move, a step names the chains that took part
+    in it, so that explain can word the rules without applying them again.
+    Every chain is ``(piece, from, to)``.
+    """
     address: int
     word:    int
     rule:    str                   # what happened, in the paper's words
-    chains:  tuple                 # ((piece, from, to), ...) after the move
+    chains:  tuple                 # the chains after the move
     found:   bool                  # all chains closed here, with the right parity
+    staged:  tuple                 # the chains after the transition or insertion, before
+                                   # reflection, symmetry or a link freed or joined any
+    met:     Optional[tuple]       # the chain the move met by transition, as it was
+    chain:   tuple                 # the chain the transition or insertion made; for a
+                                   # word that moves nothing (cpw), the move itself
+    partner: Optional[tuple]       # the chain closed with ``chain`` by symmetry or
+                                   # linked with it, as it was
+    joined:  Optional[tuple]       # the chain that link made of the two
 
 
 def _check_query(words, top, rules, chains, count_limit):
@@ -103,17 +116,30 @@ def _check_query(words, top, rules, chains, count_limit):
 
 
 class ChainPool:
-    """Slots of the concatenating list: ``slots[i]`` is ``None`` or ``[piece, from, to]``."""
+    """Slots of the concatenating list: ``slots[i]`` is ``None`` or ``(piece, from, to)``.
+
+    A chain is replaced, never changed in place, so that the chains an
+    :meth:`apply` reports keep the values they had. After an :meth:`apply`
+    that did not overflow, these attributes tell which chains took part (see
+    :class:`Step`): ``met``, ``chain``, ``partner`` and ``joined``; ``slot``
+    and ``partner_slot`` are where ``chain`` and ``partner`` stood, for
+    :meth:`staged`.
+    """
 
     def __init__(self, size, rules):
         self.slots = [None] * size
         self.rules = rules
+        self.met = self.chain = self.partner = self.joined = None
+        self.slot = self.partner_slot = None
 
     def _first(self, predicate, exclude=None):
         for index, slot in enumerate(self.slots):
             if slot is not None and index != exclude and predicate(slot):
                 return index
         return None
+
+    def _free(self):
+        return next((index for index, slot in enumerate(self.slots) if slot is None), None)
 
     def _same_piece(self, piece):
         # The wiki's pseudo-code compares squares only.
@@ -123,7 +149,20 @@ class ChainPool:
         return all(slot is None for slot in self.slots)
 
     def snapshot(self):
-        return tuple(tuple(slot) for slot in self.slots if slot is not None)
+        return tuple(slot for slot in self.slots if slot is not None)
+
+    def staged(self):
+        """The chains as the last move's transition or insertion left them,
+        before reflection, symmetry or a link freed or joined any: the list
+        Table 2 of the paper shows on the move's row."""
+        slots = list(self.slots)
+        if self.partner is not None:
+            slots[self.partner_slot] = self.partner
+        if self.slot == len(slots):
+            slots.append(self.chain)
+        elif self.slot is not None:
+            slots[self.slot] = self.chain
+        return tuple(slot for slot in slots if slot is not None)
 
     def impossible(self, piece, from_sq, to_sq):
         """Does the move move nothing, or meet two chains of its piece at one
@@ -139,28 +178,39 @@ class ChainPool:
         same_piece = self._same_piece(piece)
         if self.rules is not Rules.CPW and self.impossible(piece, from_sq, to_sq):
             return None
+        self.partner = self.joined = None
 
         # Transition: the move ends where a chain begins.
         updated = self._first(lambda slot: same_piece(slot) and slot[1] == to_sq)
         if updated is not None:
-            self.slots[updated][1] = from_sq
+            self.met = met = self.slots[updated]
+            self.slots[updated] = (met[0], from_sq, met[2])
             rule = "transition"
         elif from_sq == to_sq:
-            # The wiki's code: a nonsense word that moves nothing closes at once.
+            # The wiki's code: a nonsense word that moves nothing closes at once,
+            # without entering the list.
+            self.met, self.chain, self.slot = None, (piece, from_sq, to_sq), None
             return "reflection"
         else:
+            self.met = None
             if self.rules is Rules.EXACT:
                 partner = self._first(lambda slot: slot[0] == piece and slot[2] == from_sq)
                 if partner is not None:
+                    # The move needs no slot of its own; :meth:`staged` shows it in
+                    # the slot an insertion would take, past the end if none is free.
+                    free = self._free()
+                    self.chain = (piece, from_sq, to_sq)
+                    self.slot = len(self.slots) if free is None else free
                     return self._link(partner, to_sq, "insert")
-            updated = next((index for index, slot in enumerate(self.slots) if slot is None),
-                           None)
+            updated = self._free()
             if updated is None:
                 return None
-            self.slots[updated] = [piece, from_sq, to_sq]
+            self.slots[updated] = (piece, from_sq, to_sq)
             rule = "insert"
 
-        chain_piece, chain_from, chain_to = self.slots[updated]
+        self.chain = chain = self.slots[updated]
+        self.slot = updated
+        chain_piece, chain_from, chain_to = chain
         if chain_from == chain_to:
             self.slots[updated] = None
             return rule + "+reflection"
@@ -169,6 +219,7 @@ class ChainPool:
                                   slot[1] == chain_to and slot[2] == chain_from,
                                   exclude=updated)
             if partner is not None:
+                self.partner, self.partner_slot = self.slots[partner], partner
                 self.slots[updated] = self.slots[partner] = None
                 return rule + "+symmetry"
         if self.rules is Rules.EXACT:
@@ -181,8 +232,10 @@ class ChainPool:
 
     def _link(self, partner, new_to, rule):
         # The partner X→F absorbs F→T and becomes X→T.
-        self.slots[partner][2] = new_to
-        if self.slots[partner][1] == new_to:
+        self.partner, self.partner_slot = self.slots[partner], partner
+        piece, from_sq, _ = self.partner
+        self.joined = self.slots[partner] = (piece, from_sq, new_to)
+        if from_sq == new_to:
             self.slots[partner] = None
             return rule + "+link+reflection"
         return rule + "+link"
@@ -218,6 +271,16 @@ class ChainList:
     def snapshot(self):
         return tuple(chain for pool in self.pools for chain in pool.snapshot())
 
+    def step(self, address, word, piece, rule, found):
+        """The :class:`Step` for the move of ``piece`` just applied."""
+        # Only the mover's pool changed; the other pools are as they were.
+        mover = self._pool(piece)
+        staged = tuple(chain for pool in self.pools
+                       for chain in (pool.staged() if pool is mover else pool.snapshot()))
+        return Step(address, word, rule, self.snapshot(), found, staged=staged,
+                    met=mover.met, chain=mover.chain, partner=mover.partner,
+                    joined=mover.joined)
+
 
 def perpetual(words, top, *, rules="exact", chains=24, count_limit=4, steps=None):
     """Scan ``words`` back from address ``top``; return a :class:`Result`.
@@ -251,7 +314,7 @@ def perpetual(words, top, *, rules="exact", chains=24, count_limit=4, steps=None
             if distance is None:
                 distance = plies
         if steps is not None:
-            steps.append(Step(address, words[address], rule, chain_list.snapshot(), found))
+            steps.append(chain_list.step(address, words[address], piece, rule, found))
         address -= 1
     return Result(repetition=count > 0, distance=distance, count=count,
                   overflow=stop is Stop.OVERFLOW, plies_scanned=plies, stop=stop)

@@ -441,8 +441,9 @@ def test_installed_script():
 
 
 def test_explain_every_ply_of_the_examples():
-    # The replay checks itself against the golden model's steps at every row;
-    # here every ply of the example files, in both orders and all rules.
+    # Explain formats the chains each golden model step reports; here every
+    # ply of the example files, in both orders and all rules, must give one
+    # row per step (or per ply of the repetition, in paper order).
     from axon.sim.games import load_games
     for path in (TRAPS, DIEP, FIGURE5):
         for game in load_games(path):

@@ -1,6 +1,7 @@
 # amaranth: UnusedElaboratable=no
 """The golden model against the paper, the wiki and python-chess."""
 
+import chess
 import pytest
 
 from axon.hdl.word import pack_word
@@ -82,6 +83,53 @@ def test_table2_in_scan_order():
         ["insert", "transition", "insert", "transition+symmetry"]
     assert [len(step.chains) for step in steps] == [1, 1, 2, 0]
     assert steps[-1].found
+
+
+N = 2  # a white knight's piece code (Table 1)
+
+
+def knight_steps(line, rules, chains=24):
+    # The four White knight moves of ``line``, newest first.
+    _, _, words = play(line)
+    steps = []
+    perpetual(words[0::2], 3, rules=rules, chains=chains, steps=steps)
+    return steps
+
+
+def test_steps_name_the_chains_of_transition_and_symmetry():
+    # axon explain words its rule column from these fields alone.
+    b1d2, a3b1, d2c4, c4a3 = knight_steps(KNIGHT_SWAP, "paper")
+    assert (b1d2.met, b1d2.chain, b1d2.staged) == \
+           (None, (N, chess.B1, chess.D2), ((N, chess.B1, chess.D2),))
+    assert (a3b1.met, a3b1.chain) == ((N, chess.B1, chess.D2), (N, chess.A3, chess.D2))
+    # The staged list is the one before symmetry frees both chains.
+    assert c4a3.rule == "transition+symmetry" and c4a3.chains == ()
+    assert (c4a3.chain, c4a3.partner, c4a3.joined) == \
+           ((N, chess.C4, chess.D2), (N, chess.D2, chess.C4), None)
+    assert c4a3.staged == (c4a3.chain, c4a3.partner)
+
+
+@pytest.mark.parametrize("chains", [2, 24])
+def test_steps_name_the_chains_of_a_link(chains):
+    # With one slot a side, the insert that links takes no slot of its own;
+    # the staged list still shows it, after the chain it joins.
+    a5c6, c6d4, d4b3, b3a5 = knight_steps(THREE_KNIGHTS, "exact", chains)
+    assert c6d4.rule == "insert+link"
+    assert (c6d4.chain, c6d4.partner, c6d4.joined) == \
+           ((N, chess.C6, chess.D4), (N, chess.A5, chess.C6), (N, chess.A5, chess.D4))
+    assert c6d4.staged == (c6d4.partner, c6d4.chain)
+    assert c6d4.chains == (c6d4.joined,)
+    assert b3a5.rule == "transition+reflection" and b3a5.chains == ()
+    assert (b3a5.met, b3a5.staged) == ((N, chess.A5, chess.B3), ((N, chess.B3, chess.B3),))
+
+
+def test_cpw_reflection_step_leaves_the_list_alone():
+    steps = []
+    perpetual([pack_word(chess.C4, chess.A3, N), pack_word(chess.E4, chess.E4, N)], 1,
+              rules="cpw", steps=steps)
+    assert steps[0].rule == "reflection"
+    assert (steps[0].chain, steps[0].staged, steps[0].chains) == \
+           ((N, chess.E4, chess.E4), (), ())
 
 
 # -- against python-chess over many generated games ---------------------------
