@@ -33,12 +33,12 @@ from ..sim.generate import game_corpus
 from ..sim.golden import perpetual
 from ..sim.rtl import expected_cycles
 from . import protocol
-from .protocol import (Command, ErrorCode, ERROR_RESPONSE, MAX_WORDS, RESPONSE_FLAG, START,
-                       FrameDecoder, crc8)
+from .protocol import (Command, ErrorCode, ERROR_RESPONSE, MAX_WORDS, RESPONSE_FLAG,
+                       FrameDecoder, holds_known_frame)
 from .top import AxonBoard
 
 
-__all__ = ["CxxrtlBoard", "LinkSoakReport", "run_link_soak", "holds_known_frame", "noise"]
+__all__ = ["CxxrtlBoard", "LinkSoakReport", "run_link_soak", "NOISE_KINDS", "noise"]
 
 # Clocks per UART bit in the soak: the smallest the UART takes, so that a
 # segment costs few clocks; the link is the same at any divisor.
@@ -118,20 +118,6 @@ class CxxrtlBoard(CxxrtlModel):
             raise CxxrtlError(f"the board model answered {len(answers)} segments of "
                               f"{len(segments)}")
         return answers
-
-
-def holds_known_frame(data):
-    """True if some start marker in ``data`` begins a CRC-correct frame of a
-    real command: such "noise" is a request, and the board rightly answers it."""
-    commands = {int(command) for command in Command}
-    for start, byte in enumerate(data):
-        if byte != START or start + 3 >= len(data):
-            continue
-        end = start + 3 + data[start + 1]
-        if end < len(data) and crc8(data[start + 1:end]) == data[end] and \
-                data[start + 2] in commands:
-            return True
-    return False
 
 
 NOISE_KINDS = ("flip", "truncate", "garbage", "long", "garbage+bad-crc")

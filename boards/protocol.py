@@ -19,7 +19,7 @@ from ..sim.golden import Result, Stop
 __all__ = [
     "START", "CRC_POLY", "PROTOCOL_VERSION", "MAX_PAYLOAD", "MAX_WORDS", "WORD_BYTES",
     "RULES_CODES", "Command", "ErrorCode", "RESPONSE_FLAG", "ERROR_RESPONSE",
-    "crc8", "encode_frame", "FrameDecoder", "Frame", "Identity",
+    "crc8", "encode_frame", "holds_known_frame", "FrameDecoder", "Frame", "Identity",
     "identify_request", "write_request", "read_request", "query_request", "reset_request",
     "parse_identity", "parse_words", "parse_query", "parse_error",
 ]
@@ -78,6 +78,21 @@ def encode_frame(command, payload=b""):
 class Frame:
     command: int
     payload: bytes
+
+
+def holds_known_frame(data):
+    """True if some start marker in ``data`` begins a CRC-correct frame of a
+    real command. Line noise that does is a request, and a board rightly
+    answers it, so fuzzers and soaks leave such noise out."""
+    commands = {int(command) for command in Command}
+    for start, byte in enumerate(data):
+        if byte != START or start + 3 >= len(data):
+            continue
+        end = start + 3 + data[start + 1]
+        if end < len(data) and crc8(data[start + 1:end]) == data[end] and \
+                data[start + 2] in commands:
+            return True
+    return False
 
 
 class FrameDecoder:

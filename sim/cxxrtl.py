@@ -162,6 +162,14 @@ class CxxrtlModel:
     ``HARNESS_PACKAGE``), ``HARNESS_PORTS`` (ports the testbench uses, checked
     by name) and :meth:`_defines` (``#define`` lines for the testbench). The
     generated C++ and the binary are cached, see the module docstring.
+
+    Members
+    -------
+    build_info : dict
+        After the first run (or :meth:`build`): ``binary``, ``cached`` (no
+        compilation was needed), ``convert_seconds`` and ``compile_seconds``.
+    last_run_seconds : float
+        Wall time of the last C++ process, compilation excluded.
     """
 
     DESIGN_NAME     = None
@@ -284,13 +292,7 @@ class CxxrtlSession(CxxrtlModel):
         Cache directory for the generated C++ and the binary (default
         :func:`default_cache_dir`).
 
-    Members
-    -------
-    build_info : dict
-        After the first run (or :meth:`build`): ``binary``, ``cached`` (no
-        compilation was needed), ``convert_seconds`` and ``compile_seconds``.
-    last_run_seconds : float
-        Wall time of the last C++ process, compilation excluded.
+    Members are those of :class:`CxxrtlModel`.
     """
 
     DESIGN_NAME   = DESIGN_NAME

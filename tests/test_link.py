@@ -18,8 +18,9 @@ import axon.sim
 from axon.boards import protocol
 from axon.boards.host import Board, LinkError, SimTransport, open_transport
 from axon.boards.link import crc8_update
+from axon.boards.linksoak import NOISE_KINDS, noise
 from axon.boards.protocol import (Command, ErrorCode, ERROR_RESPONSE, RESPONSE_FLAG,
-                                  FrameDecoder, crc8, encode_frame)
+                                  FrameDecoder, crc8, encode_frame, holds_known_frame)
 from axon.sim.games import load_games
 from axon.sim.generate import game_corpus
 from axon.sim.encode import encode_moves
@@ -254,42 +255,15 @@ def rejected_requests(draw):
     return ErrorCode.BAD_ARGUMENT, Command.QUERY, protocol.query_request(0, limit)
 
 
-def _holds_known_frame(data):
-    """True if some start marker in ``data`` begins a CRC-correct frame of a real command."""
-    for start, byte in enumerate(data):
-        if byte != protocol.START or start + 3 >= len(data):
-            continue
-        length = data[start + 1]
-        end = start + 3 + length
-        if end < len(data) and crc8(data[start + 1:end]) == data[end] and \
-                data[start + 2] in set(Command):
-            return True
-    return False
-
-
 @st.composite
 def garbage(draw):
-    """Byte streams the board must answer with errors only (or not at all)."""
+    """Byte streams the board must answer with errors only (or not at all):
+    the link soak's line noise, made from a drawn request."""
     _, _, frame = draw(valid_requests())
-    kind = draw(st.sampled_from(["flip", "truncate", "noise", "long", "noise+frame"]))
-    if kind == "flip":
-        data = bytearray(frame)
-        index = draw(st.integers(1, len(data) - 1))
-        data[index] ^= draw(st.integers(1, 255))
-    elif kind == "truncate":
-        data = frame[:draw(st.integers(1, len(frame) - 1))]
-    elif kind == "long":
-        # LEN claims more bytes than follow: the inter-byte timeout ends it.
-        data = bytearray(frame)
-        data[1] = min(255, data[1] + draw(st.integers(1, 40)))
-    elif kind == "noise":
-        data = draw(st.binary(min_size=1, max_size=40))
-    else:
-        data = draw(st.binary(max_size=10)) + frame[:-1] + bytes([frame[-1] ^ 0x5a])
-    data = bytes(data)
-    if _holds_known_frame(data):
-        # Noise that happens to hold a well-formed request is a request.
-        assume(False)
+    kind = draw(st.sampled_from(NOISE_KINDS))
+    data = noise(draw(st.randoms(use_true_random=False)), frame, kind)
+    # Noise that happens to hold a well-formed request is a request.
+    assume(not holds_known_frame(data))
     return kind, data
 
 

@@ -9,8 +9,8 @@ import shutil
 import pytest
 
 from axon.boards import protocol
-from axon.boards.linksoak import (NOISE_KINDS, CxxrtlBoard, holds_known_frame, noise,
-                                  run_link_soak)
+from axon.boards.linksoak import NOISE_KINDS, CxxrtlBoard, noise, run_link_soak
+from axon.boards.protocol import holds_known_frame
 from axon.sim import soak as soak_module
 from axon.sim.golden import perpetual
 
