@@ -279,3 +279,38 @@ def test_progress_is_sparse_in_a_log(tmp_path):
                           text=True, timeout=120)
     assert done.returncode == 0 and len(done.stdout.splitlines()) == 800
     assert done.stderr == ""        # a short run writes no progress into a log
+
+
+# --- axon query reads PGN the same way ----------------------------------------------
+
+def test_query_keeps_going_like_scan(study, capsys):
+    code, scanned, scan_err = run(capsys, "scan", study, "--keep-going", "--jsonl", "-q",
+                                  "--backend", "sim")
+    code_q, queried, query_err = run(capsys, "query", "--port", "sim://", study,
+                                     "--keep-going", "--jsonl", "-q")
+    assert code == code_q == 2
+    assert queried == scanned
+    assert query_err == scan_err.replace("axon scan:", "axon query:")
+
+
+def test_query_depth(tmp_path, capsys):
+    path = tmp_path / "one.pgn"
+    path.write_text("1. Nf3 Nf6 2. Ng1 Ng8 *\n")
+    code, out, err = run(capsys, "query", "--port", "sim://?depth=64", path, "--depth", 128)
+    assert code == 2 and out == ""
+    assert err == ("axon query: error: the board on sim://?depth=64 has depth 64, not 128; "
+                   "rebuild it with axon build --depth 128\n")
+    code, out, _ = run(capsys, "query", "--port", "sim://", path, "--depth", 16, "--jsonl")
+    assert code == 0 and [r["count"] for r in jsonl(out)] == [0, 0, 0, 1]
+
+
+def test_data_readme_numbers_games_as_the_cli_does(capsys):
+    # sim/data/README.md: "traps.pgn | 9 (e) | 16 | 4-16 (threefold from 8,
+    # fivefold at 16)", and the same game and plies from axon scan.
+    text = (DATA / "README.md").read_text()
+    assert "| traps.pgn | 9 (e) | 16 | 4-16 (threefold from 8, fivefold at 16) |" in text
+    _, out, _ = run(capsys, "scan", TRAPS, "--jsonl")
+    game = [r for r in jsonl(out) if r["game"] == 9]
+    assert len(game) == 16
+    assert [r["ply"] for r in game if r["repetition"]] == list(range(4, 17))
+    assert "Trap e" in load_games(TRAPS)[8].headers["Event"]
