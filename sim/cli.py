@@ -195,16 +195,17 @@ def _check_options(options):
 
 
 def _pick(found, options):
+    name = display_name(options.pgn)
     game = next((game for game in found.games if game.number == options.game), None)
     if game is None:
         if 1 <= options.game <= found.total:
-            raise GameError(f"{options.pgn}: game {options.game} was skipped")
-        raise GameError(f"{options.pgn}: --game {options.game} is out of range: the file "
+            raise GameError(f"{name}: game {options.game} was skipped")
+        raise GameError(f"{name}: --game {options.game} is out of range: the file "
                         f"has {plural(found.total, 'game')} (1..{found.total})")
     if not game.moves:
-        raise GameError(f"{options.pgn}: {game.label} has no moves to explain")
+        raise GameError(f"{name}: {game.label} has no moves to explain")
     if not 1 <= options.ply <= len(game.moves):
-        raise GameError(f"{options.pgn}: {game.label}: --ply {options.ply} is out of range "
+        raise GameError(f"{name}: {game.label}: --ply {options.ply} is out of range "
                         f"(1..{len(game.moves)})")
     return game
 

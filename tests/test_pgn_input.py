@@ -7,17 +7,16 @@ terminal, a reader that goes away (``| head``), and threefold/fivefold.
 """
 
 import io
-import json
 import os
 import subprocess
 import sys
 from importlib import resources
 
-import chess
 import pytest
 
-from axon.sim.cli import main
-from axon.sim.games import load_games, read_pgn
+from axon.sim.games import load_games
+
+from .test_cli import jsonl, run
 
 
 DATA = resources.files("axon.sim") / "data"
@@ -65,16 +64,6 @@ MAINLINES = {
 # jumps two squares, a token that is no move, and two illegal siblings.
 VARIATION_WARNINGS = [(1, 6, "Qxh7"), (2, 4, "Ke6"), (3, 2, "'Kf9' is not a move"),
                       (4, 1, "Nc6"), (4, 1, "Nd6")]
-
-
-def run(capsys, *argv):
-    code = main([str(arg) for arg in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def jsonl(out):
-    return [json.loads(line) for line in out.splitlines()]
 
 
 @pytest.fixture
