@@ -62,6 +62,15 @@ expected; they are still reported and still make the exit status 1.
 Exit status: 0 if everything agrees, 1 on any disagreement, 2 on bad input.
 """
 
+_SCAN_EPILOG = """\
+Games are numbered from 1 in file order, plies from 1. threefold and fivefold
+come from the detector's count of earlier equal positions (2 and 4 of them):
+they need --count-limit 2 and 4 (the default 4 gives both); with a lower
+limit, or after an overflow or a window-limited scan, a count that reached
+the limit cannot tell and they are null (? in the table).
+Exit status: 0, or 2 on bad input or when --keep-going skipped a game.
+"""
+
 _EXPLAIN_EPILOG = """\
 --order paper (the default) reads oldest-first like Table 2 of the paper;
 with --rules paper the knight swap of Figure 5 gives exactly Table 2's rows.
@@ -129,7 +138,9 @@ def build_parser():
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     scan = commands.add_parser("scan", help="answer a query after every ply",
-                               description="Answer a repetition query after every ply.")
+                               description="Answer a repetition query after every ply.",
+                               epilog=_SCAN_EPILOG,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_common(scan, backend="golden")
     scan.add_argument("--jsonl", action="store_true",
                       help="one JSON object per ply: " + ", ".join(JSONL_KEYS))
@@ -238,7 +249,10 @@ def main(argv=None):
         parser.print_help(sys.stderr)
         return 2
     try:
-        return _run(options)
+        code = _run(options)
+        # Flush here, not at exit, so that a reader gone by now is caught below.
+        sys.stdout.flush()
+        return code
     except BrokenPipeError:
         # `axon scan ... | head`: the reader has gone, nothing left to say.
         # Point stdout at /dev/null so that the interpreter's final flush

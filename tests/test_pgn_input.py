@@ -6,14 +6,19 @@ truncated last game; --keep-going, standard input, plurals, progress off a
 terminal, a reader that goes away (``| head``), and threefold/fivefold.
 """
 
+import contextlib
 import io
 import os
+import random
 import subprocess
 import sys
 from importlib import resources
 
+import chess
 import pytest
+from hypothesis import given, settings, strategies as st
 
+from axon.sim.cli import main
 from axon.sim.games import load_games
 
 from .test_cli import jsonl, run
@@ -303,3 +308,48 @@ def test_data_readme_numbers_games_as_the_cli_does(capsys):
     assert len(game) == 16
     assert [r["ply"] for r in game if r["repetition"]] == list(range(4, 17))
     assert "Trap e" in load_games(TRAPS)[8].headers["Event"]
+
+
+# --- variations of every shape never disturb the mainline ----------------------------
+
+_VARIATION_TOKENS = ["Nf3", "Nc6", "e4", "e5", "Qxh7", "O-O", "Kf9", "--", "$2", "{ a note }",
+                     "1-0", "Bb5+", "exd5", "h8=Q"]
+
+
+def _variation(rng, depth=0):
+    tokens = ["("]
+    for _ in range(rng.randint(0, 4)):
+        if depth < 3 and rng.random() < 0.2:
+            tokens.append(_variation(rng, depth + 1))
+        else:
+            tokens.append(rng.choice(_VARIATION_TOKENS))
+    return " ".join(tokens + [")"])
+
+
+@settings(max_examples=80)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_random_variations_keep_the_mainline(seed, tmp_path_factory):
+    rng = random.Random(seed)
+    board, sans = chess.Board(), []
+    for _ in range(rng.randint(1, 30)):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        move = rng.choice(moves)
+        sans.append(board.san(move))
+        board.push(move)
+    text = []
+    for ply, san in enumerate(sans):
+        text.append(f"{ply // 2 + 1}." if ply % 2 == 0 else "")
+        text.append(san)
+        while rng.random() < 0.3:
+            text.append(_variation(rng))
+    path = tmp_path_factory.mktemp("variations") / "game.pgn"
+    path.write_text('[Event "variations"]\n\n' + " ".join(text) + " *\n")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["scan", str(path), "--jsonl"])
+    assert code == 0 and "Traceback" not in err.getvalue()
+    assert [r["move"] for r in jsonl(out.getvalue())] == [m.uci() for m in board.move_stack]
+    assert all(line.startswith("axon scan: warning: ") and "(in a variation)" in line
+               for line in err.getvalue().splitlines())
