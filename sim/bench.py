@@ -307,6 +307,9 @@ def readme_command(path):
         print(f"axon bench: error: {path}: cannot read a bench.json: "
               f"{getattr(error, 'strerror', None) or error}", file=sys.stderr)
         return 2
+    if not isinstance(bench, dict):
+        print(f"axon bench: error: {path}: not a bench.json (no JSON object)", file=sys.stderr)
+        return 2
     print(readme_tables(bench), end="")
     return 0
 

@@ -171,7 +171,8 @@ def test_bench_readme_command(tmp_path, capsys):
     assert capsys.readouterr().out == readme_tables(BENCH)
     assert main(["bench", "--out", str(tmp_path), "--readme"]) == 0
     assert capsys.readouterr().out == readme_tables(BENCH)
-    path.write_text("{not json")
-    assert main(["bench", "--readme", str(path)]) == 2
-    err = capsys.readouterr().err
-    assert len(err.splitlines()) == 1 and err.startswith(f"axon bench: error: {path}: ")
+    for text in ("{not json", "[1, 2]"):
+        path.write_text(text)
+        assert main(["bench", "--readme", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert len(err.splitlines()) == 1 and err.startswith(f"axon bench: error: {path}: ")
