@@ -244,8 +244,9 @@ def _check_movetext(movetext, board, number):
     is no move, as ``(ply, token)``, or ``None``: python-chess skips such a
     token without a word (``1. Ke9`` reads as a game of no moves). The walk
     stops at the first illegal mainline move, which the reader reports.
-    ``warnings`` has one line per variation whose moves stop being legal (its
-    own bad token, or one in a variation it holds, counts only once).
+    ``warnings`` has one line per variation that holds an illegal move or a
+    token that is no move, at the first one (what follows it, and the
+    variations inside, are not checked).
     """
     lines = [board.copy()]          # the mainline, then each open variation
     dead = [False]                  # a variation after its first bad move
