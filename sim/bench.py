@@ -22,6 +22,7 @@ import json
 import math
 import os
 import platform as host_platform
+import signal
 import statistics
 import sys
 import time
@@ -121,23 +122,35 @@ def _measure_one(target, seeds):
         return {"error": f"{type(error).__name__}: {error}"}
 
 
-def hardware(seeds, log=print, targets=None, jobs=None):
-    """nextpnr figures per target, two targets at a time on a two-core machine."""
-    from concurrent.futures import ProcessPoolExecutor
+def _ignore_interrupt():
+    # Ctrl-C is the parent's to handle: it keeps the finished targets and
+    # stops the pool. A worker would only print a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def hardware(seeds, log=print, targets=None, jobs=None, results=None):
+    """nextpnr figures per target, two targets at a time on a two-core machine.
+
+    Each finished target goes into ``results`` (a dict, returned), so that a
+    caller interrupted by Ctrl-C still has the targets measured so far.
+    """
+    import multiprocessing
     from ..boards.measure import all_targets
     targets = list(targets or all_targets())
     jobs = jobs or max(1, min(len(targets), os.cpu_count() or 1))
-    results = {}
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = {target: pool.submit(_measure_one, target, seeds) for target in targets}
-        for target, future in futures.items():
-            results[target] = future.result()
-            figures = results[target]
+    results = {} if results is None else results
+    log(f"place and route: {len(targets)} targets, {seeds} seed{'s' if seeds != 1 else ''} "
+        f"each, {jobs} at a time: {', '.join(targets)}")
+    # Leaving the block terminates the workers, Ctrl-C or not.
+    with multiprocessing.Pool(jobs, initializer=_ignore_interrupt) as pool:
+        pending = {target: pool.apply_async(_measure_one, (target, seeds)) for target in targets}
+        for done, (target, future) in enumerate(pending.items(), start=1):
+            results[target] = figures = future.get()
             if "error" in figures:
-                log(f"{target}: {figures['error']}")
+                log(f"[{done}/{len(targets)}] {target}: {figures['error']}")
             else:
-                log(f"{target}: Fmax median {figures['fmax_mhz']['median']} MHz, "
-                    f"{figures['logic_cells']['used']} LCs")
+                log(f"[{done}/{len(targets)}] {target}: Fmax median "
+                    f"{figures['fmax_mhz']['median']} MHz, {figures['logic_cells']['used']} LCs")
     return results
 
 
@@ -225,11 +238,6 @@ def run_bench(out_dir="bench", *, seeds=5, games=300, seed=2024, hardware_target
               skip_hardware=False, skip_software=False, log=print):
     started = time.monotonic()
     os.makedirs(out_dir, exist_ok=True)
-    corpus = build_corpus(games, seed)
-    sim = simulate(corpus, log)
-    plies, cycles = sim["plies"], sim["cycles"]
-    overhead = max(c - math.ceil(p / 2) for p, c in zip(plies, cycles))
-
     bench = {
         "machine": {
             "date": datetime.date.today().isoformat(),
@@ -237,6 +245,46 @@ def run_bench(out_dir="bench", *, seeds=5, games=300, seed=2024, hardware_target
             "cores": os.cpu_count(),
             "python": sys.version.split()[0],
         },
+        # Ctrl-C writes what was measured, marked partial, before stopping.
+        "partial": False,
+    }
+    phase = ["simulation"]
+    try:
+        _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_hardware,
+                 skip_software, log)
+    except KeyboardInterrupt:
+        bench.update(partial=True, interrupted_in=phase[0],
+                     seconds=round(time.monotonic() - started, 1))
+        _write_json(bench, out_dir)
+        log(f"interrupted during {phase[0]}: wrote what was finished to "
+            f"{os.path.join(out_dir, 'bench.json')}, marked partial")
+        raise
+    bench["seconds"] = round(time.monotonic() - started, 1)
+    _write_json(bench, out_dir)
+    with open(os.path.join(out_dir, "bench.md"), "w") as file:
+        file.write(_markdown(bench))
+    _pictures(bench, bench.pop("_cycles"), out_dir, log)
+    log(f"wrote {os.path.join(out_dir, 'bench.json')} and bench.md in {bench['seconds']} s")
+    return bench
+
+
+def _write_json(bench, out_dir):
+    with open(os.path.join(out_dir, "bench.json"), "w") as file:
+        json.dump({key: value for key, value in bench.items() if not key.startswith("_")},
+                  file, indent=2)
+        file.write("\n")
+
+
+def _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_hardware,
+             skip_software, log):
+    """Fill ``bench`` phase by phase; ``phase[0]`` names the one running."""
+    corpus = build_corpus(games, seed)
+    sim = simulate(corpus, log)
+    plies, cycles = sim["plies"], sim["cycles"]
+    bench["_cycles"] = cycles
+    overhead = max(c - math.ceil(p / 2) for p, c in zip(plies, cycles))
+
+    bench.update({
         "corpus": {"seed": seed, "games": len(corpus), "generated_games": games,
                    "bundled_files": [os.path.basename(path) for path in _data_files()],
                    "queries": len(plies), "count_limit": COUNT_LIMIT, "chains": CHAINS,
@@ -250,9 +298,12 @@ def run_bench(out_dir="bench", *, seeds=5, games=300, seed=2024, hardware_target
         "latency_overhead_clocks": overhead,
         "memory_per_ply_bits": {"axon_word": WORD_BITS, "zobrist_key": 64, "board_256": 256,
                                 "paper_matrix": 512},
-    }
+    })
 
-    bench["hardware"] = {} if skip_hardware else hardware(seeds, log, hardware_targets)
+    phase[0] = "place and route"
+    bench["hardware"] = {}
+    if not skip_hardware:
+        hardware(seeds, log, hardware_targets, results=bench["hardware"])
     bench["fmax_mhz"] = {target: {key: figures["fmax_mhz"][key] for key in ("min", "median", "max")}
                          for target, figures in bench["hardware"].items() if "fmax_mhz" in figures}
     bench["utilization"] = {target: {"logic_cells": figures["logic_cells"],
@@ -269,6 +320,7 @@ def run_bench(out_dir="bench", *, seeds=5, games=300, seed=2024, hardware_target
                                 "p99": round(clock_stats["p99"] * period, 1),
                                 "queries_per_second": round(1e9 / (clock_stats["mean"] * period))}
     if not skip_software:
+        phase[0] = "the software peers"
         peers = software(corpus, log)
         for name in ("cpw_c", "zobrist_c", "golden_python"):
             if name in peers:
@@ -285,16 +337,6 @@ def run_bench(out_dir="bench", *, seeds=5, games=300, seed=2024, hardware_target
             figures["ratio_note"] = ", ".join(f"{device[5:]} ×{ratio}" for device, ratio
                                               in figures["ratio_to_fpga"].items())
     bench["ns_per_query"] = ns
-    bench["seconds"] = round(time.monotonic() - started, 1)
-
-    with open(os.path.join(out_dir, "bench.json"), "w") as file:
-        json.dump(bench, file, indent=2)
-        file.write("\n")
-    with open(os.path.join(out_dir, "bench.md"), "w") as file:
-        file.write(_markdown(bench))
-    _pictures(bench, cycles, out_dir, log)
-    log(f"wrote {os.path.join(out_dir, 'bench.json')} and bench.md in {bench['seconds']} s")
-    return bench
 
 
 def readme_command(path):

@@ -12,6 +12,7 @@ status is 2 if anything was skipped. Games are numbered from 1 in file order.
 
 import argparse
 import os
+import signal
 import sys
 
 from .explain import ORDERS, SIDES
@@ -26,6 +27,8 @@ __all__ = ["main", "build_parser", "add_pgn_input", "load_input"]
 COUNT_LIMIT_MAX = 15
 # The gateware's cycle counter is 16 bits wide; a deeper list could overflow it.
 DEPTH_MAX = 1 << 15
+# What a shell reports for a command stopped by SIGINT (128 + 2).
+EXIT_INTERRUPTED = 130
 SIM_RULES = ("exact", "paper")
 
 
@@ -253,6 +256,14 @@ def main(argv=None):
         # Flush here, not at exit, so that a reader gone by now is caught below.
         sys.stdout.flush()
         return code
+    except KeyboardInterrupt:
+        # Ctrl-C: whatever the command had to show it has shown on its way out
+        # (a long command catches the interrupt where it can say what it did).
+        # A second Ctrl-C during the interpreter's clean-up must not print a
+        # traceback either.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        print(f"axon {options.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # `axon scan ... | head`: the reader has gone, nothing left to say.
         # Point stdout at /dev/null so that the interpreter's final flush

@@ -689,6 +689,8 @@ def main_prove(args):
         if args.keep:
             work_dir = os.path.join(args.keep, prop.name)
             os.makedirs(work_dir, exist_ok=True)
+        # Progress on stderr: one property can take minutes.
+        print(f"prove: {prop.name} ...", file=sys.stderr, flush=True)
         outcome = run_property(prop, depth=args.depth, work_dir=work_dir)
         print(f"{prop.name:<{width}}  {outcome.status:<10}  {outcome.seconds:6.1f} s  "
               f"{prop.description}", flush=True)

@@ -24,6 +24,7 @@ the compiled detector on it and checking it.
 import multiprocessing
 import os
 import random
+import signal
 import sys
 import time
 from collections import Counter
@@ -195,6 +196,9 @@ _worker_session = None
 
 def _init_worker(depth, chains, rules, build_dir):
     global _worker_session
+    # Ctrl-C is the parent's to handle: it stops the pool and reports the
+    # batches that finished. A worker would only print a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker_session = _session(depth, chains, rules, build_dir)
 
 
@@ -255,10 +259,11 @@ class SoakReport:
     chains: int
     depth: int
     workers: int
+    interrupted: bool = False   # Ctrl-C: the figures are of the batches that finished
 
     def summary(self):
         lines = [
-            f"soak: {self.queries} queries (seed {self.seed}, rules {self.rules}, "
+            f"soak{' (interrupted)' if self.interrupted else ''}: {self.queries} queries (seed {self.seed}, rules {self.rules}, "
             f"{self.chains} chains, depth {self.depth}, {self.workers} worker"
             f"{'s' if self.workers != 1 else ''}) in {self.seconds:.1f} s: "
             f"{self.queries_per_second:,.0f} queries/s",
@@ -325,20 +330,26 @@ def soak(queries=100_000, seed=0, rules="exact", chains=24, *, depth=256, worker
                 progress(total.queries, max(total.queries, batches * batch_queries),
                          total.mismatches)
 
-    if workers == 1:
-        collect(check_batch(session, *task) for task in tasks)
-    else:
-        with multiprocessing.Pool(workers, initializer=_init_worker,
-                                  initargs=(depth, chains, rules, build_dir)) as pool:
-            collect(pool.imap(_check_batch_in_worker, tasks))
+    interrupted = False
+    try:
+        if workers == 1:
+            collect(check_batch(session, *task) for task in tasks)
+        else:
+            # Leaving the block terminates the workers, Ctrl-C or not.
+            with multiprocessing.Pool(workers, initializer=_init_worker,
+                                      initargs=(depth, chains, rules, build_dir)) as pool:
+                collect(pool.imap(_check_batch_in_worker, tasks))
+    except KeyboardInterrupt:
+        # Report the batches that finished; the caller says it was cut short.
+        interrupted = True
     seconds = time.perf_counter() - began
     return SoakReport(
         queries=total.queries, mismatches=total.mismatches, first_mismatches=total.first,
-        seconds=seconds, queries_per_second=total.queries / seconds, stops=total.stops,
+        seconds=seconds, queries_per_second=total.queries / seconds if seconds else 0.0, stops=total.stops,
         kinds=total.kinds, repetitions=total.repetitions, refetched=total.refetched,
         work_seconds=dict(total.seconds),
         build_info=session.build_info, seed=seed, rules=rules, chains=chains, depth=depth,
-        workers=workers)
+        workers=workers, interrupted=interrupted)
 
 
 # -- command line -----------------------------------------------------------------
@@ -376,6 +387,7 @@ def register(subparsers):
 
 def main_soak(args):
     """Run ``axon soak`` with parsed ``args``; print the report; return the exit status."""
+    from .cli import EXIT_INTERRUPTED
     from .cxxrtl import CxxrtlError
 
     def progress(done, total, mismatches):
@@ -400,6 +412,9 @@ def main_soak(args):
         info = report.build_info
         print(f"  model: {info['binary']} ({'cached' if info['cached'] else 'compiled'} in "
               f"{info['convert_seconds'] + info['compile_seconds']:.1f} s)")
+    if report.interrupted:
+        print("axon soak: interrupted", file=sys.stderr)
+        return 1 if report.mismatches else EXIT_INTERRUPTED
     return 0 if report.mismatches == 0 else 1
 
 

@@ -1,0 +1,124 @@
+"""Ctrl-C on the long commands: a real SIGINT to a real process.
+
+Each command must stop within two seconds, print no traceback, exit 130 and
+keep what it had: the soak its partial summary, the benchmark the targets
+finished so far (in bench.json, marked partial), the build no half-built
+directory.
+
+The signal goes to the process group, as a terminal sends it, with SIGINT
+restored in the child: a process started in the background by a
+non-interactive shell (CI) would otherwise ignore it.
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from axon.sim.cli import EXIT_INTERRUPTED
+
+
+AXON = os.path.join(os.path.dirname(sys.executable), "axon")
+DATA = os.path.join(os.path.dirname(__file__), os.pardir, "sim", "data")
+
+
+def _restore_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.setpgrp()
+
+
+def interrupt(args, ready, cwd=None, timeout=300):
+    """Start ``axon ARGS``, wait until ``ready`` appears on its stderr (or,
+    for a number, that many seconds), send SIGINT to its group; return ``(exit status, stdout, stderr, seconds from
+    the signal to the exit)``."""
+    process = subprocess.Popen([AXON, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               cwd=cwd, preexec_fn=_restore_sigint)
+    stderr, seen = bytearray(), threading.Event()
+
+    def read_stderr():
+        while chunk := process.stderr.read1(4096):
+            stderr.extend(chunk)
+            if isinstance(ready, str) and ready.encode() in stderr:
+                seen.set()
+        seen.set()
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
+    if not isinstance(ready, str):
+        time.sleep(ready)
+    assert seen.wait(timeout) if isinstance(ready, str) else True, f"no {ready!r} on stderr in {timeout} s"
+    assert process.poll() is None, f"finished before the signal: {bytes(stderr).decode()}"
+    signalled = time.monotonic()
+    os.killpg(process.pid, signal.SIGINT)
+    stdout = process.stdout.read()
+    process.wait(timeout=30)
+    seconds = time.monotonic() - signalled
+    reader.join(timeout=5)
+    process.stdout.close()
+    process.stderr.close()
+    return process.returncode, stdout.decode(), bytes(stderr).decode(), seconds
+
+
+def assert_interrupted(status, stderr, seconds, command):
+    assert status == EXIT_INTERRUPTED, stderr
+    assert "Traceback" not in stderr
+    assert f"axon {command}: interrupted" in stderr
+    assert seconds < 2.0
+
+
+def test_soak_prints_its_partial_summary():
+    status, stdout, stderr, seconds = interrupt(
+        ["soak", "--queries", "10000000", "--seed", "5"], ready=" queries, ")
+    assert_interrupted(status, stderr, seconds, "soak")
+    assert stdout.startswith("soak (interrupted): ")
+    assert "mismatches: 0" in stdout
+
+
+def test_bench_writes_the_finished_targets_marked_partial(tmp_path):
+    status, _, stderr, seconds = interrupt(
+        ["bench", "--out", str(tmp_path), "--seeds", "1", "--games", "4", "--no-software",
+         "--targets", "core-hx8k", "core-up5k", "icebreaker", "hx8k"],
+        ready="[1/4] ")
+    assert_interrupted(status, stderr, seconds, "bench")
+    with open(tmp_path / "bench.json") as file:
+        bench = json.load(file)
+    assert bench["partial"] is True and bench["interrupted_in"] == "place and route"
+    assert 1 <= len(bench["hardware"]) < 4
+    assert bench["simulation"]["mismatches"] == 0
+
+
+def test_build_leaves_no_half_built_directory(tmp_path):
+    # Relative: YoWASP tools cannot open absolute /tmp paths.
+    status, _, stderr, seconds = interrupt(
+        ["build", "--build-dir", "half"], ready="synthesis (Yosys)", cwd=tmp_path)
+    assert_interrupted(status, stderr, seconds, "build")
+    assert not (tmp_path / "half").exists()
+
+
+def test_prove_stops():
+    if shutil.which("yowasp-sby", path=os.path.dirname(sys.executable)) is None:
+        pytest.skip("yowasp-sby is not installed")
+    status, _, stderr, seconds = interrupt(["prove"], ready="prove: ")
+    assert_interrupted(status, stderr, seconds, "prove")
+
+
+@pytest.mark.parametrize("command", ["scan", "verify"])
+def test_scan_and_verify_stop(command, tmp_path):
+    # Enough games that the simulation is still running after three seconds.
+    import chess.pgn
+    from axon.sim.generate import game_corpus
+    path = tmp_path / "games.pgn"
+    with open(path, "w") as file:
+        for board, moves in game_corpus(80, seed=3):
+            game = chess.pgn.Game()
+            game.setup(board)
+            game.add_line(moves)
+            print(game, file=file, end="\n\n")
+    status, _, stderr, seconds = interrupt([command, str(path), "--backend", "sim"], ready=3)
+    assert_interrupted(status, stderr, seconds, command)
