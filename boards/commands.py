@@ -7,7 +7,6 @@ on stderr, never a traceback.
 """
 
 import os
-import shutil
 import subprocess
 import sys
 
@@ -92,29 +91,21 @@ def build_command(args):
     return 0
 
 
-def programmer_command(spec, bitstream):
-    """The programming command line for ``spec``, or raise ``LookupError``."""
-    iceprog = shutil.which(os.environ.get("ICEPROG", "iceprog"))
-    loader = shutil.which("openFPGALoader")
-    if iceprog and spec.iceprog_args is not None:
-        return [iceprog, *spec.iceprog_args, bitstream]
-    if loader and spec.openfpgaloader_board:
-        return [loader, "-b", spec.openfpgaloader_board, bitstream]
-    raise LookupError(
-        f"no programmer for {spec.name} on PATH: install iceprog (Debian: apt install "
-        f"fpga-icestorm) or openFPGALoader (Debian: apt install openfpgaloader)"
-        + ("" if spec.iceprog_args is not None else f" ({spec.note})"))
-
-
 def program_command(args):
+    from .program import (BitstreamError, ProgrammerError, check_bitstream, failure_reason,
+                          programmer_command)
     spec = get_board(args.board)
     bitstream = args.bitstream or os.path.join("build", spec.name, "axon.bin")
     if not os.path.isfile(bitstream):
         hint = "" if args.bitstream else f"; run axon build --board {spec.name} first"
         return _error("program", f"bitstream {bitstream} not found{hint}", 2)
     try:
+        check_bitstream(spec, bitstream)
+    except (BitstreamError, OSError) as error:
+        return _error("program", str(error), 2)
+    try:
         command = programmer_command(spec, bitstream)
-    except LookupError as error:
+    except ProgrammerError as error:
         return _error("program", str(error), 1)
     tool = os.path.basename(command[0])
     try:
@@ -122,10 +113,8 @@ def program_command(args):
     except (OSError, subprocess.TimeoutExpired) as error:
         return _error("program", f"{tool} could not run: {error}", 1)
     if process.returncode != 0:
-        output = (process.stderr.strip() or process.stdout.strip() or "no output").splitlines()
-        # The last line of a programmer's complaint is the reason ("Can't find iCE FTDI USB device").
-        return _error("program", f"{tool} failed (exit {process.returncode}): "
-                                 f"{output[-1].strip()}", 1)
+        reason = failure_reason(process.stderr + "\n" + process.stdout)
+        return _error("program", f"{tool} failed (exit {process.returncode}): {reason}", 1)
     print(f"programmed {spec.name} with {tool}: {bitstream}")
     return 0
 

@@ -47,7 +47,9 @@ class BoardSpec:
     led_repetition:  Optional[tuple]
     led_error:       Optional[tuple]
     iceprog_args:    Optional[tuple] = ()        # None: iceprog cannot program it
-    openfpgaloader_board: Optional[str] = None
+    # openFPGALoader's names for the board, most specific first; the first one
+    # the installed version lists is used (see axon.boards.program).
+    openfpgaloader_boards: tuple = ()
     note:            str = ""
 
     @property
@@ -73,14 +75,14 @@ BOARDS = {spec.name: spec for spec in [
         description="1BitSquared iCEBreaker (iCE40UP5K, FT2232H USB UART)",
         baud=1_000_000, chains=24, depth=256, logic_cells=5280,
         led_repetition=("led_g", 0), led_error=("led_r", 0),
-        openfpgaloader_board="icebreaker"),
+        openfpgaloader_boards=("ice40_generic",)),
     BoardSpec(
         name="icestick", platform=ICEStickPlatform,
         description="Lattice iCEstick (iCE40HX1K, FT2232H USB UART)",
         baud=1_000_000, chains=2, depth=256, logic_cells=1280,
         # D5 is the green LED in the middle; D1 is red.
         led_repetition=("led", 4), led_error=("led", 0),
-        openfpgaloader_board="ice40_generic",
+        openfpgaloader_boards=("ice40_generic",),
         note=_SMALL),
     BoardSpec(
         name="hx8k", platform=ICE40HX8KBEVNPlatform,
@@ -88,14 +90,14 @@ BOARDS = {spec.name: spec for spec in [
         baud=1_000_000, chains=24, depth=256, logic_cells=7680,
         led_repetition=("led", 0), led_error=("led", 1),
         # SRAM configuration, as amaranth-boards does it (jumpers J6/J7 set for it).
-        iceprog_args=("-S",), openfpgaloader_board="ice40_generic"),
+        iceprog_args=("-S",), openfpgaloader_boards=("ice40_generic",)),
     BoardSpec(
         name="icesugar", platform=ICESugarPlatform,
         description="MuseLab iCESugar (iCE40UP5K, iCELink USB UART)",
         # The iCELink CDC bridge is specified up to 115200 baud.
         baud=115_200, chains=24, depth=256, logic_cells=5280,
         led_repetition=("led_g", 0), led_error=("led_r", 0),
-        iceprog_args=None, openfpgaloader_board="icesugar",
+        iceprog_args=None, openfpgaloader_boards=("icesugar",),
         note="iceprog cannot program it: use openFPGALoader or icesprog"),
     BoardSpec(
         name="icesugar-nano", platform=ICESugarNanoPlatform,
@@ -103,14 +105,14 @@ BOARDS = {spec.name: spec for spec in [
         baud=115_200, chains=2, depth=256, logic_cells=1280,
         # One LED only: it shows repetitions.
         led_repetition=("led", 0), led_error=None,
-        iceprog_args=None, openfpgaloader_board="icesugar_nano",
+        iceprog_args=None, openfpgaloader_boards=("icesugar_nano",),
         note="iceprog cannot program it: use openFPGALoader or icesprog; " + _SMALL),
     BoardSpec(
         name="nandland-go", platform=NandlandGoPlatform,
         description="Nandland Go Board (iCE40HX1K, 25 MHz, FT2232H USB UART)",
         baud=1_000_000, chains=2, depth=256, logic_cells=1280,
         led_repetition=("led", 0), led_error=("led", 3),
-        openfpgaloader_board="ice40_generic",
+        openfpgaloader_boards=("ice40_generic",),
         note=_SMALL),
 ]}
 

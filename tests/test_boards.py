@@ -9,7 +9,6 @@ the WebAssembly tools (about two minutes).
 import argparse
 import json
 import os
-import stat
 import sys
 
 import pytest
@@ -20,6 +19,8 @@ from axon.boards.build import BuildError, find_tools, _fit_message
 from axon.boards.platforms import BOARDS, get_board
 from axon.boards.top import AxonBoard
 from axon.boards.uart import divisor_for
+
+from .test_program import bitstream as icepack_bitstream
 
 
 DATA = os.path.join(os.path.dirname(axon.sim.__file__), "data")
@@ -74,19 +75,13 @@ def test_fit_message():
     assert message == "80 chains need ~5440 logic cells, the iCE40UP5K has 5280; try --chains 76"
 
 
-# --- axon program ----------------------------------------------------------------
+# --- axon program (command lines and device checks: tests/test_program.py) -------
 
 @pytest.fixture
 def bitstream(tmp_path):
     path = tmp_path / "axon.bin"
-    path.write_bytes(b"\xff\x00\x00\xff")
+    path.write_bytes(icepack_bitstream(692))  # an iCE40 UP5K, as on the iCEBreaker
     return str(path)
-
-
-def _fake_tool(directory, name, script):
-    path = directory / name
-    path.write_text("#!/bin/sh\n" + script)
-    path.chmod(path.stat().st_mode | stat.S_IEXEC)
 
 
 def test_program_without_tools(bitstream, tmp_path, monkeypatch, capsys):
@@ -102,35 +97,6 @@ def test_program_without_tools(bitstream, tmp_path, monkeypatch, capsys):
 def test_program_missing_bitstream(tmp_path, capsys):
     assert run(["program", str(tmp_path / "nothing.bin")]) == 2
     assert "bitstream" in capsys.readouterr().err
-
-
-def test_program_tool_without_board(bitstream, tmp_path, monkeypatch, capsys):
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    _fake_tool(bin_dir, "iceprog",
-               "echo 'init..' ; echo \"Can't find iCE FTDI USB device (vendor_id 0x0403).\" >&2; "
-               "exit 2\n")
-    monkeypatch.setenv("PATH", str(bin_dir) + os.pathsep + "/usr/bin:/bin")
-    monkeypatch.delenv("ICEPROG", raising=False)
-    assert run(["program", "--board", "hx8k", bitstream]) == 1
-    err = capsys.readouterr().err
-    assert err == ("axon program: error: iceprog failed (exit 2): Can't find iCE FTDI USB device "
-                   "(vendor_id 0x0403).\n")
-
-
-def test_program_uses_board_options(bitstream, tmp_path, monkeypatch, capsys):
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    log = tmp_path / "args"
-    _fake_tool(bin_dir, "iceprog", f'echo "$@" > {log}\n')
-    _fake_tool(bin_dir, "openFPGALoader", f'echo "$@" > {log}\n')
-    monkeypatch.setenv("PATH", str(bin_dir) + os.pathsep + "/usr/bin:/bin")
-    monkeypatch.delenv("ICEPROG", raising=False)
-    assert run(["program", "--board", "hx8k", bitstream]) == 0
-    assert log.read_text().split() == ["-S", bitstream]
-    # iceprog cannot program the iCESugar: openFPGALoader does.
-    assert run(["program", "--board", "icesugar", bitstream]) == 0
-    assert log.read_text().split() == ["-b", "icesugar", bitstream]
 
 
 # --- axon build ----------------------------------------------------------------------
