@@ -122,9 +122,12 @@ def finish_skipped(command, code, found, err=None):
 def _add_common(parser, *, backend=None):
     add_pgn_input(parser)
     if backend is not None:
-        parser.add_argument("--backend", choices=("golden", "sim", "cxxrtl"), default=backend,
+        # Unset means the command's default, or sim when --vcd asks for a waveform.
+        parser.add_argument("--backend", choices=("golden", "sim", "cxxrtl"), default=None,
                             help=f"golden model, RTL in Amaranth's simulator, or RTL "
-                                 f"compiled with CXXRTL and g++ (default {backend})")
+                                 f"compiled with CXXRTL and g++ (default {backend}; "
+                                 f"sim with --vcd)")
+        parser.set_defaults(default_backend=backend)
     parser.add_argument("--rules", choices=RULES, default="exact",
                         help="chain rules (default exact; cpw is golden-only)")
     parser.add_argument("--chains", type=int, default=24, metavar="N",
@@ -189,6 +192,9 @@ def build_parser():
 
 
 def _check_options(options):
+    vcd = getattr(options, "vcd", None)
+    if hasattr(options, "default_backend") and options.backend is None:
+        options.backend = "sim" if vcd else options.default_backend
     backend = getattr(options, "backend", "golden")
     if options.chains < 1:
         raise UsageError(f"--chains must be a positive integer, not {options.chains}")
@@ -204,8 +210,17 @@ def _check_options(options):
     if backend in ("sim", "cxxrtl") and options.rules not in SIM_RULES:
         raise UsageError(f"--rules {options.rules} is golden-only; the sim backend "
                          f"supports {' and '.join(SIM_RULES)}")
-    if getattr(options, "vcd", None) and backend != "sim":
-        raise UsageError("--vcd needs --backend sim")
+    if vcd and backend != "sim":
+        raise UsageError(f"--vcd needs the sim backend, not --backend {backend}")
+    if vcd:
+        directory = os.path.dirname(os.path.abspath(vcd))
+        try:
+            os.makedirs(directory, exist_ok=True)
+        except OSError as error:
+            reason = ("not a directory" if isinstance(error, FileExistsError)
+                      else error.strerror)
+            raise UsageError(f"--vcd {vcd}: cannot create the directory {directory}: "
+                             f"{reason}") from None
 
 
 def _pick(found, options):

@@ -82,8 +82,9 @@ def check_waves(vcd, chains):
 
 
 def test_scan_vcd_option(tmp_path, capsys):
-    vcd = tmp_path / "figure5.vcd"
-    code = main(["scan", FIGURE5, "--backend", "sim", "--jsonl", "--vcd", str(vcd),
+    # --vcd implies the sim backend, and makes the directories it names.
+    vcd = tmp_path / "new" / "deeper" / "figure5.vcd"
+    code = main(["scan", FIGURE5, "--jsonl", "--vcd", str(vcd),
                  "--chains", "6"])
     capsys.readouterr()
     assert code == 0
