@@ -6,6 +6,7 @@ from amaranth.lib.wiring import In, Out
 
 from .chainlist import ChainList, CHAIN_RULES
 from .movelist import MoveList
+from .pools import POOLS
 from .scanner import ResultLayout, Scanner
 from ._params import refused
 from .word import MoveWord
@@ -26,6 +27,9 @@ class AxonDetector(wiring.Component):
         half serve each side.
     rules : str
         ``"exact"`` or ``"paper"``, see :mod:`axon.sim.golden`.
+    pools : str
+        ``"kind"`` (a chain pool per side and piece kind, the default) or
+        ``"side"`` (one a side, the lean layout), see :mod:`axon.hdl.pools`.
 
     Members
     -------
@@ -53,7 +57,7 @@ class AxonDetector(wiring.Component):
         on the clock that starts a query).
     """
 
-    def __init__(self, depth=256, chains=24, rules="exact"):
+    def __init__(self, depth=256, chains=24, rules="exact", pools="kind"):
         if not isinstance(depth, int) or depth < 2 or depth % 2:
             raise refused(self, TypeError(
                 f"Move-list depth must be an even integer of at least 2, not {depth!r}"))
@@ -63,9 +67,13 @@ class AxonDetector(wiring.Component):
         if rules not in CHAIN_RULES:
             raise refused(self, ValueError(
                 f"Detector rules must be one of {', '.join(CHAIN_RULES)}, not {rules!r}"))
+        if pools not in POOLS:
+            raise refused(self, ValueError(
+                f"Pool layout must be one of {', '.join(POOLS)}, not {pools!r}"))
         self._depth = depth
         self._chains = chains
         self._rules = rules
+        self._pools = pools
         super().__init__({
             "start":         In(1),
             "top":           In(range(depth)),
@@ -85,12 +93,14 @@ class AxonDetector(wiring.Component):
     depth  = property(lambda self: self._depth)
     chains = property(lambda self: self._chains)
     rules  = property(lambda self: self._rules)
+    pools  = property(lambda self: self._pools)
 
     def elaborate(self, platform):
         m = Module()
         m.submodules.move_list  = move_list  = MoveList(self._depth)
         m.submodules.scanner    = scanner    = Scanner(self._depth)
-        m.submodules.chain_list = chain_list = ChainList(self._chains, self._rules)
+        m.submodules.chain_list = chain_list = ChainList(self._chains, self._rules,
+                                                              self._pools)
 
         m.d.comb += [
             scanner.start.eq(self.start),
