@@ -44,13 +44,25 @@ class ChainEntry(data.Struct):
     to_sq:   6
 
 
+# Up to this many bits, the vector helpers below are plain logic: a few LUTs
+# in parallel beat a carry chain and its routing.
+_SHORT_VECTOR = 4
+
+
 def _lowest(vector):
-    """Isolate the lowest set bit; on iCE40 this is one carry chain."""
+    """Isolate the lowest set bit; on iCE40 a long one is one carry chain."""
+    if len(vector) <= _SHORT_VECTOR:
+        return Cat(vector[i] & ~vector[:i].any() if i else vector[0]
+                   for i in range(len(vector)))
     return vector & (~vector + 1)[:len(vector)]
 
 
 def _several(vector):
     """More than one bit set: clearing the lowest leaves something."""
+    if len(vector) <= _SHORT_VECTOR:
+        pairs = [vector[i] & vector[j] for i in range(len(vector))
+                 for j in range(i + 1, len(vector))]
+        return Cat(pairs).any() if pairs else C(0)
     return (vector & (vector - 1)[:len(vector)]).any()
 
 
@@ -424,11 +436,13 @@ class UnpairedPool(wiring.Component):
         ]
 
         # A move that moves nothing or meets two entries at one end comes
-        # from an impossible move list; the scan stops there.
+        # from an impossible move list; the scan stops there. The first test
+        # is made on the next move a clock ahead, like the hit vectors.
+        moves_nothing = Signal()
+        m.d.sync += moves_nothing.eq(following.from_sq == following.to_sq)
         impossible = Signal()
         m.d.comb += [
-            impossible.eq((move.from_sq == move.to_sq) |
-                          _several(start_hits) | _several(end_hits)),
+            impossible.eq(moves_nothing | _several(start_hits) | _several(end_hits)),
             self.overflow.eq(insert & ~free_start.any() | impossible),
         ]
 
@@ -520,9 +534,13 @@ class SideChains(wiring.Component):
             else:
                 pool = ChainPool(slots, self._rules)
             m.submodules[f"pool_{'any' if kind is None else kind}"] = pool
-            match = Signal(name=f"kind{'any' if kind is None else kind}_move")
+            # Decoded a clock ahead, from the next move: the pool's move then
+            # is always last clock's next move.
+            match = Signal(name=f"kind{'any' if kind is None else kind}_move",
+                           init=int(kind is None))
+            if kind is not None:
+                m.d.sync += match.eq(self.next_move.piece[:3] == kind)
             m.d.comb += [
-                match.eq(1 if kind is None else self.move.piece[:3] == kind),
                 pool.clear.eq(self.clear),
                 pool.apply.eq(self.apply & match),
                 pool.move.eq(self.move),
@@ -532,8 +550,13 @@ class SideChains(wiring.Component):
             overflows.append(match & pool.overflow)
             empties.append(pool.empty)
             counts.append(pool.open_chains)
+        no_pool = Signal()   # a kind without a pool (nonsense), also a clock ahead
+        kinds = [kind for kind, _ in self._layout]
+        if None not in kinds:
+            m.d.sync += no_pool.eq(~Cat(self.next_move.piece[:3] == kind
+                                        for kind in kinds).any())
         m.d.comb += [
-            self.overflow.eq(~Cat(matches).any() | Cat(overflows).any()),
+            self.overflow.eq(no_pool | Cat(overflows).any()),
             self.empty.eq(Cat(empties).all()),
             self.open_chains.eq(sum(counts)),
         ]

@@ -102,6 +102,10 @@ class AxonDetector(wiring.Component):
         m.submodules.chain_list = chain_list = ChainList(self._chains, self._rules,
                                                               self._pools)
 
+        # The host reads one word: both banks read the row, this picks one.
+        host_read_odd = Signal()
+        m.d.sync += host_read_odd.eq(self.read_addr[0])
+
         m.d.comb += [
             scanner.start.eq(self.start),
             scanner.top.eq(self.top),
@@ -114,10 +118,11 @@ class AxonDetector(wiring.Component):
             # happens on it, and a write landing then would be seen by the
             # later reads of the scan but not the first.
             move_list.scan_active.eq(scanner.busy | self.start),
-            move_list.read_addr.eq(Mux(scanner.busy | self.start, scanner.read_addr,
-                                       self.read_addr)),
-            scanner.read_words.eq(move_list.read_words),
-            self.read_word.eq(move_list.read_words[0]),
+            move_list.even_row.eq(Mux(scanner.reading, scanner.even_row, self.read_addr >> 1)),
+            move_list.odd_row.eq(Mux(scanner.reading, scanner.odd_row, self.read_addr >> 1)),
+            scanner.even_word.eq(move_list.even_word),
+            scanner.odd_word.eq(move_list.odd_word),
+            self.read_word.eq(Mux(host_read_odd, move_list.odd_word, move_list.even_word)),
             move_list.host_write_addr.eq(self.write_addr),
             move_list.host_write_word.eq(self.write_word),
             move_list.host_write_en.eq(self.write_en),

@@ -21,16 +21,16 @@ pair (chain list empty after an even number of plies), then, in this order:
 
 Pairs start at an even ply count, so an equal position (same side to move)
 can only appear at the end of a pair. A query that applies *P* words raises
-``done`` exactly ``floor(P / 2) + 3`` clocks after the clock that samples
-``start``: one clock a pair, plus the read, hand and decide stages of the
-pair that stops it.
+``done`` exactly ``floor(P / 2) + 4`` clocks after the clock that samples
+``start``: one clock a pair, plus the read, ahead, hand and decide stages of
+the pair that stops it.
 
 The chain list compares its slots with each pair a clock before it applies
 it, so every pair waits one clock in an *ahead* register between the read and
-the hand stage. The first read of a query returns four words instead of two:
-the first pair goes straight to the hand stage (the chain list is empty, so
-there is nothing to compare it with) and the second to the ahead register,
-and the ahead stage costs no clock.
+the hand stage. The move list is two banks (even and odd addresses) with a
+row counter each; which bank holds the newer word of a pair is a register
+too, fixed for the query while it takes pairs, so the side sort between the
+block RAM and the ahead register is a couple of multiplexers.
 
 Move words of legal games always alternate sides. Should two consecutive words
 be of one side (nonsense written by a host), the scanner takes the newer one,
@@ -44,15 +44,14 @@ from amaranth.lib import data, enum, wiring
 from amaranth.lib.wiring import In, Out
 
 from ._params import refused
-from .movelist import READ_WIDTH
 from .word import MoveWord
 
 
 __all__ = ["StopReason", "ResultLayout", "Scanner", "LATENCY_OVERHEAD"]
 
 # Clocks from sampling ``start`` to ``done``, beyond one per applied pair:
-# the read, hand and decide stages of the last (stopping) pair.
-LATENCY_OVERHEAD = 3
+# the read, ahead, hand and decide stages of the last (stopping) pair.
+LATENCY_OVERHEAD = 4
 
 # A refetch after a same-side pair costs this many idle clocks: the fetch,
 # read and ahead stages refill.
@@ -104,11 +103,12 @@ class Scanner(wiring.Component):
         The last query has finished and ``result`` holds its answer, until the
         next ``start``.
     result : ResultLayout(depth), out
-    read_addr : Signal(range(depth)), out
-        Address of the newest word to read, while ``busy`` or starting.
-    read_words : ArrayLayout(MoveWord, 4), in
-        The words at last clock's ``read_addr`` and the three addresses
-        below, newest first (:class:`~axon.hdl.movelist.MoveList`).
+    reading : Signal(1), out
+        The scanner drives the move list's rows (``busy`` or starting).
+    even_row, odd_row : Signal(range(depth // 2)), out
+        The rows to read, while ``reading``.
+    even_word, odd_word : MoveWord, in
+        The words at last clock's rows (:class:`~axon.hdl.movelist.MoveList`).
     chain_clear : Signal(1), out
     chain_white_move, chain_black_move : MoveWord, out
     chain_white_next, chain_black_next : MoveWord, out
@@ -118,9 +118,9 @@ class Scanner(wiring.Component):
     """
 
     def __init__(self, depth=256):
-        if not isinstance(depth, int) or depth < 2:
+        if not isinstance(depth, int) or depth < 2 or depth % 2:
             raise refused(self, TypeError(
-                f"Move-list depth must be an integer of at least 2, not {depth!r}"))
+                f"Move-list depth must be an even integer of at least 2, not {depth!r}"))
         self._depth = depth
         super().__init__({
             "start":                In(1),
@@ -129,8 +129,11 @@ class Scanner(wiring.Component):
             "busy":                 Out(1),
             "done":                 Out(1),
             "result":               Out(ResultLayout(depth)),
-            "read_addr":            Out(range(depth)),
-            "read_words":           In(data.ArrayLayout(MoveWord, READ_WIDTH)),
+            "reading":              Out(1),
+            "even_row":             Out(range(depth // 2)),
+            "odd_row":              Out(range(depth // 2)),
+            "even_word":            In(MoveWord),
+            "odd_word":             In(MoveWord),
             "chain_clear":          Out(1),
             "chain_white_move":     Out(MoveWord),
             "chain_black_move":     Out(MoveWord),
@@ -147,10 +150,12 @@ class Scanner(wiring.Component):
         m = Module()
         depth = self._depth
         result = self.result
-        address = range(-READ_WIDTH, depth)
+        # Signed: the fetch runs a few pairs below address 0 before the
+        # decide stage stops the scan.
+        address = range(-16, depth)
 
         # The scan runs as a pipeline, one pair a clock:
-        #   fetch  -- `fetch_addr` goes to the block RAM, running ahead;
+        #   fetch  -- the row counters go to the block RAM, running ahead;
         #   read   -- the block RAM output and what is known of its address;
         #   ahead  -- the pair, registered and sorted by side: the chain list
         #             compares its slots with it;
@@ -162,6 +167,7 @@ class Scanner(wiring.Component):
         pair_layout = data.StructLayout({
             "valid":         1,
             "addr":          address,   # of the newer word
+            "newer_odd":     1,         # the newer word came from the odd bank
             "single_step":   1,         # apply the newer word only
             "newer_present": 1,
             "older_present": 1,
@@ -175,14 +181,19 @@ class Scanner(wiring.Component):
             "black_move":    MoveWord,
         })
 
-        fetch_addr  = Signal(address)
-        single_step = Signal()   # finish one word a clock (same-side words seen)
-        count_limit = Signal(4)
+        # The pair being fetched: its newer word's address and bank, and the
+        # row each bank reads (word `fetch_addr` and the one below it).
+        fetch_addr      = Signal(address)
+        fetch_newer_odd = Signal()
+        even_row        = Signal(range(depth // 2))
+        odd_row         = Signal(range(depth // 2))
+        single_step     = Signal()   # finish one word a clock (same-side words seen)
+        count_limit     = Signal(4)
 
-        read_valid   = Signal()
-        read_first   = Signal()   # the query's first read: two pairs
-        read_addr    = Signal(address)
-        read_present = Signal(READ_WIDTH)   # which of the words are at or above 0
+        read_valid     = Signal()
+        read_addr      = Signal(address)
+        read_newer_odd = Signal()
+        read_present   = Signal(2)   # which of the pair's words are at or above 0
 
         ahead = Signal(pair_layout)
         hand  = Signal(pair_layout)
@@ -194,64 +205,68 @@ class Scanner(wiring.Component):
         decide_newer_barrier  = Signal()
         decide_older_barrier  = Signal()
         decide_same_side      = Signal()
+        decide_newer_black    = Signal()
+        decide_white_overflow = Signal()
+        decide_black_overflow = Signal()
         decide_newer_overflow = Signal()
         decide_older_overflow = Signal()
         decide_empty_before   = Signal()   # chain list empty before the pair
 
-        def sort_pair(name, newer_index):
-            """The pair at read word `newer_index` (a value, 0 or 2), sorted by
-            side (Table 1: the top piece bit is Black). Of a same-side pair
-            only the newer word is applied."""
-            pair  = Signal(pair_layout, name=name)
-            newer = Signal(MoveWord, name=f"{name}_newer")
-            older = Signal(MoveWord, name=f"{name}_older")
-            # Separate signals, not fields of `pair`: a signal that feeds its
-            # own other bits looks like a combinational loop to CXXRTL.
-            newer_black = Signal(name=f"{name}_newer_black")
-            same_side   = Signal(name=f"{name}_same_side")
-            apply_older = Signal(name=f"{name}_apply_older")
-            m.d.comb += [
-                newer.eq(Mux(newer_index, self.read_words[2], self.read_words[0])),
-                older.eq(Mux(newer_index, self.read_words[3], self.read_words[1])),
-                newer_black.eq(newer.piece[3]),
-                same_side.eq(newer.piece[3] == older.piece[3]),
-                apply_older.eq(~same_side & ~single_step),
-                pair.valid.eq(read_valid),
-                pair.addr.eq(read_addr - newer_index),
-                pair.single_step.eq(single_step),
-                pair.newer_present.eq(read_present.bit_select(newer_index, 1)),
-                pair.older_present.eq(read_present.bit_select(newer_index + 1, 1)),
-                pair.newer_barrier.eq(newer.barrier),
-                pair.older_barrier.eq(older.barrier),
-                pair.newer_black.eq(newer_black),
-                pair.same_side.eq(same_side),
-                pair.apply_white.eq(Mux(newer_black, apply_older, 1)),
-                pair.apply_black.eq(Mux(newer_black, 1, apply_older)),
-                pair.white_move.eq(Mux(newer_black, older, newer)),
-                pair.black_move.eq(Mux(newer_black, newer, older)),
-            ]
-            return pair
+        def rows_for(newer_addr):
+            """The bank rows that hold the word at `newer_addr` and the one below."""
+            return [even_row.eq(newer_addr >> 1), odd_row.eq((newer_addr - 1) >> 1)]
 
-        # Fetch and read.
-        step = Mux(single_step, 1, 2)
-        m.d.comb += self.read_addr.eq(fetch_addr[:len(self.read_addr)])
-        m.d.sync += [
-            read_addr.eq(fetch_addr),
-            read_first.eq(0),
-            read_present.eq(Cat(fetch_addr - index >= 0 for index in range(READ_WIDTH))),
+        # Read to ahead: the pair sorted by side (Table 1: the top piece bit is
+        # Black). Of a same-side pair only the newer word is applied.
+        pair  = Signal(pair_layout)
+        newer = Signal(MoveWord)
+        older = Signal(MoveWord)
+        # Separate signals, not fields of `pair`: a signal that feeds its own
+        # other bits looks like a combinational loop to CXXRTL.
+        newer_black = Signal()
+        same_side   = Signal()
+        apply_older = Signal()
+        m.d.comb += [
+            newer.eq(Mux(read_newer_odd, self.odd_word, self.even_word)),
+            older.eq(Mux(read_newer_odd, self.even_word, self.odd_word)),
+            newer_black.eq(newer.piece[3]),
+            same_side.eq(self.even_word.piece[3] == self.odd_word.piece[3]),
+            apply_older.eq(~same_side & ~single_step),
+            pair.valid.eq(read_valid),
+            pair.addr.eq(read_addr),
+            pair.newer_odd.eq(read_newer_odd),
+            pair.single_step.eq(single_step),
+            pair.newer_present.eq(read_present[0]),
+            pair.older_present.eq(read_present[1]),
+            pair.newer_barrier.eq(newer.barrier),
+            pair.older_barrier.eq(older.barrier),
+            pair.newer_black.eq(newer_black),
+            pair.same_side.eq(same_side),
+            pair.apply_white.eq(Mux(newer_black, apply_older, 1)),
+            pair.apply_black.eq(Mux(newer_black, 1, apply_older)),
+            pair.white_move.eq(Mux(newer_black, older, newer)),
+            pair.black_move.eq(Mux(newer_black, newer, older)),
         ]
 
-        # Read to ahead to hand. The hand stage loads the ahead register on
-        # every clock, valid or not, so that what the chain list compared a
-        # clock early is what it applies; only the first pair of a query,
-        # which meets an empty chain list, skips the ahead stage.
-        # On the first read the ahead register takes the second pair (words
-        # 2 and 3), afterwards always the first.
-        first_pair = sort_pair("first_pair", 0)
-        next_pair  = sort_pair("next_pair", Mux(read_first, 2, 0))
+        # Fetch and read. While it takes pairs the scan moves two words down
+        # a clock, one row in each bank; one word a clock after a refetch,
+        # one row in the bank the newer word leaves.
+        m.d.comb += [
+            self.even_row.eq(even_row),
+            self.odd_row.eq(odd_row),
+        ]
         m.d.sync += [
-            ahead.eq(next_pair),
-            hand.eq(Mux(read_first, first_pair, ahead)),
+            read_addr.eq(fetch_addr),
+            read_newer_odd.eq(fetch_newer_odd),
+            read_present.eq(Cat(fetch_addr >= 0, fetch_addr >= 1)),
+        ]
+
+        # Ahead to hand: the hand stage loads the ahead register on every
+        # clock, valid or not, so that what the chain list compared a clock
+        # early is what it applies.
+        m.d.sync += [
+            ahead.eq(pair),
+            hand.eq(ahead),
         ]
         m.d.comb += [
             self.chain_white_next.eq(ahead.white_move),
@@ -271,11 +286,18 @@ class Scanner(wiring.Component):
             decide_newer_barrier.eq(hand.newer_barrier),
             decide_older_barrier.eq(hand.older_barrier),
             decide_same_side.eq(hand.same_side),
-            decide_newer_overflow.eq(Mux(hand.newer_black, self.chain_black_overflow,
-                                         self.chain_white_overflow)),
-            decide_older_overflow.eq(Mux(hand.newer_black, self.chain_white_overflow,
-                                         self.chain_black_overflow)),
+            decide_newer_black.eq(hand.newer_black),
+            decide_white_overflow.eq(self.chain_white_overflow),
+            decide_black_overflow.eq(self.chain_black_overflow),
             decide_empty_before.eq(self.chain_empty),
+        ]
+        # Sorted back into newer and older here, not before the registers:
+        # the overflow is the end of a long path through the chain list.
+        m.d.comb += [
+            decide_newer_overflow.eq(Mux(decide_newer_black, decide_black_overflow,
+                                         decide_white_overflow)),
+            decide_older_overflow.eq(Mux(decide_newer_black, decide_white_overflow,
+                                         decide_black_overflow)),
         ]
         # The equal position left by the previous pair is booked first;
         # `count_reached` and `count_reached_next` are registered so that the
@@ -326,18 +348,22 @@ class Scanner(wiring.Component):
                     decide_valid.eq(0),
                 ]
                 with m.If(self.start):
-                    # Fetch the first two pairs on the starting clock itself.
+                    # Fetch the first pair on the starting clock itself.
                     m.d.comb += [
-                        self.read_addr.eq(self.top),
+                        self.reading.eq(1),
+                        self.even_row.eq(self.top >> 1),
+                        self.odd_row.eq((self.top - 1) >> 1),
                         self.chain_clear.eq(1),
                     ]
                     m.d.sync += [
                         self.done.eq(0),
                         read_valid.eq(1),
-                        read_first.eq(1),
                         read_addr.eq(self.top),
-                        read_present.eq(Cat(self.top >= index for index in range(READ_WIDTH))),
-                        fetch_addr.eq(self.top - READ_WIDTH),
+                        read_newer_odd.eq(self.top[0]),
+                        read_present.eq(Cat(1, self.top >= 1)),
+                        fetch_addr.eq(self.top - 2),
+                        fetch_newer_odd.eq(self.top[0]),
+                        *rows_for(self.top - 2),
                         single_step.eq(0),
                         count_limit.eq(self.count_limit),
                         count_reached.eq(self.count_limit == 0),
@@ -347,17 +373,33 @@ class Scanner(wiring.Component):
                     m.next = "SCAN"
 
             with m.State("SCAN"):
-                m.d.comb += self.busy.eq(1)
-                m.d.sync += [
-                    fetch_addr.eq(fetch_addr - step),
-                    read_valid.eq(1),
-                ]
+                m.d.comb += [self.busy.eq(1), self.reading.eq(1)]
+                m.d.sync += read_valid.eq(1)
+                with m.If(~single_step):
+                    m.d.sync += [
+                        fetch_addr.eq(fetch_addr - 2),
+                        even_row.eq(even_row - 1),
+                        odd_row.eq(odd_row - 1),
+                    ]
+                with m.Else():
+                    # An odd newer word shares its row with the even word
+                    # below it; an even one has the odd word a row down.
+                    m.d.sync += [
+                        fetch_addr.eq(fetch_addr - 1),
+                        fetch_newer_odd.eq(~fetch_newer_odd),
+                    ]
+                    with m.If(fetch_newer_odd):
+                        m.d.sync += odd_row.eq(odd_row - 1)
+                    with m.Else():
+                        m.d.sync += even_row.eq(even_row - 1)
                 with m.If(hand.valid & hand.same_side & ~hand.single_step):
                     # The pairs in flight were fetched two words apart; drop
                     # them and go on one word a clock.
                     m.d.sync += [
                         single_step.eq(1),
                         fetch_addr.eq(hand.addr - 1),
+                        fetch_newer_odd.eq(~hand.newer_odd),
+                        *rows_for(hand.addr - 1),
                         read_valid.eq(0),
                         ahead.valid.eq(0),
                         hand.valid.eq(0),
