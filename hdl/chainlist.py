@@ -428,9 +428,11 @@ class UnpairedPool(wiring.Component):
         write_end   = Signal(n)
         freed_start = Signal(n)
         freed_end   = Signal(n)
+        # Written as "not the other end hit, and (hit here, or no hit at this
+        # end and the lowest free)": three LUT levels for a short pool.
         m.d.comb += [
-            write_start.eq(Mux(end_hit, 0, start_hits) | Mux(insert, free_start, 0)),
-            write_end.eq(Mux(start_hit, 0, end_hits) | Mux(insert, free_end, 0)),
+            write_start.eq(Mux(end_hit, 0, start_hits | Mux(start_hit, 0, free_start))),
+            write_end.eq(Mux(start_hit, 0, end_hits | Mux(end_hit, 0, free_end))),
             freed_start.eq(Mux(end_hit, start_hits, 0)),
             freed_end.eq(Mux(start_hit, end_hits, 0)),
         ]
@@ -476,20 +478,23 @@ class UnpairedPool(wiring.Component):
                 end_hits.eq(Cat(Mux(write_end[i], end_given,
                                     ~freed_end[i] & end_kept[i]) for i in range(n))),
             ]
-            for i in range(n):
-                with m.If(write_start[i]):
-                    m.d.sync += start_sq[i].eq(move.from_sq)
-                    if self._kinds:
-                        m.d.sync += start_kind[i].eq(move_kind)
-                with m.If(write_end[i]):
-                    m.d.sync += end_sq[i].eq(move.to_sq)
-                    if self._kinds:
-                        m.d.sync += end_kind[i].eq(move_kind)
         with m.Else():
             m.d.sync += [
                 start_hits.eq(start_kept),
                 end_hits.eq(end_kept),
             ]
+        # The squares are written whether or not `clear` empties the pool
+        # on this clock: an invalid entry's square is never looked at, and the
+        # write enable stays short.
+        for i in range(n):
+            with m.If(self.apply & write_start[i]):
+                m.d.sync += start_sq[i].eq(move.from_sq)
+                if self._kinds:
+                    m.d.sync += start_kind[i].eq(move_kind)
+            with m.If(self.apply & write_end[i]):
+                m.d.sync += end_sq[i].eq(move.to_sq)
+                if self._kinds:
+                    m.d.sync += end_kind[i].eq(move_kind)
 
         return m
 

@@ -58,6 +58,11 @@ LATENCY_OVERHEAD = 4
 REFETCH_CLOCKS = 3
 
 
+def _invalidate(pair):
+    """Drop a pair in flight: it is neither valid nor applied."""
+    return [pair.valid.eq(0), pair.apply_white.eq(0), pair.apply_black.eq(0)]
+
+
 class StopReason(enum.Enum, shape=2):
     BARRIER  = 0
     BOTTOM   = 1
@@ -211,6 +216,13 @@ class Scanner(wiring.Component):
         decide_newer_overflow = Signal()
         decide_older_overflow = Signal()
         decide_empty_before   = Signal()   # chain list empty before the pair
+        decide_newer_blocked  = Signal()   # the newer word is missing or a barrier
+        decide_older_blocked  = Signal()   # the older word is to be applied but cannot be
+        decide_older_checked  = Signal()   # the older word was applied to the chain list
+        # The parity of `plies_scanned` and whether it is nonzero, kept
+        # beside it so that spotting an equal position needs no wide test.
+        scanned_odd     = Signal()
+        scanned_nonzero = Signal()
 
         def rows_for(newer_addr):
             """The bank rows that hold the word at `newer_addr` and the one below."""
@@ -242,8 +254,9 @@ class Scanner(wiring.Component):
             pair.older_barrier.eq(older.barrier),
             pair.newer_black.eq(newer_black),
             pair.same_side.eq(same_side),
-            pair.apply_white.eq(Mux(newer_black, apply_older, 1)),
-            pair.apply_black.eq(Mux(newer_black, 1, apply_older)),
+            # Valid included, so that the chain list's apply is a register.
+            pair.apply_white.eq(read_valid & Mux(newer_black, apply_older, 1)),
+            pair.apply_black.eq(read_valid & Mux(newer_black, 1, apply_older)),
             pair.white_move.eq(Mux(newer_black, older, newer)),
             pair.black_move.eq(Mux(newer_black, newer, older)),
         ]
@@ -251,9 +264,16 @@ class Scanner(wiring.Component):
         # Fetch and read. While it takes pairs the scan moves two words down
         # a clock, one row in each bank; one word a clock after a refetch,
         # one row in the bank the newer word leaves.
+        # Before the scan the rows are those of `top`, so that the first
+        # pair is read on the starting clock; the odd row of an even `top` is
+        # one down. Nothing but a multiplexer follows the row registers.
+        top_row     = Signal(range(depth // 2))
+        top_odd_row = Signal(range(depth // 2))
         m.d.comb += [
-            self.even_row.eq(even_row),
-            self.odd_row.eq(odd_row),
+            top_row.eq(self.top[1:]),
+            top_odd_row.eq(self.top[1:] - ~self.top[0]),
+            self.even_row.eq(Mux(self.busy, even_row, top_row)),
+            self.odd_row.eq(Mux(self.busy, odd_row, top_odd_row)),
         ]
         m.d.sync += [
             read_addr.eq(fetch_addr),
@@ -273,8 +293,8 @@ class Scanner(wiring.Component):
             self.chain_black_next.eq(ahead.black_move),
             self.chain_white_move.eq(hand.white_move),
             self.chain_black_move.eq(hand.black_move),
-            self.chain_apply_white.eq(hand.valid & hand.apply_white),
-            self.chain_apply_black.eq(hand.valid & hand.apply_black),
+            self.chain_apply_white.eq(hand.apply_white),
+            self.chain_apply_black.eq(hand.apply_black),
         ]
 
         # Hand to decide.
@@ -290,6 +310,12 @@ class Scanner(wiring.Component):
             decide_white_overflow.eq(self.chain_white_overflow),
             decide_black_overflow.eq(self.chain_black_overflow),
             decide_empty_before.eq(self.chain_empty),
+            # What stops the scan apart from the chain list, summed up here so
+            # that `stop` (which ends in `done`) is two LUT levels deep.
+            decide_newer_blocked.eq(~hand.newer_present | hand.newer_barrier),
+            decide_older_blocked.eq(~hand.single_step &
+                                    (~hand.older_present | hand.older_barrier)),
+            decide_older_checked.eq(~hand.single_step & ~hand.same_side),
         ]
         # Sorted back into newer and older here, not before the registers:
         # the overflow is the end of a long path through the chain list.
@@ -307,8 +333,7 @@ class Scanner(wiring.Component):
         count_reached_next = Signal()   # count + 1 >= count_limit
         limit_reached      = Signal()
         m.d.comb += [
-            equal_position.eq(decide_empty_before & (result.plies_scanned != 0) &
-                              ~result.plies_scanned[0]),
+            equal_position.eq(decide_empty_before & scanned_nonzero & ~scanned_odd),
             limit_reached.eq(Mux(equal_position, count_reached_next, count_reached)),
         ]
 
@@ -316,43 +341,40 @@ class Scanner(wiring.Component):
         stop_reason = Signal(StopReason)
         take_newer  = Signal()
         take_older  = Signal()
+        m.d.comb += [
+            stop.eq(limit_reached | decide_newer_blocked | decide_newer_overflow |
+                    decide_older_blocked | decide_older_checked & decide_older_overflow),
+            take_newer.eq(~limit_reached & ~decide_newer_blocked & ~decide_newer_overflow),
+            take_older.eq(~stop & decide_older_checked),
+        ]
+        # Why it stopped: the first reason in the order of the module docstring.
         with m.If(limit_reached):
-            m.d.comb += [stop.eq(1), stop_reason.eq(StopReason.LIMIT)]
+            m.d.comb += stop_reason.eq(StopReason.LIMIT)
         with m.Elif(~decide_newer_present):
-            m.d.comb += [stop.eq(1), stop_reason.eq(StopReason.BOTTOM)]
+            m.d.comb += stop_reason.eq(StopReason.BOTTOM)
         with m.Elif(decide_newer_barrier):
-            m.d.comb += [stop.eq(1), stop_reason.eq(StopReason.BARRIER)]
+            m.d.comb += stop_reason.eq(StopReason.BARRIER)
         with m.Elif(decide_newer_overflow):
-            m.d.comb += [stop.eq(1), stop_reason.eq(StopReason.OVERFLOW)]
-        with m.Elif(decide_single_step):
-            m.d.comb += take_newer.eq(1)
+            m.d.comb += stop_reason.eq(StopReason.OVERFLOW)
+        with m.Elif(~decide_older_present):
+            m.d.comb += stop_reason.eq(StopReason.BOTTOM)
+        with m.Elif(decide_older_barrier):
+            m.d.comb += stop_reason.eq(StopReason.BARRIER)
         with m.Else():
-            m.d.comb += take_newer.eq(1)
-            with m.If(~decide_older_present):
-                m.d.comb += [stop.eq(1), stop_reason.eq(StopReason.BOTTOM)]
-            with m.Elif(decide_older_barrier):
-                m.d.comb += [stop.eq(1), stop_reason.eq(StopReason.BARRIER)]
-            with m.Elif(decide_same_side):
-                pass   # the hand stage has already refetched
-            with m.Elif(decide_older_overflow):
-                m.d.comb += [stop.eq(1), stop_reason.eq(StopReason.OVERFLOW)]
-            with m.Else():
-                m.d.comb += take_older.eq(1)
+            m.d.comb += stop_reason.eq(StopReason.OVERFLOW)
 
         with m.FSM():
             with m.State("IDLE"):
                 m.d.sync += [
                     read_valid.eq(0),
-                    ahead.valid.eq(0),
-                    hand.valid.eq(0),
+                    *_invalidate(ahead),
+                    *_invalidate(hand),
                     decide_valid.eq(0),
                 ]
                 with m.If(self.start):
                     # Fetch the first pair on the starting clock itself.
                     m.d.comb += [
                         self.reading.eq(1),
-                        self.even_row.eq(self.top >> 1),
-                        self.odd_row.eq((self.top - 1) >> 1),
                         self.chain_clear.eq(1),
                     ]
                     m.d.sync += [
@@ -369,6 +391,8 @@ class Scanner(wiring.Component):
                         count_reached.eq(self.count_limit == 0),
                         count_reached_next.eq(self.count_limit <= 1),
                         result.eq(0),
+                        scanned_odd.eq(0),
+                        scanned_nonzero.eq(0),
                     ]
                     m.next = "SCAN"
 
@@ -401,8 +425,8 @@ class Scanner(wiring.Component):
                         fetch_newer_odd.eq(~hand.newer_odd),
                         *rows_for(hand.addr - 1),
                         read_valid.eq(0),
-                        ahead.valid.eq(0),
-                        hand.valid.eq(0),
+                        *_invalidate(ahead),
+                        *_invalidate(hand),
                     ]
                 with m.If(decide_valid):
                     with m.If(equal_position):
@@ -416,8 +440,11 @@ class Scanner(wiring.Component):
                                 result.repetition.eq(1),
                                 result.distance.eq(result.plies_scanned),
                             ]
-                    m.d.sync += result.plies_scanned.eq(result.plies_scanned + take_newer +
-                                                        take_older)
+                    m.d.sync += [
+                        result.plies_scanned.eq(result.plies_scanned + take_newer + take_older),
+                        scanned_odd.eq(scanned_odd ^ take_newer ^ take_older),
+                        scanned_nonzero.eq(scanned_nonzero | take_newer),
+                    ]
                     with m.If(stop):
                         m.d.sync += [
                             result.stop.eq(stop_reason),
