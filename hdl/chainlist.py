@@ -440,7 +440,8 @@ class UnpairedPool(wiring.Component):
         # A move that moves nothing or meets two entries at one end comes
         # from an impossible move list; the scan stops there. The first test
         # is made on the next move a clock ahead, like the hit vectors.
-        moves_nothing = Signal()
+        # (Its reset value is that of the all-zero move word in hand after reset.)
+        moves_nothing = Signal(init=1)
         m.d.sync += moves_nothing.eq(following.from_sq == following.to_sq)
         impossible = Signal()
         m.d.comb += [
@@ -555,8 +556,10 @@ class SideChains(wiring.Component):
             overflows.append(match & pool.overflow)
             empties.append(pool.empty)
             counts.append(pool.open_chains)
-        no_pool = Signal()   # a kind without a pool (nonsense), also a clock ahead
         kinds = [kind for kind, _ in self._layout]
+        # A kind without a pool (nonsense), also a clock ahead; after reset
+        # the move in hand is the all-zero word, a null move.
+        no_pool = Signal(init=int(None not in kinds))
         if None not in kinds:
             m.d.sync += no_pool.eq(~Cat(self.next_move.piece[:3] == kind
                                         for kind in kinds).any())
