@@ -340,7 +340,9 @@ class UnpairedPool(wiring.Component):
     Members
     -------
     clear, apply, move, next_move, overflow, empty, open_chains :
-        As for :class:`ChainPool`. ``open_chains`` counts the valid starts.
+        As for :class:`ChainPool`, except that ``apply`` must be low on the
+        clock after ``clear`` (the scanner's pipeline never applies then).
+        ``open_chains`` counts the valid starts.
     start_valid, end_valid : Signal(slots), out
     start_squares, end_squares : ArrayLayout(6, slots), out
     start_kinds, end_kinds : ArrayLayout(3, slots), out
@@ -423,18 +425,20 @@ class UnpairedPool(wiring.Component):
             free_start.eq(_lowest(~start_valid)),
             free_end.eq(_lowest(~end_valid)),
         ]
-        # The entries the move writes with its own squares, and those it frees.
+        # The entries the move writes with its own squares, and those it
+        # frees, on a clock that applies it: "not the other end hit, and (hit
+        # here, or no hit at this end and the lowest free)".
         write_start = Signal(n)
         write_end   = Signal(n)
         freed_start = Signal(n)
         freed_end   = Signal(n)
-        # Written as "not the other end hit, and (hit here, or no hit at this
-        # end and the lowest free)": three LUT levels for a short pool.
         m.d.comb += [
-            write_start.eq(Mux(end_hit, 0, start_hits | Mux(start_hit, 0, free_start))),
-            write_end.eq(Mux(start_hit, 0, end_hits | Mux(end_hit, 0, free_end))),
-            freed_start.eq(Mux(end_hit, start_hits, 0)),
-            freed_end.eq(Mux(start_hit, end_hits, 0)),
+            write_start.eq(Mux(self.apply & ~end_hit,
+                               start_hits | Mux(start_hit, 0, free_start), 0)),
+            write_end.eq(Mux(self.apply & ~start_hit,
+                             end_hits | Mux(end_hit, 0, free_end), 0)),
+            freed_start.eq(Mux(self.apply & end_hit, start_hits, 0)),
+            freed_end.eq(Mux(self.apply & start_hit, end_hits, 0)),
         ]
 
         # A move that moves nothing or meets two entries at one end comes
@@ -463,36 +467,35 @@ class UnpairedPool(wiring.Component):
                           same_kind(end_kind[i] if self._kinds else None)
                           for i in range(n))
 
+        # The hit vectors are not cleared with the pool: the scanner applies
+        # nothing on the clock after `clear`, and by the next one they compare
+        # the emptied entries (a contract the formal proofs assume). Keeping
+        # `clear` and `apply` out of them keeps the compare path short.
+        m.d.sync += [
+            start_hits.eq(Cat(Mux(write_start[i], start_given, ~freed_start[i] & start_kept[i])
+                              for i in range(n))),
+            end_hits.eq(Cat(Mux(write_end[i], end_given, ~freed_end[i] & end_kept[i])
+                            for i in range(n))),
+        ]
         with m.If(self.clear):
             m.d.sync += [
                 start_valid.eq(0),
                 end_valid.eq(0),
-                start_hits.eq(0),
-                end_hits.eq(0),
-            ]
-        with m.Elif(self.apply):
-            m.d.sync += [
-                start_valid.eq(start_valid & ~freed_start | write_start),
-                end_valid.eq(end_valid & ~freed_end | write_end),
-                start_hits.eq(Cat(Mux(write_start[i], start_given,
-                                      ~freed_start[i] & start_kept[i]) for i in range(n))),
-                end_hits.eq(Cat(Mux(write_end[i], end_given,
-                                    ~freed_end[i] & end_kept[i]) for i in range(n))),
             ]
         with m.Else():
             m.d.sync += [
-                start_hits.eq(start_kept),
-                end_hits.eq(end_kept),
+                start_valid.eq(start_valid & ~freed_start | write_start),
+                end_valid.eq(end_valid & ~freed_end | write_end),
             ]
         # The squares are written whether or not `clear` empties the pool
         # on this clock: an invalid entry's square is never looked at, and the
         # write enable stays short.
         for i in range(n):
-            with m.If(self.apply & write_start[i]):
+            with m.If(write_start[i]):
                 m.d.sync += start_sq[i].eq(move.from_sq)
                 if self._kinds:
                     m.d.sync += start_kind[i].eq(move_kind)
-            with m.If(self.apply & write_end[i]):
+            with m.If(write_end[i]):
                 m.d.sync += end_sq[i].eq(move.to_sq)
                 if self._kinds:
                     m.d.sync += end_kind[i].eq(move_kind)

@@ -144,6 +144,11 @@ def _free_pool(m, rules, pool=None):
     _free(m, pool.apply)
     _free(m, pool.next_move)
     m.d.sync += pool.move.eq(pool.next_move)
+    if isinstance(pool, UnpairedPool):
+        # Its contract: nothing is applied on the clock after a clear.
+        cleared = Signal()
+        m.d.sync += cleared.eq(pool.clear)
+        m.d.comb += Assume(~(cleared & pool.apply))
     return pool
 
 
