@@ -54,7 +54,8 @@ class AxonDetector(wiring.Component):
     read_addr : Signal(range(depth)), in
     read_word : MoveWord, out
         The word at ``read_addr`` one clock later, while not ``busy`` (and not
-        on the clock that starts a query).
+        on the clock that starts a query); a word written on that clock is
+        read as written.
     """
 
     def __init__(self, depth=256, chains=24, rules="exact", pools="kind"):
@@ -103,8 +104,18 @@ class AxonDetector(wiring.Component):
                                                               self._pools)
 
         # The host reads one word: both banks read the row, this picks one.
-        host_read_odd = Signal()
-        m.d.sync += host_read_odd.eq(self.read_addr[0])
+        # A read of the word being written gets the new word from here, not
+        # from the block RAM, so that synthesis may leave that collision
+        # undefined (see axon.boards.build).
+        host_read_odd   = Signal()
+        host_read_fresh = Signal()
+        host_fresh_word = Signal(MoveWord)
+        m.d.sync += [
+            host_read_odd.eq(self.read_addr[0]),
+            host_read_fresh.eq(self.write_en & ~self.write_refused &
+                               (self.write_addr == self.read_addr)),
+            host_fresh_word.eq(self.write_word),
+        ]
 
         m.d.comb += [
             scanner.start.eq(self.start),
@@ -122,7 +133,8 @@ class AxonDetector(wiring.Component):
             move_list.odd_row.eq(Mux(scanner.reading, scanner.odd_row, self.read_addr >> 1)),
             scanner.even_word.eq(move_list.even_word),
             scanner.odd_word.eq(move_list.odd_word),
-            self.read_word.eq(Mux(host_read_odd, move_list.odd_word, move_list.even_word)),
+            self.read_word.eq(Mux(host_read_fresh, host_fresh_word,
+                                  Mux(host_read_odd, move_list.odd_word, move_list.even_word))),
             move_list.host_write_addr.eq(self.write_addr),
             move_list.host_write_word.eq(self.write_word),
             move_list.host_write_en.eq(self.write_en),

@@ -37,8 +37,10 @@ class MoveList(wiring.Component):
         The row each bank reads: word ``2 * even_row`` and word
         ``2 * odd_row + 1``.
     even_word, odd_word : MoveWord, out
-        The words at last clock's rows, including a word written on that
-        clock.
+        The words at last clock's rows, as they were before that clock's
+        write. (The board builds let Yosys treat a read of the row being
+        written as undefined, see ``axon.boards.build``: nothing may rely on
+        it. The scan never meets a write; the detector bypasses the host's.)
     host_write_addr : Signal(range(depth)), in
     host_write_word : MoveWord, in
     host_write_en : Signal(1), in
@@ -80,12 +82,7 @@ class MoveList(wiring.Component):
             bank = memory.Memory(shape=MoveWord, depth=self._depth // 2, init=[])
             m.submodules[("even_bank", "odd_bank")[parity]] = bank
             write_port = bank.write_port()
-            # Transparent: a host read of the word being written returns the
-            # new word. (Nothing else can collide: the scan's reads and host
-            # writes never share a clock.) Yosys then maps the port to the
-            # block RAM without the read-first emulation, whose address
-            # comparison would sit on the path from `top` to the block RAM.
-            read_port = bank.read_port(transparent_for=(write_port,))
+            read_port = bank.read_port()
             m.d.comb += [
                 write_port.addr.eq(self.host_write_addr >> 1),
                 write_port.data.eq(self.host_write_word),

@@ -201,3 +201,31 @@ def test_reset_in_the_middle_of_a_scan_keeps_the_move_list():
     session.simulate(WithReset(), testbench)
     expected = perpetual(shuffle, len(shuffle) - 1, count_limit=15)
     assert seen == {cut: expected for cut in (1, 2, 5, 17)}
+
+
+def test_host_read_of_the_word_being_written_gets_the_new_word():
+    # The detector bypasses the block RAM for this collision, so that the
+    # board builds may leave it undefined in the RAM (axon.boards.build).
+    from axon.sim.rtl import write_words
+    session = RtlSession(depth=DEPTH, chains=24)
+    dut = session.make_dut()
+    seen = []
+
+    async def testbench(ctx):
+        await write_words(ctx, dut, [pack_word(1, 18, 2), pack_word(62, 45, 10)])
+        for address, word in ((1, pack_word(6, 21, 2)), (0, pack_word(12, 28, 1, True))):
+            ctx.set(dut.read_addr, address)
+            ctx.set(dut.write_addr, address)
+            ctx.set(dut.write_word.as_value(), word)
+            ctx.set(dut.write_en, 1)
+            await ctx.tick()
+            ctx.set(dut.write_en, 0)
+            seen.append(ctx.get(dut.read_word.as_value()))
+            # The neighbour in the other bank, and the word once more.
+            ctx.set(dut.read_addr, address ^ 1)
+            await ctx.tick()
+            seen.append(ctx.get(dut.read_word.as_value()))
+
+    session.simulate(dut, testbench)
+    assert seen == [pack_word(6, 21, 2), pack_word(1, 18, 2),
+                    pack_word(12, 28, 1, True), pack_word(6, 21, 2)]
