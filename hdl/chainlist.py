@@ -514,8 +514,11 @@ class SideChains(wiring.Component):
 
     Members
     -------
-    clear, apply, move, next_move, overflow, empty :
+    clear, move, next_move, overflow, empty :
         As for :class:`ChainPool`.
+    apply_next : Signal(1), in
+        Apply ``next_move`` on the next clock (then ``move``): the pools'
+        apply is a register, decoded with the kind a clock early.
     open_chains : Signal(range(slots + 1)), out
         The pools' ``open_chains`` added (for the formal proofs).
     """
@@ -526,7 +529,7 @@ class SideChains(wiring.Component):
         slots = sum(count for _, count in self._layout)
         super().__init__({
             "clear":       In(1),
-            "apply":       In(1),
+            "apply_next":  In(1),
             "move":        In(MoveWord),
             "next_move":   In(MoveWord),
             "overflow":    Out(1),
@@ -547,11 +550,14 @@ class SideChains(wiring.Component):
             # is always last clock's next move.
             match = Signal(name=f"kind{'any' if kind is None else kind}_move",
                            init=int(kind is None))
+            apply = Signal(name=f"kind{'any' if kind is None else kind}_apply")
             if kind is not None:
                 m.d.sync += match.eq(self.next_move.piece[:3] == kind)
+            m.d.sync += apply.eq(self.apply_next &
+                                 (1 if kind is None else self.next_move.piece[:3] == kind))
             m.d.comb += [
                 pool.clear.eq(self.clear),
-                pool.apply.eq(self.apply & match),
+                pool.apply.eq(apply),
                 pool.move.eq(self.move),
                 pool.next_move.eq(self.next_move),
             ]
@@ -596,8 +602,8 @@ class ChainList(wiring.Component):
     white_next, black_next : MoveWord, in
         What ``white_move`` and ``black_move`` will be on the next clock (see
         :class:`ChainPool`'s ``next_move``).
-    apply_white, apply_black : Signal(1), in
-        Apply the move to its side on this clock.
+    apply_white_next, apply_black_next : Signal(1), in
+        Apply ``white_next``/``black_next`` to its side on the next clock.
     white_overflow, black_overflow : Signal(1), out
         The side has no slot for its move; applying it changes nothing.
     empty : Signal(1), out
@@ -621,8 +627,8 @@ class ChainList(wiring.Component):
             "black_move":     In(MoveWord),
             "white_next":     In(MoveWord),
             "black_next":     In(MoveWord),
-            "apply_white":    In(1),
-            "apply_black":    In(1),
+            "apply_white_next": In(1),
+            "apply_black_next": In(1),
             "white_overflow": Out(1),
             "black_overflow": Out(1),
             "empty":          Out(1),
@@ -649,12 +655,12 @@ class ChainList(wiring.Component):
             white.clear.eq(self.clear),
             white.move.eq(self.white_move),
             white.next_move.eq(self.white_next),
-            white.apply.eq(self.apply_white),
+            white.apply_next.eq(self.apply_white_next),
             self.white_overflow.eq(white.overflow),
             black.clear.eq(self.clear),
             black.move.eq(self.black_move),
             black.next_move.eq(self.black_next),
-            black.apply.eq(self.apply_black),
+            black.apply_next.eq(self.apply_black_next),
             self.black_overflow.eq(black.overflow),
             self.empty.eq(white.empty & black.empty),
             self.open_chains.eq(white.open_chains + black.open_chains),

@@ -117,7 +117,9 @@ class Scanner(wiring.Component):
     chain_clear : Signal(1), out
     chain_white_move, chain_black_move : MoveWord, out
     chain_white_next, chain_black_next : MoveWord, out
-    chain_apply_white, chain_apply_black : Signal(1), out
+    chain_apply_white_next, chain_apply_black_next : Signal(1), out
+        Apply ``chain_white_move``/``chain_black_move`` on the next clock:
+        said a clock early, so that the chain list's apply is a register.
     chain_white_overflow, chain_black_overflow, chain_empty : Signal(1), in
         The chain list's ports, see :class:`~axon.hdl.chainlist.ChainList`.
     """
@@ -144,8 +146,8 @@ class Scanner(wiring.Component):
             "chain_black_move":     Out(MoveWord),
             "chain_white_next":     Out(MoveWord),
             "chain_black_next":     Out(MoveWord),
-            "chain_apply_white":    Out(1),
-            "chain_apply_black":    Out(1),
+            "chain_apply_white_next": Out(1),
+            "chain_apply_black_next": Out(1),
             "chain_white_overflow": In(1),
             "chain_black_overflow": In(1),
             "chain_empty":          In(1),
@@ -224,9 +226,10 @@ class Scanner(wiring.Component):
         scanned_odd     = Signal()
         scanned_nonzero = Signal()
 
-        def rows_for(newer_addr):
-            """The bank rows that hold the word at `newer_addr` and the one below."""
-            return [even_row.eq(newer_addr >> 1), odd_row.eq((newer_addr - 1) >> 1)]
+        def rows_for(base, below):
+            """The bank rows that hold the word at `base - below` and the one
+            under it: one subtraction each, straight from `base`."""
+            return [even_row.eq((base - below) >> 1), odd_row.eq((base - (below + 1)) >> 1)]
 
         # Read to ahead: the pair sorted by side (Table 1: the top piece bit is
         # Black). Of a same-side pair only the newer word is applied.
@@ -281,6 +284,12 @@ class Scanner(wiring.Component):
             read_present.eq(Cat(fetch_addr >= 0, fetch_addr >= 1)),
         ]
 
+        # The hand stage drops what it would load from the ahead register:
+        # between queries, and on a refetch (see the FSM below).
+        hand_drop = Signal()
+        refetch   = Signal()
+        m.d.comb += refetch.eq(hand.valid & hand.same_side & ~hand.single_step)
+
         # Ahead to hand: the hand stage loads the ahead register on every
         # clock, valid or not, so that what the chain list compared a clock
         # early is what it applies.
@@ -293,8 +302,8 @@ class Scanner(wiring.Component):
             self.chain_black_next.eq(ahead.black_move),
             self.chain_white_move.eq(hand.white_move),
             self.chain_black_move.eq(hand.black_move),
-            self.chain_apply_white.eq(hand.apply_white),
-            self.chain_apply_black.eq(hand.apply_black),
+            self.chain_apply_white_next.eq(ahead.apply_white & ~hand_drop),
+            self.chain_apply_black_next.eq(ahead.apply_black & ~hand_drop),
         ]
 
         # Hand to decide.
@@ -337,6 +346,15 @@ class Scanner(wiring.Component):
             limit_reached.eq(Mux(equal_position, count_reached_next, count_reached)),
         ]
 
+        # Both sums are made from the register alone, so that the adders run
+        # beside the decision instead of after it.
+        plies_plus_one = Signal.like(result.plies_scanned)
+        plies_plus_two = Signal.like(result.plies_scanned)
+        m.d.comb += [
+            plies_plus_one.eq(result.plies_scanned + 1),
+            plies_plus_two.eq(result.plies_scanned + 2),
+        ]
+
         stop        = Signal()
         stop_reason = Signal(StopReason)
         take_newer  = Signal()
@@ -365,6 +383,7 @@ class Scanner(wiring.Component):
 
         with m.FSM():
             with m.State("IDLE"):
+                m.d.comb += hand_drop.eq(1)
                 m.d.sync += [
                     read_valid.eq(0),
                     *_invalidate(ahead),
@@ -385,7 +404,7 @@ class Scanner(wiring.Component):
                         read_present.eq(Cat(1, self.top >= 1)),
                         fetch_addr.eq(self.top - 2),
                         fetch_newer_odd.eq(self.top[0]),
-                        *rows_for(self.top - 2),
+                        *rows_for(self.top, 2),
                         single_step.eq(0),
                         count_limit.eq(self.count_limit),
                         count_reached.eq(self.count_limit == 0),
@@ -397,7 +416,7 @@ class Scanner(wiring.Component):
                     m.next = "SCAN"
 
             with m.State("SCAN"):
-                m.d.comb += [self.busy.eq(1), self.reading.eq(1)]
+                m.d.comb += [self.busy.eq(1), self.reading.eq(1), hand_drop.eq(refetch)]
                 m.d.sync += read_valid.eq(1)
                 with m.If(~single_step):
                     m.d.sync += [
@@ -416,14 +435,14 @@ class Scanner(wiring.Component):
                         m.d.sync += odd_row.eq(odd_row - 1)
                     with m.Else():
                         m.d.sync += even_row.eq(even_row - 1)
-                with m.If(hand.valid & hand.same_side & ~hand.single_step):
+                with m.If(refetch):
                     # The pairs in flight were fetched two words apart; drop
                     # them and go on one word a clock.
                     m.d.sync += [
                         single_step.eq(1),
                         fetch_addr.eq(hand.addr - 1),
                         fetch_newer_odd.eq(~hand.newer_odd),
-                        *rows_for(hand.addr - 1),
+                        *rows_for(hand.addr, 1),
                         read_valid.eq(0),
                         *_invalidate(ahead),
                         *_invalidate(hand),
@@ -441,7 +460,9 @@ class Scanner(wiring.Component):
                                 result.distance.eq(result.plies_scanned),
                             ]
                     m.d.sync += [
-                        result.plies_scanned.eq(result.plies_scanned + take_newer + take_older),
+                        result.plies_scanned.eq(Mux(take_older, plies_plus_two,
+                                                    Mux(take_newer, plies_plus_one,
+                                                        result.plies_scanned))),
                         scanned_odd.eq(scanned_odd ^ take_newer ^ take_older),
                         scanned_nonzero.eq(scanned_nonzero | take_newer),
                     ]
