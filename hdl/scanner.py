@@ -156,7 +156,12 @@ class Scanner(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         depth = self._depth
-        result = self.result
+        # The answer and what the scan keeps beside it are set by every start,
+        # so they take no reset: the reset would sit in every one of their
+        # write enables, on the path that ends the scan. (`done`, which says
+        # whether `result` means anything, is reset.)
+        result = Signal(ResultLayout(depth), reset_less=True)
+        m.d.comb += self.result.eq(result)
         # Signed: the fetch runs a few pairs below address 0 before the
         # decide stage stops the scan.
         address = range(-16, depth)
@@ -195,7 +200,7 @@ class Scanner(wiring.Component):
         even_row        = Signal(range(depth // 2))
         odd_row         = Signal(range(depth // 2))
         single_step     = Signal()   # finish one word a clock (same-side words seen)
-        count_limit     = Signal(4)
+        count_limit     = Signal(4, reset_less=True)
 
         read_valid     = Signal()
         read_addr      = Signal(address)
@@ -223,8 +228,8 @@ class Scanner(wiring.Component):
         decide_older_checked  = Signal()   # the older word was applied to the chain list
         # The parity of `plies_scanned` and whether it is nonzero, kept
         # beside it so that spotting an equal position needs no wide test.
-        scanned_odd     = Signal()
-        scanned_nonzero = Signal()
+        scanned_odd     = Signal(reset_less=True)
+        scanned_nonzero = Signal(reset_less=True)
 
         def rows_for(base, below):
             """The bank rows that hold the word at `base - below` and the one
@@ -338,8 +343,8 @@ class Scanner(wiring.Component):
         # `count_reached` and `count_reached_next` are registered so that the
         # limit test costs one multiplexer, not an adder.
         equal_position     = Signal()
-        count_reached      = Signal()   # count >= count_limit
-        count_reached_next = Signal()   # count + 1 >= count_limit
+        count_reached      = Signal(reset_less=True)   # count >= count_limit
+        count_reached_next = Signal(reset_less=True)   # count + 1 >= count_limit
         limit_reached      = Signal()
         m.d.comb += [
             equal_position.eq(decide_empty_before & scanned_nonzero & ~scanned_odd),
@@ -384,11 +389,17 @@ class Scanner(wiring.Component):
         with m.FSM():
             with m.State("IDLE"):
                 m.d.comb += hand_drop.eq(1)
+                # The fetch registers follow `top` on every idle clock, not
+                # only on the starting one: their write enables stay short.
                 m.d.sync += [
                     read_valid.eq(0),
                     *_invalidate(ahead),
                     *_invalidate(hand),
                     decide_valid.eq(0),
+                    fetch_addr.eq(self.top - 2),
+                    fetch_newer_odd.eq(self.top[0]),
+                    *rows_for(self.top, 2),
+                    single_step.eq(0),
                 ]
                 with m.If(self.start):
                     # Fetch the first pair on the starting clock itself.
@@ -402,10 +413,6 @@ class Scanner(wiring.Component):
                         read_addr.eq(self.top),
                         read_newer_odd.eq(self.top[0]),
                         read_present.eq(Cat(1, self.top >= 1)),
-                        fetch_addr.eq(self.top - 2),
-                        fetch_newer_odd.eq(self.top[0]),
-                        *rows_for(self.top, 2),
-                        single_step.eq(0),
                         count_limit.eq(self.count_limit),
                         count_reached.eq(self.count_limit == 0),
                         count_reached_next.eq(self.count_limit <= 1),
