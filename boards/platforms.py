@@ -63,7 +63,10 @@ class BoardSpec:
 
 # The 1K boards (1280 logic cells) take the lean layout: 4 chains in one
 # unpaired pool a side that keeps each chain's kind (see axon.hdl.pools).
-_LEAN = "1280 logic cells: the lean layout, 4 chains in one pool a side"
+# With the two-plies-a-clock scanner and the link that is still ~1442 logic
+# cells, and `axon build` refuses with that figure; a one-ply-a-clock
+# scanner is what is left to bring them back.
+_LEAN = "1280 logic cells: too small yet (4 chains in the lean layout need ~1442)"
 
 BOARDS = {spec.name: spec for spec in [
     BoardSpec(
