@@ -80,6 +80,25 @@ def _popcount(vector):
     return sum(vector[i] for i in range(len(vector)))
 
 
+def _check_slots(component, slots):
+    if not isinstance(slots, int) or slots < 1:
+        raise refused(component, TypeError(
+            f"Pool size must be a positive integer, not {slots!r}"))
+
+
+def _pool_ports(slots):
+    """The members every pool has (see :class:`ChainPool`)."""
+    return {
+        "clear":       In(1),
+        "apply":       In(1),
+        "move":        In(MoveWord),
+        "next_move":   In(MoveWord),
+        "overflow":    Out(1),
+        "empty":       Out(1),
+        "open_chains": Out(range(slots + 1)),
+    }
+
+
 def _check_pools(component, pools):
     if pools not in POOLS:
         raise refused(component, ValueError(
@@ -135,20 +154,12 @@ class ChainPool(wiring.Component):
     """
 
     def __init__(self, slots=12, rules="exact"):
-        if not isinstance(slots, int) or slots < 1:
-            raise refused(self, TypeError(
-                f"Pool size must be a positive integer, not {slots!r}"))
+        _check_slots(self, slots)
         _check_rules(self, rules)
         self._slots = slots
         self._rules = rules
         super().__init__({
-            "clear":       In(1),
-            "apply":       In(1),
-            "move":        In(MoveWord),
-            "next_move":   In(MoveWord),
-            "overflow":    Out(1),
-            "empty":       Out(1),
-            "open_chains": Out(range(slots + 1)),
+            **_pool_ports(slots),
             "occupied":    Out(slots),
             "chains":      Out(data.ArrayLayout(ChainEntry, slots)),
         })
@@ -351,19 +362,11 @@ class UnpairedPool(wiring.Component):
     """
 
     def __init__(self, slots=3, kinds=False):
-        if not isinstance(slots, int) or slots < 1:
-            raise refused(self, TypeError(
-                f"Pool size must be a positive integer, not {slots!r}"))
+        _check_slots(self, slots)
         self._slots = slots
         self._kinds = bool(kinds)
         super().__init__({
-            "clear":         In(1),
-            "apply":         In(1),
-            "move":          In(MoveWord),
-            "next_move":     In(MoveWord),
-            "overflow":      Out(1),
-            "empty":         Out(1),
-            "open_chains":   Out(range(slots + 1)),
+            **_pool_ports(slots),
             "start_valid":   Out(slots),
             "end_valid":     Out(slots),
             "start_squares": Out(data.ArrayLayout(6, slots)),
@@ -527,15 +530,10 @@ class SideChains(wiring.Component):
         self._layout = side_pools(chains, pools)
         self._rules = rules
         slots = sum(count for _, count in self._layout)
-        super().__init__({
-            "clear":       In(1),
-            "apply_next":  In(1),
-            "move":        In(MoveWord),
-            "next_move":   In(MoveWord),
-            "overflow":    Out(1),
-            "empty":       Out(1),
-            "open_chains": Out(range(slots + 1)),
-        })
+        # A pool's members, but the apply is said a clock early.
+        ports = _pool_ports(slots)
+        del ports["apply"]
+        super().__init__({**ports, "apply_next": In(1)})
 
     def elaborate(self, platform):
         m = Module()

@@ -342,6 +342,23 @@ class _ReferencePool(Elaboratable):
                     m.d.comb += new_occupied[i].eq(0)
 
 
+def _beside_reference(m, pool, reference):
+    """Feed `reference` what `pool` is given; return a signal that is high
+    while the two are to agree. After an overflow the scan stops and its
+    chain list is thrown away; the comparison resumes at the next clear."""
+    m.d.comb += [
+        reference.clear.eq(pool.clear),
+        reference.apply.eq(pool.apply),
+        reference.move.eq(pool.move),
+    ]
+    tracking = Signal(init=1)
+    with m.If(pool.clear):
+        m.d.sync += tracking.eq(1)
+    with m.Elif(pool.apply & reference.overflow):
+        m.d.sync += tracking.eq(0)
+    return tracking
+
+
 class _ReferenceUnpairedPool(Elaboratable):
     """:class:`axon.sim.unpaired.UnpairedPool` in plain gateware: every
     comparison against the move in hand, the lowest free entry taken by
@@ -407,16 +424,7 @@ def _unpaired_follows_rules(slots, kinds):
         def body(m):
             pool = _free_pool(m, "exact", UnpairedPool(slots=slots, kinds=kinds))
             m.submodules.reference = reference = _ReferenceUnpairedPool(slots, kinds)
-            m.d.comb += [
-                reference.clear.eq(pool.clear),
-                reference.apply.eq(pool.apply),
-                reference.move.eq(pool.move),
-            ]
-            tracking = Signal(init=1)
-            with m.If(pool.clear):
-                m.d.sync += tracking.eq(1)
-            with m.Elif(pool.apply & reference.overflow):
-                m.d.sync += tracking.eq(0)
+            tracking = _beside_reference(m, pool, reference)
             with m.If(tracking):
                 m.d.comb += [
                     Assert(pool.start_valid == reference.start_valid),
@@ -463,18 +471,7 @@ def _follows_rules(rules):
         def body(m):
             pool = _free_pool(m, rules)
             m.submodules.reference = reference = _ReferencePool(4, rules)
-            m.d.comb += [
-                reference.clear.eq(pool.clear),
-                reference.apply.eq(pool.apply),
-                reference.move.eq(pool.move),
-            ]
-            # After an overflow the scan stops and its chain list is thrown
-            # away; the comparison resumes at the next clear.
-            tracking = Signal(init=1)
-            with m.If(pool.clear):
-                m.d.sync += tracking.eq(1)
-            with m.Elif(pool.apply & reference.overflow):
-                m.d.sync += tracking.eq(0)
+            tracking = _beside_reference(m, pool, reference)
             with m.If(tracking):
                 m.d.comb += [
                     Assert(pool.occupied == reference.occupied),
