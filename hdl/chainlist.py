@@ -1,9 +1,15 @@
-"""The chain list: parallel (piece, from, to) registers, two moves a clock.
+"""The chain list: the paper's ``CHAIN_LIST``, every slot compared at once, two moves a clock.
 
-This is the paper's ``CHAIN_LIST`` with every slot compared at once. A chain
-only ever changes on a move of its own piece, so White's and Black's chains
-never meet; the list is split into one :class:`ChainPool` per side, and a
-White move and a Black move update their pools in the same clock.
+A chain only ever changes on a move of its own piece, so chains of different
+sides or piece kinds never meet. The list is split into pools by side and
+kind (:mod:`axon.hdl.pools`): a side's moves go to :class:`SideChains`,
+which hands each to the pool of its kind, and a White move and a Black move
+update their sides in the same clock. A small pool is a fast one.
+
+For the ``exact`` rules a pool keeps its chains' starts and ends unpaired
+(:class:`UnpairedPool`): a move only ever writes its own squares into an
+entry, or frees one. The ``paper`` rules need the pairing for symmetry and
+keep :class:`ChainPool`, which holds ``(kind, from, to)`` slots.
 
 What limits the clock is the loop from a pool's registers back to themselves.
 To keep it short, the comparisons of every slot with a move are made a clock
@@ -112,7 +118,8 @@ def _check_rules(component, rules):
 
 
 class ChainPool(wiring.Component):
-    """One side's slots of the chain list, updated by one move a clock.
+    """A pool of paired ``(kind, from, to)`` slots, updated by one move a clock
+    (the ``paper`` rules; the ``exact`` ones use :class:`UnpairedPool`).
 
     Parameters
     ----------
