@@ -694,8 +694,8 @@ PROPERTIES = [
              f"{termination_bound(0)} clocks, any move-list contents",
              _termination, "bmc", 16),
     Property("bookkeeping-exact",
-             "the unpaired pool: open-chain count == valid starts == valid ends; empty "
-             "<=> no start valid; a move frees or takes at most one start",
+             "the unpaired pool: open-chain count == valid starts (== valid ends until "
+             "an overflow); empty <=> no start valid; a move frees or takes at most one start",
              _unpaired_bookkeeping, "bmc", 14, _miscounting_pool),
     Property("bookkeeping-paper",
              "the paired pool of the paper's rules: open-chain count == occupied slots; "
@@ -710,7 +710,8 @@ PROPERTIES = [
              "the same for the lean layout's pool, which keeps each entry's kind",
              _unpaired_follows_rules(2, True), "bmc", 6, _highest_free_entry),
     Property("rules-paper",
-             "the same for the paper's rules (transition, reflection, symmetry)",
+             "the paired pool of the paper's rules holds the same chains in the same slots "
+             "as a plain first-match model of transition, reflection and symmetry",
              _follows_rules("paper"), "bmc", 6, _slot_zero_select),
     Property("stable-results",
              "done and result hold from done until the next start, whatever the "
@@ -722,7 +723,7 @@ PROPERTIES = [
              _writes_refused, "prove", 4),
     Property("refused-writes-keep-words",
              "the move list stores every write it takes and no write it refuses "
-             "(every word checked on every clock)",
+             "(both rows of each bank read in turn: every word checked every other clock)",
              _refused_writes_keep_words, "prove", 4),
     Property("frame-parser",
              "the parser ends every frame where an independent framer does, and "
