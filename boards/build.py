@@ -137,6 +137,21 @@ def _count_flip_flops(netlist_path):
     return 0
 
 
+# The move list's block RAM reads and host writes never meet on one clock
+# where it matters: the scan's reads happen only while writes are refused,
+# and the detector itself gives a host read of the word being written the
+# new word (AxonDetector's bypass). Amaranth cannot say so, and without it
+# Yosys wraps every read port in read-first emulation: an address comparison
+# on the path from `top` to the block RAM, and a multiplexer after it.
+SYNTH_SCRIPT_AFTER_READ = "setparam -set COLLISION_X_MASK 1 t:$memrd_v2"
+
+
+def prepare(platform, top, nextpnr_opts):
+    """The Amaranth build plan, with the synthesis settings every build shares."""
+    return platform.prepare(top, name=NAME, nextpnr_opts=nextpnr_opts,
+                            script_after_read=SYNTH_SCRIPT_AFTER_READ)
+
+
 # The tools of Amaranth's build script, in order, with what each step is
 # called in the progress lines.
 _PHASES = (("$YOSYS", "synthesis (Yosys)"), ("$NEXTPNR_ICE40", "place and route (nextpnr)"),
@@ -157,7 +172,7 @@ def _run(platform, top, build_dir, env, nextpnr_opts, log=None):
     """Run the build script's tools one by one, with a progress line for each;
     return a :class:`subprocess.CompletedProcess` of them all."""
     with _environment({"AMARANTH_USE_YOSYS": "builtin", **env}):
-        plan = platform.prepare(top, name=NAME, nextpnr_opts=nextpnr_opts)
+        plan = prepare(platform, top, nextpnr_opts)
     plan.extract(build_dir)
     for stale in (REPORT, f"{NAME}.bin"):
         with contextlib.suppress(FileNotFoundError):

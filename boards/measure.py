@@ -25,7 +25,7 @@ from amaranth_boards.icebreaker import ICEBreakerPlatform
 
 from ..hdl.detector import AxonDetector
 from .build import (NAME, BuildError, _count_flip_flops, _environment, _fit_message, _log,
-                    _over_capacity, find_tools)
+                    _over_capacity, find_tools, prepare)
 from .platforms import BOARDS, get_board
 from .top import PlatformTop
 from .uart import divisor_for
@@ -96,16 +96,16 @@ class Measurement:
         return asdict(self)
 
 
-def _top_for(target, chains, rules):
+def _top_for(target, chains, rules, pools=None):
     if target in TARGETS:
         platform = TARGETS[target]()
-        return platform, BareCore(chains=chains, rules=rules)
+        return platform, BareCore(chains=chains, rules=rules, pools=pools or "kind")
     spec = get_board(target)
     platform = spec.platform()
     divisor = divisor_for(spec.clk_freq, spec.baud)
     board_chains = spec.chains if chains is None else chains
     return platform, PlatformTop(spec, depth=spec.depth, chains=board_chains, rules=rules,
-                                 divisor=divisor)
+                                 divisor=divisor, pools=pools)
 
 
 def _fit_message_bare(short):
@@ -125,15 +125,16 @@ def _critical_path(report):
     }
 
 
-def measure(target, *, seeds=5, chains=None, rules="exact", build_root="build/bench", log=None):
+def measure(target, *, seeds=5, chains=None, rules="exact", build_root="build/bench", log=None,
+            pools=None):
     """Synthesise ``target`` once and place and route it with seeds 1..``seeds``."""
     env = find_tools()
     platform, top = _top_for(target, 24 if chains is None and target in TARGETS else chains,
-                             rules)
+                             rules, pools)
     build_dir = os.path.join(build_root, target)
     os.makedirs(build_dir, exist_ok=True)
     with _environment({"AMARANTH_USE_YOSYS": "builtin", **env}):
-        plan = platform.prepare(top, name=NAME, nextpnr_opts=[
+        plan = prepare(platform, top, [
             "--report", "report-1.json", "--seed", "1", "--timing-allow-fail"])
     plan.extract(build_dir)
     run_env = {**os.environ, "AMARANTH_USE_YOSYS": "builtin", **env}

@@ -33,8 +33,8 @@ class BoardSpec:
     """One supported board.
 
     ``led_repetition``/``led_error`` are ``(resource name, number)`` or
-    ``None``. ``chains``/``depth`` are the default detector configuration for
-    the device. ``logic_cells`` is the device's ICESTORM_LC count, for fit
+    ``None``. ``chains``/``depth``/``pools`` are the default detector
+    configuration for the device (``pools``: :mod:`axon.hdl.pools`). ``logic_cells`` is the device's ICESTORM_LC count, for fit
     advice before nextpnr runs.
     """
     name:            str
@@ -51,6 +51,7 @@ class BoardSpec:
     # the installed version lists is used (see axon.boards.program).
     openfpgaloader_boards: tuple = ()
     note:            str = ""
+    pools:           str = "kind"
 
     @property
     def clk_freq(self):
@@ -62,12 +63,14 @@ class BoardSpec:
         return f"{self.platform.device}-{self.platform.package}"
 
 
-# 1280 logic cells held the link, the scanner and one chain per side until the
-# four-bank move list and the compare-ahead pools: now 2 chains need ~1690 LCs
-# and `axon build` refuses with the figure of its own synthesis. The boards
-# stay listed so that the build explains itself.
-_SMALL = ("1280 logic cells: too small since the two-plies-a-clock core "
-          "(axon build says how many 2 chains need)")
+# The 1K boards (1280 logic cells) take the lean layout: 4 chains in one
+# unpaired pool a side that keeps each chain's kind (see axon.hdl.pools).
+# With the two-plies-a-clock scanner and the link that is still more than the
+# device (about 1440 on 2026-11-23), and `axon build` refuses with the figure
+# of its own synthesis; a one-ply-a-clock scanner is what is left to bring
+# them back.
+_LEAN = ("1280 logic cells: too small yet for the lean layout "
+         "(axon build says how many 4 chains need)")
 
 BOARDS = {spec.name: spec for spec in [
     BoardSpec(
@@ -79,11 +82,11 @@ BOARDS = {spec.name: spec for spec in [
     BoardSpec(
         name="icestick", platform=ICEStickPlatform,
         description="Lattice iCEstick (iCE40HX1K, FT2232H USB UART)",
-        baud=1_000_000, chains=2, depth=256, logic_cells=1280,
+        baud=1_000_000, chains=4, depth=256, logic_cells=1280, pools="side",
         # D5 is the green LED in the middle; D1 is red.
         led_repetition=("led", 4), led_error=("led", 0),
         openfpgaloader_boards=("ice40_generic",),
-        note=_SMALL),
+        note=_LEAN),
     BoardSpec(
         name="hx8k", platform=ICE40HX8KBEVNPlatform,
         description="Lattice iCE40-HX8K breakout board (FT2232H USB UART)",
@@ -102,18 +105,18 @@ BOARDS = {spec.name: spec for spec in [
     BoardSpec(
         name="icesugar-nano", platform=ICESugarNanoPlatform,
         description="MuseLab iCESugar-nano (iCE40LP1K, iCELink USB UART)",
-        baud=115_200, chains=2, depth=256, logic_cells=1280,
+        baud=115_200, chains=4, depth=256, logic_cells=1280, pools="side",
         # One LED only: it shows repetitions.
         led_repetition=("led", 0), led_error=None,
         iceprog_args=None, openfpgaloader_boards=("icesugar_nano",),
-        note="iceprog cannot program it: use openFPGALoader or icesprog; " + _SMALL),
+        note="iceprog cannot program it: use openFPGALoader or icesprog; " + _LEAN),
     BoardSpec(
         name="nandland-go", platform=NandlandGoPlatform,
         description="Nandland Go Board (iCE40HX1K, 25 MHz, FT2232H USB UART)",
-        baud=1_000_000, chains=2, depth=256, logic_cells=1280,
+        baud=1_000_000, chains=4, depth=256, logic_cells=1280, pools="side",
         led_repetition=("led", 0), led_error=("led", 3),
         openfpgaloader_boards=("ice40_generic",),
-        note=_SMALL),
+        note=_LEAN),
 ]}
 
 DEFAULT_BOARD = "icebreaker"

@@ -56,7 +56,7 @@ class AxonBoard(wiring.Component):
     """
 
     def __init__(self, *, depth=256, chains=24, rules="exact", divisor=12,
-                 timeout_bits=DEFAULT_TIMEOUT_BITS):
+                 timeout_bits=DEFAULT_TIMEOUT_BITS, pools="kind"):
         if not isinstance(divisor, int) or divisor < MIN_DIVISOR:
             raise TypeError(f"Divisor must be an integer of at least {MIN_DIVISOR} clocks per "
                             f"bit, not {divisor!r}")
@@ -64,7 +64,7 @@ class AxonBoard(wiring.Component):
             raise TypeError(f"Timeout must be an integer of at least 20 bit times (two bytes), "
                             f"not {timeout_bits!r}")
         try:
-            self.detector = AxonDetector(depth=depth, chains=chains, rules=rules)
+            self.detector = AxonDetector(depth=depth, chains=chains, rules=rules, pools=pools)
         except (TypeError, ValueError):
             self._MustUse__silence = True      # half-made, like the detector: see above
             raise
@@ -80,6 +80,7 @@ class AxonBoard(wiring.Component):
     depth  = property(lambda self: self.detector.depth)
     chains = property(lambda self: self.detector.chains)
     rules  = property(lambda self: self.detector.rules)
+    pools  = property(lambda self: self.detector.pools)
 
     def elaborate(self, platform):
         m = Module()
@@ -117,6 +118,8 @@ class PlatformTop(Elaboratable):
         Which LEDs to use, see :mod:`axon.boards.platforms`.
     depth, chains, rules :
         Detector configuration.
+    pools : str or None
+        The chain pools' layout (default ``spec.pools``).
     divisor : int
         Clocks per UART bit at the board clock.
     baud : int
@@ -124,12 +127,13 @@ class PlatformTop(Elaboratable):
         (default ``spec.baud``).
     """
 
-    def __init__(self, spec, *, depth, chains, rules, divisor, baud=None):
+    def __init__(self, spec, *, depth, chains, rules, divisor, baud=None, pools=None):
         self.spec = spec
         baud = spec.baud if baud is None else baud
         try:
             self.board = AxonBoard(depth=depth, chains=chains, rules=rules, divisor=divisor,
-                                   timeout_bits=max(20, round(TIMEOUT_SECONDS * baud)))
+                                   timeout_bits=max(20, round(TIMEOUT_SECONDS * baud)),
+                                   pools=spec.pools if pools is None else pools)
         except (TypeError, ValueError):
             self._MustUse__silence = True
             raise

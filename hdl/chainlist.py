@@ -1,9 +1,15 @@
-"""The chain list: parallel (piece, from, to) registers, two moves a clock.
+"""The chain list: the paper's ``CHAIN_LIST``, every slot compared at once, two moves a clock.
 
-This is the paper's ``CHAIN_LIST`` with every slot compared at once. A chain
-only ever changes on a move of its own piece, so White's and Black's chains
-never meet; the list is split into one :class:`ChainPool` per side, and a
-White move and a Black move update their pools in the same clock.
+A chain only ever changes on a move of its own piece, so chains of different
+sides or piece kinds never meet. The list is split into pools by side and
+kind (:mod:`axon.hdl.pools`): a side's moves go to :class:`SideChains`,
+which hands each to the pool of its kind, and a White move and a Black move
+update their sides in the same clock. A small pool is a fast one.
+
+For the ``exact`` rules a pool keeps its chains' starts and ends unpaired
+(:class:`UnpairedPool`): a move only ever writes its own squares into an
+entry, or frees one. The ``paper`` rules need the pairing for symmetry and
+keep :class:`ChainPool`, which holds ``(kind, from, to)`` slots.
 
 What limits the clock is the loop from a pool's registers back to themselves.
 To keep it short, the comparisons of every slot with a move are made a clock
@@ -27,10 +33,11 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from ._params import refused
+from .pools import POOLS, side_pools
 from .word import MoveWord
 
 
-__all__ = ["ChainPool", "ChainList", "ChainEntry", "CHAIN_RULES"]
+__all__ = ["ChainPool", "UnpairedPool", "ChainList", "ChainEntry", "CHAIN_RULES"]
 
 CHAIN_RULES = ("paper", "exact")
 
@@ -43,13 +50,25 @@ class ChainEntry(data.Struct):
     to_sq:   6
 
 
+# Up to this many bits, the vector helpers below are plain logic: a few LUTs
+# in parallel beat a carry chain and its routing.
+_SHORT_VECTOR = 4
+
+
 def _lowest(vector):
-    """Isolate the lowest set bit; on iCE40 this is one carry chain."""
+    """Isolate the lowest set bit; on iCE40 a long one is one carry chain."""
+    if len(vector) <= _SHORT_VECTOR:
+        return Cat(vector[i] & ~vector[:i].any() if i else vector[0]
+                   for i in range(len(vector)))
     return vector & (~vector + 1)[:len(vector)]
 
 
 def _several(vector):
     """More than one bit set: clearing the lowest leaves something."""
+    if len(vector) <= _SHORT_VECTOR:
+        pairs = [vector[i] & vector[j] for i in range(len(vector))
+                 for j in range(i + 1, len(vector))]
+        return Cat(pairs).any() if pairs else C(0)
     return (vector & (vector - 1)[:len(vector)]).any()
 
 
@@ -67,6 +86,31 @@ def _popcount(vector):
     return sum(vector[i] for i in range(len(vector)))
 
 
+def _check_slots(component, slots):
+    if not isinstance(slots, int) or slots < 1:
+        raise refused(component, TypeError(
+            f"Pool size must be a positive integer, not {slots!r}"))
+
+
+def _pool_ports(slots):
+    """The members every pool has (see :class:`ChainPool`)."""
+    return {
+        "clear":       In(1),
+        "apply":       In(1),
+        "move":        In(MoveWord),
+        "next_move":   In(MoveWord),
+        "overflow":    Out(1),
+        "empty":       Out(1),
+        "open_chains": Out(range(slots + 1)),
+    }
+
+
+def _check_pools(component, pools):
+    if pools not in POOLS:
+        raise refused(component, ValueError(
+            f"Pool layout must be one of {', '.join(POOLS)}, not {pools!r}"))
+
+
 def _check_rules(component, rules):
     if rules not in CHAIN_RULES:
         raise refused(component, ValueError(
@@ -74,7 +118,8 @@ def _check_rules(component, rules):
 
 
 class ChainPool(wiring.Component):
-    """One side's slots of the chain list, updated by one move a clock.
+    """A pool of paired ``(kind, from, to)`` slots, updated by one move a clock
+    (the ``paper`` rules; the ``exact`` ones use :class:`UnpairedPool`).
 
     Parameters
     ----------
@@ -116,20 +161,12 @@ class ChainPool(wiring.Component):
     """
 
     def __init__(self, slots=12, rules="exact"):
-        if not isinstance(slots, int) or slots < 1:
-            raise refused(self, TypeError(
-                f"Pool size must be a positive integer, not {slots!r}"))
+        _check_slots(self, slots)
         _check_rules(self, rules)
         self._slots = slots
         self._rules = rules
         super().__init__({
-            "clear":       In(1),
-            "apply":       In(1),
-            "move":        In(MoveWord),
-            "next_move":   In(MoveWord),
-            "overflow":    Out(1),
-            "empty":       Out(1),
-            "open_chains": Out(range(slots + 1)),
+            **_pool_ports(slots),
             "occupied":    Out(slots),
             "chains":      Out(data.ArrayLayout(ChainEntry, slots)),
         })
@@ -287,50 +324,316 @@ class ChainPool(wiring.Component):
         return m
 
 
+class UnpairedPool(wiring.Component):
+    """An ``exact`` pool that keeps its chains' starts and ends unpaired.
+
+    For the ``exact`` rules it does not matter which start belongs to which
+    end (:mod:`axon.sim.unpaired` states the rules and why they equal the
+    golden model's). The pool keeps two register files, the start squares and
+    the end squares, each entry with a valid bit. A move ``a→b`` only ever
+    writes its own squares: ``a`` into a start entry, ``b`` into an end entry.
+    No value moves from one entry to another, so the update loop is the hit
+    vectors deciding which entries to write, free or keep, and nothing else:
+
+    * a start on ``b`` and an end on ``a``: both entries are freed;
+    * a start on ``b`` only: that start becomes ``a``;
+    * an end on ``a`` only: that end becomes ``b``;
+    * neither: ``a`` and ``b`` go into the lowest free start and end entries
+      (there are as many free starts as free ends); none free is an overflow.
+
+    As in :class:`ChainPool`, the hit vectors of a move are made a clock
+    ahead; an entry the move writes compares the move's own square with the
+    next move (two move registers), so no slot register feeds the compare
+    that is in the loop.
+
+    Parameters
+    ----------
+    slots : int
+        Number of chains this pool holds.
+    kinds : bool
+        Keep each entry's piece kind and compare it (one pool for every kind
+        of a side, the lean layout). Without it the pool serves one kind and
+        compares squares only.
+
+    Members
+    -------
+    clear, apply, move, next_move, overflow, empty, open_chains :
+        As for :class:`ChainPool`, except that ``apply`` must be low on the
+        clock after ``clear`` (the scanner's pipeline never applies then).
+        ``open_chains`` counts the valid starts.
+    start_valid, end_valid : Signal(slots), out
+    start_squares, end_squares : ArrayLayout(6, slots), out
+    start_kinds, end_kinds : ArrayLayout(3, slots), out
+        The register files, for the formal proofs (synthesis drops what
+        nothing reads). The kinds are 0 without ``kinds``.
+    """
+
+    def __init__(self, slots=3, kinds=False):
+        _check_slots(self, slots)
+        self._slots = slots
+        self._kinds = bool(kinds)
+        super().__init__({
+            **_pool_ports(slots),
+            "start_valid":   Out(slots),
+            "end_valid":     Out(slots),
+            "start_squares": Out(data.ArrayLayout(6, slots)),
+            "end_squares":   Out(data.ArrayLayout(6, slots)),
+            "start_kinds":   Out(data.ArrayLayout(3, slots)),
+            "end_kinds":     Out(data.ArrayLayout(3, slots)),
+        })
+
+    @property
+    def slots(self):
+        return self._slots
+
+    rules = "exact"
+
+    def elaborate(self, platform):
+        m = Module()
+        n = self._slots
+        move, following = self.move, self.next_move
+
+        start_valid = Signal(n)
+        end_valid   = Signal(n)
+        start_sq    = [Signal(6, name=f"start{i}_sq") for i in range(n)]
+        end_sq      = [Signal(6, name=f"end{i}_sq") for i in range(n)]
+        start_kind  = [Signal(3, name=f"start{i}_kind") for i in range(n)] if self._kinds else None
+        end_kind    = [Signal(3, name=f"end{i}_kind") for i in range(n)] if self._kinds else None
+
+        m.d.comb += [
+            self.start_valid.eq(start_valid),
+            self.end_valid.eq(end_valid),
+            self.open_chains.eq(_popcount(start_valid)),
+            self.empty.eq(~start_valid.any()),
+        ]
+        for i in range(n):
+            m.d.comb += [
+                self.start_squares[i].eq(start_sq[i]),
+                self.end_squares[i].eq(end_sq[i]),
+            ]
+            if self._kinds:
+                m.d.comb += [
+                    self.start_kinds[i].eq(start_kind[i]),
+                    self.end_kinds[i].eq(end_kind[i]),
+                ]
+
+        # The hit vectors of the move in hand, made on the previous clock.
+        start_hits = Signal(n)   # starts on the move's to-square
+        end_hits   = Signal(n)   # ends on the move's from-square
+        start_hit  = Signal()
+        end_hit    = Signal()
+        insert     = Signal()
+        m.d.comb += [
+            start_hit.eq(start_hits.any()),
+            end_hit.eq(end_hits.any()),
+            insert.eq(~start_hit & ~end_hit),
+        ]
+
+        free_start = Signal(n)
+        free_end   = Signal(n)
+        m.d.comb += [
+            free_start.eq(_lowest(~start_valid)),
+            free_end.eq(_lowest(~end_valid)),
+        ]
+        # The entries the move writes with its own squares, and those it
+        # frees, on a clock that applies it: "not the other end hit, and (hit
+        # here, or no hit at this end and the lowest free)".
+        write_start = Signal(n)
+        write_end   = Signal(n)
+        freed_start = Signal(n)
+        freed_end   = Signal(n)
+        m.d.comb += [
+            write_start.eq(Mux(self.apply & ~end_hit,
+                               start_hits | Mux(start_hit, 0, free_start), 0)),
+            write_end.eq(Mux(self.apply & ~start_hit,
+                             end_hits | Mux(end_hit, 0, free_end), 0)),
+            freed_start.eq(Mux(self.apply & end_hit, start_hits, 0)),
+            freed_end.eq(Mux(self.apply & start_hit, end_hits, 0)),
+        ]
+
+        # A move that moves nothing or meets two entries at one end comes
+        # from an impossible move list; the scan stops there. The first test
+        # is made on the next move a clock ahead, like the hit vectors.
+        # (Its reset value is that of the all-zero move word in hand after reset.)
+        moves_nothing = Signal(init=1)
+        m.d.sync += moves_nothing.eq(following.from_sq == following.to_sq)
+        impossible = Signal()
+        m.d.comb += [
+            impossible.eq(moves_nothing | _several(start_hits) | _several(end_hits)),
+            self.overflow.eq(insert & ~free_start.any() | impossible),
+        ]
+
+        # The next move's hit vectors. A written entry holds the move's own
+        # square: compare two moves. A kept one compares its register.
+        def same_kind(kind):
+            return (kind == following.piece[:3]) if self._kinds else C(1)
+        move_kind = move.piece[:3]
+        start_given = same_kind(move_kind) & (move.from_sq == following.to_sq)
+        end_given   = same_kind(move_kind) & (move.to_sq == following.from_sq)
+        start_kept  = Cat(start_valid[i] & (start_sq[i] == following.to_sq) &
+                          same_kind(start_kind[i] if self._kinds else None)
+                          for i in range(n))
+        end_kept    = Cat(end_valid[i] & (end_sq[i] == following.from_sq) &
+                          same_kind(end_kind[i] if self._kinds else None)
+                          for i in range(n))
+
+        # The hit vectors are not cleared with the pool: the scanner applies
+        # nothing on the clock after `clear`, and by the next one they compare
+        # the emptied entries (a contract the formal proofs assume). Keeping
+        # `clear` and `apply` out of them keeps the compare path short.
+        m.d.sync += [
+            start_hits.eq(Cat(Mux(write_start[i], start_given, ~freed_start[i] & start_kept[i])
+                              for i in range(n))),
+            end_hits.eq(Cat(Mux(write_end[i], end_given, ~freed_end[i] & end_kept[i])
+                            for i in range(n))),
+        ]
+        with m.If(self.clear):
+            m.d.sync += [
+                start_valid.eq(0),
+                end_valid.eq(0),
+            ]
+        with m.Else():
+            m.d.sync += [
+                start_valid.eq(start_valid & ~freed_start | write_start),
+                end_valid.eq(end_valid & ~freed_end | write_end),
+            ]
+        # The squares are written whether or not `clear` empties the pool
+        # on this clock: an invalid entry's square is never looked at, and the
+        # write enable stays short.
+        for i in range(n):
+            with m.If(write_start[i]):
+                m.d.sync += start_sq[i].eq(move.from_sq)
+                if self._kinds:
+                    m.d.sync += start_kind[i].eq(move_kind)
+            with m.If(write_end[i]):
+                m.d.sync += end_sq[i].eq(move.to_sq)
+                if self._kinds:
+                    m.d.sync += end_kind[i].eq(move_kind)
+
+        return m
+
+
+class SideChains(wiring.Component):
+    """One side's pools (:func:`axon.hdl.pools.side_pools`), one move a clock.
+
+    A move goes to the pool of its piece kind; a kind without a pool (a pawn
+    or null move without its barrier bit: nonsense) is an overflow, as in the
+    golden model. ``exact`` pools keep starts and ends unpaired
+    (:class:`UnpairedPool`); the ``paper`` rules need the pairing for
+    symmetry and use :class:`ChainPool`.
+
+    Members
+    -------
+    clear, move, next_move, overflow, empty :
+        As for :class:`ChainPool`.
+    apply_next : Signal(1), in
+        Apply ``next_move`` on the next clock (then ``move``): the pools'
+        apply is a register, decoded with the kind a clock early.
+    open_chains : Signal(range(slots + 1)), out
+        The pools' ``open_chains`` added (for the formal proofs).
+    """
+
+    def __init__(self, chains=24, rules="exact", pools="kind"):
+        self._layout = side_pools(chains, pools)
+        self._rules = rules
+        slots = sum(count for _, count in self._layout)
+        # A pool's members, but the apply is said a clock early.
+        ports = _pool_ports(slots)
+        del ports["apply"]
+        super().__init__({**ports, "apply_next": In(1)})
+
+    def elaborate(self, platform):
+        m = Module()
+        matches, overflows, empties, counts = [], [], [], []
+        for kind, slots in self._layout:
+            if self._rules == "exact":
+                pool = UnpairedPool(slots, kinds=kind is None)
+            else:
+                pool = ChainPool(slots, self._rules)
+            m.submodules[f"pool_{'any' if kind is None else kind}"] = pool
+            # Decoded a clock ahead, from the next move: the pool's move then
+            # is always last clock's next move.
+            match = Signal(name=f"kind{'any' if kind is None else kind}_move",
+                           init=int(kind is None))
+            apply = Signal(name=f"kind{'any' if kind is None else kind}_apply")
+            if kind is not None:
+                m.d.sync += match.eq(self.next_move.piece[:3] == kind)
+            m.d.sync += apply.eq(self.apply_next &
+                                 (1 if kind is None else self.next_move.piece[:3] == kind))
+            m.d.comb += [
+                pool.clear.eq(self.clear),
+                pool.apply.eq(apply),
+                pool.move.eq(self.move),
+                pool.next_move.eq(self.next_move),
+            ]
+            matches.append(match)
+            overflows.append(match & pool.overflow)
+            empties.append(pool.empty)
+            counts.append(pool.open_chains)
+        kinds = [kind for kind, _ in self._layout]
+        # A kind without a pool (nonsense), also a clock ahead; after reset
+        # the move in hand is the all-zero word, a null move.
+        no_pool = Signal(init=int(None not in kinds))
+        if None not in kinds:
+            m.d.sync += no_pool.eq(~Cat(self.next_move.piece[:3] == kind
+                                        for kind in kinds).any())
+        m.d.comb += [
+            self.overflow.eq(no_pool | Cat(overflows).any()),
+            self.empty.eq(Cat(empties).all()),
+            self.open_chains.eq(sum(counts)),
+        ]
+        return m
+
+
 class ChainList(wiring.Component):
     """Both sides' pools: a White move and a Black move in the same clock.
 
     Parameters
     ----------
     chains : int
-        Total number of slots, even: half serve White, half Black.
+        Total number of slots, even: half serve White, half Black, split
+        between the piece kinds by :func:`axon.hdl.pools.side_pools`.
     rules : str
         ``"paper"`` or ``"exact"``.
+    pools : str
+        ``"kind"`` (a pool per side and kind) or ``"side"`` (one a side).
 
     Members
     -------
     clear : Signal(1), in
         Empty every slot.
     white_move, black_move : MoveWord, in
-        A move for each side's pool.
+        A move for each side's pools.
     white_next, black_next : MoveWord, in
         What ``white_move`` and ``black_move`` will be on the next clock (see
         :class:`ChainPool`'s ``next_move``).
-    apply_white, apply_black : Signal(1), in
-        Apply the move to its pool on this clock.
+    apply_white_next, apply_black_next : Signal(1), in
+        Apply ``white_next``/``black_next`` to its side on the next clock.
     white_overflow, black_overflow : Signal(1), out
-        The pool has no slot for its move; applying it changes nothing.
+        The side has no slot for its move; applying it changes nothing.
     empty : Signal(1), out
         Every chain is closed.
     open_chains : Signal(range(chains + 1)), out
-        Both pools' ``open_chains`` added (for the formal proofs).
+        Both sides' ``open_chains`` added (for the formal proofs).
     """
 
-    def __init__(self, chains=24, rules="exact"):
+    def __init__(self, chains=24, rules="exact", pools="kind"):
         if not isinstance(chains, int) or chains < 2 or chains % 2:
             raise refused(self, TypeError(
                 f"Chain count must be an even integer of at least 2, not {chains!r}"))
         _check_rules(self, rules)
+        _check_pools(self, pools)
         self._chains = chains
         self._rules = rules
+        self._pools = pools
         super().__init__({
             "clear":          In(1),
             "white_move":     In(MoveWord),
             "black_move":     In(MoveWord),
             "white_next":     In(MoveWord),
             "black_next":     In(MoveWord),
-            "apply_white":    In(1),
-            "apply_black":    In(1),
+            "apply_white_next": In(1),
+            "apply_black_next": In(1),
             "white_overflow": Out(1),
             "black_overflow": Out(1),
             "empty":          Out(1),
@@ -345,20 +648,24 @@ class ChainList(wiring.Component):
     def rules(self):
         return self._rules
 
+    @property
+    def pools(self):
+        return self._pools
+
     def elaborate(self, platform):
         m = Module()
-        m.submodules.white_pool = white = ChainPool(self._chains // 2, self._rules)
-        m.submodules.black_pool = black = ChainPool(self._chains // 2, self._rules)
+        m.submodules.white = white = SideChains(self._chains, self._rules, self._pools)
+        m.submodules.black = black = SideChains(self._chains, self._rules, self._pools)
         m.d.comb += [
             white.clear.eq(self.clear),
             white.move.eq(self.white_move),
             white.next_move.eq(self.white_next),
-            white.apply.eq(self.apply_white),
+            white.apply_next.eq(self.apply_white_next),
             self.white_overflow.eq(white.overflow),
             black.clear.eq(self.clear),
             black.move.eq(self.black_move),
             black.next_move.eq(self.black_next),
-            black.apply.eq(self.apply_black),
+            black.apply_next.eq(self.apply_black_next),
             self.black_overflow.eq(black.overflow),
             self.empty.eq(white.empty & black.empty),
             self.open_chains.eq(white.open_chains + black.open_chains),

@@ -6,6 +6,7 @@ from amaranth.lib.wiring import In, Out
 
 from .chainlist import ChainList, CHAIN_RULES
 from .movelist import MoveList
+from .pools import POOLS
 from .scanner import ResultLayout, Scanner
 from ._params import refused
 from .word import MoveWord
@@ -26,6 +27,9 @@ class AxonDetector(wiring.Component):
         half serve each side.
     rules : str
         ``"exact"`` or ``"paper"``, see :mod:`axon.sim.golden`.
+    pools : str
+        ``"kind"`` (a chain pool per side and piece kind, the default) or
+        ``"side"`` (one a side, the lean layout), see :mod:`axon.hdl.pools`.
 
     Members
     -------
@@ -50,10 +54,11 @@ class AxonDetector(wiring.Component):
     read_addr : Signal(range(depth)), in
     read_word : MoveWord, out
         The word at ``read_addr`` one clock later, while not ``busy`` (and not
-        on the clock that starts a query).
+        on the clock that starts a query); a word written on that clock is
+        read as written.
     """
 
-    def __init__(self, depth=256, chains=24, rules="exact"):
+    def __init__(self, depth=256, chains=24, rules="exact", pools="kind"):
         if not isinstance(depth, int) or depth < 2 or depth % 2:
             raise refused(self, TypeError(
                 f"Move-list depth must be an even integer of at least 2, not {depth!r}"))
@@ -63,9 +68,13 @@ class AxonDetector(wiring.Component):
         if rules not in CHAIN_RULES:
             raise refused(self, ValueError(
                 f"Detector rules must be one of {', '.join(CHAIN_RULES)}, not {rules!r}"))
+        if pools not in POOLS:
+            raise refused(self, ValueError(
+                f"Pool layout must be one of {', '.join(POOLS)}, not {pools!r}"))
         self._depth = depth
         self._chains = chains
         self._rules = rules
+        self._pools = pools
         super().__init__({
             "start":         In(1),
             "top":           In(range(depth)),
@@ -85,12 +94,28 @@ class AxonDetector(wiring.Component):
     depth  = property(lambda self: self._depth)
     chains = property(lambda self: self._chains)
     rules  = property(lambda self: self._rules)
+    pools  = property(lambda self: self._pools)
 
     def elaborate(self, platform):
         m = Module()
         m.submodules.move_list  = move_list  = MoveList(self._depth)
         m.submodules.scanner    = scanner    = Scanner(self._depth)
-        m.submodules.chain_list = chain_list = ChainList(self._chains, self._rules)
+        m.submodules.chain_list = chain_list = ChainList(self._chains, self._rules,
+                                                              self._pools)
+
+        # The host reads one word: both banks read the row, this picks one.
+        # A read of the word being written gets the new word from here, not
+        # from the block RAM, so that synthesis may leave that collision
+        # undefined (see axon.boards.build).
+        host_read_odd   = Signal()
+        host_read_fresh = Signal()
+        host_fresh_word = Signal(MoveWord)
+        m.d.sync += [
+            host_read_odd.eq(self.read_addr[0]),
+            host_read_fresh.eq(self.write_en & ~self.write_refused &
+                               (self.write_addr == self.read_addr)),
+            host_fresh_word.eq(self.write_word),
+        ]
 
         m.d.comb += [
             scanner.start.eq(self.start),
@@ -104,10 +129,12 @@ class AxonDetector(wiring.Component):
             # happens on it, and a write landing then would be seen by the
             # later reads of the scan but not the first.
             move_list.scan_active.eq(scanner.busy | self.start),
-            move_list.read_addr.eq(Mux(scanner.busy | self.start, scanner.read_addr,
-                                       self.read_addr)),
-            scanner.read_words.eq(move_list.read_words),
-            self.read_word.eq(move_list.read_words[0]),
+            move_list.even_row.eq(Mux(scanner.reading, scanner.even_row, self.read_addr >> 1)),
+            move_list.odd_row.eq(Mux(scanner.reading, scanner.odd_row, self.read_addr >> 1)),
+            scanner.even_word.eq(move_list.even_word),
+            scanner.odd_word.eq(move_list.odd_word),
+            self.read_word.eq(Mux(host_read_fresh, host_fresh_word,
+                                  Mux(host_read_odd, move_list.odd_word, move_list.even_word))),
             move_list.host_write_addr.eq(self.write_addr),
             move_list.host_write_word.eq(self.write_word),
             move_list.host_write_en.eq(self.write_en),
@@ -118,8 +145,8 @@ class AxonDetector(wiring.Component):
             chain_list.black_move.eq(scanner.chain_black_move),
             chain_list.white_next.eq(scanner.chain_white_next),
             chain_list.black_next.eq(scanner.chain_black_next),
-            chain_list.apply_white.eq(scanner.chain_apply_white),
-            chain_list.apply_black.eq(scanner.chain_apply_black),
+            chain_list.apply_white_next.eq(scanner.chain_apply_white_next),
+            chain_list.apply_black_next.eq(scanner.chain_apply_black_next),
             scanner.chain_white_overflow.eq(chain_list.white_overflow),
             scanner.chain_black_overflow.eq(chain_list.black_overflow),
             scanner.chain_empty.eq(chain_list.empty),

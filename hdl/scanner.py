@@ -21,16 +21,16 @@ pair (chain list empty after an even number of plies), then, in this order:
 
 Pairs start at an even ply count, so an equal position (same side to move)
 can only appear at the end of a pair. A query that applies *P* words raises
-``done`` exactly ``floor(P / 2) + 3`` clocks after the clock that samples
-``start``: one clock a pair, plus the read, hand and decide stages of the
-pair that stops it.
+``done`` exactly ``floor(P / 2) + 4`` clocks after the clock that samples
+``start``: one clock a pair, plus the read, ahead, hand and decide stages of
+the pair that stops it.
 
 The chain list compares its slots with each pair a clock before it applies
 it, so every pair waits one clock in an *ahead* register between the read and
-the hand stage. The first read of a query returns four words instead of two:
-the first pair goes straight to the hand stage (the chain list is empty, so
-there is nothing to compare it with) and the second to the ahead register,
-and the ahead stage costs no clock.
+the hand stage. The move list is two banks (even and odd addresses) with a
+row counter each; which bank holds the newer word of a pair is a register
+too, fixed for the query while it takes pairs, so the side sort between the
+block RAM and the ahead register is a couple of multiplexers.
 
 Move words of legal games always alternate sides. Should two consecutive words
 be of one side (nonsense written by a host), the scanner takes the newer one,
@@ -44,19 +44,23 @@ from amaranth.lib import data, enum, wiring
 from amaranth.lib.wiring import In, Out
 
 from ._params import refused
-from .movelist import READ_WIDTH
 from .word import MoveWord
 
 
 __all__ = ["StopReason", "ResultLayout", "Scanner", "LATENCY_OVERHEAD"]
 
 # Clocks from sampling ``start`` to ``done``, beyond one per applied pair:
-# the read, hand and decide stages of the last (stopping) pair.
-LATENCY_OVERHEAD = 3
+# the read, ahead, hand and decide stages of the last (stopping) pair.
+LATENCY_OVERHEAD = 4
 
 # A refetch after a same-side pair costs this many idle clocks: the fetch,
 # read and ahead stages refill.
 REFETCH_CLOCKS = 3
+
+
+def _invalidate(pair):
+    """Drop a pair in flight: it is neither valid nor applied."""
+    return [pair.valid.eq(0), pair.apply_white.eq(0), pair.apply_black.eq(0)]
 
 
 class StopReason(enum.Enum, shape=2):
@@ -104,23 +108,26 @@ class Scanner(wiring.Component):
         The last query has finished and ``result`` holds its answer, until the
         next ``start``.
     result : ResultLayout(depth), out
-    read_addr : Signal(range(depth)), out
-        Address of the newest word to read, while ``busy`` or starting.
-    read_words : ArrayLayout(MoveWord, 4), in
-        The words at last clock's ``read_addr`` and the three addresses
-        below, newest first (:class:`~axon.hdl.movelist.MoveList`).
+    reading : Signal(1), out
+        The scanner drives the move list's rows (``busy`` or starting).
+    even_row, odd_row : Signal(range(depth // 2)), out
+        The rows to read, while ``reading``.
+    even_word, odd_word : MoveWord, in
+        The words at last clock's rows (:class:`~axon.hdl.movelist.MoveList`).
     chain_clear : Signal(1), out
     chain_white_move, chain_black_move : MoveWord, out
     chain_white_next, chain_black_next : MoveWord, out
-    chain_apply_white, chain_apply_black : Signal(1), out
+    chain_apply_white_next, chain_apply_black_next : Signal(1), out
+        Apply ``chain_white_move``/``chain_black_move`` on the next clock:
+        said a clock early, so that the chain list's apply is a register.
     chain_white_overflow, chain_black_overflow, chain_empty : Signal(1), in
         The chain list's ports, see :class:`~axon.hdl.chainlist.ChainList`.
     """
 
     def __init__(self, depth=256):
-        if not isinstance(depth, int) or depth < 2:
+        if not isinstance(depth, int) or depth < 2 or depth % 2:
             raise refused(self, TypeError(
-                f"Move-list depth must be an integer of at least 2, not {depth!r}"))
+                f"Move-list depth must be an even integer of at least 2, not {depth!r}"))
         self._depth = depth
         super().__init__({
             "start":                In(1),
@@ -129,15 +136,18 @@ class Scanner(wiring.Component):
             "busy":                 Out(1),
             "done":                 Out(1),
             "result":               Out(ResultLayout(depth)),
-            "read_addr":            Out(range(depth)),
-            "read_words":           In(data.ArrayLayout(MoveWord, READ_WIDTH)),
+            "reading":              Out(1),
+            "even_row":             Out(range(depth // 2)),
+            "odd_row":              Out(range(depth // 2)),
+            "even_word":            In(MoveWord),
+            "odd_word":             In(MoveWord),
             "chain_clear":          Out(1),
             "chain_white_move":     Out(MoveWord),
             "chain_black_move":     Out(MoveWord),
             "chain_white_next":     Out(MoveWord),
             "chain_black_next":     Out(MoveWord),
-            "chain_apply_white":    Out(1),
-            "chain_apply_black":    Out(1),
+            "chain_apply_white_next": Out(1),
+            "chain_apply_black_next": Out(1),
             "chain_white_overflow": In(1),
             "chain_black_overflow": In(1),
             "chain_empty":          In(1),
@@ -146,11 +156,18 @@ class Scanner(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         depth = self._depth
-        result = self.result
-        address = range(-READ_WIDTH, depth)
+        # The answer and what the scan keeps beside it are set by every start,
+        # so they take no reset: the reset would sit in every one of their
+        # write enables, on the path that ends the scan. (`done`, which says
+        # whether `result` means anything, is reset.)
+        result = Signal(ResultLayout(depth), reset_less=True)
+        m.d.comb += self.result.eq(result)
+        # Signed: the fetch runs a few pairs below address 0 before the
+        # decide stage stops the scan.
+        address = range(-16, depth)
 
         # The scan runs as a pipeline, one pair a clock:
-        #   fetch  -- `fetch_addr` goes to the block RAM, running ahead;
+        #   fetch  -- the row counters go to the block RAM, running ahead;
         #   read   -- the block RAM output and what is known of its address;
         #   ahead  -- the pair, registered and sorted by side: the chain list
         #             compares its slots with it;
@@ -162,6 +179,7 @@ class Scanner(wiring.Component):
         pair_layout = data.StructLayout({
             "valid":         1,
             "addr":          address,   # of the newer word
+            "newer_odd":     1,         # the newer word came from the odd bank
             "single_step":   1,         # apply the newer word only
             "newer_present": 1,
             "older_present": 1,
@@ -175,14 +193,19 @@ class Scanner(wiring.Component):
             "black_move":    MoveWord,
         })
 
-        fetch_addr  = Signal(address)
-        single_step = Signal()   # finish one word a clock (same-side words seen)
-        count_limit = Signal(4)
+        # The pair being fetched: its newer word's address and bank, and the
+        # row each bank reads (word `fetch_addr` and the one below it).
+        fetch_addr      = Signal(address)
+        fetch_newer_odd = Signal()
+        even_row        = Signal(range(depth // 2))
+        odd_row         = Signal(range(depth // 2))
+        single_step     = Signal()   # finish one word a clock (same-side words seen)
+        count_limit     = Signal(4, reset_less=True)
 
-        read_valid   = Signal()
-        read_first   = Signal()   # the query's first read: two pairs
-        read_addr    = Signal(address)
-        read_present = Signal(READ_WIDTH)   # which of the words are at or above 0
+        read_valid     = Signal()
+        read_addr      = Signal(address)
+        read_newer_odd = Signal()
+        read_present   = Signal(2)   # which of the pair's words are at or above 0
 
         ahead = Signal(pair_layout)
         hand  = Signal(pair_layout)
@@ -194,72 +217,98 @@ class Scanner(wiring.Component):
         decide_newer_barrier  = Signal()
         decide_older_barrier  = Signal()
         decide_same_side      = Signal()
+        decide_newer_black    = Signal()
+        decide_white_overflow = Signal()
+        decide_black_overflow = Signal()
         decide_newer_overflow = Signal()
         decide_older_overflow = Signal()
         decide_empty_before   = Signal()   # chain list empty before the pair
+        decide_newer_blocked  = Signal()   # the newer word is missing or a barrier
+        decide_older_blocked  = Signal()   # the older word is to be applied but cannot be
+        decide_older_checked  = Signal()   # the older word was applied to the chain list
+        # The parity of `plies_scanned` and whether it is nonzero, kept
+        # beside it so that spotting an equal position needs no wide test.
+        scanned_odd     = Signal(reset_less=True)
+        scanned_nonzero = Signal(reset_less=True)
 
-        def sort_pair(name, newer_index):
-            """The pair at read word `newer_index` (a value, 0 or 2), sorted by
-            side (Table 1: the top piece bit is Black). Of a same-side pair
-            only the newer word is applied."""
-            pair  = Signal(pair_layout, name=name)
-            newer = Signal(MoveWord, name=f"{name}_newer")
-            older = Signal(MoveWord, name=f"{name}_older")
-            # Separate signals, not fields of `pair`: a signal that feeds its
-            # own other bits looks like a combinational loop to CXXRTL.
-            newer_black = Signal(name=f"{name}_newer_black")
-            same_side   = Signal(name=f"{name}_same_side")
-            apply_older = Signal(name=f"{name}_apply_older")
-            m.d.comb += [
-                newer.eq(Mux(newer_index, self.read_words[2], self.read_words[0])),
-                older.eq(Mux(newer_index, self.read_words[3], self.read_words[1])),
-                newer_black.eq(newer.piece[3]),
-                same_side.eq(newer.piece[3] == older.piece[3]),
-                apply_older.eq(~same_side & ~single_step),
-                pair.valid.eq(read_valid),
-                pair.addr.eq(read_addr - newer_index),
-                pair.single_step.eq(single_step),
-                pair.newer_present.eq(read_present.bit_select(newer_index, 1)),
-                pair.older_present.eq(read_present.bit_select(newer_index + 1, 1)),
-                pair.newer_barrier.eq(newer.barrier),
-                pair.older_barrier.eq(older.barrier),
-                pair.newer_black.eq(newer_black),
-                pair.same_side.eq(same_side),
-                pair.apply_white.eq(Mux(newer_black, apply_older, 1)),
-                pair.apply_black.eq(Mux(newer_black, 1, apply_older)),
-                pair.white_move.eq(Mux(newer_black, older, newer)),
-                pair.black_move.eq(Mux(newer_black, newer, older)),
-            ]
-            return pair
+        def rows_for(base, below):
+            """The bank rows that hold the word at `base - below` and the one
+            under it: one subtraction each, straight from `base`."""
+            return [even_row.eq((base - below) >> 1), odd_row.eq((base - (below + 1)) >> 1)]
 
-        # Fetch and read.
-        step = Mux(single_step, 1, 2)
-        m.d.comb += self.read_addr.eq(fetch_addr[:len(self.read_addr)])
-        m.d.sync += [
-            read_addr.eq(fetch_addr),
-            read_first.eq(0),
-            read_present.eq(Cat(fetch_addr - index >= 0 for index in range(READ_WIDTH))),
+        # Read to ahead: the pair sorted by side (Table 1: the top piece bit is
+        # Black). Of a same-side pair only the newer word is applied.
+        pair  = Signal(pair_layout)
+        newer = Signal(MoveWord)
+        older = Signal(MoveWord)
+        # Separate signals, not fields of `pair`: a signal that feeds its own
+        # other bits looks like a combinational loop to CXXRTL.
+        newer_black = Signal()
+        same_side   = Signal()
+        apply_older = Signal()
+        m.d.comb += [
+            newer.eq(Mux(read_newer_odd, self.odd_word, self.even_word)),
+            older.eq(Mux(read_newer_odd, self.even_word, self.odd_word)),
+            newer_black.eq(newer.piece[3]),
+            same_side.eq(self.even_word.piece[3] == self.odd_word.piece[3]),
+            apply_older.eq(~same_side & ~single_step),
+            pair.valid.eq(read_valid),
+            pair.addr.eq(read_addr),
+            pair.newer_odd.eq(read_newer_odd),
+            pair.single_step.eq(single_step),
+            pair.newer_present.eq(read_present[0]),
+            pair.older_present.eq(read_present[1]),
+            pair.newer_barrier.eq(newer.barrier),
+            pair.older_barrier.eq(older.barrier),
+            pair.newer_black.eq(newer_black),
+            pair.same_side.eq(same_side),
+            # Valid included, so that the chain list's apply is a register.
+            pair.apply_white.eq(read_valid & Mux(newer_black, apply_older, 1)),
+            pair.apply_black.eq(read_valid & Mux(newer_black, 1, apply_older)),
+            pair.white_move.eq(Mux(newer_black, older, newer)),
+            pair.black_move.eq(Mux(newer_black, newer, older)),
         ]
 
-        # Read to ahead to hand. The hand stage loads the ahead register on
-        # every clock, valid or not, so that what the chain list compared a
-        # clock early is what it applies; only the first pair of a query,
-        # which meets an empty chain list, skips the ahead stage.
-        # On the first read the ahead register takes the second pair (words
-        # 2 and 3), afterwards always the first.
-        first_pair = sort_pair("first_pair", 0)
-        next_pair  = sort_pair("next_pair", Mux(read_first, 2, 0))
+        # Fetch and read. While it takes pairs the scan moves two words down
+        # a clock, one row in each bank; one word a clock after a refetch,
+        # one row in the bank the newer word leaves.
+        # Before the scan the rows are those of `top`, so that the first
+        # pair is read on the starting clock; the odd row of an even `top` is
+        # one down. Nothing but a multiplexer follows the row registers.
+        top_row     = Signal(range(depth // 2))
+        top_odd_row = Signal(range(depth // 2))
+        m.d.comb += [
+            top_row.eq(self.top[1:]),
+            top_odd_row.eq(self.top[1:] - ~self.top[0]),
+            self.even_row.eq(Mux(self.busy, even_row, top_row)),
+            self.odd_row.eq(Mux(self.busy, odd_row, top_odd_row)),
+        ]
         m.d.sync += [
-            ahead.eq(next_pair),
-            hand.eq(Mux(read_first, first_pair, ahead)),
+            read_addr.eq(fetch_addr),
+            read_newer_odd.eq(fetch_newer_odd),
+            read_present.eq(Cat(fetch_addr >= 0, fetch_addr >= 1)),
+        ]
+
+        # The hand stage drops what it would load from the ahead register:
+        # between queries, and on a refetch (see the FSM below).
+        hand_drop = Signal()
+        refetch   = Signal()
+        m.d.comb += refetch.eq(hand.valid & hand.same_side & ~hand.single_step)
+
+        # Ahead to hand: the hand stage loads the ahead register on every
+        # clock, valid or not, so that what the chain list compared a clock
+        # early is what it applies.
+        m.d.sync += [
+            ahead.eq(pair),
+            hand.eq(ahead),
         ]
         m.d.comb += [
             self.chain_white_next.eq(ahead.white_move),
             self.chain_black_next.eq(ahead.black_move),
             self.chain_white_move.eq(hand.white_move),
             self.chain_black_move.eq(hand.black_move),
-            self.chain_apply_white.eq(hand.valid & hand.apply_white),
-            self.chain_apply_black.eq(hand.valid & hand.apply_black),
+            self.chain_apply_white_next.eq(ahead.apply_white & ~hand_drop),
+            self.chain_apply_black_next.eq(ahead.apply_black & ~hand_drop),
         ]
 
         # Hand to decide.
@@ -271,96 +320,139 @@ class Scanner(wiring.Component):
             decide_newer_barrier.eq(hand.newer_barrier),
             decide_older_barrier.eq(hand.older_barrier),
             decide_same_side.eq(hand.same_side),
-            decide_newer_overflow.eq(Mux(hand.newer_black, self.chain_black_overflow,
-                                         self.chain_white_overflow)),
-            decide_older_overflow.eq(Mux(hand.newer_black, self.chain_white_overflow,
-                                         self.chain_black_overflow)),
+            decide_newer_black.eq(hand.newer_black),
+            decide_white_overflow.eq(self.chain_white_overflow),
+            decide_black_overflow.eq(self.chain_black_overflow),
             decide_empty_before.eq(self.chain_empty),
+            # What stops the scan apart from the chain list, summed up here so
+            # that `stop` (which ends in `done`) is two LUT levels deep.
+            decide_newer_blocked.eq(~hand.newer_present | hand.newer_barrier),
+            decide_older_blocked.eq(~hand.single_step &
+                                    (~hand.older_present | hand.older_barrier)),
+            decide_older_checked.eq(~hand.single_step & ~hand.same_side),
+        ]
+        # Sorted back into newer and older here, not before the registers:
+        # the overflow is the end of a long path through the chain list.
+        m.d.comb += [
+            decide_newer_overflow.eq(Mux(decide_newer_black, decide_black_overflow,
+                                         decide_white_overflow)),
+            decide_older_overflow.eq(Mux(decide_newer_black, decide_white_overflow,
+                                         decide_black_overflow)),
         ]
         # The equal position left by the previous pair is booked first;
         # `count_reached` and `count_reached_next` are registered so that the
         # limit test costs one multiplexer, not an adder.
         equal_position     = Signal()
-        count_reached      = Signal()   # count >= count_limit
-        count_reached_next = Signal()   # count + 1 >= count_limit
+        count_reached      = Signal(reset_less=True)   # count >= count_limit
+        count_reached_next = Signal(reset_less=True)   # count + 1 >= count_limit
         limit_reached      = Signal()
         m.d.comb += [
-            equal_position.eq(decide_empty_before & (result.plies_scanned != 0) &
-                              ~result.plies_scanned[0]),
+            equal_position.eq(decide_empty_before & scanned_nonzero & ~scanned_odd),
             limit_reached.eq(Mux(equal_position, count_reached_next, count_reached)),
+        ]
+
+        # Both sums are made from the register alone, so that the adders run
+        # beside the decision instead of after it.
+        plies_plus_one = Signal.like(result.plies_scanned)
+        plies_plus_two = Signal.like(result.plies_scanned)
+        m.d.comb += [
+            plies_plus_one.eq(result.plies_scanned + 1),
+            plies_plus_two.eq(result.plies_scanned + 2),
         ]
 
         stop        = Signal()
         stop_reason = Signal(StopReason)
         take_newer  = Signal()
         take_older  = Signal()
+        m.d.comb += [
+            stop.eq(limit_reached | decide_newer_blocked | decide_newer_overflow |
+                    decide_older_blocked | decide_older_checked & decide_older_overflow),
+            take_newer.eq(~limit_reached & ~decide_newer_blocked & ~decide_newer_overflow),
+            take_older.eq(~stop & decide_older_checked),
+        ]
+        # Why it stopped: the first reason in the order of the module docstring.
         with m.If(limit_reached):
-            m.d.comb += [stop.eq(1), stop_reason.eq(StopReason.LIMIT)]
+            m.d.comb += stop_reason.eq(StopReason.LIMIT)
         with m.Elif(~decide_newer_present):
-            m.d.comb += [stop.eq(1), stop_reason.eq(StopReason.BOTTOM)]
+            m.d.comb += stop_reason.eq(StopReason.BOTTOM)
         with m.Elif(decide_newer_barrier):
-            m.d.comb += [stop.eq(1), stop_reason.eq(StopReason.BARRIER)]
+            m.d.comb += stop_reason.eq(StopReason.BARRIER)
         with m.Elif(decide_newer_overflow):
-            m.d.comb += [stop.eq(1), stop_reason.eq(StopReason.OVERFLOW)]
-        with m.Elif(decide_single_step):
-            m.d.comb += take_newer.eq(1)
+            m.d.comb += stop_reason.eq(StopReason.OVERFLOW)
+        with m.Elif(~decide_older_present):
+            m.d.comb += stop_reason.eq(StopReason.BOTTOM)
+        with m.Elif(decide_older_barrier):
+            m.d.comb += stop_reason.eq(StopReason.BARRIER)
         with m.Else():
-            m.d.comb += take_newer.eq(1)
-            with m.If(~decide_older_present):
-                m.d.comb += [stop.eq(1), stop_reason.eq(StopReason.BOTTOM)]
-            with m.Elif(decide_older_barrier):
-                m.d.comb += [stop.eq(1), stop_reason.eq(StopReason.BARRIER)]
-            with m.Elif(decide_same_side):
-                pass   # the hand stage has already refetched
-            with m.Elif(decide_older_overflow):
-                m.d.comb += [stop.eq(1), stop_reason.eq(StopReason.OVERFLOW)]
-            with m.Else():
-                m.d.comb += take_older.eq(1)
+            m.d.comb += stop_reason.eq(StopReason.OVERFLOW)
 
         with m.FSM():
             with m.State("IDLE"):
+                m.d.comb += hand_drop.eq(1)
+                # The fetch registers follow `top` on every idle clock, not
+                # only on the starting one: their write enables stay short.
                 m.d.sync += [
                     read_valid.eq(0),
-                    ahead.valid.eq(0),
-                    hand.valid.eq(0),
+                    *_invalidate(ahead),
+                    *_invalidate(hand),
                     decide_valid.eq(0),
+                    fetch_addr.eq(self.top - 2),
+                    fetch_newer_odd.eq(self.top[0]),
+                    *rows_for(self.top, 2),
+                    single_step.eq(0),
                 ]
                 with m.If(self.start):
-                    # Fetch the first two pairs on the starting clock itself.
+                    # Fetch the first pair on the starting clock itself.
                     m.d.comb += [
-                        self.read_addr.eq(self.top),
+                        self.reading.eq(1),
                         self.chain_clear.eq(1),
                     ]
                     m.d.sync += [
                         self.done.eq(0),
                         read_valid.eq(1),
-                        read_first.eq(1),
                         read_addr.eq(self.top),
-                        read_present.eq(Cat(self.top >= index for index in range(READ_WIDTH))),
-                        fetch_addr.eq(self.top - READ_WIDTH),
-                        single_step.eq(0),
+                        read_newer_odd.eq(self.top[0]),
+                        read_present.eq(Cat(1, self.top >= 1)),
                         count_limit.eq(self.count_limit),
                         count_reached.eq(self.count_limit == 0),
                         count_reached_next.eq(self.count_limit <= 1),
                         result.eq(0),
+                        scanned_odd.eq(0),
+                        scanned_nonzero.eq(0),
                     ]
                     m.next = "SCAN"
 
             with m.State("SCAN"):
-                m.d.comb += self.busy.eq(1)
-                m.d.sync += [
-                    fetch_addr.eq(fetch_addr - step),
-                    read_valid.eq(1),
-                ]
-                with m.If(hand.valid & hand.same_side & ~hand.single_step):
+                m.d.comb += [self.busy.eq(1), self.reading.eq(1), hand_drop.eq(refetch)]
+                m.d.sync += read_valid.eq(1)
+                with m.If(~single_step):
+                    m.d.sync += [
+                        fetch_addr.eq(fetch_addr - 2),
+                        even_row.eq(even_row - 1),
+                        odd_row.eq(odd_row - 1),
+                    ]
+                with m.Else():
+                    # An odd newer word shares its row with the even word
+                    # below it; an even one has the odd word a row down.
+                    m.d.sync += [
+                        fetch_addr.eq(fetch_addr - 1),
+                        fetch_newer_odd.eq(~fetch_newer_odd),
+                    ]
+                    with m.If(fetch_newer_odd):
+                        m.d.sync += odd_row.eq(odd_row - 1)
+                    with m.Else():
+                        m.d.sync += even_row.eq(even_row - 1)
+                with m.If(refetch):
                     # The pairs in flight were fetched two words apart; drop
                     # them and go on one word a clock.
                     m.d.sync += [
                         single_step.eq(1),
                         fetch_addr.eq(hand.addr - 1),
+                        fetch_newer_odd.eq(~hand.newer_odd),
+                        *rows_for(hand.addr, 1),
                         read_valid.eq(0),
-                        ahead.valid.eq(0),
-                        hand.valid.eq(0),
+                        *_invalidate(ahead),
+                        *_invalidate(hand),
                     ]
                 with m.If(decide_valid):
                     with m.If(equal_position):
@@ -374,8 +466,13 @@ class Scanner(wiring.Component):
                                 result.repetition.eq(1),
                                 result.distance.eq(result.plies_scanned),
                             ]
-                    m.d.sync += result.plies_scanned.eq(result.plies_scanned + take_newer +
-                                                        take_older)
+                    m.d.sync += [
+                        result.plies_scanned.eq(Mux(take_older, plies_plus_two,
+                                                    Mux(take_newer, plies_plus_one,
+                                                        result.plies_scanned))),
+                        scanned_odd.eq(scanned_odd ^ take_newer ^ take_older),
+                        scanned_nonzero.eq(scanned_nonzero | take_newer),
+                    ]
                     with m.If(stop):
                         m.d.sync += [
                             result.stop.eq(stop_reason),

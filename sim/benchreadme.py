@@ -139,6 +139,10 @@ def _distribution_table(bench):
                 f"sustained {bench.get('plies_per_clock', '?')} plies a clock; latency "
                 f"`{simulation.get('latency_formula', '?')}`"
                 + (" on every query." if simulation.get("formula_holds") else "."))
+    overflows = bench.get("overflows")
+    if overflows:
+        sentence += (f" Overflows: {overflows.get('pools_by_kind', '?')} with the pools by "
+                     f"kind, {overflows.get('one_pool_a_side', '?')} with one pool a side.")
     return table + ["", sentence]
 
 
@@ -153,12 +157,16 @@ def _target_table(bench):
             misfit = _misfit(figures)
             why = (f"does not fit: {misfit[0]} chains need ~{misfit[1]} of {misfit[2]} "
                    f"logic cells" if misfit else figures["error"])
-            rows.append([label, why, "", "", "", ""])
+            rows.append([label, why, "", "", "", "", ""])
             continue
         fmax = figures.get("fmax_mhz", {})
+        ratio = ""
         if name in BARE_CORES:
             timing = ns.get(f"fpga:{name}", {})
             speed = f"{_number(timing.get('mean'), 0)} ({_number(timing.get('p99'), 0)})"
+            # Issue 11's per-query target: below the C chain list (< 1).
+            found = bench.get("ratio_to_c_chain_list", {}).get(name)
+            ratio = "" if found is None else _number(float(found), 2)
         else:
             speed = f"(runs at {_number(BOARDS[name].clk_freq / 1e6, 0)} MHz)"
         cells = figures.get("logic_cells", {})
@@ -166,9 +174,9 @@ def _target_table(bench):
                                        for key in ("min", "median", "max")),
                      f"{cells.get('used', '?')} ({cells.get('percent', '?')} %)",
                      figures.get("flip_flops", ""),
-                     figures.get("block_rams", {}).get("used", ""), speed])
+                     figures.get("block_rams", {}).get("used", ""), speed, ratio])
     return _table(["target", "Fmax min / median / max (MHz)", "logic cells", "FFs", "BRAMs",
-                   "ns/query mean (p99) at median Fmax"], rows)
+                   "ns/query mean (p99) at median Fmax", "ratio to the C chain list"], rows)
 
 
 def _peer_table(bench):

@@ -286,7 +286,7 @@ class CxxrtlSession(CxxrtlModel):
 
     Parameters
     ----------
-    depth, chains, rules :
+    depth, chains, rules, pools :
         As for :class:`~axon.hdl.detector.AxonDetector`; checked at once.
     build_dir : str or Path or None
         Cache directory for the generated C++ and the binary (default
@@ -299,10 +299,11 @@ class CxxrtlSession(CxxrtlModel):
     HARNESS       = "cxxrtl_harness.cc"
     HARNESS_PORTS = _HARNESS_PORTS
 
-    def __init__(self, *, depth=256, chains=24, rules="exact", build_dir=None):
+    def __init__(self, *, depth=256, chains=24, rules="exact", pools="kind", build_dir=None):
         self.depth = depth
         self.chains = chains
         self.rules = rules
+        self.pools = pools
         super().__init__(build_dir)
         self._fields = {name: (field.offset, (1 << field.width) - 1)
                         for name, field in ResultLayout(depth)}
@@ -311,7 +312,8 @@ class CxxrtlSession(CxxrtlModel):
                              f"{depth} makes it {ResultLayout(depth).size}")
 
     def _make_dut(self):
-        return AxonDetector(depth=self.depth, chains=self.chains, rules=self.rules)
+        return AxonDetector(depth=self.depth, chains=self.chains, rules=self.rules,
+                            pools=self.pools)
 
     def _defines(self):
         return [f"#define AXON_DEPTH {self.depth}u",

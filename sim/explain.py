@@ -197,7 +197,13 @@ def _stop_text(result, words, top, chains, count_limit, window_limited, ply_of, 
                 f"{what}, which no legal game does (the move list is impossible)")
     def plural(count):
         return f"{count} slot{'s' if count != 1 else ''}"
-    slots = plural(chains) if rules is Rules.CPW else f"{plural(chains // 2)} a side"
+    size = len(chain_list._pool(piece).slots)
+    if rules is Rules.CPW:
+        slots = plural(size)
+    elif size:
+        slots = f"{plural(size)} for its side and kind"
+    else:
+        slots = f"no slot for its kind with {chains} chains"
     return (f"Chain list overflow: no free slot ({slots}) for "
             f"{_describe_word(word)} at ply {ply_of(address)} (the answer may miss "
             f"a repetition)")

@@ -34,7 +34,7 @@ from ..boards import link as link_module
 from ..boards.link import FrameReceiver
 from ..boards.protocol import START
 from ..hdl import chainlist as chainlist_module
-from ..hdl.chainlist import ChainEntry, ChainPool
+from ..hdl.chainlist import ChainEntry, ChainPool, UnpairedPool
 from ..hdl.detector import AxonDetector
 from ..hdl.movelist import MoveList
 from ..hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS
@@ -135,14 +135,20 @@ def _miscounting_pool():
                          lambda value: sum(value[index] for index in range(0, len(value), 2)))
 
 
-def _free_pool(m, rules):
-    """A 4-slot pool driven by free inputs, under its contract: what it
-    applies is what it was shown as ``next_move`` a clock before."""
-    m.submodules.pool = pool = ChainPool(slots=4, rules=rules)
+def _free_pool(m, rules, pool=None):
+    """A pool (a 4-slot :class:`ChainPool` unless given) driven by free
+    inputs, under its contract: what it applies is what it was shown as
+    ``next_move`` a clock before."""
+    m.submodules.pool = pool = pool or ChainPool(slots=4, rules=rules)
     _free(m, pool.clear)
     _free(m, pool.apply)
     _free(m, pool.next_move)
     m.d.sync += pool.move.eq(pool.next_move)
+    if isinstance(pool, UnpairedPool):
+        # Its contract: nothing is applied on the clock after a clear.
+        cleared = Signal()
+        m.d.sync += cleared.eq(pool.clear)
+        m.d.comb += Assume(~(cleared & pool.apply))
     return pool
 
 
@@ -166,16 +172,51 @@ def _bookkeeping(rules):
             # One move frees at most one slot (two for the paper's symmetry),
             # takes at most one, and never does both: an insert that links
             # takes none.
-            most_freed = 2 if rules == "paper" else 1
             with m.If(applied_before):
                 m.d.comb += [
-                    Assert(_popcount(freed) <= most_freed),
+                    Assert(_popcount(freed) <= 2),
                     Assert(_popcount(taken) <= 1),
                     Assert((freed == 0) | (taken == 0)),
                 ]
         harness = _Harness(body)
         return harness
     return build
+
+
+def _unpaired_bookkeeping(broken):
+    def body(m):
+        pool = _free_pool(m, "exact", UnpairedPool(slots=3))
+        # Until an overflow (after which the scan stops and the pool is
+        # thrown away), as many starts as ends are valid: an insert needs a
+        # free end exactly when it has a free start.
+        tracking = Signal(init=1)
+        with m.If(pool.clear):
+            m.d.sync += tracking.eq(1)
+        with m.Elif(pool.apply & pool.overflow):
+            m.d.sync += tracking.eq(0)
+        starts_before  = Signal(3)
+        applied_before = Signal()
+        m.d.sync += [
+            starts_before.eq(pool.start_valid),
+            applied_before.eq(pool.apply & ~pool.clear & ~pool.overflow),
+        ]
+        m.d.comb += [
+            Assert(pool.open_chains == _popcount(pool.start_valid)),
+            Assert(pool.empty == (pool.start_valid == 0)),
+        ]
+        with m.If(tracking):
+            m.d.comb += Assert(_popcount(pool.start_valid) == _popcount(pool.end_valid))
+        # A move frees at most one start (a start and an end together) or
+        # takes at most one, never both.
+        freed = starts_before & ~pool.start_valid
+        taken = pool.start_valid & ~starts_before
+        with m.If(applied_before):
+            m.d.comb += [
+                Assert(_popcount(freed) <= 1),
+                Assert(_popcount(taken) <= 1),
+                Assert((freed == 0) | (taken == 0)),
+            ]
+    return _Harness(body)
 
 
 # --- The pool follows the rules -----------------------------------------------
@@ -301,6 +342,124 @@ class _ReferencePool(Elaboratable):
                     m.d.comb += new_occupied[i].eq(0)
 
 
+def _beside_reference(m, pool, reference):
+    """Feed `reference` what `pool` is given; return a signal that is high
+    while the two are to agree. After an overflow the scan stops and its
+    chain list is thrown away; the comparison resumes at the next clear."""
+    m.d.comb += [
+        reference.clear.eq(pool.clear),
+        reference.apply.eq(pool.apply),
+        reference.move.eq(pool.move),
+    ]
+    tracking = Signal(init=1)
+    with m.If(pool.clear):
+        m.d.sync += tracking.eq(1)
+    with m.Elif(pool.apply & reference.overflow):
+        m.d.sync += tracking.eq(0)
+    return tracking
+
+
+class _ReferenceUnpairedPool(Elaboratable):
+    """:class:`axon.sim.unpaired.UnpairedPool` in plain gateware: every
+    comparison against the move in hand, the lowest free entry taken by
+    priority, nothing computed a clock ahead. The proof is that
+    :class:`~axon.hdl.chainlist.UnpairedPool` keeps the same entries."""
+
+    def __init__(self, slots, kinds):
+        self.slots = slots
+        self.kinds = kinds
+        self.clear       = Signal()
+        self.apply       = Signal()
+        self.move        = Signal(MoveWord)
+        self.start_valid = Signal(slots)
+        self.end_valid   = Signal(slots)
+        self.start_sq    = Signal(data.ArrayLayout(6, slots))
+        self.end_sq      = Signal(data.ArrayLayout(6, slots))
+        self.start_kind  = Signal(data.ArrayLayout(3, slots))
+        self.end_kind    = Signal(data.ArrayLayout(3, slots))
+        self.overflow    = Signal()
+
+    def elaborate(self, platform):
+        m = Module()
+        n = self.slots
+        kind, a, b = self.move.piece[:3], self.move.from_sq, self.move.to_sq
+        same_start = [(self.start_kind[i] == kind) if self.kinds else C(1) for i in range(n)]
+        same_end   = [(self.end_kind[i] == kind) if self.kinds else C(1) for i in range(n)]
+        starts_at_b = Cat(self.start_valid[i] & same_start[i] & (self.start_sq[i] == b)
+                          for i in range(n))
+        ends_at_a   = Cat(self.end_valid[i] & same_end[i] & (self.end_sq[i] == a)
+                          for i in range(n))
+        several = lambda bits: sum(bits[i] for i in range(n)) > 1
+        free_start = _first(m, "ref_free_start", ~self.start_valid)
+        free_end   = _first(m, "ref_free_end", ~self.end_valid)
+        m.d.comb += self.overflow.eq((a == b) | several(starts_at_b) | several(ends_at_a) |
+                                     ~starts_at_b.any() & ~ends_at_a.any() &
+                                     ~free_start.any())
+
+        def write(valid, squares, kinds, onehot, square):
+            for i in range(n):
+                with m.If(onehot[i]):
+                    m.d.sync += [valid[i].eq(1), squares[i].eq(square)]
+                    if self.kinds:
+                        m.d.sync += kinds[i].eq(kind)
+
+        with m.If(self.clear):
+            m.d.sync += [self.start_valid.eq(0), self.end_valid.eq(0)]
+        with m.Elif(self.apply):
+            with m.If(starts_at_b.any() & ends_at_a.any()):
+                m.d.sync += [self.start_valid.eq(self.start_valid & ~starts_at_b),
+                             self.end_valid.eq(self.end_valid & ~ends_at_a)]
+            with m.Elif(starts_at_b.any()):
+                write(self.start_valid, self.start_sq, self.start_kind, starts_at_b, a)
+            with m.Elif(ends_at_a.any()):
+                write(self.end_valid, self.end_sq, self.end_kind, ends_at_a, b)
+            with m.Else():
+                write(self.start_valid, self.start_sq, self.start_kind, free_start, a)
+                write(self.end_valid, self.end_sq, self.end_kind, free_end, b)
+        return m
+
+
+def _unpaired_follows_rules(slots, kinds):
+    def build(broken):
+        def body(m):
+            pool = _free_pool(m, "exact", UnpairedPool(slots=slots, kinds=kinds))
+            m.submodules.reference = reference = _ReferenceUnpairedPool(slots, kinds)
+            tracking = _beside_reference(m, pool, reference)
+            with m.If(tracking):
+                m.d.comb += [
+                    Assert(pool.start_valid == reference.start_valid),
+                    Assert(pool.end_valid == reference.end_valid),
+                    Assert(pool.empty == (reference.start_valid == 0)),
+                ]
+                for i in range(slots):
+                    m.d.comb += [
+                        Assert(~reference.start_valid[i] |
+                               (pool.start_squares[i] == reference.start_sq[i])),
+                        Assert(~reference.end_valid[i] |
+                               (pool.end_squares[i] == reference.end_sq[i])),
+                    ]
+                    if kinds:
+                        m.d.comb += [
+                            Assert(~reference.start_valid[i] |
+                                   (pool.start_kinds[i] == reference.start_kind[i])),
+                            Assert(~reference.end_valid[i] |
+                                   (pool.end_kinds[i] == reference.end_kind[i])),
+                        ]
+                with m.If(pool.apply & ~pool.clear):
+                    m.d.comb += Assert(pool.overflow == reference.overflow)
+        return _Harness(body)
+    return build
+
+
+def _highest_free_entry():
+    """A pool that inserts into the highest free entry instead of the lowest."""
+    def highest(vector):
+        width = len(vector)
+        return Cat(vector[i] & ~vector[i + 1:].any() if i + 1 < width else vector[i]
+                   for i in range(width))
+    return _patched_pool("_lowest", highest)
+
+
 def _slot_zero_select():
     """A pool whose one-hot select always reads slot 0: the transition's chain
     end comes from the wrong slot."""
@@ -312,18 +471,7 @@ def _follows_rules(rules):
         def body(m):
             pool = _free_pool(m, rules)
             m.submodules.reference = reference = _ReferencePool(4, rules)
-            m.d.comb += [
-                reference.clear.eq(pool.clear),
-                reference.apply.eq(pool.apply),
-                reference.move.eq(pool.move),
-            ]
-            # After an overflow the scan stops and its chain list is thrown
-            # away; the comparison resumes at the next clear.
-            tracking = Signal(init=1)
-            with m.If(pool.clear):
-                m.d.sync += tracking.eq(1)
-            with m.Elif(pool.apply & reference.overflow):
-                m.d.sync += tracking.eq(0)
+            tracking = _beside_reference(m, pool, reference)
             with m.If(tracking):
                 m.d.comb += [
                     Assert(pool.occupied == reference.occupied),
@@ -400,13 +548,17 @@ def _writes_refused(broken):
 
 def _refused_writes_keep_words(broken):
     def body(m):
-        # Four words: one read returns the whole list, so the harness can
-        # compare all of it with a shadow on every clock.
+        # Four words, two a bank: the harness reads the two rows of each bank
+        # in turn (the even bank's opposite the odd bank's) and compares them
+        # with a shadow of the whole list, so every word is checked every
+        # other clock, which keeps the property inductive.
         m.submodules.move_list = move_list = MoveList(depth=4)
         for port in (move_list.scan_active, move_list.host_write_addr,
                      move_list.host_write_word, move_list.host_write_en):
             _free(m, port)
-        m.d.comb += move_list.read_addr.eq(3)
+        turn = Signal()
+        m.d.sync += turn.eq(~turn)
+        m.d.comb += [move_list.even_row.eq(turn), move_list.odd_row.eq(~turn)]
         shadow = [Signal(17, name=f"shadow{address}") for address in range(4)]
         taken = move_list.host_write_en & ~move_list.scan_active
         if broken:
@@ -417,16 +569,26 @@ def _refused_writes_keep_words(broken):
                 m.d.sync += shadow[address].eq(move_list.host_write_word.as_value())
         m.d.comb += Assert(move_list.host_write_refused ==
                            (move_list.host_write_en & move_list.scan_active))
-        # The block RAM reads before it writes: compare with last clock's shadow.
-        # (There is no read before the first clock.)
+        # The block RAM reads before it writes: compare with last clock's
+        # shadow. (There is no read before the first clock.)
         expected = [Signal(17, name=f"expected{address}") for address in range(4)]
+        even_row = Signal()
+        odd_row  = Signal()
         reading  = Signal()
-        m.d.sync += reading.eq(1)
+        m.d.sync += [
+            reading.eq(1),
+            even_row.eq(move_list.even_row),
+            odd_row.eq(move_list.odd_row),
+        ]
         for address in range(4):
             m.d.sync += expected[address].eq(shadow[address])
-            with m.If(reading):
-                m.d.comb += Assert(move_list.read_words[3 - address].as_value() ==
-                                   expected[address])
+        with m.If(reading):
+            m.d.comb += [
+                Assert(move_list.even_word.as_value() ==
+                       Mux(even_row, expected[2], expected[0])),
+                Assert(move_list.odd_word.as_value() ==
+                       Mux(odd_row, expected[3], expected[1])),
+            ]
     return _Harness(body)
 
 
@@ -532,19 +694,24 @@ PROPERTIES = [
              f"{termination_bound(0)} clocks, any move-list contents",
              _termination, "bmc", 16),
     Property("bookkeeping-exact",
-             "open-chain count == occupied slots; empty <=> no slot occupied; "
-             "a move frees or takes at most one slot (exact rules)",
-             _bookkeeping("exact"), "bmc", 14, _miscounting_pool),
+             "the unpaired pool: open-chain count == valid starts (== valid ends until "
+             "an overflow); empty <=> no start valid; a move frees or takes at most one start",
+             _unpaired_bookkeeping, "bmc", 14, _miscounting_pool),
     Property("bookkeeping-paper",
-             "the same for the paper's rules (symmetry frees two)",
+             "the paired pool of the paper's rules: open-chain count == occupied slots; "
+             "empty <=> no slot occupied; a move frees at most two slots or takes one",
              _bookkeeping("paper"), "bmc", 14, _miscounting_pool),
     Property("rules-exact",
-             "the pool (compares a clock ahead, selects by hit vectors) holds the same "
-             "chains in the same slots as a plain first-match model of the exact rules, "
-             "and overflows on the same moves",
-             _follows_rules("exact"), "bmc", 6, _slot_zero_select),
+             "the unpaired pool of one kind (compares a clock ahead) holds the same starts "
+             "and ends in the same entries as a plain model of sim/unpaired.py, and "
+             "overflows on the same moves",
+             _unpaired_follows_rules(3, False), "bmc", 6, _highest_free_entry),
+    Property("rules-exact-lean",
+             "the same for the lean layout's pool, which keeps each entry's kind",
+             _unpaired_follows_rules(2, True), "bmc", 6, _highest_free_entry),
     Property("rules-paper",
-             "the same for the paper's rules (transition, reflection, symmetry)",
+             "the paired pool of the paper's rules holds the same chains in the same slots "
+             "as a plain first-match model of transition, reflection and symmetry",
              _follows_rules("paper"), "bmc", 6, _slot_zero_select),
     Property("stable-results",
              "done and result hold from done until the next start, whatever the "
@@ -556,7 +723,7 @@ PROPERTIES = [
              _writes_refused, "prove", 4),
     Property("refused-writes-keep-words",
              "the move list stores every write it takes and no write it refuses "
-             "(every word checked on every clock)",
+             "(both rows of each bank read in turn: every word checked every other clock)",
              _refused_writes_keep_words, "prove", 4),
     Property("frame-parser",
              "the parser ends every frame where an independent framer does, and "

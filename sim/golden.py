@@ -20,7 +20,7 @@ position". Every move read updates the list by these rules:
 
 The current position equals an earlier one when every chain is closed; the
 ``paper`` and ``exact`` rules also require an even number of plies, so that the
-same side is to move. The slots are split evenly between the sides (see
+same side is to move. The slots are split between the sides and the piece kinds (see
 :class:`ChainList`). ``cpw`` is the chessprogramming-wiki pseudo-code: square
 matching without the piece, no symmetry, no side-to-move check.
 
@@ -39,6 +39,7 @@ import enum
 from dataclasses import dataclass
 from typing import Optional
 
+from ..hdl.pools import check_pools, side_pools
 from ..hdl.word import unpack_word
 
 
@@ -242,24 +243,35 @@ class ChainPool:
 
 
 class ChainList:
-    """The chain list, split into one pool of slots per side.
+    """The chain list, split into pools by side and piece kind.
 
-    A chain only ever changes on a move of its own piece, so White's and
-    Black's chains never meet: the ``paper`` and ``exact`` rules keep half the
-    slots for each side (which lets the gateware apply a White and a Black move
-    in the same clock). The wiki's pseudo-code matches squares regardless of
-    the piece, so ``cpw`` keeps one shared pool.
+    A chain only ever changes on a move of its own piece, so chains of
+    different sides or kinds never meet: the ``paper`` and ``exact`` rules
+    give every side a pool per kind (``pools="kind"``) or one pool
+    (``pools="side"``), as :func:`axon.hdl.pools.side_pools` lays them out for
+    the gateware. A move of a kind without a pool meets a pool of no slots and
+    overflows. The wiki's pseudo-code matches squares regardless of the piece,
+    so ``cpw`` keeps one shared pool.
     """
 
-    def __init__(self, size, rules):
+    def __init__(self, size, rules, pools="kind"):
+        check_pools(pools)
+        self.no_pool = ChainPool(0, rules)
+        self.by_piece = {}
         if rules is Rules.CPW:
             self.pools = [ChainPool(size, rules)]
-        else:
-            self.pools = [ChainPool(size // 2, rules), ChainPool(size // 2, rules)]
+            self.by_piece = dict.fromkeys(range(16), self.pools[0])
+            return
+        self.pools = []
+        for colour in (0, 8):
+            for kind, slots in side_pools(size, pools):
+                pool = ChainPool(slots, rules)
+                self.pools.append(pool)
+                kinds = range(8) if kind is None else (kind,)
+                self.by_piece.update({colour | each: pool for each in kinds})
 
     def _pool(self, piece):
-        # Table 1: bit 3 of the piece code is the colour.
-        return self.pools[(piece >> 3) % len(self.pools)]
+        return self.by_piece.get(piece, self.no_pool)
 
     def apply(self, piece, from_sq, to_sq):
         """Apply one move; return the rule text, or ``None`` on overflow."""
@@ -282,14 +294,16 @@ class ChainList:
                     joined=mover.joined)
 
 
-def perpetual(words, top, *, rules="exact", chains=24, count_limit=4, steps=None):
+def perpetual(words, top, *, rules="exact", chains=24, count_limit=4, steps=None,
+              pools="kind"):
     """Scan ``words`` back from address ``top``; return a :class:`Result`.
 
     ``words`` is the move-list contents (17-bit move words, index = address).
     If ``steps`` is a list, one :class:`Step` per applied word is appended.
+    ``pools`` is the pool layout, see :mod:`axon.hdl.pools`.
     """
     rules = _check_query(words, top, rules, chains, count_limit)
-    chain_list = ChainList(chains, rules)
+    chain_list = ChainList(chains, rules, pools)
     address, plies, count, distance = top, 0, 0, None
     while True:
         if count >= count_limit:

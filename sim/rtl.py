@@ -117,20 +117,22 @@ class RtlSession:
 
     Parameters
     ----------
-    depth, chains, rules :
+    depth, chains, rules, pools :
         As for :class:`~axon.hdl.detector.AxonDetector`.
     vcd : str or None
         Write a waveform there (and a GTKWave save file beside it).
     """
 
-    def __init__(self, *, depth=256, chains=24, rules="exact", vcd=None):
+    def __init__(self, *, depth=256, chains=24, rules="exact", pools="kind", vcd=None):
         self.depth = depth
         self.chains = chains
         self.rules = rules
+        self.pools = pools
         self.vcd = vcd
 
     def make_dut(self):
-        return AxonDetector(depth=self.depth, chains=self.chains, rules=self.rules)
+        return AxonDetector(depth=self.depth, chains=self.chains, rules=self.rules,
+                            pools=self.pools)
 
     def run(self, words, queries):
         """Load ``words`` at address 0, then answer ``queries``.

@@ -105,7 +105,13 @@ _SCANNER_ROLES = [
     ("stop", ["stop", "stop_reason"]),
 ]
 
-_SLOT_FIELD = re.compile(r"chain(\d+)_(kind|from|to)$")
+# A slot of a paired pool (`chain3_from`) or an entry of an unpaired one
+# (`start3_sq`); an unpaired pool holds as many chains as start entries.
+_SLOT_FIELD = re.compile(r"(?:chain(\d+)_(?:kind|from|to)|start(\d+)_(?:kind|sq))$")
+
+
+def _slot_index(match):
+    return int(match.group(1) if match.group(1) is not None else match.group(2))
 
 
 def _scope_key(scope):
@@ -152,19 +158,26 @@ def gtkw_layout(available, dut):
                          key=_scope_key)
     for scope in pool_scopes:
         names = by_scope[scope]
-        indices = sorted({int(match.group(1)) for match in map(_SLOT_FIELD.match, names)
+        indices = sorted({_slot_index(match) for match in map(_SLOT_FIELD.match, names)
                           if match})
         slots += len(indices)
         entries = []
-        if "chain_valid" in names:
-            entries.append(("bits", *names["chain_valid"]))
-        else:
-            missing.append(".".join([*scope, "chain_valid"]))
+        paired = any(name.startswith("chain") for name in names if _SLOT_FIELD.match(name))
+        for valid in (["chain_valid"] if paired else ["start_valid", "end_valid"]):
+            if valid in names:
+                entries.append(("bits", *names[valid]))
+            else:
+                missing.append(".".join([*scope, valid]))
         for index in indices:
-            entries += pick(scope, [f"chain{index}_kind", f"chain{index}_from",
-                                    f"chain{index}_to"])
-        entries += pick(scope, ["from_hits", "to_hits", "open_chains", "empty", "overflow"],
-                        required=False)
+            if paired:
+                entries += pick(scope, [f"chain{index}_kind", f"chain{index}_from",
+                                        f"chain{index}_to"])
+            else:
+                entries += pick(scope, [f"start{index}_sq", f"end{index}_sq"])
+                entries += pick(scope, [f"start{index}_kind", f"end{index}_kind"],
+                                required=False)
+        entries += pick(scope, ["from_hits", "to_hits", "start_hits", "end_hits",
+                                "open_chains", "empty", "overflow"], required=False)
         chain_list.append((scope[-1], entries))
     if slots != dut.chains:
         missing.append(f"chain list: {slots} slots in the VCD, the detector has {dut.chains}")

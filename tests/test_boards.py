@@ -151,8 +151,8 @@ def test_build_hx8k(tmp_path, monkeypatch, capsys):
 
 @pytest.mark.slow
 def test_build_too_big_for_hx1k(tmp_path, monkeypatch, capsys):
-    # Since the scanner reads four words ahead, not even two chains fit a
-    # 1K device; the build says so in one line instead of a nextpnr error.
+    # With the two-plies-a-clock scanner not even the lean layout fits a 1K
+    # device yet; the build says so in one line instead of a nextpnr error.
     monkeypatch.chdir(tmp_path)
     for chains in ("24", "2"):
         assert run(["build", "--board", "icestick", "--chains", chains]) == 1

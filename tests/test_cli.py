@@ -487,9 +487,17 @@ def test_explain_every_ply_of_the_examples():
 
 def test_explain_stop_reasons(capsys):
     _, out, _ = run(capsys, "explain", FIGURE5, "--game", 1, "--ply", 5, "--chains", 2)
+    # Two chains are one king slot a side: the first knight move meets no pool.
     assert out.splitlines()[-1].endswith(
-        "No repetition. Chain list overflow: no free slot (1 slot a side) for N_D2C4 at "
-        "ply 3 (the answer may miss a repetition).")
+        "No repetition. Chain list overflow: no free slot (no slot for its kind with 2 "
+        "chains) for N_A3B1 at ply 5 (the answer may miss a repetition).")
+    # Ten are one slot a kind: the second displaced knight finds it taken.
+    _, out, _ = run(capsys, "explain", FIGURE5, "--game", 1, "--ply", 5, "--chains", 10)
+    assert out.splitlines()[-1].endswith(
+        "No repetition. Chain list overflow: no free slot (1 slot for its side and kind) for "
+        "N_D2C4 at ply 3 (the answer may miss a repetition).")
+    _, out, _ = run(capsys, "explain", FIGURE5, "--game", 1, "--ply", 5, "--chains", 18)
+    assert "Chain list overflow" not in out.splitlines()[-1]
     _, out, _ = run(capsys, "explain", DIEP, "--game", 1, "--ply", 93, "--depth", 8)
     assert "move list holds plies 86..93" in out
     assert "(window-limited: an older repetition may be missed)" in out.splitlines()[-1]

@@ -6,7 +6,7 @@ import pytest
 
 from axon.hdl.word import pack_word
 from axon.sim.encode import encode_moves
-from axon.sim.generate import game_corpus
+from axon.sim.generate import game_corpus, random_endgame
 from axon.sim.golden import Result, Stop, perpetual
 from axon.sim.oracle import oracle_answers
 
@@ -88,11 +88,11 @@ def test_table2_in_scan_order():
 N = 2  # a white knight's piece code (Table 1)
 
 
-def knight_steps(line, rules, chains=24):
+def knight_steps(line, rules, chains=24, pools="kind"):
     # The four White knight moves of ``line``, newest first.
     _, _, words = play(line)
     steps = []
-    perpetual(words[0::2], 3, rules=rules, chains=chains, steps=steps)
+    perpetual(words[0::2], 3, rules=rules, chains=chains, steps=steps, pools=pools)
     return steps
 
 
@@ -109,11 +109,11 @@ def test_steps_name_the_chains_of_transition_and_symmetry():
     assert c4a3.staged == (c4a3.chain, c4a3.partner)
 
 
-@pytest.mark.parametrize("chains", [2, 24])
-def test_steps_name_the_chains_of_a_link(chains):
+@pytest.mark.parametrize("chains, pools", [(2, "side"), (24, "kind")])
+def test_steps_name_the_chains_of_a_link(chains, pools):
     # With one slot a side, the insert that links takes no slot of its own;
     # the staged list still shows it, after the chain it joins.
-    a5c6, c6d4, d4b3, b3a5 = knight_steps(THREE_KNIGHTS, "exact", chains)
+    a5c6, c6d4, d4b3, b3a5 = knight_steps(THREE_KNIGHTS, "exact", chains, pools)
     assert c6d4.rule == "insert+link"
     assert (c6d4.chain, c6d4.partner, c6d4.joined) == \
            ((N, chess.C6, chess.D4), (N, chess.A5, chess.C6), (N, chess.A5, chess.D4))
@@ -161,7 +161,7 @@ def test_overflow_keeps_what_was_found_before_it(corpus):
     overflows = kept = 0
     for board, moves, words, answers in corpus:
         for ply, answer in enumerate(answers, start=1):
-            result = perpetual(words, ply - 1, chains=2, count_limit=15)
+            result = perpetual(words, ply - 1, chains=2, count_limit=15, pools="side")
             if not result.overflow:
                 assert (result.repetition, result.distance, result.count) == \
                        (answer.repetition, answer.distance, answer.count)
@@ -214,15 +214,33 @@ def test_count_limit_stops_at_nth_find():
 def test_overflow_stops_before_the_move():
     # Two slots per side: the third White chain does not fit.
     words = [knight(0, 10), knight(1, 11), knight(2, 12)]
-    assert perpetual(words, 2, chains=4) == Result(False, None, 0, True, 2, Stop.OVERFLOW)
+    assert perpetual(words, 2, chains=4, pools="side") == \
+        Result(False, None, 0, True, 2, Stop.OVERFLOW)
+    # Three knight slots a side by default: the fourth knight chain does not fit.
+    words = [knight(0, 10), knight(1, 11), knight(2, 12), knight(3, 13)]
+    assert perpetual(words, 3) == Result(False, None, 0, True, 3, Stop.OVERFLOW)
 
 
 def test_each_side_has_half_the_slots():
     black_knight = 10
     words = [knight(0, 10), pack_word(60, 50, black_knight), knight(2, 12),
              pack_word(61, 51, black_knight)]
-    assert perpetual(words, 3, chains=4).stop is Stop.BOTTOM
-    assert perpetual(words, 3, chains=2) == Result(False, None, 0, True, 2, Stop.OVERFLOW)
+    assert perpetual(words, 3, chains=4, pools="side").stop is Stop.BOTTOM
+    assert perpetual(words, 3, chains=2, pools="side") == \
+        Result(False, None, 0, True, 2, Stop.OVERFLOW)
+
+
+def test_each_kind_has_its_own_pool():
+    # 16 chains: K1 Q1 R2 B2 N2 a side. Two knights fit beside two rooks; a
+    # third knight does not, whatever the other kinds leave free; a kind with
+    # no pool (a pawn or null move without its barrier bit) never fits.
+    rook = 4
+    words = [pack_word(0, 8, rook), pack_word(7, 15, rook), knight(1, 18), knight(6, 21)]
+    assert perpetual(words, 3, chains=16).stop is Stop.BOTTOM
+    words.insert(0, knight(2, 12))
+    assert perpetual(words, 4, chains=16) == Result(False, None, 0, True, 4, Stop.OVERFLOW)
+    for piece in (0, 1, 7, 8, 9, 15):
+        assert perpetual([pack_word(1, 2, piece)], 0).stop is Stop.OVERFLOW
 
 
 @pytest.mark.parametrize("rules", ["paper", "exact"])
@@ -270,7 +288,7 @@ def test_a_joined_chain_never_closes(corpus):
     for words in memories:
         for top in range(len(words)):
             steps = []
-            perpetual(words, top, chains=8, count_limit=15, steps=steps)
+            perpetual(words, top, chains=24, count_limit=15, steps=steps)
             assert not any("link+reflection" in step.rule for step in steps)
             links += sum("link" in step.rule for step in steps)
     assert links > 1000
@@ -316,3 +334,100 @@ def test_legal_games_never_meet_two_chains_at_once(corpus, rules):
                 assert chain_list.apply(piece, from_sq, to_sq) is not None
                 checked += 1
     assert checked > 5000
+
+
+# -- the pool layout and the gateware's unpaired pool ---------------------------
+
+from hypothesis import given, settings, strategies as st
+
+from axon.hdl.pools import STARTING_MATERIAL, side_pools
+from axon.sim.golden import ChainPool, Rules
+from axon.sim.unpaired import UnpairedPool
+
+
+def test_default_layout_covers_the_starting_material_with_spares():
+    assert dict(side_pools(24)) == {6: 1, 5: 2, 4: 3, 3: 3, 2: 3}
+    assert dict(side_pools(16)) == STARTING_MATERIAL
+    assert sum(slots for _, slots in side_pools(30)) == 15
+    assert side_pools(4, "side") == ((None, 2),)
+
+
+# Few squares, so that moves meet chains often; kinds and squares drawn so
+# that nonsense (moves of nothing, two chains on a square) comes up too.
+_moves = st.lists(st.tuples(st.sampled_from([2, 3, 4]), st.integers(0, 5), st.integers(0, 5)),
+                  max_size=40)
+
+
+def _projection(pool, kinds):
+    """The golden pool's chains as (starts, ends) multisets, the unpaired view."""
+    from collections import Counter
+    chains = [slot for slot in pool.slots if slot is not None]
+    key = (lambda piece, square: (piece, square)) if kinds else (lambda piece, square: square)
+    return (Counter(key(piece, start) for piece, start, _ in chains),
+            Counter(key(piece, end) for piece, _, end in chains))
+
+
+@settings(max_examples=3000)
+@given(moves=_moves, size=st.integers(0, 4), kinds=st.booleans())
+def test_unpaired_pool_follows_the_golden_pool(moves, size, kinds):
+    # The unpaired pool (what the gateware keeps) gives the golden model's
+    # answer on every move, overflow included, for any words.
+    golden, unpaired = ChainPool(size, Rules.EXACT), UnpairedPool(size, kinds)
+    for piece, from_sq, to_sq in moves:
+        if not kinds:
+            piece = 2   # a pool of one kind sees only that kind's moves
+        applied = golden.apply(piece, from_sq, to_sq) is not None
+        assert unpaired.apply(piece, from_sq, to_sq) == applied
+        if not applied:
+            break
+        starts, ends = _projection(golden, kinds)
+        assert (unpaired.starts, unpaired.ends) == (starts, ends)
+        assert unpaired.empty() == golden.empty()
+        # The invariant the argument rests on: no square both starts and ends a chain.
+        assert not set(unpaired.starts) & set(unpaired.ends)
+
+
+def _within_starting_material(board):
+    return all(len(board.pieces(kind, color)) <= STARTING_MATERIAL[kind]
+               for color in chess.COLORS for kind in STARTING_MATERIAL)
+
+
+@pytest.fixture(scope="module")
+def wandering_games():
+    # Long games that rarely shuffle back, so that many pieces stay displaced
+    # at once: the hardest case for the pools' capacity.
+    import random
+    from axon.sim.generate import random_game
+    rng = random.Random(1101)
+    games = []
+    for index in range(40):
+        board = chess.Board() if index % 4 else random_endgame(rng)
+        board, moves = random_game(rng, 160, board, reversible_bias=0.97, shuffle_rate=0.0)
+        games.append((board, moves, encode_moves(board, moves)))
+    return games
+
+
+def test_capacity_guarantee(corpus, wandering_games):
+    # No query overflows while each side has at most its starting material in
+    # non-pawn pieces (K, Q, 2R, 2B, 2N): a chain is one displaced piece, and
+    # from 16 chains up every side has a slot for each. Checked at the top of
+    # every query (the material cannot change within a scan: captures and
+    # pawn moves are barriers).
+    games = [(board, moves, words) for board, moves, words, _ in corpus] + wandering_games
+    checked = short = 0
+    for chains in (16, 24, 14):
+        for board, moves, words in games:
+            board = board.copy()
+            for ply, move in enumerate(moves):
+                board.push(move)
+                if not _within_starting_material(board):
+                    continue
+                overflow = perpetual(words, ply, chains=chains, count_limit=15).overflow
+                if chains == 14:
+                    short += overflow
+                else:
+                    assert not overflow, f"chains {chains}, ply {ply + 1}"
+                    checked += 1
+    assert checked > 20000
+    # One knight slot a side (14 chains) is not enough: the check can fail.
+    assert short > 0

@@ -8,7 +8,7 @@ test run turns warnings into errors), so the header would hide a defect.
 import pytest
 from amaranth.hdl import Fragment
 
-from axon.hdl.chainlist import ChainList, ChainPool
+from axon.hdl.chainlist import ChainList, ChainPool, UnpairedPool
 from axon.hdl.detector import AxonDetector
 from axon.hdl.movelist import MoveList
 from axon.hdl.scanner import Scanner
@@ -22,10 +22,15 @@ from axon.hdl.scanner import Scanner
     (lambda: ChainList(rules="cpw"), ValueError,
      r"Chain rules must be one of paper, exact, not 'cpw'"),
     (lambda: ChainPool(slots=0), TypeError, r"Pool size must be a positive integer, not 0"),
+    (lambda: UnpairedPool(slots=0), TypeError, r"Pool size must be a positive integer, not 0"),
+    (lambda: ChainList(pools="piece"), ValueError,
+     r"Pool layout must be one of kind, side, not 'piece'"),
+    (lambda: AxonDetector(pools="none"), ValueError,
+     r"Pool layout must be one of kind, side, not 'none'"),
     (lambda: MoveList(depth=255), TypeError,
      r"Move-list depth must be an even integer of at least 2, not 255"),
     (lambda: Scanner(depth="256"), TypeError,
-     r"Move-list depth must be an integer of at least 2, not '256'"),
+     r"Move-list depth must be an even integer of at least 2, not '256'"),
     (lambda: AxonDetector(chains=2.5), TypeError,
      r"Chain count must be an even integer of at least 2, not 2\.5"),
     (lambda: AxonDetector(depth=100.0), TypeError,

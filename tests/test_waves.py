@@ -69,11 +69,13 @@ def check_waves(vcd, chains):
     for group in ("Query", "Scanner", "Chain list"):
         assert group in groups
     assert "not in the VCD" not in Path(gtkw).read_text()
-    # Every slot of every pool: valid bit, piece type, from, to.
-    for field in ("kind", "from", "to"):
-        assert len([t for t in traces if re.search(rf"\.chain\d+_{field}\[", t)]) == chains
-    valid = [t for t in traces if ".chain_valid[" in t]
-    assert sum(int(re.search(r"\[(\d+):0\]", t).group(1)) + 1 for t in set(valid)) == chains
+    # Every entry of every pool (the exact rules' unpaired pools: a start
+    # and an end square each, and their valid bits).
+    for field in ("start", "end"):
+        assert len([t for t in traces if re.search(rf"\.{field}\d+_sq\[", t)]) == chains
+        valid = {t for t in traces if re.search(rf"\.{field}_valid(\[|$)", t)}
+        assert sum(int(match.group(1)) + 1 if (match := re.search(r"\[(\d+):0\]", t)) else 1
+                   for t in valid) == chains
     for port in ("start", "done", "busy", r"\result.repetition", "cycles[15:0]"):
         assert f"bench.top.{port}" in traces or any(
             t.startswith(f"bench.top.{port}[") for t in traces), port
@@ -129,7 +131,7 @@ def test_session_with_waves_fixture(waves):
     # With AXON_WAVES=DIR this leaves DIR/tests_test_waves.py_test_session_...vcd
     # and .gtkw for GTKWave; by default it writes nothing.
     start, moves, words = play(KNIGHT_SWAP)
-    session = RtlSession(depth=16, chains=4, vcd=waves)
+    session = RtlSession(depth=16, chains=4, pools="side", vcd=waves)
     [timed] = session.run(words, [(7, 4)])
     assert timed.result.repetition and timed.result.distance == 8
     if waves:
