@@ -3,6 +3,8 @@
 
 import os
 import re
+import shutil
+import subprocess
 from importlib import resources
 from pathlib import Path
 
@@ -11,7 +13,8 @@ import pytest
 from axon.hdl.detector import AxonDetector
 from axon.sim.cli import main
 from axon.sim.rtl import RtlSession
-from axon.sim.waves import WAVES_ENV, trace_signals, wave_file_for_test, write_gtkw
+from axon.sim.waves import (WAVES_ENV, WINDOW_SIZE, _WAVE_PIXELS, trace_signals, vcd_end_time,
+                            wave_file_for_test, write_gtkw, zoom_to_fit)
 
 from .lines import KNIGHT_SWAP, play
 
@@ -49,7 +52,7 @@ def read_gtkw(path):
     """``(groups, traces)`` of a GTKWave save file."""
     groups, traces = [], []
     for line in Path(path).read_text().splitlines():
-        if not line or line[0] in "[*@":
+        if not line or line[0] in "[*@^":
             continue
         if line.startswith("-"):
             groups.append(line[1:])
@@ -136,3 +139,61 @@ def test_session_with_waves_fixture(waves):
     assert timed.result.repetition and timed.result.distance == 8
     if waves:
         check_waves(waves, chains=4)
+
+
+# -- opening the save file ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def figure5_waves(tmp_path_factory):
+    vcd = tmp_path_factory.mktemp("waves") / "figure5.vcd"
+    assert main(["scan", FIGURE5, "--vcd", str(vcd), "--chains", "6", "-q"]) == 0
+    return vcd, vcd.with_suffix(".gtkw")
+
+
+def test_gtkw_opens_on_the_whole_run(figure5_waves, capsys):
+    capsys.readouterr()
+    vcd, gtkw = figure5_waves
+    text = gtkw.read_text()
+    assert f"[size] {WINDOW_SIZE[0]} {WINDOW_SIZE[1]}" in text
+    zoom = float(re.search(r"^\*(-?[\d.]+) ", text, flags=re.M).group(1))
+    end = vcd_end_time(str(vcd))
+    assert end > 10**9    # fs: more than a microsecond of simulation
+    assert zoom == pytest.approx(zoom_to_fit(end), abs=1e-5)
+    # GTKWave shows 2 ** -zoom time units a pixel: the run fills the wave pane.
+    assert 2 ** -zoom * _WAVE_PIXELS == pytest.approx(end, rel=1e-4)
+
+
+def test_squares_and_pieces_are_translated(figure5_waves):
+    _, gtkw = figure5_waves
+    lines = gtkw.read_text().splitlines()
+    filters = {}
+    for previous, line in zip(lines, lines[1:]):
+        if re.match(r"\^\d+ ", previous):
+            filters[line] = previous.split(" ", 1)[1]
+    squares = [trace for trace in filters if re.search(r"(start|end)\d+_sq\[|\.(from|to)_sq", trace)]
+    assert squares and all(filters[trace].endswith(".squares.txt") for trace in squares)
+    table = dict(line.split() for line in Path(filters[squares[0]]).read_text().splitlines())
+    assert len(table) == 64 and table["26"] == "c4" and table["0"] == "a1" and table["63"] == "h8"
+    pieces = [trace for trace in filters if trace.endswith(".piece[3:0]")]
+    assert pieces and all(filters[trace].endswith(".pieces.txt") for trace in pieces)
+    table = dict(line.split() for line in Path(filters[pieces[0]]).read_text().splitlines())
+    assert (table["2"], table["10"], table["6"], table["14"]) == ("N", "n", "K", "k")
+    # Nothing else is translated: counters and addresses stay numbers.
+    assert not any("plies_scanned" in trace or "fetch_addr" in trace for trace in filters)
+
+
+def test_gtkwave_opens_the_save_file_without_errors(figure5_waves, tmp_path):
+    gtkwave, xvfb_run = shutil.which("gtkwave"), shutil.which("xvfb-run")
+    if not gtkwave or not xvfb_run:
+        pytest.skip("needs GTKWave and xvfb-run (Debian: apt install gtkwave xvfb)")
+    vcd, gtkw = figure5_waves
+    script = tmp_path / "report.tcl"
+    script.write_text('puts "OPENED [gtkwave::getZoomFactor] [gtkwave::getMaxTime]"\n'
+                      "gtkwave::/File/Quit\n")
+    process = subprocess.run([xvfb_run, "-a", gtkwave, "-S", str(script), str(gtkw)],
+                             capture_output=True, text=True, timeout=120)
+    assert "ERROR" not in process.stderr, process.stderr
+    zoom, max_time = re.search(r"OPENED (\S+) (\d+)", process.stdout).groups()
+    # GTKWave took the save file's zoom and read the whole VCD.
+    assert float(zoom) == pytest.approx(zoom_to_fit(vcd_end_time(str(vcd))), abs=1e-4)
+    assert int(max_time) == vcd_end_time(str(vcd))
