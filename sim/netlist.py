@@ -102,7 +102,7 @@ def invert_busiest_lut(netlist, top):
     """Invert the output of the ``SB_LUT4`` with the largest fanout (ties: by
     name): a mutation of the netlist that any working soak must catch.
 
-    Returns the cell's name. Chosen by fanout, not by name, so that the
+    Returns what it did, naming the cell. Chosen by fanout, not by name, so that the
     mutation stays observable whatever the core's internals are called.
     """
     cells = netlist["modules"][top]["cells"]
@@ -118,7 +118,7 @@ def invert_busiest_lut(netlist, top):
     # Yosys JSON gives parameters as binary strings, most significant bit first.
     lut["parameters"]["LUT_INIT"] = "".join("1" if bit == "0" else "0"
                                             for bit in lut["parameters"]["LUT_INIT"])
-    return name
+    return f"inverted SB_LUT4 {name} (fanout {readers[lut['connections']['O'][0]]})"
 
 
 class NetlistSession(CxxrtlSession):
