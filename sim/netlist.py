@@ -20,7 +20,7 @@ the CXXRTL backend's (:func:`~axon.sim.cxxrtl.default_cache_dir`).
 
 A deliberately broken netlist comes in through ``netlist_edit``, a function
 that changes the synthesised netlist (Yosys JSON) before it is read back; see
-:func:`invert_busiest_lut`.
+:func:`invert_busiest_lut` and :class:`FlipLutBit`.
 """
 
 import importlib.metadata
@@ -34,7 +34,7 @@ from collections import Counter
 from .cxxrtl import CxxrtlError, CxxrtlSession, _digest, _write_atomically
 
 
-__all__ = ["NetlistSession", "invert_busiest_lut", "READ_BACK_SCRIPT"]
+__all__ = ["NetlistSession", "invert_busiest_lut", "FlipLutBit", "READ_BACK_SCRIPT"]
 
 # Board whose build script synthesises the netlist. Every iCE40 board of the
 # project renders the same script; the iCEBreaker is the default board.
@@ -119,6 +119,31 @@ def invert_busiest_lut(netlist, top):
     lut["parameters"]["LUT_INIT"] = "".join("1" if bit == "0" else "0"
                                             for bit in lut["parameters"]["LUT_INIT"])
     return f"inverted SB_LUT4 {name} (fanout {readers[lut['connections']['O'][0]]})"
+
+
+class FlipLutBit:
+    """Flip bit ``bit`` (0..15, of the truth table ``LUT_INIT``) of the
+    ``SB_LUT4`` at ``index`` in the name order (modulo their count): one
+    minterm of one LUT wrong, a mutation much finer than
+    :func:`invert_busiest_lut`. Many such flips touch a minterm that the
+    design never reaches; a sample of them says how sharp a soak is.
+    """
+
+    def __init__(self, index, bit):
+        if not isinstance(bit, int) or not 0 <= bit < 16:
+            raise ValueError(f"LUT bit must be an integer in 0..15, not {bit!r}")
+        self.index, self.bit = index, bit
+
+    def __call__(self, netlist, top):
+        cells = netlist["modules"][top]["cells"]
+        luts = sorted(name for name, cell in cells.items() if cell["type"] == "SB_LUT4")
+        name = luts[self.index % len(luts)]
+        # Most significant bit first, as in invert_busiest_lut.
+        init = list(cells[name]["parameters"]["LUT_INIT"])
+        at = len(init) - 1 - self.bit
+        init[at] = "1" if init[at] == "0" else "0"
+        cells[name]["parameters"]["LUT_INIT"] = "".join(init)
+        return f"flipped bit {self.bit} of SB_LUT4 {name}"
 
 
 class NetlistSession(CxxrtlSession):
