@@ -21,12 +21,15 @@ import subprocess
 import sys
 from dataclasses import dataclass, asdict, field
 
+from amaranth.hdl import Elaboratable, Module
+
 from .platforms import get_board
 from .top import PlatformTop
 from .uart import divisor_for
 
 
-__all__ = ["BuildError", "BuildReport", "build", "find_tools", "LCS_PER_CHAIN"]
+__all__ = ["BuildError", "BuildReport", "build", "find_tools", "synthesis_script",
+           "LCS_PER_CHAIN"]
 
 NAME = "axon"
 REPORT = "report.json"          # nextpnr's report, inside the build directory
@@ -146,10 +149,31 @@ def _count_flip_flops(netlist_path):
 SYNTH_SCRIPT_AFTER_READ = "setparam -set COLLISION_X_MASK 1 t:$memrd_v2"
 
 
-def prepare(platform, top, nextpnr_opts):
-    """The Amaranth build plan, with the synthesis settings every build shares."""
-    return platform.prepare(top, name=NAME, nextpnr_opts=nextpnr_opts,
-                            script_after_read=SYNTH_SCRIPT_AFTER_READ)
+def _prepare(platform, top, env, nextpnr_opts, name=NAME):
+    # The one place that passes toolchain overrides to Amaranth: the bitstream
+    # build, the measurements and the netlist soak's synthesis_script() all
+    # come through here, so they synthesise with the same Yosys script.
+    with _environment({"AMARANTH_USE_YOSYS": "builtin", **env}):
+        return platform.prepare(top, name=name, nextpnr_opts=nextpnr_opts,
+                                script_after_read=SYNTH_SCRIPT_AFTER_READ)
+
+
+class _NoDesign(Elaboratable):
+    def elaborate(self, platform):
+        return Module()
+
+
+def synthesis_script(board="icebreaker", name=NAME):
+    """The board build's Yosys script (``read_rtlil``, ``synth_ice40`` with the
+    build's options, ``write_json``) for a design called ``name``.
+
+    It reads ``{name}.il`` and writes ``{name}.json``. The script is rendered by
+    the board's Amaranth platform, as for a bitstream, around an empty design
+    (the script does not depend on the design).
+    """
+    spec = get_board(board)
+    plan = _prepare(spec.platform(), _NoDesign(), find_tools(), [], name=name)
+    return plan.files[f"{name}.ys"]
 
 
 # The tools of Amaranth's build script, in order, with what each step is
@@ -171,8 +195,7 @@ def _yowasp_cold():
 def _run(platform, top, build_dir, env, nextpnr_opts, log=None):
     """Run the build script's tools one by one, with a progress line for each;
     return a :class:`subprocess.CompletedProcess` of them all."""
-    with _environment({"AMARANTH_USE_YOSYS": "builtin", **env}):
-        plan = prepare(platform, top, nextpnr_opts)
+    plan = _prepare(platform, top, env, nextpnr_opts)
     plan.extract(build_dir)
     for stale in (REPORT, f"{NAME}.bin"):
         with contextlib.suppress(FileNotFoundError):

@@ -24,8 +24,8 @@ from amaranth_boards.ice40_hx8k_b_evn import ICE40HX8KBEVNPlatform
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 
 from ..hdl.detector import AxonDetector
-from .build import (NAME, BuildError, _count_flip_flops, _environment, _fit_message, _log,
-                    _over_capacity, find_tools, prepare)
+from .build import (NAME, BuildError, _count_flip_flops, _fit_message, _log, _over_capacity,
+                    _prepare, find_tools)
 from .platforms import BOARDS, get_board
 from .top import PlatformTop
 from .uart import divisor_for
@@ -133,9 +133,8 @@ def measure(target, *, seeds=5, chains=None, rules="exact", build_root="build/be
                              rules, pools)
     build_dir = os.path.join(build_root, target)
     os.makedirs(build_dir, exist_ok=True)
-    with _environment({"AMARANTH_USE_YOSYS": "builtin", **env}):
-        plan = prepare(platform, top, [
-            "--report", "report-1.json", "--seed", "1", "--timing-allow-fail"])
+    plan = _prepare(platform, top, env,
+                    ["--report", "report-1.json", "--seed", "1", "--timing-allow-fail"])
     plan.extract(build_dir)
     run_env = {**os.environ, "AMARANTH_USE_YOSYS": "builtin", **env}
     if log:

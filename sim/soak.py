@@ -1,5 +1,10 @@
 """``axon soak``: millions of random queries, CXXRTL gateware against the golden model.
 
+With ``netlist=True`` (``axon soak --netlist``) the gateware is not the RTL but
+the netlist ``synth_ice40`` makes of it for the board, simulated with the
+iCE40 cell models (:class:`axon.sim.netlist.NetlistSession`); the queries and
+the checks are the same.
+
 Every query compares every field of the answer and the clock count. The
 queries come in batches, each fixed by ``(seed, batch index)`` so that any
 mismatch can be replayed alone (:func:`make_batch`). A batch mixes
@@ -186,20 +191,24 @@ class BatchReport:
     seconds: Counter = field(default_factory=Counter)
 
 
-def _session(depth, chains, rules, build_dir):
+def _session(depth, chains, rules, build_dir, netlist=False, netlist_edit=None, log=None):
+    if netlist:
+        from .netlist import NetlistSession
+        return NetlistSession(depth=depth, chains=chains, rules=rules, build_dir=build_dir,
+                              log=log, netlist_edit=netlist_edit)
     from .cxxrtl import CxxrtlSession
-    return CxxrtlSession(depth=depth, chains=chains, rules=rules, build_dir=build_dir)
+    return CxxrtlSession(depth=depth, chains=chains, rules=rules, build_dir=build_dir, log=log)
 
 
 _worker_session = None
 
 
-def _init_worker(depth, chains, rules, build_dir):
+def _init_worker(*session_arguments):
     global _worker_session
     # Ctrl-C is the parent's to handle: it stops the pool and reports the
     # batches that finished. A worker would only print a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _worker_session = _session(depth, chains, rules, build_dir)
+    _worker_session = _session(*session_arguments)
 
 
 def check_batch(session, seed, index, queries=BATCH_QUERIES, keep=KEEP_MISMATCHES):
@@ -242,6 +251,7 @@ class SoakReport:
 
     ``seconds`` is the wall time; ``work_seconds`` splits the workers' time
     into generating queries, running the C++ model and the golden model.
+    ``model`` is ``"cxxrtl"`` (the RTL) or ``"netlist"`` (after synth_ice40).
     """
     queries: int
     mismatches: int
@@ -259,11 +269,14 @@ class SoakReport:
     chains: int
     depth: int
     workers: int
+    model: str = "cxxrtl"
     interrupted: bool = False   # Ctrl-C: the figures are of the batches that finished
 
     def summary(self):
         lines = [
-            f"soak{' (interrupted)' if self.interrupted else ''}: {self.queries} queries (seed {self.seed}, rules {self.rules}, "
+            f"soak{' of the synth_ice40 netlist' if self.model == 'netlist' else ''}"
+            f"{' (interrupted)' if self.interrupted else ''}: "
+            f"{self.queries} queries (seed {self.seed}, rules {self.rules}, "
             f"{self.chains} chains, depth {self.depth}, {self.workers} worker"
             f"{'s' if self.workers != 1 else ''}) in {self.seconds:.1f} s: "
             f"{self.queries_per_second:,.0f} queries/s",
@@ -289,13 +302,17 @@ def _default_workers():
 
 
 def soak(queries=100_000, seed=0, rules="exact", chains=24, *, depth=256, workers=None,
-         batch_queries=BATCH_QUERIES, build_dir=None, keep=KEEP_MISMATCHES, progress=None):
+         batch_queries=BATCH_QUERIES, build_dir=None, keep=KEEP_MISMATCHES, progress=None,
+         netlist=False, netlist_edit=None, log=None):
     """Run about ``queries`` random queries on the CXXRTL model; return a :class:`SoakReport`.
 
     The count is rounded up to whole batches of ``batch_queries``. ``workers``
     processes check batches in parallel (default: one per core; 1 runs in this
     process). ``progress``, if given, is called with ``(queries done, queries
-    total, mismatches)`` after each batch.
+    total, mismatches)`` after each batch. ``netlist`` soaks the synthesised
+    netlist instead of the RTL, changed by ``netlist_edit`` if given (see
+    :class:`~axon.sim.netlist.NetlistSession`). ``log`` receives the build's
+    progress lines (synthesis, compilation).
     """
     if not isinstance(queries, int) or queries < 1:
         raise ValueError(f"query count must be a positive integer, not {queries!r}")
@@ -308,7 +325,7 @@ def soak(queries=100_000, seed=0, rules="exact", chains=24, *, depth=256, worker
     batches = -(-queries // batch_queries)
     workers = min(workers, batches)
     # Built here, once, so that the workers find the binary in the cache.
-    session = _session(depth, chains, rules, build_dir)
+    session = _session(depth, chains, rules, build_dir, netlist, netlist_edit, log)
     session.build()
 
     began = time.perf_counter()
@@ -337,7 +354,8 @@ def soak(queries=100_000, seed=0, rules="exact", chains=24, *, depth=256, worker
         else:
             # Leaving the block terminates the workers, Ctrl-C or not.
             with multiprocessing.Pool(workers, initializer=_init_worker,
-                                      initargs=(depth, chains, rules, build_dir)) as pool:
+                                      initargs=(depth, chains, rules, build_dir, netlist,
+                                                netlist_edit)) as pool:
                 collect(pool.imap(_check_batch_in_worker, tasks))
     except KeyboardInterrupt:
         # Report the batches that finished; the caller says it was cut short.
@@ -349,7 +367,7 @@ def soak(queries=100_000, seed=0, rules="exact", chains=24, *, depth=256, worker
         kinds=total.kinds, repetitions=total.repetitions, refetched=total.refetched,
         work_seconds=dict(total.seconds),
         build_info=session.build_info, seed=seed, rules=rules, chains=chains, depth=depth,
-        workers=workers, interrupted=interrupted)
+        workers=workers, model="netlist" if netlist else "cxxrtl", interrupted=interrupted)
 
 
 # -- command line -----------------------------------------------------------------
@@ -363,6 +381,8 @@ def register(subparsers):
                     "gateware compiled with CXXRTL and compare every field and the clock "
                     "count with the golden model. With --link, soak the whole board design "
                     "instead, through its UART pins, with line noise between requests. "
+                    "With --netlist, soak the netlist that synth_ice40 makes of the "
+                    "detector for the board, simulated with the iCE40 cell models. "
                     "Needs g++. Exit status: 0 if every answer agrees, 1 on any mismatch "
                     "(or, with --link, any lost answer), 2 on bad options or a build error.")
     parser.add_argument("--queries", type=int_at_least(1), default=None, metavar="N",
@@ -371,6 +391,10 @@ def register(subparsers):
     parser.add_argument("--link", action="store_true",
                         help="drive the board top (UART, framed link, detector) at its "
                              "pins, with noise frames, writes and reads in between")
+    parser.add_argument("--netlist", action="store_true",
+                        help="soak the detector as synthesised for the board (synth_ice40 "
+                             "with the board build's options, iCE40 cell models) instead "
+                             "of the RTL")
     parser.add_argument("--seed", type=int, default=0, metavar="S",
                         help="random seed; a batch is fixed by seed and index (default 0)")
     parser.add_argument("--rules", choices=("exact", "paper"), default="exact",
@@ -394,12 +418,20 @@ def main_soak(args):
         print(f"\rsoak: {done}/{total} queries, {mismatches} mismatches",
               end="", file=sys.stderr, flush=True)
 
+    def log(line):
+        print(f"soak: {line}", file=sys.stderr, flush=True)
+
+    if args.link and args.netlist:
+        print("axon soak: error: --link and --netlist are two different soaks; choose one",
+              file=sys.stderr)
+        return 2
     if args.link:
         return _main_link_soak(args)
     try:
         report = soak(args.queries or 100_000, args.seed, args.rules, args.chains,
                       depth=args.depth, workers=args.workers,
-                      progress=None if args.quiet else progress)
+                      progress=None if args.quiet else progress, netlist=args.netlist,
+                      log=None if args.quiet else log)
     except (CxxrtlError, ValueError, TypeError) as error:
         if not args.quiet:
             print(file=sys.stderr)
@@ -410,8 +442,10 @@ def main_soak(args):
     print(report.summary())
     if report.build_info is not None:
         info = report.build_info
-        print(f"  model: {info['binary']} ({'cached' if info['cached'] else 'compiled'} in "
-              f"{info['convert_seconds'] + info['compile_seconds']:.1f} s)")
+        how = ("cached" if info["cached"] else
+               f"{'synthesised and ' if args.netlist else ''}converted in "
+               f"{info['convert_seconds']:.1f} s, compiled in {info['compile_seconds']:.1f} s")
+        print(f"  model: {info['binary']} ({how})")
     if report.interrupted:
         print("axon soak: interrupted", file=sys.stderr)
         return 1 if report.mismatches else EXIT_INTERRUPTED
