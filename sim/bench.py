@@ -68,18 +68,18 @@ def _distribution(values):
     }
 
 
-def _rtl_session():
+def _rtl_session(log=None):
     """CXXRTL when it is available (500 times faster), else Amaranth's simulator."""
     try:
         from .cxxrtl import CxxrtlSession
-        return CxxrtlSession(depth=DEPTH, chains=CHAINS, rules=RULES), "cxxrtl"
+        return CxxrtlSession(depth=DEPTH, chains=CHAINS, rules=RULES, log=log), "cxxrtl"
     except Exception:  # pragma: no cover - depends on the machine's compiler
         return RtlSession(depth=DEPTH, chains=CHAINS, rules=RULES), "amaranth"
 
 
 def simulate(corpus, log=print):
     """Answer every query on the RTL; check each against the golden model."""
-    session, backend = _rtl_session()
+    session, backend = _rtl_session(log)
     jobs = [(words, [(top, COUNT_LIMIT) for top in range(len(words))])
             for _, _, words in corpus]
     started = time.monotonic()

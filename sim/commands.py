@@ -102,6 +102,17 @@ class Progress:
             self.stream.write(text + "\n")
         self.stream.flush()
 
+    def say(self, line):
+        """A one-off line about a long step (the first CXXRTL compile), shown
+        whenever progress is on, terminal or not."""
+        if not (self.tty or self.plain):
+            return
+        if self.tty and self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.width = 0
+        self.stream.write(line + "\n")
+        self.stream.flush()
+
     def done(self):
         if self.tty and self.width:
             self.stream.write("\r" + " " * self.width + "\r")
@@ -154,7 +165,8 @@ def rtl_answers(games, *, depth, rules, chains, count_limit, vcd=None, progress=
 def cxxrtl_answers(games, *, depth, rules, chains, count_limit, progress=None):
     """Like :func:`rtl_answers`, on the gateware compiled with CXXRTL (one batch)."""
     from .cxxrtl import CxxrtlSession
-    session = CxxrtlSession(depth=depth, chains=chains, rules=rules)
+    session = CxxrtlSession(depth=depth, chains=chains, rules=rules,
+                            log=progress.say if progress else None)
     jobs, owners = [], []
     for position, game in enumerate(games):
         for base, words, plies in window_segments(game.words, depth):

@@ -273,7 +273,7 @@ class CxxrtlModel:
             command = [compiler, *COMPILER_FLAGS, "-I", str(include), "-o", str(output),
                        str(unit_path)]
             self._say(f"compiling {len(unit) / 1e6:.1f} MB of C++ with {COMPILER} "
-                      f"{' '.join(COMPILER_FLAGS)} ...")
+                      f"{' '.join(COMPILER_FLAGS)} (once; the binary is cached) ...")
             process = subprocess.run(command, capture_output=True, text=True)
             if process.returncode != 0:
                 if output.exists():

@@ -11,6 +11,7 @@ non-interactive shell (CI) would otherwise ignore it.
 """
 
 import json
+import re
 import os
 import shutil
 import signal
@@ -122,3 +123,28 @@ def test_scan_and_verify_stop(command, tmp_path):
             print(game, file=file, end="\n\n")
     status, _, stderr, seconds = interrupt([command, str(path), "--backend", "sim"], ready=3)
     assert_interrupted(status, stderr, seconds, command)
+
+
+# -- progress on the long phases ----------------------------------------------------
+
+def test_first_cxxrtl_compile_says_so(tmp_path):
+    # An empty cache: the model is compiled, which takes minutes at full size;
+    # a small configuration keeps this test to seconds.
+    process = subprocess.run(
+        [AXON, "scan", os.path.join(DATA, "paper_figure5.pgn"), "--backend", "cxxrtl",
+         "--depth", "16", "--chains", "4"],
+        capture_output=True, text=True, timeout=600,
+        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)})
+    assert process.returncode == 0, process.stderr
+    assert re.search(r"compiling [\d.]+ MB of C\+\+ with \S+ .*\(once; the binary is cached\)",
+                     process.stderr)
+    assert "compiled in" in process.stderr
+
+
+def test_build_names_each_step(tmp_path):
+    process = subprocess.run([AXON, "build", "--build-dir", "b"], capture_output=True,
+                             text=True, timeout=900, cwd=tmp_path)
+    assert process.returncode == 0, process.stderr
+    steps = [line.strip() for line in process.stderr.splitlines() if line.startswith("  ")]
+    assert steps[-3:] == ["synthesis (Yosys) ...", "place and route (nextpnr) ...",
+                          "bitstream (icepack) ..."]
