@@ -31,7 +31,7 @@ __all__ = ["BuildError", "BuildReport", "build", "find_tools", "LCS_PER_CHAIN"]
 NAME = "axon"
 REPORT = "report.json"          # nextpnr's report, inside the build directory
 
-# Measured by `axon bench` (2756 LCs at 24 chains on the UP5K, 1697 at 2 on
+# Measured by `axon bench` (2780 LCs at 24 chains on the UP5K, 1689 at 2 on
 # the HX1K; boards/README.md): each chain slot costs about this many logic
 # cells on top of a fixed part for the scanner, move list, link and UART.
 # Only used for fit advice.

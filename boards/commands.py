@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import sys
 
-from ..sim.cli import int_at_least
+from ..sim.cli import add_pgn_input, int_at_least
 from .platforms import BOARDS, DEFAULT_BOARD, get_board
 
 
@@ -56,18 +56,23 @@ def register(subparsers):
     query = subparsers.add_parser(
         "query", help="scan games on a board (or sim://) like axon scan",
         description="Load each game into a detector board and query it after every ply; "
-                    "prints the same JSONL as `axon scan --backend sim`.")
+                    "prints the same JSONL as `axon scan --backend sim`. The board has no "
+                    "--backend or --vcd: for a waveform, run axon scan --backend sim --vcd.")
     query.add_argument("--port", required=True,
                        help="serial port (/dev/ttyUSB1, COM3[?baud=N]) or "
                             "sim://[BOARD][?chains=N&rules=R&depth=N]")
-    query.add_argument("pgn", metavar="GAMES.pgn", help="PGN file")
+    add_pgn_input(query)
     query.add_argument("--jsonl", action="store_true", help="one JSON object per ply")
     query.add_argument("--rules", choices=["exact", "paper"], default=None,
                        help="rules the board must have (sim://: the rules to simulate)")
     query.add_argument("--chains", type=int_at_least(0), default=None,
                        help="chains the board must have (sim://: the chains to simulate)")
+    query.add_argument("--depth", type=int_at_least(0), default=None, metavar="D",
+                       help="move-list entries the board must have (sim://: the depth to "
+                            "simulate)")
     query.add_argument("--count-limit", type=int_at_least(0), default=4,
                        help="stop a scan after this many equal positions (default 4, max 15)")
+    query.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     query.set_defaults(func=query_command)
 
 

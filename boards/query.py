@@ -10,7 +10,7 @@ ply; the rows are formatted by ``axon scan``'s own code, so that
 import sys
 from urllib.parse import urlsplit, parse_qs, urlencode, urlunsplit
 
-from ..sim.games import GameError, load_games
+from ..sim.games import GameError
 from ..sim.history import is_window_limited, window_segments
 from .host import Board, LinkError, LinkTimeout, open_transport
 
@@ -31,7 +31,7 @@ def board_answers(games, board, *, count_limit, progress=None):
     from ..sim.commands import PlyAnswer
     depth = board.identity.depth
     answers = []
-    for game in games:
+    for position, game in enumerate(games):
         game_answers = []
         for base, words, plies in window_segments(game.words, depth):
             board.write_moves(0, words)
@@ -40,44 +40,37 @@ def board_answers(games, board, *, count_limit, progress=None):
                 game_answers.append(PlyAnswer(game, window, result, cycles,
                                               is_window_limited(result, game.words, base)))
                 if progress:
-                    progress.update(game.index, window.ply + 1)
+                    progress.update(position, window.ply + 1)
         answers.append(game_answers)
     return answers
 
 
-def _sim_url(port, chains, rules):
-    """``port`` with the --chains/--rules the URL does not set itself."""
+def _sim_url(port, **wanted):
+    """``port`` with the --chains/--rules/--depth the URL does not set itself."""
     parts = urlsplit(port)
     options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
-    if chains is not None:
-        options.setdefault("chains", str(chains))
-    if rules is not None:
-        options.setdefault("rules", rules)
+    for name, value in wanted.items():
+        if value is not None:
+            options.setdefault(name, str(value))
     return urlunsplit(parts._replace(query=urlencode(options)))
-
-
-def _emit(games, answers, jsonl, out):
-    # Formatting belongs to `axon scan`: the same function prints both.
-    from ..sim.commands import write_answers
-    plies, repetitions = write_answers(games, answers, out, jsonl)
-    if not jsonl:
-        out.write(f"{len(games)} games, {plies} plies, {repetitions} plies repeat "
-                  f"an earlier position\n")
 
 
 def run_query(args, out=None):
     out = sys.stdout if out is None else out
     if not 0 <= args.count_limit <= COUNT_LIMIT_MAX:
         raise QueryError(f"--count-limit must be in 0..{COUNT_LIMIT_MAX}, not {args.count_limit}")
+    from ..sim.cli import finish_skipped, load_input
+    from ..sim.commands import Progress, write_answers
     try:
-        games = load_games(args.pgn)
+        found = load_input("query", args)
     except GameError as error:
         raise QueryError(str(error)) from None
+    games = found.games
 
     port = args.port
     simulated = port.startswith("sim:")
     if simulated:
-        port = _sim_url(port, args.chains, args.rules)
+        port = _sim_url(port, chains=args.chains, rules=args.rules, depth=args.depth)
     try:
         transport = open_transport(port)
     except (TypeError, ValueError) as error:
@@ -90,13 +83,18 @@ def run_query(args, out=None):
         try:
             identity = board.identify()
             for name, wanted, actual in (("chains", args.chains, identity.chains),
-                                         ("rules", args.rules, identity.rules)):
+                                         ("rules", args.rules, identity.rules),
+                                         ("depth", args.depth, identity.depth)):
                 if wanted is not None and wanted != actual:
                     raise QueryError(f"the board on {args.port} has {name} {actual}, "
                                      f"not {wanted}; rebuild it with axon build --{name} "
                                      f"{wanted}")
-            answers = board_answers(games, board, count_limit=args.count_limit)
+            progress = Progress(len(games), enabled=not args.quiet)
+            answers = board_answers(games, board, count_limit=args.count_limit,
+                                    progress=progress)
+            progress.done()
         except (LinkError, LinkTimeout) as error:
             raise QueryError(f"{args.port}: {error}", exit_code=1) from None
-    _emit(games, answers, args.jsonl, out)
-    return 0
+    # Formatting belongs to `axon scan`: the same function prints both.
+    write_answers(games, answers, out, args.jsonl, count_limit=args.count_limit)
+    return finish_skipped("query", 0, found)

@@ -297,7 +297,26 @@ def run_bench(out_dir="bench", *, seeds=5, games=300, seed=2024, hardware_target
     return bench
 
 
+def readme_command(path):
+    """``axon bench --readme``: print the README's tables from ``path`` (a bench.json)."""
+    from .benchreadme import readme_tables
+    try:
+        with open(path) as file:
+            bench = json.load(file)
+    except (OSError, ValueError) as error:
+        print(f"axon bench: error: {path}: cannot read a bench.json: "
+              f"{getattr(error, 'strerror', None) or error}", file=sys.stderr)
+        return 2
+    if not isinstance(bench, dict):
+        print(f"axon bench: error: {path}: not a bench.json (no JSON object)", file=sys.stderr)
+        return 2
+    print(readme_tables(bench), end="")
+    return 0
+
+
 def bench_command(args):
+    if args.readme is not None:
+        return readme_command(args.readme or os.path.join(args.out, "bench.json"))
     bench = run_bench(args.out, seeds=args.seeds, games=args.games,
                       hardware_targets=args.targets,
                       skip_hardware=args.no_hardware, skip_software=args.no_software,
@@ -317,4 +336,8 @@ def register(subparsers):
     parser.add_argument("--no-software", action="store_true", help="skip the software peers")
     parser.add_argument("--targets", nargs="+", metavar="TARGET",
                         help="nextpnr targets (default: core-up5k, core-hx8k and every board)")
+    parser.add_argument("--readme", nargs="?", const="", metavar="BENCH_JSON",
+                        help="run nothing: print the README's figure tables from BENCH_JSON "
+                             "(default OUT/bench.json), to paste into README.md and "
+                             "boards/README.md")
     parser.set_defaults(func=bench_command)

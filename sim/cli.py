@@ -5,7 +5,9 @@
 
 Bad input (a missing or unreadable file, a PGN error, a bad FEN, an option
 out of range) ends the command with exit status 2 and one line on stderr
-that names the game and ply; never a traceback.
+that names the game and ply; never a traceback. With ``--keep-going`` a bad
+game is skipped with a warning instead, the rest are answered, and the exit
+status is 2 if anything was skipped. Games are numbered from 1 in file order.
 """
 
 import argparse
@@ -13,11 +15,12 @@ import os
 import sys
 
 from .explain import ORDERS, SIDES
-from .games import GameError, load_games
+from .games import GameError, display_name, plural, read_pgn
+from .commands import JSONL_KEYS
 from .golden import RULES
 
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "add_pgn_input", "load_input"]
 
 # The detector's count_limit port is 4 bits wide.
 COUNT_LIMIT_MAX = 15
@@ -59,6 +62,15 @@ expected; they are still reported and still make the exit status 1.
 Exit status: 0 if everything agrees, 1 on any disagreement, 2 on bad input.
 """
 
+_SCAN_EPILOG = """\
+Games are numbered from 1 in file order, plies from 1. threefold and fivefold
+come from the detector's count of earlier equal positions (2 and 4 of them):
+they need --count-limit 2 and 4 (the default 4 gives both); with a lower
+limit, or after an overflow or a window-limited scan, a count that reached
+the limit cannot tell and they are null (? in the table).
+Exit status: 0, or 2 on bad input or when --keep-going skipped a game.
+"""
+
 _EXPLAIN_EPILOG = """\
 --order paper (the default) reads oldest-first like Table 2 of the paper;
 with --rules paper the knight swap of Figure 5 gives exactly Table 2's rows.
@@ -66,8 +78,46 @@ with --rules paper the knight swap of Figure 5 gives exactly Table 2's rows.
 """
 
 
+def add_pgn_input(parser):
+    """The PGN argument and ``--keep-going``, shared with ``axon query``."""
+    parser.add_argument("pgn", metavar="GAMES.pgn",
+                        help="PGN file, - for standard input (FEN/SetUp headers honoured)")
+    parser.add_argument("--keep-going", action="store_true",
+                        help="skip a game whose mainline is unreadable, with a warning naming "
+                             "it, answer the rest, and exit 2 at the end (default: stop at it)")
+
+
+def load_input(command, options, err=None):
+    """The games of ``options.pgn``, with warnings and skipped games on stderr.
+
+    Returns the :class:`~axon.sim.games.PgnFile`; raises :class:`GameError`
+    for a file that cannot be read at all, or (without ``--keep-going``) for
+    a bad game.
+    """
+    err = sys.stderr if err is None else err
+    found = read_pgn(options.pgn, keep_going=getattr(options, "keep_going", False))
+    for line in found.warnings:
+        err.write(f"axon {command}: warning: {line}\n")
+    for line in found.skipped:
+        err.write(f"axon {command}: warning: {line}; game skipped\n")
+    return found
+
+
+def finish_skipped(command, code, found, err=None):
+    """The exit status once a ``--keep-going`` run is done: 2 if it skipped a game.
+
+    A disagreement (1, from verify) outranks it; the summary goes to stderr.
+    """
+    if not found.skipped:
+        return code
+    err = sys.stderr if err is None else err
+    err.write(f"axon {command}: {len(found.games)} of {plural(found.total, 'game')} "
+              f"answered, {len(found.skipped)} skipped (see the warnings above)\n")
+    return code or 2
+
+
 def _add_common(parser, *, backend=None):
-    parser.add_argument("pgn", metavar="GAMES.pgn", help="PGN file (FEN/SetUp headers honoured)")
+    add_pgn_input(parser)
     if backend is not None:
         parser.add_argument("--backend", choices=("golden", "sim", "cxxrtl"), default=backend,
                             help=f"golden model, RTL in Amaranth's simulator, or RTL "
@@ -88,12 +138,12 @@ def build_parser():
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     scan = commands.add_parser("scan", help="answer a query after every ply",
-                               description="Answer a repetition query after every ply.")
+                               description="Answer a repetition query after every ply.",
+                               epilog=_SCAN_EPILOG,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_common(scan, backend="golden")
     scan.add_argument("--jsonl", action="store_true",
-                      help="one JSON object per ply: " + ", ".join(
-                          ("game", "ply", "move", "repetition", "distance", "count",
-                           "overflow", "plies_scanned", "stop", "cycles", "fifty_move")))
+                      help="one JSON object per ply: " + ", ".join(JSONL_KEYS))
     scan.add_argument("--vcd", metavar="FILE",
                       help="sim backend: write a waveform and a .gtkw beside it")
     scan.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
@@ -116,7 +166,7 @@ def build_parser():
         epilog=_EXPLAIN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_common(explain)
     explain.add_argument("--game", type=int, required=True, metavar="G",
-                         help="0-based game index, as axon scan prints it")
+                         help="game number, from 1 in file order, as axon scan prints it")
     explain.add_argument("--ply", type=int, required=True, metavar="N",
                          help="1-based ply: the query after the N-th half-move")
     explain.add_argument("--order", choices=ORDERS, default="paper",
@@ -155,16 +205,18 @@ def _check_options(options):
         raise UsageError("--vcd needs --backend sim")
 
 
-def _pick(games, options):
-    if not 0 <= options.game < len(games):
-        raise GameError(f"{options.pgn}: --game {options.game} is out of range: the file "
-                        f"has {len(games)} game{'s' if len(games) != 1 else ''} "
-                        f"(0..{len(games) - 1})")
-    game = games[options.game]
+def _pick(found, options):
+    name = display_name(options.pgn)
+    game = next((game for game in found.games if game.number == options.game), None)
+    if game is None:
+        if 1 <= options.game <= found.total:
+            raise GameError(f"{name}: game {options.game} was skipped")
+        raise GameError(f"{name}: --game {options.game} is out of range: the file "
+                        f"has {plural(found.total, 'game')} (1..{found.total})")
     if not game.moves:
-        raise GameError(f"{options.pgn}: {game.label} has no moves to explain")
+        raise GameError(f"{name}: {game.label} has no moves to explain")
     if not 1 <= options.ply <= len(game.moves):
-        raise GameError(f"{options.pgn}: {game.label}: --ply {options.ply} is out of range "
+        raise GameError(f"{name}: {game.label}: --ply {options.ply} is out of range "
                         f"(1..{len(game.moves)})")
     return game
 
@@ -176,12 +228,11 @@ def _run(options):
         return options.func(options)
     try:
         _check_options(options)
-        games = load_games(options.pgn)
-        if options.command == "scan":
-            return commands.scan(games, options)
-        if options.command == "verify":
-            return commands.verify(games, options)
-        return commands.explain(_pick(games, options), options.ply, options)
+        found = load_input(options.command, options)
+        if options.command == "explain":
+            return commands.explain(_pick(found, options), options.ply, options)
+        run = commands.scan if options.command == "scan" else commands.verify
+        return finish_skipped(options.command, run(found.games, options), found)
     except (UsageError, GameError) as error:
         print(f"axon {options.command}: error: {error}", file=sys.stderr)
         return 2
@@ -198,7 +249,10 @@ def main(argv=None):
         parser.print_help(sys.stderr)
         return 2
     try:
-        return _run(options)
+        code = _run(options)
+        # Flush here, not at exit, so that a reader gone by now is caught below.
+        sys.stdout.flush()
+        return code
     except BrokenPipeError:
         # `axon scan ... | head`: the reader has gone, nothing left to say.
         # Point stdout at /dev/null so that the interpreter's final flush

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .explain import explain_query, for_side, format_table
+from .games import plural
 from .golden import Result, perpetual
 from .history import Window, is_window_limited, window_segments, windows
 from .oracle import oracle_answers
@@ -26,7 +27,12 @@ __all__ = ["PlyAnswer", "golden_answers", "rtl_answers", "Progress", "write_answ
 
 # The JSONL schema of ``axon scan --jsonl``, in order.
 JSONL_KEYS = ("game", "ply", "move", "repetition", "distance", "count", "overflow",
-              "plies_scanned", "stop", "cycles", "fifty_move")
+              "plies_scanned", "stop", "cycles", "fifty_move", "threefold", "fivefold")
+
+# Earlier equal positions that make a draw: threefold repetition (FIDE 9.2,
+# claimable) and fivefold (FIDE 9.6, the game is drawn).
+THREEFOLD_COUNT = 2
+FIVEFOLD_COUNT = 4
 
 # Disagreements listed in full by ``axon verify``; the rest are only counted.
 SHOWN_DISAGREEMENTS = 5
@@ -62,35 +68,39 @@ class PlyAnswer:
 class Progress:
     """``game 3/40, ply 120`` on stderr for long files.
 
-    On a terminal the line is rewritten in place (at most ten times a
-    second); otherwise a plain line is written every ``every`` games, and
-    only if the file has more than that.
+    On a terminal the line is rewritten in place, at most ten times a
+    second. Anywhere else (a log file, CI) a plain line is written only once
+    every ``interval`` seconds, so that a short run writes nothing and a long
+    one shows it is alive without flooding the log.
     """
 
-    def __init__(self, total_games, stream=None, enabled=True, every=10):
+    def __init__(self, total_games, stream=None, enabled=True, interval=30.0,
+                 clock=time.monotonic):
         self.total = total_games
         self.stream = sys.stderr if stream is None else stream
         self.tty = enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.plain = enabled and not self.tty and total_games > every
-        self.every = every
-        self.last_time = 0.0
-        self.last_game = -1
+        self.plain = enabled and not self.tty
+        self.interval = 0.1 if self.tty else interval
+        self.clock = clock
+        # A terminal shows the first update at once; a log waits an interval.
+        self.last_time = None if self.tty else clock()
         self.width = 0
 
-    def update(self, game_index, ply):
+    def update(self, position, ply):
+        """``position``: 0-based place of the game in the list being answered."""
+        if not (self.tty or self.plain):
+            return
+        now = self.clock()
+        if self.last_time is not None and now - self.last_time < self.interval:
+            return
+        self.last_time = now
+        text = f"game {position + 1}/{self.total}, ply {ply}"
         if self.tty:
-            now = time.monotonic()
-            if now - self.last_time >= 0.1:
-                self.last_time = now
-                text = f"game {game_index + 1}/{self.total}, ply {ply}"
-                self.stream.write("\r" + text.ljust(self.width))
-                self.width = len(text)
-                self.stream.flush()
-        elif self.plain and game_index != self.last_game:
-            self.last_game = game_index
-            if game_index % self.every == 0 and game_index:
-                self.stream.write(f"game {game_index + 1}/{self.total}\n")
-                self.stream.flush()
+            self.stream.write("\r" + text.ljust(self.width))
+            self.width = len(text)
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
 
     def done(self):
         if self.tty and self.width:
@@ -101,7 +111,7 @@ class Progress:
 def golden_answers(games, *, depth, rules, chains, count_limit, progress=None):
     """One list of :class:`PlyAnswer` per game, from the golden model."""
     answers = []
-    for game in games:
+    for position, game in enumerate(games):
         game_answers = []
         for window in windows(game.words, depth):
             words = game.words[window.base:window.ply + 1]
@@ -110,7 +120,7 @@ def golden_answers(games, *, depth, rules, chains, count_limit, progress=None):
             game_answers.append(PlyAnswer(game, window, result, None,
                                           is_window_limited(result, game.words, window.base)))
             if progress:
-                progress.update(game.index, window.ply + 1)
+                progress.update(position, window.ply + 1)
         answers.append(game_answers)
     return answers
 
@@ -126,16 +136,16 @@ def rtl_answers(games, *, depth, rules, chains, count_limit, vcd=None, progress=
     answers = [[] for _ in games]
 
     async def testbench(ctx):
-        for game in games:
+        for position, game in enumerate(games):
             for base, words, plies in window_segments(game.words, depth):
                 await write_words(ctx, dut, words)
                 for window in plies:
                     timed = await run_query(ctx, dut, window.top, count_limit)
-                    answers[game.index].append(PlyAnswer(
+                    answers[position].append(PlyAnswer(
                         game, window, timed.result, timed.cycles,
                         is_window_limited(timed.result, game.words, base)))
                     if progress:
-                        progress.update(game.index, window.ply + 1)
+                        progress.update(position, window.ply + 1)
 
     session.simulate(dut, testbench)
     return answers
@@ -146,18 +156,18 @@ def cxxrtl_answers(games, *, depth, rules, chains, count_limit, progress=None):
     from .cxxrtl import CxxrtlSession
     session = CxxrtlSession(depth=depth, chains=chains, rules=rules)
     jobs, owners = [], []
-    for game in games:
+    for position, game in enumerate(games):
         for base, words, plies in window_segments(game.words, depth):
             jobs.append((words, [(window.top, count_limit) for window in plies]))
-            owners.append((game, base, plies))
+            owners.append((position, game, base, plies))
     answers = [[] for _ in games]
-    for (game, base, plies), timed_answers in zip(owners, session.run_batch(jobs)):
+    for (position, game, base, plies), timed_answers in zip(owners, session.run_batch(jobs)):
         for window, timed in zip(plies, timed_answers):
-            answers[game.index].append(PlyAnswer(
+            answers[position].append(PlyAnswer(
                 game, window, timed.result, timed.cycles,
                 is_window_limited(timed.result, game.words, base)))
             if progress:
-                progress.update(game.index, window.ply + 1)
+                progress.update(position, window.ply + 1)
     return answers
 
 
@@ -177,10 +187,28 @@ def _fifty_move(game):
     return [board.is_fifty_moves() for board in game.positions()]
 
 
-def _record(answer, fifty):
+def repetition_claim(answer, count_limit, earlier):
+    """Whether ``earlier`` equal earlier positions were found: True, False or
+    None (unknown).
+
+    The detector counts equal positions up to ``count_limit``, so it can only
+    tell ``earlier`` when ``count_limit >= earlier`` or when its scan ended
+    below the limit (a barrier or the bottom: then ``count`` is every equal
+    position there is). A scan cut short by an overflow or by the sliding
+    window knows only that it found ``count``.
+    """
+    result = answer.result
+    if result.count >= earlier:
+        return True
+    complete = (result.count < count_limit and not result.overflow
+                and not answer.window_limited)
+    return False if complete else None
+
+
+def _record(answer, fifty, count_limit):
     result = answer.result
     return {
-        "game": answer.game.index,
+        "game": answer.game.number,
         "ply": answer.ply,
         "move": answer.game.ucis[answer.window.ply],
         "repetition": result.repetition,
@@ -191,20 +219,26 @@ def _record(answer, fifty):
         "stop": result.stop.name.lower(),
         "cycles": answer.cycles,
         "fifty_move": fifty,
+        "threefold": repetition_claim(answer, count_limit, THREEFOLD_COUNT),
+        "fivefold": repetition_claim(answer, count_limit, FIVEFOLD_COUNT),
     }
 
 
 _TABLE = (("game", ">4"), ("ply", ">4"), ("move", "<22"), ("rep", "<4"), ("dist", ">4"),
           ("count", ">5"), ("scanned", ">7"), ("stop", "<17"), ("cycles", ">6"),
-          ("50-move", "<7"))
+          ("50-move", "<7"), ("3-fold", "<6"), ("5-fold", "<6"))
+
+# How the table shows True, False and None (unknown: see repetition_claim).
+_YES_NO = {True: "yes", False: "-", None: "?"}
 
 
 def _table_line(cells):
     return "  ".join(f"{cell:{spec}}" for cell, (_, spec) in zip(cells, _TABLE)).rstrip()
 
 
-def write_answers(games, answers, out, jsonl=False):
-    """Print the answers as ``axon scan`` does: JSONL or the table.
+def write_answers(games, answers, out, jsonl=False, count_limit=4):
+    """Print the answers as ``axon scan`` does: JSONL, or the table with a
+    line naming each game and a summary line.
 
     Returns ``(plies, repeating_plies)``. ``axon query`` prints a board's
     answers with this too, so that both commands print the same rows.
@@ -213,8 +247,10 @@ def write_answers(games, answers, out, jsonl=False):
         out.write(_table_line([name for name, _ in _TABLE]) + "\n")
     repetitions = plies = 0
     for game, game_answers in zip(games, answers):
+        if not jsonl:
+            out.write(f"{game.label}\n")
         for answer, fifty in zip(game_answers, _fifty_move(game)):
-            record = _record(answer, fifty)
+            record = _record(answer, fifty, count_limit)
             plies += 1
             repetitions += record["repetition"]
             if jsonl:
@@ -228,8 +264,11 @@ def write_answers(games, answers, out, jsonl=False):
                 "-" if record["distance"] is None else record["distance"],
                 record["count"], record["plies_scanned"], stop,
                 "-" if record["cycles"] is None else record["cycles"],
-                "yes" if fifty else "-",
+                _YES_NO[fifty], _YES_NO[record["threefold"]], _YES_NO[record["fivefold"]],
             ]) + "\n")
+    if not jsonl:
+        out.write(f"{plural(len(games), 'game')}, {plural(plies, 'ply', 'plies')}, "
+                  f"{plural(repetitions, 'ply repeats', 'plies repeat')} an earlier position\n")
     return plies, repetitions
 
 
@@ -239,10 +278,7 @@ def scan(games, options, out=None, err=None):
     progress = Progress(len(games), err, enabled=not options.quiet)
     answers = _answers(games, options, progress, vcd=options.vcd)
     progress.done()
-    plies, repetitions = write_answers(games, answers, out, jsonl=options.jsonl)
-    if not options.jsonl:
-        out.write(f"{len(games)} games, {plies} plies, {repetitions} plies repeat "
-                  f"an earlier position\n")
+    write_answers(games, answers, out, jsonl=options.jsonl, count_limit=options.count_limit)
     return 0
 
 
@@ -284,13 +320,13 @@ def verify(games, options, out=None, err=None):
 
     disagreements = []
     plies = repetitions = overflows = limited = compared = 0
-    for game, game_golden in zip(games, golden):
+    for position, (game, game_golden) in enumerate(zip(games, golden)):
         oracle = oracle_answers(game.board, game.moves, count_limit=options.count_limit)
         for index, answer in enumerate(game_golden):
             plies += 1
             repetitions += answer.result.repetition
             if rtl is not None:
-                hardware = rtl[game.index][index]
+                hardware = rtl[position][index]
                 disagreements += _compare(answer, hardware.result, _RESULT_FIELDS, "rtl")
                 window = answer.window
                 cycles = expected_cycles(game.words[window.base:window.ply + 1], window.top,
@@ -329,7 +365,7 @@ def verify(games, options, out=None, err=None):
         game = answer.game
         ours, theirs = disagreement.kind.split(" ")[0].split("/") \
             if "/" in disagreement.kind else ("expected", "rtl")
-        out.write(f"  game {game.index}, ply {answer.ply} ({game.move_label(answer.ply)}, "
+        out.write(f"  game {game.number}, ply {answer.ply} ({game.move_label(answer.ply)}, "
                   f"{game.ucis[answer.window.ply]}): {disagreement.kind}: "
                   f"{ours} {_show(disagreement.ours)}, {theirs} {_show(disagreement.theirs)}\n")
     if len(disagreements) > SHOWN_DISAGREEMENTS:

@@ -27,7 +27,7 @@ DIEP = str(DATA / "diep_axon.pgn")
 TRAPS = str(DATA / "traps.pgn")
 
 KEYS = ["game", "ply", "move", "repetition", "distance", "count", "overflow",
-        "plies_scanned", "stop", "cycles", "fifty_move"]
+        "plies_scanned", "stop", "cycles", "fifty_move", "threefold", "fivefold"]
 
 # Table 2 of the paper, the four knight rows: move, LIST_OF_MOVES, UnClosed_chains, rule.
 TABLE2 = [
@@ -79,7 +79,7 @@ def test_scan_jsonl_schema_and_answers(capsys):
     from axon.sim.games import load_games
     for game in load_games(FIGURE1):
         oracle = oracle_answers(game.board, game.moves)
-        mine = [record for record in records if record["game"] == game.index]
+        mine = [record for record in records if record["game"] == game.number]
         assert [record["ply"] for record in mine] == list(range(1, len(game.moves) + 1))
         assert [record["move"] for record in mine] == game.ucis
         assert [(r["repetition"], r["distance"], r["count"]) for r in mine] == \
@@ -105,12 +105,15 @@ def test_scan_table(capsys):
     assert code == 0
     lines = out.splitlines()
     assert lines[0].split() == ["game", "ply", "move", "rep", "dist", "count", "scanned",
-                                "stop", "cycles", "50-move"]
-    assert len(lines) == 1 + 24 + 1
-    assert lines[1].split() == ["0", "1", "1.", "Na3", "c4a3", "-", "-", "0", "1", "bottom",
-                                "-", "-"]
-    assert lines[8].split() == ["0", "8", "4...", "Kh8", "g8h8", "yes", "8", "1", "8",
-                                "bottom", "-", "-"]
+                                "stop", "cycles", "50-move", "3-fold", "5-fold"]
+    # A line naming each game (its Event tag) before its rows.
+    assert len(lines) == 1 + 3 + 24 + 1
+    assert lines[1] == 'game 1 ("Vuckovic-Vidanovic 2007, Figure 5 / Table 2")'
+    assert lines[2].split() == ["1", "1", "1.", "Na3", "c4a3", "-", "-", "0", "1", "bottom",
+                                "-", "-", "-", "-"]
+    assert lines[9].split() == ["1", "8", "4...", "Kh8", "g8h8", "yes", "8", "1", "8",
+                                "bottom", "-", "-", "-", "-"]
+    assert lines[10].startswith("game 2 (")
     assert lines[-1] == "3 games, 24 plies, 3 plies repeat an earlier position"
     assert err == ""      # three games: no progress
 
@@ -147,27 +150,42 @@ def test_fifty_move_and_mate(tmp_path, capsys):
 
 def test_progress(tmp_path, capsys):
     path = write_pgn(tmp_path, "".join(pgn_game("1. Nf3 Nf6 2. Ng1 Ng8") for _ in range(12)))
+    # stderr is no terminal here: a short run writes no progress at all.
     code, out, err = run(capsys, "scan", path, "--jsonl")
     assert code == 0 and len(jsonl(out)) == 48
-    assert err == "game 11/12\n"
-    _, _, err = run(capsys, "scan", path, "--jsonl", "--quiet")
     assert err == ""
 
-    class Terminal:
-        text = ""
+    class Stream:
+        def __init__(self, tty):
+            self.tty, self.text = tty, ""
         def isatty(self):
-            return True
+            return self.tty
         def write(self, text):
             self.text += text
         def flush(self):
             pass
 
-    terminal = Terminal()
+    terminal = Stream(True)
     progress = commands.Progress(40, terminal)
     progress.update(2, 120)
     progress.done()
     assert terminal.text.startswith("\rgame 3/40, ply 120")
     assert terminal.text.endswith("\r")
+
+    # A log gets one plain line per interval (30 s), however many games pass.
+    now = [0.0]
+    log = Stream(False)
+    progress = commands.Progress(1000, log, clock=lambda: now[0])
+    for position in range(1000):
+        now[0] = position * 0.1          # 100 s in all
+        progress.update(position, 1)
+    progress.done()
+    assert log.text.splitlines() == ["game 301/1000, ply 1", "game 601/1000, ply 1",
+                                     "game 901/1000, ply 1"]
+    quiet = Stream(True)
+    progress = commands.Progress(40, quiet, enabled=False)
+    progress.update(0, 1)
+    assert quiet.text == ""
 
 
 # --- history: the sliding window -----------------------------------------------
@@ -241,7 +259,7 @@ def test_verify_catches_a_lying_golden_model(monkeypatch, capsys):
     code, out, _ = run(capsys, "verify", FIGURE5, "--backend", "golden")
     assert code == 1
     assert "golden/oracle repetition: 3" in out
-    assert "game 0, ply 8 (4... Kh8, g8h8): golden/oracle repetition: golden false, " \
+    assert "game 1, ply 8 (4... Kh8, g8h8): golden/oracle repetition: golden false, " \
            "oracle true" in out
     code, out, _ = run(capsys, "verify", FIGURE5)
     assert code == 1
@@ -252,7 +270,7 @@ def test_verify_paper_rules_report_blind_spots(capsys):
     code, out, _ = run(capsys, "verify", FIGURE5, "--rules", "paper", "--backend", "golden")
     assert code == 1
     assert "known blind spots" in out
-    assert "game 1, ply 8" in out
+    assert "game 2, ply 8" in out
 
 
 def test_verify_help_says_exact(capsys):
@@ -281,7 +299,7 @@ def test_explain_reproduces_table2():
 
 
 def test_explain_command_on_figure5(capsys):
-    code, out, err = run(capsys, "explain", FIGURE5, "--game", 0, "--ply", 8,
+    code, out, err = run(capsys, "explain", FIGURE5, "--game", 1, "--ply", 8,
                          "--rules", "paper")
     assert code == 0 and err == ""
     lines = out.splitlines()
@@ -298,7 +316,7 @@ def test_explain_command_on_figure5(capsys):
 
 
 def test_explain_white_side_is_exactly_table2(capsys):
-    code, out, err = run(capsys, "explain", FIGURE5, "--game", 0, "--ply", 8,
+    code, out, err = run(capsys, "explain", FIGURE5, "--game", 1, "--ply", 8,
                          "--rules", "paper", "--side", "white")
     assert code == 0 and err == ""
     lines = out.splitlines()
@@ -310,12 +328,12 @@ def test_explain_white_side_is_exactly_table2(capsys):
 
 
 def test_explain_side_rejects_unknown_side(capsys):
-    code, out, err = run(capsys, "explain", FIGURE5, "--game", 0, "--ply", 8, "--side", "red")
+    code, out, err = run(capsys, "explain", FIGURE5, "--game", 1, "--ply", 8, "--side", "red")
     assert code == 2 and "invalid choice: 'red'" in err and "Traceback" not in err
 
 
 def test_explain_scan_order_follows_the_golden_steps(capsys):
-    code, out, _ = run(capsys, "explain", DIEP, "--game", 0, "--ply", 98, "--order", "scan")
+    code, out, _ = run(capsys, "explain", DIEP, "--game", 1, "--ply", 98, "--order", "scan")
     assert code == 0
     lines = out.splitlines()
     table = [_split(line) for line in lines[lines.index(next(
@@ -332,7 +350,7 @@ def test_explain_scan_order_follows_the_golden_steps(capsys):
 
 
 def test_explain_without_repetition(capsys):
-    code, out, _ = run(capsys, "explain", FIGURE5, "--game", 1, "--ply", 8,
+    code, out, _ = run(capsys, "explain", FIGURE5, "--game", 2, "--ply", 8,
                        "--rules", "paper")
     assert code == 0
     last = _split(out.splitlines()[-1])
@@ -344,13 +362,11 @@ def test_explain_without_repetition(capsys):
 
 BAD_PGN = {
     "illegal": (pgn_game("1. e4 e5") + pgn_game("1. e4 e5 2. Ke3 Nc6"),
-                r"game 1, ply 3: illegal move.*Ke3"),
-    "variation": (pgn_game("1. e4 e5 (1... Ke7 2. Nf3) 2. Nf3"),
-                  r"game 0, ply 2 \(in a variation\): illegal move.*Ke7"),
-    "bad fen": (pgn_game("1. e4", fen="8/8/8/ w - - 0 1"), r"game 0: bad FEN '8/8/8/ w"),
+                r"game 2, ply 3: illegal move.*Ke3"),
+    "bad fen": (pgn_game("1. e4", fen="8/8/8/ w - - 0 1"), r"game 1: bad FEN '8/8/8/ w"),
     "no kings": (pgn_game("1. Kb1", fen="8/8/8/8/8/8/8/K7 w - - 0 1"),
-                 r"game 0: bad FEN .*no black king"),
-    "not pgn": ("hello world ))) ((\n", r"game 0, ply 1: 'hello' is not a move"),
+                 r"game 1: bad FEN .*no black king"),
+    "not pgn": ("hello world ))) ((\n", r"game 1, ply 1: 'hello' is not a move"),
     "empty": ("\n\n", r"no games found"),
 }
 
@@ -360,7 +376,7 @@ def test_bad_pgn(case, tmp_path, capsys):
     text, message = BAD_PGN[case]
     path = write_pgn(tmp_path, text)
     for command in ("scan", "verify", "explain"):
-        extra = ["--game", "0", "--ply", "1"] if command == "explain" else []
+        extra = ["--game", "1", "--ply", "1"] if command == "explain" else []
         code, out, err = run(capsys, command, path, *extra)
         assert code == 2
         assert out == ""
@@ -388,12 +404,12 @@ BAD_OPTIONS = [
      "--rules cpw is golden-only; the sim backend supports exact and paper"),
     (["verify", FIGURE5, "--rules", "cpw"], "--rules cpw is golden-only"),
     (["scan", FIGURE5, "--vcd", "x.vcd"], "--vcd needs --backend sim"),
-    (["explain", FIGURE5, "--game", "3", "--ply", "1"],
-     "--game 3 is out of range: the file has 3 games (0..2)"),
-    (["explain", FIGURE5, "--game", "-1", "--ply", "1"], "--game -1 is out of range"),
-    (["explain", FIGURE5, "--game", "2", "--ply", "9"],
-     'game 2 ("Rook swap"): --ply 9 is out of range (1..8)'),
-    (["explain", FIGURE5, "--game", "2", "--ply", "0"], "--ply 0 is out of range (1..8)"),
+    (["explain", FIGURE5, "--game", "4", "--ply", "1"],
+     "--game 4 is out of range: the file has 3 games (1..3)"),
+    (["explain", FIGURE5, "--game", "0", "--ply", "1"], "--game 0 is out of range"),
+    (["explain", FIGURE5, "--game", "3", "--ply", "9"],
+     'game 3 ("Rook swap"): --ply 9 is out of range (1..8)'),
+    (["explain", FIGURE5, "--game", "3", "--ply", "0"], "--ply 0 is out of range (1..8)"),
 ]
 
 
@@ -407,10 +423,10 @@ def test_bad_options(argv, message, capsys):
 
 def test_explain_game_without_moves(tmp_path, capsys):
     path = write_pgn(tmp_path, pgn_game("", event="Empty"))
-    code, _, err = run(capsys, "explain", path, "--game", 0, "--ply", 1)
-    assert code == 2 and 'game 0 ("Empty") has no moves to explain' in err
+    code, _, err = run(capsys, "explain", path, "--game", 1, "--ply", 1)
+    assert code == 2 and 'game 1 ("Empty") has no moves to explain' in err
     code, out, _ = run(capsys, "scan", path)
-    assert code == 0 and out.splitlines()[-1] == "1 games, 0 plies, 0 plies repeat an " \
+    assert code == 0 and out.splitlines()[-1] == "1 game, 0 plies, 0 plies repeat an " \
                                                  "earlier position"
 
 
@@ -465,14 +481,14 @@ def test_explain_every_ply_of_the_examples():
 
 
 def test_explain_stop_reasons(capsys):
-    _, out, _ = run(capsys, "explain", FIGURE5, "--game", 0, "--ply", 5, "--chains", 2)
+    _, out, _ = run(capsys, "explain", FIGURE5, "--game", 1, "--ply", 5, "--chains", 2)
     assert out.splitlines()[-1].endswith(
         "No repetition. Chain list overflow: no free slot (1 slot a side) for N_D2C4 at "
         "ply 3 (the answer may miss a repetition).")
-    _, out, _ = run(capsys, "explain", DIEP, "--game", 0, "--ply", 93, "--depth", 8)
+    _, out, _ = run(capsys, "explain", DIEP, "--game", 1, "--ply", 93, "--depth", 8)
     assert "move list holds plies 86..93" in out
     assert "(window-limited: an older repetition may be missed)" in out.splitlines()[-1]
-    _, out, _ = run(capsys, "explain", DIEP, "--game", 0, "--ply", 1, "--count-limit", 0)
+    _, out, _ = run(capsys, "explain", DIEP, "--game", 1, "--ply", 1, "--count-limit", 0)
     assert out.splitlines()[-1].split("  ")[-1] == \
            "No repetition. Count limit 0 reached: the scan stops."
 

@@ -162,10 +162,10 @@ def test_binary_garbage_other_commands(command, data):
 @pytest.mark.parametrize("text, words", [
     (FEN_GAME.format(fen="8/8/8/8/8/8/8/8 w - - 0 1", moves="1. Ke2"), "bad FEN"),
     (FEN_GAME.format(fen="4k3/8/8/8/8/8/8/4K3 w - - 0 1", moves="1. Kf1 Kd8 2. Qd1"),
-     "game 0, ply 3"),
+     "game 1, ply 3"),
     (FEN_GAME.format(fen="4k3/8/8/8/8/8/8/4K3 w - - 0 1", moves="1. Ke9"),
-     "game 0, ply 1: 'Ke9' is not a move"),
-    (GOOD[:GOOD.index("2. Ng1")] + "2. N", "game 0, ply 3: 'N' is not a move"),
+     "game 1, ply 1: 'Ke9' is not a move"),
+    (GOOD[:GOOD.index("2. Ng1")] + "2. N", "game 1, ply 3: 'N' is not a move"),
     ("\x00\x01garbage", "the file holds binary data"),
     ("garbage and nothing else", "'garbage' is not a move"),
 ])

@@ -1,0 +1,178 @@
+# amaranth: UnusedElaboratable=no
+"""The README tells the truth: its synopsis is the command line's, its figure
+tables are what ``axon bench --readme`` prints."""
+
+import argparse
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from axon.sim.benchreadme import readme_tables
+from axon.sim.cli import build_parser, main
+
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+BOARDS_README = ROOT / "boards" / "README.md"
+
+_OPTION = re.compile(r"(?<![\w/-])(--?[a-z][\w-]*)")
+_CHOICES = re.compile(r"(--?[a-z][\w-]*) ([\w-]+(?:\|[\w-]+)+)(?![\w/:|])")
+
+
+def _synopsis():
+    """``{command: text}`` from the first code block under "## Command line"."""
+    text = README.read_text()
+    section = text[text.index("## Command line\n"):]
+    block = section.split("```")[1]
+    commands = {}
+    for line in block.strip().splitlines():
+        if line.startswith("axon "):
+            name = line.split()[1]
+            commands[name] = line[len("axon " + name):]
+        else:
+            commands[name] += " " + line.strip()
+    return commands
+
+
+def _subparsers():
+    parser = build_parser()
+    action = next(action for action in parser._actions
+                  if isinstance(action, argparse._SubParsersAction))
+    return action.choices
+
+
+def test_synopsis_lists_every_command():
+    assert sorted(_synopsis()) == sorted(_subparsers())
+
+
+@pytest.mark.parametrize("command", sorted(_subparsers()))
+def test_synopsis_matches_help(command):
+    text = _synopsis()[command]
+    parser = _subparsers()[command]
+    written = set(_OPTION.findall(text))
+    known = set()
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        if not action.option_strings:
+            metavar = action.metavar or action.dest.upper()
+            assert metavar in text, f"axon {command}: {metavar} missing from the synopsis"
+            continue
+        known.update(action.option_strings)
+        assert written & set(action.option_strings), \
+            f"axon {command}: {'/'.join(action.option_strings)} missing from the synopsis"
+        if action.required:
+            option = next(o for o in action.option_strings if o in written)
+            assert f"[{option}" not in text, f"axon {command}: {option} is required"
+    assert written <= known, f"axon {command} has no {sorted(written - known)}"
+    for option, choices in _CHOICES.findall(text):
+        action = next(a for a in parser._actions if option in a.option_strings)
+        assert set(choices.split("|")) == set(action.choices), (command, option)
+
+
+# --- axon bench --readme -----------------------------------------------------------
+
+def _fits(device, lcs, available, runs, flops=952):
+    return {"device": device, "fmax_mhz": {"min": min(runs), "median": sorted(runs)[1],
+                                           "max": max(runs), "runs": runs},
+            "logic_cells": {"used": lcs, "available": available,
+                            "percent": round(100 * lcs / available, 1)},
+            "flip_flops": flops, "block_rams": {"used": 9, "available": 30}}
+
+
+MISFIT = {"error": "2 chains need ~1689 logic cells, the iCE40HX1K has 1280; "
+                   "no chain count fits"}
+
+BENCH = {
+    "machine": {"date": "2026-11-23"}, "seconds": 413.1,
+    "corpus": {"queries": 27019},
+    "simulation": {"mismatches": 0, "latency_formula": "floor(P/2) + 3",
+                   "formula_holds": True},
+    "plies_scanned": {"mean": 23.69, "median": 11, "p99": 127, "max": 158},
+    "clocks_per_query": {"mean": 14.62, "median": 8, "p99": 66, "max": 82},
+    "plies_per_clock": 2.0,
+    "hardware": {"core-up5k": _fits("iCE40UP5K-SG48", 2063, 5280, [38.32, 37.8, 37.29]),
+                 "core-hx8k": _fits("iCE40HX8K-CT256", 2063, 7680, [95.15, 90.73, 88.98]),
+                 "icebreaker": _fits("iCE40UP5K-SG48", 2780, 5280, [29.56, 28.55, 31.36]),
+                 "icestick": MISFIT,
+                 "hx8k": _fits("iCE40HX8K-CT256", 2757, 7680, [77.41, 83.17, 79.91])},
+    "ns_per_query": {"fpga:core-up5k": {"mean": 386.8, "p99": 1746.0},
+                     "fpga:core-hx8k": {"mean": 161.1, "p99": 727.4},
+                     "cpw_c": {"mean": 61.1, "p99": 235.2,
+                               "ratio_to_fpga": {"fpga:core-hx8k": 0.38}},
+                     "golden_python": {"mean": 74000.6, "p99": 371831.7,
+                                       "ratio_to_fpga": {"fpga:core-hx8k": 459.35}},
+                     "new_peer": {"mean": 12.0}},
+}
+
+
+def _tables(text):
+    """Each Markdown table of ``text`` as a list of its lines."""
+    tables, current = [], []
+    for line in text.splitlines() + [""]:
+        if line.startswith("|"):
+            current.append(line)
+        elif current:
+            tables.append(current)
+            current = []
+    return tables
+
+
+def test_bench_readme_figures():
+    text = readme_tables(BENCH)
+    # The board table shows seed 1, which is what `axon build` prints.
+    assert "| `icebreaker` (default) | UP5K-SG48 | 24 | 2780 / 5280 (52.7 %) | 952 | " \
+           "9 / 30 | 29.56 MHz (12 MHz) |" in text
+    assert "| `icestick` | HX1K-TQ144 | does not fit | 2 chains need ~1689 / 1280 |" in text
+    assert "| bare core, HX8K | 88.98 / 90.73 / 95.15 | 2063 (26.9 %) | 952 | 9 | " \
+           "161 (727) |" in text
+    assert "| `icestick` top | does not fit: 2 chains need ~1689 of 1280 logic cells |" in text
+    assert "27,019 queries, 0 mismatches; sustained 2.0 plies a clock; latency " \
+           "`floor(P/2) + 3` on every query." in text
+    assert "| golden model in Python | 74,001 | 371,832 | ×459 |" in text
+    assert "| wiki chain list in C (`-O2`) | 61.1 | 235.2 | ×0.38 |" in text
+    assert "| `new_peer` | 12.0 |  |  |" in text       # a peer it does not know yet
+    # A bench.json without hardware or software still gives every table.
+    assert len(_tables(readme_tables({}))) == len(_tables(text)) == 5
+
+
+def test_readme_tables_have_the_shape_bench_prints():
+    # Header rows and first columns: the README's tables are pasted from
+    # `axon bench --readme`, not typed in another layout.
+    known = {**BENCH, "ns_per_query": {name: figures for name, figures
+                                       in BENCH["ns_per_query"].items() if name != "new_peer"}}
+    generated = {table[0]: table for table in _tables(readme_tables(known))}
+    pasted = {table[0]: table for path in (README, BOARDS_README)
+              for table in _tables(path.read_text())}
+    for header, table in generated.items():
+        assert header in pasted, f"README lacks the table {header}"
+        labels = {row.split(" | ")[0] for row in pasted[header][2:]}
+        assert {row.split(" | ")[0] for row in table[2:]} <= labels, header
+
+
+def test_readme_figures_agree_with_each_other():
+    # The build output block and the board table come from the same seed-1 build.
+    text = README.read_text()
+    build = text[text.index("Output of `axon build` on the iCEBreaker"):]
+    cells = re.search(r"logic cells \(ICESTORM_LC\)\s+(\d+) / 5280", build).group(1)
+    fmax = re.search(r"Fmax board.clk: ([\d.]+) MHz", build).group(1)
+    row = next(line for line in text.splitlines() if line.startswith("| `icebreaker` (default)"))
+    assert f"| {cells} / 5280" in row and f"| {fmax} MHz (12 MHz) |" in row
+    fit = re.search(r"`2 chains need ~(\d+) logic cells, the iCE40HX1K", text).group(1)
+    assert f"2 chains need ~{fit} / 1280" in text
+
+
+def test_bench_readme_command(tmp_path, capsys):
+    path = tmp_path / "bench.json"
+    path.write_text(json.dumps(BENCH))
+    assert main(["bench", "--readme", str(path)]) == 0
+    assert capsys.readouterr().out == readme_tables(BENCH)
+    assert main(["bench", "--out", str(tmp_path), "--readme"]) == 0
+    assert capsys.readouterr().out == readme_tables(BENCH)
+    for text in ("{not json", "[1, 2]"):
+        path.write_text(text)
+        assert main(["bench", "--readme", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert len(err.splitlines()) == 1 and err.startswith(f"axon bench: error: {path}: ")
