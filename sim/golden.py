@@ -39,11 +39,11 @@ import enum
 from dataclasses import dataclass
 from typing import Optional
 
-from ..hdl.pools import check_pools, side_pools
+from ..hdl.pools import BISHOP, KING, KNIGHT, QUEEN, ROOK, check_pools, side_pools
 from ..hdl.word import unpack_word
 
 
-__all__ = ["Rules", "Stop", "Result", "Step", "perpetual", "RULES"]
+__all__ = ["Rules", "Stop", "Result", "Step", "perpetual", "RULES", "reaches", "squares_between"]
 
 
 class Rules(enum.Enum):
@@ -74,6 +74,12 @@ class Result:
     overflow:      bool
     plies_scanned: int             # words applied to the chain list
     stop:          Stop
+    # Upcoming repetition (only with an ``occupancy``, see :func:`perpetual`):
+    # the side to move can return to an earlier position with one move.
+    upcoming:          bool = False
+    upcoming_move:     Optional[tuple] = None   # (from, to) of that move
+    upcoming_distance: Optional[int] = None     # plies from the position after it
+                                                # back to the earlier position
 
 
 @dataclass(frozen=True)
@@ -294,17 +300,99 @@ class ChainList:
                     joined=mover.joined)
 
 
+def _line_step(from_sq, to_sq):
+    """``(file step, rank step)`` of a rook or bishop line from one square to
+    the other, or ``None`` if they share no line or diagonal."""
+    files = (to_sq & 7) - (from_sq & 7)
+    ranks = (to_sq >> 3) - (from_sq >> 3)
+    if (files, ranks) == (0, 0) or (files and ranks and abs(files) != abs(ranks)):
+        return None
+    return (files > 0) - (files < 0), (ranks > 0) - (ranks < 0)
+
+
+def squares_between(from_sq, to_sq):
+    """Bitboard of the squares strictly between two squares on one rank, file
+    or diagonal; 0 for squares that share none (or are neighbours)."""
+    step = _line_step(from_sq, to_sq)
+    if step is None:
+        return 0
+    mask = 0
+    file, rank = (from_sq & 7) + step[0], (from_sq >> 3) + step[1]
+    while file + 8 * rank != to_sq:
+        mask |= 1 << (file + 8 * rank)
+        file, rank = file + step[0], rank + step[1]
+    return mask
+
+
+def reaches(kind, from_sq, to_sq):
+    """Can a piece of type ``kind`` move from one square to the other on an
+    empty board? No castling, no pawns (a pawn move is always a barrier)."""
+    files = abs((to_sq & 7) - (from_sq & 7))
+    ranks = abs((to_sq >> 3) - (from_sq >> 3))
+    if kind == KNIGHT:
+        return {files, ranks} == {1, 2}
+    if kind == KING:
+        return max(files, ranks) == 1
+    step = _line_step(from_sq, to_sq)
+    if step is None:
+        return False
+    diagonal = all(step)
+    return (kind == QUEEN or (kind == BISHOP and diagonal) or
+            (kind == ROOK and not diagonal))
+
+
+def upcoming_move(chain_list, plies, mover_colour, occupancy):
+    """The move that returns to the position ``plies`` back, or ``None``.
+
+    After an odd number of plies, if exactly one chain is open and it is a
+    piece of the side to move, ``(piece, a, b)``, that piece stood on ``a``
+    then and stands on ``b`` now, and everything else stands as it did; the
+    move ``b→a`` gives the earlier position back (the other side to move
+    included) exactly when it is pseudo-legal now: the piece can go from ``b``
+    to ``a`` and every square between them is empty in ``occupancy``. The
+    mover's king needs no check: the earlier position was legal with the
+    other side to move, so that king was not attacked in it.
+    """
+    if plies % 2 == 0:
+        return None
+    chains = chain_list.snapshot()
+    if len(chains) != 1:
+        return None
+    piece, earlier_sq, current_sq = chains[0]
+    if piece >> 3 != mover_colour:
+        return None
+    if not reaches(piece & 7, current_sq, earlier_sq):
+        return None
+    if squares_between(current_sq, earlier_sq) & occupancy:
+        return None
+    return current_sq, earlier_sq
+
+
 def perpetual(words, top, *, rules="exact", chains=24, count_limit=4, steps=None,
-              pools="kind"):
+              pools="kind", occupancy=None):
     """Scan ``words`` back from address ``top``; return a :class:`Result`.
 
     ``words`` is the move-list contents (17-bit move words, index = address).
     If ``steps`` is a list, one :class:`Step` per applied word is appended.
     ``pools`` is the pool layout, see :mod:`axon.hdl.pools`.
+
+    With ``occupancy``, the current position's occupied squares as a 64-bit
+    bitboard (bit *i* = square *i*), the scan also looks for an *upcoming*
+    repetition (``paper`` and ``exact`` rules): the first depth at which
+    :func:`upcoming_move` finds a move. The side to move is the other side
+    than the piece of the word at ``top``. The answer is exact when the scan
+    ends at a barrier or the bottom; one that stops at its count limit or
+    overflows may miss an upcoming repetition further back, but what it
+    reports is still true.
     """
     rules = _check_query(words, top, rules, chains, count_limit)
+    if occupancy is not None and not (isinstance(occupancy, int) and 0 <= occupancy < 1 << 64):
+        raise ValueError(f"occupancy must be a 64-bit bitboard, not {occupancy!r}")
+    look_ahead = occupancy is not None and rules is not Rules.CPW
+    mover_colour = 1 - (unpack_word(words[top])[2] >> 3)
     chain_list = ChainList(chains, rules, pools)
     address, plies, count, distance = top, 0, 0, None
+    upcoming = None
     while True:
         if count >= count_limit:
             stop = Stop.LIMIT
@@ -327,8 +415,15 @@ def perpetual(words, top, *, rules="exact", chains=24, count_limit=4, steps=None
             count += 1
             if distance is None:
                 distance = plies
+        if look_ahead and upcoming is None:
+            move = upcoming_move(chain_list, plies, mover_colour, occupancy)
+            if move is not None:
+                upcoming = (move, plies + 1)
         if steps is not None:
             steps.append(chain_list.step(address, words[address], piece, rule, found))
         address -= 1
     return Result(repetition=count > 0, distance=distance, count=count,
-                  overflow=stop is Stop.OVERFLOW, plies_scanned=plies, stop=stop)
+                  overflow=stop is Stop.OVERFLOW, plies_scanned=plies, stop=stop,
+                  upcoming=upcoming is not None,
+                  upcoming_move=upcoming and upcoming[0],
+                  upcoming_distance=upcoming and upcoming[1])

@@ -13,7 +13,7 @@ from typing import Optional
 from .encode import position_key
 
 
-__all__ = ["OracleAnswer", "oracle_answers"]
+__all__ = ["OracleAnswer", "oracle_answers", "UpcomingAnswer", "oracle_upcoming"]
 
 
 @dataclass(frozen=True)
@@ -42,4 +42,37 @@ def oracle_answers(board, moves, *, count_limit=4):
                                     distance=min(distances) if count else None,
                                     count=count))
         history.append(key)
+    return answers
+
+
+@dataclass(frozen=True)
+class UpcomingAnswer:
+    """Which moves of the side to move give back an earlier position."""
+    moves:    frozenset          # every such legal move
+    move:     Optional[object]   # the one that reaches the most recent position
+    distance: Optional[int]      # plies from the position after it back to that one
+
+
+def oracle_upcoming(board, moves):
+    """One :class:`UpcomingAnswer` per ply of ``moves`` played from ``board``:
+    after the ply, every legal move is made and its position looked up in the
+    game's history (since the last null move), by :func:`position_key`."""
+    board = board.copy(stack=False)
+    latest = {position_key(board): 0}   # key -> index of its latest occurrence
+    answers = []
+    for index, move in enumerate(moves, start=1):
+        if not move:
+            latest = {}
+        board.push(move)
+        latest[position_key(board)] = index
+        reached = {}
+        for reply in board.legal_moves:
+            board.push(reply)
+            earlier = latest.get(position_key(board))
+            board.pop()
+            if earlier is not None:
+                reached[reply] = index + 1 - earlier
+        best = min(reached, key=reached.get) if reached else None
+        answers.append(UpcomingAnswer(moves=frozenset(reached), move=best,
+                                      distance=reached[best] if reached else None))
     return answers

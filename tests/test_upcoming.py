@@ -1,0 +1,168 @@
+"""Upcoming repetition in the golden model, against python-chess.
+
+python-chess's side makes every legal move after every ply and looks the
+position up in the game's history (:func:`axon.sim.oracle.oracle_upcoming`);
+the golden model finds the move from its chain list alone, with one path
+check on the occupancy bitboard.
+"""
+
+import glob
+import os
+import random
+
+import chess
+import pytest
+
+from axon.sim.encode import encode_moves
+from axon.sim.games import load_games
+from axon.sim.generate import game_corpus, random_endgame, random_game
+from axon.sim.golden import Stop, perpetual, reaches, squares_between
+from axon.sim.oracle import oracle_upcoming
+
+
+DATA = os.path.join(os.path.dirname(__file__), os.pardir, "sim", "data")
+
+
+# -- the geometry, square by square against python-chess's tables -------------
+
+def test_squares_between_is_python_chess_between():
+    for a in chess.SQUARES:
+        for b in chess.SQUARES:
+            assert squares_between(a, b) == int(chess.between(a, b)), (a, b)
+
+
+@pytest.mark.parametrize("kind", [chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN,
+                                  chess.KING])
+def test_reaches_is_a_move_on_an_empty_board(kind):
+    for a in chess.SQUARES:
+        board = chess.Board(None)
+        board.set_piece_at(a, chess.Piece(kind, chess.WHITE))
+        targets = board.attacks_mask(a)
+        for b in chess.SQUARES:
+            assert reaches(kind, a, b) == bool(targets >> b & 1), (kind, a, b)
+
+
+# -- the corpora ----------------------------------------------------------------
+
+def _corpus():
+    games = []
+    for path in sorted(glob.glob(os.path.join(DATA, "*.pgn"))):
+        games += [(record.board, record.moves) for record in load_games(path)]
+    games += game_corpus(120, seed=2012)
+    rng = random.Random(2013)
+    # Pawnless endgames that only shuffle: pieces come and go on detours.
+    games += [random_game(rng, 90, random_endgame(rng), reversible_bias=1.0)
+              for _ in range(80)]
+    return games
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    cases = []
+    for board, moves in _corpus():
+        occupancy, after = [], board.copy(stack=False)
+        for move in moves:
+            after.push(move)
+            occupancy.append(int(after.occupied))
+        cases.append((encode_moves(board, moves), occupancy, oracle_upcoming(board, moves)))
+    return cases
+
+
+def _expected(answer):
+    move = answer.move and (answer.move.from_square, answer.move.to_square)
+    return bool(answer.moves), move, answer.distance
+
+
+def test_exact_upcoming_matches_python_chess(corpus):
+    plies = found = 0
+    for game, (words, occupancy, answers) in enumerate(corpus):
+        for ply, answer in enumerate(answers, start=1):
+            result = perpetual(words, ply - 1, count_limit=15, occupancy=occupancy[ply - 1])
+            got = (result.upcoming, result.upcoming_move, result.upcoming_distance)
+            if result.stop in (Stop.BARRIER, Stop.BOTTOM):
+                assert got == _expected(answer), f"game {game} ply {ply}"
+            elif result.upcoming:
+                assert got == _expected(answer), f"game {game} ply {ply}"
+            plies += 1
+            found += result.upcoming
+    assert plies > 10000 and found > 1500
+
+
+@pytest.mark.parametrize("rules", ["paper", "exact"])
+def test_what_a_stopped_scan_reports_is_true(corpus, rules):
+    # Stopping at the first repetition (a search's setting) or overflowing on
+    # two chains a side may miss an upcoming repetition further back; what it
+    # reports must still be python-chess's answer.
+    stopped = missed = 0
+    for words, occupancy, answers in corpus:
+        for ply, answer in enumerate(answers, start=1):
+            result = perpetual(words, ply - 1, rules=rules, chains=4, count_limit=1,
+                               occupancy=occupancy[ply - 1])
+            if result.upcoming:
+                assert (True, result.upcoming_move, result.upcoming_distance) == \
+                       _expected(answer)
+            elif answer.moves:
+                assert result.stop in (Stop.LIMIT, Stop.OVERFLOW) or rules == "paper"
+                missed += 1
+            stopped += result.stop in (Stop.LIMIT, Stop.OVERFLOW)
+    assert stopped > 1000 and missed > 10
+
+
+# -- a blocked path or an unreachable square is the only thing in the way ----------
+
+# Black starts and a Black king walks a cycle back home while one White piece
+# goes the long way round; the piece could go straight back but for the one
+# thing named. In each twin the obstacle is gone and the move repeats.
+LINES = {
+    # Qa1-c3-a5; the knight on a3 stands between a5 and a1.
+    "queen blocked": ("4k3/8/8/8/8/N7/8/Q6K b - - 0 1", "e8d8 a1c3 d8d7 c3a5 d7e8",
+                      "4k3/8/8/8/8/7N/8/Q6K b - - 0 1", ("a5", "a1", 6)),
+    # Ra1-b1-b5-a5 while the king walks a square; the knight on a3 blocks.
+    "rook blocked": ("4k3/8/8/8/8/N7/8/R6K b - - 0 1", "e8d8 a1b1 d8d7 b1b5 d7e7 b5a5 e7e8",
+                     "4k3/8/8/8/8/7N/8/R6K b - - 0 1", ("a5", "a1", 8)),
+    # Bc1-a3-f8-h6; the knight on d2 blocks the diagonal back.
+    "bishop blocked": ("k7/8/8/8/8/8/3N4/2B4K b - - 0 1", "a8b8 c1a3 b8b7 a3f8 b7a7 f8h6 a7a8",
+                       "k7/8/8/8/8/7N/8/2B4K b - - 0 1", ("h6", "c1", 8)),
+    # Ng1-f3-e5: e5 to g1 is no knight move.
+    "knight out of reach": ("k7/8/8/8/8/8/8/6NK b - - 0 1", "a8b8 g1f3 b8b7 f3e5 b7a8",
+                            "k7/8/8/8/8/8/8/6NK b - - 0 1", None),
+    # Kg1-f2-e3: e3 is two squares from g1.
+    "king out of reach": ("k7/8/8/8/8/8/8/6K1 b - - 0 1", "a8b8 g1f2 b8b7 f2e3 b7a8",
+                          "k7/8/8/8/8/8/8/6K1 b - - 0 1", None),
+}
+
+
+def _last_ply(fen, line):
+    board = chess.Board(fen)
+    moves = [chess.Move.from_uci(uci) for uci in line.split()]
+    after = board.copy(stack=False)
+    for move in moves:
+        assert after.is_legal(move), move
+        after.push(move)
+    result = perpetual(encode_moves(board, moves), len(moves) - 1, occupancy=int(after.occupied))
+    return result, oracle_upcoming(board, moves)[-1]
+
+
+@pytest.mark.parametrize("name", LINES)
+def test_blocked_or_unreachable_is_no_upcoming(name):
+    fen, line, _, _ = LINES[name]
+    result, answer = _last_ply(fen, line)
+    assert not answer.moves
+    assert (result.upcoming, result.upcoming_move, result.upcoming_distance) == \
+           (False, None, None)
+
+
+@pytest.mark.parametrize("name", [name for name in LINES if LINES[name][3]])
+def test_without_the_obstacle_the_move_repeats(name):
+    _, line, fen, (from_name, to_name, distance) = LINES[name]
+    result, answer = _last_ply(fen, line)
+    move = (chess.parse_square(from_name), chess.parse_square(to_name))
+    assert (result.upcoming, result.upcoming_move, result.upcoming_distance) == \
+           (True, move, distance)
+    assert _expected(answer) == (True, move, distance)
+
+
+def test_occupancy_must_be_a_bitboard():
+    words = encode_moves(chess.Board(), [chess.Move.from_uci("g1f3")])
+    with pytest.raises(ValueError, match=r"occupancy must be a 64-bit bitboard, not -1"):
+        perpetual(words, 0, occupancy=-1)
