@@ -19,14 +19,13 @@ from amaranth.hdl import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from .pools import BISHOP, KING, KNIGHT, QUEEN, ROOK
+
 
 __all__ = ["PathCheck", "PATH_CHECK_LATENCY"]
 
 # Clocks from a candidate at the inputs to its verdict at the outputs.
 PATH_CHECK_LATENCY = 3
-
-# Table 1 piece types (the low three bits of a piece code).
-_KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING = 2, 3, 4, 5, 6
 
 # The longest line has six squares between its ends.
 _MAX_BETWEEN = 6
@@ -87,16 +86,16 @@ class PathCheck(wiring.Component):
         ]
         moves_so = Signal()
         with m.Switch(self.kind):
-            with m.Case(_KNIGHT):
+            with m.Case(KNIGHT):
                 m.d.comb += moves_so.eq(((files == 1) & (ranks == 2)) |
                                         ((files == 2) & (ranks == 1)))
-            with m.Case(_KING):
+            with m.Case(KING):
                 m.d.comb += moves_so.eq((files <= 1) & (ranks <= 1) & (files | ranks).any())
-            with m.Case(_BISHOP):
+            with m.Case(BISHOP):
                 m.d.comb += moves_so.eq(diagonal)
-            with m.Case(_ROOK):
+            with m.Case(ROOK):
                 m.d.comb += moves_so.eq(straight)
-            with m.Case(_QUEEN):
+            with m.Case(QUEEN):
                 m.d.comb += moves_so.eq(straight | diagonal)
 
         geometry_valid = Signal()
@@ -112,8 +111,8 @@ class PathCheck(wiring.Component):
                            ((file_delta > 0) - (file_delta < 0))),
             # A knight or king has nothing between; off a line the move is
             # already refused.
-            between_count.eq(Mux((straight | diagonal) & (self.kind != _KNIGHT) &
-                                 (self.kind != _KING), Mux(files > ranks, files, ranks) - 1, 0)),
+            between_count.eq(Mux((straight | diagonal) & (self.kind != KNIGHT) &
+                                 (self.kind != KING), Mux(files > ranks, files, ranks) - 1, 0)),
         ]
 
         # Stage 2: the squares between, and whether each is occupied.
