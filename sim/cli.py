@@ -185,8 +185,8 @@ def build_parser():
     # The board commands (build, program, query) live beside the board code;
     # the main job and the benchmark have modules of their own.
     from ..boards import commands as board_commands
-    from . import bench, demo, formal, soak
-    for module in (board_commands, demo, bench, soak, formal):
+    from . import bench, demo, export, formal, soak
+    for module in (board_commands, demo, bench, soak, formal, export):
         module.register(commands)
     return parser
 

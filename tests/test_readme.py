@@ -177,3 +177,11 @@ def test_bench_readme_command(tmp_path, capsys):
         assert main(["bench", "--readme", str(path)]) == 2
         err = capsys.readouterr().err
         assert len(err.splitlines()) == 1 and err.startswith(f"axon bench: error: {path}: ")
+
+
+def test_embedding_example_runs():
+    # The README's Amaranth example, exactly as printed.
+    example = re.search(r"<!-- embedding-example -->\n```python\n(.*?)```", README.read_text(),
+                        flags=re.S)
+    assert example, "the README has no embedding example"
+    exec(compile(example.group(1), "README.md (Embedding)", "exec"), {})
