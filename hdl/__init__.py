@@ -1,1 +1,15 @@
-"""Gateware of the Axon repetition detector."""
+"""Gateware of the Axon repetition detector.
+
+The embedding API: :class:`AxonDetector` (the whole block), the move word it
+stores (:class:`MoveWord`, :func:`pack_word`, :func:`unpack_word`) and the
+answer it gives (:class:`ResultLayout`, :class:`StopReason`); see the README's
+"Embedding" section.
+"""
+
+from .detector import AxonDetector
+from .scanner import LATENCY_OVERHEAD, ResultLayout, StopReason
+from .word import MoveWord, pack_word, unpack_word
+
+
+__all__ = ["AxonDetector", "MoveWord", "pack_word", "unpack_word", "ResultLayout", "StopReason",
+           "LATENCY_OVERHEAD"]
