@@ -40,7 +40,7 @@ from ..hdl.detector import AxonDetector
 from ..hdl.scanner import ResultLayout
 from ..hdl.word import WORD_BITS
 from .golden import Result, Stop
-from .rtl import DetectorTimeout, TimedResult
+from .rtl import DetectorTimeout, TimedResult, expected_cycles
 
 
 __all__ = ["CxxrtlModel", "CxxrtlSession", "CxxrtlError", "DetectorTimeout", "default_cache_dir",
@@ -309,7 +309,7 @@ class CxxrtlSession(CxxrtlModel):
 
     Parameters
     ----------
-    depth, chains, rules, pools :
+    depth, chains, rules, pools, scan :
         As for :class:`~axon.hdl.detector.AxonDetector`; checked at once.
     build_dir : str or Path or None
         Cache directory for the generated C++ and the binary (default
@@ -324,12 +324,13 @@ class CxxrtlSession(CxxrtlModel):
     HARNESS       = "cxxrtl_harness.cc"
     HARNESS_PORTS = _HARNESS_PORTS
 
-    def __init__(self, *, depth=256, chains=24, rules="exact", pools="kind", build_dir=None,
-                 log=None):
+    def __init__(self, *, depth=256, chains=24, rules="exact", pools="kind", scan="pair",
+                 build_dir=None, log=None):
         self.depth = depth
         self.chains = chains
         self.rules = rules
         self.pools = pools
+        self.scan = scan
         super().__init__(build_dir, log=log)
         self._fields = {name: (field.offset, (1 << field.width) - 1)
                         for name, field in ResultLayout(depth)}
@@ -339,7 +340,11 @@ class CxxrtlSession(CxxrtlModel):
 
     def _make_dut(self):
         return AxonDetector(depth=self.depth, chains=self.chains, rules=self.rules,
-                            pools=self.pools)
+                            pools=self.pools, scan=self.scan)
+
+    def expected_cycles(self, words, top, result):
+        """:func:`axon.sim.rtl.expected_cycles` for this session's scan."""
+        return expected_cycles(words, top, result, self.scan)
 
     def _defines(self):
         return [f"#define AXON_DEPTH {self.depth}u",
