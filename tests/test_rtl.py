@@ -122,6 +122,25 @@ def test_arbitrary_words(rules, chains, pools, scan, jobs):
     check_jobs(rules, chains, jobs, pools=pools, scan=scan)
 
 
+def test_lean_scan_takes_one_word_a_clock():
+    # Pinned by hand, not by expected_cycles: a knight shuffle read to the
+    # bottom applies 8 words, one a clock, plus the read and hand stages of
+    # the absent word below address 0; the pair scan takes 8 / 2 + 4. Two
+    # words of one side in a row cost the lean scan nothing extra.
+    shuffle = [pack_word(1, 18, 2), pack_word(62, 45, 10),
+               pack_word(18, 1, 2), pack_word(45, 62, 10)] * 2
+    same_side = [pack_word(1, 18, 2), pack_word(18, 1, 2)]
+    lean = RtlSession(depth=16, chains=4, pools="side", scan="single")
+    pair = RtlSession(depth=16, chains=4, pools="side")
+    assert [answer.cycles for answer in lean.run(shuffle, [(7, 15)])] == [8 + 2]
+    assert [answer.cycles for answer in pair.run(shuffle, [(7, 15)])] == [8 // 2 + 4]
+    (answer,) = lean.run(same_side, [(1, 15)])
+    assert answer.result.plies_scanned == 2 and answer.cycles == 2 + 2
+    # ... which the pair scan's model would not give: the clock check can fail.
+    golden = perpetual(same_side, 1, chains=4, count_limit=15, pools="side")
+    assert expected_cycles(same_side, 1, golden, "pair") != answer.cycles
+
+
 @pytest.mark.parametrize("rules", ["exact", "paper"])
 def test_a_move_meeting_two_chains_stops_as_overflow(rules):
     # The pool takes each hit vector as its slot; a vector with two bits set
