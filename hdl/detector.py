@@ -8,7 +8,7 @@ from .chainlist import ChainList, CHAIN_RULES
 from .lean import LeanMoveList, LeanScanner, check_scan
 from .movelist import MoveList
 from .pools import POOLS
-from .scanner import ResultLayout, Scanner
+from .scanner import ResultLayout, Scanner, query_members
 from ._params import refused
 from .word import MoveWord
 
@@ -83,12 +83,7 @@ class AxonDetector(wiring.Component):
         self._rules = rules
         self._pools = pools
         super().__init__({
-            "start":         In(1),
-            "top":           In(range(depth)),
-            "count_limit":   In(4),
-            "busy":          Out(1),
-            "done":          Out(1),
-            "result":        Out(ResultLayout(depth)),
+            **query_members(depth),
             "cycles":        Out(16),
             "write_addr":    In(range(depth)),
             "write_word":    In(MoveWord),

@@ -27,8 +27,9 @@ from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from ._params import refused
-from .scanner import (ResultLayout, book_equal_position, finish_query, start_query,
-                      stop_reason_in_order)
+from .movelist import host_write_members
+from .scanner import (ResultLayout, book_equal_position, chain_members, finish_query,
+                      query_members, start_query, stop_reason_in_order)
 from .word import MoveWord
 
 
@@ -82,13 +83,9 @@ class LeanMoveList(wiring.Component):
         _check_depth(self, depth)
         self._depth = depth
         super().__init__({
-            "scan_active":        In(1),
-            "read_addr":          In(range(depth)),
-            "read_word":          Out(MoveWord),
-            "host_write_addr":    In(range(depth)),
-            "host_write_word":    In(MoveWord),
-            "host_write_en":      In(1),
-            "host_write_refused": Out(1),
+            "read_addr": In(range(depth)),
+            "read_word": Out(MoveWord),
+            **host_write_members(depth),
         })
 
     @property
@@ -140,25 +137,11 @@ class LeanScanner(wiring.Component):
         _check_depth(self, depth)
         self._depth = depth
         super().__init__({
-            "start":                In(1),
-            "top":                  In(range(depth)),
-            "count_limit":          In(4),
-            "busy":                 Out(1),
-            "done":                 Out(1),
-            "result":               Out(ResultLayout(depth)),
-            "reading":              Out(1),
-            "scan_addr":            Out(range(depth)),
-            "scan_word":            In(MoveWord),
-            "chain_clear":          Out(1),
-            "chain_white_move":     Out(MoveWord),
-            "chain_black_move":     Out(MoveWord),
-            "chain_white_next":     Out(MoveWord),
-            "chain_black_next":     Out(MoveWord),
-            "chain_apply_white_next": Out(1),
-            "chain_apply_black_next": Out(1),
-            "chain_white_overflow": In(1),
-            "chain_black_overflow": In(1),
-            "chain_empty":          In(1),
+            **query_members(depth),
+            "reading":   Out(1),
+            "scan_addr": Out(range(depth)),
+            "scan_word": In(MoveWord),
+            **chain_members(),
         })
 
     def elaborate(self, platform):

@@ -18,7 +18,18 @@ from ._params import refused
 from .word import MoveWord
 
 
-__all__ = ["MoveList"]
+__all__ = ["MoveList", "host_write_members"]
+
+
+def host_write_members(depth):
+    """The host's write port and the scan that refuses it, on every move list."""
+    return {
+        "scan_active":        In(1),
+        "host_write_addr":    In(range(depth)),
+        "host_write_word":    In(MoveWord),
+        "host_write_en":      In(1),
+        "host_write_refused": Out(1),
+    }
 
 
 class MoveList(wiring.Component):
@@ -55,15 +66,11 @@ class MoveList(wiring.Component):
                 f"Move-list depth must be an even integer of at least 2, not {depth!r}"))
         self._depth = depth
         super().__init__({
-            "scan_active":        In(1),
             "even_row":           In(range(depth // 2)),
             "odd_row":            In(range(depth // 2)),
             "even_word":          Out(MoveWord),
             "odd_word":           Out(MoveWord),
-            "host_write_addr":    In(range(depth)),
-            "host_write_word":    In(MoveWord),
-            "host_write_en":      In(1),
-            "host_write_refused": Out(1),
+            **host_write_members(depth),
         })
 
     @property

@@ -86,6 +86,34 @@ class ResultLayout(data.StructLayout):
         })
 
 
+def query_members(depth):
+    """A query's members, the same on every scanner and on the detector."""
+    return {
+        "start":       In(1),
+        "top":         In(range(depth)),
+        "count_limit": In(4),
+        "busy":        Out(1),
+        "done":        Out(1),
+        "result":      Out(ResultLayout(depth)),
+    }
+
+
+def chain_members():
+    """A scanner's members towards :class:`~axon.hdl.chainlist.ChainList`."""
+    return {
+        "chain_clear":            Out(1),
+        "chain_white_move":       Out(MoveWord),
+        "chain_black_move":       Out(MoveWord),
+        "chain_white_next":       Out(MoveWord),
+        "chain_black_next":       Out(MoveWord),
+        "chain_apply_white_next": Out(1),
+        "chain_apply_black_next": Out(1),
+        "chain_white_overflow":   In(1),
+        "chain_black_overflow":   In(1),
+        "chain_empty":            In(1),
+    }
+
+
 def stop_reason_in_order(m, stop_reason, limit_reached, words):
     """Drive ``stop_reason`` with the first reason in the decision order of
     the module docstring: the limit, then for each word, newest first, the
@@ -191,27 +219,13 @@ class Scanner(wiring.Component):
                 f"Move-list depth must be an even integer of at least 2, not {depth!r}"))
         self._depth = depth
         super().__init__({
-            "start":                In(1),
-            "top":                  In(range(depth)),
-            "count_limit":          In(4),
-            "busy":                 Out(1),
-            "done":                 Out(1),
-            "result":               Out(ResultLayout(depth)),
+            **query_members(depth),
             "reading":              Out(1),
             "even_row":             Out(range(depth // 2)),
             "odd_row":              Out(range(depth // 2)),
             "even_word":            In(MoveWord),
             "odd_word":             In(MoveWord),
-            "chain_clear":          Out(1),
-            "chain_white_move":     Out(MoveWord),
-            "chain_black_move":     Out(MoveWord),
-            "chain_white_next":     Out(MoveWord),
-            "chain_black_next":     Out(MoveWord),
-            "chain_apply_white_next": Out(1),
-            "chain_apply_black_next": Out(1),
-            "chain_white_overflow": In(1),
-            "chain_black_overflow": In(1),
-            "chain_empty":          In(1),
+            **chain_members(),
         })
 
     def elaborate(self, platform):
