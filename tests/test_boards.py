@@ -207,3 +207,25 @@ def test_query_bad_input(capsys):
     assert run(["query", "--port", "/dev/does-not-exist", pgn]) == 1
     assert capsys.readouterr().err.startswith(
         "axon query: error: cannot open serial port /dev/does-not-exist")
+
+
+def test_sim_port_of_a_1k_board_is_its_lean_design():
+    # `sim://icestick` simulates the board as it is built: the lean
+    # configuration, behind the same link and protocol, one ply a clock.
+    from axon.boards.host import Board, open_transport
+    from axon.hdl.word import pack_word
+    from axon.sim.golden import perpetual
+    from axon.sim.rtl import expected_cycles
+    transport = open_transport("sim://icestick")
+    assert (transport.design.chains, transport.design.pools, transport.design.scan) == \
+        (4, "side", "single")
+    board = Board(transport)
+    assert board.identify().chains == 4
+    shuffle = [pack_word(6, 21, 2), pack_word(62, 45, 10),
+               pack_word(21, 6, 2), pack_word(45, 62, 10)] * 3
+    board.write_moves(0, shuffle)
+    for top in (3, 11):
+        result, cycles = board.query(top, 15)
+        golden = perpetual(shuffle, top, chains=4, pools="side", count_limit=15)
+        assert result == golden
+        assert cycles == expected_cycles(shuffle, top, golden, "single") == top + 1 + 2
