@@ -327,18 +327,21 @@ def _judge(expect, hung, data):
 
 
 def run_link_soak(queries=10_000, *, seed=0, depth=256, chains=24, rules="exact",
-                  golden=perpetual, log=None, model=None):
+                  pools="kind", scan="pair", golden=perpetual, log=None, model=None):
     """Soak the board at its UART pins; return a :class:`LinkSoakReport`.
 
     ``golden`` computes the expected answers (a test passes a wrong one to
-    see the soak fail); ``model`` is a :class:`CxxrtlBoard` to reuse, whose
-    configuration (pools and scan included) the plan follows.
+    see the soak fail); ``model`` is a :class:`CxxrtlBoard` of the same
+    configuration to reuse. ``pools`` and ``scan`` are as for
+    :class:`~axon.hdl.detector.AxonDetector` (the 1K boards': ``"side"``,
+    ``"single"``).
     """
     began = time.perf_counter()
     rng = random.Random(seed)
-    model = model or CxxrtlBoard(depth=depth, chains=chains, rules=rules)
-    segments, expects, counts = _plan(rng, queries, model.depth, model.chains, model.rules,
-                                      golden, model.divisor, model.pools, model.scan)
+    model = model or CxxrtlBoard(depth=depth, chains=chains, rules=rules, pools=pools,
+                                 scan=scan)
+    segments, expects, counts = _plan(rng, queries, depth, chains, rules, golden,
+                                      model.divisor, pools, scan)
     report = LinkSoakReport(**counts)
     # One process for the whole plan: the board keeps its state throughout.
     answers = model.exchange(segments)

@@ -28,8 +28,8 @@ from amaranth.lib.wiring import In, Out
 
 from ._params import refused
 from .movelist import host_write_members
-from .scanner import (ResultLayout, book_equal_position, chain_members, finish_query,
-                      query_members, start_query, stop_reason_in_order)
+from .scanner import (ResultLayout, StopReason, book_equal_position, chain_members,
+                      finish_query, query_members, start_query, stop_reason_in_order)
 from .word import MoveWord
 
 
@@ -159,8 +159,8 @@ class LeanScanner(wiring.Component):
         #            the chain list's flags on the same clock: take it, or
         #            stop. What the chain list did after a stop is thrown
         #            away; the next start clears it.
-        # Signed: the fetch runs two words below address 0 before the hand
-        # stage stops the scan at the first of them.
+        # Signed: the fetch runs ahead below address 0 (down to -4) before
+        # the hand stage stops the scan at the first absent word.
         fetch_addr   = Signal(range(-4, depth))
         read_valid   = Signal()
         read_present = Signal()                # the word read is at or above 0
@@ -184,10 +184,10 @@ class LeanScanner(wiring.Component):
             read_black.eq(self.scan_word.piece[3]),
             self.chain_white_next.eq(self.scan_word),
             self.chain_black_next.eq(self.scan_word),
-            # Only during a scan: the clock after a start (which clears the
-            # chain list) must apply nothing.
-            self.chain_apply_white_next.eq(self.busy & read_valid & ~read_black),
-            self.chain_apply_black_next.eq(self.busy & read_valid & read_black),
+            # Low on the starting clock (nothing was read before it), so the
+            # clock after the chain list's clear applies nothing.
+            self.chain_apply_white_next.eq(read_valid & ~read_black),
+            self.chain_apply_black_next.eq(read_valid & read_black),
             self.chain_white_move.eq(hand_word),
             self.chain_black_move.eq(hand_word),
         ]
@@ -204,7 +204,7 @@ class LeanScanner(wiring.Component):
         equal_position = Signal()
         limit_reached  = Signal()
         stop           = Signal()
-        stop_reason    = Signal(ResultLayout(depth)["stop"].shape)
+        stop_reason    = Signal(StopReason)
         m.d.comb += [
             overflow.eq(Mux(hand_word.piece[3], self.chain_black_overflow,
                             self.chain_white_overflow)),

@@ -43,8 +43,8 @@ def test_link_soak_10k_queries(board_model):
 def test_link_soak_lean_board():
     # The 1K boards' design (one pool a side, one ply a clock) behind the same
     # link: answers and clock counts at the pins, noise and resets included.
-    model = CxxrtlBoard(chains=4, pools="side", scan="single")
-    report = run_link_soak(3_000, seed=3, model=model, log=print)
+    lean = dict(chains=4, pools="side", scan="single")
+    report = run_link_soak(3_000, seed=3, log=print, **lean)
     assert report.queries >= 3_000
     assert (report.lost, report.wrong) == (0, 0), report.failures
     assert report.resets > 20 and report.cut > 0
@@ -56,8 +56,7 @@ def test_link_soak_lean_board():
             return AxonBoard(depth=self.depth, chains=self.chains, rules=self.rules,
                              divisor=self.divisor, timeout_bits=self.timeout_bits,
                              pools=self.pools, scan="pair")
-    report = run_link_soak(300, seed=4, model=MislabelledBoard(chains=4, pools="side",
-                                                               scan="single"))
+    report = run_link_soak(300, seed=4, model=MislabelledBoard(**lean), **lean)
     assert report.wrong > 0 and report.lost == 0
 
 
