@@ -2,14 +2,15 @@
 
 The embedding API: :class:`AxonDetector` (the whole block), the move word it
 stores (:class:`MoveWord`, :func:`pack_word`, :func:`unpack_word`) and the
-answer it gives (:class:`ResultLayout`, :class:`StopReason`); see the README's
+answer it gives (:class:`ResultLayout`, :class:`Stop`); see the README's
 "Embedding" section.
 """
 
 from .detector import AxonDetector
-from .scanner import LATENCY_OVERHEAD, ResultLayout, StopReason
+from .params import Stop
+from .scanner import LATENCY_OVERHEAD, ResultLayout
 from .word import MoveWord, pack_word, unpack_word
 
 
-__all__ = ["AxonDetector", "MoveWord", "pack_word", "unpack_word", "ResultLayout", "StopReason",
+__all__ = ["AxonDetector", "MoveWord", "pack_word", "unpack_word", "ResultLayout", "Stop",
            "LATENCY_OVERHEAD"]

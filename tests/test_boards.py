@@ -14,7 +14,7 @@ import sys
 import pytest
 
 import axon.sim
-from axon.boards import commands
+from axon.sim.cli import board as commands
 from axon.boards.build import BuildError, find_tools, _fit_message
 from axon.boards.platforms import BOARDS, get_board
 from axon.boards.top import AxonBoard
@@ -165,7 +165,7 @@ def test_build_too_big_for_hx1k(tmp_path, monkeypatch, capsys):
 # --- axon query ------------------------------------------------------------------------
 
 def test_query_sim_matches_scan(capsys):
-    from axon.sim.cli import main
+    from axon.sim.cli.main import main
     pgn = os.path.join(DATA, "paper_figure5.pgn")
     assert main(["scan", "--backend", "sim", "--jsonl", "-q", "--chains", "8",
                  "--rules", "paper", "--count-limit", "2", pgn]) == 0
