@@ -72,14 +72,20 @@ class BuildReport:
     block_rams:  dict = field(default_factory=dict)
     fmax_mhz:    dict = field(default_factory=dict)    # clock net -> achieved MHz
     timing_met:  bool = True
+    pools:       str = "kind"     # axon.hdl.pools
+    scan:        str = "pair"     # axon.hdl.lean
 
     def lines(self):
         def usage(label, figures):
             return (f"{label:<28} {figures['used']:>5} / {figures['available']:<5} "
                     f"({figures['percent']:.1f} %)")
         yield f"bitstream: {self.bitstream}"
-        yield (f"board: {self.board} ({self.device}), {self.chains} chains, depth {self.depth}, "
-               f"{self.rules} rules, seed {self.seed}")
+        # The lean configuration of the 1K boards says so; the default one
+        # needs no words.
+        lean = ((", one pool a side" if self.pools == "side" else "") +
+                (", one ply a clock" if self.scan == "single" else ""))
+        yield (f"board: {self.board} ({self.device}), {self.chains} chains{lean}, depth "
+               f"{self.depth}, {self.rules} rules, seed {self.seed}")
         yield usage("logic cells (ICESTORM_LC)", self.logic_cells)
         yield usage("flip-flops (SB_DFF*)", self.flip_flops)
         yield usage("block RAMs (ICESTORM_RAM)", self.block_rams)
@@ -250,7 +256,8 @@ def build(board="icebreaker", *, chains=None, depth=None, rules="exact", seed=1,
     report = BuildReport(board=spec.name, device=spec.device, chains=chains, depth=depth,
                          rules=rules, seed=seed, baud=spec.baud, divisor=divisor,
                          clock_mhz=clk_freq / 1e6,
-                         bitstream=os.path.join(build_dir, f"{NAME}.bin"))
+                         bitstream=os.path.join(build_dir, f"{NAME}.bin"),
+                         pools=top.board.pools, scan=top.board.scan)
     opts = ["--report", REPORT, "--seed", str(seed)]
 
     if log:

@@ -125,7 +125,7 @@ class SimTransport(Transport):
 
     Parameters
     ----------
-    depth, chains, rules :
+    depth, chains, rules, pools, scan :
         Detector configuration.
     divisor : int
         Clocks per bit; small (4) keeps the simulation fast.
@@ -142,9 +142,10 @@ class SimTransport(Transport):
     PERIOD = 1e-6
     CHUNK  = 64
 
-    def __init__(self, *, depth=256, chains=24, rules="exact", divisor=4, timeout_bits=64):
+    def __init__(self, *, depth=256, chains=24, rules="exact", divisor=4, timeout_bits=64,
+                 pools="kind", scan="pair"):
         self.design = AxonBoard(depth=depth, chains=chains, rules=rules, divisor=divisor,
-                                timeout_bits=timeout_bits)
+                                timeout_bits=timeout_bits, pools=pools, scan=scan)
         self.divisor = divisor
         self.timeout_clocks = divisor * timeout_bits
         # Longest silence of a board that will still answer: the inter-byte
@@ -255,7 +256,8 @@ def open_transport(url, *, baud=None):
             if key not in config:
                 raise ValueError(f"unknown sim:// option {key!r}; known: {', '.join(config)}")
             config[key] = value if key == "rules" else _int_option(key, value)
-        return SimTransport(**config)
+        # The board's own pools and scan (the 1K boards' lean configuration).
+        return SimTransport(**config, pools=spec.pools, scan=spec.scan)
     if parts.scheme in ("", "serial") or len(parts.scheme) == 1:   # /dev/ttyUSB1, COM3, C:\...
         port = parts.path if parts.scheme == "serial" else url.split("?")[0]
         if not port:

@@ -5,9 +5,10 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from .chainlist import ChainList
+from .lean import LeanMoveList, LeanScanner, check_scan
 from .movelist import MoveList
 from .pools import POOLS
-from .scanner import ResultLayout, Scanner
+from .scanner import ResultLayout, Scanner, query_members
 from ._params import refused
 from .params import COUNT_LIMIT_BITS, CYCLE_BITS, check_chains, check_depth, check_rules
 from .word import MoveWord
@@ -31,6 +32,10 @@ class AxonDetector(wiring.Component):
     pools : str
         ``"kind"`` (a chain pool per side and piece kind, the default) or
         ``"side"`` (one a side, the lean layout), see :mod:`axon.hdl.pools`.
+    scan : str
+        ``"pair"`` (two plies a clock from a two-bank move list, the default)
+        or ``"single"`` (one a clock from one bank, the lean scan for the 1K
+        boards), see :mod:`axon.hdl.lean`.
 
     Members
     -------
@@ -59,7 +64,7 @@ class AxonDetector(wiring.Component):
         read as written.
     """
 
-    def __init__(self, depth=256, chains=24, rules="exact", pools="kind"):
+    def __init__(self, depth=256, chains=24, rules="exact", pools="kind", scan="pair"):
         try:
             check_depth(depth)
             check_chains(chains)
@@ -69,17 +74,14 @@ class AxonDetector(wiring.Component):
         if pools not in POOLS:
             raise refused(self, ValueError(
                 f"Pool layout must be one of {', '.join(POOLS)}, not {pools!r}"))
+        check_scan(self, scan)
         self._depth = depth
         self._chains = chains
+        self._scan = scan
         self._rules = rules
         self._pools = pools
         super().__init__({
-            "start":         In(1),
-            "top":           In(range(depth)),
-            "count_limit":   In(COUNT_LIMIT_BITS),
-            "busy":          Out(1),
-            "done":          Out(1),
-            "result":        Out(ResultLayout(depth)),
+            **query_members(depth),
             "cycles":        Out(CYCLE_BITS),
             "write_addr":    In(range(depth)),
             "write_word":    In(MoveWord),
@@ -93,11 +95,13 @@ class AxonDetector(wiring.Component):
     chains = property(lambda self: self._chains)
     rules  = property(lambda self: self._rules)
     pools  = property(lambda self: self._pools)
+    scan   = property(lambda self: self._scan)
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.move_list  = move_list  = MoveList(self._depth)
-        m.submodules.scanner    = scanner    = Scanner(self._depth)
+        pair = self._scan == "pair"
+        m.submodules.move_list  = move_list  = (MoveList if pair else LeanMoveList)(self._depth)
+        m.submodules.scanner    = scanner    = (Scanner if pair else LeanScanner)(self._depth)
         m.submodules.chain_list = chain_list = ChainList(self._chains, self._rules,
                                                               self._pools)
 
@@ -127,12 +131,6 @@ class AxonDetector(wiring.Component):
             # happens on it, and a write landing then would be seen by the
             # later reads of the scan but not the first.
             move_list.scan_active.eq(scanner.busy | self.start),
-            move_list.even_row.eq(Mux(scanner.reading, scanner.even_row, self.read_addr >> 1)),
-            move_list.odd_row.eq(Mux(scanner.reading, scanner.odd_row, self.read_addr >> 1)),
-            scanner.even_word.eq(move_list.even_word),
-            scanner.odd_word.eq(move_list.odd_word),
-            self.read_word.eq(Mux(host_read_fresh, host_fresh_word,
-                                  Mux(host_read_odd, move_list.odd_word, move_list.even_word))),
             move_list.host_write_addr.eq(self.write_addr),
             move_list.host_write_word.eq(self.write_word),
             move_list.host_write_en.eq(self.write_en),
@@ -149,6 +147,23 @@ class AxonDetector(wiring.Component):
             scanner.chain_black_overflow.eq(chain_list.black_overflow),
             scanner.chain_empty.eq(chain_list.empty),
         ]
+        if pair:
+            m.d.comb += [
+                move_list.even_row.eq(Mux(scanner.reading, scanner.even_row,
+                                          self.read_addr >> 1)),
+                move_list.odd_row.eq(Mux(scanner.reading, scanner.odd_row, self.read_addr >> 1)),
+                scanner.even_word.eq(move_list.even_word),
+                scanner.odd_word.eq(move_list.odd_word),
+                self.read_word.eq(Mux(host_read_fresh, host_fresh_word,
+                                      Mux(host_read_odd, move_list.odd_word,
+                                          move_list.even_word))),
+            ]
+        else:
+            m.d.comb += [
+                move_list.read_addr.eq(Mux(scanner.reading, scanner.scan_addr, self.read_addr)),
+                scanner.scan_word.eq(move_list.read_word),
+                self.read_word.eq(Mux(host_read_fresh, host_fresh_word, move_list.read_word)),
+            ]
 
         # Counted here rather than in a testbench so that a board can report it.
         with m.If(self.start & ~scanner.busy):

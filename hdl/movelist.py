@@ -19,7 +19,18 @@ from .params import check_depth
 from .word import MoveWord
 
 
-__all__ = ["MoveList"]
+__all__ = ["MoveList", "host_write_members"]
+
+
+def host_write_members(depth):
+    """The host's write port and the scan that refuses it, on every move list."""
+    return {
+        "scan_active":        In(1),
+        "host_write_addr":    In(range(depth)),
+        "host_write_word":    In(MoveWord),
+        "host_write_en":      In(1),
+        "host_write_refused": Out(1),
+    }
 
 
 class MoveList(wiring.Component):
@@ -57,15 +68,11 @@ class MoveList(wiring.Component):
             raise refused(self, error)
         self._depth = depth
         super().__init__({
-            "scan_active":        In(1),
             "even_row":           In(range(depth // 2)),
             "odd_row":            In(range(depth // 2)),
             "even_word":          Out(MoveWord),
             "odd_word":           Out(MoveWord),
-            "host_write_addr":    In(range(depth)),
-            "host_write_word":    In(MoveWord),
-            "host_write_en":      In(1),
-            "host_write_refused": Out(1),
+            **host_write_members(depth),
         })
 
     @property

@@ -56,3 +56,10 @@ def test_termination_bound_is_the_rtl_models_worst_case():
     top = len(words) - 1
     result = perpetual(words, top, chains=24)
     assert expected_cycles(words, top, result) <= formal.termination_bound(top)
+    # The lean scan's worst case is every word applied down to address 0:
+    # knights shuffling, with no count limit.
+    shuffle = [pack_word(1, 18, 2), pack_word(62, 45, 10),
+               pack_word(18, 1, 2), pack_word(45, 62, 10)] * 2
+    lean = perpetual(shuffle, 7, chains=4, pools="side", count_limit=15)
+    assert lean.plies_scanned == 8
+    assert expected_cycles(shuffle, 7, lean, "single") == formal.termination_bound(7, "single")

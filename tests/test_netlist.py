@@ -124,6 +124,22 @@ def test_netlist_soak_short(session):
 
 
 @needs_gxx
+def test_lean_netlist_soak():
+    # The 1K boards' configuration (one pool a side, one ply a clock) as
+    # synth_ice40 maps it: every field and its own clock count; and the same
+    # netlist with its busiest LUT inverted must fail.
+    from axon.sim.backends.netlist import invert_busiest_lut
+    lean = dict(chains=4, pools="side", scan="single", workers=1)
+    report = run_soak(20_000, seed=14, **lean)
+    assert report.mismatches == 0, report.summary()
+    assert set(report.stops) == {"barrier", "bottom", "limit", "overflow"}
+    assert report.repetitions > 200 and report.refetched == 0
+    assert "4 chains, one pool a side, one ply a clock, depth 256" in report.summary()
+    mutant = run_soak(2_000, seed=14, netlist_edit=invert_busiest_lut, **lean)
+    assert mutant.mismatches > 0
+
+
+@needs_gxx
 @pytest.mark.slow
 def test_netlist_soak_long(session):
     report = run_soak(2_000_000, seed=12, build_dir=session.build_dir)

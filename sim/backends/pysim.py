@@ -11,6 +11,7 @@ import os
 from amaranth.sim import Simulator
 
 from ...hdl.detector import AxonDetector
+from ...hdl.lean import LEAN_LATENCY_OVERHEAD
 from ...hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS
 from ...hdl.word import unpack_word
 from ...hdl.params import Stop
@@ -27,19 +28,25 @@ __all__ = ["RtlSession", "latency", "expected_cycles", "TIMEOUT_SLACK"]
 TIMEOUT_SLACK = 8
 
 
-def latency(plies_scanned):
+def latency(plies_scanned, scan="pair"):
     """Clocks from the clock that samples ``start`` to ``done``, for a move list
-    whose words alternate sides (every legal game): two plies a clock."""
+    whose words alternate sides (every legal game): two plies a clock, or one
+    with the lean ``scan="single"`` (:mod:`axon.hdl.lean`)."""
+    if scan == "single":
+        return plies_scanned + LEAN_LATENCY_OVERHEAD
     return plies_scanned // 2 + LATENCY_OVERHEAD
 
 
-def expected_cycles(words, top, result):
+def expected_cycles(words, top, result, scan="pair"):
     """Clocks for any move list, given the golden model's ``result``.
 
-    This walks the pairs the way the scanner does: a pair whose two words are
-    of one side (nonsense, never a legal game) costs a refetch, after which the
-    query goes on one word a clock.
+    The lean scan takes one word a clock whatever the words are. The pair
+    scan's clocks are counted by walking the pairs the way it does: a pair
+    whose two words are of one side (nonsense, never a legal game) costs a
+    refetch, after which the query goes on one word a clock.
     """
+    if scan == "single":
+        return latency(result.plies_scanned, scan)
     def side(address):
         return unpack_word(words[address])[2] >> 3
 
@@ -114,22 +121,28 @@ class RtlSession(Session):
 
     Parameters
     ----------
-    depth, chains, rules, pools :
+    depth, chains, rules, pools, scan :
         As for :class:`~axon.hdl.detector.AxonDetector`.
     vcd : str or None
         Write a waveform there (and a GTKWave save file beside it).
     """
 
-    def __init__(self, *, depth=256, chains=24, rules="exact", pools="kind", vcd=None):
+    def __init__(self, *, depth=256, chains=24, rules="exact", pools="kind", scan="pair",
+                 vcd=None):
         self.depth = depth
         self.chains = chains
         self.rules = rules
         self.pools = pools
+        self.scan = scan
         self.vcd = vcd
 
     def make_dut(self):
         return AxonDetector(depth=self.depth, chains=self.chains, rules=self.rules,
-                            pools=self.pools)
+                            pools=self.pools, scan=self.scan)
+
+    def expected_cycles(self, words, top, result):
+        """:func:`expected_cycles` for this session's scan."""
+        return expected_cycles(words, top, result, self.scan)
 
     def run(self, words, queries):
         """Load ``words`` at address 0, then answer ``queries`` (``(top, count_limit)``

@@ -16,6 +16,7 @@ any size.
 """
 
 import contextlib
+import functools
 import os
 import shutil
 import subprocess
@@ -36,6 +37,7 @@ from ...boards.protocol import START
 from ...hdl import chainlist as chainlist_module
 from ...hdl.chainlist import ChainEntry, ChainPool, UnpairedPool
 from ...hdl.detector import AxonDetector
+from ...hdl.lean import LEAN_LATENCY_OVERHEAD
 from ...hdl.movelist import MoveList
 from ...hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS
 from ...hdl.word import MoveWord
@@ -76,12 +78,23 @@ class _Harness(Elaboratable):
 
 # --- Termination --------------------------------------------------------------
 
-def termination_bound(top):
+def termination_bound(top, scan="pair"):
     """Clocks from the clock that samples ``start`` to the one where ``done`` is
     high, at most, for a query whose top of stack is ``top``: ``top + 1`` words
     can be read, one clock each in the worst case (after a refetch), plus the
-    pipeline and one refetch (see :func:`axon.sim.backends.pysim.expected_cycles`)."""
+    pipeline and one refetch (see :func:`axon.sim.backends.pysim.expected_cycles`). The
+    lean scan (``scan="single"``) reads one a clock always and never refetches."""
+    if scan == "single":
+        return top + 1 + LEAN_LATENCY_OVERHEAD
     return top + 2 + LATENCY_OVERHEAD - 1 + REFETCH_CLOCKS
+
+
+def _detector(scan, **options):
+    """The detector under proof: the default one, or the 1K boards' lean one
+    (one pool a side, one ply a clock)."""
+    if scan == "single":
+        options.update(pools="side", scan="single")
+    return AxonDetector(chains=PROOF_CHAINS, **options)
 
 
 # Termination needs the list written before a long query: a 4-word list
@@ -89,9 +102,9 @@ def termination_bound(top):
 TERMINATION_DEPTH = 4
 
 
-def _termination(broken):
+def _termination(broken, scan="pair"):
     def body(m):
-        m.submodules.dut = dut = AxonDetector(depth=TERMINATION_DEPTH, chains=PROOF_CHAINS)
+        m.submodules.dut = dut = _detector(scan, depth=TERMINATION_DEPTH)
         for port in (dut.start, dut.top, dut.count_limit, dut.write_addr, dut.write_word,
                      dut.write_en, dut.read_addr):
             _free(m, port)
@@ -101,7 +114,8 @@ def _termination(broken):
         waited  = Signal(range(4 * TERMINATION_DEPTH))
         bound   = Signal(range(4 * TERMINATION_DEPTH))
         with m.If(dut.start & ~dut.busy):
-            m.d.sync += [waiting.eq(1), waited.eq(0), bound.eq(termination_bound(dut.top))]
+            m.d.sync += [waiting.eq(1), waited.eq(0),
+                         bound.eq(termination_bound(dut.top, scan))]
             if broken:
                 # Wrong: a whole pair a clock, with no pipeline. A full scan
                 # takes longer, so this must fail.
@@ -489,9 +503,9 @@ def _follows_rules(rules):
 
 # --- Stable results -----------------------------------------------------------
 
-def _stable_results(broken):
+def _stable_results(broken, scan="pair"):
     def body(m):
-        m.submodules.dut = dut = AxonDetector(depth=PROOF_DEPTH, chains=PROOF_CHAINS)
+        m.submodules.dut = dut = _detector(scan, depth=PROOF_DEPTH)
         for port in (dut.start, dut.top, dut.count_limit, dut.write_addr, dut.write_word,
                      dut.write_en, dut.read_addr):
             _free(m, port)
@@ -529,10 +543,11 @@ class _LeakyDetector(AxonDetector):
         return m
 
 
-def _writes_refused(broken):
+def _writes_refused(broken, scan="pair"):
     def body(m):
         detector = _LeakyDetector if broken else AxonDetector
-        m.submodules.dut = dut = detector(depth=PROOF_DEPTH, chains=PROOF_CHAINS)
+        lean = dict(pools="side", scan="single") if scan == "single" else {}
+        m.submodules.dut = dut = detector(depth=PROOF_DEPTH, chains=PROOF_CHAINS, **lean)
         for port in (dut.start, dut.top, dut.count_limit, dut.write_addr, dut.write_word,
                      dut.write_en, dut.read_addr):
             _free(m, port)
@@ -725,6 +740,16 @@ PROPERTIES = [
              "the move list stores every write it takes and no write it refuses "
              "(both rows of each bank read in turn: every word checked every other clock)",
              _refused_writes_keep_words, "prove", 4),
+    Property("termination-lean",
+             f"the same for the 1K boards' lean detector (one ply a clock): within top + "
+             f"{termination_bound(0, 'single')} clocks",
+             functools.partial(_termination, scan="single"), "bmc", 16),
+    Property("stable-results-lean",
+             "the same for the lean detector",
+             functools.partial(_stable_results, scan="single"), "prove", 12),
+    Property("writes-refused-lean",
+             "the same for the lean detector and its one-bank move list",
+             functools.partial(_writes_refused, scan="single"), "prove", 4),
     Property("frame-parser",
              "the parser ends every frame where an independent framer does, and "
              "passes exactly the frames whose CRC matches",

@@ -57,7 +57,7 @@ class CxxrtlBoard(CxxrtlModel):
 
     Parameters
     ----------
-    depth, chains, rules, divisor, timeout_bits :
+    depth, chains, rules, divisor, timeout_bits, pools, scan :
         As for :class:`~axon.boards.top.AxonBoard`.
     build_dir :
         Cache directory, see :class:`~axon.sim.backends.cxxrtl.CxxrtlModel`.
@@ -69,14 +69,16 @@ class CxxrtlBoard(CxxrtlModel):
     HARNESS_PORTS   = ("clk", "rst", "uart_rx", "uart_tx")
 
     def __init__(self, *, depth=256, chains=24, rules="exact", divisor=SOAK_DIVISOR,
-                 timeout_bits=SOAK_TIMEOUT_BITS, build_dir=None):
+                 timeout_bits=SOAK_TIMEOUT_BITS, build_dir=None, pools="kind", scan="pair"):
         self.depth, self.chains, self.rules = depth, chains, rules
+        self.pools, self.scan = pools, scan
         self.divisor, self.timeout_bits = divisor, timeout_bits
         super().__init__(build_dir)
 
     def _make_dut(self):
         return AxonBoard(depth=self.depth, chains=self.chains, rules=self.rules,
-                         divisor=self.divisor, timeout_bits=self.timeout_bits)
+                         divisor=self.divisor, timeout_bits=self.timeout_bits,
+                         pools=self.pools, scan=self.scan)
 
     @property
     def quiet_clocks(self):
@@ -174,7 +176,7 @@ class _Expect:
         self.kind, self.check, self.label = kind, check, label
 
 
-def _plan(rng, queries, depth, chains, rules, golden, divisor):
+def _plan(rng, queries, depth, chains, rules, golden, divisor, pools="kind", scan="pair"):
     """The segments and what each must draw, with the move list modelled."""
     memory = [0] * depth
     segments, expects = [], []
@@ -188,9 +190,10 @@ def _plan(rng, queries, depth, chains, rules, golden, divisor):
     def reset_during_query(top, limit):
         # On a clock from the frame's last stop bit to the end of the answer:
         # while the link decodes, the scanner scans, or the answer is sent.
-        expected = golden(list(memory), top, rules=rules, chains=chains, count_limit=limit)
+        expected = golden(list(memory), top, rules=rules, chains=chains, count_limit=limit,
+                          pools=pools)
         frame = protocol.query_request(top, limit)
-        busy = expected_cycles(memory, top, expected) + 16 + 16 * byte_clocks
+        busy = expected_cycles(memory, top, expected, scan) + 16 + 16 * byte_clocks
         if rng.random() < 0.5:
             busy = expected.plies_scanned // 2 + 8         # mid-scan, mostly
         add(frame, _Expect("reset", label=f"reset during query top={top}"),
@@ -217,8 +220,9 @@ def _plan(rng, queries, depth, chains, rules, golden, divisor):
             counts["writes"] += 1
 
     def query(top, limit):
-        expected = golden(list(memory), top, rules=rules, chains=chains, count_limit=limit)
-        cycles = expected_cycles(memory, top, expected)
+        expected = golden(list(memory), top, rules=rules, chains=chains, count_limit=limit,
+                          pools=pools)
+        cycles = expected_cycles(memory, top, expected, scan)
         add(protocol.query_request(top, limit),
             _Expect(Command.QUERY, lambda payload, want=(expected, cycles):
                     protocol.parse_query(payload) == want, f"query top={top} limit={limit}"))
@@ -327,13 +331,14 @@ def run_link_soak(queries=10_000, *, seed=0, depth=256, chains=24, rules="exact"
     """Soak the board at its UART pins; return a :class:`LinkSoakReport`.
 
     ``golden`` computes the expected answers (a test passes a wrong one to
-    see the soak fail); ``model`` is a :class:`CxxrtlBoard` to reuse.
+    see the soak fail); ``model`` is a :class:`CxxrtlBoard` to reuse, whose
+    configuration (pools and scan included) the plan follows.
     """
     began = time.perf_counter()
     rng = random.Random(seed)
     model = model or CxxrtlBoard(depth=depth, chains=chains, rules=rules)
-    segments, expects, counts = _plan(rng, queries, depth, chains, rules, golden,
-                                      model.divisor)
+    segments, expects, counts = _plan(rng, queries, model.depth, model.chains, model.rules,
+                                      golden, model.divisor, model.pools, model.scan)
     report = LinkSoakReport(**counts)
     # One process for the whole plan: the board keeps its state throughout.
     answers = model.exchange(segments)

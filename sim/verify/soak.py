@@ -199,22 +199,24 @@ class BatchReport:
 NETLIST_BOARD = "icebreaker"
 
 
-def netlist_session(*, depth=256, chains=24, rules="exact", build_dir=None, log=None,
-                    netlist_edit=None):
+def netlist_session(*, depth=256, chains=24, rules="exact", pools="kind", scan="pair",
+                    build_dir=None, log=None, netlist_edit=None):
     """The detector synthesised as the board build does it, as a CXXRTL session."""
     try:
         script = synthesis_script(NETLIST_BOARD, name=NetlistSession.DESIGN_NAME)
     except BuildError as error:
         raise CxxrtlError(str(error)) from None
-    return NetlistSession(script, depth=depth, chains=chains, rules=rules, build_dir=build_dir,
-                          log=log, netlist_edit=netlist_edit)
+    return NetlistSession(script, depth=depth, chains=chains, rules=rules, pools=pools,
+                          scan=scan, build_dir=build_dir, log=log, netlist_edit=netlist_edit)
 
 
-def _session(depth, chains, rules, build_dir, netlist=False, netlist_edit=None, log=None):
+def _session(depth, chains, rules, build_dir, netlist=False, netlist_edit=None, log=None,
+             pools="kind", scan="pair"):
     if netlist:
-        return netlist_session(depth=depth, chains=chains, rules=rules, build_dir=build_dir,
-                               log=log, netlist_edit=netlist_edit)
-    return CxxrtlSession(depth=depth, chains=chains, rules=rules, build_dir=build_dir, log=log)
+        return netlist_session(depth=depth, chains=chains, rules=rules, pools=pools, scan=scan,
+                               build_dir=build_dir, log=log, netlist_edit=netlist_edit)
+    return CxxrtlSession(depth=depth, chains=chains, rules=rules, pools=pools, scan=scan,
+                         build_dir=build_dir, log=log)
 
 
 _worker_session = None
@@ -239,15 +241,16 @@ def check_batch(session, seed, index, queries=BATCH_QUERIES, keep=KEEP_MISMATCHE
     for job_index, (job, job_answers) in enumerate(zip(jobs, answers)):
         for (top, count_limit), got in zip(job.queries, job_answers):
             expected = golden.perpetual(job.words, top, rules=session.rules,
-                                        chains=session.chains, count_limit=count_limit)
-            clocks = (latency(expected.plies_scanned) if job.legal else
-                      expected_cycles(job.words, top, expected))
+                                        chains=session.chains, count_limit=count_limit,
+                                        pools=session.pools)
+            clocks = (latency(expected.plies_scanned, session.scan) if job.legal else
+                      expected_cycles(job.words, top, expected, session.scan))
             report.queries += 1
             report.stops[expected.stop.name.lower()] += 1
             report.kinds[job.kind] += 1
             report.repetitions += expected.repetition
-            # Two words of one side on the way: the scanner's slow path.
-            report.refetched += clocks != latency(expected.plies_scanned)
+            # Two words of one side on the way: the pair scanner's slow path.
+            report.refetched += clocks != latency(expected.plies_scanned, session.scan)
             if got is None or got.result != expected or got.cycles != clocks:
                 report.mismatches += 1
                 if len(report.first) < keep:
@@ -288,13 +291,18 @@ class SoakReport:
     workers: int
     model: str = "cxxrtl"
     interrupted: bool = False   # Ctrl-C: the figures are of the batches that finished
+    pools: str = "kind"
+    scan: str = "pair"
 
     def summary(self):
         lines = [
             f"soak{' of the synth_ice40 netlist' if self.model == 'netlist' else ''}"
             f"{' (interrupted)' if self.interrupted else ''}: "
             f"{self.queries} queries (seed {self.seed}, rules {self.rules}, "
-            f"{self.chains} chains, depth {self.depth}, {self.workers} worker"
+            f"{self.chains} chains"
+            f"{', one pool a side' if self.pools == 'side' else ''}"
+            f"{', one ply a clock' if self.scan == 'single' else ''}"
+            f", depth {self.depth}, {self.workers} worker"
             f"{'s' if self.workers != 1 else ''}) in {self.seconds:.1f} s: "
             f"{self.queries_per_second:,.0f} queries/s",
             "  stops: " + ", ".join(f"{name} {count}" for name, count in sorted(self.stops.items()))
@@ -320,7 +328,7 @@ def _default_workers():
 
 def soak(queries=100_000, seed=0, rules="exact", chains=24, *, depth=256, workers=None,
          batch_queries=BATCH_QUERIES, build_dir=None, keep=KEEP_MISMATCHES, progress=None,
-         netlist=False, netlist_edit=None, log=None):
+         netlist=False, netlist_edit=None, log=None, pools="kind", scan="pair"):
     """Run about ``queries`` random queries on the CXXRTL model; return a :class:`SoakReport`.
 
     The count is rounded up to whole batches of ``batch_queries``. ``workers``
@@ -329,7 +337,9 @@ def soak(queries=100_000, seed=0, rules="exact", chains=24, *, depth=256, worker
     total, mismatches)`` after each batch. ``netlist`` soaks the synthesised
     netlist instead of the RTL, changed by ``netlist_edit`` if given (see
     :class:`~axon.sim.backends.netlist.NetlistSession`). ``log`` receives the build's
-    progress lines (synthesis, compilation).
+    progress lines (synthesis, compilation). ``pools`` and ``scan`` are as for
+    :class:`~axon.hdl.detector.AxonDetector` (the 1K boards': ``"side"``,
+    ``"single"``).
     """
     if not isinstance(queries, int) or queries < 1:
         raise ValueError(f"query count must be a positive integer, not {queries!r}")
@@ -342,7 +352,7 @@ def soak(queries=100_000, seed=0, rules="exact", chains=24, *, depth=256, worker
     batches = -(-queries // batch_queries)
     workers = min(workers, batches)
     # Built here, once, so that the workers find the binary in the cache.
-    session = _session(depth, chains, rules, build_dir, netlist, netlist_edit, log)
+    session = _session(depth, chains, rules, build_dir, netlist, netlist_edit, log, pools, scan)
     session.build()
 
     began = time.perf_counter()
@@ -372,7 +382,7 @@ def soak(queries=100_000, seed=0, rules="exact", chains=24, *, depth=256, worker
             # Leaving the block terminates the workers, Ctrl-C or not.
             with multiprocessing.Pool(workers, initializer=_init_worker,
                                       initargs=(depth, chains, rules, build_dir, netlist,
-                                                netlist_edit)) as pool:
+                                                netlist_edit, None, pools, scan)) as pool:
                 collect(pool.imap(_check_batch_in_worker, tasks))
     except KeyboardInterrupt:
         # Report the batches that finished; the caller says it was cut short.
@@ -384,4 +394,5 @@ def soak(queries=100_000, seed=0, rules="exact", chains=24, *, depth=256, worker
         kinds=total.kinds, repetitions=total.repetitions, refetched=total.refetched,
         work_seconds=dict(total.seconds),
         build_info=session.build_info, seed=seed, rules=rules, chains=chains, depth=depth,
-        workers=workers, model="netlist" if netlist else "cxxrtl", interrupted=interrupted)
+        workers=workers, model="netlist" if netlist else "cxxrtl", interrupted=interrupted,
+        pools=pools, scan=scan)
