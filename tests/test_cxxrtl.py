@@ -2,7 +2,7 @@
 """The CXXRTL model against the golden model and against Amaranth's simulator.
 
 The C++ model must give the golden model's answer and clock count, and the
-very same ``TimedResult`` as :class:`~axon.sim.rtl.RtlSession` on the same
+very same ``TimedResult`` as :class:`~axon.sim.backends.pysim.RtlSession` on the same
 jobs: the harness drives the ports as the Python testbench does.
 """
 
@@ -19,11 +19,11 @@ from amaranth.lib.wiring import In, Out
 
 from axon.hdl.scanner import ResultLayout
 from axon.hdl.word import MoveWord, pack_word
-from axon.sim.encode import encode_moves
-from axon.sim.generate import game_corpus
-from axon.sim.golden import Stop, perpetual
-from axon.sim.rtl import RtlSession, expected_cycles, latency
-from axon.sim.soak import IMAGE_KINDS, random_image
+from axon.sim.model.encode import encode_moves
+from axon.sim.model.generate import game_corpus
+from axon.sim.model.golden import Stop, perpetual
+from axon.sim.backends.pysim import RtlSession, expected_cycles, latency
+from axon.sim.verify.soak import IMAGE_KINDS, random_image
 
 
 DEPTH = 256
@@ -41,7 +41,7 @@ needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
 @pytest.fixture(scope="module")
 def sessions():
     """One built session per configuration, shared by the tests of this file."""
-    from axon.sim.cxxrtl import CxxrtlSession
+    from axon.sim.backends.cxxrtl import CxxrtlSession
     built = {}
 
     def get(rules, chains, pools="kind", scan="pair"):
@@ -186,7 +186,7 @@ def test_speed_against_python_simulator(sessions):
 
 @needs_gxx
 def test_second_session_uses_the_cache(sessions):
-    from axon.sim.cxxrtl import CxxrtlSession
+    from axon.sim.backends.cxxrtl import CxxrtlSession
     first = sessions("exact", 24)
     second = CxxrtlSession(depth=DEPTH, chains=24, rules="exact")
     assert second.build() == first.build()
@@ -197,7 +197,7 @@ def test_second_session_uses_the_cache(sessions):
 
 @needs_gxx
 def test_builtin_yosys_wins_over_the_environment(tmp_path, monkeypatch):
-    from axon.sim.cxxrtl import CxxrtlSession
+    from axon.sim.backends.cxxrtl import CxxrtlSession
     # A $YOSYS that does not exist and a request for the system Yosys: the
     # conversion must still use the built-in one, and leave the setting alone.
     monkeypatch.setenv("YOSYS", str(tmp_path / "no-such-yosys"))
@@ -229,7 +229,7 @@ class NeverDone(wiring.Component):
 
 @needs_gxx
 def test_a_hung_query_times_out():
-    from axon.sim.cxxrtl import CxxrtlSession, DetectorTimeout
+    from axon.sim.backends.cxxrtl import CxxrtlSession, DetectorTimeout
 
     class HungSession(CxxrtlSession):
         def _make_dut(self):
@@ -271,21 +271,21 @@ def test_harness_refuses_garbage(sessions):
 
 @needs_gxx
 def test_odd_chain_count_is_refused():
-    from axon.sim.cxxrtl import CxxrtlSession
+    from axon.sim.backends.cxxrtl import CxxrtlSession
     with pytest.raises(TypeError, match=r"Chain count must be an even integer of at least 2, "
                                         r"not 3"):
         CxxrtlSession(chains=3)
 
 
 def test_missing_compiler_is_a_clear_error(monkeypatch):
-    from axon.sim import cxxrtl
+    from axon.sim.backends import cxxrtl
     monkeypatch.setattr(cxxrtl.shutil, "which", lambda name: None)
     with pytest.raises(cxxrtl.CxxrtlError, match=r"needs a C\+\+ compiler: `g\+\+` is not on PATH"):
         cxxrtl.CxxrtlSession(depth=8, chains=2)
 
 
 def test_default_cache_dir(monkeypatch, tmp_path):
-    from axon.sim.cxxrtl import default_cache_dir
+    from axon.sim.backends.cxxrtl import default_cache_dir
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert default_cache_dir() == tmp_path / "axon-cxxrtl"
     monkeypatch.delenv("XDG_CACHE_HOME")

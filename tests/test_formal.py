@@ -8,8 +8,8 @@ proof beside it would not be checking what it claims.
 
 import pytest
 
-from axon.sim import formal
-from axon.sim.cli import main
+from axon.sim.verify import formal
+from axon.sim.cli.main import main
 
 
 
@@ -47,8 +47,8 @@ def test_prove_command_prints_one_line_per_property(capsys):
 def test_termination_bound_is_the_rtl_models_worst_case():
     # The bound the proof uses is the clock model's worst case: every word
     # read one at a time after a refetch.
-    from axon.sim.rtl import expected_cycles
-    from axon.sim.golden import perpetual
+    from axon.sim.backends.pysim import expected_cycles
+    from axon.sim.model.golden import perpetual
     from axon.hdl.word import pack_word
     # White, white (a refetch), then alternating, down to address 0.
     words = [pack_word(8 + i, 16 + i, 2 if i % 2 else 10) for i in range(7)]

@@ -9,11 +9,11 @@ import shutil
 import pytest
 
 from axon.boards import protocol
-from axon.boards.linksoak import NOISE_KINDS, CxxrtlBoard, noise, run_link_soak
+from axon.sim.verify.linksoak import NOISE_KINDS, CxxrtlBoard, noise, run_link_soak
 from axon.boards.protocol import holds_known_frame
 from axon.boards.top import AxonBoard
-from axon.sim import soak as soak_module
-from axon.sim.golden import perpetual
+from axon.sim.cli import soak as soak_module
+from axon.sim.model.golden import perpetual
 
 
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from axon.sim.benchreadme import readme_tables
-from axon.sim.cli import build_parser, main
+from axon.sim.bench.readme import readme_tables
+from axon.sim.cli.main import build_parser, main
 
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from axon.hdl.word import pack_word
-from axon.sim.encode import encode_moves
-from axon.sim.generate import game_corpus
-from axon.sim.golden import Stop, perpetual
-from axon.sim.rtl import RtlSession, expected_cycles, latency
+from axon.sim.model.encode import encode_moves
+from axon.sim.model.generate import game_corpus
+from axon.sim.model.golden import Stop, perpetual
+from axon.sim.backends.pysim import RtlSession, expected_cycles, latency
 
 from .lines import two_chains_meet_one_move
 from .lines import FIGURE1, KING_TRIANGLE, KNIGHT_SWAP, ROOK_SWAP, THREE_KNIGHTS, play
@@ -151,7 +151,7 @@ def test_a_move_meeting_two_chains_stops_as_overflow(rules):
 
 
 def test_writes_during_a_query_are_refused():
-    from axon.sim.rtl import run_query, write_words
+    from axon.sim.backends.pysim import run_query, write_words
     session = RtlSession(depth=DEPTH, chains=24)
     dut = session.make_dut()
     shuffle = [pack_word(1, 18, 2), pack_word(62, 45, 10),
@@ -190,7 +190,7 @@ def test_reset_in_the_middle_of_a_scan_keeps_the_move_list():
     # the scan at once; the block RAM has no reset, so the stored moves stay
     # and the next query is answered as if nothing had happened.
     from amaranth.hdl import Elaboratable, Module, ResetInserter, Signal
-    from axon.sim.rtl import run_query, write_words
+    from axon.sim.backends.pysim import run_query, write_words
     session = RtlSession(depth=DEPTH, chains=24)
     dut = session.make_dut()
     soft_reset = Signal()
@@ -229,7 +229,7 @@ def test_reset_in_the_middle_of_a_scan_keeps_the_move_list():
 def test_host_read_of_the_word_being_written_gets_the_new_word():
     # The detector bypasses the block RAM for this collision, so that the
     # board builds may leave it undefined in the RAM (axon.boards.build).
-    from axon.sim.rtl import write_words
+    from axon.sim.backends.pysim import write_words
     session = RtlSession(depth=DEPTH, chains=24)
     dut = session.make_dut()
     seen = []

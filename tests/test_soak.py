@@ -9,9 +9,10 @@ import time
 import pytest
 
 from axon.hdl.word import unpack_word
-from axon.sim import golden
-from axon.sim import soak as soak_module
-from axon.sim.soak import IMAGE_KINDS, make_batch, random_image, register, soak
+from axon.sim.model import golden
+from axon.sim.verify import soak as soak_module
+from axon.sim.cli.soak import register
+from axon.sim.verify.soak import IMAGE_KINDS, make_batch, random_image, soak
 
 
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
