@@ -27,10 +27,10 @@ from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from ._params import refused
-from .params import check_depth
+from .params import Stop, check_depth
 from .movelist import host_write_members
-from .scanner import (ResultLayout, StopReason, book_equal_position, chain_members,
-                      finish_query, query_members, start_query, stop_reason_in_order)
+from .scanner import (ResultLayout, book_equal_position, chain_members, finish_query,
+                      query_members, start_query, stop_reason_in_order)
 from .word import MoveWord
 
 
@@ -206,7 +206,7 @@ class LeanScanner(wiring.Component):
         equal_position = Signal()
         limit_reached  = Signal()
         stop           = Signal()
-        stop_reason    = Signal(StopReason)
+        stop_reason    = Signal(Stop)
         m.d.comb += [
             overflow.eq(Mux(hand_word.piece[3], self.chain_black_overflow,
                             self.chain_white_overflow)),
