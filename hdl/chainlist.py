@@ -37,9 +37,21 @@ from .pools import POOLS, side_pools
 from .word import MoveWord
 
 
-__all__ = ["ChainPool", "UnpairedPool", "ChainList", "ChainEntry", "CHAIN_RULES"]
+__all__ = ["ChainPool", "UnpairedPool", "ChainList", "ChainEntry", "CHAIN_RULES",
+           "LoneChainLayout"]
 
 CHAIN_RULES = ("paper", "exact")
+
+
+# A side's chains as the upcoming repetition asks about them: ``empty`` (none
+# open), ``single`` (exactly one), and then ``kind`` (Table 1 type), ``start``
+# (its square in the earlier position) and ``end`` (its square now).
+LoneChainLayout = data.StructLayout({"empty": 1, "single": 1, "kind": 3, "start": 6,
+                                     "end": 6})
+
+
+def _pool_name(kind):
+    return f"kind{'any' if kind is None else kind}"
 
 
 class ChainEntry(data.Struct):
@@ -531,6 +543,12 @@ class SideChains(wiring.Component):
         apply is a register, decoded with the kind a clock early.
     open_chains : Signal(range(slots + 1)), out
         The pools' ``open_chains`` added (for the formal proofs).
+    lone : LoneChainLayout, out
+        Whether exactly one chain of this side is open, and which: what the
+        upcoming repetition asks of the pools. Made from the registers alone,
+        so a reader that registers it adds nothing to the update loop; nothing
+        reads it when the detector is built without ``upcoming``, and
+        synthesis drops it.
     """
 
     def __init__(self, chains=24, rules="exact", pools="kind"):
@@ -540,11 +558,11 @@ class SideChains(wiring.Component):
         # A pool's members, but the apply is said a clock early.
         ports = _pool_ports(slots)
         del ports["apply"]
-        super().__init__({**ports, "apply_next": In(1)})
+        super().__init__({**ports, "apply_next": In(1), "lone": Out(LoneChainLayout)})
 
     def elaborate(self, platform):
         m = Module()
-        matches, overflows, empties, counts = [], [], [], []
+        matches, overflows, empties, counts, lones = [], [], [], [], []
         for kind, slots in self._layout:
             if self._rules == "exact":
                 pool = UnpairedPool(slots, kinds=kind is None)
@@ -570,6 +588,7 @@ class SideChains(wiring.Component):
             overflows.append(match & pool.overflow)
             empties.append(pool.empty)
             counts.append(pool.open_chains)
+            lones.append(self._pool_lone(m, pool, kind))
         kinds = [kind for kind, _ in self._layout]
         # A kind without a pool (nonsense), also a clock ahead; after reset
         # the move in hand is the all-zero word, a null move.
@@ -582,7 +601,45 @@ class SideChains(wiring.Component):
             self.empty.eq(Cat(empties).all()),
             self.open_chains.eq(sum(counts)),
         ]
+
+        # One chain in the side: one pool holds exactly one and the others
+        # none. Only then are the squares below meaningful, so they are a
+        # plain OR over the pools (every other pool contributes zero).
+        lone_pool = Signal(len(lones))
+        for index, (single, _, _, _) in enumerate(lones):
+            others_empty = Cat(empty for other, empty in enumerate(empties)
+                               if other != index).all() if len(empties) > 1 else C(1)
+            m.d.comb += lone_pool[index].eq(single & others_empty)
+        m.d.comb += [
+            self.lone.empty.eq(self.empty),
+            self.lone.single.eq(lone_pool.any()),
+            self.lone.kind.eq(_select(lone_pool, [kind for _, kind, _, _ in lones])),
+            self.lone.start.eq(_select(lone_pool, [start for _, _, start, _ in lones])),
+            self.lone.end.eq(_select(lone_pool, [end for _, _, _, end in lones])),
+        ]
         return m
+
+    def _pool_lone(self, m, pool, kind):
+        """``(single, kind, start, end)`` of one pool: it holds exactly one
+        chain, and that chain's piece type and squares (meaningful only when
+        ``single``). The squares are an OR over the entries, since exactly
+        one is valid."""
+        if isinstance(pool, UnpairedPool):
+            # Until an overflow (which ends the scan) a pool has as many
+            # valid ends as starts, so one start means one chain.
+            valid, ends_valid = pool.start_valid, pool.end_valid
+            starts = [pool.start_squares[i] for i in range(pool.slots)]
+            ends = [pool.end_squares[i] for i in range(pool.slots)]
+            kinds = [pool.start_kinds[i] for i in range(pool.slots)]
+        else:
+            valid = ends_valid = pool.occupied
+            starts = [pool.chains[i].from_sq for i in range(pool.slots)]
+            ends = [pool.chains[i].to_sq for i in range(pool.slots)]
+            kinds = [pool.chains[i].kind for i in range(pool.slots)]
+        single = Signal(name=f"{_pool_name(kind)}_single")
+        m.d.comb += single.eq(valid.any() & ~_several(valid))
+        lone_kind = C(kind, 3) if kind is not None else _select(valid, kinds)
+        return single, lone_kind, _select(valid, starts), _select(ends_valid, ends)
 
 
 class ChainList(wiring.Component):
@@ -615,6 +672,8 @@ class ChainList(wiring.Component):
         Every chain is closed.
     open_chains : Signal(range(chains + 1)), out
         Both sides' ``open_chains`` added (for the formal proofs).
+    white_lone, black_lone : LoneChainLayout, out
+        Each side's single open chain, see :class:`SideChains`.
     """
 
     def __init__(self, chains=24, rules="exact", pools="kind"):
@@ -638,6 +697,8 @@ class ChainList(wiring.Component):
             "black_overflow": Out(1),
             "empty":          Out(1),
             "open_chains":    Out(range(chains + 1)),
+            "white_lone":     Out(LoneChainLayout),
+            "black_lone":     Out(LoneChainLayout),
         })
 
     @property
@@ -669,5 +730,7 @@ class ChainList(wiring.Component):
             self.black_overflow.eq(black.overflow),
             self.empty.eq(white.empty & black.empty),
             self.open_chains.eq(white.open_chains + black.open_chains),
+            self.white_lone.eq(white.lone),
+            self.black_lone.eq(black.lone),
         ]
         return m

@@ -8,6 +8,7 @@ from .chainlist import ChainList, CHAIN_RULES
 from .movelist import MoveList
 from .pools import POOLS
 from .scanner import ResultLayout, Scanner
+from .upcoming import Upcoming, UpcomingLayout
 from ._params import refused
 from .word import MoveWord
 
@@ -30,6 +31,10 @@ class AxonDetector(wiring.Component):
     pools : str
         ``"kind"`` (a chain pool per side and piece kind, the default) or
         ``"side"`` (one a side, the lean layout), see :mod:`axon.hdl.pools`.
+    upcoming : bool
+        Also answer the upcoming repetition (default ``True``), see
+        :mod:`axon.hdl.upcoming`. Without it ``upcoming`` stays 0 and
+        ``upcoming_done`` follows ``done``; the block costs area, not clock.
 
     Members
     -------
@@ -45,6 +50,16 @@ class AxonDetector(wiring.Component):
     result : ResultLayout(depth), out
     cycles : Signal(16), out
         Clocks from ``start`` to ``done`` of the last query.
+    occupancy : Signal(64), in
+        The queried position's occupied squares, bit *i* = square *i*, for
+        the upcoming repetition; hold it from ``start`` until ``upcoming_done``.
+    upcoming : UpcomingLayout(depth), out
+        The side to move can repeat an earlier position with one move: which
+        move, and how far back (see :mod:`axon.hdl.upcoming`).
+    upcoming_done : Signal(1), out
+        ``upcoming`` holds the last query's answer, until the next ``start``:
+        ``UPCOMING_CLOCKS`` clocks after ``done``. ``result`` and ``done``
+        do not wait for it.
     write_addr : Signal(range(depth)), in
     write_word : MoveWord, in
     write_en : Signal(1), in
@@ -58,7 +73,7 @@ class AxonDetector(wiring.Component):
         read as written.
     """
 
-    def __init__(self, depth=256, chains=24, rules="exact", pools="kind"):
+    def __init__(self, depth=256, chains=24, rules="exact", pools="kind", upcoming=True):
         if not isinstance(depth, int) or depth < 2 or depth % 2:
             raise refused(self, TypeError(
                 f"Move-list depth must be an even integer of at least 2, not {depth!r}"))
@@ -71,10 +86,14 @@ class AxonDetector(wiring.Component):
         if pools not in POOLS:
             raise refused(self, ValueError(
                 f"Pool layout must be one of {', '.join(POOLS)}, not {pools!r}"))
+        if not isinstance(upcoming, bool):
+            raise refused(self, TypeError(
+                f"Upcoming must be True or False, not {upcoming!r}"))
         self._depth = depth
         self._chains = chains
         self._rules = rules
         self._pools = pools
+        self._upcoming = upcoming
         super().__init__({
             "start":         In(1),
             "top":           In(range(depth)),
@@ -89,12 +108,16 @@ class AxonDetector(wiring.Component):
             "write_refused": Out(1),
             "read_addr":     In(range(depth)),
             "read_word":     Out(MoveWord),
+            "occupancy":     In(64),
+            "upcoming":      Out(UpcomingLayout(depth)),
+            "upcoming_done": Out(1),
         })
 
     depth  = property(lambda self: self._depth)
     chains = property(lambda self: self._chains)
     rules  = property(lambda self: self._rules)
     pools  = property(lambda self: self._pools)
+    upcoming_enabled = property(lambda self: self._upcoming)
 
     def elaborate(self, platform):
         m = Module()
@@ -151,6 +174,24 @@ class AxonDetector(wiring.Component):
             scanner.chain_black_overflow.eq(chain_list.black_overflow),
             scanner.chain_empty.eq(chain_list.empty),
         ]
+
+        if self._upcoming:
+            m.submodules.upcoming = upcoming = Upcoming(self._depth)
+            m.d.comb += [
+                upcoming.start.eq(self.start & ~scanner.busy),
+                upcoming.mover_black.eq(scanner.mover_black),
+                upcoming.white_lone.eq(chain_list.white_lone),
+                upcoming.black_lone.eq(chain_list.black_lone),
+                upcoming.taken_newer.eq(scanner.taken_newer),
+                upcoming.taken_newer_black.eq(scanner.taken_newer_black),
+                upcoming.taken_depth.eq(scanner.taken_depth),
+                upcoming.done.eq(scanner.done),
+                upcoming.occupancy.eq(self.occupancy),
+                self.upcoming.eq(upcoming.upcoming),
+                self.upcoming_done.eq(upcoming.upcoming_done),
+            ]
+        else:
+            m.d.comb += self.upcoming_done.eq(scanner.done)
 
         # Counted here rather than in a testbench so that a board can report it.
         with m.If(self.start & ~scanner.busy):

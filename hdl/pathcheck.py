@@ -34,6 +34,11 @@ _MAX_BETWEEN = 6
 class PathCheck(wiring.Component):
     """Pseudo-legality of one piece's move back, one candidate a clock.
 
+    Parameters
+    ----------
+    tag_width : int
+        Bits carried beside each candidate to its verdict (default 0).
+
     Members
     -------
     valid : Signal(1), in
@@ -52,18 +57,38 @@ class PathCheck(wiring.Component):
         ``PATH_CHECK_LATENCY`` clocks after ``valid``.
     reachable : Signal(1), out
         The move is pseudo-legal: the candidate gives the earlier position back.
+    tag : Signal(tag_width), in
+        Carried beside the candidate, unchanged (what the reader needs to
+        know about the candidate when its verdict comes).
+    verdict_tag : Signal(tag_width), out
+        The ``tag`` of the candidate whose verdict this is.
     """
 
-    valid:         In(1)
-    kind:          In(3)
-    from_sq:       In(6)
-    to_sq:         In(6)
-    occupancy:     In(64)
-    verdict_valid: Out(1)
-    reachable:     Out(1)
+    def __init__(self, tag_width=0):
+        if not isinstance(tag_width, int) or tag_width < 0:
+            raise TypeError(f"Tag width must be a non-negative integer, not {tag_width!r}")
+        self._tag_width = tag_width
+        super().__init__({
+            "valid":         In(1),
+            "kind":          In(3),
+            "from_sq":       In(6),
+            "to_sq":         In(6),
+            "occupancy":     In(64),
+            "tag":           In(tag_width),
+            "verdict_valid": Out(1),
+            "reachable":     Out(1),
+            "verdict_tag":   Out(tag_width),
+        })
 
     def elaborate(self, platform):
         m = Module()
+
+        tags = [Signal(self._tag_width, name=f"tag{stage}") for stage in (1, 2)]
+        m.d.sync += [
+            tags[0].eq(self.tag),
+            tags[1].eq(tags[0]),
+            self.verdict_tag.eq(tags[1]),
+        ]
 
         # Stage 1: the geometry, from the file and rank distances.
         file_delta = Signal(signed(4))

@@ -12,11 +12,13 @@ from amaranth.sim import Simulator
 
 from ..hdl.detector import AxonDetector
 from ..hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS
+from ..hdl.upcoming import UPCOMING_CLOCKS
 from ..hdl.word import unpack_word
 from .golden import Result, Stop
 
 
-__all__ = ["TimedResult", "RtlSession", "latency", "expected_cycles", "TIMEOUT_SLACK"]
+__all__ = ["TimedResult", "RtlSession", "latency", "expected_cycles", "split_query",
+           "TIMEOUT_SLACK"]
 
 # A query never needs more than depth + LATENCY_OVERHEAD + REFETCH_CLOCKS
 # clocks (one word a clock after a refetch, at worst); waiting a
@@ -72,9 +74,16 @@ class DetectorTimeout(RuntimeError):
     pass
 
 
-def _read_result(ctx, port):
+def _read_result(ctx, port, upcoming_port=None):
     fields = ctx.get(port)
     repetition = bool(fields.repetition)
+    upcoming = {}
+    if upcoming_port is not None:
+        found = ctx.get(upcoming_port)
+        if found.found:
+            upcoming = dict(upcoming=True,
+                            upcoming_move=(int(found.from_sq), int(found.to_sq)),
+                            upcoming_distance=int(found.distance))
     return Result(
         repetition=repetition,
         distance=int(fields.distance) if repetition else None,
@@ -82,7 +91,17 @@ def _read_result(ctx, port):
         overflow=bool(fields.overflow),
         plies_scanned=int(fields.plies_scanned),
         stop=Stop(fields.stop.value),
+        **upcoming,
     )
+
+
+def split_query(query):
+    """``(top, count_limit, occupancy)`` of a query given as ``(top,
+    count_limit)`` or with the occupancy too; ``None`` asks no upcoming
+    repetition, as the golden model without ``occupancy``."""
+    if len(query) == 2:
+        return query[0], query[1], None
+    return tuple(query)
 
 
 async def write_words(ctx, dut, words, base=0):
@@ -95,10 +114,15 @@ async def write_words(ctx, dut, words, base=0):
     ctx.set(dut.write_en, 0)
 
 
-async def run_query(ctx, dut, top, count_limit):
-    """Start one query, wait for ``done``; return a :class:`TimedResult`."""
+async def run_query(ctx, dut, top, count_limit, occupancy=None):
+    """Start one query, wait for ``done``; return a :class:`TimedResult`.
+
+    With an ``occupancy``, also wait for ``upcoming_done`` (exactly
+    ``UPCOMING_CLOCKS`` after ``done``, which is checked) and read the
+    upcoming repetition."""
     ctx.set(dut.top, top)
     ctx.set(dut.count_limit, count_limit)
+    ctx.set(dut.occupancy, occupancy or 0)
     ctx.set(dut.start, 1)
     await ctx.tick()
     ctx.set(dut.start, 0)
@@ -109,7 +133,21 @@ async def run_query(ctx, dut, top, count_limit):
             raise DetectorTimeout(f"query top={top} did not finish in {waited} clocks")
         await ctx.tick()
         waited += 1
-    return TimedResult(_read_result(ctx, dut.result), ctx.get(dut.cycles))
+    cycles = ctx.get(dut.cycles)
+    if occupancy is None:
+        return TimedResult(_read_result(ctx, dut.result), cycles)
+    extra = 0
+    while not ctx.get(dut.upcoming_done):
+        if extra > UPCOMING_CLOCKS:
+            raise DetectorTimeout(f"query top={top}: upcoming_done did not follow done "
+                                  f"in {UPCOMING_CLOCKS} clocks")
+        await ctx.tick()
+        extra += 1
+    if dut.upcoming_enabled and extra != UPCOMING_CLOCKS:
+        raise DetectorTimeout(f"query top={top}: upcoming_done came {extra} clocks after "
+                              f"done, not {UPCOMING_CLOCKS}")
+    return TimedResult(_read_result(ctx, dut.result,
+                                    dut.upcoming if dut.upcoming_enabled else None), cycles)
 
 
 class RtlSession:
@@ -123,21 +161,24 @@ class RtlSession:
         Write a waveform there (and a GTKWave save file beside it).
     """
 
-    def __init__(self, *, depth=256, chains=24, rules="exact", pools="kind", vcd=None):
+    def __init__(self, *, depth=256, chains=24, rules="exact", pools="kind", vcd=None,
+                 upcoming=True):
         self.depth = depth
         self.chains = chains
         self.rules = rules
         self.pools = pools
         self.vcd = vcd
+        self.upcoming = upcoming
 
     def make_dut(self):
         return AxonDetector(depth=self.depth, chains=self.chains, rules=self.rules,
-                            pools=self.pools)
+                            pools=self.pools, upcoming=self.upcoming)
 
     def run(self, words, queries):
         """Load ``words`` at address 0, then answer ``queries``.
 
-        ``queries`` is a sequence of ``(top, count_limit)``. Returns a list of
+        ``queries`` is a sequence of ``(top, count_limit)`` or ``(top,
+        count_limit, occupancy)`` (see :func:`split_query`). Returns a list of
         :class:`TimedResult`.
         """
         return self.run_batch([(words, queries)])[0]
@@ -159,8 +200,8 @@ class RtlSession:
         async def testbench(ctx):
             for words, queries in jobs:
                 await write_words(ctx, dut, words)
-                answers.append([await run_query(ctx, dut, top, count_limit)
-                                for top, count_limit in queries])
+                answers.append([await run_query(ctx, dut, *split_query(query))
+                                for query in queries])
 
         self.simulate(dut, testbench)
         return answers
