@@ -34,6 +34,7 @@ def test_soak_100k_queries():
     # Every way a scan ends, equal positions, both scanner paths, every source.
     assert set(report.stops) == {"barrier", "bottom", "limit", "overflow"}
     assert report.repetitions > 1000
+    assert report.upcoming > 1000
     assert 0 < report.refetched < report.queries
     assert set(report.kinds) == {"game", *IMAGE_KINDS}
 
