@@ -32,6 +32,7 @@ from ..sim.encode import encode_moves
 from ..sim.generate import game_corpus
 from ..sim.golden import perpetual
 from ..sim.rtl import expected_cycles
+from ..sim.soak import random_occupancy
 from . import protocol
 from .protocol import (Command, ErrorCode, ERROR_RESPONSE, MAX_WORDS, RESPONSE_FLAG,
                        FrameDecoder, holds_known_frame)
@@ -188,8 +189,10 @@ def _plan(rng, queries, depth, chains, rules, golden, divisor):
     def reset_during_query(top, limit):
         # On a clock from the frame's last stop bit to the end of the answer:
         # while the link decodes, the scanner scans, or the answer is sent.
-        expected = golden(list(memory), top, rules=rules, chains=chains, count_limit=limit)
-        frame = protocol.query_request(top, limit)
+        occupancy = random_occupancy(rng, memory, top)
+        expected = golden(list(memory), top, rules=rules, chains=chains, count_limit=limit,
+                          occupancy=occupancy)
+        frame = protocol.query_request(top, limit, occupancy)
         busy = expected_cycles(memory, top, expected) + 16 + 16 * byte_clocks
         if rng.random() < 0.5:
             busy = expected.plies_scanned // 2 + 8         # mid-scan, mostly
@@ -217,11 +220,16 @@ def _plan(rng, queries, depth, chains, rules, golden, divisor):
             counts["writes"] += 1
 
     def query(top, limit):
-        expected = golden(list(memory), top, rules=rules, chains=chains, count_limit=limit)
+        # The occupancy of the soak's random images: the newest words'
+        # squares and random blockers (it need not be the game's).
+        occupancy = random_occupancy(rng, memory, top)
+        expected = golden(list(memory), top, rules=rules, chains=chains, count_limit=limit,
+                          occupancy=occupancy)
         cycles = expected_cycles(memory, top, expected)
-        add(protocol.query_request(top, limit),
+        add(protocol.query_request(top, limit, occupancy),
             _Expect(Command.QUERY, lambda payload, want=(expected, cycles):
-                    protocol.parse_query(payload) == want, f"query top={top} limit={limit}"))
+                    protocol.parse_query(payload) == want,
+                    f"query top={top} limit={limit} occupancy={occupancy:#018x}"))
         counts["queries"] += 1
 
     games = iter(game_corpus(max(1, queries // 40), seed=rng.randrange(1 << 30)))
@@ -251,10 +259,10 @@ def _plan(rng, queries, depth, chains, rules, golden, divisor):
             # Well-formed requests the board must refuse, with their code.
             if rng.random() < 0.5:
                 request = protocol.encode_frame(
-                    Command.QUERY, bytes([depth & 0xff, depth >> 8, 1]))
+                    Command.QUERY, bytes([depth & 0xff, depth >> 8, 1, *range(8)]))
                 code = (ErrorCode.TOP_RANGE, Command.QUERY)
             else:
-                request = protocol.encode_frame(Command.QUERY, bytes([0, 0, 16]))
+                request = protocol.encode_frame(Command.QUERY, bytes([0, 0, 16, *range(8)]))
                 code = (ErrorCode.BAD_ARGUMENT, Command.QUERY)
             add(request, _Expect("refused", lambda payload, code=code:
                                  protocol.parse_error(payload) == code, f"refused {code[0].name}"))

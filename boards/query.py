@@ -33,10 +33,11 @@ def board_answers(games, board, *, count_limit, progress=None):
     answers = []
     for position, game in enumerate(games):
         game_answers = []
+        occupancies = game.occupancies()
         for base, words, plies in window_segments(game.words, depth):
             board.write_moves(0, words)
             for window in plies:
-                result, cycles = board.query(window.top, count_limit)
+                result, cycles = board.query(window.top, count_limit, occupancies[window.ply])
                 game_answers.append(PlyAnswer(game, window, result, cycles,
                                               is_window_limited(result, game.words, base)))
                 if progress:
