@@ -603,27 +603,26 @@ class SideChains(wiring.Component):
         ]
 
         # One chain in the side: one pool holds exactly one and the others
-        # none. Only then are the squares below meaningful, so they are a
-        # plain OR over the pools (every other pool contributes zero).
-        lone_pool = Signal(len(lones))
-        for index, (single, _, _, _) in enumerate(lones):
-            others_empty = Cat(empty for other, empty in enumerate(empties)
-                               if other != index).all() if len(empties) > 1 else C(1)
-            m.d.comb += lone_pool[index].eq(single & others_empty)
+        # none. Only then is the summary meaningful, so the squares are a
+        # plain OR of every valid entry of the side (a few LUT levels, no
+        # priority), and the kind an OR over the pools that hold a chain.
+        holds   = Cat(any_valid for any_valid, _, _, _, _ in lones)
+        several = Cat(more for _, more, _, _, _ in lones)
+        one_pool = Signal()
+        m.d.comb += one_pool.eq(holds.any() & ~_several(holds))
         m.d.comb += [
             self.lone.empty.eq(self.empty),
-            self.lone.single.eq(lone_pool.any()),
-            self.lone.kind.eq(_select(lone_pool, [kind for _, kind, _, _ in lones])),
-            self.lone.start.eq(_select(lone_pool, [start for _, _, start, _ in lones])),
-            self.lone.end.eq(_select(lone_pool, [end for _, _, _, end in lones])),
+            self.lone.single.eq(one_pool & ~several.any()),
+            self.lone.kind.eq(_or_all(kind for _, _, kind, _, _ in lones)),
+            self.lone.start.eq(_or_all(start for _, _, _, start, _ in lones)),
+            self.lone.end.eq(_or_all(end for _, _, _, _, end in lones)),
         ]
         return m
 
     def _pool_lone(self, m, pool, kind):
-        """``(single, kind, start, end)`` of one pool: it holds exactly one
-        chain, and that chain's piece type and squares (meaningful only when
-        ``single``). The squares are an OR over the entries, since exactly
-        one is valid."""
+        """``(holds, several, kind, start, end)`` of one pool: it holds a
+        chain, more than one, and the OR of its valid entries' kinds, starts
+        and ends (the chain's, when it holds exactly one)."""
         if isinstance(pool, UnpairedPool):
             # Until an overflow (which ends the scan) a pool has as many
             # valid ends as starts, so one start means one chain.
@@ -636,10 +635,18 @@ class SideChains(wiring.Component):
             starts = [pool.chains[i].from_sq for i in range(pool.slots)]
             ends = [pool.chains[i].to_sq for i in range(pool.slots)]
             kinds = [pool.chains[i].kind for i in range(pool.slots)]
-        single = Signal(name=f"{_pool_name(kind)}_single")
-        m.d.comb += single.eq(valid.any() & ~_several(valid))
-        lone_kind = C(kind, 3) if kind is not None else _select(valid, kinds)
-        return single, lone_kind, _select(valid, starts), _select(ends_valid, ends)
+        holds = Signal(name=f"{_pool_name(kind)}_holds")
+        m.d.comb += holds.eq(valid.any())
+        lone_kind = Mux(holds, kind, 0) if kind is not None else _select(valid, kinds)
+        return holds, _several(valid), lone_kind, _select(valid, starts), _select(ends_valid, ends)
+
+
+def _or_all(values):
+    values = list(values)
+    total = values[0]
+    for value in values[1:]:
+        total = total | value
+    return total
 
 
 class ChainList(wiring.Component):

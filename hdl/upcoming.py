@@ -19,10 +19,12 @@ Everything here runs beside the scan, from registers, and never feeds the
 scanner: the repetition answer and its latency do not change. The pipeline
 of one taken newer word:
 
-* the decide clock of its pair (the scanner's ``taken_newer``);
+* the decide clock of its pair (the scanner's ``taken_newer``); the pools'
+  summaries after the pair are registered;
+* the mover's side is picked from them;
 * *candidate*: before and after are both registered now; the candidate is
   picked and registered;
-* three clocks of path check;
+* four clocks of path check;
 * *answer*: the first reachable verdict of the query is latched.
 
 So the upcoming answer of a query is complete :data:`UPCOMING_CLOCKS` clocks
@@ -41,9 +43,9 @@ from ._params import refused
 
 __all__ = ["UpcomingLayout", "Upcoming", "UPCOMING_CLOCKS"]
 
-# Clocks from `done` to `upcoming_done`: the candidate register, the path
-# check, and the answer register.
-UPCOMING_CLOCKS = 1 + PATH_CHECK_LATENCY + 1
+# Clocks from `done` to `upcoming_done`: the summary register, the candidate
+# register, the path check, and the answer register.
+UPCOMING_CLOCKS = 2 + PATH_CHECK_LATENCY + 1
 
 
 class UpcomingLayout(data.StructLayout):
@@ -89,7 +91,8 @@ class Upcoming(wiring.Component):
         The scanner's ``done``.
     occupancy : Signal(64), in
         The current position's occupied squares; held from ``start`` until
-        ``upcoming_done``.
+        ``upcoming_done`` (the path check reads it a few clocks after each
+        candidate).
     upcoming : UpcomingLayout(depth), out
     upcoming_done : Signal(1), out
         ``upcoming`` holds the query's answer, until the next ``start``;
@@ -119,29 +122,37 @@ class Upcoming(wiring.Component):
         m = Module()
         depth = self._depth
 
-        # The mover's side and the other side's emptiness, every clock, and
-        # the same a clock earlier: "after" and "before" the pair in decide.
+        # Both sides' summaries, registered as they come from the pools; then
+        # the mover's side and the other side's emptiness, and the same a
+        # clock earlier: "after" and "before" the pair decided two clocks ago.
+        white_lone = Signal(LoneChainLayout)
+        black_lone = Signal(LoneChainLayout)
         mover_after  = Signal(LoneChainLayout)
         mover_before = Signal(LoneChainLayout)
         other_empty_after  = Signal()
         other_empty_before = Signal()
         m.d.sync += [
-            mover_after.eq(Mux(self.mover_black, self.black_lone, self.white_lone)),
-            other_empty_after.eq(Mux(self.mover_black, self.white_lone.empty,
-                                     self.black_lone.empty)),
+            white_lone.eq(self.white_lone),
+            black_lone.eq(self.black_lone),
+            mover_after.eq(Mux(self.mover_black, black_lone, white_lone)),
+            other_empty_after.eq(Mux(self.mover_black, white_lone.empty, black_lone.empty)),
             mover_before.eq(mover_after),
             other_empty_before.eq(other_empty_after),
         ]
 
-        # The decide stage's word, a clock later, when its "after" is here.
-        word_taken    = Signal()
-        word_by_mover = Signal()
-        word_depth    = Signal(range(depth + 1))
+        # The decide stage's word, two clocks later, when its "after" is here.
+        taken_layout = data.StructLayout({"taken": 1, "by_mover": 1,
+                                          "depth": range(depth + 1)})
+        decided = Signal(taken_layout)
+        word    = Signal(taken_layout)
         m.d.sync += [
-            word_taken.eq(self.taken_newer & ~self.start),
-            word_by_mover.eq(self.taken_newer_black == self.mover_black),
-            word_depth.eq(self.taken_depth),
+            decided.taken.eq(self.taken_newer & ~self.start),
+            decided.by_mover.eq(self.taken_newer_black == self.mover_black),
+            decided.depth.eq(self.taken_depth),
+            word.eq(decided),
+            word.taken.eq(decided.taken & ~self.start),
         ]
+        word_taken, word_by_mover, word_depth = word.taken, word.by_mover, word.depth
 
         # The state after the word: its own side after the pair, the other
         # side before it. One open chain in all, the mover's, at odd depth.
