@@ -9,10 +9,10 @@ them is empty in the current position.
 A between-mask of all 4096 square pairs would cost more logic than the chain
 list, and walking the ray a square a clock would let a blocked candidate hold
 up the next one. This check takes one candidate a clock instead, as a
-pipeline of four short stages (none deeper than the chain list's loop): the
+pipeline of five short stages (none deeper than the chain list's loop): the
 file and rank distances and directions; the geometry and the squares on the
 way (at most six, for a line of eight, each a file and a rank one step
-further); their occupancy bits; the verdict. The scanner offers at most one candidate a clock (one odd depth
+further); the occupancy of each one's rank; the bit of its file; the verdict. The scanner offers at most one candidate a clock (one odd depth
 a pair of plies), so nothing ever waits.
 """
 
@@ -26,7 +26,7 @@ from .pools import BISHOP, KING, KNIGHT, QUEEN, ROOK
 __all__ = ["PathCheck", "PATH_CHECK_LATENCY", "OCCUPANCY_READ_CLOCK"]
 
 # Clocks from a candidate at the inputs to its verdict at the outputs.
-PATH_CHECK_LATENCY = 4
+PATH_CHECK_LATENCY = 5
 # The occupancy is read this many clocks after the candidate (stage 3).
 OCCUPANCY_READ_CLOCK = 2
 
@@ -152,19 +152,33 @@ class PathCheck(wiring.Component):
                 between_used[index].eq(slider & ((files > steps) | (ranks > steps))),
             ]
 
-        # Stage 3: whether each square between is occupied.
+        # Stage 3: the rank of each square between, out of the occupancy (an
+        # 8:1 choice of bytes); stage 4: its file within that rank. One 64:1
+        # choice in a stage would be the deepest logic of the detector.
         valid3 = Signal()
+        geometry_ok3 = Signal()
+        rank_bits = [Signal(8, name=f"between{index + 1}_rank_bits")
+                     for index in range(_MAX_BETWEEN)]
+        rank_file = [Signal(3, name=f"between{index + 1}_file3") for index in range(_MAX_BETWEEN)]
+        rank_used = Signal(_MAX_BETWEEN)
+        m.d.sync += [valid3.eq(valid2), geometry_ok3.eq(geometry_ok), rank_used.eq(between_used)]
+        for index in range(_MAX_BETWEEN):
+            m.d.sync += [
+                rank_bits[index].eq(self.occupancy.word_select(between_rank[index], 8)),
+                rank_file[index].eq(between_file[index]),
+            ]
+
+        valid4 = Signal()
         path_ok = Signal()
         path_blocked = Signal(_MAX_BETWEEN)
-        m.d.sync += [valid3.eq(valid2), path_ok.eq(geometry_ok)]
+        m.d.sync += [valid4.eq(valid3), path_ok.eq(geometry_ok3)]
         for index in range(_MAX_BETWEEN):
-            square = Cat(between_file[index], between_rank[index])
-            m.d.sync += path_blocked[index].eq(between_used[index] &
-                                               self.occupancy.bit_select(square, 1))
+            m.d.sync += path_blocked[index].eq(rank_used[index] &
+                                               rank_bits[index].bit_select(rank_file[index], 1))
 
-        # Stage 4: the verdict.
+        # Stage 5: the verdict.
         m.d.sync += [
-            self.verdict_valid.eq(valid3),
-            self.reachable.eq(valid3 & path_ok & ~path_blocked.any()),
+            self.verdict_valid.eq(valid4),
+            self.reachable.eq(valid4 & path_ok & ~path_blocked.any()),
         ]
         return m

@@ -24,7 +24,7 @@ of one taken newer word:
 * the mover's side is picked from them;
 * *candidate*: before and after are both registered now; the candidate is
   picked and registered;
-* four clocks of path check;
+* five clocks of path check;
 * *answer*: the first reachable verdict of the query is latched.
 
 So the upcoming answer of a query is complete :data:`UPCOMING_CLOCKS` clocks
