@@ -118,6 +118,13 @@ class Upcoming(wiring.Component):
             "upcoming_done":     Out(1),
         })
 
+    @staticmethod
+    def _odd(depth):
+        """The rule's parity: only after an odd number of words is the other
+        side to move in the earlier position. (A formal proof's broken
+        variant overrides it.)"""
+        return depth[0]
+
     def elaborate(self, platform):
         m = Module()
         depth = self._depth
@@ -170,7 +177,7 @@ class Upcoming(wiring.Component):
         candidate_kind  = Signal(3)
         candidate_tag   = Signal(tag_layout)
         m.d.sync += [
-            candidate_valid.eq(word_taken & word_depth[0] & mover_state.single &
+            candidate_valid.eq(word_taken & self._odd(word_depth) & mover_state.single &
                                other_empty & ~self.start),
             candidate_kind.eq(mover_state.kind),
             # The move goes from where the piece stands now to where it stood.
