@@ -176,7 +176,7 @@ class AxonDetector(wiring.Component):
         ]
 
         if self._upcoming:
-            m.submodules.upcoming = upcoming = Upcoming(self._depth)
+            m.submodules.upcoming_check = upcoming = Upcoming(self._depth)
             m.d.comb += [
                 upcoming.start.eq(self.start & ~scanner.busy),
                 upcoming.mover_black.eq(scanner.mover_black),
