@@ -101,10 +101,11 @@ class Measurement:
         return asdict(self)
 
 
-def _top_for(target, chains, rules, pools=None):
+def _top_for(target, chains, rules, pools=None, upcoming=True):
     if target in TARGETS:
         platform = TARGETS[target]()
-        return platform, BareCore(chains=chains, rules=rules, pools=pools or "kind")
+        return platform, BareCore(chains=chains, rules=rules, pools=pools or "kind",
+                                  upcoming=upcoming)
     spec = get_board(target)
     platform = spec.platform()
     divisor = divisor_for(spec.clk_freq, spec.baud)
@@ -131,11 +132,12 @@ def _critical_path(report):
 
 
 def measure(target, *, seeds=5, chains=None, rules="exact", build_root="build/bench", log=None,
-            pools=None):
-    """Synthesise ``target`` once and place and route it with seeds 1..``seeds``."""
+            pools=None, upcoming=True):
+    """Synthesise ``target`` once and place and route it with seeds 1..``seeds``.
+    ``upcoming=False`` measures a bare core without the upcoming repetition."""
     env = find_tools()
     platform, top = _top_for(target, 24 if chains is None and target in TARGETS else chains,
-                             rules, pools)
+                             rules, pools, upcoming)
     build_dir = os.path.join(build_root, target)
     os.makedirs(build_dir, exist_ok=True)
     plan = _prepare(platform, top, env,
