@@ -118,7 +118,10 @@ def test_batches_are_reproducible():
     assert first != make_batch(8, 3, queries=600)
     assert sum(len(job.queries) for job in first) >= 600
     for job in first:
-        assert all(0 <= top < len(job.words) and 0 <= limit <= 15 for top, limit in job.queries)
+        assert all(0 <= top < len(job.words) and 0 <= limit <= 15 and 0 <= occupancy < 1 << 64
+                   for top, limit, occupancy in job.queries)
+    # The occupancies vary: empty boards, game positions, random blockers.
+    assert len({occupancy for job in first for _, _, occupancy in job.queries}) > 300
 
 
 def test_image_kinds():
