@@ -346,10 +346,12 @@ class Board(Session):
             words += parse_words(payload)
         return words
 
-    def query(self, top, count_limit=4):
-        """The :class:`~axon.sim.backends.session.Answer` of a scan back from ``top``."""
-        return Answer(*parse_query(self.transact(query_request(top, count_limit),
-                                                 Command.QUERY)))
+    def query(self, top, count_limit=4, occupancy=None):
+        """The :class:`~axon.sim.backends.session.Answer` of a scan back from
+        ``top``; with the position's ``occupancy`` (a 64-bit bitboard) the
+        result has the upcoming repetition too."""
+        payload = self.transact(query_request(top, count_limit, occupancy or 0), Command.QUERY)
+        return Answer(*parse_query(payload, upcoming=occupancy is not None))
 
     def reset(self):
         self.transact(reset_request(), Command.RESET)

@@ -22,13 +22,14 @@ from amaranth.lib.wiring import In, Out
 from ..hdl.params import COUNT_LIMIT_MAX
 from .protocol import (START, crc8, PROTOCOL_VERSION, MAX_PAYLOAD, MAX_WORDS,
                        WORD_BYTES, RESPONSE_FLAG, ERROR_RESPONSE, RULES_CODES,
+                       OCCUPANCY_BYTES, QUERY_REQUEST_BYTES, QUERY_ANSWER_BYTES,
                        Command, ErrorCode)
 
 
 __all__ = ["crc8_update", "FrameReceiver", "FrameSender", "HostLink"]
 
 # Answer records the executor copies into the frame buffer, and their bytes.
-_RECORDS = {"identity": 6, "query": 8, "word": WORD_BYTES, "error": 2}
+_RECORDS = {"identity": 6, "query": QUERY_ANSWER_BYTES, "word": WORD_BYTES, "error": 2}
 
 
 def crc8_update(crc, byte):
@@ -352,10 +353,13 @@ class HostLink(wiring.Component):
         # STORE copies the bytes of one record straight from its source, which
         # holds still meanwhile: no 64-bit copy register and its load muxes.
         record     = Signal(range(len(_RECORDS)))
-        byte_index = Signal(3)
+        byte_index = Signal(range(max(_RECORDS.values())))
         word       = Signal(24)
         reading    = Signal()                 # STORE returns to the READ loop
         answer_cmd = Signal(8)
+        # The queried position's occupancy: the QUERY payload's last eight
+        # bytes, held for the detector until the upcoming answer is in.
+        occupancy  = Signal(64)
 
         store_addr = Signal(8)
         store_data = Signal(8)
@@ -373,6 +377,7 @@ class HostLink(wiring.Component):
             detector.write_word.eq(word[:17]),
             detector.top.eq(address),
             detector.count_limit.eq(count),
+            detector.occupancy.eq(occupancy),
         ]
 
         identity = Cat(C(PROTOCOL_VERSION, 8), C(RULES_CODES[self._rules], 8),
@@ -382,7 +387,12 @@ class HostLink(wiring.Component):
         plies    = Signal(16)
         m.d.comb += [distance.eq(result.distance), plies.eq(result.plies_scanned)]
         query_flags = Cat(result.repetition, result.overflow, result.stop.as_value(), C(0, 4))
-        query_record = Cat(query_flags, result.count, C(0, 4), distance, plies, detector.cycles)
+        upcoming = detector.upcoming
+        upcoming_distance = Signal(16)
+        m.d.comb += upcoming_distance.eq(upcoming.distance)
+        query_record = Cat(query_flags, result.count, C(0, 4), distance, plies, detector.cycles,
+                           upcoming.found, C(0, 7), upcoming.from_sq, C(0, 2),
+                           upcoming.to_sq, C(0, 2), upcoming_distance)
 
         # Argument checks, in the order the error codes are documented.
         words_fit   = (count != 0) & (count <= MAX_WORDS)
@@ -453,15 +463,16 @@ class HostLink(wiring.Component):
                                      answer_cmd.eq(Command.READ | RESPONSE_FLAG)]
                         m.next = "READ_FETCH"
                 with m.Elif(command == Command.QUERY):
-                    with m.If(length != 3):
+                    with m.If(length != QUERY_REQUEST_BYTES):
                         fail(ErrorCode.BAD_LENGTH)
                     with m.Elif(address >= self._depth):
                         fail(ErrorCode.TOP_RANGE)
                     with m.Elif(count > COUNT_LIMIT_MAX):
                         fail(ErrorCode.BAD_ARGUMENT)
                     with m.Else():
-                        m.d.comb += [self.good_frame.eq(1), detector.start.eq(1)]
-                        m.next = "QUERY_WAIT"
+                        m.d.comb += self.good_frame.eq(1)
+                        m.d.sync += [stored.eq(3), byte_index.eq(0)]
+                        m.next = "QUERY_FETCH"
                 with m.Elif(command == Command.RESET):
                     with m.If(length != 0):
                         fail(ErrorCode.BAD_LENGTH)
@@ -520,9 +531,25 @@ class HostLink(wiring.Component):
                              count.eq(count - 1)]
                 m.next = "STORE"
 
+            # QUERY: the occupancy's eight bytes from the frame buffer, then start.
+            with m.State("QUERY_FETCH"):
+                m.next = "QUERY_BYTE"
+            with m.State("QUERY_BYTE"):
+                m.d.sync += [occupancy.eq(Cat(occupancy[8:], buffer_read.data)),
+                             stored.eq(stored + 1), byte_index.eq(byte_index + 1)]
+                with m.If(byte_index == OCCUPANCY_BYTES - 1):
+                    m.next = "QUERY_START"
+                with m.Else():
+                    m.next = "QUERY_FETCH"
+            with m.State("QUERY_START"):
+                m.d.comb += detector.start.eq(1)
+                m.next = "QUERY_WAIT"
+
             with m.State("QUERY_WAIT"):
-                # `done` fell on the clock that sampled `start`.
-                with m.If(detector.done):
+                # `done` and `upcoming_done` fell on the clock that sampled
+                # `start`; the upcoming answer comes a fixed few clocks after
+                # `done` (at once for a detector built without it).
+                with m.If(detector.upcoming_done):
                     m.d.sync += self.repetition.eq(result.repetition)
                     answer("query", Command.QUERY | RESPONSE_FLAG)
 

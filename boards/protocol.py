@@ -19,6 +19,7 @@ from ..sim.model.golden import Result
 
 __all__ = [
     "START", "CRC_POLY", "PROTOCOL_VERSION", "MAX_PAYLOAD", "MAX_WORDS", "WORD_BYTES",
+    "OCCUPANCY_BYTES", "QUERY_REQUEST_BYTES", "QUERY_ANSWER_BYTES",
     "RULES_CODES", "Command", "ErrorCode", "RESPONSE_FLAG", "ERROR_RESPONSE",
     "crc8", "encode_frame", "holds_known_frame", "FrameDecoder", "Frame", "Identity",
     "identify_request", "write_request", "read_request", "query_request", "reset_request",
@@ -27,11 +28,17 @@ __all__ = [
 
 START            = 0xA5
 CRC_POLY         = 0x07
-PROTOCOL_VERSION = 1
+# Version 2: QUERY carries the occupancy and its answer the upcoming repetition.
+PROTOCOL_VERSION = 2
 MAX_PAYLOAD      = 255
 WORD_BYTES       = 3
 # A write frame holds a 3-byte header and the words in 255 payload bytes.
 MAX_WORDS        = (MAX_PAYLOAD - 3) // WORD_BYTES
+# QUERY: top (2), count limit (1), occupancy (8); its answer: the result
+# record (8) and the upcoming repetition (5).
+OCCUPANCY_BYTES     = 8
+QUERY_REQUEST_BYTES = 3 + OCCUPANCY_BYTES
+QUERY_ANSWER_BYTES  = 8 + 5
 RESPONSE_FLAG    = 0x80
 ERROR_RESPONSE   = 0xFF
 RULES_CODES      = {"paper": 0, "exact": 1}
@@ -161,12 +168,15 @@ def read_request(address, count):
     return encode_frame(Command.READ, _address_count(address, count))
 
 
-def query_request(top, count_limit):
+def query_request(top, count_limit, occupancy=0):
     if not isinstance(top, int) or not 0 <= top <= 0xffff:
         raise ValueError(f"top must be an integer in 0..65535, not {top!r}")
     if not isinstance(count_limit, int) or not 0 <= count_limit <= 0xff:
         raise ValueError(f"count limit must be a byte, not {count_limit!r}")
-    return encode_frame(Command.QUERY, top.to_bytes(2, "little") + bytes([count_limit]))
+    if not isinstance(occupancy, int) or not 0 <= occupancy < 1 << 64:
+        raise ValueError(f"occupancy must be a 64-bit bitboard, not {occupancy!r}")
+    return encode_frame(Command.QUERY, top.to_bytes(2, "little") + bytes([count_limit]) +
+                        occupancy.to_bytes(OCCUPANCY_BYTES, "little"))
 
 
 def reset_request():
@@ -197,18 +207,24 @@ def parse_words(payload):
             for i in range(0, len(payload), WORD_BYTES)]
 
 
-def parse_query(payload):
-    """``(Result, cycles)`` from a query answer."""
-    if len(payload) != 8:
-        raise ValueError(f"query answer has {len(payload)} bytes, expected 8")
+def parse_query(payload, upcoming=True):
+    """``(Result, cycles)`` from a query answer; without ``upcoming`` (a
+    query that gave no occupancy) the upcoming fields are left out."""
+    if len(payload) != QUERY_ANSWER_BYTES:
+        raise ValueError(f"query answer has {len(payload)} bytes, expected "
+                         f"{QUERY_ANSWER_BYTES}")
     flags, count = payload[0], payload[1]
     distance = int.from_bytes(payload[2:4], "little")
     plies    = int.from_bytes(payload[4:6], "little")
     cycles   = int.from_bytes(payload[6:8], "little")
     repetition = bool(flags & 1)
+    found = {}
+    if upcoming and payload[8] & 1:
+        found = dict(upcoming=True, upcoming_move=(payload[9], payload[10]),
+                     upcoming_distance=int.from_bytes(payload[11:13], "little"))
     result = Result(repetition=repetition, distance=distance if repetition else None,
                     count=count, overflow=bool(flags & 2), plies_scanned=plies,
-                    stop=Stop((flags >> 2) & 3))
+                    stop=Stop((flags >> 2) & 3), **found)
     return result, cycles
 
 

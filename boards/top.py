@@ -56,7 +56,7 @@ class AxonBoard(wiring.Component):
     """
 
     def __init__(self, *, depth=256, chains=24, rules="exact", divisor=12,
-                 timeout_bits=DEFAULT_TIMEOUT_BITS, pools="kind", scan="pair"):
+                 timeout_bits=DEFAULT_TIMEOUT_BITS, pools="kind", scan="pair", upcoming=None):
         if not isinstance(divisor, int) or divisor < MIN_DIVISOR:
             raise TypeError(f"Divisor must be an integer of at least {MIN_DIVISOR} clocks per "
                             f"bit, not {divisor!r}")
@@ -64,7 +64,10 @@ class AxonBoard(wiring.Component):
             raise TypeError(f"Timeout must be an integer of at least 20 bit times (two bytes), "
                             f"not {timeout_bits!r}")
         try:
+            # A board answers the upcoming repetition wherever its scan has it.
+            upcoming = scan == "pair" if upcoming is None else upcoming
             self.detector = AxonDetector(depth=depth, chains=chains, rules=rules, pools=pools,
+                                         upcoming=upcoming,
                                          scan=scan)
         except (TypeError, ValueError):
             self._MustUse__silence = True      # half-made, like the detector: see above

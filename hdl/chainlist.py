@@ -38,7 +38,18 @@ from .pools import POOLS, side_pools
 from .word import MoveWord
 
 
-__all__ = ["ChainPool", "UnpairedPool", "ChainList", "ChainEntry"]
+__all__ = ["ChainPool", "UnpairedPool", "ChainList", "ChainEntry", "LoneChainLayout"]
+
+
+# A side's chains as the upcoming repetition asks about them: ``empty`` (none
+# open), ``single`` (exactly one), and then ``kind`` (Table 1 type), ``start``
+# (its square in the earlier position) and ``end`` (its square now).
+LoneChainLayout = data.StructLayout({"empty": 1, "single": 1, "kind": 3, "start": 6,
+                                     "end": 6})
+
+
+def _pool_name(kind):
+    return f"kind{'any' if kind is None else kind}"
 
 
 class ChainEntry(data.Struct):
@@ -531,6 +542,12 @@ class SideChains(wiring.Component):
         apply is a register, decoded with the kind a clock early.
     open_chains : Signal(range(slots + 1)), out
         The pools' ``open_chains`` added (for the formal proofs).
+    lone : LoneChainLayout, out
+        Whether exactly one chain of this side is open, and which: what the
+        upcoming repetition asks of the pools. Made from the registers alone,
+        so a reader that registers it adds nothing to the update loop; nothing
+        reads it when the detector is built without ``upcoming``, and
+        synthesis drops it.
     """
 
     def __init__(self, chains=24, rules="exact", pools="kind"):
@@ -540,11 +557,11 @@ class SideChains(wiring.Component):
         # A pool's members, but the apply is said a clock early.
         ports = _pool_ports(slots)
         del ports["apply"]
-        super().__init__({**ports, "apply_next": In(1)})
+        super().__init__({**ports, "apply_next": In(1), "lone": Out(LoneChainLayout)})
 
     def elaborate(self, platform):
         m = Module()
-        matches, overflows, empties, counts = [], [], [], []
+        matches, overflows, empties, counts, lones = [], [], [], [], []
         for kind, slots in self._layout:
             if self._rules == "exact":
                 pool = UnpairedPool(slots, kinds=kind is None)
@@ -570,6 +587,7 @@ class SideChains(wiring.Component):
             overflows.append(match & pool.overflow)
             empties.append(pool.empty)
             counts.append(pool.open_chains)
+            lones.append(self._pool_lone(m, pool, kind))
         kinds = [kind for kind, _ in self._layout]
         # A kind without a pool (nonsense), also a clock ahead; after reset
         # the move in hand is the all-zero word, a null move.
@@ -582,7 +600,52 @@ class SideChains(wiring.Component):
             self.empty.eq(Cat(empties).all()),
             self.open_chains.eq(sum(counts)),
         ]
+
+        # One chain in the side: one pool holds exactly one and the others
+        # none. Only then is the summary meaningful, so the squares are a
+        # plain OR of every valid entry of the side (a few LUT levels, no
+        # priority), and the kind an OR over the pools that hold a chain.
+        holds   = Cat(any_valid for any_valid, _, _, _, _ in lones)
+        several = Cat(more for _, more, _, _, _ in lones)
+        one_pool = Signal()
+        m.d.comb += one_pool.eq(holds.any() & ~_several(holds))
+        m.d.comb += [
+            self.lone.empty.eq(self.empty),
+            self.lone.single.eq(one_pool & ~several.any()),
+            self.lone.kind.eq(_or_all(kind for _, _, kind, _, _ in lones)),
+            self.lone.start.eq(_or_all(start for _, _, _, start, _ in lones)),
+            self.lone.end.eq(_or_all(end for _, _, _, _, end in lones)),
+        ]
         return m
+
+    def _pool_lone(self, m, pool, kind):
+        """``(holds, several, kind, start, end)`` of one pool: it holds a
+        chain, more than one, and the OR of its valid entries' kinds, starts
+        and ends (the chain's, when it holds exactly one)."""
+        if isinstance(pool, UnpairedPool):
+            # Until an overflow (which ends the scan) a pool has as many
+            # valid ends as starts, so one start means one chain.
+            valid, ends_valid = pool.start_valid, pool.end_valid
+            starts = [pool.start_squares[i] for i in range(pool.slots)]
+            ends = [pool.end_squares[i] for i in range(pool.slots)]
+            kinds = [pool.start_kinds[i] for i in range(pool.slots)]
+        else:
+            valid = ends_valid = pool.occupied
+            starts = [pool.chains[i].from_sq for i in range(pool.slots)]
+            ends = [pool.chains[i].to_sq for i in range(pool.slots)]
+            kinds = [pool.chains[i].kind for i in range(pool.slots)]
+        holds = Signal(name=f"{_pool_name(kind)}_holds")
+        m.d.comb += holds.eq(valid.any())
+        lone_kind = Mux(holds, kind, 0) if kind is not None else _select(valid, kinds)
+        return holds, _several(valid), lone_kind, _select(valid, starts), _select(ends_valid, ends)
+
+
+def _or_all(values):
+    values = list(values)
+    total = values[0]
+    for value in values[1:]:
+        total = total | value
+    return total
 
 
 class ChainList(wiring.Component):
@@ -615,6 +678,8 @@ class ChainList(wiring.Component):
         Every chain is closed.
     open_chains : Signal(range(chains + 1)), out
         Both sides' ``open_chains`` added (for the formal proofs).
+    white_lone, black_lone : LoneChainLayout, out
+        Each side's single open chain, see :class:`SideChains`.
     """
 
     def __init__(self, chains=24, rules="exact", pools="kind"):
@@ -639,6 +704,8 @@ class ChainList(wiring.Component):
             "black_overflow": Out(1),
             "empty":          Out(1),
             "open_chains":    Out(range(chains + 1)),
+            "white_lone":     Out(LoneChainLayout),
+            "black_lone":     Out(LoneChainLayout),
         })
 
     @property
@@ -670,5 +737,7 @@ class ChainList(wiring.Component):
             self.black_overflow.eq(black.overflow),
             self.empty.eq(white.empty & black.empty),
             self.open_chains.eq(white.open_chains + black.open_chains),
+            self.white_lone.eq(white.lone),
+            self.black_lone.eq(black.lone),
         ]
         return m

@@ -9,6 +9,7 @@ from .lean import LeanMoveList, LeanScanner, check_scan
 from .movelist import MoveList
 from .pools import POOLS
 from .scanner import ResultLayout, Scanner, query_members
+from .upcoming import Upcoming, UpcomingLayout
 from ._params import refused
 from .params import COUNT_LIMIT_BITS, CYCLE_BITS, check_chains, check_depth, check_rules
 from .word import MoveWord
@@ -36,6 +37,11 @@ class AxonDetector(wiring.Component):
         ``"pair"`` (two plies a clock from a two-bank move list, the default)
         or ``"single"`` (one a clock from one bank, the lean scan for the 1K
         boards), see :mod:`axon.hdl.lean`.
+    upcoming : bool
+        Also answer the upcoming repetition (default ``False``: the repetition
+        core alone), see :mod:`axon.hdl.upcoming`. Without it ``upcoming``
+        stays 0 and ``upcoming_done`` follows ``done``; the block costs area,
+        not clock. The lean scan has none.
 
     Members
     -------
@@ -51,6 +57,16 @@ class AxonDetector(wiring.Component):
     result : ResultLayout(depth), out
     cycles : Signal(16), out
         Clocks from ``start`` to ``done`` of the last query.
+    occupancy : Signal(64), in
+        The queried position's occupied squares, bit *i* = square *i*, for
+        the upcoming repetition; hold it from ``start`` until ``upcoming_done``.
+    upcoming : UpcomingLayout(depth), out
+        The side to move can repeat an earlier position with one move: which
+        move, and how far back (see :mod:`axon.hdl.upcoming`).
+    upcoming_done : Signal(1), out
+        ``upcoming`` holds the last query's answer, until the next ``start``:
+        ``UPCOMING_CLOCKS`` clocks after ``done``. ``result`` and ``done``
+        do not wait for it.
     write_addr : Signal(range(depth)), in
     write_word : MoveWord, in
     write_en : Signal(1), in
@@ -64,7 +80,8 @@ class AxonDetector(wiring.Component):
         read as written.
     """
 
-    def __init__(self, depth=256, chains=24, rules="exact", pools="kind", scan="pair"):
+    def __init__(self, depth=256, chains=24, rules="exact", pools="kind", scan="pair",
+                 upcoming=False):
         try:
             check_depth(depth)
             check_chains(chains)
@@ -75,11 +92,18 @@ class AxonDetector(wiring.Component):
             raise refused(self, ValueError(
                 f"Pool layout must be one of {', '.join(POOLS)}, not {pools!r}"))
         check_scan(self, scan)
+        if not isinstance(upcoming, bool):
+            raise refused(self, TypeError(
+                f"Upcoming must be True or False, not {upcoming!r}"))
+        if upcoming and scan != "pair":
+            raise refused(self, ValueError(
+                f"The upcoming repetition needs the pair scan, not scan={scan!r}"))
         self._depth = depth
         self._chains = chains
         self._scan = scan
         self._rules = rules
         self._pools = pools
+        self._upcoming = upcoming
         super().__init__({
             **query_members(depth),
             "cycles":        Out(CYCLE_BITS),
@@ -89,6 +113,9 @@ class AxonDetector(wiring.Component):
             "write_refused": Out(1),
             "read_addr":     In(range(depth)),
             "read_word":     Out(MoveWord),
+            "occupancy":     In(64),
+            "upcoming":      Out(UpcomingLayout(depth)),
+            "upcoming_done": Out(1),
         })
 
     depth  = property(lambda self: self._depth)
@@ -96,6 +123,7 @@ class AxonDetector(wiring.Component):
     rules  = property(lambda self: self._rules)
     pools  = property(lambda self: self._pools)
     scan   = property(lambda self: self._scan)
+    upcoming_enabled = property(lambda self: self._upcoming)
 
     def elaborate(self, platform):
         m = Module()
@@ -164,6 +192,24 @@ class AxonDetector(wiring.Component):
                 scanner.scan_word.eq(move_list.read_word),
                 self.read_word.eq(Mux(host_read_fresh, host_fresh_word, move_list.read_word)),
             ]
+
+        if self._upcoming:
+            m.submodules.upcoming_check = upcoming = Upcoming(self._depth)
+            m.d.comb += [
+                upcoming.start.eq(self.start & ~scanner.busy),
+                upcoming.mover_black.eq(scanner.mover_black),
+                upcoming.white_lone.eq(chain_list.white_lone),
+                upcoming.black_lone.eq(chain_list.black_lone),
+                upcoming.taken_newer.eq(scanner.taken_newer),
+                upcoming.taken_newer_black.eq(scanner.taken_newer_black),
+                upcoming.taken_depth.eq(scanner.taken_depth),
+                upcoming.done.eq(scanner.done),
+                upcoming.occupancy.eq(self.occupancy),
+                self.upcoming.eq(upcoming.upcoming),
+                self.upcoming_done.eq(upcoming.upcoming_done),
+            ]
+        else:
+            m.d.comb += self.upcoming_done.eq(scanner.done)
 
         # Counted here rather than in a testbench so that a board can report it.
         with m.If(self.start & ~scanner.busy):

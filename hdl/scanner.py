@@ -205,6 +205,17 @@ class Scanner(wiring.Component):
         said a clock early, so that the chain list's apply is a register.
     chain_white_overflow, chain_black_overflow, chain_empty : Signal(1), in
         The chain list's ports, see :class:`~axon.hdl.chainlist.ChainList`.
+    mover_black : Signal(1), out
+        The side to move in the queried position is Black (the word at
+        ``top`` is White's); steady from the second clock of the scan.
+    taken_newer : Signal(1), out
+        The decide stage takes the newer word of its pair on this clock.
+    taken_newer_black : Signal(1), out
+        That word is Black's.
+    taken_depth : Signal(range(depth + 1)), out
+        Words applied with that word: its depth.
+        (These three let :class:`~axon.hdl.upcoming.Upcoming` follow the
+        scan; nothing in the scanner depends on them.)
     """
 
     def __init__(self, depth=256):
@@ -221,6 +232,10 @@ class Scanner(wiring.Component):
             "even_word":            In(MoveWord),
             "odd_word":             In(MoveWord),
             **chain_members(),
+            "mover_black":          Out(1),
+            "taken_newer":          Out(1),
+            "taken_newer_black":    Out(1),
+            "taken_depth":          Out(range(depth + 1)),
         })
 
     def elaborate(self, platform):
@@ -445,6 +460,19 @@ class Scanner(wiring.Component):
                              [(decide_newer_present, decide_newer_barrier, decide_newer_overflow),
                               (decide_older_present, decide_older_barrier, None)])
 
+        # The side to move is the other side than the word at `top`, the
+        # newer word of the first pair read.
+        mover_pending = Signal()
+        with m.If(mover_pending & read_valid):
+            m.d.sync += [
+                self.mover_black.eq(~newer_black),
+                mover_pending.eq(0),
+            ]
+        m.d.comb += [
+            self.taken_newer_black.eq(decide_newer_black),
+            self.taken_depth.eq(plies_plus_one),
+        ]
+
         with m.FSM():
             with m.State("IDLE"):
                 m.d.comb += hand_drop.eq(1)
@@ -468,6 +496,7 @@ class Scanner(wiring.Component):
                     ]
                     m.d.sync += [
                         self.done.eq(0),
+                        mover_pending.eq(1),
                         read_valid.eq(1),
                         read_addr.eq(self.top),
                         read_newer_odd.eq(self.top[0]),
@@ -511,6 +540,7 @@ class Scanner(wiring.Component):
                         *_invalidate(ahead),
                         *_invalidate(hand),
                     ]
+                m.d.comb += self.taken_newer.eq(decide_valid & take_newer)
                 with m.If(decide_valid):
                     with m.If(equal_position):
                         book_equal_position(m, result, count_limit, count_reached,

@@ -28,7 +28,8 @@ DIEP = str(DATA / "diep_axon.pgn")
 TRAPS = str(DATA / "traps.pgn")
 
 KEYS = ["game", "ply", "move", "repetition", "distance", "count", "overflow",
-        "plies_scanned", "stop", "cycles", "fifty_move", "threefold", "fivefold"]
+        "plies_scanned", "stop", "cycles", "fifty_move", "threefold", "fivefold",
+        "upcoming", "upcoming_move", "upcoming_distance"]
 
 # Table 2 of the paper, the four knight rows: move, LIST_OF_MOVES, UnClosed_chains, rule.
 TABLE2 = [
@@ -76,6 +77,8 @@ def test_scan_jsonl_schema_and_answers(capsys):
         assert record["cycles"] is None
         assert isinstance(record["fifty_move"], bool)
         assert (record["distance"] is None) == (not record["repetition"])
+        assert (record["upcoming_move"] is None) == (not record["upcoming"])
+        assert (record["upcoming_distance"] is None) == (not record["upcoming"])
     # The oracle, which compares whole positions, is the independent reference.
     from axon.sim.model.games import load_games
     for game in load_games(FIGURE1):
@@ -106,14 +109,15 @@ def test_scan_table(capsys):
     assert code == 0
     lines = out.splitlines()
     assert lines[0].split() == ["game", "ply", "move", "rep", "dist", "count", "scanned",
-                                "stop", "cycles", "50-move", "3-fold", "5-fold"]
+                                "stop", "cycles", "50-move", "3-fold", "5-fold", "upcoming"]
     # A line naming each game (its Event tag) before its rows.
     assert len(lines) == 1 + 3 + 24 + 1
     assert lines[1] == 'game 1 ("Vuckovic-Vidanovic 2007, Figure 5 / Table 2")'
     assert lines[2].split() == ["1", "1", "1.", "Na3", "c4a3", "-", "-", "0", "1", "bottom",
-                                "-", "-", "-", "-"]
+                                "-", "-", "-", "-", "-"]
+    # White's knight on d2 can go back to b1: the position after 2. Ndc4 again.
     assert lines[9].split() == ["1", "8", "4...", "Kh8", "g8h8", "yes", "8", "1", "8",
-                                "bottom", "-", "-", "-", "-"]
+                                "bottom", "-", "-", "-", "-", "d2b1"]
     assert lines[10].startswith("game 2 (")
     assert lines[-1] == "3 games, 24 plies, 3 plies repeat an earlier position"
     assert err == ""      # three games: no progress

@@ -18,6 +18,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from axon.hdl.scanner import ResultLayout
+from axon.hdl.upcoming import UpcomingLayout
 from axon.hdl.word import MoveWord, pack_word
 from axon.sim.model.encode import encode_moves
 from axon.sim.model.generate import game_corpus
@@ -217,7 +218,8 @@ class NeverDone(wiring.Component):
             "start": In(1), "top": In(range(depth)), "count_limit": In(4),
             "busy": Out(1), "done": Out(1), "result": Out(ResultLayout(depth)),
             "cycles": Out(16), "write_addr": In(range(depth)), "write_word": In(MoveWord),
-            "write_en": In(1),
+            "write_en": In(1), "occupancy": In(64), "upcoming": Out(UpcomingLayout(depth)),
+            "upcoming_done": Out(1),
         })
 
     def elaborate(self, platform):

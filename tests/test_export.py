@@ -51,7 +51,8 @@ def test_exported_module_ports(exported):
     module = re.search(r"^module axon_detector\(([^)]*)\);", verilog.read_text(), flags=re.M)
     assert set(module.group(1).replace(" ", "").split(",")) == {
         "clk", "rst", "start", "top", "count_limit", "busy", "done", "result", "cycles",
-        "write_addr", "write_word", "write_en", "write_refused", "read_addr", "read_word"}
+        "write_addr", "write_word", "write_en", "write_refused", "read_addr", "read_word",
+        "occupancy", "upcoming", "upcoming_done"}
 
 
 def test_exported_verilog_answers_like_the_golden_model(exported, tmp_path):

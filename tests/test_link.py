@@ -95,10 +95,12 @@ def _check_games(board, records, *, depth, rules="exact", chains=24, count_limit
             board.write_moves(0, words)
             if segment == 0:
                 assert board.read_moves(0, len(words)) == words
+            occupancies = record.occupancies()
             for window in plies:
-                result, cycles = board.query(window.top, count_limit)
+                occupancy = occupancies[window.ply]
+                result, cycles = board.query(window.top, count_limit, occupancy)
                 expected = perpetual(words, window.top, rules=rules, chains=chains,
-                                     count_limit=count_limit)
+                                     count_limit=count_limit, occupancy=occupancy)
                 assert result == expected, (record.label, window)
                 # The detector's own clock count, as the RTL harness predicts it.
                 assert cycles == expected_cycles(words, window.top, expected)
@@ -132,6 +134,11 @@ def test_small_board_paper_rules():
     for start, moves in game_corpus(2, seed=7):
         record = Record()
         record.words = encode_moves(start, moves)[:36]
+        after, occupancies = start.copy(stack=False), []
+        for move in moves[:36]:
+            after.push(move)
+            occupancies.append(int(after.occupied))
+        record.occupancies = lambda occupancies=occupancies: occupancies
         records.append(record)
     assert _check_games(board, records, depth=32, rules="paper", chains=4, count_limit=2) > 30
 
@@ -291,12 +298,13 @@ def _check_valid(bench, memory, request, answers):
     elif kind == "query":
         top, limit = args
         result, cycles = protocol.parse_query(answer.payload)
-        expected = perpetual(memory, top, chains=FUZZ_CHAINS, count_limit=limit)
+        # The request carries occupancy 0: an empty board, every path clear.
+        expected = perpetual(memory, top, chains=FUZZ_CHAINS, count_limit=limit, occupancy=0)
         assert result == expected
         assert cycles == expected_cycles(memory, top, expected)
     elif kind == "identify":
         assert protocol.parse_identity(answer.payload) == protocol.Identity(
-            version=1, rules="exact", chains=FUZZ_CHAINS, depth=FUZZ_DEPTH, max_words=84)
+            version=protocol.PROTOCOL_VERSION, rules="exact", chains=FUZZ_CHAINS, depth=FUZZ_DEPTH, max_words=84)
     else:
         assert answer.payload == b""
 

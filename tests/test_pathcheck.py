@@ -7,7 +7,7 @@ import pytest
 
 from amaranth.sim import Simulator
 
-from axon.hdl.pathcheck import PATH_CHECK_LATENCY, PathCheck
+from axon.hdl.pathcheck import OCCUPANCY_READ_CLOCK, PATH_CHECK_LATENCY, PathCheck
 from axon.sim.model.golden import reaches, squares_between
 
 
@@ -40,23 +40,26 @@ def test_path_check_matches_golden(exhaustive):
 
     async def bench(ctx):
         # One candidate a clock, with a gap now and then. The occupancy is
-        # read a clock after the candidate is taken (the detector holds it for
-        # the whole query), so each case's board is driven one clock late.
+        # read OCCUPANCY_READ_CLOCK clocks after the candidate is taken (the
+        # detector holds it for the whole query), so each case's board is
+        # driven that late.
         pending = list(cases)
-        in_geometry_stage = None
+        in_flight = [None] * OCCUPANCY_READ_CLOCK
         clock = 0
         while pending or len(verdicts) < len(cases):
             clock += 1
-            ctx.set(dut.occupancy, in_geometry_stage[3] if in_geometry_stage else 0)
+            reading = in_flight.pop(0)
+            ctx.set(dut.occupancy, reading[3] if reading else 0)
             offer = bool(pending) and clock % 17 != 0
-            in_geometry_stage = None
+            taken = None
             if pending and offer:
-                in_geometry_stage = pending.pop(0)
-                kind, from_sq, to_sq, _ = in_geometry_stage
+                taken = pending.pop(0)
+                kind, from_sq, to_sq, _ = taken
                 ctx.set(dut.kind, kind)
                 ctx.set(dut.from_sq, from_sq)
                 ctx.set(dut.to_sq, to_sq)
-            ctx.set(dut.valid, in_geometry_stage is not None)
+            in_flight.append(taken)
+            ctx.set(dut.valid, taken is not None)
             await ctx.tick()
             if ctx.get(dut.verdict_valid):
                 verdicts.append(ctx.get(dut.reachable))

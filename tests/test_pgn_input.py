@@ -226,13 +226,13 @@ def test_overflow_and_window_make_claims_unknown(capsys):
 def test_table_names_games_and_claims(tmp_path, capsys):
     _, out, _ = run(capsys, "scan", TRAPS, "--count-limit", 1)
     lines = out.splitlines()
-    assert lines[0].split()[-3:] == ["50-move", "3-fold", "5-fold"]
+    assert lines[0].split()[-4:] == ["50-move", "3-fold", "5-fold", "upcoming"]
     assert lines[1] == 'game 1 ("Trap a1: castling rights, rook leaves and returns")'
     # Count limit 1: the detector stops at the first equal position, so a
     # repetition is shown as "?" for threefold and fivefold.
     repeating = [line.split() for line in lines if line.split()[:1] != ["game"]
                  and "yes" in line.split()[5:6]]
-    assert repeating and all(row[-2:] == ["?", "?"] for row in repeating)
+    assert repeating and all(row[-3:-1] == ["?", "?"] for row in repeating)
     path = tmp_path / "players.pgn"
     path.write_text('[White "Carlsen"]\n[Black "Nepomniachtchi"]\n\n1. e4 *\n\n'
                     '[Event "?"]\n\n1. d4 *\n')

@@ -35,6 +35,7 @@ def test_soak_100k_queries():
     # Every way a scan ends, equal positions, both scanner paths, every source.
     assert set(report.stops) == {"barrier", "bottom", "limit", "overflow"}
     assert report.repetitions > 1000
+    assert report.upcoming > 1000
     assert 0 < report.refetched < report.queries
     assert set(report.kinds) == {"game", *IMAGE_KINDS}
 
@@ -118,7 +119,10 @@ def test_batches_are_reproducible():
     assert first != make_batch(8, 3, queries=600)
     assert sum(len(job.queries) for job in first) >= 600
     for job in first:
-        assert all(0 <= top < len(job.words) and 0 <= limit <= 15 for top, limit in job.queries)
+        assert all(0 <= top < len(job.words) and 0 <= limit <= 15 and 0 <= occupancy < 1 << 64
+                   for top, limit, occupancy in job.queries)
+    # The occupancies vary: empty boards, game positions, random blockers.
+    assert len({occupancy for job in first for _, _, occupancy in job.queries}) > 300
 
 
 def test_image_kinds():

@@ -69,7 +69,7 @@ def check_waves(vcd, chains):
     names = read_vcd_names(vcd)
     groups, traces = read_gtkw(gtkw)
     assert traces and set(traces) <= names, sorted(set(traces) - names)
-    for group in ("Query", "Scanner", "Chain list"):
+    for group in ("Query", "Scanner", "Chain list", "Upcoming"):
         assert group in groups
     assert "not in the VCD" not in Path(gtkw).read_text()
     # Every entry of every pool (the exact rules' unpaired pools: a start

@@ -40,10 +40,11 @@ from amaranth.back import cxxrtl, rtlil
 
 from ...hdl.detector import AxonDetector
 from ...hdl.scanner import ResultLayout
+from ...hdl.upcoming import UPCOMING_CLOCKS, UpcomingLayout
 from ...hdl.word import WORD_BITS
 from ...hdl.params import COUNT_LIMIT_MAX, Stop
 from ..model.golden import Result
-from .pysim import DetectorTimeout, expected_cycles
+from .pysim import DetectorTimeout, expected_cycles, split_query
 from .session import Answer, Session
 
 
@@ -65,10 +66,13 @@ DESIGN_NAME = "axon_detector"
 # Ports the harness drives or reads, by their Amaranth names; `clk` and `rst`
 # are the sync domain's, added by the conversion.
 _HARNESS_PORTS = ("clk", "rst", "start", "top", "count_limit", "done", "result", "cycles",
-                  "write_addr", "write_word", "write_en")
+                  "write_addr", "write_word", "write_en", "occupancy", "upcoming",
+                  "upcoming_done")
 
 _OP_WRITE = 1
 _OP_QUERY = 2
+_OP_QUERY_UPCOMING = 3
+_ANSWER_WORDS = 6
 _STATUS_DONE = 0
 _STATUS_TIMEOUT = 1
 
@@ -326,22 +330,26 @@ class CxxrtlSession(CxxrtlModel, Session):
     HARNESS_PORTS = _HARNESS_PORTS
 
     def __init__(self, *, depth=256, chains=24, rules="exact", pools="kind", scan="pair",
-                 build_dir=None, log=None):
+                 build_dir=None, log=None, upcoming=None):
         self.depth = depth
         self.chains = chains
         self.rules = rules
         self.pools = pools
         self.scan = scan
+        # As RtlSession: the upcoming repetition wherever the scan has it.
+        self.upcoming = scan == "pair" if upcoming is None else upcoming
         super().__init__(build_dir, log=log)
         self._fields = {name: (field.offset, (1 << field.width) - 1)
                         for name, field in ResultLayout(depth)}
+        self._upcoming_fields = {name: (field.offset, (1 << field.width) - 1)
+                                 for name, field in UpcomingLayout(depth)}
         if ResultLayout(depth).size > 64:
             raise ValueError(f"the CXXRTL harness reads a result of at most 64 bits; depth "
                              f"{depth} makes it {ResultLayout(depth).size}")
 
     def _make_dut(self):
         return AxonDetector(depth=self.depth, chains=self.chains, rules=self.rules,
-                            pools=self.pools, scan=self.scan)
+                            pools=self.pools, scan=self.scan, upcoming=self.upcoming)
 
     def expected_cycles(self, words, top, result):
         """:func:`axon.sim.backends.pysim.expected_cycles` for this session's scan."""
@@ -357,8 +365,9 @@ class CxxrtlSession(CxxrtlModel, Session):
     def run(self, words, queries):
         """Load ``words`` at address 0, then answer ``queries``.
 
-        ``queries`` is a sequence of ``(top, count_limit)``. Returns a list of
-        :class:`~axon.sim.backends.session.Answer`.
+        ``queries`` is a sequence of ``(top, count_limit)`` or ``(top,
+        count_limit, occupancy)`` (:func:`~axon.sim.backends.pysim.split_query`).
+        Returns a list of :class:`~axon.sim.backends.session.Answer`.
         """
         return self.run_batch([(words, queries)])[0]
 
@@ -378,23 +387,31 @@ class CxxrtlSession(CxxrtlModel, Session):
         payload = self._encode(jobs)
         answers = array("I")
         answers.frombytes(self._run_binary(payload))
-        expected = 4 * sum(len(queries) for _, queries in jobs)
+        expected = _ANSWER_WORDS * sum(len(queries) for _, queries in jobs)
         if len(answers) != expected:
             raise CxxrtlError(f"the CXXRTL model gave {len(answers)} answer words, not {expected}")
         results, at = [], 0
         for index, (_, queries) in enumerate(jobs):
             job_results = []
-            for top, count_limit in queries:
-                status, low, high, cycles = answers[at:at + 4]
-                at += 4
-                if status == _STATUS_TIMEOUT:
+            for query in queries:
+                top, count_limit, occupancy = split_query(query)
+                if not self.upcoming:
+                    occupancy = None      # a detector without the block answers none
+                status, low, high, cycles, upcoming, extra = answers[at:at + _ANSWER_WORDS]
+                at += _ANSWER_WORDS
+                if status == _STATUS_TIMEOUT or (occupancy is not None and
+                                                 extra != UPCOMING_CLOCKS):
                     if on_timeout == "raise":
+                        what = (f"did not finish in {cycles} clocks" if status == _STATUS_TIMEOUT
+                                else f"raised upcoming_done {extra} clocks after done, not "
+                                     f"{UPCOMING_CLOCKS}")
                         raise DetectorTimeout(f"job {index}: query top={top} "
-                                              f"count_limit={count_limit} did not finish in "
-                                              f"{cycles} clocks")
+                                              f"count_limit={count_limit} {what}")
                     job_results.append(None)
                     continue
-                answer = Answer(self._decode(low | high << 32), cycles)
+                answer = Answer(self._decode(low | high << 32,
+                                             upcoming if occupancy is not None else None),
+                                cycles)
                 job_results.append(answer)
                 if on_answer is not None:
                     on_answer(index, len(job_results) - 1, answer)
@@ -415,21 +432,42 @@ class CxxrtlSession(CxxrtlModel, Session):
                                      f"0..{(1 << WORD_BITS) - 1}, not {word!r}")
             payload.extend((_OP_WRITE, len(words)))
             payload.extend(words)
-            for top, count_limit in queries:
+            for query in queries:
+                top, count_limit, occupancy = split_query(query)
+                if not self.upcoming:
+                    occupancy = None      # a detector without the block answers none
                 if not isinstance(top, int) or not 0 <= top < self.depth:
                     raise ValueError(f"job {index}: top must be an address in "
                                      f"0..{self.depth - 1}, not {top!r}")
                 if not isinstance(count_limit, int) or not 0 <= count_limit <= COUNT_LIMIT_MAX:
                     raise ValueError(f"job {index}: count_limit must be in "
                                      f"0..{COUNT_LIMIT_MAX}, not {count_limit!r}")
-                payload.extend((_OP_QUERY, top, count_limit))
+                if occupancy is None:
+                    payload.extend((_OP_QUERY, top, count_limit))
+                    continue
+                if not isinstance(occupancy, int) or not 0 <= occupancy < 1 << 64:
+                    raise ValueError(f"job {index}: occupancy must be a 64-bit bitboard, "
+                                     f"not {occupancy!r}")
+                payload.extend((_OP_QUERY_UPCOMING, top, count_limit,
+                                occupancy & 0xFFFFFFFF, occupancy >> 32))
         return payload.tobytes()
 
-    def _decode(self, raw):
-        """The ``result`` port's bits as a golden :class:`~axon.sim.model.golden.Result`."""
+    def _decode(self, raw, raw_upcoming=None):
+        """The ``result`` port's bits (and the ``upcoming`` port's, when the
+        query asked) as a golden :class:`~axon.sim.model.golden.Result`."""
         def field(name):
             offset, mask = self._fields[name]
             return raw >> offset & mask
+        upcoming = {}
+        if raw_upcoming is not None:
+            def upcoming_field(name):
+                offset, mask = self._upcoming_fields[name]
+                return raw_upcoming >> offset & mask
+            if upcoming_field("found"):
+                upcoming = dict(upcoming=True,
+                                upcoming_move=(upcoming_field("from_sq"),
+                                               upcoming_field("to_sq")),
+                                upcoming_distance=upcoming_field("distance"))
         repetition = bool(field("repetition"))
         return Result(
             repetition=repetition,
@@ -439,4 +477,5 @@ class CxxrtlSession(CxxrtlModel, Session):
             overflow=bool(field("overflow")),
             plies_scanned=field("plies_scanned"),
             stop=Stop(field("stop")),
+            **upcoming,
         )

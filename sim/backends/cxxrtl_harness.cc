@@ -15,10 +15,16 @@
 // stdin: a stream of uint32 (host byte order) commands until end of file,
 //   1 N w0 .. w(N-1)   store N move words at addresses 0..N-1, one a clock
 //   2 TOP LIMIT        run one query
-// stdout: four uint32 per query, in order,
-//   STATUS RESULT_LO RESULT_HI CYCLES
+//   3 TOP LIMIT OCC_LO OCC_HI
+//                      run one query with this occupancy and wait for
+//                      `upcoming_done` too
+// stdout: six uint32 per query, in order,
+//   STATUS RESULT_LO RESULT_HI CYCLES UPCOMING UPCOMING_CLOCKS
 // STATUS 0: done rose, RESULT is the raw `result` port (ResultLayout bits)
-// and CYCLES the `cycles` port. STATUS 1: `done` did not rise within
+// and CYCLES the `cycles` port; for command 3, UPCOMING is the raw `upcoming`
+// port (UpcomingLayout bits) once `upcoming_done` rose, UPCOMING_CLOCKS the
+// clocks from `done` to `upcoming_done` (both 0 for command 2; a missing
+// `upcoming_done` gives AXON_TIMEOUT_CLOCKS). STATUS 1: `done` did not rise within
 // AXON_TIMEOUT_CLOCKS; the design is then reset (the move list keeps its
 // contents) and the next command runs as usual.
 // Bad input ends the run with exit status 2 and a message on stderr.
@@ -30,7 +36,7 @@
 
 namespace {
 
-enum : uint32_t { OP_WRITE = 1, OP_QUERY = 2 };
+enum : uint32_t { OP_WRITE = 1, OP_QUERY = 2, OP_QUERY_UPCOMING = 3 };
 enum : uint32_t { STATUS_DONE = 0, STATUS_TIMEOUT = 1 };
 
 AXON_DESIGN dut;
@@ -66,7 +72,10 @@ void write_words(const uint32_t *words, uint32_t count) {
 	dut.AXON_PORT_WRITE_EN.set<bool>(false);
 }
 
-void run_query(uint32_t top, uint32_t count_limit, uint32_t answer[4]) {
+void run_query(uint32_t top, uint32_t count_limit, bool upcoming, uint64_t occupancy,
+               uint32_t answer[6]) {
+	answer[4] = answer[5] = 0;
+	dut.AXON_PORT_OCCUPANCY.set<uint64_t>(occupancy);
 	dut.AXON_PORT_TOP.set<uint32_t>(top);
 	dut.AXON_PORT_COUNT_LIMIT.set<uint32_t>(count_limit);
 	dut.AXON_PORT_START.set<bool>(true);
@@ -95,6 +104,15 @@ void run_query(uint32_t top, uint32_t count_limit, uint32_t answer[4]) {
 	answer[1] = static_cast<uint32_t>(result);
 	answer[2] = static_cast<uint32_t>(result >> 32);
 	answer[3] = dut.AXON_PORT_CYCLES.get<uint32_t>();
+	if (!upcoming)
+		return;
+	uint32_t extra = 0;
+	while (!dut.AXON_PORT_UPCOMING_DONE.get<bool>() && extra < AXON_TIMEOUT_CLOCKS) {
+		tick();
+		extra++;
+	}
+	answer[4] = dut.AXON_PORT_UPCOMING.get<uint32_t>();
+	answer[5] = extra;
 }
 
 std::vector<uint32_t> read_all_input() {
@@ -135,15 +153,20 @@ int main() {
 					fail("move word wider than 17 bits", input[at + index]);
 			write_words(&input[at], count);
 			at += count;
-		} else if (op == OP_QUERY) {
+		} else if (op == OP_QUERY || op == OP_QUERY_UPCOMING) {
 			uint32_t top = next(), count_limit = next();
+			uint64_t occupancy = 0;
+			if (op == OP_QUERY_UPCOMING) {
+				occupancy = next();
+				occupancy |= static_cast<uint64_t>(next()) << 32;
+			}
 			if (top >= AXON_DEPTH)
 				fail("top of stack outside the move list", top);
 			if (count_limit > AXON_COUNT_LIMIT_MAX)
 				fail("count limit wider than the count_limit port", count_limit);
-			uint32_t answer[4];
-			run_query(top, count_limit, answer);
-			output.insert(output.end(), answer, answer + 4);
+			uint32_t answer[6];
+			run_query(top, count_limit, op == OP_QUERY_UPCOMING, occupancy, answer);
+			output.insert(output.end(), answer, answer + 6);
 		} else {
 			fail("unknown command", op);
 		}

@@ -13,6 +13,7 @@ from amaranth.sim import Simulator
 from ...hdl.detector import AxonDetector
 from ...hdl.lean import LEAN_LATENCY_OVERHEAD
 from ...hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS
+from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import unpack_word
 from ...hdl.params import Stop
 from ..model.golden import Result
@@ -20,7 +21,7 @@ from .session import Answer, Session
 from .waves import trace_signals, write_gtkw
 
 
-__all__ = ["RtlSession", "latency", "expected_cycles", "TIMEOUT_SLACK"]
+__all__ = ["RtlSession", "latency", "expected_cycles", "split_query", "TIMEOUT_SLACK"]
 
 # A query never needs more than depth + LATENCY_OVERHEAD + REFETCH_CLOCKS
 # clocks (one word a clock after a refetch, at worst); waiting a
@@ -76,9 +77,16 @@ class DetectorTimeout(RuntimeError):
     pass
 
 
-def _read_result(ctx, port):
+def _read_result(ctx, port, upcoming_port=None):
     fields = ctx.get(port)
     repetition = bool(fields.repetition)
+    upcoming = {}
+    if upcoming_port is not None:
+        found = ctx.get(upcoming_port)
+        if found.found:
+            upcoming = dict(upcoming=True,
+                            upcoming_move=(int(found.from_sq), int(found.to_sq)),
+                            upcoming_distance=int(found.distance))
     return Result(
         repetition=repetition,
         distance=int(fields.distance) if repetition else None,
@@ -86,7 +94,17 @@ def _read_result(ctx, port):
         overflow=bool(fields.overflow),
         plies_scanned=int(fields.plies_scanned),
         stop=Stop(fields.stop.value),
+        **upcoming,
     )
+
+
+def split_query(query):
+    """``(top, count_limit, occupancy)`` of a query given as ``(top,
+    count_limit)`` or with the occupancy too; ``None`` asks no upcoming
+    repetition, as the golden model without ``occupancy``."""
+    if len(query) == 2:
+        return query[0], query[1], None
+    return tuple(query)
 
 
 async def write_words(ctx, dut, words, base=0):
@@ -99,10 +117,15 @@ async def write_words(ctx, dut, words, base=0):
     ctx.set(dut.write_en, 0)
 
 
-async def run_query(ctx, dut, top, count_limit):
-    """Start one query, wait for ``done``; return an :class:`~axon.sim.backends.session.Answer`."""
+async def run_query(ctx, dut, top, count_limit, occupancy=None):
+    """Start one query, wait for ``done``; return an :class:`~axon.sim.backends.session.Answer`.
+
+    With an ``occupancy``, also wait for ``upcoming_done`` (exactly
+    ``UPCOMING_CLOCKS`` after ``done``, which is checked) and read the
+    upcoming repetition."""
     ctx.set(dut.top, top)
     ctx.set(dut.count_limit, count_limit)
+    ctx.set(dut.occupancy, occupancy or 0)
     ctx.set(dut.start, 1)
     await ctx.tick()
     ctx.set(dut.start, 0)
@@ -113,7 +136,21 @@ async def run_query(ctx, dut, top, count_limit):
             raise DetectorTimeout(f"query top={top} did not finish in {waited} clocks")
         await ctx.tick()
         waited += 1
-    return Answer(_read_result(ctx, dut.result), ctx.get(dut.cycles))
+    cycles = ctx.get(dut.cycles)
+    if occupancy is None:
+        return Answer(_read_result(ctx, dut.result), cycles)
+    extra = 0
+    while not ctx.get(dut.upcoming_done):
+        if extra > UPCOMING_CLOCKS:
+            raise DetectorTimeout(f"query top={top}: upcoming_done did not follow done "
+                                  f"in {UPCOMING_CLOCKS} clocks")
+        await ctx.tick()
+        extra += 1
+    if dut.upcoming_enabled and extra != UPCOMING_CLOCKS:
+        raise DetectorTimeout(f"query top={top}: upcoming_done came {extra} clocks after "
+                              f"done, not {UPCOMING_CLOCKS}")
+    return Answer(_read_result(ctx, dut.result,
+                                    dut.upcoming if dut.upcoming_enabled else None), cycles)
 
 
 class RtlSession(Session):
@@ -128,25 +165,30 @@ class RtlSession(Session):
     """
 
     def __init__(self, *, depth=256, chains=24, rules="exact", pools="kind", scan="pair",
-                 vcd=None):
+                 vcd=None, upcoming=None):
         self.depth = depth
         self.chains = chains
         self.rules = rules
         self.pools = pools
         self.scan = scan
         self.vcd = vcd
+        # The sessions answer every field: the upcoming repetition wherever the
+        # scan has it (the pair scan).
+        self.upcoming = scan == "pair" if upcoming is None else upcoming
 
     def make_dut(self):
         return AxonDetector(depth=self.depth, chains=self.chains, rules=self.rules,
-                            pools=self.pools, scan=self.scan)
+                            pools=self.pools, scan=self.scan, upcoming=self.upcoming)
 
     def expected_cycles(self, words, top, result):
         """:func:`expected_cycles` for this session's scan."""
         return expected_cycles(words, top, result, self.scan)
 
     def run(self, words, queries):
-        """Load ``words`` at address 0, then answer ``queries`` (``(top, count_limit)``
-        pairs); return a list of :class:`~axon.sim.backends.session.Answer`."""
+        """Load ``words`` at address 0, then answer ``queries``, each ``(top,
+        count_limit)`` or ``(top, count_limit, occupancy)`` (see :func:`split_query`);
+        return a list of :class:`~axon.sim.backends.session.Answer`.
+        """
         return self.run_batch([(words, queries)])[0]
 
     def run_batch(self, jobs, *, on_answer=None):
@@ -161,8 +203,8 @@ class RtlSession(Session):
             for job, (words, queries) in enumerate(jobs):
                 await write_words(ctx, dut, words)
                 answers.append([])
-                for index, (top, count_limit) in enumerate(queries):
-                    answer = await run_query(ctx, dut, top, count_limit)
+                for index, query in enumerate(queries):
+                    answer = await run_query(ctx, dut, *split_query(query))
                     answers[-1].append(answer)
                     if on_answer is not None:
                         on_answer(job, index, answer)

@@ -7,9 +7,12 @@ with CXXRTL and a board on the host link are all sessions:
 * ``depth`` is the move list's size;
 * ``load(words)`` stores ``words`` from address 0 (what a shorter load does
   not overwrite keeps its old value, which no query of that load reads);
-* ``query(top, count_limit)`` answers one query with an :class:`Answer`;
-* ``run_batch(jobs, on_answer=None)`` answers ``(words, [(top, count_limit),
-  ...])`` jobs in order, each after loading its words, and returns one list
+* ``query(top, count_limit, occupancy=None)`` answers one query with an
+  :class:`Answer`; with the position's ``occupancy`` (a 64-bit bitboard) the
+  answer has the upcoming repetition too;
+* ``run_batch(jobs, on_answer=None)`` answers ``(words, [query, ...])`` jobs
+  in order, each query ``(top, count_limit)`` or ``(top, count_limit,
+  occupancy)``, each after loading its words, and returns one list
   of :class:`Answer` per job. ``on_answer(job, index, answer)`` is called as
   each answer arrives, for progress.
 
@@ -44,16 +47,16 @@ class Session:
     def load(self, words):
         self._words = list(words)
 
-    def query(self, top, count_limit):
-        return self.run_batch([(self._words, [(top, count_limit)])])[0][0]
+    def query(self, top, count_limit, occupancy=None):
+        return self.run_batch([(self._words, [(top, count_limit, occupancy)])])[0][0]
 
     def run_batch(self, jobs, *, on_answer=None):
         results = []
         for job, (words, queries) in enumerate(jobs):
             self.load(words)
             job_answers = []
-            for index, (top, count_limit) in enumerate(queries):
-                answer = self.query(top, count_limit)
+            for index, query in enumerate(queries):
+                answer = self.query(*query)
                 job_answers.append(answer)
                 if on_answer is not None:
                     on_answer(job, index, answer)
@@ -81,9 +84,9 @@ class GoldenSession(Session):
         self._check_fits(words)
         self._memory[:len(words)] = words
 
-    def query(self, top, count_limit):
+    def query(self, top, count_limit, occupancy=None):
         result = perpetual(self._memory[:top + 1], top, rules=self.rules, chains=self.chains,
-                           count_limit=count_limit, pools=self.pools)
+                           count_limit=count_limit, pools=self.pools, occupancy=occupancy)
         return Answer(result, None)
 
 
@@ -118,13 +121,17 @@ def answers(games, session, *, count_limit, progress=None):
     """One list of :class:`PlyAnswer` per game: a query after every ply.
 
     Each game is loaded window by window (:func:`~axon.sim.model.history.window_segments`:
-    a game longer than the move list slides through it), as one batch.
+    a game longer than the move list slides through it), as one batch; each
+    query carries the occupancy of the position after its ply, so that the
+    answer has the upcoming repetition too.
     ``progress.update(position, ply)`` is told of every answer.
     """
     jobs, owners = [], []
     for position, game in enumerate(games):
+        occupancies = game.occupancies()
         for base, words, plies in window_segments(game.words, session.depth):
-            jobs.append((words, [(window.top, count_limit) for window in plies]))
+            jobs.append((words, [(window.top, count_limit, occupancies[window.ply])
+                                 for window in plies]))
             owners.append((position, game, base, plies))
     found = [[] for _ in games]
 

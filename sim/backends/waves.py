@@ -2,14 +2,16 @@
 
 :class:`~axon.sim.backends.pysim.RtlSession` with ``vcd=...`` writes the VCD through
 Amaranth's simulator (which dumps every signal of the design) and then calls
-:func:`write_gtkw`, which lays the interesting ones out in three groups:
+:func:`write_gtkw`, which lays the interesting ones out in groups:
 
 * **Query**: the host's view, ``start``, ``top``, ``count_limit``, ``busy``,
   ``done``, the result fields and ``cycles``;
 * **Scanner**: the FSM state, the scan address, the word in hand, the plies
   and equal positions counted so far, the stop decision;
 * **Chain list**: every slot's valid bit, piece type, from- and to-square, and the hit
-  vectors compared a clock ahead.
+  vectors compared a clock ahead;
+* **Upcoming**: the occupancy, the upcoming answer and ``upcoming_done``, the
+  word the upcoming block follows, its candidate and the path check's verdict.
 
 Amaranth names a signal by its place in the hierarchy (``bench.top.scanner``)
 and resolves clashes with ``$n`` suffixes whose numbers depend on elaboration
@@ -48,6 +50,7 @@ def trace_signals(dut):
     return [
         dut.start, dut.top, dut.count_limit, dut.busy, dut.done, dut.result, dut.cycles,
         dut.write_addr, dut.write_word, dut.write_en, dut.write_refused,
+        dut.occupancy, dut.upcoming, dut.upcoming_done,
     ]
 
 
@@ -91,6 +94,15 @@ _QUERY = ["start", "top", "count_limit", "busy", "done",
           r"\result.overflow", r"\result.stop", r"\result.plies_scanned", "cycles"]
 
 _HOST = ["write_en", "write_addr", "write_word", "write_refused"]
+
+# The upcoming repetition: the answer at the top, then the candidate the
+# upcoming block picks and the path check's verdict on it.
+_UPCOMING = ["occupancy", r"\upcoming.found", r"\upcoming.from_sq", r"\upcoming.to_sq",
+             r"\upcoming.distance", "upcoming_done"]
+_UPCOMING_INSIDE = ["mover_black", r"\word.taken", r"\word.by_mover", r"\word.depth",
+                    "candidate_valid", "candidate_kind", r"\candidate_tag.from_sq",
+                    r"\candidate_tag.to_sq", r"\candidate_tag.distance", "in_flight"]
+_PATH_CHECK = ["verdict_valid", "reachable"]
 
 # The scanner's internals change with its pipeline, so its group is built from
 # what the VCD has: each entry is a *role* and the names that play it, in the
@@ -188,6 +200,11 @@ def gtkw_layout(available, dut):
 
     groups = [("Query", False, query), ("Scanner", False, scanner)]
     groups.append(("Chain list", False, chain_list))
+    if getattr(dut, "upcoming_enabled", False):
+        upcoming_scope = (*top, "upcoming_check")
+        groups.append(("Upcoming", False,
+                       pick(top, _UPCOMING) + pick(upcoming_scope, _UPCOMING_INSIDE) +
+                       pick((*upcoming_scope, "path_check"), _PATH_CHECK)))
     groups.append(("Host write port", True, pick(top, _HOST)))
     return groups, missing
 

@@ -29,6 +29,8 @@ import time
 
 from ...boards.build import BuildError
 from ...boards.measure import all_targets, measure
+from ...hdl.pathcheck import PATH_CHECK_LATENCY
+from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import WORD_BITS
 from ..backends.cxxrtl import CxxrtlSession
 from ..backends.pysim import LATENCY_OVERHEAD, RtlSession, latency
@@ -79,18 +81,27 @@ def _rtl_session(log=None):
 def simulate(corpus, log=print):
     """Answer every query on the RTL; check each against the golden model."""
     session, backend = _rtl_session(log)
-    jobs = [(words, [(top, COUNT_LIMIT) for top in range(len(words))])
-            for _, _, words in corpus]
+    jobs = []
+    for board, moves, words in corpus:
+        # Each query gives the position's occupancy: the upcoming repetition
+        # is answered (and checked) too.
+        after, occupancies = board.copy(stack=False), []
+        for move in moves:
+            after.push(move)
+            occupancies.append(int(after.occupied))
+        jobs.append((words, [(top, COUNT_LIMIT, occupancies[top]) for top in range(len(words))]))
     started = time.monotonic()
     answers = session.run_batch(jobs)
     seconds = time.monotonic() - started
-    plies, cycles, mismatches = [], [], 0
+    plies, cycles, mismatches, upcoming = [], [], 0, 0
     # Overflows with the pools by kind, and with the one-pool-a-side layout
     # of the same size (the layout before issue 11), for comparison.
     overflows = {"kind": 0, "side": 0}
     for (words, queries), timed in zip(jobs, answers):
-        for (top, _), rtl in zip(queries, timed):
-            golden = perpetual(words, top, rules=RULES, chains=CHAINS, count_limit=COUNT_LIMIT)
+        for (top, _, occupancy), rtl in zip(queries, timed):
+            golden = perpetual(words, top, rules=RULES, chains=CHAINS, count_limit=COUNT_LIMIT,
+                               occupancy=occupancy)
+            upcoming += golden.upcoming
             if rtl.result != golden or rtl.cycles != latency(golden.plies_scanned):
                 mismatches += 1
             plies.append(golden.plies_scanned)
@@ -99,9 +110,10 @@ def simulate(corpus, log=print):
             overflows["side"] += perpetual(words, top, rules=RULES, chains=CHAINS,
                                            count_limit=COUNT_LIMIT, pools="side").overflow
     log(f"simulated {len(plies)} queries on {backend} in {seconds:.1f} s, "
-        f"{mismatches} mismatches, overflows {overflows}")
+        f"{mismatches} mismatches, overflows {overflows}, {upcoming} with an upcoming "
+        f"repetition")
     return {"backend": backend, "plies": plies, "cycles": cycles, "mismatches": mismatches,
-            "overflows": overflows}
+            "overflows": overflows, "upcoming": upcoming}
 
 
 def sustained_plies_per_clock(plies, cycles):
@@ -181,7 +193,14 @@ def markdown(bench):
     lines += ["", f"Sustained plies per clock: {bench['plies_per_clock']}; latency "
               f"`floor(P/2) + {bench['latency_overhead_clocks']}` clocks. Overflows: "
               f"{bench['overflows']['pools_by_kind']} with the pools by kind, "
-              f"{bench['overflows']['one_pool_a_side']} with one pool a side.", "",
+              f"{bench['overflows']['one_pool_a_side']} with one pool a side.", ""]
+    if "upcoming" in bench:
+        upcoming = bench["upcoming"]
+        lines += [f"Upcoming repetition: {upcoming['queries']} queries "
+                  f"({100 * upcoming['share']:.1f} %) have one; its answer comes "
+                  f"{upcoming['clocks_after_done']} clocks after `done` (the path check "
+                  f"{upcoming['path_check_clocks']} of them), `done` itself does not move.", ""]
+    lines += [
               "| target | device | Fmax min / median / max (MHz) | LCs | FFs | BRAMs | "
               "critical path |", "|---|---|---|---|---|---|---|"]
     for target, figures in bench["hardware"].items():
@@ -302,6 +321,12 @@ def _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_h
         "overflows": {"pools_by_kind": sim["overflows"]["kind"],
                       "one_pool_a_side": sim["overflows"]["side"]},
         "latency_overhead_clocks": overhead,
+        # The upcoming repetition: how many queries found one, and the clocks
+        # its answer comes after `done` (the repetition's latency is unchanged).
+        "upcoming": {"queries": sim["upcoming"],
+                     "share": round(sim["upcoming"] / len(plies), 4) if plies else 0.0,
+                     "clocks_after_done": UPCOMING_CLOCKS,
+                     "path_check_clocks": PATH_CHECK_LATENCY},
         "memory_per_ply_bits": {"axon_word": WORD_BITS, "zobrist_key": 64, "board_256": 256,
                                 "paper_matrix": 512},
     })

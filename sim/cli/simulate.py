@@ -10,9 +10,12 @@ and querying it ply by ply.
 
 import json
 import sys
+
+import chess
 import time
 from dataclasses import dataclass
 
+from ...hdl.word import PIECE_LETTERS, square_name
 from ..backends.cxxrtl import CxxrtlSession
 from ..backends.pysim import RtlSession, expected_cycles
 from ..backends.session import GoldenSession, PlyAnswer, answers
@@ -20,14 +23,15 @@ from ..model.explain import explain_query, for_side, format_table
 from ..model.games import plural
 from ..model.golden import perpetual
 from ..model.history import is_window_limited, windows
-from ..model.oracle import oracle_answers
+from ..model.oracle import oracle_answers, oracle_upcoming
 
 
 __all__ = ["BACKENDS", "Progress", "write_answers", "scan", "verify", "explain", "JSONL_KEYS"]
 
 # The JSONL schema of ``axon scan --jsonl``, in order.
 JSONL_KEYS = ("game", "ply", "move", "repetition", "distance", "count", "overflow",
-              "plies_scanned", "stop", "cycles", "fifty_move", "threefold", "fivefold")
+              "plies_scanned", "stop", "cycles", "fifty_move", "threefold", "fivefold",
+              "upcoming", "upcoming_move", "upcoming_distance")
 
 # Earlier equal positions that make a draw: threefold repetition (FIDE 9.2,
 # claimable) and fivefold (FIDE 9.6, the game is drawn).
@@ -152,12 +156,22 @@ def _record(answer, fifty, count_limit):
         "fifty_move": fifty,
         "threefold": repetition_claim(answer, count_limit, THREEFOLD_COUNT),
         "fivefold": repetition_claim(answer, count_limit, FIVEFOLD_COUNT),
+        "upcoming": result.upcoming,
+        "upcoming_move": uci_of(result.upcoming_move),
+        "upcoming_distance": result.upcoming_distance,
     }
+
+
+def uci_of(squares):
+    """``(from, to)`` as UCI (``g1f3``), ``None`` as ``None``."""
+    if squares is None:
+        return None
+    return chess.square_name(squares[0]) + chess.square_name(squares[1])
 
 
 _TABLE = (("game", ">4"), ("ply", ">4"), ("move", "<22"), ("rep", "<4"), ("dist", ">4"),
           ("count", ">5"), ("scanned", ">7"), ("stop", "<17"), ("cycles", ">6"),
-          ("50-move", "<7"), ("3-fold", "<6"), ("5-fold", "<6"))
+          ("50-move", "<7"), ("3-fold", "<6"), ("5-fold", "<6"), ("upcoming", "<8"))
 
 # How the table shows True, False and None (unknown: see repetition_claim).
 _YES_NO = {True: "yes", False: "-", None: "?"}
@@ -196,6 +210,7 @@ def write_answers(games, answers, out, jsonl=False, count_limit=4):
                 record["count"], record["plies_scanned"], stop,
                 "-" if record["cycles"] is None else record["cycles"],
                 _YES_NO[fifty], _YES_NO[record["threefold"]], _YES_NO[record["fivefold"]],
+                record["upcoming_move"] or "-",
             ]) + "\n")
     if not jsonl:
         out.write(f"{plural(len(games), 'game')}, {plural(plies, 'ply', 'plies')}, "
@@ -230,8 +245,31 @@ def _compare(answer, other, fields, kind, ours="golden", theirs="rtl"):
     return found
 
 
-_RESULT_FIELDS = ("repetition", "distance", "count", "overflow", "plies_scanned", "stop")
+_RESULT_FIELDS = ("repetition", "distance", "count", "overflow", "plies_scanned", "stop",
+                  "upcoming", "upcoming_move", "upcoming_distance")
 _ORACLE_FIELDS = ("repetition", "distance", "count")
+
+
+def _compare_upcoming(answer, truth):
+    """The golden model's upcoming repetition against python-chess's.
+
+    Exact when the scan ended at a barrier or the bottom of a move list that
+    holds the whole game; a scan stopped by its count limit, an overflow or
+    the window may miss one further back, but what it reports must be true:
+    a legal move that reaches an earlier position."""
+    result = answer.result
+    move = truth.move and (truth.move.from_square, truth.move.to_square)
+    exact = result.stop.name in ("BARRIER", "BOTTOM") and not answer.window_limited
+    if exact:
+        return [Disagreement(f"golden/oracle {field}", answer, mine, theirs)
+                for field, mine, theirs in (("upcoming", result.upcoming, bool(truth.moves)),
+                                            ("upcoming_move", result.upcoming_move, move))
+                if mine != theirs]
+    reached = {(reply.from_square, reply.to_square) for reply in truth.moves}
+    if result.upcoming and result.upcoming_move not in reached:
+        return [Disagreement("golden/oracle upcoming_move", answer, result.upcoming_move,
+                             sorted(reached))]
+    return []
 
 
 def _show(value):
@@ -251,12 +289,16 @@ def verify(games, options, out=None, err=None):
     progress.done()
 
     disagreements = []
-    plies = repetitions = overflows = limited = compared = 0
+    plies = repetitions = overflows = limited = compared = upcoming = 0
     for position, (game, game_golden) in enumerate(zip(games, golden)):
         oracle = oracle_answers(game.board, game.moves, count_limit=options.count_limit)
+        upcoming_truth = oracle_upcoming(game.board, game.moves)
         for index, answer in enumerate(game_golden):
             plies += 1
             repetitions += answer.result.repetition
+            upcoming += answer.result.upcoming
+            if options.rules == "exact":
+                disagreements += _compare_upcoming(answer, upcoming_truth[index])
             if rtl is not None:
                 hardware = rtl[position][index]
                 disagreements += _compare(answer, hardware.result, _RESULT_FIELDS, "rtl")
@@ -278,7 +320,8 @@ def verify(games, options, out=None, err=None):
     backend = "golden model, RTL simulation and oracle" if rtl else "golden model and oracle"
     out.write(f"axon verify: {backend}; rules {options.rules}, chains {options.chains}, "
               f"count limit {options.count_limit}, depth {options.depth}\n")
-    out.write(f"games {len(games)}, plies {plies}, repetitions found {repetitions}\n")
+    out.write(f"games {len(games)}, plies {plies}, repetitions found {repetitions}, "
+              f"upcoming repetitions found {upcoming}\n")
     out.write(f"overflow plies {overflows}, window-limited plies {limited} "
               f"(not compared with the oracle; {compared} plies compared)\n")
     if options.rules != "exact":
@@ -305,6 +348,25 @@ def verify(games, options, out=None, err=None):
     return 1
 
 
+def _upcoming_line(words, window, game, options):
+    """The upcoming repetition, and the depth whose single open chain gives it."""
+    steps = []
+    result = perpetual(words, window.top, rules=options.rules, chains=options.chains,
+                       count_limit=options.count_limit, steps=steps,
+                       occupancy=game.occupancies()[window.ply])
+    if not result.upcoming:
+        return "upcoming: none (no odd depth left exactly one open chain of the side to " \
+               "move whose piece can go straight back)"
+    depth = result.upcoming_distance - 1
+    (piece, earlier, now), = steps[depth - 1].chains
+    back_to = window.base + window.top + 1 - depth
+    return (f"upcoming: {uci_of(result.upcoming_move)}, distance {result.upcoming_distance}: "
+            f"after {depth} plies (back to the position after ply {back_to}) the only open "
+            f"chain is {PIECE_LETTERS.get(piece, '?')} {square_name(earlier)}->"
+            f"{square_name(now)}, and {square_name(now)}->{square_name(earlier)} is "
+            f"pseudo-legal now")
+
+
 def explain(game, ply, options, out=None):
     """``axon explain``: the query after ``ply`` (1-based) of ``game``, step by step."""
     out = sys.stdout if out is None else out
@@ -329,7 +391,10 @@ def explain(game, ply, options, out=None):
     distance = "-" if result.distance is None else result.distance
     out.write(f"answer: repetition {'yes' if result.repetition else 'no'}, distance {distance}, "
               f"count {result.count}, plies scanned {result.plies_scanned}, "
-              f"stop {result.stop.name.lower()}\n\n")
+              f"stop {result.stop.name.lower()}\n")
+    if options.rules != "cpw":
+        out.write(_upcoming_line(words, window, game, options) + "\n")
+    out.write("\n")
 
     def labels(address):
         game_ply = window.base + address + 1

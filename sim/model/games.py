@@ -91,6 +91,11 @@ class GameRecord:
         white = (ply - 1) % 2 == 0 if board.turn == chess.WHITE else (ply - 1) % 2 == 1
         return f"{number}{'.' if white else '...'} {self.sans[ply - 1]}"
 
+    def occupancies(self):
+        """The occupied squares after each ply, as 64-bit bitboards: what a
+        query gives the detector for the upcoming repetition."""
+        return [int(board.occupied) for board in self.positions()]
+
     def positions(self):
         """The board after each ply (fresh copies, without move stacks)."""
         board = self.board.copy(stack=False)

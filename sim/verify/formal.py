@@ -40,6 +40,7 @@ from ...hdl.detector import AxonDetector
 from ...hdl.lean import LEAN_LATENCY_OVERHEAD
 from ...hdl.movelist import MoveList
 from ...hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS
+from ...hdl.upcoming import Upcoming
 from ...hdl.word import MoveWord
 
 
@@ -693,6 +694,78 @@ def _frame_parser(broken):
 
 # --- Running the proofs -------------------------------------------------------
 
+# --- Upcoming repetition ------------------------------------------------------
+# Self-contained (issue 12): the upcoming block between a model of the chain
+# list's per-side open-chain counts and the scanner's taken words.
+
+UPCOMING_PROOF_DEPTH = 8
+
+
+class _UpcomingAnyParity(Upcoming):
+    """A mutated upcoming block that forgets the rule's odd depth."""
+    @staticmethod
+    def _odd(depth):
+        return C(1)
+
+
+def _upcoming_single_chain(broken):
+    def body(m):
+        block = _UpcomingAnyParity if broken else Upcoming
+        m.submodules.dut = dut = block(UPCOMING_PROOF_DEPTH)
+        for port in (dut.start, dut.taken_newer, dut.taken_newer_black, dut.taken_depth,
+                     dut.done, dut.occupancy):
+            _free(m, port)
+        # The scanner's contract: the side to move is fixed for a query (here
+        # chosen freely on the starting clock), no word is taken on that clock,
+        # and depths fit the move list.
+        mover_black = Signal()
+        with m.If(dut.start):
+            m.d.sync += mover_black.eq(AnySeq(1))
+        m.d.comb += [
+            dut.mover_black.eq(mover_black),
+            Assume(~(dut.start & dut.taken_newer)),
+            Assume(dut.taken_depth <= UPCOMING_PROOF_DEPTH),
+        ]
+        # The chain list, as per-side open-chain counts (any, on any clock);
+        # the summaries follow from them, the squares and kinds are free.
+        counts = {}
+        for side, lone in (("white", dut.white_lone), ("black", dut.black_lone)):
+            count = Signal(2, name=f"{side}_open_chains")
+            _free(m, count)
+            _free(m, lone.kind)
+            _free(m, lone.start)
+            _free(m, lone.end)
+            m.d.comb += [lone.empty.eq(count == 0), lone.single.eq(count == 1)]
+            counts[side] = count
+        earlier = {side: Signal(2, name=f"{side}_open_chains_before") for side in counts}
+        m.d.sync += [earlier[side].eq(counts[side]) for side in counts]
+        # A taken word's state: its own side as the chain list holds it now,
+        # the other side as it was a clock earlier (before the word's pair).
+        # `qualified[d]`: since the query started, some word left exactly one
+        # open chain, the mover's, after an odd number d of words.
+        word_white = Mux(dut.taken_newer_black, earlier["white"], counts["white"])
+        word_black = Mux(dut.taken_newer_black, counts["black"], earlier["black"])
+        mover_count = Mux(mover_black, word_black, word_white)
+        other_count = Mux(mover_black, word_white, word_black)
+        qualified = Signal(UPCOMING_PROOF_DEPTH + 1)
+        with m.If(dut.start):
+            m.d.sync += qualified.eq(0)
+        with m.Elif(dut.taken_newer & dut.taken_depth[0] & (mover_count == 1) &
+                    (other_count == 0)):
+            m.d.sync += qualified.eq(qualified | (1 << dut.taken_depth)[:len(qualified)])
+        # A found upcoming repetition names one of those depths: its distance
+        # is the depth plus one, even.
+        named_depth = Signal(range(UPCOMING_PROOF_DEPTH + 2))
+        m.d.comb += named_depth.eq(dut.upcoming.distance - 1)
+        with m.If(dut.upcoming.found):
+            m.d.comb += [
+                Assert(dut.upcoming.distance >= 2),
+                Assert(~dut.upcoming.distance[0]),
+                Assert(qualified.bit_select(named_depth, 1)),
+            ]
+    return _Harness(body)
+
+
 @dataclass(frozen=True)
 class Property:
     name:        str
@@ -750,6 +823,10 @@ PROPERTIES = [
     Property("writes-refused-lean",
              "the same for the lean detector and its one-bank move list",
              functools.partial(_writes_refused, scan="single"), "prove", 4),
+    Property("upcoming-single-chain",
+             "upcoming implies that after an odd number of words, distance - 1, exactly one "
+             "chain was open and it was the side to move's",
+             _upcoming_single_chain, "bmc", 16),
     Property("frame-parser",
              "the parser ends every frame where an independent framer does, and "
              "passes exactly the frames whose CRC matches",

@@ -32,6 +32,7 @@ from ..model.encode import encode_moves
 from ..model.generate import game_corpus
 from ..model.golden import perpetual
 from ..backends.pysim import expected_cycles
+from .soak import random_occupancy
 from ...boards import protocol
 from ...boards.protocol import (Command, ErrorCode, ERROR_RESPONSE, MAX_WORDS, RESPONSE_FLAG,
                        FrameDecoder, holds_known_frame)
@@ -190,9 +191,10 @@ def _plan(rng, queries, depth, chains, rules, golden, divisor, pools="kind", sca
     def reset_during_query(top, limit):
         # On a clock from the frame's last stop bit to the end of the answer:
         # while the link decodes, the scanner scans, or the answer is sent.
+        occupancy = random_occupancy(rng, memory, top)
         expected = golden(list(memory), top, rules=rules, chains=chains, count_limit=limit,
-                          pools=pools)
-        frame = protocol.query_request(top, limit)
+                          pools=pools, occupancy=occupancy if scan == "pair" else None)
+        frame = protocol.query_request(top, limit, occupancy)
         busy = expected_cycles(memory, top, expected, scan) + 16 + 16 * byte_clocks
         if rng.random() < 0.5:
             busy = expected.plies_scanned // 2 + 8         # mid-scan, mostly
@@ -220,12 +222,17 @@ def _plan(rng, queries, depth, chains, rules, golden, divisor, pools="kind", sca
             counts["writes"] += 1
 
     def query(top, limit):
+        # The occupancy of the soak's random images: the newest words'
+        # squares and random blockers (it need not be the game's). The lean
+        # scan has no upcoming repetition and answers none.
+        occupancy = random_occupancy(rng, memory, top)
         expected = golden(list(memory), top, rules=rules, chains=chains, count_limit=limit,
-                          pools=pools)
+                          pools=pools, occupancy=occupancy if scan == "pair" else None)
         cycles = expected_cycles(memory, top, expected, scan)
-        add(protocol.query_request(top, limit),
+        add(protocol.query_request(top, limit, occupancy),
             _Expect(Command.QUERY, lambda payload, want=(expected, cycles):
-                    protocol.parse_query(payload) == want, f"query top={top} limit={limit}"))
+                    protocol.parse_query(payload) == want,
+                    f"query top={top} limit={limit} occupancy={occupancy:#018x}"))
         counts["queries"] += 1
 
     games = iter(game_corpus(max(1, queries // 40), seed=rng.randrange(1 << 30)))
@@ -255,10 +262,10 @@ def _plan(rng, queries, depth, chains, rules, golden, divisor, pools="kind", sca
             # Well-formed requests the board must refuse, with their code.
             if rng.random() < 0.5:
                 request = protocol.encode_frame(
-                    Command.QUERY, bytes([depth & 0xff, depth >> 8, 1]))
+                    Command.QUERY, bytes([depth & 0xff, depth >> 8, 1, *range(8)]))
                 code = (ErrorCode.TOP_RANGE, Command.QUERY)
             else:
-                request = protocol.encode_frame(Command.QUERY, bytes([0, 0, 16]))
+                request = protocol.encode_frame(Command.QUERY, bytes([0, 0, 16, *range(8)]))
                 code = (ErrorCode.BAD_ARGUMENT, Command.QUERY)
             add(request, _Expect("refused", lambda payload, code=code:
                                  protocol.parse_error(payload) == code, f"refused {code[0].name}"))

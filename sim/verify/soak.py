@@ -20,6 +20,13 @@ mismatch can be replayed alone (:func:`make_batch`). A batch mixes
   Their clock count must be :func:`axon.sim.backends.pysim.expected_cycles`, which
   allows for the refetch after two words of one side.
 
+Every query also carries an occupancy bitboard and the upcoming repetition
+(``upcoming``, its move and distance) is compared too: a game's query gets
+the position's real occupancy, or now and then that occupancy with random
+squares added or cleared (blockers on the way back, or none); an image's
+query gets the squares its newest words moved to (where the pieces stand)
+plus random blockers of a random density (:func:`random_occupancy`).
+
 Count limits are random in 0..15. The golden model in Python is the slow part
 (a few thousand to fifteen thousand queries a second), so the batches run in
 a pool of worker processes, one per core, each generating its batch, running
@@ -114,6 +121,30 @@ def random_image(rng, depth, kind):
     return [word(address, kind) for address in range(depth)]
 
 
+def random_occupancy(rng, words, top):
+    """An occupancy for a query at ``top`` of a random image: the to-squares
+    of the newest words (where their pieces stand, the ends of the chains the
+    path check asks about) and random blockers, from none to dense."""
+    occupancy = 0
+    for address in range(top, max(-1, top - rng.randint(0, 12)), -1):
+        occupancy |= 1 << (words[address] >> 6 & 63)
+    density = rng.choice((0.0, 0.05, 0.15, 0.4))
+    for square in range(64):
+        if rng.random() < density:
+            occupancy |= 1 << square
+    return occupancy
+
+
+def _game_occupancy(rng, occupied):
+    """A game position's occupancy, now and then with squares added or cleared."""
+    pick = rng.random()
+    if pick < 0.8:
+        return occupied
+    if pick < 0.9:
+        return occupied | rng.getrandbits(64) & rng.getrandbits(64)
+    return occupied & ~(rng.getrandbits(64) & rng.getrandbits(64))
+
+
 def _random_tops(rng, depth, count):
     tops = []
     for _ in range(count):
@@ -144,14 +175,21 @@ def make_batch(seed, index, queries=BATCH_QUERIES, depth=256):
             words = encode_moves(board, moves)
             if not words:
                 continue
-            game_queries = [(top, rng.randint(0, COUNT_LIMIT_MAX)) for top in range(len(words))]
+            after, occupied = board.copy(stack=False), []
+            for move in moves:
+                after.push(move)
+                occupied.append(int(after.occupied))
+            game_queries = [(top, rng.randint(0, COUNT_LIMIT_MAX),
+                             _game_occupancy(rng, occupied[top])) for top in range(len(words))]
             jobs.append(Job("game", words, game_queries, legal=True))
             asked += len(game_queries)
     while asked < queries:
         kind = rng.choice(IMAGE_KINDS)
         tops = _random_tops(rng, depth, rng.randint(8, 32))
-        jobs.append(Job(kind, random_image(rng, depth, kind),
-                        [(top, rng.randint(0, COUNT_LIMIT_MAX)) for top in tops], legal=False))
+        image = random_image(rng, depth, kind)
+        jobs.append(Job(kind, image,
+                        [(top, rng.randint(0, COUNT_LIMIT_MAX), random_occupancy(rng, image, top))
+                         for top in tops], legal=False))
         asked += len(tops)
     return jobs
 
@@ -166,6 +204,7 @@ class Mismatch:
     kind: str
     top: int
     count_limit: int
+    occupancy: int
     words: list                    # the move list up to ``top``
     expected: golden.Result
     expected_cycles: int
@@ -176,7 +215,7 @@ class Mismatch:
                f"{self.got.result} in {self.got.cycles} clocks")
         newest = " ".join(word_str(word) for word in reversed(self.words[-8:]))
         return (f"batch {self.batch} job {self.job} ({self.kind}) top={self.top} "
-                f"count_limit={self.count_limit}\n"
+                f"count_limit={self.count_limit} occupancy={self.occupancy:#018x}\n"
                 f"    expected {self.expected} in {self.expected_cycles} clocks\n"
                 f"    got      {got}\n"
                 f"    newest words first: {newest}{' ...' if len(self.words) > 8 else ''}")
@@ -190,6 +229,7 @@ class BatchReport:
     stops: Counter = field(default_factory=Counter)
     kinds: Counter = field(default_factory=Counter)
     repetitions: int = 0
+    upcoming: int = 0
     refetched: int = 0
     seconds: Counter = field(default_factory=Counter)
 
@@ -239,23 +279,26 @@ def check_batch(session, seed, index, queries=BATCH_QUERIES, keep=KEEP_MISMATCHE
     answers = session.run_batch([(job.words, job.queries) for job in jobs], on_timeout="none")
     simulated = time.perf_counter()
     for job_index, (job, job_answers) in enumerate(zip(jobs, answers)):
-        for (top, count_limit), got in zip(job.queries, job_answers):
+        for (top, count_limit, occupancy), got in zip(job.queries, job_answers):
             expected = golden.perpetual(job.words, top, rules=session.rules,
                                         chains=session.chains, count_limit=count_limit,
-                                        pools=session.pools)
+                                        pools=session.pools,
+                                        occupancy=occupancy if session.upcoming else None)
             clocks = (latency(expected.plies_scanned, session.scan) if job.legal else
                       expected_cycles(job.words, top, expected, session.scan))
             report.queries += 1
             report.stops[expected.stop.name.lower()] += 1
             report.kinds[job.kind] += 1
             report.repetitions += expected.repetition
+            report.upcoming += expected.upcoming
             # Two words of one side on the way: the pair scanner's slow path.
             report.refetched += clocks != latency(expected.plies_scanned, session.scan)
             if got is None or got.result != expected or got.cycles != clocks:
                 report.mismatches += 1
                 if len(report.first) < keep:
                     report.first.append(Mismatch(index, job_index, job.kind, top, count_limit,
-                                                 job.words[:top + 1], expected, clocks, got))
+                                                 occupancy, job.words[:top + 1], expected,
+                                                 clocks, got))
     report.seconds.update(generate=generated - began, cxxrtl=simulated - generated,
                           golden=time.perf_counter() - simulated)
     return report
@@ -290,6 +333,7 @@ class SoakReport:
     depth: int
     workers: int
     model: str = "cxxrtl"
+    upcoming: int = 0           # queries with an upcoming repetition
     interrupted: bool = False   # Ctrl-C: the figures are of the batches that finished
     pools: str = "kind"
     scan: str = "pair"
@@ -306,7 +350,8 @@ class SoakReport:
             f"{'s' if self.workers != 1 else ''}) in {self.seconds:.1f} s: "
             f"{self.queries_per_second:,.0f} queries/s",
             "  stops: " + ", ".join(f"{name} {count}" for name, count in sorted(self.stops.items()))
-            + f"; repetitions found: {self.repetitions}; queries with a refetch: "
+            + f"; repetitions found: {self.repetitions}; upcoming repetitions found: "
+              f"{self.upcoming}; queries with a refetch: "
               f"{self.refetched}",
             "  queries by source: " + ", ".join(f"{name} {count}"
                                                 for name, count in sorted(self.kinds.items())),
@@ -367,6 +412,7 @@ def soak(queries=100_000, seed=0, rules="exact", chains=24, *, depth=256, worker
             total.stops.update(report.stops)
             total.kinds.update(report.kinds)
             total.repetitions += report.repetitions
+            total.upcoming += report.upcoming
             total.refetched += report.refetched
             total.seconds.update(report.seconds)
             if progress is not None:
@@ -391,7 +437,8 @@ def soak(queries=100_000, seed=0, rules="exact", chains=24, *, depth=256, worker
     return SoakReport(
         queries=total.queries, mismatches=total.mismatches, first_mismatches=total.first,
         seconds=seconds, queries_per_second=total.queries / seconds if seconds else 0.0, stops=total.stops,
-        kinds=total.kinds, repetitions=total.repetitions, refetched=total.refetched,
+        kinds=total.kinds, repetitions=total.repetitions, upcoming=total.upcoming,
+        refetched=total.refetched,
         work_seconds=dict(total.seconds),
         build_info=session.build_info, seed=seed, rules=rules, chains=chains, depth=depth,
         workers=workers, model="netlist" if netlist else "cxxrtl", interrupted=interrupted,

@@ -1,0 +1,228 @@
+"""Upcoming repetition: can the side to move give an earlier position back with one move?
+
+After an odd number of words, if exactly one chain is open and it is a piece
+of the side to move, ``(piece, a, b)``, the move ``b→a`` repeats the earlier
+position exactly when it is pseudo-legal now (:class:`~axon.hdl.pathcheck.PathCheck`;
+the rule is :func:`axon.sim.model.golden.upcoming_move`).
+
+The scanner applies a pair of words a clock, newer and older. The state
+after the newer word (the odd depth) is never in the pools' registers: it is
+the newer word's side as it is *after* the pair, and the other side as it
+was *before* it (the older word only touches the other side; a lone newer
+word, after a refetch, leaves the other side as it was). So this block
+registers, every clock, the two sides' :data:`~axon.hdl.chainlist.LoneChainLayout`
+summaries (the mover's in full, the other side's ``empty``), keeps the
+previous clock's beside them, and when the scanner reports a taken newer
+word picks from "after" and "before" by which side the word was.
+
+Everything here runs beside the scan, from registers, and never feeds the
+scanner: the repetition answer and its latency do not change. The pipeline
+of one taken newer word:
+
+* the decide clock of its pair (the scanner's ``taken_newer``); the pools'
+  summaries after the pair are registered;
+* the mover's side is picked from them;
+* *candidate*: before and after are both registered now; the candidate is
+  picked and registered;
+* five clocks of path check;
+* *answer*: the first reachable verdict of the query is latched.
+
+So the upcoming answer of a query is complete :data:`UPCOMING_CLOCKS` clocks
+after ``done`` (the last candidate comes from the pair that stops the scan,
+decided on the clock that raises ``done``): ``upcoming_done`` rises then.
+"""
+
+from amaranth.hdl import *
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import In, Out
+
+from .chainlist import LoneChainLayout
+from .pathcheck import PATH_CHECK_LATENCY, PathCheck
+from ._params import refused
+
+
+__all__ = ["UpcomingLayout", "Upcoming", "UPCOMING_CLOCKS"]
+
+# Clocks from `done` to `upcoming_done`: the summary register, the candidate
+# register, the path check, and the answer register.
+UPCOMING_CLOCKS = 2 + PATH_CHECK_LATENCY + 1
+
+
+class UpcomingLayout(data.StructLayout):
+    """The upcoming repetition of a query, the golden model's ``upcoming``,
+    ``upcoming_move`` and ``upcoming_distance``.
+
+    ``from_sq``, ``to_sq`` and ``distance`` are 0 when ``found`` is not set.
+    """
+    def __init__(self, depth):
+        super().__init__({
+            "found":    1,
+            "from_sq":  6,
+            "to_sq":    6,
+            "distance": range(depth + 1),
+        })
+
+
+class Upcoming(wiring.Component):
+    """Candidate detection and path check of the upcoming repetition.
+
+    Parameters
+    ----------
+    depth : int
+        Move-list entries, for the distance's width.
+
+    Members
+    -------
+    start : Signal(1), in
+        A query starts: forget the last answer and any candidate in flight.
+    mover_black : Signal(1), in
+        The side to move in the queried position is Black; steady from the
+        clock after the scan's first read.
+    white_lone, black_lone : LoneChainLayout, in
+        The chain list's per-side summaries (from its registers).
+    taken_newer : Signal(1), in
+        The scanner's decide stage takes the newer word of a pair on this
+        clock: the chain list applied it on the clock before.
+    taken_newer_black : Signal(1), in
+        That word is Black's.
+    taken_depth : Signal(range(depth + 1)), in
+        Words applied once that word is (its depth).
+    done : Signal(1), in
+        The scanner's ``done``.
+    occupancy : Signal(64), in
+        The current position's occupied squares; held from ``start`` until
+        ``upcoming_done`` (the path check reads it a few clocks after each
+        candidate).
+    upcoming : UpcomingLayout(depth), out
+    upcoming_done : Signal(1), out
+        ``upcoming`` holds the query's answer, until the next ``start``;
+        rises :data:`UPCOMING_CLOCKS` clocks after ``done``.
+    """
+
+    def __init__(self, depth=256):
+        if not isinstance(depth, int) or depth < 2 or depth % 2:
+            raise refused(self, TypeError(
+                f"Move-list depth must be an even integer of at least 2, not {depth!r}"))
+        self._depth = depth
+        super().__init__({
+            "start":             In(1),
+            "mover_black":       In(1),
+            "white_lone":        In(LoneChainLayout),
+            "black_lone":        In(LoneChainLayout),
+            "taken_newer":       In(1),
+            "taken_newer_black": In(1),
+            "taken_depth":       In(range(depth + 1)),
+            "done":              In(1),
+            "occupancy":         In(64),
+            "upcoming":          Out(UpcomingLayout(depth)),
+            "upcoming_done":     Out(1),
+        })
+
+    @staticmethod
+    def _odd(depth):
+        """The rule's parity: only after an odd number of words is the other
+        side to move in the earlier position. (A formal proof's broken
+        variant overrides it.)"""
+        return depth[0]
+
+    def elaborate(self, platform):
+        m = Module()
+        depth = self._depth
+
+        # Both sides' summaries, registered as they come from the pools; then
+        # the mover's side and the other side's emptiness, and the same a
+        # clock earlier: "after" and "before" the pair decided two clocks ago.
+        white_lone = Signal(LoneChainLayout)
+        black_lone = Signal(LoneChainLayout)
+        mover_after  = Signal(LoneChainLayout)
+        mover_before = Signal(LoneChainLayout)
+        other_empty_after  = Signal()
+        other_empty_before = Signal()
+        m.d.sync += [
+            white_lone.eq(self.white_lone),
+            black_lone.eq(self.black_lone),
+            mover_after.eq(Mux(self.mover_black, black_lone, white_lone)),
+            other_empty_after.eq(Mux(self.mover_black, white_lone.empty, black_lone.empty)),
+            mover_before.eq(mover_after),
+            other_empty_before.eq(other_empty_after),
+        ]
+
+        # The decide stage's word, two clocks later, when its "after" is here.
+        taken_layout = data.StructLayout({"taken": 1, "by_mover": 1,
+                                          "depth": range(depth + 1)})
+        decided = Signal(taken_layout)
+        word    = Signal(taken_layout)
+        m.d.sync += [
+            decided.taken.eq(self.taken_newer & ~self.start),
+            decided.by_mover.eq(self.taken_newer_black == self.mover_black),
+            decided.depth.eq(self.taken_depth),
+            word.eq(decided),
+            word.taken.eq(decided.taken & ~self.start),
+        ]
+        word_taken, word_by_mover, word_depth = word.taken, word.by_mover, word.depth
+
+        # The state after the word: its own side after the pair, the other
+        # side before it. One open chain in all, the mover's, at odd depth.
+        mover_state = Signal(LoneChainLayout)
+        other_empty = Signal()
+        m.d.comb += [
+            mover_state.eq(Mux(word_by_mover, mover_after, mover_before)),
+            other_empty.eq(Mux(word_by_mover, other_empty_before, other_empty_after)),
+        ]
+
+        tag_layout = data.StructLayout({"from_sq": 6, "to_sq": 6,
+                                        "distance": range(depth + 1)})
+        m.submodules.path_check = path_check = PathCheck(tag_width=tag_layout.size)
+        candidate_valid = Signal()
+        candidate_kind  = Signal(3)
+        candidate_tag   = Signal(tag_layout)
+        m.d.sync += [
+            candidate_valid.eq(word_taken & self._odd(word_depth) & mover_state.single &
+                               other_empty & ~self.start),
+            candidate_kind.eq(mover_state.kind),
+            # The move goes from where the piece stands now to where it stood.
+            candidate_tag.from_sq.eq(mover_state.end),
+            candidate_tag.to_sq.eq(mover_state.start),
+            # Plies from the position after the move back to the earlier one.
+            candidate_tag.distance.eq(word_depth + 1),
+        ]
+        m.d.comb += [
+            path_check.valid.eq(candidate_valid),
+            path_check.kind.eq(candidate_kind),
+            path_check.from_sq.eq(candidate_tag.from_sq),
+            path_check.to_sq.eq(candidate_tag.to_sq),
+            path_check.tag.eq(candidate_tag),
+            path_check.occupancy.eq(self.occupancy),
+        ]
+
+        # Candidates of the last query still in the path check when a new one
+        # starts are dropped: this shadow of their valid bits is cleared.
+        in_flight = Signal(PATH_CHECK_LATENCY)
+        m.d.sync += in_flight.eq(Mux(self.start, 0, Cat(candidate_valid, in_flight[:-1])))
+
+        # The first reachable verdict is the most recent earlier position.
+        verdict = Signal(tag_layout)
+        m.d.comb += verdict.eq(path_check.verdict_tag)
+        with m.If(self.start):
+            m.d.sync += self.upcoming.eq(0)
+        with m.Elif(in_flight[-1] & path_check.reachable & ~self.upcoming.found):
+            m.d.sync += [
+                self.upcoming.found.eq(1),
+                self.upcoming.from_sq.eq(verdict.from_sq),
+                self.upcoming.to_sq.eq(verdict.to_sq),
+                self.upcoming.distance.eq(verdict.distance),
+            ]
+
+        # `done` rises on the clock after the last pair's decision; the answer
+        # follows UPCOMING_CLOCKS later.
+        done_before = Signal()
+        done_delay  = Signal(UPCOMING_CLOCKS - 1)
+        m.d.sync += [
+            done_before.eq(self.done),
+            done_delay.eq(Mux(self.start, 0, Cat(self.done & ~done_before, done_delay[:-1]))),
+        ]
+        with m.If(self.start):
+            m.d.sync += self.upcoming_done.eq(0)
+        with m.Elif(done_delay[-1]):
+            m.d.sync += self.upcoming_done.eq(1)
+        return m

@@ -1,0 +1,202 @@
+# amaranth: UnusedElaboratable=no
+"""Upcoming repetition in the gateware: RTL against the golden model and python-chess.
+
+The compiled RTL (CXXRTL) answers every ply of the corpus of
+``tests/test_upcoming.py`` (the bundled games, generated games biased to
+reversible moves and pawnless shuffles); the Python simulator answers the
+bundled games, the blocked and out-of-reach lines with their twins, and a few
+reversible games. Every answer equals the golden model's field for field,
+its clock count is the repetition's own (the upcoming answer does not delay
+it), and python-chess agrees wherever the scan ended at a barrier or the
+bottom.
+"""
+
+import glob
+import os
+import random
+import shutil
+
+import chess
+import pytest
+
+from axon.hdl.upcoming import UPCOMING_CLOCKS
+from axon.sim.model.encode import encode_moves
+from axon.sim.model.games import load_games
+from axon.sim.model.generate import game_corpus, random_endgame, random_game
+from axon.sim.model.golden import Stop, perpetual
+from axon.sim.model.oracle import oracle_upcoming
+from axon.sim.backends.pysim import RtlSession, latency
+
+from .test_upcoming import LINES
+
+
+DATA = os.path.join(os.path.dirname(__file__), os.pardir, "sim", "data")
+
+needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
+                               reason="the CXXRTL backend compiles with g++, not on PATH")
+
+
+def _bundled(pattern="*.pgn"):
+    games = []
+    for path in sorted(glob.glob(os.path.join(DATA, pattern))):
+        games += [(record.board, record.moves) for record in load_games(path)]
+    return games
+
+
+def _reversible(count, seed):
+    rng = random.Random(seed)
+    return [random_game(rng, 90, random_endgame(rng), reversible_bias=1.0)
+            for _ in range(count)]
+
+
+def _lines():
+    games = []
+    for fen, line, twin_fen, _ in LINES.values():
+        moves = [chess.Move.from_uci(uci) for uci in line.split()]
+        games += [(chess.Board(fen), moves), (chess.Board(twin_fen), moves)]
+    return games
+
+
+def _jobs(games, count_limit=15):
+    """``(words, queries)`` jobs, every ply with its occupancy, and the
+    python-chess answers."""
+    jobs, truths = [], []
+    for board, moves in games:
+        after, queries = board.copy(stack=False), []
+        for ply, move in enumerate(moves):
+            after.push(move)
+            queries.append((ply, count_limit, int(after.occupied)))
+        jobs.append((encode_moves(board, moves), queries))
+        truths.append(oracle_upcoming(board, moves))
+    return jobs, truths
+
+
+def _check(jobs, truths, answers, *, chains=24, rules="exact"):
+    """RTL = golden on every field and the repetition's clock count; golden
+    and RTL = python-chess where the scan is exact, and true where not."""
+    found = exact = 0
+    for (words, queries), truth, job_answers in zip(jobs, truths, answers):
+        for (top, count_limit, occupancy), answer, timed in zip(queries, truth, job_answers):
+            where = f"top {top} of a {len(words)}-word game"
+            expected = perpetual(words, top, rules=rules, chains=chains,
+                                 count_limit=count_limit, occupancy=occupancy)
+            assert timed.result == expected, where
+            assert timed.cycles == latency(expected.plies_scanned), where
+            move = answer.move and (answer.move.from_square, answer.move.to_square)
+            if expected.stop in (Stop.BARRIER, Stop.BOTTOM) and rules == "exact":
+                assert (expected.upcoming, expected.upcoming_move, expected.upcoming_distance) \
+                    == (bool(answer.moves), move, answer.distance), where
+                exact += 1
+            elif expected.upcoming:
+                reached = {(reply.from_square, reply.to_square) for reply in answer.moves}
+                assert expected.upcoming_move in reached, where
+            found += expected.upcoming
+    return found, exact
+
+
+def test_pysim_bundled_games_and_blocked_lines():
+    # The paper's figures and the traps (the long Diep game is left to the
+    # CXXRTL run below, to keep the Python simulation short).
+    jobs, truths = _jobs(_bundled("paper_*.pgn") + _bundled("traps.pgn") + _lines() +
+                         _reversible(2, 1212))
+    answers = RtlSession().run_batch(jobs)
+    found, exact = _check(jobs, truths, answers)
+    assert found > 100 and exact > 250
+
+
+def test_pysim_blocked_lines_paper_rules():
+    jobs, truths = _jobs(_lines())
+    answers = RtlSession(rules="paper").run_batch(jobs)
+    found, _ = _check(jobs, truths, answers, rules="paper")
+    assert found > 2
+
+
+def test_pysim_a_wrong_occupancy_is_caught():
+    # The blocked lines answered on an empty board (occupancy 0): the piece
+    # goes straight back through its blocker, which python-chess refuses.
+    jobs, truths = _jobs([game for game in _lines()])
+    cleared = [(words, [(top, limit, 0) for top, limit, _ in queries])
+               for words, queries in jobs]
+    answers = RtlSession().run_batch(cleared)
+    with pytest.raises(AssertionError):
+        _check(jobs, truths, answers)
+
+
+@needs_gxx
+@pytest.mark.parametrize("generated, shuffles", [
+    (20, 20), pytest.param(120, 80, marks=pytest.mark.slow)])
+def test_cxxrtl_upcoming_corpus(generated, shuffles):
+    # The default run takes a sample of test_upcoming.py's corpus (python-chess
+    # pushing every legal move at every ply is the slow part); --runslow the
+    # whole of it.
+    from axon.sim.backends.cxxrtl import CxxrtlSession
+    games = (_bundled() + game_corpus(generated, seed=2012) + _reversible(shuffles, 2013) +
+             _lines())
+    jobs, truths = _jobs(games)
+    answers = CxxrtlSession().run_batch(jobs)
+    found, exact = _check(jobs, truths, answers)
+    assert found > 12 * (generated + shuffles) and exact > 50 * (generated + shuffles)
+
+
+@needs_gxx
+@pytest.mark.parametrize("rules", [
+    "exact", pytest.param("paper", marks=pytest.mark.slow)])
+def test_cxxrtl_a_stopped_scan_reports_only_true_moves(rules):
+    # Stop at the first repetition (a search's setting), four chains (two a
+    # side, so overflows are common): the scan may miss a repetition further
+    # back but what it reports is a move python-chess confirms.
+    from axon.sim.backends.cxxrtl import CxxrtlSession
+    games = _reversible(12, 77) + game_corpus(8, seed=78)
+    jobs, truths = _jobs(games, count_limit=1)
+    answers = CxxrtlSession(chains=4, rules=rules).run_batch(jobs)
+    found, _ = _check(jobs, truths, answers, chains=4, rules=rules)
+    assert found > 30
+    stops = {perpetual(words, top, rules=rules, chains=4, count_limit=1).stop
+             for words, queries in jobs for top, _, _ in queries}
+    assert {Stop.LIMIT, Stop.OVERFLOW} <= stops
+
+
+def test_a_new_query_forgets_the_last_ones_candidates():
+    # Start the next query on the clock `done` rises, before the first one's
+    # upcoming answer is in: its candidates still in the path check must not
+    # leak into the second answer.
+    from axon.sim.backends.pysim import write_words
+    board = chess.Board("k7/8/8/8/8/8/8/6NK b - - 0 1")
+    moves = [chess.Move.from_uci(uci) for uci in "a8b8 g1f3 b8a8 f3g1 a8b8".split()]
+    words = encode_moves(board, moves)
+    after = board.copy(stack=False)
+    for move in moves:
+        after.push(move)
+    occupancy = int(after.occupied)
+    session = RtlSession(depth=16)
+    dut = session.make_dut()
+    seen = {}
+
+    async def bench(ctx):
+        await write_words(ctx, dut, words)
+        for top in (len(words) - 1, 0):
+            ctx.set(dut.top, top)
+            ctx.set(dut.count_limit, 15)
+            ctx.set(dut.occupancy, occupancy)
+            ctx.set(dut.start, 1)
+            await ctx.tick()
+            ctx.set(dut.start, 0)
+            while not ctx.get(dut.done):
+                await ctx.tick()
+        for _ in range(UPCOMING_CLOCKS):
+            await ctx.tick()
+        seen["done"] = ctx.get(dut.upcoming_done)
+        seen["found"] = ctx.get(dut.upcoming.found)
+
+    session.simulate(dut, bench)
+    assert perpetual(words, len(words) - 1, occupancy=occupancy).upcoming
+    assert not perpetual(words, 0, occupancy=occupancy).upcoming
+    assert seen == {"done": 1, "found": 0}
+
+
+def test_without_upcoming_the_detector_answers_none():
+    jobs, _ = _jobs(_lines())
+    answers = RtlSession(upcoming=False).run_batch(jobs[:2])
+    for (words, queries), job_answers in zip(jobs, answers):
+        for (top, limit, _), timed in zip(queries, job_answers):
+            assert timed.result == perpetual(words, top, count_limit=limit)
