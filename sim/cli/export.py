@@ -28,6 +28,9 @@ def register(subparsers):
                         help="move-list entries, even (default 256)")
     parser.add_argument("--rules", choices=SIM_RULES, default="exact",
                         help="chain rules (default exact)")
+    parser.add_argument("--upcoming", action="store_true",
+                        help="with the upcoming-repetition block (occupancy in, upcoming and "
+                             "upcoming_done out); default: the repetition core alone")
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
                         help="the file to write")
     parser.set_defaults(func=export_command, format="verilog")
@@ -36,6 +39,7 @@ def register(subparsers):
 def export_command(args):
     try:
         written = export(args.output, args.format, depth=args.depth, chains=args.chains,
+                         upcoming=args.upcoming,
                          rules=args.rules)
     except (TypeError, ValueError, OSError) as error:
         print(f"axon export: error: {getattr(error, 'strerror', None) or error}",
