@@ -34,7 +34,8 @@ from ..boards.protocol import START
 from ..hdl.chainlist import ChainEntry, ChainPool, UnpairedPool
 from ..hdl.detector import AxonDetector
 from ..hdl.movelist import MoveList
-from ..hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS
+from ..hdl.pools import side_pools
+from ..hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS, StopReason
 from ..hdl.word import MoveWord
 
 
@@ -115,13 +116,16 @@ def _termination(broken):
 
 # --- Chain-list bookkeeping ---------------------------------------------------
 
-# The shipped pool sizes: the default layout gives a side K1 Q2 R3 B3 N3
+# The shipped pool sizes: the default 24 chains give a side K1 Q2 R3 B3 N3
 # (axon.hdl.pools), and the lean layout's 4 chains give each side one pool of
-# 2 entries. Every pool property is proven at each of these sizes by the same
-# script (tests/test_formal.py); `axon prove` runs the largest.
-POOL_SIZES = (1, 2, 3)
-DEFAULT_POOL_SLOTS = max(POOL_SIZES)
-LEAN_POOL_SLOTS = 2
+# 2 entries. Every pool property is proven at each size from 1 to the
+# largest by the same script (tests/test_formal.py); `axon prove` runs the
+# largest.
+DEFAULT_CHAINS = 24
+LEAN_CHAINS = 4
+DEFAULT_POOL_SLOTS = max(count for _, count in side_pools(DEFAULT_CHAINS))
+POOL_SIZES = tuple(range(1, DEFAULT_POOL_SLOTS + 1))
+(_, LEAN_POOL_SLOTS), = side_pools(LEAN_CHAINS, "side")
 
 
 class _MiscountingChainPool(ChainPool):
@@ -429,6 +433,7 @@ class _ReferenceUnpairedPool(Elaboratable):
         self.start_kind  = Signal(data.ArrayLayout(3, slots))
         self.end_kind    = Signal(data.ArrayLayout(3, slots))
         self.overflow    = Signal()
+        self.empty_after = Signal()   # no start valid once ``move`` is applied
 
     def elaborate(self, platform):
         m = Module()
@@ -453,6 +458,13 @@ class _ReferenceUnpairedPool(Elaboratable):
                     m.d.sync += [valid[i].eq(1), squares[i].eq(square)]
                     if self.kinds:
                         m.d.sync += kinds[i].eq(kind)
+
+        with m.If(starts_at_b.any() & ends_at_a.any()):
+            m.d.comb += self.empty_after.eq((self.start_valid & ~starts_at_b) == 0)
+        with m.Elif(starts_at_b.any() | ends_at_a.any()):
+            m.d.comb += self.empty_after.eq(self.start_valid == 0)
+        with m.Else():
+            m.d.comb += self.empty_after.eq(0)
 
         with m.If(self.clear):
             m.d.sync += [self.start_valid.eq(0), self.end_valid.eq(0)]
@@ -611,6 +623,101 @@ def _capacity(slots, pieces=None):
                     ]
         return _Harness(body)
     return build
+
+
+# --- End to end ---------------------------------------------------------------
+
+# The end-to-end check scans a free 8-word move list with the lean layout
+# (one pool of kinds a side), against a one-ply-a-clock model of the scan.
+END_TO_END_DEPTH = 8
+
+
+class _OneChainBlindDetector(AxonDetector):
+    """Broken: the scanner sees the chain list as empty while one chain is
+    still open, so a displaced piece goes unnoticed."""
+    def elaborate(self, platform):
+        m = super().elaborate(platform)
+        chain_list = m.submodules.chain_list
+        m.d.comb += m.submodules.scanner.chain_empty.eq(chain_list.open_chains < 2)
+        return m
+
+
+def _end_to_end(broken):
+    def body(m):
+        depth = END_TO_END_DEPTH
+        detector = _OneChainBlindDetector if broken else AxonDetector
+        m.submodules.dut = dut = detector(depth=depth, chains=LEAN_CHAINS, pools="side")
+        for port in (dut.start, dut.top, dut.count_limit, dut.write_addr, dut.write_word,
+                     dut.write_en, dut.read_addr):
+            _free(m, port)
+
+        # The move list as the host wrote it (the block RAM and this start
+        # out all zero).
+        words = Array(Signal(MoveWord, name=f"word{address}") for address in range(depth))
+        with m.If(dut.write_en & ~dut.write_refused):
+            m.d.sync += words[dut.write_addr].eq(dut.write_word)
+
+        # The scan model: the golden loop (axon.sim.golden.perpetual), one
+        # word a clock, with the rules' plain model for each side's pool.
+        m.submodules.white = white = _ReferenceUnpairedPool(LEAN_POOL_SLOTS, kinds=True)
+        m.submodules.black = black = _ReferenceUnpairedPool(LEAN_POOL_SLOTS, kinds=True)
+        running  = Signal()
+        finished = Signal()
+        address  = Signal(range(-1, depth))
+        plies    = Signal(range(depth + 1))
+        count    = Signal(4)
+        limit    = Signal(4)
+        distance = Signal(range(depth + 1))
+        stop     = Signal(StopReason)
+        word = words[address[:len(address) - 1]]
+        black_move = word.piece[3]
+        starting = dut.start & ~dut.busy
+        apply = Signal()
+        m.d.comb += [
+            white.clear.eq(starting), black.clear.eq(starting),
+            white.move.eq(word), black.move.eq(word),
+            white.apply.eq(apply & ~black_move), black.apply.eq(apply & black_move),
+        ]
+        overflow = Mux(black_move, black.overflow, white.overflow)
+        empty_after = Mux(black_move, black.empty_after & (white.start_valid == 0),
+                          white.empty_after & (black.start_valid == 0))
+
+        def finish(reason):
+            m.d.sync += [running.eq(0), finished.eq(1), stop.eq(reason)]
+
+        with m.If(starting):
+            m.d.sync += [running.eq(1), finished.eq(0), address.eq(dut.top), plies.eq(0),
+                         count.eq(0), limit.eq(dut.count_limit), distance.eq(0)]
+        with m.Elif(running):
+            with m.If(count >= limit):
+                finish(StopReason.LIMIT)
+            with m.Elif(address < 0):
+                finish(StopReason.BOTTOM)
+            with m.Elif(word.barrier):
+                finish(StopReason.BARRIER)
+            with m.Elif(overflow):
+                finish(StopReason.OVERFLOW)
+            with m.Else():
+                m.d.comb += apply.eq(1)
+                m.d.sync += [plies.eq(plies + 1), address.eq(address - 1)]
+                # All chains closed after an even number of plies: the
+                # position repeats.
+                with m.If(plies[0] & empty_after):
+                    m.d.sync += count.eq(count + 1)
+                    with m.If(count == 0):
+                        m.d.sync += distance.eq(plies + 1)
+
+        # When both have answered the same query, they agree.
+        with m.If(finished & dut.done):
+            m.d.comb += [
+                Assert(dut.result.repetition == (count != 0)),
+                Assert(dut.result.count == count),
+                Assert(dut.result.distance == distance),
+                Assert(dut.result.plies_scanned == plies),
+                Assert(dut.result.stop == stop),
+                Assert(dut.result.overflow == (stop == StopReason.OVERFLOW)),
+            ]
+    return _Harness(body)
 
 
 # --- Stable results -----------------------------------------------------------
@@ -861,6 +968,11 @@ PROPERTIES = [
         "a pool of n entries for one kind never overflows while the side has at most "
         "n pieces of that kind (a model of the pieces' squares drives the moves)",
         _capacity, 2),
+    Property("end-to-end",
+             f"on a free {END_TO_END_DEPTH}-word move list (lean layout), done comes with "
+             "repetition, count, distance, plies and stop reason exactly as the golden "
+             "scan loop says, with the rules' plain model for the pools",
+             _end_to_end, "bmc", 16),
     Property("stable-results",
              "done and result hold from done until the next start, whatever the "
              "write port does",
