@@ -6,13 +6,19 @@ converted to RTLIL and handed to SymbiYosys (``yowasp-sby``) with the z3
 solver, either to be proven by k-induction (``prove``) or checked for every
 input sequence up to a bounded number of clocks from reset (``bmc``).
 
-Every property also has a *broken* variant: the same harness around a mutated
-design, or with a deliberately wrong assertion. The tests check that each
-broken variant fails; a proof that cannot fail would prove nothing.
+A proof by induction needs its invariants: each harness asserts (never
+assumes) the ones that make it inductive, e.g. that a pool's registered hit
+vectors are the comparisons of its slots with the move in hand.
 
-The proofs use small configurations (an 8-word move list, 2 chains a side), so
-that the solver covers every input sequence; the gateware is the same code at
-any size.
+Every property also has a *broken* variant: the same harness around a
+mutated design, entered as a subclass of the gateware that overrides one of
+its helper methods, or with a deliberately wrong assertion. The tests check
+that each broken variant fails; a proof that cannot fail would prove nothing.
+
+The pool properties are proven at every pool size the shipped layouts use
+(``POOL_SIZES``); the detector-level ones use small configurations (an
+8-word move list, 2 chains a side), so that the solver covers every input
+sequence; the gateware is the same code at any size.
 """
 
 import os
@@ -1108,7 +1114,9 @@ def register(subparsers):
         description="Prove the detector's and the host link's safety properties with "
                     "SymbiYosys and z3 (k-induction where it converges, bounded model "
                     "checking from reset elsewhere). Prints one line per property: its "
-                    "name, then 'proven', 'bounded N' or 'FAILED'. Exit status: 0 if "
+                    "name, 'proven k=N' (k-induction of length N), 'bounded N' (N clocks "
+                    "from power-up) or 'FAILED', SymbiYosys's time, and what it says. "
+                    "Exit status: 0 if "
                     "every property holds, 1 if any fails, 2 if the tools are missing.")
     parser.add_argument("--depth", type=int_at_least(1), default=None, metavar="N",
                         help="clocks for every property instead of each one's own "
