@@ -1060,11 +1060,21 @@ prep -top top
 """
 
 
+# A broken variant must fail with a counterexample from power-up, not only
+# an induction step from an unreachable state: it is checked by BMC, for at
+# least this many clocks (enough to fill a 3-entry pool and overflow it, or
+# to send a whole frame).
+BROKEN_DEPTH = 8
+
+
 def run_property(prop, *, broken=False, depth=None, work_dir=None, slots=None):
     """Run one property (or its broken variant) and return an :class:`Outcome`.
-    ``slots`` runs a pool property at another pool size."""
+    ``slots`` runs a pool property at another pool size. A broken variant is
+    checked by BMC (see ``BROKEN_DEPTH``)."""
     tools = find_sby()
-    depth = prop.depth if depth is None else depth
+    mode = "bmc" if broken else prop.mode
+    if depth is None:
+        depth = max(prop.depth, BROKEN_DEPTH) if broken else prop.depth
     if slots is None:
         build = prop.build
     elif prop.sized is None:
@@ -1081,7 +1091,7 @@ def run_property(prop, *, broken=False, depth=None, work_dir=None, slots=None):
         with open(os.path.join(work_dir, f"{name}.il"), "w") as file:
             file.write(text)
         with open(os.path.join(work_dir, f"{name}.sby"), "w") as file:
-            file.write(_SBY.format(mode=prop.mode, depth=depth, name=name,
+            file.write(_SBY.format(mode=mode, depth=depth, name=name,
                                    engine=prop.engine))
         env = dict(os.environ)
         env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
@@ -1098,10 +1108,10 @@ def run_property(prop, *, broken=False, depth=None, work_dir=None, slots=None):
             shutil.rmtree(work_dir, ignore_errors=True)
     passed = completed.returncode == 0 and "DONE (PASS" in log
     if passed:
-        status = "proven" if prop.mode == "prove" else f"bounded {depth}"
+        status = "proven" if mode == "prove" else f"bounded {depth}"
     else:
         status = "FAILED"
-    return Outcome(prop.name, status, passed, seconds, log, prop.mode, depth)
+    return Outcome(prop.name, status, passed, seconds, log, mode, depth)
 
 
 # -- command line -----------------------------------------------------------------
