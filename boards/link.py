@@ -19,6 +19,7 @@ from amaranth.hdl import *
 from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..hdl.params import COUNT_LIMIT_MAX
 from .protocol import (START, crc8, PROTOCOL_VERSION, MAX_PAYLOAD, MAX_WORDS,
                        WORD_BYTES, RESPONSE_FLAG, ERROR_RESPONSE, RULES_CODES,
                        Command, ErrorCode)
@@ -477,7 +478,7 @@ class HostLink(wiring.Component):
                         fail(ErrorCode.BAD_LENGTH)
                     with m.Elif(address >= self._depth):
                         fail(ErrorCode.TOP_RANGE)
-                    with m.Elif(count > 15):
+                    with m.Elif(count > COUNT_LIMIT_MAX):
                         fail(ErrorCode.BAD_ARGUMENT)
                     with m.Else():
                         m.d.comb += [self.good_frame.eq(1), detector.start.eq(1)]

@@ -33,9 +33,10 @@ class BoardSpec:
     """One supported board.
 
     ``led_repetition``/``led_error`` are ``(resource name, number)`` or
-    ``None``. ``chains``/``depth``/``pools`` are the default detector
-    configuration for the device (``pools``: :mod:`axon.hdl.pools`). ``logic_cells`` is the device's ICESTORM_LC count, for fit
-    advice before nextpnr runs.
+    ``None``. ``chains``/``depth``/``pools``/``scan`` are the default detector
+    configuration for the device (``pools``: :mod:`axon.hdl.pools`;
+    ``scan``: :mod:`axon.hdl.lean`). ``logic_cells`` is the device's
+    ICESTORM_LC count, for fit advice before nextpnr runs.
     """
     name:            str
     platform:        type
@@ -52,6 +53,7 @@ class BoardSpec:
     openfpgaloader_boards: tuple = ()
     note:            str = ""
     pools:           str = "kind"
+    scan:            str = "pair"
 
     @property
     def clk_freq(self):
@@ -63,14 +65,12 @@ class BoardSpec:
         return f"{self.platform.device}-{self.platform.package}"
 
 
-# The 1K boards (1280 logic cells) take the lean layout: 4 chains in one
-# unpaired pool a side that keeps each chain's kind (see axon.hdl.pools).
-# With the two-plies-a-clock scanner and the link that is still more than the
-# device (about 1440 on 2026-11-23), and `axon build` refuses with the figure
-# of its own synthesis; a one-ply-a-clock scanner is what is left to bring
-# them back.
-_LEAN = ("1280 logic cells: too small yet for the lean layout "
-         "(axon build says how many 4 chains need)")
+# The 1K boards (1280 logic cells) take the lean configuration: 4 chains in
+# one unpaired pool a side that keeps each chain's kind (axon.hdl.pools),
+# scanned one word a clock from a one-bank move list (axon.hdl.lean). With
+# the two-plies-a-clock scanner the same chains and link needed about 1440
+# logic cells (2026-11-23).
+_LEAN = dict(chains=4, pools="side", scan="single")
 
 BOARDS = {spec.name: spec for spec in [
     BoardSpec(
@@ -82,11 +82,10 @@ BOARDS = {spec.name: spec for spec in [
     BoardSpec(
         name="icestick", platform=ICEStickPlatform,
         description="Lattice iCEstick (iCE40HX1K, FT2232H USB UART)",
-        baud=1_000_000, chains=4, depth=256, logic_cells=1280, pools="side",
+        baud=1_000_000, depth=256, logic_cells=1280, **_LEAN,
         # D5 is the green LED in the middle; D1 is red.
         led_repetition=("led", 4), led_error=("led", 0),
-        openfpgaloader_boards=("ice40_generic",),
-        note=_LEAN),
+        openfpgaloader_boards=("ice40_generic",)),
     BoardSpec(
         name="hx8k", platform=ICE40HX8KBEVNPlatform,
         description="Lattice iCE40-HX8K breakout board (FT2232H USB UART)",
@@ -105,18 +104,17 @@ BOARDS = {spec.name: spec for spec in [
     BoardSpec(
         name="icesugar-nano", platform=ICESugarNanoPlatform,
         description="MuseLab iCESugar-nano (iCE40LP1K, iCELink USB UART)",
-        baud=115_200, chains=4, depth=256, logic_cells=1280, pools="side",
+        baud=115_200, depth=256, logic_cells=1280, **_LEAN,
         # One LED only: it shows repetitions.
         led_repetition=("led", 0), led_error=None,
         iceprog_args=None, openfpgaloader_boards=("icesugar_nano",),
-        note="iceprog cannot program it: use openFPGALoader or icesprog; " + _LEAN),
+        note="iceprog cannot program it: use openFPGALoader or icesprog"),
     BoardSpec(
         name="nandland-go", platform=NandlandGoPlatform,
         description="Nandland Go Board (iCE40HX1K, 25 MHz, FT2232H USB UART)",
-        baud=1_000_000, chains=4, depth=256, logic_cells=1280, pools="side",
+        baud=1_000_000, depth=256, logic_cells=1280, **_LEAN,
         led_repetition=("led", 0), led_error=("led", 3),
-        openfpgaloader_boards=("ice40_generic",),
-        note=_LEAN),
+        openfpgaloader_boards=("ice40_generic",)),
 ]}
 
 DEFAULT_BOARD = "icebreaker"

@@ -13,7 +13,8 @@ fields are little-endian; a move word travels as three bytes, bits 17-23 zero.
 import enum
 from dataclasses import dataclass
 
-from ..sim.golden import Result, Stop
+from ..hdl.params import Stop
+from ..sim.model.golden import Result
 
 
 __all__ = [

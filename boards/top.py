@@ -38,7 +38,7 @@ class AxonBoard(wiring.Component):
 
     Parameters
     ----------
-    depth, chains, rules :
+    depth, chains, rules, pools, scan :
         As for :class:`~axon.hdl.detector.AxonDetector`.
     divisor : int
         Clocks per UART bit (board clock / baud).
@@ -56,7 +56,7 @@ class AxonBoard(wiring.Component):
     """
 
     def __init__(self, *, depth=256, chains=24, rules="exact", divisor=12,
-                 timeout_bits=DEFAULT_TIMEOUT_BITS, pools="kind"):
+                 timeout_bits=DEFAULT_TIMEOUT_BITS, pools="kind", scan="pair"):
         if not isinstance(divisor, int) or divisor < MIN_DIVISOR:
             raise TypeError(f"Divisor must be an integer of at least {MIN_DIVISOR} clocks per "
                             f"bit, not {divisor!r}")
@@ -64,7 +64,8 @@ class AxonBoard(wiring.Component):
             raise TypeError(f"Timeout must be an integer of at least 20 bit times (two bytes), "
                             f"not {timeout_bits!r}")
         try:
-            self.detector = AxonDetector(depth=depth, chains=chains, rules=rules, pools=pools)
+            self.detector = AxonDetector(depth=depth, chains=chains, rules=rules, pools=pools,
+                                         scan=scan)
         except (TypeError, ValueError):
             self._MustUse__silence = True      # half-made, like the detector: see above
             raise
@@ -81,6 +82,7 @@ class AxonBoard(wiring.Component):
     chains = property(lambda self: self.detector.chains)
     rules  = property(lambda self: self.detector.rules)
     pools  = property(lambda self: self.detector.pools)
+    scan   = property(lambda self: self.detector.scan)
 
     def elaborate(self, platform):
         m = Module()
@@ -118,8 +120,9 @@ class PlatformTop(Elaboratable):
         Which LEDs to use, see :mod:`axon.boards.platforms`.
     depth, chains, rules :
         Detector configuration.
-    pools : str or None
-        The chain pools' layout (default ``spec.pools``).
+    pools, scan : str or None
+        The chain pools' layout and the scan (default ``spec.pools``,
+        ``spec.scan``).
     divisor : int
         Clocks per UART bit at the board clock.
     baud : int
@@ -127,13 +130,15 @@ class PlatformTop(Elaboratable):
         (default ``spec.baud``).
     """
 
-    def __init__(self, spec, *, depth, chains, rules, divisor, baud=None, pools=None):
+    def __init__(self, spec, *, depth, chains, rules, divisor, baud=None, pools=None,
+                 scan=None):
         self.spec = spec
         baud = spec.baud if baud is None else baud
         try:
             self.board = AxonBoard(depth=depth, chains=chains, rules=rules, divisor=divisor,
                                    timeout_bits=max(20, round(TIMEOUT_SECONDS * baud)),
-                                   pools=spec.pools if pools is None else pools)
+                                   pools=spec.pools if pools is None else pools,
+                                   scan=spec.scan if scan is None else scan)
         except (TypeError, ValueError):
             self._MustUse__silence = True
             raise

@@ -2,14 +2,17 @@
 
 The embedding API: :class:`AxonDetector` (the whole block), the move word it
 stores (:class:`MoveWord`, :func:`pack_word`, :func:`unpack_word`) and the
-answer it gives (:class:`ResultLayout`, :class:`StopReason`); see the README's
-"Embedding" section.
+answer it gives (:class:`ResultLayout`, :class:`Stop`), and its clock
+counts (:data:`LATENCY_OVERHEAD`; :data:`LEAN_LATENCY_OVERHEAD` with
+``scan="single"``, one of :data:`SCANS`); see the README's "Embedding" section.
 """
 
 from .detector import AxonDetector
-from .scanner import LATENCY_OVERHEAD, ResultLayout, StopReason
+from .lean import LEAN_LATENCY_OVERHEAD, SCANS
+from .params import Stop
+from .scanner import LATENCY_OVERHEAD, ResultLayout
 from .word import MoveWord, pack_word, unpack_word
 
 
-__all__ = ["AxonDetector", "MoveWord", "pack_word", "unpack_word", "ResultLayout", "StopReason",
-           "LATENCY_OVERHEAD"]
+__all__ = ["AxonDetector", "MoveWord", "pack_word", "unpack_word", "ResultLayout", "Stop",
+           "LATENCY_OVERHEAD", "LEAN_LATENCY_OVERHEAD", "SCANS"]

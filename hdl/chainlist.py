@@ -33,13 +33,12 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from ._params import refused
+from .params import check_chains, check_rules
 from .pools import POOLS, side_pools
 from .word import MoveWord
 
 
-__all__ = ["ChainPool", "UnpairedPool", "ChainList", "ChainEntry", "CHAIN_RULES"]
-
-CHAIN_RULES = ("paper", "exact")
+__all__ = ["ChainPool", "UnpairedPool", "ChainList", "ChainEntry"]
 
 
 class ChainEntry(data.Struct):
@@ -112,9 +111,10 @@ def _check_pools(component, pools):
 
 
 def _check_rules(component, rules):
-    if rules not in CHAIN_RULES:
-        raise refused(component, ValueError(
-            f"Chain rules must be one of {', '.join(CHAIN_RULES)}, not {rules!r}"))
+    try:
+        check_rules(rules, noun="Chain rules")
+    except ValueError as error:
+        raise refused(component, error)
 
 
 class ChainPool(wiring.Component):
@@ -127,7 +127,7 @@ class ChainPool(wiring.Component):
         Number of chains this pool holds.
     rules : str
         ``"paper"`` (transition, reflection, symmetry) or ``"exact"``
-        (transition, reflection, link), as in :mod:`axon.sim.golden`.
+        (transition, reflection, link), as in :mod:`axon.sim.model.golden`.
 
     Members
     -------
@@ -350,7 +350,7 @@ class UnpairedPool(wiring.Component):
     """An ``exact`` pool that keeps its chains' starts and ends unpaired.
 
     For the ``exact`` rules it does not matter which start belongs to which
-    end (:mod:`axon.sim.unpaired` states the rules and why they equal the
+    end (:mod:`axon.sim.model.unpaired` states the rules and why they equal the
     golden model's). The pool keeps two register files, the start squares and
     the end squares, each entry with a valid bit. A move ``a→b`` only ever
     writes its own squares: ``a`` into a start entry, ``b`` into an end entry.
@@ -663,9 +663,10 @@ class ChainList(wiring.Component):
     """
 
     def __init__(self, chains=24, rules="exact", pools="kind"):
-        if not isinstance(chains, int) or chains < 2 or chains % 2:
-            raise refused(self, TypeError(
-                f"Chain count must be an even integer of at least 2, not {chains!r}"))
+        try:
+            check_chains(chains)
+        except TypeError as error:
+            raise refused(self, error)
         _check_rules(self, rules)
         _check_pools(self, pools)
         self._chains = chains

@@ -4,11 +4,13 @@ from amaranth.hdl import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .chainlist import ChainList, CHAIN_RULES
+from .chainlist import ChainList
+from .lean import LeanMoveList, LeanScanner, check_scan
 from .movelist import MoveList
 from .pools import POOLS
-from .scanner import ResultLayout, Scanner
+from .scanner import ResultLayout, Scanner, query_members
 from ._params import refused
+from .params import COUNT_LIMIT_BITS, CYCLE_BITS, check_chains, check_depth, check_rules
 from .word import MoveWord
 
 
@@ -26,10 +28,14 @@ class AxonDetector(wiring.Component):
         Chain-list slots (default 24, as in the chessprogramming wiki), even:
         half serve each side.
     rules : str
-        ``"exact"`` or ``"paper"``, see :mod:`axon.sim.golden`.
+        ``"exact"`` or ``"paper"``, see :mod:`axon.sim.model.golden`.
     pools : str
         ``"kind"`` (a chain pool per side and piece kind, the default) or
         ``"side"`` (one a side, the lean layout), see :mod:`axon.hdl.pools`.
+    scan : str
+        ``"pair"`` (two plies a clock from a two-bank move list, the default)
+        or ``"single"`` (one a clock from one bank, the lean scan for the 1K
+        boards), see :mod:`axon.hdl.lean`.
 
     Members
     -------
@@ -58,31 +64,25 @@ class AxonDetector(wiring.Component):
         read as written.
     """
 
-    def __init__(self, depth=256, chains=24, rules="exact", pools="kind"):
-        if not isinstance(depth, int) or depth < 2 or depth % 2:
-            raise refused(self, TypeError(
-                f"Move-list depth must be an even integer of at least 2, not {depth!r}"))
-        if not isinstance(chains, int) or chains < 2 or chains % 2:
-            raise refused(self, TypeError(
-                f"Chain count must be an even integer of at least 2, not {chains!r}"))
-        if rules not in CHAIN_RULES:
-            raise refused(self, ValueError(
-                f"Detector rules must be one of {', '.join(CHAIN_RULES)}, not {rules!r}"))
+    def __init__(self, depth=256, chains=24, rules="exact", pools="kind", scan="pair"):
+        try:
+            check_depth(depth)
+            check_chains(chains)
+            check_rules(rules, noun="Detector rules")
+        except (TypeError, ValueError) as error:
+            raise refused(self, error)
         if pools not in POOLS:
             raise refused(self, ValueError(
                 f"Pool layout must be one of {', '.join(POOLS)}, not {pools!r}"))
+        check_scan(self, scan)
         self._depth = depth
         self._chains = chains
+        self._scan = scan
         self._rules = rules
         self._pools = pools
         super().__init__({
-            "start":         In(1),
-            "top":           In(range(depth)),
-            "count_limit":   In(4),
-            "busy":          Out(1),
-            "done":          Out(1),
-            "result":        Out(ResultLayout(depth)),
-            "cycles":        Out(16),
+            **query_members(depth),
+            "cycles":        Out(CYCLE_BITS),
             "write_addr":    In(range(depth)),
             "write_word":    In(MoveWord),
             "write_en":      In(1),
@@ -95,11 +95,13 @@ class AxonDetector(wiring.Component):
     chains = property(lambda self: self._chains)
     rules  = property(lambda self: self._rules)
     pools  = property(lambda self: self._pools)
+    scan   = property(lambda self: self._scan)
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.move_list  = move_list  = MoveList(self._depth)
-        m.submodules.scanner    = scanner    = Scanner(self._depth)
+        pair = self._scan == "pair"
+        m.submodules.move_list  = move_list  = (MoveList if pair else LeanMoveList)(self._depth)
+        m.submodules.scanner    = scanner    = (Scanner if pair else LeanScanner)(self._depth)
         m.submodules.chain_list = chain_list = ChainList(self._chains, self._rules,
                                                               self._pools)
 
@@ -129,12 +131,6 @@ class AxonDetector(wiring.Component):
             # happens on it, and a write landing then would be seen by the
             # later reads of the scan but not the first.
             move_list.scan_active.eq(scanner.busy | self.start),
-            move_list.even_row.eq(Mux(scanner.reading, scanner.even_row, self.read_addr >> 1)),
-            move_list.odd_row.eq(Mux(scanner.reading, scanner.odd_row, self.read_addr >> 1)),
-            scanner.even_word.eq(move_list.even_word),
-            scanner.odd_word.eq(move_list.odd_word),
-            self.read_word.eq(Mux(host_read_fresh, host_fresh_word,
-                                  Mux(host_read_odd, move_list.odd_word, move_list.even_word))),
             move_list.host_write_addr.eq(self.write_addr),
             move_list.host_write_word.eq(self.write_word),
             move_list.host_write_en.eq(self.write_en),
@@ -151,6 +147,23 @@ class AxonDetector(wiring.Component):
             scanner.chain_black_overflow.eq(chain_list.black_overflow),
             scanner.chain_empty.eq(chain_list.empty),
         ]
+        if pair:
+            m.d.comb += [
+                move_list.even_row.eq(Mux(scanner.reading, scanner.even_row,
+                                          self.read_addr >> 1)),
+                move_list.odd_row.eq(Mux(scanner.reading, scanner.odd_row, self.read_addr >> 1)),
+                scanner.even_word.eq(move_list.even_word),
+                scanner.odd_word.eq(move_list.odd_word),
+                self.read_word.eq(Mux(host_read_fresh, host_fresh_word,
+                                      Mux(host_read_odd, move_list.odd_word,
+                                          move_list.even_word))),
+            ]
+        else:
+            m.d.comb += [
+                move_list.read_addr.eq(Mux(scanner.reading, scanner.scan_addr, self.read_addr)),
+                scanner.scan_word.eq(move_list.read_word),
+                self.read_word.eq(Mux(host_read_fresh, host_fresh_word, move_list.read_word)),
+            ]
 
         # Counted here rather than in a testbench so that a board can report it.
         with m.If(self.start & ~scanner.busy):

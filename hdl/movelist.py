@@ -15,10 +15,22 @@ from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from ._params import refused
+from .params import check_depth
 from .word import MoveWord
 
 
-__all__ = ["MoveList"]
+__all__ = ["MoveList", "host_write_members"]
+
+
+def host_write_members(depth):
+    """The host's write port and the scan that refuses it, on every move list."""
+    return {
+        "scan_active":        In(1),
+        "host_write_addr":    In(range(depth)),
+        "host_write_word":    In(MoveWord),
+        "host_write_en":      In(1),
+        "host_write_refused": Out(1),
+    }
 
 
 class MoveList(wiring.Component):
@@ -50,20 +62,17 @@ class MoveList(wiring.Component):
     """
 
     def __init__(self, depth=256):
-        if not isinstance(depth, int) or depth < 2 or depth % 2:
-            raise refused(self, TypeError(
-                f"Move-list depth must be an even integer of at least 2, not {depth!r}"))
+        try:
+            check_depth(depth)
+        except (TypeError, ValueError) as error:
+            raise refused(self, error)
         self._depth = depth
         super().__init__({
-            "scan_active":        In(1),
             "even_row":           In(range(depth // 2)),
             "odd_row":            In(range(depth // 2)),
             "even_word":          Out(MoveWord),
             "odd_word":           Out(MoveWord),
-            "host_write_addr":    In(range(depth)),
-            "host_write_word":    In(MoveWord),
-            "host_write_en":      In(1),
-            "host_write_refused": Out(1),
+            **host_write_members(depth),
         })
 
     @property

@@ -2,7 +2,7 @@
 
 When the scan finds a single open chain of the side to move, ``(piece, a,
 b)``, the move ``b→a`` gives the earlier position back exactly when it is a
-pseudo-legal move now (see :func:`axon.sim.golden.upcoming_move`): the piece
+pseudo-legal move now (see :func:`axon.sim.model.golden.upcoming_move`): the piece
 can go from ``b`` to ``a`` on an empty board, and every square strictly between
 them is empty in the current position.
 

@@ -14,7 +14,7 @@ slots and overflows.
 keeps each chain's kind with it, as the paper's single list does.
 
 :func:`side_pools` is the only place the split is decided; the golden model
-(:mod:`axon.sim.golden`) and the chain list (:mod:`axon.hdl.chainlist`) both
+(:mod:`axon.sim.model.golden`) and the chain list (:mod:`axon.hdl.chainlist`) both
 call it, so they cannot disagree about which move overflows.
 """
 

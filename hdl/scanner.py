@@ -36,18 +36,19 @@ Move words of legal games always alternate sides. Should two consecutive words
 be of one side (nonsense written by a host), the scanner takes the newer one,
 refetches, and finishes the query one word a clock, so that the answer is the
 same as the golden model's in every case; only the clock count differs
-(:func:`axon.sim.rtl.expected_cycles` models it).
+(:func:`axon.sim.backends.pysim.expected_cycles` models it).
 """
 
 from amaranth.hdl import *
-from amaranth.lib import data, enum, wiring
+from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from ._params import refused
+from .params import COUNT_LIMIT_BITS, Stop, check_depth
 from .word import MoveWord
 
 
-__all__ = ["StopReason", "ResultLayout", "Scanner", "LATENCY_OVERHEAD"]
+__all__ = ["ResultLayout", "Scanner", "LATENCY_OVERHEAD"]
 
 # Clocks from sampling ``start`` to ``done``, beyond one per applied pair:
 # the read, ahead, hand and decide stages of the last (stopping) pair.
@@ -63,15 +64,8 @@ def _invalidate(pair):
     return [pair.valid.eq(0), pair.apply_white.eq(0), pair.apply_black.eq(0)]
 
 
-class StopReason(enum.Enum, shape=2):
-    BARRIER  = 0
-    BOTTOM   = 1
-    LIMIT    = 2
-    OVERFLOW = 3
-
-
 class ResultLayout(data.StructLayout):
-    """The answer to a query, the same fields as ``axon.sim.golden.Result``.
+    """The answer to a query, the same fields as ``axon.sim.model.golden.Result``.
 
     ``distance`` is 0 when no equal position was found.
     """
@@ -79,11 +73,100 @@ class ResultLayout(data.StructLayout):
         super().__init__({
             "repetition":    1,
             "overflow":      1,
-            "stop":          StopReason,
+            "stop":          Stop,
             "count":         4,
             "distance":      range(depth + 1),
             "plies_scanned": range(depth + 1),
         })
+
+
+def query_members(depth):
+    """A query's members, the same on every scanner and on the detector."""
+    return {
+        "start":       In(1),
+        "top":         In(range(depth)),
+        "count_limit": In(COUNT_LIMIT_BITS),
+        "busy":        Out(1),
+        "done":        Out(1),
+        "result":      Out(ResultLayout(depth)),
+    }
+
+
+def chain_members():
+    """A scanner's members towards :class:`~axon.hdl.chainlist.ChainList`."""
+    return {
+        "chain_clear":            Out(1),
+        "chain_white_move":       Out(MoveWord),
+        "chain_black_move":       Out(MoveWord),
+        "chain_white_next":       Out(MoveWord),
+        "chain_black_next":       Out(MoveWord),
+        "chain_apply_white_next": Out(1),
+        "chain_apply_black_next": Out(1),
+        "chain_white_overflow":   In(1),
+        "chain_black_overflow":   In(1),
+        "chain_empty":            In(1),
+    }
+
+
+def stop_reason_in_order(m, stop_reason, limit_reached, words):
+    """Drive ``stop_reason`` with the first reason in the decision order of
+    the module docstring: the limit, then for each word, newest first, the
+    bottom (absent), a barrier, an overflow.
+
+    ``words`` holds ``(present, barrier, overflow)`` for each word the decision
+    judges; the last reason is the one left when the scan stops for none of
+    the others, so its condition is not tested (it may be ``None``).
+    Shared by every scanner, so that they stop for the same reason.
+    """
+    reasons = [(limit_reached, Stop.LIMIT)]
+    for present, barrier, overflow in words:
+        reasons += [(~present, Stop.BOTTOM), (barrier, Stop.BARRIER),
+                    (overflow, Stop.OVERFLOW)]
+    with m.If(reasons[0][0]):
+        m.d.comb += stop_reason.eq(reasons[0][1])
+    for condition, reason in reasons[1:-1]:
+        with m.Elif(condition):
+            m.d.comb += stop_reason.eq(reason)
+    with m.Else():
+        m.d.comb += stop_reason.eq(reasons[-1][1])
+
+
+def book_equal_position(m, result, count_limit, count_reached, count_reached_next):
+    """Count an equal position found by the decision on this clock: the first
+    one gives ``repetition`` and ``distance``. ``count_reached`` and
+    ``count_reached_next`` (``count >= count_limit`` and ``count + 1 >=
+    count_limit``) are registers, so that the limit test costs one multiplexer."""
+    m.d.sync += [
+        result.count.eq(result.count + 1),
+        count_reached.eq(count_reached_next),
+        count_reached_next.eq(result.count + 2 >= count_limit),
+    ]
+    with m.If(result.count == 0):
+        m.d.sync += [
+            result.repetition.eq(1),
+            result.distance.eq(result.plies_scanned),
+        ]
+
+
+def start_query(result, count_limit, count_limit_register, count_reached,
+                count_reached_next):
+    """What a scanner loads on the clock that samples ``start``: an empty
+    answer and the limit registers of :func:`book_equal_position`."""
+    return [
+        count_limit_register.eq(count_limit),
+        count_reached.eq(count_limit == 0),
+        count_reached_next.eq(count_limit <= 1),
+        result.eq(0),
+    ]
+
+
+def finish_query(m, result, stop_reason, done):
+    """The decision stops the scan: the answer is complete."""
+    m.d.sync += [
+        result.stop.eq(stop_reason),
+        result.overflow.eq(stop_reason == Stop.OVERFLOW),
+        done.eq(1),
+    ]
 
 
 class Scanner(wiring.Component):
@@ -125,32 +208,19 @@ class Scanner(wiring.Component):
     """
 
     def __init__(self, depth=256):
-        if not isinstance(depth, int) or depth < 2 or depth % 2:
-            raise refused(self, TypeError(
-                f"Move-list depth must be an even integer of at least 2, not {depth!r}"))
+        try:
+            check_depth(depth)
+        except (TypeError, ValueError) as error:
+            raise refused(self, error)
         self._depth = depth
         super().__init__({
-            "start":                In(1),
-            "top":                  In(range(depth)),
-            "count_limit":          In(4),
-            "busy":                 Out(1),
-            "done":                 Out(1),
-            "result":               Out(ResultLayout(depth)),
+            **query_members(depth),
             "reading":              Out(1),
             "even_row":             Out(range(depth // 2)),
             "odd_row":              Out(range(depth // 2)),
             "even_word":            In(MoveWord),
             "odd_word":             In(MoveWord),
-            "chain_clear":          Out(1),
-            "chain_white_move":     Out(MoveWord),
-            "chain_black_move":     Out(MoveWord),
-            "chain_white_next":     Out(MoveWord),
-            "chain_black_next":     Out(MoveWord),
-            "chain_apply_white_next": Out(1),
-            "chain_apply_black_next": Out(1),
-            "chain_white_overflow": In(1),
-            "chain_black_overflow": In(1),
-            "chain_empty":          In(1),
+            **chain_members(),
         })
 
     def elaborate(self, platform):
@@ -361,7 +431,7 @@ class Scanner(wiring.Component):
         ]
 
         stop        = Signal()
-        stop_reason = Signal(StopReason)
+        stop_reason = Signal(Stop)
         take_newer  = Signal()
         take_older  = Signal()
         m.d.comb += [
@@ -371,20 +441,9 @@ class Scanner(wiring.Component):
             take_older.eq(~stop & decide_older_checked),
         ]
         # Why it stopped: the first reason in the order of the module docstring.
-        with m.If(limit_reached):
-            m.d.comb += stop_reason.eq(StopReason.LIMIT)
-        with m.Elif(~decide_newer_present):
-            m.d.comb += stop_reason.eq(StopReason.BOTTOM)
-        with m.Elif(decide_newer_barrier):
-            m.d.comb += stop_reason.eq(StopReason.BARRIER)
-        with m.Elif(decide_newer_overflow):
-            m.d.comb += stop_reason.eq(StopReason.OVERFLOW)
-        with m.Elif(~decide_older_present):
-            m.d.comb += stop_reason.eq(StopReason.BOTTOM)
-        with m.Elif(decide_older_barrier):
-            m.d.comb += stop_reason.eq(StopReason.BARRIER)
-        with m.Else():
-            m.d.comb += stop_reason.eq(StopReason.OVERFLOW)
+        stop_reason_in_order(m, stop_reason, limit_reached,
+                             [(decide_newer_present, decide_newer_barrier, decide_newer_overflow),
+                              (decide_older_present, decide_older_barrier, None)])
 
         with m.FSM():
             with m.State("IDLE"):
@@ -413,10 +472,8 @@ class Scanner(wiring.Component):
                         read_addr.eq(self.top),
                         read_newer_odd.eq(self.top[0]),
                         read_present.eq(Cat(1, self.top >= 1)),
-                        count_limit.eq(self.count_limit),
-                        count_reached.eq(self.count_limit == 0),
-                        count_reached_next.eq(self.count_limit <= 1),
-                        result.eq(0),
+                        *start_query(result, self.count_limit, count_limit, count_reached,
+                                     count_reached_next),
                         scanned_odd.eq(0),
                         scanned_nonzero.eq(0),
                     ]
@@ -456,16 +513,8 @@ class Scanner(wiring.Component):
                     ]
                 with m.If(decide_valid):
                     with m.If(equal_position):
-                        m.d.sync += [
-                            result.count.eq(result.count + 1),
-                            count_reached.eq(count_reached_next),
-                            count_reached_next.eq(result.count + 2 >= count_limit),
-                        ]
-                        with m.If(result.count == 0):
-                            m.d.sync += [
-                                result.repetition.eq(1),
-                                result.distance.eq(result.plies_scanned),
-                            ]
+                        book_equal_position(m, result, count_limit, count_reached,
+                                            count_reached_next)
                     m.d.sync += [
                         result.plies_scanned.eq(Mux(take_older, plies_plus_two,
                                                     Mux(take_newer, plies_plus_one,
@@ -474,11 +523,7 @@ class Scanner(wiring.Component):
                         scanned_nonzero.eq(scanned_nonzero | take_newer),
                     ]
                     with m.If(stop):
-                        m.d.sync += [
-                            result.stop.eq(stop_reason),
-                            result.overflow.eq(stop_reason == StopReason.OVERFLOW),
-                            self.done.eq(1),
-                        ]
+                        finish_query(m, result, stop_reason, self.done)
                         m.next = "IDLE"
 
         return m

@@ -4,7 +4,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
-from axon.sim.waves import wave_file_for_test
+from axon.sim.backends.waves import wave_file_for_test
 
 
 # Derandomised in CI so that a red run can be reproduced from its log; a

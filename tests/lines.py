@@ -7,7 +7,7 @@ Each is ``(fen, uci_moves)``, in the paper's from-to notation. They are written 
 import chess
 
 from axon.hdl.word import pack_word
-from axon.sim.encode import encode_moves
+from axon.sim.model.encode import encode_moves
 
 
 # Figure 5 / Table 2: White knights on c4 and d2 swap places while the black

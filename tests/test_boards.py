@@ -1,20 +1,22 @@
 # amaranth: UnusedElaboratable=no
 """Board support: the board table, ``axon build``, ``axon program`` and ``axon query``.
 
-The two real builds (iCEBreaker and HX8K) run in the default suite: with a
-warm YoWASP cache they take a few seconds each, the first ever run compiles
-the WebAssembly tools (about two minutes).
+Three real builds (iCEBreaker, HX8K and the iCEstick, a 1K board in the lean
+configuration) run in the default suite: with a warm YoWASP cache they take a
+few seconds each, the first ever run compiles the WebAssembly tools (about two
+minutes). The other 1K boards build behind ``--runslow``.
 """
 
 import argparse
 import json
 import os
+import re
 import sys
 
 import pytest
 
 import axon.sim
-from axon.boards import commands
+from axon.sim.cli import board as commands
 from axon.boards.build import BuildError, find_tools, _fit_message
 from axon.boards.platforms import BOARDS, get_board
 from axon.boards.top import AxonBoard
@@ -131,41 +133,60 @@ def _check_build(tmp_path, monkeypatch, board, capsys):
     assert 0 < report["logic_cells"]["used"] <= report["logic_cells"]["available"]
     assert report["logic_cells"]["available"] == spec.logic_cells
     assert 0 < report["flip_flops"]["used"] < report["logic_cells"]["used"]
-    # Move list (two banks of 17-bit words) and the frame buffer.
+    assert report["pools"] == spec.pools and report["scan"] == spec.scan
+    # Move list (17-bit words: two block RAMs a bank) and the frame buffer.
     assert report["block_rams"]["used"] >= 3
     (clock, fmax), = report["fmax_mhz"].items()
-    assert fmax >= report["clock_mhz"] == 12 and report["timing_met"]
+    assert fmax >= report["clock_mhz"] == spec.clk_freq / 1e6 and report["timing_met"]
     assert f"Fmax {clock}: {fmax:.2f} MHz" in out
-    return report
+    return report, out
 
 
 def test_build_icebreaker(tmp_path, monkeypatch, capsys):
-    report = _check_build(tmp_path, monkeypatch, "icebreaker", capsys)
+    report, out = _check_build(tmp_path, monkeypatch, "icebreaker", capsys)
     assert report["device"] == "iCE40UP5K-SG48" and report["chains"] == 24
+    assert "(iCE40UP5K-SG48), 24 chains, depth 256, exact rules, seed 3\n" in out
 
 
 def test_build_hx8k(tmp_path, monkeypatch, capsys):
-    report = _check_build(tmp_path, monkeypatch, "hx8k", capsys)
+    report, _ = _check_build(tmp_path, monkeypatch, "hx8k", capsys)
     assert report["device"] == "iCE40HX8K-CT256" and report["chains"] == 24
+
+
+def test_build_icestick(tmp_path, monkeypatch, capsys):
+    # A 1K board: the lean configuration (4 chains in one pool a side, one ply
+    # a clock) with the UART link, within the device and the board clock.
+    report, out = _check_build(tmp_path, monkeypatch, "icestick", capsys)
+    assert report["device"] == "iCE40HX1K-TQ144" and report["chains"] == 4
+    assert (report["pools"], report["scan"]) == ("side", "single")
+    assert "4 chains, one pool a side, one ply a clock, depth 256, exact rules" in out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("board", ["icesugar-nano", "nandland-go"])
+def test_build_other_1k_boards(tmp_path, monkeypatch, capsys, board):
+    report, _ = _check_build(tmp_path, monkeypatch, board, capsys)
+    assert report["logic_cells"]["available"] == 1280 and report["chains"] == 4
 
 
 @pytest.mark.slow
 def test_build_too_big_for_hx1k(tmp_path, monkeypatch, capsys):
-    # With the two-plies-a-clock scanner not even the lean layout fits a 1K
-    # device yet; the build says so in one line instead of a nextpnr error.
+    # 24 chains do not fit a 1K device even with the lean scan; the build
+    # says so in one line instead of a nextpnr error.
     monkeypatch.chdir(tmp_path)
-    for chains in ("24", "2"):
-        assert run(["build", "--board", "icestick", "--chains", chains]) == 1
-        err = capsys.readouterr().err.strip().splitlines()
-        assert len(err) == 2      # the progress line, then the reason
-        assert err[-1].startswith(f"axon build: error: {chains} chains need ~")
-        assert err[-1].endswith("logic cells, the iCE40HX1K has 1280; no chain count fits")
+    assert run(["build", "--board", "icestick", "--chains", "24"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    # The progress lines, then the reason in one line, with a count that fits.
+    assert err[0].startswith("building icestick: 24 chains")
+    assert all(line.startswith("  ") for line in err[1:-1])
+    assert re.fullmatch(r"axon build: error: 24 chains need ~\d+ logic cells, the iCE40HX1K "
+                        r"has 1280; try --chains [2-8]", err[-1])
 
 
 # --- axon query ------------------------------------------------------------------------
 
 def test_query_sim_matches_scan(capsys):
-    from axon.sim.cli import main
+    from axon.sim.cli.main import main
     pgn = os.path.join(DATA, "paper_figure5.pgn")
     assert main(["scan", "--backend", "sim", "--jsonl", "-q", "--chains", "8",
                  "--rules", "paper", "--count-limit", "2", pgn]) == 0
@@ -186,3 +207,25 @@ def test_query_bad_input(capsys):
     assert run(["query", "--port", "/dev/does-not-exist", pgn]) == 1
     assert capsys.readouterr().err.startswith(
         "axon query: error: cannot open serial port /dev/does-not-exist")
+
+
+def test_sim_port_of_a_1k_board_is_its_lean_design():
+    # `sim://icestick` simulates the board as it is built: the lean
+    # configuration, behind the same link and protocol, one ply a clock.
+    from axon.boards.host import Board, open_transport
+    from axon.hdl.word import pack_word
+    from axon.sim.model.golden import perpetual
+    from axon.sim.backends.pysim import expected_cycles
+    transport = open_transport("sim://icestick")
+    assert (transport.design.chains, transport.design.pools, transport.design.scan) == \
+        (4, "side", "single")
+    board = Board(transport)
+    assert board.identify().chains == 4
+    shuffle = [pack_word(6, 21, 2), pack_word(62, 45, 10),
+               pack_word(21, 6, 2), pack_word(45, 62, 10)] * 3
+    board.write_moves(0, shuffle)
+    for top in (3, 11):
+        result, cycles = board.query(top, 15)
+        golden = perpetual(shuffle, top, chains=4, pools="side", count_limit=15)
+        assert result == golden
+        assert cycles == expected_cycles(shuffle, top, golden, "single") == top + 1 + 2

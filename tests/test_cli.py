@@ -12,12 +12,13 @@ import chess
 import pytest
 
 from axon.hdl.word import pack_word
-from axon.sim import commands
-from axon.sim.cli import main
-from axon.sim.explain import explain_query, format_table
-from axon.sim.golden import Result, Stop, perpetual
-from axon.sim.history import is_window_limited, window_segments, windows
-from axon.sim.oracle import oracle_answers
+from axon.sim.backends import session
+from axon.sim.cli import simulate as commands
+from axon.sim.cli.main import main
+from axon.sim.model.explain import explain_query, format_table
+from axon.sim.model.golden import Result, Stop, perpetual
+from axon.sim.model.history import is_window_limited, window_segments, windows
+from axon.sim.model.oracle import oracle_answers
 
 
 DATA = resources.files("axon.sim") / "data"
@@ -76,7 +77,7 @@ def test_scan_jsonl_schema_and_answers(capsys):
         assert isinstance(record["fifty_move"], bool)
         assert (record["distance"] is None) == (not record["repetition"])
     # The oracle, which compares whole positions, is the independent reference.
-    from axon.sim.games import load_games
+    from axon.sim.model.games import load_games
     for game in load_games(FIGURE1):
         oracle = oracle_answers(game.board, game.moves)
         mine = [record for record in records if record["game"] == game.number]
@@ -251,7 +252,8 @@ def _lying(monkeypatch):
             return Result(False, None, 0, result.overflow, result.plies_scanned, result.stop)
         return result
 
-    monkeypatch.setattr(commands, "perpetual", lie)
+    # Every golden answer of scan and verify comes from the golden session.
+    monkeypatch.setattr(session, "perpetual", lie)
 
 
 def test_verify_catches_a_lying_golden_model(monkeypatch, capsys):
@@ -338,7 +340,7 @@ def test_explain_scan_order_follows_the_golden_steps(capsys):
     lines = out.splitlines()
     table = [_split(line) for line in lines[lines.index(next(
         line for line in lines if line.startswith("Ply"))) + 1:]]
-    from axon.sim.games import load_games
+    from axon.sim.model.games import load_games
     game = load_games(DIEP)[0]
     steps = []
     result = perpetual(game.words, 97, steps=steps)
@@ -465,7 +467,7 @@ def test_explain_every_ply_of_the_examples():
     # Explain formats the chains each golden model step reports; here every
     # ply of the example files, in both orders and all rules, must give one
     # row per step (or per ply of the repetition, in paper order).
-    from axon.sim.games import load_games
+    from axon.sim.model.games import load_games
     for path in (TRAPS, DIEP, FIGURE5):
         for game in load_games(path):
             for top in range(len(game.words)):
@@ -507,7 +509,7 @@ def test_explain_stop_reasons(capsys):
 
 
 def test_cxxrtl_backend_prints_what_the_sim_backend_prints(capsys):
-    pytest.importorskip("axon.sim.cxxrtl")
+    pytest.importorskip("axon.sim.backends.cxxrtl")
     code, sim_out, _ = run(capsys, "scan", FIGURE5, "--backend", "sim", "--jsonl", "-q")
     assert code == 0
     code, cxx_out, _ = run(capsys, "scan", FIGURE5, "--backend", "cxxrtl", "--jsonl", "-q")

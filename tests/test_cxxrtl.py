@@ -2,7 +2,7 @@
 """The CXXRTL model against the golden model and against Amaranth's simulator.
 
 The C++ model must give the golden model's answer and clock count, and the
-very same ``TimedResult`` as :class:`~axon.sim.rtl.RtlSession` on the same
+very same ``TimedResult`` as :class:`~axon.sim.backends.pysim.RtlSession` on the same
 jobs: the harness drives the ports as the Python testbench does.
 """
 
@@ -19,17 +19,20 @@ from amaranth.lib.wiring import In, Out
 
 from axon.hdl.scanner import ResultLayout
 from axon.hdl.word import MoveWord, pack_word
-from axon.sim.encode import encode_moves
-from axon.sim.generate import game_corpus
-from axon.sim.golden import Stop, perpetual
-from axon.sim.rtl import RtlSession, expected_cycles, latency
-from axon.sim.soak import IMAGE_KINDS, random_image
+from axon.sim.model.encode import encode_moves
+from axon.sim.model.generate import game_corpus
+from axon.sim.model.golden import Stop, perpetual
+from axon.sim.backends.pysim import RtlSession, expected_cycles, latency
+from axon.sim.verify.soak import IMAGE_KINDS, random_image
 
 
 DEPTH = 256
 # 24 is the default; 4 chains (two a side) overflow often. (An odd count such
-# as 3 is refused: half the slots serve each side.)
-CONFIGS = [(rules, chains) for rules in ("exact", "paper") for chains in (24, 4)]
+# as 3 is refused: half the slots serve each side.) The last is the 1K
+# boards' lean configuration: one pool a side, one ply a clock.
+CONFIGS = [(rules, chains, pools, scan) for rules in ("exact", "paper")
+           for chains, pools, scan in ((24, "kind", "pair"), (4, "kind", "pair"),
+                                       (4, "side", "single"))]
 
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
                                reason="the CXXRTL backend compiles with g++, which is not on PATH")
@@ -38,20 +41,29 @@ needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
 @pytest.fixture(scope="module")
 def sessions():
     """One built session per configuration, shared by the tests of this file."""
-    from axon.sim.cxxrtl import CxxrtlSession
+    from axon.sim.backends.cxxrtl import CxxrtlSession
     built = {}
 
-    def get(rules, chains):
-        if (rules, chains) not in built:
-            session = CxxrtlSession(depth=DEPTH, chains=chains, rules=rules)
+    def get(rules, chains, pools="kind", scan="pair"):
+        config = rules, chains, pools, scan
+        if config not in built:
+            session = CxxrtlSession(depth=DEPTH, chains=chains, rules=rules, pools=pools,
+                                    scan=scan)
             session.build()
             info = session.build_info
-            print(f"\ncxxrtl {rules}/{chains}: {'cached' if info['cached'] else 'compiled'}, "
+            print(f"\ncxxrtl {'/'.join(map(str, config))}: "
+                  f"{'cached' if info['cached'] else 'compiled'}, "
                   f"convert {info['convert_seconds']:.1f} s, "
                   f"compile {info['compile_seconds']:.1f} s")
-            built[rules, chains] = session
-        return built[rules, chains]
+            built[config] = session
+        return built[config]
     return get
+
+
+def python_session(session):
+    """Amaranth's simulator on the configuration of a CXXRTL ``session``."""
+    return RtlSession(depth=DEPTH, chains=session.chains, rules=session.rules,
+                      pools=session.pools, scan=session.scan)
 
 
 def game_jobs(games, count_limits=(4, 1, 0, 2, 15)):
@@ -83,20 +95,20 @@ def check_against_golden(session, jobs, answers, legal):
         assert len(job_answers) == len(queries)
         for (top, count_limit), got in zip(queries, job_answers):
             expected = perpetual(memory, top, rules=session.rules, chains=session.chains,
-                                 count_limit=count_limit)
+                                 count_limit=count_limit, pools=session.pools)
             where = f"top={top} limit={count_limit} words={words[:top + 1]}"
             assert got.result == expected, where
-            assert got.cycles == expected_cycles(memory, top, expected), where
+            assert got.cycles == expected_cycles(memory, top, expected, session.scan), where
             if legal:
-                assert got.cycles == latency(expected.plies_scanned), where
+                assert got.cycles == latency(expected.plies_scanned, session.scan), where
             stops.add(expected.stop)
     return stops
 
 
 @needs_gxx
-@pytest.mark.parametrize("rules, chains", CONFIGS)
-def test_games_match_golden_and_python_simulator(sessions, rules, chains):
-    session = sessions(rules, chains)
+@pytest.mark.parametrize("rules, chains, pools, scan", CONFIGS)
+def test_games_match_golden_and_python_simulator(sessions, rules, chains, pools, scan):
+    session = sessions(rules, chains, pools, scan)
     # Many games against the golden model: cheap on this backend.
     jobs = game_jobs(game_corpus(150, seed=21, plies=(16, 160)))
     stops = check_against_golden(session, jobs, session.run_batch(jobs), legal=True)
@@ -107,20 +119,20 @@ def test_games_match_golden_and_python_simulator(sessions, rules, chains):
     # A few against Amaranth's simulator, answer for answer and clock for clock.
     few = game_jobs(game_corpus(8, seed=22, plies=(16, 80)))
     cxxrtl = session.run_batch(few)
-    assert cxxrtl == RtlSession(depth=DEPTH, chains=chains, rules=rules).run_batch(few)
+    assert cxxrtl == python_session(session).run_batch(few)
     check_against_golden(session, few, cxxrtl, legal=True)
 
 
 @needs_gxx
-@pytest.mark.parametrize("rules, chains", CONFIGS)
-def test_memory_images_match_golden_and_python_simulator(sessions, rules, chains):
-    session = sessions(rules, chains)
+@pytest.mark.parametrize("rules, chains, pools, scan", CONFIGS)
+def test_memory_images_match_golden_and_python_simulator(sessions, rules, chains, pools, scan):
+    session = sessions(rules, chains, pools, scan)
     jobs = image_jobs(seed=31, images_per_kind=20, queries_per_image=12)
     stops = check_against_golden(session, jobs, session.run_batch(jobs), legal=False)
     assert {Stop.BARRIER, Stop.BOTTOM, Stop.LIMIT} <= stops
     few = image_jobs(seed=32, images_per_kind=1)
     cxxrtl = session.run_batch(few)
-    assert cxxrtl == RtlSession(depth=DEPTH, chains=chains, rules=rules).run_batch(few)
+    assert cxxrtl == python_session(session).run_batch(few)
     check_against_golden(session, few, cxxrtl, legal=False)
 
 
@@ -174,7 +186,7 @@ def test_speed_against_python_simulator(sessions):
 
 @needs_gxx
 def test_second_session_uses_the_cache(sessions):
-    from axon.sim.cxxrtl import CxxrtlSession
+    from axon.sim.backends.cxxrtl import CxxrtlSession
     first = sessions("exact", 24)
     second = CxxrtlSession(depth=DEPTH, chains=24, rules="exact")
     assert second.build() == first.build()
@@ -185,7 +197,7 @@ def test_second_session_uses_the_cache(sessions):
 
 @needs_gxx
 def test_builtin_yosys_wins_over_the_environment(tmp_path, monkeypatch):
-    from axon.sim.cxxrtl import CxxrtlSession
+    from axon.sim.backends.cxxrtl import CxxrtlSession
     # A $YOSYS that does not exist and a request for the system Yosys: the
     # conversion must still use the built-in one, and leave the setting alone.
     monkeypatch.setenv("YOSYS", str(tmp_path / "no-such-yosys"))
@@ -217,7 +229,7 @@ class NeverDone(wiring.Component):
 
 @needs_gxx
 def test_a_hung_query_times_out():
-    from axon.sim.cxxrtl import CxxrtlSession, DetectorTimeout
+    from axon.sim.backends.cxxrtl import CxxrtlSession, DetectorTimeout
 
     class HungSession(CxxrtlSession):
         def _make_dut(self):
@@ -259,21 +271,21 @@ def test_harness_refuses_garbage(sessions):
 
 @needs_gxx
 def test_odd_chain_count_is_refused():
-    from axon.sim.cxxrtl import CxxrtlSession
+    from axon.sim.backends.cxxrtl import CxxrtlSession
     with pytest.raises(TypeError, match=r"Chain count must be an even integer of at least 2, "
                                         r"not 3"):
         CxxrtlSession(chains=3)
 
 
 def test_missing_compiler_is_a_clear_error(monkeypatch):
-    from axon.sim import cxxrtl
+    from axon.sim.backends import cxxrtl
     monkeypatch.setattr(cxxrtl.shutil, "which", lambda name: None)
     with pytest.raises(cxxrtl.CxxrtlError, match=r"needs a C\+\+ compiler: `g\+\+` is not on PATH"):
         cxxrtl.CxxrtlSession(depth=8, chains=2)
 
 
 def test_default_cache_dir(monkeypatch, tmp_path):
-    from axon.sim.cxxrtl import default_cache_dir
+    from axon.sim.backends.cxxrtl import default_cache_dir
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert default_cache_dir() == tmp_path / "axon-cxxrtl"
     monkeypatch.delenv("XDG_CACHE_HOME")

@@ -5,7 +5,7 @@ import chess
 import pytest
 
 from axon.hdl.word import unpack_word
-from axon.sim.encode import encode_move, piece_code
+from axon.sim.model.encode import encode_move, piece_code
 
 
 def barrier(fen, uci):

@@ -5,11 +5,12 @@ import re
 
 import pytest
 
-from axon.hdl.scanner import ResultLayout, StopReason
+from axon.hdl.params import Stop
+from axon.hdl.scanner import ResultLayout
 from axon.hdl.word import MoveWord
-from axon.sim.cli import main
-from axon.sim.export import VerilogSession
-from axon.sim.soak import check_batch
+from axon.sim.cli.main import main
+from axon.sim.backends.export import VerilogSession
+from axon.sim.verify.soak import check_batch
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +42,7 @@ def test_header_gives_every_field_and_stop_code(exported):
     for field_name, field in MoveWord.as_shape():
         assert params[f"AXON_DETECTOR_WORD_{field_name.upper()}_LSB"] == field.offset
     assert {name: value for name, value in params.items() if name.startswith("AXON_DETECTOR_STOP_")} == \
-           {f"AXON_DETECTOR_STOP_{member.name}": member.value for member in StopReason}
+           {f"AXON_DETECTOR_STOP_{member.name}": member.value for member in Stop}
     assert params["AXON_DETECTOR_RESULT_BITS"] == ResultLayout(256).size
 
 

@@ -19,8 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from axon.sim import formal
-from axon.sim.cli import main
+from axon.sim.verify import formal
+from axon.sim.cli.main import main
 
 
 try:
@@ -51,7 +51,7 @@ def _run_selected_together(request):
     many as there are cores) at a time, slowest first."""
     jobs = [_job(item) for item in request.session.items if item.module is request.module]
     jobs = sorted({job for job in jobs if job is not None},
-                  key=lambda job: job[0] not in ("termination", "end-to-end"))
+                  key=lambda job: job[0] not in ("termination", "termination-lean", "end-to-end"))
     by_name = {prop.name: prop for prop in formal.PROPERTIES}
     with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as executor:
         for name, broken, slots in jobs:
@@ -142,8 +142,8 @@ def test_prove_command_prints_one_line_per_property(capsys):
 def test_termination_bound_is_the_rtl_models_worst_case():
     # The bound the proof uses is the clock model's worst case: every word
     # read one at a time after a refetch.
-    from axon.sim.rtl import expected_cycles
-    from axon.sim.golden import perpetual
+    from axon.sim.backends.pysim import expected_cycles
+    from axon.sim.model.golden import perpetual
     from axon.hdl.word import pack_word
     # White, white (a refetch), then alternating, down to address 0.
     words = [pack_word(8 + i, 16 + i, 2 if i % 2 else 10) for i in range(7)]
@@ -151,3 +151,10 @@ def test_termination_bound_is_the_rtl_models_worst_case():
     top = len(words) - 1
     result = perpetual(words, top, chains=24)
     assert expected_cycles(words, top, result) <= formal.termination_bound(top)
+    # The lean scan's worst case is every word applied down to address 0:
+    # knights shuffling, with no count limit.
+    shuffle = [pack_word(1, 18, 2), pack_word(62, 45, 10),
+               pack_word(18, 1, 2), pack_word(45, 62, 10)] * 2
+    lean = perpetual(shuffle, 7, chains=4, pools="side", count_limit=15)
+    assert lean.plies_scanned == 8
+    assert expected_cycles(shuffle, 7, lean, "single") == formal.termination_bound(7, "single")

@@ -13,7 +13,7 @@ import chess.pgn
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from axon.sim.cli import main
+from axon.sim.cli.main import main
 
 
 GOOD = """[Event "fuzz"]

@@ -5,10 +5,10 @@ import chess
 import pytest
 
 from axon.hdl.word import pack_word
-from axon.sim.encode import encode_moves
-from axon.sim.generate import game_corpus, random_endgame
-from axon.sim.golden import Result, Stop, perpetual
-from axon.sim.oracle import oracle_answers
+from axon.sim.model.encode import encode_moves
+from axon.sim.model.generate import game_corpus, random_endgame
+from axon.sim.model.golden import Result, Stop, perpetual
+from axon.sim.model.oracle import oracle_answers
 
 from .lines import two_chains_meet_one_move
 from .lines import FIGURE1, KING_TRIANGLE, KNIGHT_SWAP, ROOK_SWAP, THREE_KNIGHTS, play
@@ -321,7 +321,7 @@ def test_legal_games_never_meet_two_chains_at_once(corpus, rules):
     # The gateware takes each hit vector as the chosen slot; that is only
     # sound because no legal move list ever sets two bits in one.
     from axon.hdl.word import unpack_word
-    from axon.sim.golden import ChainList, Rules
+    from axon.sim.model.golden import ChainList, Rules
     checked = 0
     for board, moves, words, answers in corpus:
         for top in range(0, len(words), 3):
@@ -341,8 +341,8 @@ def test_legal_games_never_meet_two_chains_at_once(corpus, rules):
 from hypothesis import given, settings, strategies as st
 
 from axon.hdl.pools import STARTING_MATERIAL, side_pools
-from axon.sim.golden import ChainPool, Rules
-from axon.sim.unpaired import UnpairedPool
+from axon.sim.model.golden import ChainPool, Rules
+from axon.sim.model.unpaired import UnpairedPool
 
 
 def test_default_layout_covers_the_starting_material_with_spares():
@@ -397,7 +397,7 @@ def wandering_games():
     # Long games that rarely shuffle back, so that many pieces stay displaced
     # at once: the hardest case for the pools' capacity.
     import random
-    from axon.sim.generate import random_game
+    from axon.sim.model.generate import random_game
     rng = random.Random(1101)
     games = []
     for index in range(40):

@@ -10,6 +10,7 @@ from amaranth.hdl import Fragment
 
 from axon.hdl.chainlist import ChainList, ChainPool, UnpairedPool
 from axon.hdl.detector import AxonDetector
+from axon.hdl.lean import LeanMoveList, LeanScanner
 from axon.hdl.movelist import MoveList
 from axon.hdl.scanner import Scanner
 
@@ -37,6 +38,12 @@ from axon.hdl.scanner import Scanner
      r"Move-list depth must be an even integer of at least 2, not 100\.0"),
     (lambda: AxonDetector(rules="wiki"), ValueError,
      r"Detector rules must be one of paper, exact, not 'wiki'"),
+    (lambda: AxonDetector(scan="double"), ValueError,
+     r"Scan must be one of pair, single, not 'double'"),
+    (lambda: LeanScanner(depth=3), TypeError,
+     r"Move-list depth must be an even integer of at least 2, not 3"),
+    (lambda: LeanMoveList(depth=0), TypeError,
+     r"Move-list depth must be an even integer of at least 2, not 0"),
 ])
 def test_parameter_errors(make, error, message):
     with pytest.raises(error, match=message):
@@ -47,5 +54,9 @@ def test_detector_reports_its_configuration():
     detector = AxonDetector(depth=128, chains=8, rules="paper")
     Fragment.get(detector, None)   # used, so it need not warn
     assert (detector.depth, detector.chains, detector.rules) == (128, 8, "paper")
+    assert (detector.pools, detector.scan) == ("kind", "pair")
+    lean = AxonDetector(depth=16, chains=4, pools="side", scan="single")
+    Fragment.get(lean, None)
+    assert (lean.pools, lean.scan) == ("side", "single")
     assert len(detector.top) == 7
     assert detector.result.distance.shape().width == 8

@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-from axon.sim.cli import EXIT_INTERRUPTED
+from axon.sim.cli.main import EXIT_INTERRUPTED
 
 
 AXON = os.path.join(os.path.dirname(sys.executable), "axon")
@@ -113,7 +113,7 @@ def test_prove_stops():
 def test_scan_and_verify_stop(command, tmp_path):
     # Enough games that the simulation is still running after three seconds.
     import chess.pgn
-    from axon.sim.generate import game_corpus
+    from axon.sim.model.generate import game_corpus
     path = tmp_path / "games.pgn"
     with open(path, "w") as file:
         for board, moves in game_corpus(80, seed=3):

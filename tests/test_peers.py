@@ -17,10 +17,10 @@ import chess.pgn
 import chess.polyglot
 import pytest
 
-from axon.sim.generate import game_corpus
-from axon.sim.golden import perpetual
-from axon.sim.oracle import oracle_answers
-from axon.sim.peers import (PEERS, PeerError, PeerGame, find_compiler, make_peer_games,
+from axon.sim.model.generate import game_corpus
+from axon.sim.model.golden import perpetual
+from axon.sim.model.oracle import oracle_answers
+from axon.sim.bench.peers import (PEERS, PeerError, PeerGame, find_compiler, make_peer_games,
                             run_peers, zobrist_key)
 
 
@@ -212,7 +212,7 @@ def test_null_moves_bound_the_scan(corpus):
     ("zobrist_c", "zobrist_scan.c", "i <= end", "i < end"),
 ])
 def test_a_broken_peer_is_caught(corpus, tmp_path, peer, source, original, broken):
-    from axon.sim.peers import _source_dir
+    from axon.sim.bench.peers import _source_dir
     records, games, queries = corpus
     sources = tmp_path / "sources"
     shutil.copytree(_source_dir(), sources)
@@ -252,7 +252,7 @@ def test_missing_compiler_is_reported():
 
 @needs_cc
 def test_compile_error_is_reported(corpus, tmp_path):
-    from axon.sim.peers import _source_dir
+    from axon.sim.bench.peers import _source_dir
     _, games, _ = corpus
     sources = tmp_path / "sources"
     shutil.copytree(_source_dir(), sources)

@@ -18,8 +18,8 @@ import chess
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from axon.sim.cli import main
-from axon.sim.games import load_games
+from axon.sim.cli.main import main
+from axon.sim.model.games import load_games
 
 from .test_cli import jsonl, run
 

@@ -3,17 +3,18 @@
 
 Every field of every answer must match, and ``done`` must rise exactly
 ``expected_cycles`` clocks after ``start``: ``floor(plies_scanned / 2) +
-LATENCY_OVERHEAD`` for every legal game.
+LATENCY_OVERHEAD`` for every legal game with the default scan, and
+``plies_scanned + LEAN_LATENCY_OVERHEAD`` for every query with the lean one.
 """
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from axon.hdl.word import pack_word
-from axon.sim.encode import encode_moves
-from axon.sim.generate import game_corpus
-from axon.sim.golden import Stop, perpetual
-from axon.sim.rtl import RtlSession, expected_cycles, latency
+from axon.sim.model.encode import encode_moves
+from axon.sim.model.generate import game_corpus
+from axon.sim.model.golden import Stop, perpetual
+from axon.sim.backends.pysim import RtlSession, expected_cycles, latency
 
 from .lines import two_chains_meet_one_move
 from .lines import FIGURE1, KING_TRIANGLE, KNIGHT_SWAP, ROOK_SWAP, THREE_KNIGHTS, play
@@ -22,18 +23,21 @@ from .lines import FIGURE1, KING_TRIANGLE, KNIGHT_SWAP, ROOK_SWAP, THREE_KNIGHTS
 DEPTH = 256
 # 24 chains in pools by kind is the default; 10 (one slot a kind) and the
 # lean one-pool-a-side layout with 4 (two a side) overflow often in
-# generated games.
-CONFIGS = [(rules, chains, pools) for rules in ("exact", "paper")
-           for chains, pools in ((24, "kind"), (10, "kind"), (4, "side"))]
+# generated games. The 1K boards' configuration is the lean layout with the
+# one-word-a-clock scan.
+CONFIGS = [(rules, chains, pools, scan) for rules in ("exact", "paper")
+           for chains, pools, scan in ((24, "kind", "pair"), (10, "kind", "pair"),
+                                       (4, "side", "pair"), (4, "side", "single"))]
 
 
-def check_jobs(rules, chains, jobs, legal=False, pools="kind"):
+def check_jobs(rules, chains, jobs, legal=False, pools="kind", scan="pair"):
     """Run ``(words, queries)`` jobs on the RTL and compare with the golden model.
 
-    For ``legal`` games the words alternate sides and every query must take
-    exactly ``latency(plies_scanned)`` clocks: two plies a clock.
+    Every query must take exactly ``expected_cycles`` clocks; for ``legal``
+    games the words alternate sides and that is ``latency(plies_scanned)``:
+    two plies a clock (one with the lean scan).
     """
-    session = RtlSession(depth=DEPTH, chains=chains, rules=rules, pools=pools)
+    session = RtlSession(depth=DEPTH, chains=chains, rules=rules, pools=pools, scan=scan)
     stops = set()
     memory = [0] * DEPTH
     for (words, queries), answers in zip(jobs, session.run_batch(jobs)):
@@ -42,9 +46,9 @@ def check_jobs(rules, chains, jobs, legal=False, pools="kind"):
             golden = perpetual(memory, top, rules=rules, chains=chains, count_limit=count_limit,
                                pools=pools)
             assert rtl.result == golden, f"top={top} limit={count_limit} words={words[:top + 1]}"
-            assert rtl.cycles == expected_cycles(memory, top, golden)
+            assert rtl.cycles == expected_cycles(memory, top, golden, scan)
             if legal:
-                assert rtl.cycles == latency(golden.plies_scanned)
+                assert rtl.cycles == latency(golden.plies_scanned, scan)
             stops.add(golden.stop)
     return stops
 
@@ -59,21 +63,21 @@ def game_jobs(games, count_limits=(4, 1, 2, 15)):
     return jobs
 
 
-@pytest.mark.parametrize("rules, chains, pools", CONFIGS)
-def test_paper_examples(rules, chains, pools):
+@pytest.mark.parametrize("rules, chains, pools, scan", CONFIGS)
+def test_paper_examples(rules, chains, pools, scan):
     lines = [KNIGHT_SWAP, THREE_KNIGHTS, KING_TRIANGLE, ROOK_SWAP, FIGURE1]
     jobs = game_jobs([play(line)[:2] for line in lines])
     # The same lines at the paper's stop-at-first setting, and with no limit.
     jobs += [(words, [(top, limit) for top, _ in queries for limit in (1, 15)])
              for words, queries in jobs]
-    check_jobs(rules, chains, jobs, legal=True, pools=pools)
+    check_jobs(rules, chains, jobs, legal=True, pools=pools, scan=scan)
 
 
-@pytest.mark.parametrize("rules, chains, pools", CONFIGS)
-def test_generated_games(rules, chains, pools):
+@pytest.mark.parametrize("rules, chains, pools, scan", CONFIGS)
+def test_generated_games(rules, chains, pools, scan):
     # 200 games biased toward reversible moves, half of them pawnless endgames.
     games = game_corpus(200, seed=5, plies=(16, 72))
-    stops = check_jobs(rules, chains, game_jobs(games), legal=True, pools=pools)
+    stops = check_jobs(rules, chains, game_jobs(games), legal=True, pools=pools, scan=scan)
     expected = {Stop.BARRIER, Stop.BOTTOM, Stop.LIMIT}
     if chains < 24:
         expected.add(Stop.OVERFLOW)
@@ -81,10 +85,10 @@ def test_generated_games(rules, chains, pools):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("rules, chains, pools", CONFIGS)
-def test_generated_games_long(rules, chains, pools):
+@pytest.mark.parametrize("rules, chains, pools, scan", CONFIGS)
+def test_generated_games_long(rules, chains, pools, scan):
     check_jobs(rules, chains, game_jobs(game_corpus(1000, seed=6, plies=(20, 250))), legal=True,
-               pools=pools)
+               pools=pools, scan=scan)
 
 
 # -- arbitrary words, nonsense included ------------------------------------------
@@ -111,11 +115,30 @@ tops = st.one_of(st.sampled_from([0, DEPTH - 1]), st.integers(0, DEPTH - 1))
 queries = st.lists(st.tuples(tops, st.integers(0, 15)), min_size=1, max_size=6)
 
 
-@pytest.mark.parametrize("rules, chains, pools", CONFIGS)
+@pytest.mark.parametrize("rules, chains, pools, scan", CONFIGS)
 @settings(max_examples=12)
 @given(jobs=st.lists(st.tuples(memory_images, queries), min_size=1, max_size=3))
-def test_arbitrary_words(rules, chains, pools, jobs):
-    check_jobs(rules, chains, jobs, pools=pools)
+def test_arbitrary_words(rules, chains, pools, scan, jobs):
+    check_jobs(rules, chains, jobs, pools=pools, scan=scan)
+
+
+def test_lean_scan_takes_one_word_a_clock():
+    # Pinned by hand, not by expected_cycles: a knight shuffle read to the
+    # bottom applies 8 words, one a clock, plus the read and hand stages of
+    # the absent word below address 0; the pair scan takes 8 / 2 + 4. Two
+    # words of one side in a row cost the lean scan nothing extra.
+    shuffle = [pack_word(1, 18, 2), pack_word(62, 45, 10),
+               pack_word(18, 1, 2), pack_word(45, 62, 10)] * 2
+    same_side = [pack_word(1, 18, 2), pack_word(18, 1, 2)]
+    lean = RtlSession(depth=16, chains=4, pools="side", scan="single")
+    pair = RtlSession(depth=16, chains=4, pools="side")
+    assert [answer.cycles for answer in lean.run(shuffle, [(7, 15)])] == [8 + 2]
+    assert [answer.cycles for answer in pair.run(shuffle, [(7, 15)])] == [8 // 2 + 4]
+    (answer,) = lean.run(same_side, [(1, 15)])
+    assert answer.result.plies_scanned == 2 and answer.cycles == 2 + 2
+    # ... which the pair scan's model would not give: the clock check can fail.
+    golden = perpetual(same_side, 1, chains=4, count_limit=15, pools="side")
+    assert expected_cycles(same_side, 1, golden, "pair") != answer.cycles
 
 
 @pytest.mark.parametrize("rules", ["exact", "paper"])
@@ -128,7 +151,7 @@ def test_a_move_meeting_two_chains_stops_as_overflow(rules):
 
 
 def test_writes_during_a_query_are_refused():
-    from axon.sim.rtl import run_query, write_words
+    from axon.sim.backends.pysim import run_query, write_words
     session = RtlSession(depth=DEPTH, chains=24)
     dut = session.make_dut()
     shuffle = [pack_word(1, 18, 2), pack_word(62, 45, 10),
@@ -167,7 +190,7 @@ def test_reset_in_the_middle_of_a_scan_keeps_the_move_list():
     # the scan at once; the block RAM has no reset, so the stored moves stay
     # and the next query is answered as if nothing had happened.
     from amaranth.hdl import Elaboratable, Module, ResetInserter, Signal
-    from axon.sim.rtl import run_query, write_words
+    from axon.sim.backends.pysim import run_query, write_words
     session = RtlSession(depth=DEPTH, chains=24)
     dut = session.make_dut()
     soft_reset = Signal()
@@ -206,7 +229,7 @@ def test_reset_in_the_middle_of_a_scan_keeps_the_move_list():
 def test_host_read_of_the_word_being_written_gets_the_new_word():
     # The detector bypasses the block RAM for this collision, so that the
     # board builds may leave it undefined in the RAM (axon.boards.build).
-    from axon.sim.rtl import write_words
+    from axon.sim.backends.pysim import write_words
     session = RtlSession(depth=DEPTH, chains=24)
     dut = session.make_dut()
     seen = []

@@ -9,9 +9,10 @@ import time
 import pytest
 
 from axon.hdl.word import unpack_word
-from axon.sim import golden
-from axon.sim import soak as soak_module
-from axon.sim.soak import IMAGE_KINDS, make_batch, random_image, register, soak
+from axon.sim.model import golden
+from axon.sim.verify import soak as soak_module
+from axon.sim.cli.soak import register
+from axon.sim.verify.soak import IMAGE_KINDS, make_batch, random_image, soak
 
 
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
@@ -75,7 +76,7 @@ def test_soak_fails_when_the_golden_model_lies(monkeypatch):
 
 @needs_gxx
 def test_soak_checks_the_clock_count(monkeypatch):
-    monkeypatch.setattr(soak_module, "latency", lambda plies: plies // 2 + 5)
+    monkeypatch.setattr(soak_module, "latency", lambda plies, scan="pair": plies // 2 + 5)
     report = soak(1000, seed=5, workers=1, batch_queries=1000)
     # Every game query now expects one clock too many.
     assert report.mismatches >= report.kinds["game"] > 0

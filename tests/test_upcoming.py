@@ -1,7 +1,7 @@
 """Upcoming repetition in the golden model, against python-chess.
 
 python-chess's side makes every legal move after every ply and looks the
-position up in the game's history (:func:`axon.sim.oracle.oracle_upcoming`);
+position up in the game's history (:func:`axon.sim.model.oracle.oracle_upcoming`);
 the golden model finds the move from its chain list alone, with one path
 check on the occupancy bitboard.
 """
@@ -13,11 +13,11 @@ import random
 import chess
 import pytest
 
-from axon.sim.encode import encode_moves
-from axon.sim.games import load_games
-from axon.sim.generate import game_corpus, random_endgame, random_game
-from axon.sim.golden import Stop, perpetual, reaches, squares_between
-from axon.sim.oracle import oracle_upcoming
+from axon.sim.model.encode import encode_moves
+from axon.sim.model.games import load_games
+from axon.sim.model.generate import game_corpus, random_endgame, random_game
+from axon.sim.model.golden import Stop, perpetual, reaches, squares_between
+from axon.sim.model.oracle import oracle_upcoming
 
 
 DATA = os.path.join(os.path.dirname(__file__), os.pardir, "sim", "data")

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from axon.hdl.detector import AxonDetector
-from axon.sim.cli import main
-from axon.sim.rtl import RtlSession
-from axon.sim.waves import (WAVES_ENV, WINDOW_SIZE, _WAVE_PIXELS, trace_signals, vcd_end_time,
+from axon.sim.cli.main import main
+from axon.sim.backends.pysim import RtlSession
+from axon.sim.backends.waves import (WAVES_ENV, WINDOW_SIZE, _WAVE_PIXELS, trace_signals, vcd_end_time,
                             wave_file_for_test, write_gtkw, zoom_to_fit)
 
 from .lines import KNIGHT_SWAP, play
@@ -30,7 +30,7 @@ def waves(request):
 
 def read_vcd_names(path):
     """Every variable of a VCD as GTKWave names it; written independently of
-    ``axon.sim.waves.vcd_signals``."""
+    ``axon.sim.backends.waves.vcd_signals``."""
     text = Path(path).read_text()
     header = text[:text.index("$enddefinitions")]
     names, scope = set(), []

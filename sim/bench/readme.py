@@ -1,0 +1,209 @@
+"""``axon bench --readme``: the README's figure tables, printed from a ``bench.json``.
+
+The tables in README.md ("On your board", "Performance") and boards/README.md
+("Supported boards") are pasted from this output, so that every figure in
+them comes from one benchmark run instead of being typed in. The keys of
+``bench.json`` are read defensively: a run that skipped the hardware or the
+software peers, or an older or newer ``bench.json``, leaves cells empty
+rather than failing.
+"""
+
+import re
+
+from ...boards.platforms import BOARDS, DEFAULT_BOARD
+
+
+__all__ = ["readme_tables", "BARE_CORES", "PEER_NAMES"]
+
+# Bench targets that are the bare core, and how the README names them.
+BARE_CORES = {"core-up5k": "bare core, UP5K", "core-hx8k": "bare core, HX8K"}
+
+# How the README names each software peer of axon.sim.bench.peers; a peer not
+# listed here is shown by its key.
+PEER_NAMES = {
+    "cpw_c": "wiki chain list in C (`-O2`)",
+    "zobrist_c": "Stockfish-style Zobrist scan in C (`-O2`, keys precomputed)",
+    "golden_python": "golden model in Python",
+}
+
+# The software peers are compared with the fastest bare core.
+RATIO_TARGET = "core-hx8k"
+
+_DOES_NOT_FIT = re.compile(r"(\d+) chains need ~(\d+) logic cells, the \S+ has (\d+)")
+
+
+def _number(value, digits=1):
+    """``143.8``, ``212,893``: thousands separated, decimals only below 1000."""
+    if value is None:
+        return ""
+    if isinstance(value, (int, float)) and abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+
+def _row(cells):
+    return "| " + " | ".join(str(cell) for cell in cells) + " |"
+
+
+def _table(header, rows):
+    return [_row(header), _row(["---"] * len(header)), *(_row(row) for row in rows)]
+
+
+def _short_device(device):
+    return device[len("iCE40"):] if device.startswith("iCE40") else device
+
+
+def _seed_one(figures):
+    """Fmax of seed 1, the seed ``axon build`` uses; the median if absent."""
+    fmax = figures.get("fmax_mhz", {})
+    runs = fmax.get("runs") or []
+    return runs[0] if runs else fmax.get("median")
+
+
+def _boards(bench):
+    """The board targets: those that fit first, in the benchmark's order."""
+    hardware = bench.get("hardware", {})
+    names = [name for name in hardware if name in BOARDS]
+    return sorted(names, key=lambda name: "error" in hardware[name])
+
+
+def _misfit(figures):
+    """``(chains, needed, available)`` from a does-not-fit error, or ``None``."""
+    found = _DOES_NOT_FIT.search(figures.get("error", ""))
+    return found.groups() if found else None
+
+
+def _cells(figures):
+    cells = figures.get("logic_cells", {})
+    return (f"{cells.get('used', '?')} / {cells.get('available', '?')} "
+            f"({cells.get('percent', '?')} %)")
+
+
+def _board_table(bench):
+    rows = []
+    for name in _boards(bench):
+        figures, spec = bench["hardware"][name], BOARDS[name]
+        board = f"`{name}`" + (" (default)" if name == DEFAULT_BOARD else "")
+        if "error" in figures:
+            misfit = _misfit(figures)
+            why = (f"{misfit[0]} chains need ~{misfit[1]} / {misfit[2]}" if misfit
+                   else figures["error"])
+            rows.append([board, _short_device(spec.device), "does not fit", why, "", "", ""])
+            continue
+        rams = figures.get("block_rams", {})
+        rows.append([board, _short_device(figures.get("device", spec.device)), spec.chains,
+                     _cells(figures), figures.get("flip_flops", ""),
+                     f"{rams.get('used', '?')} / {rams.get('available', '?')}",
+                     f"{_number(_seed_one(figures), 2)} MHz "
+                     f"({_number(spec.clk_freq / 1e6, 0)} MHz)"])
+    return _table(["`--board`", "device", "chains", "logic cells", "flip-flops", "BRAMs",
+                   "Fmax (board clock)"], rows)
+
+
+def _boards_readme_table(bench):
+    rows = []
+    for name in _boards(bench):
+        figures, spec = bench["hardware"][name], BOARDS[name]
+        board = f"`{name}`" + (" (default)" if name == DEFAULT_BOARD else "")
+        baud = "1 M" if spec.baud == 1_000_000 else f"{spec.baud:,}".replace(",", " ")
+        first = [board, spec.description.split(" (")[0], _short_device(spec.device),
+                 f"{_number(spec.clk_freq / 1e6, 0)} MHz", baud, spec.chains]
+        if "error" in figures:
+            misfit = _misfit(figures)
+            why = (f"does not fit (~{misfit[1]} / {misfit[2]})" if misfit
+                   else figures["error"])
+            rows.append(first + [why, "", "", ""])
+            continue
+        cells, rams = figures.get("logic_cells", {}), figures.get("block_rams", {})
+        flops = figures.get("flip_flops")
+        share = (f" ({100 * flops / cells['available']:.1f} %)"
+                 if flops is not None and cells.get("available") else "")
+        rows.append(first + [_cells(figures), f"{flops}{share}",
+                             f"{rams.get('used', '?')} / {rams.get('available', '?')}",
+                             f"{_number(_seed_one(figures), 2)} MHz"])
+    return _table(["`--board`", "board", "device", "clock", "baud", "chains", "LCs", "FFs",
+                   "BRAMs", "Fmax"], rows)
+
+
+def _distribution_table(bench):
+    rows = []
+    for key, label in (("plies_scanned", "plies scanned"),
+                       ("clocks_per_query", "clocks per query")):
+        figures = bench.get(key, {})
+        rows.append([label] + [_number(figures.get(name), 2)
+                               for name in ("mean", "median", "p99", "max")])
+    table = _table(["", "mean", "median", "p99", "max"], rows)
+    simulation = bench.get("simulation", {})
+    queries = bench.get("corpus", {}).get("queries")
+    sentence = (f"{_number(queries)} queries, {simulation.get('mismatches', '?')} mismatches; "
+                f"sustained {bench.get('plies_per_clock', '?')} plies a clock; latency "
+                f"`{simulation.get('latency_formula', '?')}`"
+                + (" on every query." if simulation.get("formula_holds") else "."))
+    overflows = bench.get("overflows")
+    if overflows:
+        sentence += (f" Overflows: {overflows.get('pools_by_kind', '?')} with the pools by "
+                     f"kind, {overflows.get('one_pool_a_side', '?')} with one pool a side.")
+    return table + ["", sentence]
+
+
+def _target_table(bench):
+    hardware = bench.get("hardware", {})
+    ns = bench.get("ns_per_query", {})
+    rows = []
+    for name in [name for name in BARE_CORES if name in hardware] + _boards(bench):
+        figures = hardware[name]
+        label = BARE_CORES.get(name) or f"`{name}` top"
+        if "error" in figures:
+            misfit = _misfit(figures)
+            why = (f"does not fit: {misfit[0]} chains need ~{misfit[1]} of {misfit[2]} "
+                   f"logic cells" if misfit else figures["error"])
+            rows.append([label, why, "", "", "", "", ""])
+            continue
+        fmax = figures.get("fmax_mhz", {})
+        ratio = ""
+        if name in BARE_CORES:
+            timing = ns.get(f"fpga:{name}", {})
+            speed = f"{_number(timing.get('mean'), 0)} ({_number(timing.get('p99'), 0)})"
+            # Issue 11's per-query target: below the C chain list (< 1).
+            found = bench.get("ratio_to_c_chain_list", {}).get(name)
+            ratio = "" if found is None else _number(float(found), 2)
+        else:
+            speed = f"(runs at {_number(BOARDS[name].clk_freq / 1e6, 0)} MHz)"
+        cells = figures.get("logic_cells", {})
+        rows.append([label, " / ".join(_number(fmax.get(key), 2)
+                                       for key in ("min", "median", "max")),
+                     f"{cells.get('used', '?')} ({cells.get('percent', '?')} %)",
+                     figures.get("flip_flops", ""),
+                     figures.get("block_rams", {}).get("used", ""), speed, ratio])
+    return _table(["target", "Fmax min / median / max (MHz)", "logic cells", "FFs", "BRAMs",
+                   "ns/query mean (p99) at median Fmax", "ratio to the C chain list"], rows)
+
+
+def _peer_table(bench):
+    rows = []
+    for name, figures in bench.get("ns_per_query", {}).items():
+        if name.startswith("fpga:"):
+            continue
+        ratio = figures.get("ratio_to_fpga", {}).get(f"fpga:{RATIO_TARGET}")
+        rows.append([PEER_NAMES.get(name, f"`{name}`"), _number(figures.get("mean")),
+                     _number(figures.get("p99")),
+                     "" if ratio is None else f"×{_number(ratio, 2 if ratio < 10 else 0)}"])
+    return _table(["implementation", "ns/query mean", "p99",
+                   f"ratio to the {BARE_CORES[RATIO_TARGET].split(', ')[1]} core"], rows)
+
+
+def readme_tables(bench):
+    """The README's tables for ``bench`` (a loaded ``bench.json``), as Markdown text."""
+    machine = bench.get("machine", {})
+    sections = [
+        ("README.md, On your board", _board_table(bench)),
+        ("README.md, Performance: clocks", _distribution_table(bench)),
+        ("README.md, Performance: targets", _target_table(bench)),
+        ("README.md, Performance: software peers", _peer_table(bench)),
+        ("boards/README.md, Supported boards", _boards_readme_table(bench)),
+    ]
+    lines = [f"<!-- axon bench --readme: the run of {machine.get('date', '?')}, "
+             f"{bench.get('seconds', '?')} s; Fmax of seed 1 in the board tables -->"]
+    for title, table in sections:
+        lines += ["", f"<!-- {title} -->", *table]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,56 @@
+"""``axon bench``: clocks, Fmax, area and ns per query against software peers."""
+
+import json
+import os
+import sys
+
+from ..bench.benchmark import __doc__ as BENCH_DOC, markdown, run_bench
+from ..bench.readme import readme_tables
+
+
+__all__ = ["register"]
+
+
+def readme_command(path):
+    """``axon bench --readme``: print the README's tables from ``path`` (a bench.json)."""
+    try:
+        with open(path) as file:
+            bench = json.load(file)
+    except (OSError, ValueError) as error:
+        print(f"axon bench: error: {path}: cannot read a bench.json: "
+              f"{getattr(error, 'strerror', None) or error}", file=sys.stderr)
+        return 2
+    if not isinstance(bench, dict):
+        print(f"axon bench: error: {path}: not a bench.json (no JSON object)", file=sys.stderr)
+        return 2
+    print(readme_tables(bench), end="")
+    return 0
+
+
+def bench_command(args):
+    if args.readme is not None:
+        return readme_command(args.readme or os.path.join(args.out, "bench.json"))
+    bench = run_bench(args.out, seeds=args.seeds, games=args.games,
+                      hardware_targets=args.targets,
+                      skip_hardware=args.no_hardware, skip_software=args.no_software,
+                      log=lambda line: print(line, file=sys.stderr))
+    print(markdown(bench))
+    return 0 if bench["simulation"]["mismatches"] == 0 else 1
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "bench", help="measure clocks, Fmax, area and ns per query against software peers",
+        description=BENCH_DOC.split("\n\n")[0])
+    parser.add_argument("--out", default="bench", help="output directory (default: bench/)")
+    parser.add_argument("--seeds", type=int, default=5, help="nextpnr seeds per target")
+    parser.add_argument("--games", type=int, default=300, help="generated games in the corpus")
+    parser.add_argument("--no-hardware", action="store_true", help="skip the nextpnr runs")
+    parser.add_argument("--no-software", action="store_true", help="skip the software peers")
+    parser.add_argument("--targets", nargs="+", metavar="TARGET",
+                        help="nextpnr targets (default: core-up5k, core-hx8k and every board)")
+    parser.add_argument("--readme", nargs="?", const="", metavar="BENCH_JSON",
+                        help="run nothing: print the README's figure tables from BENCH_JSON "
+                             "(default OUT/bench.json), to paste into README.md and "
+                             "boards/README.md")
+    parser.set_defaults(func=bench_command)

@@ -1,0 +1,80 @@
+"""``axon query``: the answers of ``axon scan`` from a board (or ``sim://``).
+
+Each game is loaded into the board's move list window by window, by the same
+rule as the sim backend (:mod:`axon.sim.model.history`), and queried after every
+ply; the rows are formatted by ``axon scan``'s own code, so that
+``axon query --port sim:// --jsonl`` prints exactly what
+``axon scan --backend sim --jsonl`` prints.
+"""
+
+import sys
+from urllib.parse import urlsplit, parse_qs, urlencode, urlunsplit
+
+from ..model.games import GameError
+from ...hdl.params import COUNT_LIMIT_MAX
+from ...boards.host import Board, LinkError, LinkTimeout, open_transport
+from ..backends.session import answers
+from .args import finish_skipped, load_input
+from .simulate import Progress, write_answers
+
+
+__all__ = ["QueryError", "run_query"]
+
+
+class QueryError(Exception):
+    def __init__(self, message, exit_code=2):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def _sim_url(port, **wanted):
+    """``port`` with the --chains/--rules/--depth the URL does not set itself."""
+    parts = urlsplit(port)
+    options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+    for name, value in wanted.items():
+        if value is not None:
+            options.setdefault(name, str(value))
+    return urlunsplit(parts._replace(query=urlencode(options)))
+
+
+def run_query(args, out=None):
+    out = sys.stdout if out is None else out
+    if not 0 <= args.count_limit <= COUNT_LIMIT_MAX:
+        raise QueryError(f"--count-limit must be in 0..{COUNT_LIMIT_MAX}, not {args.count_limit}")
+    try:
+        found = load_input("query", args)
+    except GameError as error:
+        raise QueryError(str(error)) from None
+    games = found.games
+
+    port = args.port
+    simulated = port.startswith("sim:")
+    if simulated:
+        port = _sim_url(port, chains=args.chains, rules=args.rules, depth=args.depth)
+    try:
+        transport = open_transport(port)
+    except (TypeError, ValueError) as error:
+        raise QueryError(str(error)) from None
+    except LinkTimeout as error:
+        raise QueryError(str(error), exit_code=1) from None
+
+    with transport:
+        board = Board(transport)
+        try:
+            identity = board.identify()
+            for name, wanted, actual in (("chains", args.chains, identity.chains),
+                                         ("rules", args.rules, identity.rules),
+                                         ("depth", args.depth, identity.depth)):
+                if wanted is not None and wanted != actual:
+                    raise QueryError(f"the board on {args.port} has {name} {actual}, "
+                                     f"not {wanted}; rebuild it with axon build --{name} "
+                                     f"{wanted}")
+            progress = Progress(len(games), enabled=not args.quiet)
+            found_answers = answers(games, board, count_limit=args.count_limit,
+                                    progress=progress)
+            progress.done()
+        except (LinkError, LinkTimeout) as error:
+            raise QueryError(f"{args.port}: {error}", exit_code=1) from None
+    # Formatting belongs to `axon scan`: the same function prints both.
+    write_answers(games, found_answers, out, args.jsonl, count_limit=args.count_limit)
+    return finish_skipped("query", 0, found)

@@ -1,0 +1,46 @@
+"""``axon export``: the detector as a standalone Verilog or RTLIL module."""
+
+import sys
+
+from ..backends.export import export
+from .args import SIM_RULES, int_at_least
+
+
+__all__ = ["register"]
+
+
+def register(subparsers):
+    """Add ``export`` to an argparse subparsers object."""
+    parser = subparsers.add_parser(
+        "export", help="write the detector as a standalone Verilog or RTLIL module",
+        description="Write the detector as one standalone module (axon_detector) for "
+                    "another toolchain. With --verilog, a header of localparams "
+                    "(axon_detector_params.vh: field offsets of the result and the move "
+                    "word, stop codes, latency) is written beside it.")
+    formats = parser.add_mutually_exclusive_group()
+    formats.add_argument("--verilog", dest="format", action="store_const", const="verilog",
+                         help="Verilog-2005 (the default)")
+    formats.add_argument("--rtlil", dest="format", action="store_const", const="rtlil",
+                         help="Yosys RTLIL")
+    parser.add_argument("--chains", type=int_at_least(1), default=24, metavar="N",
+                        help="chain-list slots, even, half per side (default 24)")
+    parser.add_argument("--depth", type=int_at_least(1), default=256, metavar="D",
+                        help="move-list entries, even (default 256)")
+    parser.add_argument("--rules", choices=SIM_RULES, default="exact",
+                        help="chain rules (default exact)")
+    parser.add_argument("-o", "--output", required=True, metavar="FILE",
+                        help="the file to write")
+    parser.set_defaults(func=export_command, format="verilog")
+
+
+def export_command(args):
+    try:
+        written = export(args.output, args.format, depth=args.depth, chains=args.chains,
+                         rules=args.rules)
+    except (TypeError, ValueError, OSError) as error:
+        print(f"axon export: error: {getattr(error, 'strerror', None) or error}",
+              file=sys.stderr)
+        return 2
+    for path in written:
+        print(f"wrote {path}")
+    return 0

@@ -1,0 +1,258 @@
+"""The ``axon`` command line: scan, verify and explain PGN games.
+
+``build``, ``program`` and ``query`` (the board commands) are registered by
+:mod:`axon.sim.cli.board`.
+
+Bad input (a missing or unreadable file, a PGN error, a bad FEN, an option
+out of range) ends the command with exit status 2 and one line on stderr
+that names the game and ply; never a traceback. With ``--keep-going`` a bad
+game is skipped with a warning instead, the rest are answered, and the exit
+status is 2 if anything was skipped. Games are numbered from 1 in file order.
+"""
+
+import argparse
+import os
+import signal
+import sys
+
+from ..model.explain import ORDERS, SIDES
+from ..model.games import GameError, bundled_files, display_name, plural
+from .args import (COUNT_LIMIT_MAX, DEPTH_MAX, EXIT_INTERRUPTED, SIM_RULES, UsageError,
+                   add_pgn_input, finish_skipped, load_input)
+from . import bench, board, export, prove, simulate, soak
+from .simulate import JSONL_KEYS
+from ..model.golden import RULES
+
+
+__all__ = ["main", "build_parser", "add_pgn_input", "load_input"]
+
+_DESCRIPTION = """\
+Draw-by-repetition detection with the Axon algorithm (Vučković and Vidanović,
+2007) on the games of a PGN file: every ply of every game is one query of the
+detector, answered by the golden model or by the gateware in simulation.
+"""
+
+_VERIFY_EPILOG = """\
+verify is meant for --rules exact, the rules that agree with FIDE position
+equality. The paper's rules (no link rule) and the wiki's cpw pseudo-code have
+known blind spots, so with them disagreements with the python-chess oracle are
+expected; they are still reported and still make the exit status 1.
+Exit status: 0 if everything agrees, 1 on any disagreement, 2 on bad input.
+"""
+
+_SCAN_EPILOG = """\
+Games are numbered from 1 in file order, plies from 1. threefold and fivefold
+come from the detector's count of earlier equal positions (2 and 4 of them):
+they need --count-limit 2 and 4 (the default 4 gives both); with a lower
+limit, or after an overflow or a window-limited scan, a count that reached
+the limit cannot tell and they are null (? in the table).
+Exit status: 0, or 2 on bad input or when --keep-going skipped a game.
+"""
+
+_EXPLAIN_EPILOG = """\
+--order paper (the default) reads oldest-first like Table 2 of the paper;
+with --rules paper the knight swap of Figure 5 gives exactly Table 2's rows.
+--order scan shows the words newest-first, as the detector applies them.
+"""
+
+
+def _add_common(parser, *, backend=None):
+    add_pgn_input(parser)
+    if backend is not None:
+        # Unset means the command's default, or sim when --vcd asks for a waveform.
+        parser.add_argument("--backend", choices=("golden", "sim", "cxxrtl"), default=None,
+                            help=f"golden model, RTL in Amaranth's simulator, or RTL "
+                                 f"compiled with CXXRTL and g++ (default {backend}; "
+                                 f"sim with --vcd)")
+        parser.set_defaults(default_backend=backend)
+    parser.add_argument("--rules", choices=RULES, default="exact",
+                        help="chain rules (default exact; cpw is golden-only)")
+    parser.add_argument("--chains", type=int, default=24, metavar="N",
+                        help="chain-list slots, half per side (default 24)")
+    parser.add_argument("--count-limit", type=int, default=4, metavar="K",
+                        help=f"stop after K equal positions, 0..{COUNT_LIMIT_MAX} (default 4)")
+    parser.add_argument("--depth", type=int, default=256, metavar="D",
+                        help="move-list entries; longer games slide a window "
+                             "(axon.sim.model.history) (default 256)")
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="axon", description=_DESCRIPTION)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    scan = commands.add_parser("scan", help="answer a query after every ply",
+                               description="Answer a repetition query after every ply.",
+                               epilog=_SCAN_EPILOG,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
+    _add_common(scan, backend="golden")
+    scan.add_argument("--jsonl", action="store_true",
+                      help="one JSON object per ply: " + ", ".join(JSONL_KEYS))
+    scan.add_argument("--vcd", metavar="FILE",
+                      help="sim backend: write a waveform and a .gtkw beside it")
+    scan.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+
+    verify = commands.add_parser(
+        "verify", help="check golden model, RTL and python-chess oracle against each other",
+        description="Compare the golden model with the RTL simulation (every field and "
+                    "the clock count) and with the python-chess oracle (repetition, "
+                    "distance, count) on every ply.",
+        epilog=_VERIFY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _add_common(verify, backend="sim")
+    verify.add_argument("--vcd", metavar="FILE",
+                        help="sim backend: write a waveform and a .gtkw beside it")
+    verify.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+
+    explain = commands.add_parser(
+        "explain", help="show one query step by step (the paper's Table 2)",
+        description="Show the scan after one ply step by step in the columns of the "
+                    "paper's Table 2: move, chain list, unclosed chains, rule applied.",
+        epilog=_EXPLAIN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _add_common(explain)
+    explain.add_argument("--game", type=int, required=True, metavar="G",
+                         help="game number, from 1 in file order, as axon scan prints it")
+    explain.add_argument("--ply", type=int, required=True, metavar="N",
+                         help="1-based ply: the query after the N-th half-move")
+    explain.add_argument("--order", choices=ORDERS, default="paper",
+                         help="paper: oldest first, as Table 2 (default); "
+                              "scan: newest first, as the hardware")
+    explain.add_argument("--side", choices=SIDES, default="both",
+                         help="show one side's moves and chains only (each side has its own "
+                              "pool); Table 2 shows the knights alone (default both)")
+
+    # The main job runs the other commands, so it lives here; the board
+    # commands (build, program, query) and the long runs have modules of their own.
+    _register_demo(commands)
+    for module in (board, bench, soak, prove, export):
+        module.register(commands)
+    return parser
+
+
+def _check_options(options):
+    vcd = getattr(options, "vcd", None)
+    if hasattr(options, "default_backend") and options.backend is None:
+        options.backend = "sim" if vcd else options.default_backend
+    backend = getattr(options, "backend", "golden")
+    if options.chains < 1:
+        raise UsageError(f"--chains must be a positive integer, not {options.chains}")
+    if options.rules != "cpw" and options.chains % 2:
+        raise UsageError(f"--chains must be even for the {options.rules} rules (half the "
+                         f"slots serve each side), not {options.chains}")
+    if not 0 <= options.count_limit <= COUNT_LIMIT_MAX:
+        raise UsageError(f"--count-limit must be in 0..{COUNT_LIMIT_MAX}, "
+                         f"not {options.count_limit}")
+    if not 2 <= options.depth <= DEPTH_MAX or options.depth % 2:
+        raise UsageError(f"--depth must be an even number in 2..{DEPTH_MAX}, "
+                         f"not {options.depth}")
+    if backend in ("sim", "cxxrtl") and options.rules not in SIM_RULES:
+        raise UsageError(f"--rules {options.rules} is golden-only; the sim backend "
+                         f"supports {' and '.join(SIM_RULES)}")
+    if vcd and backend != "sim":
+        raise UsageError(f"--vcd needs the sim backend, not --backend {backend}")
+    if vcd:
+        directory = os.path.dirname(os.path.abspath(vcd))
+        try:
+            os.makedirs(directory, exist_ok=True)
+        except OSError as error:
+            reason = ("not a directory" if isinstance(error, FileExistsError)
+                      else error.strerror)
+            raise UsageError(f"--vcd {vcd}: cannot create the directory {directory}: "
+                             f"{reason}") from None
+
+
+def _pick(found, options):
+    name = display_name(options.pgn)
+    game = next((game for game in found.games if game.number == options.game), None)
+    if game is None:
+        if 1 <= options.game <= found.total:
+            raise GameError(f"{name}: game {options.game} was skipped")
+        raise GameError(f"{name}: --game {options.game} is out of range: the file "
+                        f"has {plural(found.total, 'game')} (1..{found.total})")
+    if not game.moves:
+        raise GameError(f"{name}: {game.label} has no moves to explain")
+    if not 1 <= options.ply <= len(game.moves):
+        raise GameError(f"{name}: {game.label}: --ply {options.ply} is out of range "
+                        f"(1..{len(game.moves)})")
+    return game
+
+
+_DEMO_DESCRIPTION = """\
+The project's main job, end to end: every bundled game (sim/data/*.pgn) is
+run through axon verify (golden model, RTL in Amaranth's simulator and the
+python-chess oracle must agree on every field and on the clock count), then
+the default board's bitstream is built with the YoWASP tools.
+"""
+
+
+def _register_demo(commands):
+    parser = commands.add_parser(
+        "demo", help="verify every bundled game on the RTL and build the default bitstream",
+        description=_DEMO_DESCRIPTION)
+    parser.add_argument("--board", default="icebreaker", help="board to build (default icebreaker)")
+    parser.add_argument("--no-build", action="store_true", help="only verify the games")
+    parser.set_defaults(func=_demo)
+
+
+def _demo(args):
+    failures = 0
+    for path in bundled_files():
+        print(f"== axon verify {os.path.relpath(path)}", flush=True)
+        status = main(["verify", path, "--backend", "sim", "--quiet"])
+        failures += status != 0
+    if args.no_build:
+        return 1 if failures else 0
+    print(f"== axon build --board {args.board}", flush=True)
+    build = argparse.Namespace(board=args.board, chains=None, depth=None, rules="exact",
+                               seed=1, build_dir=None)
+    status = board.build_command(build)
+    return 1 if failures or status else 0
+
+
+def _run(options):
+    if options.command not in ("scan", "verify", "explain"):
+        return options.func(options)
+    try:
+        _check_options(options)
+        found = load_input(options.command, options)
+        if options.command == "explain":
+            return simulate.explain(_pick(found, options), options.ply, options)
+        run = simulate.scan if options.command == "scan" else simulate.verify
+        return finish_skipped(options.command, run(found.games, options), found)
+    except (UsageError, GameError) as error:
+        print(f"axon {options.command}: error: {error}", file=sys.stderr)
+        return 2
+
+
+def main(argv=None):
+    """Run the command line; return the exit status."""
+    parser = build_parser()
+    try:
+        options = parser.parse_args(argv)
+    except SystemExit as exit:
+        return exit.code
+    if options.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        code = _run(options)
+        # Flush here, not at exit, so that a reader gone by now is caught below.
+        sys.stdout.flush()
+        return code
+    except KeyboardInterrupt:
+        # Ctrl-C: whatever the command had to show it has shown on its way out
+        # (a long command catches the interrupt where it can say what it did).
+        # A second Ctrl-C during the interpreter's clean-up must not print a
+        # traceback either.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        print(f"axon {options.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # `axon scan ... | head`: the reader has gone, nothing left to say.
+        # Point stdout at /dev/null so that the interpreter's final flush
+        # does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

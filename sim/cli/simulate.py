@@ -1,0 +1,340 @@
+"""What ``axon scan``, ``axon verify`` and ``axon explain`` do, apart from parsing options.
+
+Every ply of every game is one query: the move list holds the game's words
+(the window of :mod:`axon.sim.model.history` for long games) and ``top`` is the
+address of the ply's word. The golden backend answers with
+:func:`~axon.sim.model.golden.perpetual`; the sim backend runs the gateware in one
+Amaranth simulation for the whole file, loading each game (each window) once
+and querying it ply by ply.
+"""
+
+import json
+import sys
+import time
+from dataclasses import dataclass
+
+from ..backends.cxxrtl import CxxrtlSession
+from ..backends.pysim import RtlSession, expected_cycles
+from ..backends.session import GoldenSession, PlyAnswer, answers
+from ..model.explain import explain_query, for_side, format_table
+from ..model.games import plural
+from ..model.golden import perpetual
+from ..model.history import is_window_limited, windows
+from ..model.oracle import oracle_answers
+
+
+__all__ = ["BACKENDS", "Progress", "write_answers", "scan", "verify", "explain", "JSONL_KEYS"]
+
+# The JSONL schema of ``axon scan --jsonl``, in order.
+JSONL_KEYS = ("game", "ply", "move", "repetition", "distance", "count", "overflow",
+              "plies_scanned", "stop", "cycles", "fifty_move", "threefold", "fivefold")
+
+# Earlier equal positions that make a draw: threefold repetition (FIDE 9.2,
+# claimable) and fivefold (FIDE 9.6, the game is drawn).
+THREEFOLD_COUNT = 2
+FIVEFOLD_COUNT = 4
+
+# Disagreements listed in full by ``axon verify``; the rest are only counted.
+SHOWN_DISAGREEMENTS = 5
+
+
+class Progress:
+    """``game 3/40, ply 120`` on stderr for long files.
+
+    On a terminal the line is rewritten in place, at most ten times a
+    second. Anywhere else (a log file, CI) a plain line is written only once
+    every ``interval`` seconds, so that a short run writes nothing and a long
+    one shows it is alive without flooding the log.
+    """
+
+    def __init__(self, total_games, stream=None, enabled=True, interval=30.0,
+                 clock=time.monotonic):
+        self.total = total_games
+        self.stream = sys.stderr if stream is None else stream
+        self.tty = enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.plain = enabled and not self.tty
+        self.interval = 0.1 if self.tty else interval
+        self.clock = clock
+        # A terminal shows the first update at once; a log waits an interval.
+        self.last_time = None if self.tty else clock()
+        self.width = 0
+
+    def update(self, position, ply):
+        """``position``: 0-based place of the game in the list being answered."""
+        if not (self.tty or self.plain):
+            return
+        now = self.clock()
+        if self.last_time is not None and now - self.last_time < self.interval:
+            return
+        self.last_time = now
+        text = f"game {position + 1}/{self.total}, ply {ply}"
+        if self.tty:
+            self.stream.write("\r" + text.ljust(self.width))
+            self.width = len(text)
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def say(self, line):
+        """A one-off line about a long step (the first CXXRTL compile), shown
+        whenever progress is on, terminal or not."""
+        if not (self.tty or self.plain):
+            return
+        if self.tty and self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.width = 0
+        self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def done(self):
+        if self.tty and self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+
+
+# ``--backend``: the session class of each, and what it takes beyond the
+# configuration.
+BACKENDS = {
+    "golden": GoldenSession,
+    "sim":    RtlSession,
+    "cxxrtl": CxxrtlSession,
+}
+
+
+def _answers(games, options, progress, vcd=None):
+    make = BACKENDS[options.backend]
+    extra = {}
+    if options.backend == "sim":
+        extra["vcd"] = vcd
+    if options.backend == "cxxrtl" and progress:
+        extra["log"] = progress.say
+    session = make(depth=options.depth, chains=options.chains, rules=options.rules, **extra)
+    return answers(games, session, count_limit=options.count_limit, progress=progress)
+
+
+def _fifty_move(game):
+    # python-chess: False when the side to move has no legal move, so a mate
+    # on the hundredth halfmove is a mate, not a claimable draw.
+    return [board.is_fifty_moves() for board in game.positions()]
+
+
+def repetition_claim(answer, count_limit, earlier):
+    """Whether ``earlier`` equal earlier positions were found: True, False or
+    None (unknown).
+
+    The detector counts equal positions up to ``count_limit``, so it can only
+    tell ``earlier`` when ``count_limit >= earlier`` or when its scan ended
+    below the limit (a barrier or the bottom: then ``count`` is every equal
+    position there is). A scan cut short by an overflow or by the sliding
+    window knows only that it found ``count``.
+    """
+    result = answer.result
+    if result.count >= earlier:
+        return True
+    complete = (result.count < count_limit and not result.overflow
+                and not answer.window_limited)
+    return False if complete else None
+
+
+def _record(answer, fifty, count_limit):
+    result = answer.result
+    return {
+        "game": answer.game.number,
+        "ply": answer.ply,
+        "move": answer.game.ucis[answer.window.ply],
+        "repetition": result.repetition,
+        "distance": result.distance,
+        "count": result.count,
+        "overflow": result.overflow,
+        "plies_scanned": result.plies_scanned,
+        "stop": result.stop.name.lower(),
+        "cycles": answer.cycles,
+        "fifty_move": fifty,
+        "threefold": repetition_claim(answer, count_limit, THREEFOLD_COUNT),
+        "fivefold": repetition_claim(answer, count_limit, FIVEFOLD_COUNT),
+    }
+
+
+_TABLE = (("game", ">4"), ("ply", ">4"), ("move", "<22"), ("rep", "<4"), ("dist", ">4"),
+          ("count", ">5"), ("scanned", ">7"), ("stop", "<17"), ("cycles", ">6"),
+          ("50-move", "<7"), ("3-fold", "<6"), ("5-fold", "<6"))
+
+# How the table shows True, False and None (unknown: see repetition_claim).
+_YES_NO = {True: "yes", False: "-", None: "?"}
+
+
+def _table_line(cells):
+    return "  ".join(f"{cell:{spec}}" for cell, (_, spec) in zip(cells, _TABLE)).rstrip()
+
+
+def write_answers(games, answers, out, jsonl=False, count_limit=4):
+    """Print the answers as ``axon scan`` does: JSONL, or the table with a
+    line naming each game and a summary line.
+
+    Returns ``(plies, repeating_plies)``. ``axon query`` prints a board's
+    answers with this too, so that both commands print the same rows.
+    """
+    if not jsonl:
+        out.write(_table_line([name for name, _ in _TABLE]) + "\n")
+    repetitions = plies = 0
+    for game, game_answers in zip(games, answers):
+        if not jsonl:
+            out.write(f"{game.label}\n")
+        for answer, fifty in zip(game_answers, _fifty_move(game)):
+            record = _record(answer, fifty, count_limit)
+            plies += 1
+            repetitions += record["repetition"]
+            if jsonl:
+                out.write(json.dumps(record) + "\n")
+                continue
+            stop = record["stop"] + (" (window)" if answer.window_limited else "")
+            out.write(_table_line([
+                record["game"], record["ply"],
+                f"{game.move_label(answer.ply)} {record['move']}",
+                "yes" if record["repetition"] else "-",
+                "-" if record["distance"] is None else record["distance"],
+                record["count"], record["plies_scanned"], stop,
+                "-" if record["cycles"] is None else record["cycles"],
+                _YES_NO[fifty], _YES_NO[record["threefold"]], _YES_NO[record["fivefold"]],
+            ]) + "\n")
+    if not jsonl:
+        out.write(f"{plural(len(games), 'game')}, {plural(plies, 'ply', 'plies')}, "
+                  f"{plural(repetitions, 'ply repeats', 'plies repeat')} an earlier position\n")
+    return plies, repetitions
+
+
+def scan(games, options, out=None, err=None):
+    """``axon scan``: print one answer per ply; return the exit code."""
+    out = sys.stdout if out is None else out
+    progress = Progress(len(games), err, enabled=not options.quiet)
+    answers = _answers(games, options, progress, vcd=options.vcd)
+    progress.done()
+    write_answers(games, answers, out, jsonl=options.jsonl, count_limit=options.count_limit)
+    return 0
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    kind:   str
+    answer: PlyAnswer
+    ours:   object
+    theirs: object
+
+
+def _compare(answer, other, fields, kind, ours="golden", theirs="rtl"):
+    found = []
+    for field in fields:
+        mine, yours = getattr(answer.result, field), getattr(other, field)
+        if mine != yours:
+            found.append(Disagreement(f"{ours}/{theirs} {field}", answer, mine, yours))
+    return found
+
+
+_RESULT_FIELDS = ("repetition", "distance", "count", "overflow", "plies_scanned", "stop")
+_ORACLE_FIELDS = ("repetition", "distance", "count")
+
+
+def _show(value):
+    return value.name.lower() if hasattr(value, "name") else json.dumps(value)
+
+
+def verify(games, options, out=None, err=None):
+    """``axon verify``: golden model against RTL and oracle; return the exit code."""
+    out = sys.stdout if out is None else out
+    progress = Progress(len(games), err, enabled=not options.quiet)
+    golden = answers(games, GoldenSession(depth=options.depth, rules=options.rules,
+                                          chains=options.chains),
+                     count_limit=options.count_limit)
+    rtl = None
+    if options.backend in ("sim", "cxxrtl"):
+        rtl = _answers(games, options, progress, vcd=options.vcd)
+    progress.done()
+
+    disagreements = []
+    plies = repetitions = overflows = limited = compared = 0
+    for position, (game, game_golden) in enumerate(zip(games, golden)):
+        oracle = oracle_answers(game.board, game.moves, count_limit=options.count_limit)
+        for index, answer in enumerate(game_golden):
+            plies += 1
+            repetitions += answer.result.repetition
+            if rtl is not None:
+                hardware = rtl[position][index]
+                disagreements += _compare(answer, hardware.result, _RESULT_FIELDS, "rtl")
+                window = answer.window
+                cycles = expected_cycles(game.words[window.base:window.ply + 1], window.top,
+                                         answer.result)
+                if hardware.cycles != cycles:
+                    disagreements.append(Disagreement("rtl cycles", answer, cycles,
+                                                      hardware.cycles))
+            if answer.result.overflow:
+                overflows += 1
+            elif answer.window_limited:
+                limited += 1
+            else:
+                compared += 1
+                disagreements += _compare(answer, oracle[index], _ORACLE_FIELDS, "oracle",
+                                          theirs="oracle")
+
+    backend = "golden model, RTL simulation and oracle" if rtl else "golden model and oracle"
+    out.write(f"axon verify: {backend}; rules {options.rules}, chains {options.chains}, "
+              f"count limit {options.count_limit}, depth {options.depth}\n")
+    out.write(f"games {len(games)}, plies {plies}, repetitions found {repetitions}\n")
+    out.write(f"overflow plies {overflows}, window-limited plies {limited} "
+              f"(not compared with the oracle; {compared} plies compared)\n")
+    if options.rules != "exact":
+        out.write(f"note: the {options.rules} rules have known blind spots; "
+                  f"disagreements with the oracle are expected\n")
+    if not disagreements:
+        out.write("disagreements: none\n")
+        return 0
+    kinds = {}
+    for disagreement in disagreements:
+        kinds[disagreement.kind] = kinds.get(disagreement.kind, 0) + 1
+    out.write(f"disagreements: {len(disagreements)} ("
+              + ", ".join(f"{kind}: {count}" for kind, count in kinds.items()) + ")\n")
+    for disagreement in disagreements[:SHOWN_DISAGREEMENTS]:
+        answer = disagreement.answer
+        game = answer.game
+        ours, theirs = disagreement.kind.split(" ")[0].split("/") \
+            if "/" in disagreement.kind else ("expected", "rtl")
+        out.write(f"  game {game.number}, ply {answer.ply} ({game.move_label(answer.ply)}, "
+                  f"{game.ucis[answer.window.ply]}): {disagreement.kind}: "
+                  f"{ours} {_show(disagreement.ours)}, {theirs} {_show(disagreement.theirs)}\n")
+    if len(disagreements) > SHOWN_DISAGREEMENTS:
+        out.write(f"  ... and {len(disagreements) - SHOWN_DISAGREEMENTS} more\n")
+    return 1
+
+
+def explain(game, ply, options, out=None):
+    """``axon explain``: the query after ``ply`` (1-based) of ``game``, step by step."""
+    out = sys.stdout if out is None else out
+    window = windows(game.words, options.depth)[ply - 1]
+    words = game.words[window.base:ply]
+    probe = perpetual(words, window.top, rules=options.rules, chains=options.chains,
+                      count_limit=options.count_limit)
+    explanation = explain_query(words, window.top, rules=options.rules, chains=options.chains,
+                                count_limit=options.count_limit, order=options.order,
+                                base=window.base,
+                                window_limited=is_window_limited(probe, game.words,
+                                                                 window.base))
+    explanation = for_side(explanation, getattr(options, "side", "both"))
+    result = explanation.result
+    out.write(f"{game.label}, ply {ply}: {game.move_label(ply)} ({game.ucis[ply - 1]})\n")
+    out.write(f"rules {options.rules}, chains {options.chains}, count limit "
+              f"{options.count_limit}, order {options.order}"
+              + (f", {options.side} moves only" if getattr(options, "side", "both") != "both"
+                 else "")
+              + (f", move list holds plies {window.base + 1}..{ply}" if window.base else "")
+              + "\n")
+    distance = "-" if result.distance is None else result.distance
+    out.write(f"answer: repetition {'yes' if result.repetition else 'no'}, distance {distance}, "
+              f"count {result.count}, plies scanned {result.plies_scanned}, "
+              f"stop {result.stop.name.lower()}\n\n")
+
+    def labels(address):
+        game_ply = window.base + address + 1
+        return game_ply, game.sans[game_ply - 1]
+
+    for line in format_table(explanation, labels):
+        out.write(line + "\n")
+    return 0

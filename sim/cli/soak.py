@@ -1,0 +1,102 @@
+"""``axon soak``: random queries on the compiled gateware against the golden model."""
+
+import sys
+
+from ..backends.cxxrtl import CxxrtlError
+from ..verify.linksoak import run_link_soak
+from ..verify.soak import BATCH_QUERIES, soak
+from .args import EXIT_INTERRUPTED, SIM_RULES, int_at_least
+
+
+__all__ = ["register"]
+
+
+def register(subparsers):
+    """Add ``soak`` to an argparse subparsers object."""
+    parser = subparsers.add_parser(
+        "soak", help="random queries on the CXXRTL gateware against the golden model",
+        description="Run random queries (legal games and random memory images) on the "
+                    "gateware compiled with CXXRTL and compare every field and the clock "
+                    "count with the golden model. With --link, soak the whole board design "
+                    "instead, through its UART pins, with line noise between requests. "
+                    "With --netlist, soak the netlist that synth_ice40 makes of the "
+                    "detector for the board, simulated with the iCE40 cell models. "
+                    "Needs g++. Exit status: 0 if every answer agrees, 1 on any mismatch "
+                    "(or, with --link, any lost answer), 2 on bad options or a build error.")
+    parser.add_argument("--queries", type=int_at_least(1), default=None, metavar="N",
+                        help="queries to run, rounded up to whole batches of "
+                             f"{BATCH_QUERIES} (default 100000; with --link, 10000)")
+    parser.add_argument("--link", action="store_true",
+                        help="drive the board top (UART, framed link, detector) at its "
+                             "pins, with noise frames, writes and reads in between")
+    parser.add_argument("--netlist", action="store_true",
+                        help="soak the detector as synthesised for the board (synth_ice40 "
+                             "with the board build's options, iCE40 cell models) instead "
+                             "of the RTL")
+    parser.add_argument("--seed", type=int, default=0, metavar="S",
+                        help="random seed; a batch is fixed by seed and index (default 0)")
+    parser.add_argument("--rules", choices=SIM_RULES, default="exact",
+                        help="chain rules (default exact)")
+    parser.add_argument("--chains", type=int_at_least(1), default=24, metavar="N",
+                        help="chain-list slots, even, half per side (default 24)")
+    parser.add_argument("--depth", type=int_at_least(1), default=256, metavar="D",
+                        help="move-list entries, even (default 256)")
+    parser.add_argument("--workers", type=int_at_least(1), default=None, metavar="W",
+                        help="worker processes (default: one per core)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    parser.set_defaults(func=main_soak)
+
+
+def main_soak(args):
+    """Run ``axon soak`` with parsed ``args``; print the report; return the exit status."""
+    def progress(done, total, mismatches):
+        print(f"\rsoak: {done}/{total} queries, {mismatches} mismatches",
+              end="", file=sys.stderr, flush=True)
+
+    def log(line):
+        print(f"soak: {line}", file=sys.stderr, flush=True)
+
+    if args.link and args.netlist:
+        print("axon soak: error: --link and --netlist are two different soaks; choose one",
+              file=sys.stderr)
+        return 2
+    if args.link:
+        return _main_link_soak(args)
+    try:
+        report = soak(args.queries or 100_000, args.seed, args.rules, args.chains,
+                      depth=args.depth, workers=args.workers,
+                      progress=None if args.quiet else progress, netlist=args.netlist,
+                      log=None if args.quiet else log)
+    except (CxxrtlError, ValueError, TypeError) as error:
+        if not args.quiet:
+            print(file=sys.stderr)
+        print(f"axon soak: error: {error}", file=sys.stderr)
+        return 2
+    if not args.quiet:
+        print(file=sys.stderr)
+    print(report.summary())
+    if report.build_info is not None:
+        info = report.build_info
+        how = ("cached" if info["cached"] else
+               f"{'synthesised and ' if args.netlist else ''}converted in "
+               f"{info['convert_seconds']:.1f} s, compiled in {info['compile_seconds']:.1f} s")
+        print(f"  model: {info['binary']} ({how})")
+    if report.interrupted:
+        print("axon soak: interrupted", file=sys.stderr)
+        return 1 if report.mismatches else EXIT_INTERRUPTED
+    return 0 if report.mismatches == 0 else 1
+
+
+def _main_link_soak(args):
+    """``axon soak --link``: the board top at its UART pins."""
+
+    try:
+        report = run_link_soak(args.queries or 10_000, seed=args.seed, depth=args.depth,
+                               chains=args.chains, rules=args.rules)
+    except (CxxrtlError, ValueError, TypeError) as error:
+        print(f"axon soak: error: {error}", file=sys.stderr)
+        return 2
+    print(report.summary())
+    for failure in report.failures:
+        print(f"  {failure}")
+    return 0 if report.mismatches == 0 else 1

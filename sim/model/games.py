@@ -1,0 +1,385 @@
+"""Load PGN files for the ``axon`` command line, refusing anything doubtful.
+
+python-chess is forgiving: it skips what it cannot parse, logs the error and
+goes on. A repetition detector checked on a silently shortened game proves
+little, so a problem in a game's mainline is fatal to that game and raised as
+:class:`GameError` with a one-line message that names the game and the ply.
+Variations are never scanned: a bad move in one is a warning naming the game,
+and the game is answered. With ``keep_going`` a bad game is skipped (and named
+in :attr:`PgnFile.skipped`) instead of ending the whole file.
+
+Numbering, here and in every ``axon`` command: games are numbered from 1 in
+file order (a skipped game keeps its number), plies from 1 (ply 1 is the
+first half-move; ply 0 would be the start position).
+"""
+
+import glob
+import io
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import List
+
+import chess
+import chess.pgn
+
+from .encode import encode_moves
+
+
+__all__ = ["bundled_files", "GameError", "GameRecord", "PgnFile", "load_games", "read_games", "read_pgn",
+           "plural", "STDIN"]
+
+# The file name that means standard input.
+STDIN = "-"
+
+
+class GameError(Exception):
+    """Bad input; ``str(error)`` is the one-line message for the user."""
+
+
+def plural(count, singular, many=None):
+    """``1 game``, ``2 games``; ``many`` for other plurals (``plies``)."""
+    return f"{count} {singular if count == 1 else many or singular + 's'}"
+
+
+@dataclass
+class GameRecord:
+    """One game of a PGN file, ready for the detector.
+
+    Members
+    -------
+    number : int
+        1-based position in the file (skipped games count).
+    headers : dict
+        The PGN tag pairs.
+    board : chess.Board
+        The start position (FEN/SetUp honoured).
+    moves : list of chess.Move
+        The mainline, every move legal (or a null move ``--``).
+    sans, ucis : list of str
+        The same moves in SAN and UCI.
+    words : list of int
+        :func:`~axon.sim.model.encode.encode_moves` of the moves.
+    """
+    number:  int
+    headers: dict
+    board:   chess.Board
+    moves:   List[chess.Move] = field(default_factory=list)
+    sans:    List[str] = field(default_factory=list)
+    ucis:    List[str] = field(default_factory=list)
+    words:   List[int] = field(default_factory=list)
+
+    @property
+    def name(self):
+        """The Event tag, else ``White - Black``, else ``""``."""
+        event = self.headers.get("Event", "?")
+        if event not in ("", "?"):
+            return event
+        players = [self.headers.get(side, "?") for side in ("White", "Black")]
+        return "" if all(p in ("", "?") for p in players) else " - ".join(players)
+
+    @property
+    def label(self):
+        """``game 3`` or ``game 3 ("Event name")`` for messages."""
+        return f"game {self.number}" + (f' ("{self.name}")' if self.name else "")
+
+    def move_label(self, ply):
+        """``12. Nf3`` or ``12... Nf6`` for the 1-based ``ply``."""
+        board = self.board
+        number = board.fullmove_number + (ply - 1 + (board.turn == chess.BLACK)) // 2
+        white = (ply - 1) % 2 == 0 if board.turn == chess.WHITE else (ply - 1) % 2 == 1
+        return f"{number}{'.' if white else '...'} {self.sans[ply - 1]}"
+
+    def positions(self):
+        """The board after each ply (fresh copies, without move stacks)."""
+        board = self.board.copy(stack=False)
+        for move in self.moves:
+            board.push(move)
+            yield board.copy(stack=False)
+
+
+@dataclass
+class PgnFile:
+    """What :func:`read_pgn` found in a file.
+
+    Members
+    -------
+    games : list of GameRecord
+        The games to answer, in file order.
+    skipped : list of str
+        With ``keep_going``: one line per game left out, naming it and why.
+    warnings : list of str
+        One line per bad variation (the game is answered; variations never are).
+    total : int
+        Games in the file, skipped ones included.
+    """
+    games:    List[GameRecord]
+    skipped:  List[str] = field(default_factory=list)
+    warnings: List[str] = field(default_factory=list)
+    total:    int = 0
+
+
+class _MainlineBuilder(chess.pgn.GameBuilder):
+    """Builds the mainline only and records where each parse error happened.
+
+    Variations are skipped by python-chess's reader itself: its recovery from
+    a bad move inside a variation leaves its board stack one deep too many,
+    so that later siblings and mainline moves are read against the wrong
+    position (and ``1. e4 (1. Nc6) (1. Nd6)`` ends in an ``IndexError``).
+    :func:`_check_movetext` checks the variations instead.
+    """
+
+    def begin_game(self):
+        super().begin_game()
+        self.tags_seen = 0
+        self.moves_seen = 0
+        self.located_errors = []     # (ply, exception), mainline only
+
+    def visit_header(self, tagname, tagvalue):
+        self.tags_seen += 1
+        super().visit_header(tagname, tagvalue)
+
+    def begin_variation(self):
+        return chess.pgn.SKIP
+
+    def end_variation(self):
+        pass    # nothing was pushed: the variation was skipped
+
+    def visit_move(self, board, move):
+        self.moves_seen += 1
+        super().visit_move(board, move)
+
+    def handle_error(self, error):
+        self.located_errors.append((self.moves_seen + 1, error))
+        self.game.errors.append(error)
+
+    def result(self):
+        game = super().result()
+        game.tags_seen = self.tags_seen
+        game.moves_seen = self.moves_seen
+        game.located_errors = self.located_errors
+        return game
+
+
+# Positions python-chess can set up but no game of chess can reach or play on.
+_FATAL_STATUS = {
+    chess.STATUS_NO_WHITE_KING:      "no white king",
+    chess.STATUS_NO_BLACK_KING:      "no black king",
+    chess.STATUS_TOO_MANY_KINGS:     "too many kings",
+    chess.STATUS_PAWNS_ON_BACKRANK:  "pawns on the first or last rank",
+    chess.STATUS_OPPOSITE_CHECK:     "the side not to move is in check",
+    chess.STATUS_EMPTY:              "empty board",
+}
+
+_ERROR_KINDS = (
+    (chess.IllegalMoveError, "illegal move"),
+    (chess.AmbiguousMoveError, "ambiguous move"),
+    (chess.InvalidMoveError, "invalid move"),
+)
+
+
+def _describe(error):
+    for kind, text in _ERROR_KINDS:
+        if isinstance(error, kind):
+            return f"{text}: {error}"
+    return f"parse error: {error}"
+
+
+def _start_board(game, number):
+    try:
+        board = game.board()
+    except ValueError as error:
+        fen = game.headers.get("FEN")
+        if fen is None:
+            raise GameError(f"game {number}: bad start position: {error}") from None
+        raise GameError(f"game {number}: bad FEN {fen!r}: {error}") from None
+    problems = [text for flag, text in _FATAL_STATUS.items() if board.status() & flag]
+    if problems:
+        raise GameError(f"game {number}: bad FEN {board.fen()!r}: {', '.join(problems)}")
+    return board
+
+
+def _record(game, number, board):
+    if game.located_errors:
+        ply, error = game.located_errors[0]
+        raise GameError(f"game {number}, ply {ply}: {_describe(error)}")
+    record = GameRecord(number=number, headers=dict(game.headers), board=board.copy(stack=False))
+    for ply, move in enumerate(game.mainline_moves(), start=1):
+        # The parser only adds legal moves; checked again because a move list
+        # built from an illegal move would be nonsense to every backend.
+        if move and not board.is_legal(move):
+            raise GameError(f"game {number}, ply {ply}: illegal move {move.uci()} "
+                            f"in {board.fen()}")
+        record.moves.append(move)
+        record.sans.append(board.san(move))
+        record.ucis.append(move.uci())
+        board.push(move)
+    record.words = encode_moves(record.board, record.moves)
+    return record
+
+
+# What may stand in movetext besides comments: move numbers, SAN (with check
+# and annotation marks), NAGs, results and variation brackets.
+_MOVE_NUMBER = re.compile(r"\d+\.+|\d+$")
+_SAN_TOKEN = re.compile(r"(?:[NBKRQ]?[a-h]?[1-8]?[\-x]?[a-h][1-8](?:=?[nbrqkNBRQK])?"
+                        r"|[PNBRQK]?@[a-h][1-8]|--|Z0|0000|@@@@|O-O(?:-O)?|0-0(?:-0)?)"
+                        r"[+#]?(?:[!?]{1,2})?")
+_OTHER_TOKEN = re.compile(r"\$\d+|[!?]{1,2}|\*|1-0|0-1|1/2-1/2")
+
+
+def _movetext_tokens(movetext):
+    """Moves, NAGs, results and brackets, without comments, tags and escapes."""
+    lines = [line for line in movetext.splitlines()
+             if not line.startswith(("[", "%"))]
+    text = re.sub(r"\{[^}]*\}?|;[^\n]*", " ", "\n".join(lines))
+    for token in re.findall(r"\(|\)|[^\s()]+", text):
+        token = _MOVE_NUMBER.sub("", token, count=1) if _MOVE_NUMBER.match(token) else token
+        if token and not _OTHER_TOKEN.fullmatch(token):
+            yield token
+
+
+def _check_movetext(movetext, board, number):
+    """Walk the movetext the way python-chess reads it, variations included.
+
+    Returns ``(stray, warnings)``. ``stray`` is the first mainline token that
+    is no move, as ``(ply, token)``, or ``None``: python-chess skips such a
+    token without a word (``1. Ke9`` reads as a game of no moves). The walk
+    stops at the first illegal mainline move, which the reader reports.
+    ``warnings`` has one line per variation that holds an illegal move or a
+    token that is no move, at the first one (what follows it, and the
+    variations inside, are not checked).
+    """
+    lines = [board.copy()]          # the mainline, then each open variation
+    dead = [False]                  # a variation after its first bad move
+    warnings = []
+    for token in _movetext_tokens(movetext):
+        if token == "(":
+            # python-chess ignores a "(" before the mainline's first move.
+            if len(lines) > 1 or lines[-1].move_stack:
+                variation = lines[-1].copy()
+                dead.append(dead[-1] or not variation.move_stack)
+                if variation.move_stack:
+                    variation.pop()
+                lines.append(variation)
+            continue
+        if token == ")":
+            if len(lines) > 1:
+                lines.pop()
+                dead.pop()
+            continue
+        line = lines[-1]
+        if len(lines) == 1:
+            if not _SAN_TOKEN.fullmatch(token):
+                return (len(line.move_stack) + 1, token), warnings
+            try:
+                line.push_san(token.rstrip("!?"))
+            except ValueError:
+                break
+            continue
+        if dead[-1]:
+            continue
+        try:
+            if not _SAN_TOKEN.fullmatch(token):
+                raise ValueError(f"{token!r} is not a move")
+            line.push_san(token.rstrip("!?"))
+        except ValueError as error:
+            dead[-1] = True
+            warnings.append(f"game {number}, ply {len(line.move_stack) + 1} (in a variation): "
+                            f"{_describe(error)}; the variation is ignored")
+    return None, warnings
+
+
+def _read_game(text, begin, end, game, number, warnings):
+    """The :class:`GameRecord` of one game python-chess read from ``text[begin:end]``."""
+    board = _start_board(game, number)
+    stray, problems = _check_movetext(text[begin:end], board, number)
+    # A skipped token usually makes the next move illegal: name the token,
+    # which is the fault, unless an error comes before it.
+    if stray is not None and (not game.located_errors or
+                              stray[0] <= game.located_errors[0][0]):
+        ply, token = stray
+        raise GameError(f"game {number}, ply {ply}: {token!r} is not a move")
+    if game.tags_seen == 0 and game.moves_seen == 0 and not game.located_errors:
+        raise GameError(f"game {number}: no PGN tags or moves found; is this a PGN file?")
+    record = _record(game, number, board)
+    warnings += problems
+    return record
+
+
+def read_games(text, *, keep_going=False):
+    """Parse PGN ``text``; return a :class:`PgnFile`.
+
+    A game with a bad mainline (or start position) raises :class:`GameError`,
+    or with ``keep_going`` is left out and listed in ``skipped``.
+    """
+    handle = io.StringIO(text)
+    found = PgnFile(games=[])
+    number = 0
+    while True:
+        begin = handle.tell()
+        game = chess.pgn.read_game(handle, Visitor=_MainlineBuilder)
+        if game is None:
+            break
+        number += 1
+        found.total = number
+        try:
+            found.games.append(_read_game(text, begin, handle.tell(), game, number,
+                                          found.warnings))
+        except GameError as error:
+            if not keep_going:
+                raise
+            found.skipped.append(str(error))
+    if not number:
+        raise GameError("no games found")
+    return found
+
+
+def _read_bytes(path):
+    if path == STDIN:
+        return sys.stdin.buffer.read()
+    with open(path, "rb") as file:
+        return file.read()
+
+
+def display_name(path):
+    """How messages name ``path``: ``<stdin>`` for ``-``."""
+    return "<stdin>" if path == STDIN else path
+
+
+def read_pgn(path, *, keep_going=False):
+    """Read the PGN file at ``path`` (``-``: standard input); return a :class:`PgnFile`.
+
+    Raises :class:`GameError` with the file name in the message. Every line
+    in ``skipped`` and ``warnings`` starts with the file name too.
+    """
+    name = display_name(path)
+    try:
+        data = _read_bytes(path)
+    except OSError as error:
+        raise GameError(f"{name}: cannot read: {error.strerror or error}") from None
+    if b"\x00" in data:
+        raise GameError(f"{name}: unreadable PGN: the file holds binary data")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        # Older PGN files are often Latin-1; every byte decodes.
+        text = data.decode("latin-1")
+    try:
+        found = read_games(text, keep_going=keep_going)
+    except GameError as error:
+        raise GameError(f"{name}: {error}") from None
+    found.skipped = [f"{name}: {line}" for line in found.skipped]
+    found.warnings = [f"{name}: {line}" for line in found.warnings]
+    return found
+
+
+def load_games(path):
+    """The games of the PGN file at ``path``, strictly (:func:`read_pgn`, warnings dropped)."""
+    return read_pgn(path).games
+
+
+def bundled_files():
+    """Paths of the example PGN files shipped with the package (``sim/data``)."""
+    data = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
+    return sorted(glob.glob(os.path.join(data, "*.pgn")))

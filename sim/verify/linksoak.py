@@ -1,0 +1,357 @@
+"""A long soak of the whole board at its UART pins, with line noise in between.
+
+The board design (:class:`~axon.boards.top.AxonBoard`: UART, framed link,
+detector) is compiled with CXXRTL like the detector alone in
+:mod:`axon.sim.backends.cxxrtl`, with a testbench (``cxxrtl_uart_harness.cc``, beside
+this file) that plays the host's UART: it serialises bytes onto ``uart_rx``
+and samples ``uart_tx`` mid-bit. The host's traffic is a list of *segments*;
+after each, the line stays idle until the board has been silent for longer
+than it ever takes to answer, so every byte the board sends belongs to one
+segment. A segment may also carry a fault: the design's reset (the top's
+``rst``) pulsed on a chosen clock of it.
+
+:func:`run_link_soak` loads games and random words with write frames, asks
+queries, reads words back, sends requests the board must refuse, and between
+them line noise: garbage bytes, frames with a flipped byte, truncated frames,
+frames whose length claims more than follows; and resets injected in the
+middle of a scan, of an answer, or of a write frame's last byte. Every query's
+answer is checked against the golden model, field by field and clock count;
+every refused request against its error code; every noise segment may only
+draw error answers; a reset segment may draw anything but a hang, and the
+queries after it must be right. At the end the whole move list is read back:
+no noise and no reset ever wrote it.
+"""
+
+import random
+import time
+from array import array
+from dataclasses import dataclass, field
+
+from ..backends.cxxrtl import CxxrtlError, CxxrtlModel
+from ..model.encode import encode_moves
+from ..model.generate import game_corpus
+from ..model.golden import perpetual
+from ..backends.pysim import expected_cycles
+from ...boards import protocol
+from ...boards.protocol import (Command, ErrorCode, ERROR_RESPONSE, MAX_WORDS, RESPONSE_FLAG,
+                       FrameDecoder, holds_known_frame)
+from ...boards.top import AxonBoard
+
+
+__all__ = ["CxxrtlBoard", "LinkSoakReport", "run_link_soak", "NOISE_KINDS", "noise"]
+
+# Clocks per UART bit in the soak: the smallest the UART takes, so that a
+# segment costs few clocks; the link is the same at any divisor.
+SOAK_DIVISOR = 4
+SOAK_TIMEOUT_BITS = 64
+# A segment still sending after this many clocks is a hang.
+SEGMENT_LIMIT = 1_000_000
+# Marks a segment with a reset clock, as the harness reads it.
+RESET_FLAG = 1 << 31
+# Clocks a byte takes on the line: start bit, 8 data bits, stop bit.
+BYTE_BITS = 10
+
+
+class CxxrtlBoard(CxxrtlModel):
+    """:class:`~axon.boards.top.AxonBoard` compiled with CXXRTL, at its UART pins.
+
+    Parameters
+    ----------
+    depth, chains, rules, divisor, timeout_bits, pools, scan :
+        As for :class:`~axon.boards.top.AxonBoard`.
+    build_dir :
+        Cache directory, see :class:`~axon.sim.backends.cxxrtl.CxxrtlModel`.
+    """
+
+    DESIGN_NAME     = "axon_board"
+    HARNESS         = "cxxrtl_uart_harness.cc"
+    HARNESS_PACKAGE = __package__
+    HARNESS_PORTS   = ("clk", "rst", "uart_rx", "uart_tx")
+
+    def __init__(self, *, depth=256, chains=24, rules="exact", divisor=SOAK_DIVISOR,
+                 timeout_bits=SOAK_TIMEOUT_BITS, build_dir=None, pools="kind", scan="pair"):
+        self.depth, self.chains, self.rules = depth, chains, rules
+        self.pools, self.scan = pools, scan
+        self.divisor, self.timeout_bits = divisor, timeout_bits
+        super().__init__(build_dir)
+
+    def _make_dut(self):
+        return AxonBoard(depth=self.depth, chains=self.chains, rules=self.rules,
+                         divisor=self.divisor, timeout_bits=self.timeout_bits,
+                         pools=self.pools, scan=self.scan)
+
+    @property
+    def quiet_clocks(self):
+        """Silence that ends a segment: longer than the board ever takes to
+        start answering (the inter-byte timeout, then the longest write or
+        read, or a full scan)."""
+        return (self.divisor * self.timeout_bits + 8 * MAX_WORDS + self.depth +
+                4 * self.divisor)
+
+    def _defines(self):
+        return [f"#define AXON_DIVISOR {self.divisor}u",
+                f"#define AXON_QUIET_CLOCKS {self.quiet_clocks}u",
+                f"#define AXON_SEGMENT_LIMIT {SEGMENT_LIMIT}u"]
+
+    def exchange(self, segments):
+        """Send each segment in turn from power-up; return, per segment,
+        ``(hung, answer bytes)``.
+
+        A segment is ``bytes``, or ``(bytes, reset_clock)`` to hold the
+        design's reset high on that clock of the segment (counted from its
+        first clock, while the bytes are being sent or after).
+        """
+        payload = array("I")
+        for segment in segments:
+            if isinstance(segment, tuple):
+                segment, reset_clock = segment
+                payload.extend((RESET_FLAG | len(segment), reset_clock))
+            else:
+                payload.append(len(segment))
+            payload.extend(segment)
+        words = array("I")
+        words.frombytes(self._run_binary(payload.tobytes()))
+        answers, at = [], 0
+        while at < len(words):
+            status, count = words[at], words[at + 1]
+            answers.append((status == 1, bytes(words[at + 2:at + 2 + count].tolist())))
+            at += 2 + count
+        if len(answers) != len(segments):
+            raise CxxrtlError(f"the board model answered {len(answers)} segments of "
+                              f"{len(segments)}")
+        return answers
+
+
+NOISE_KINDS = ("flip", "truncate", "garbage", "long", "garbage+bad-crc")
+
+
+def noise(rng, frame, kind):
+    """Line noise made from a valid request ``frame``: one of :data:`NOISE_KINDS`."""
+    data = bytearray(frame)
+    if kind == "flip":
+        index = rng.randrange(1, len(data))
+        data[index] ^= rng.randrange(1, 256)
+    elif kind == "truncate":
+        data = data[:rng.randrange(1, len(data))]
+    elif kind == "long":
+        # LEN claims more bytes than follow: the inter-byte timeout ends it.
+        data[1] = min(255, data[1] + rng.randrange(1, 41))
+    elif kind == "garbage":
+        data = bytearray(rng.randrange(256) for _ in range(rng.randrange(1, 41)))
+    else:
+        data = bytearray(rng.randrange(256) for _ in range(rng.randrange(11))) + \
+            data[:-1] + bytes([data[-1] ^ 0x5a])
+    return bytes(data)
+
+
+@dataclass
+class LinkSoakReport:
+    queries:  int = 0
+    noise:    int = 0          # noise segments sent
+    refused:  int = 0          # well-formed requests the board must refuse
+    writes:   int = 0
+    reads:    int = 0
+    resets:   int = 0          # segments with the design's reset pulsed
+    cut:      int = 0          # of those, the ones that drew no whole answer
+    lost:     int = 0          # requests with no answer, or a hang
+    wrong:    int = 0          # answers that differ from the expected one
+    seconds:  float = 0.0
+    failures: list = field(default_factory=list)   # the first few, described
+
+    @property
+    def mismatches(self):
+        return self.lost + self.wrong
+
+    def summary(self):
+        rate = self.queries / self.seconds if self.seconds else 0.0
+        return (f"link soak: {self.queries} queries, {self.noise} noise segments, "
+                f"{self.refused} refused requests, {self.writes} writes, {self.reads} reads, "
+                f"{self.resets} resets ({self.cut} cut an answer short) through the UART pins in {self.seconds:.1f} s ({rate:,.0f} queries/s); "
+                f"lost {self.lost}, wrong {self.wrong}")
+
+
+class _Expect:
+    """What one segment must draw from the board."""
+    def __init__(self, kind, check=None, label=""):
+        self.kind, self.check, self.label = kind, check, label
+
+
+def _plan(rng, queries, depth, chains, rules, golden, divisor, pools="kind", scan="pair"):
+    """The segments and what each must draw, with the move list modelled."""
+    memory = [0] * depth
+    segments, expects = [], []
+    counts = {"queries": 0, "noise": 0, "refused": 0, "writes": 0, "reads": 0, "resets": 0}
+    byte_clocks = BYTE_BITS * divisor
+
+    def add(data, expect, reset_clock=None):
+        segments.append(bytes(data) if reset_clock is None else (bytes(data), reset_clock))
+        expects.append(expect)
+
+    def reset_during_query(top, limit):
+        # On a clock from the frame's last stop bit to the end of the answer:
+        # while the link decodes, the scanner scans, or the answer is sent.
+        expected = golden(list(memory), top, rules=rules, chains=chains, count_limit=limit,
+                          pools=pools)
+        frame = protocol.query_request(top, limit)
+        busy = expected_cycles(memory, top, expected, scan) + 16 + 16 * byte_clocks
+        if rng.random() < 0.5:
+            busy = expected.plies_scanned // 2 + 8         # mid-scan, mostly
+        add(frame, _Expect("reset", label=f"reset during query top={top}"),
+            len(frame) * byte_clocks - divisor // 2 + rng.randrange(busy))
+        counts["resets"] += 1
+
+    def reset_during_write():
+        # Before the last byte (the CRC) is whole: the frame never completes,
+        # so nothing may be written. Words as random as the rest of the soak.
+        address = rng.randrange(depth)
+        count = rng.randrange(1, min(MAX_WORDS, depth - address) + 1)
+        frame = protocol.write_request(address, [rng.randrange(1 << 17) for _ in range(count)])
+        add(frame, _Expect("reset", label=f"reset during write of {count} at {address}"),
+            (len(frame) - 1) * byte_clocks + rng.randrange(byte_clocks - divisor))
+        counts["resets"] += 1
+
+    def write(address, words):
+        for at in range(0, len(words), MAX_WORDS):
+            chunk = words[at:at + MAX_WORDS]
+            memory[address + at:address + at + len(chunk)] = chunk
+            add(protocol.write_request(address + at, chunk),
+                _Expect(Command.WRITE, lambda payload: payload == b"",
+                        f"write {len(chunk)} words at {address + at}"))
+            counts["writes"] += 1
+
+    def query(top, limit):
+        expected = golden(list(memory), top, rules=rules, chains=chains, count_limit=limit,
+                          pools=pools)
+        cycles = expected_cycles(memory, top, expected, scan)
+        add(protocol.query_request(top, limit),
+            _Expect(Command.QUERY, lambda payload, want=(expected, cycles):
+                    protocol.parse_query(payload) == want, f"query top={top} limit={limit}"))
+        counts["queries"] += 1
+
+    games = iter(game_corpus(max(1, queries // 40), seed=rng.randrange(1 << 30)))
+    written = 0
+    while counts["queries"] < queries:
+        # A new game (or, now and then, random words) every forty queries or so.
+        if written == 0 or rng.random() < 1 / 40:
+            start_position, moves = next(games, (None, None))
+            if moves is None or rng.random() < 0.2:
+                words = [rng.randrange(1 << 17) for _ in range(rng.randrange(1, depth + 1))]
+            else:
+                words = encode_moves(start_position, moves)[:depth]
+            if not words:
+                continue
+            write(0, words)
+            written = len(words)
+        roll = rng.random()
+        if roll < 0.25:
+            kind = rng.choice(NOISE_KINDS)
+            frame = protocol.query_request(rng.randrange(depth), rng.randrange(16))
+            data = noise(rng, frame, kind)
+            if holds_known_frame(data):
+                continue
+            add(data, _Expect("noise", label=f"noise ({kind})"))
+            counts["noise"] += 1
+        elif roll < 0.28:
+            # Well-formed requests the board must refuse, with their code.
+            if rng.random() < 0.5:
+                request = protocol.encode_frame(
+                    Command.QUERY, bytes([depth & 0xff, depth >> 8, 1]))
+                code = (ErrorCode.TOP_RANGE, Command.QUERY)
+            else:
+                request = protocol.encode_frame(Command.QUERY, bytes([0, 0, 16]))
+                code = (ErrorCode.BAD_ARGUMENT, Command.QUERY)
+            add(request, _Expect("refused", lambda payload, code=code:
+                                 protocol.parse_error(payload) == code, f"refused {code[0].name}"))
+            counts["refused"] += 1
+        elif roll < 0.31:
+            if rng.random() < 0.7:
+                top = rng.randrange(written)
+                reset_during_query(top, rng.choice((1, 4, 15)))
+            else:
+                reset_during_write()
+        elif roll < 0.33:
+            address = rng.randrange(depth)
+            count = rng.randrange(1, min(MAX_WORDS, depth - address) + 1)
+            want = list(memory[address:address + count])
+            add(protocol.read_request(address, count),
+                _Expect(Command.READ, lambda payload, want=want:
+                        protocol.parse_words(payload) == want, f"read {count} at {address}"))
+            counts["reads"] += 1
+        else:
+            # Mostly inside the game; now and then above it (old words).
+            top = rng.randrange(written) if rng.random() < 0.9 else rng.randrange(depth)
+            query(top, rng.choice((1, 1, 2, 4, rng.randrange(16))))
+    # Finally the whole list back: no noise may have written it.
+    for address in range(0, depth, MAX_WORDS):
+        count = min(MAX_WORDS, depth - address)
+        want = list(memory[address:address + count])
+        add(protocol.read_request(address, count),
+            _Expect(Command.READ, lambda payload, want=want:
+                    protocol.parse_words(payload) == want, f"final read {count} at {address}"))
+        counts["reads"] += 1
+    return segments, expects, counts
+
+
+def _whole_answer(data):
+    """True if ``data`` is exactly one whole frame that is not an error."""
+    decoder = FrameDecoder()
+    frames = decoder.feed(data)
+    return decoder.needed() == 4 and len(frames) == 1 and frames[0].command != ERROR_RESPONSE
+
+
+def _judge(expect, hung, data):
+    """``None`` if the answer is right, else ``("lost" or "wrong", why)``."""
+    decoder = FrameDecoder()
+    frames = decoder.feed(data)
+    if hung:
+        return "lost", "the board was still sending after the segment limit"
+    if expect.kind == "reset":
+        # Cut short anywhere: a partial answer, an error, or silence are all
+        # right; the queries after it tell whether the reset did harm.
+        return None
+    if decoder.needed() != 4:
+        return "wrong", f"{len(data)} bytes that are not whole frames"
+    if expect.kind == "noise":
+        if any(frame.command != ERROR_RESPONSE for frame in frames):
+            return "wrong", f"noise drew {frames}"
+        return None
+    if not frames:
+        return "lost", "no answer"
+    if len(frames) != 1:
+        return "wrong", f"{len(frames)} answers: {frames}"
+    frame = frames[0]
+    command = ERROR_RESPONSE if expect.kind == "refused" else expect.kind | RESPONSE_FLAG
+    if frame.command != command or not expect.check(frame.payload):
+        return "wrong", f"answer {frame}"
+    return None
+
+
+def run_link_soak(queries=10_000, *, seed=0, depth=256, chains=24, rules="exact",
+                  golden=perpetual, log=None, model=None):
+    """Soak the board at its UART pins; return a :class:`LinkSoakReport`.
+
+    ``golden`` computes the expected answers (a test passes a wrong one to
+    see the soak fail); ``model`` is a :class:`CxxrtlBoard` to reuse, whose
+    configuration (pools and scan included) the plan follows.
+    """
+    began = time.perf_counter()
+    rng = random.Random(seed)
+    model = model or CxxrtlBoard(depth=depth, chains=chains, rules=rules)
+    segments, expects, counts = _plan(rng, queries, model.depth, model.chains, model.rules,
+                                      golden, model.divisor, model.pools, model.scan)
+    report = LinkSoakReport(**counts)
+    # One process for the whole plan: the board keeps its state throughout.
+    answers = model.exchange(segments)
+    for expect, (hung, data) in zip(expects, answers):
+        if expect.kind == "reset" and not _whole_answer(data):
+            report.cut += 1
+        verdict = _judge(expect, hung, data)
+        if verdict is not None:
+            outcome, why = verdict
+            setattr(report, outcome, getattr(report, outcome) + 1)
+            if len(report.failures) < 10:
+                report.failures.append(f"{expect.label}: {outcome}: {why}")
+    report.seconds = time.perf_counter() - began
+    if log:
+        log(report.summary())
+    return report

@@ -1,0 +1,134 @@
+"""The packages import one way: gateware ← model ← backends ← boards ← tools ← CLI.
+
+Each module's imports (those inside functions included) are read from its
+source with :mod:`ast` and checked against the layer of every project module
+it names. A module may import its own layer and the layers below it, never
+a layer above, so that a change to the command line can never break the
+golden model and the gateware can be lifted out alone.
+"""
+
+import ast
+import pathlib
+
+import pytest
+
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+FOLDERS = {"hdl": "axon.hdl", "sim": "axon.sim", "boards": "axon.boards"}
+
+# Lowest first. A package is in the layer of the longest prefix listed here.
+LAYERS = [
+    ("gateware", ["axon.hdl"]),
+    ("model",    ["axon.sim.model", "axon.sim"]),
+    ("backends", ["axon.sim.backends"]),
+    ("boards",   ["axon.boards"]),
+    ("tools",    ["axon.sim.verify", "axon.sim.bench"]),
+    ("cli",      ["axon.sim.cli"]),
+]
+
+# What the gateware's users outside Amaranth (the golden model and every
+# backend) may take from it: its word and parameter definitions and its
+# pool layout, not its circuits.
+MODEL_MAY_USE_FROM_GATEWARE = {"axon.hdl.word", "axon.hdl.params", "axon.hdl.pools"}
+
+
+def _modules():
+    found = {}
+    for folder, package in FOLDERS.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = list(path.relative_to(ROOT / folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join([package] + parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def layer_of(module):
+    best = None
+    for rank, (name, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if module == prefix or module.startswith(prefix + "."):
+                if best is None or len(prefix) > best[1]:
+                    best = (rank, len(prefix), name)
+    assert best is not None, f"{module} is in no layer"
+    return best[0], best[2]
+
+
+def imports_of(module, source=None):
+    """``(line, imported module)`` for every project module that ``module``
+    imports; ``source`` (default: the module's file) is the text to read."""
+    path = MODULES[module]
+    is_package = path.name == "__init__.py"
+    source = path.read_text() if source is None else source
+    found = []
+    for node in ast.walk(ast.parse(source, str(path))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")
+                base = base[:len(base) - node.level + (1 if is_package else 0)]
+                prefix = ".".join(base + ([node.module] if node.module else []))
+            else:
+                prefix = node.module or ""
+            names = [f"{prefix}.{alias.name}" for alias in node.names] + [prefix]
+        else:
+            continue
+        for name in names:
+            while name and name not in MODULES:
+                name = name.rpartition(".")[0]
+            if name and name != module:
+                found.append((node.lineno, name))
+                break
+    return found
+
+
+def violations(module, source=None):
+    """One line for every import of ``module`` that breaks the layering."""
+    rank, name = layer_of(module)
+    where = MODULES[module].relative_to(ROOT)
+    found = []
+    for line, imported in imports_of(module, source):
+        imported_rank, imported_name = layer_of(imported)
+        if imported_rank > rank:
+            found.append(f"{where}:{line}: {module} ({name}) imports {imported} "
+                         f"({imported_name}), a layer above it")
+        elif name == "model" and imported_name == "gateware" and \
+                imported not in MODEL_MAY_USE_FROM_GATEWARE:
+            found.append(f"{where}:{line}: the model imports the circuit {imported}; it may "
+                         f"only use {', '.join(sorted(MODEL_MAY_USE_FROM_GATEWARE))}")
+    return found
+
+
+def test_every_module_has_a_layer():
+    assert len(MODULES) > 40
+    for module in MODULES:
+        layer_of(module)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_point_down(module):
+    assert violations(module) == []
+
+
+def test_nothing_imports_the_command_line():
+    for module in MODULES:
+        if layer_of(module)[1] != "cli":
+            assert all(layer_of(imported)[1] != "cli" for _, imported in imports_of(module)), module
+
+
+@pytest.mark.parametrize("module, source", [
+    # An upward import hidden in a function, as a cycle-breaking one would be.
+    ("axon.sim.model.golden", "def f():\n    from ..cli.main import main\n"),
+    ("axon.hdl.detector", "from ..sim.model import golden\n"),
+    ("axon.boards.host", "import axon.sim.verify.soak\n"),
+    # The model may use the gateware's definitions, not its circuits.
+    ("axon.sim.model.encode", "from ...hdl.detector import AxonDetector\n"),
+])
+def test_the_rule_can_fail(module, source):
+    assert len(violations(module, source)) == 1
+    assert violations(module, "from ...hdl.word import MoveWord\n" if "sim" in module
+                      else "from .word import MoveWord\n") == []
