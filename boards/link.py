@@ -86,6 +86,15 @@ class FrameReceiver(wiring.Component):
         The first three payload bytes (little-endian address/top and count).
     error : Signal(3), out
         0, or ``ErrorCode.BAD_CRC`` or ``ErrorCode.TRUNCATED`` (codes fit 3 bits).
+    stage : Signal(3), out
+    crc, received : Signal(8), out
+    silence : Signal(range(timeout + 1)), out
+        The parser's state: the stage of the frame (0 hunting for a start
+        marker, 1 length, 2 command, 3 payload, 4 CRC byte; 7 if the state
+        register holds none of them, which never happens), the CRC so far,
+        the payload bytes so far and the clocks without a byte. For the
+        formal proof, whose invariants compare them with an independent
+        framer; nothing else reads them.
     """
 
     def __init__(self, *, timeout):
@@ -102,16 +111,25 @@ class FrameReceiver(wiring.Component):
             "length":      Out(8),
             "args":        Out(24),
             "error":       Out(3),
+            "stage":       Out(3),
+            "crc":         Out(8),
+            "received":    Out(8),
+            "silence":     Out(range(timeout + 1)),
         })
+
+    def _crc_update(self, crc, byte):
+        """The CRC register after ``byte``: a method so that the formal
+        proof's broken variant, a subclass, can break it."""
+        return crc8_update(crc, byte)
 
     def elaborate(self, platform):
         m = Module()
 
         byte     = self.rx.payload
         byte_in  = Signal()
-        crc      = Signal(8)
-        received = Signal(8)                  # payload bytes so far
-        silence  = Signal(range(self._timeout + 1))
+        crc      = self.crc
+        received = self.received              # payload bytes so far
+        silence  = self.silence
         m.d.comb += [
             self.rx.ready.eq(1),
             byte_in.eq(self.rx.valid & self.listen),
@@ -132,7 +150,7 @@ class FrameReceiver(wiring.Component):
                 m.d.sync += [self.frame_done.eq(1), self.error.eq(ErrorCode.TRUNCATED)]
                 m.next = "HUNT"
 
-        with m.FSM():
+        with m.FSM() as fsm:
             with m.State("HUNT"):
                 # Anything but a start marker is line noise or the tail of a
                 # frame that was already rejected.
@@ -144,13 +162,13 @@ class FrameReceiver(wiring.Component):
             with m.State("LENGTH"):
                 give_up_when_silent()
                 with m.If(byte_in):
-                    m.d.sync += [self.length.eq(byte), crc.eq(crc8_update(crc, byte))]
+                    m.d.sync += [self.length.eq(byte), crc.eq(self._crc_update(crc, byte))]
                     m.next = "COMMAND"
 
             with m.State("COMMAND"):
                 give_up_when_silent()
                 with m.If(byte_in):
-                    m.d.sync += [self.command.eq(byte), crc.eq(crc8_update(crc, byte))]
+                    m.d.sync += [self.command.eq(byte), crc.eq(self._crc_update(crc, byte))]
                     with m.If(self.length == 0):
                         m.next = "CHECK"
                     with m.Else():
@@ -160,7 +178,7 @@ class FrameReceiver(wiring.Component):
                 give_up_when_silent()
                 with m.If(byte_in):
                     m.d.comb += self.buffer_en.eq(1)
-                    m.d.sync += [received.eq(received + 1), crc.eq(crc8_update(crc, byte))]
+                    m.d.sync += [received.eq(received + 1), crc.eq(self._crc_update(crc, byte))]
                     with m.Switch(received):
                         for index in range(3):
                             with m.Case(index):
@@ -177,7 +195,10 @@ class FrameReceiver(wiring.Component):
                     ]
                     m.next = "HUNT"
 
-
+        m.d.comb += self.stage.eq(7)
+        for stage, name in enumerate(("HUNT", "LENGTH", "COMMAND", "PAYLOAD", "CHECK")):
+            with m.If(fsm.ongoing(name)):
+                m.d.comb += self.stage.eq(stage)
         return m
 
 

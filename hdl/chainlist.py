@@ -169,6 +169,10 @@ class ChainPool(wiring.Component):
         Every slot's contents (meaningful where ``occupied``). For the formal
         proof that the pool follows the rules slot for slot; nothing else
         reads it, so synthesis drops it.
+    from_hits, to_hits : Signal(slots), out
+        The registered hit vectors of ``move``: the slots whose chain starts
+        where it ends, and ends where it starts. For the formal proofs, whose
+        induction invariant is that they equal those comparisons.
     """
 
     def __init__(self, slots=12, rules="exact"):
@@ -180,6 +184,8 @@ class ChainPool(wiring.Component):
             **_pool_ports(slots),
             "occupied":    Out(slots),
             "chains":      Out(data.ArrayLayout(ChainEntry, slots)),
+            "from_hits":   Out(slots),
+            "to_hits":     Out(slots),
         })
 
     @property
@@ -189,6 +195,20 @@ class ChainPool(wiring.Component):
     @property
     def rules(self):
         return self._rules
+
+    # The vector helpers as methods: the formal proofs' broken variants
+    # (:mod:`axon.sim.formal`) are subclasses that override one of them.
+    def _select_chain(self, onehot, values):
+        """The value of the slot whose one-hot bit is set."""
+        return _select(onehot, values)
+
+    def _lowest_free(self, free):
+        """One-hot of the free slot an insert takes: the lowest."""
+        return _lowest(free)
+
+    def _count_slots(self, vector):
+        """How many slots ``vector`` marks (the open-chain counter and its steps)."""
+        return _popcount(vector)
 
     def elaborate(self, platform):
         m = Module()
@@ -212,8 +232,8 @@ class ChainPool(wiring.Component):
         following = self.next_move
 
         # The hit vectors of the move in hand, made on the previous clock.
-        from_hits  = Signal(n)   # chains that start where the move ends
-        to_hits    = Signal(n)   # chains that end where the move starts
+        from_hits  = self.from_hits   # chains that start where the move ends
+        to_hits    = self.to_hits     # chains that end where the move starts
 
         # Transition: the move ends on the square where a chain begins.
         transition = Signal()
@@ -225,7 +245,8 @@ class ChainPool(wiring.Component):
         # The updated chain runs from the move's from-square to `updated_to`:
         # the old chain's end after a transition, the move's own end otherwise.
         updated_to = Signal(6)
-        m.d.comb += updated_to.eq(Mux(transition, _select(from_hits, chain_to), move.to_sq))
+        m.d.comb += updated_to.eq(Mux(transition, self._select_chain(from_hits, chain_to),
+                                      move.to_sq))
 
         # Reflection: the updated chain returns to its start and is closed.
         # (An inserted chain never does: a move from a square to itself is
@@ -275,7 +296,7 @@ class ChainPool(wiring.Component):
         free_slot  = Signal(n)
         take_chain = Signal(n)   # the free slot an inserted move occupies
         m.d.comb += [
-            free_slot.eq(_lowest(~chain_valid)),
+            free_slot.eq(self._lowest_free(~chain_valid)),
             take_chain.eq(Mux(insert, free_slot, 0)),
             self.overflow.eq(insert & ~free_slot.any() | impossible),
             self.empty.eq(~chain_valid.any()),
@@ -313,7 +334,8 @@ class ChainPool(wiring.Component):
         with m.Elif(self.apply):
             m.d.sync += [
                 chain_valid.eq(chain_valid & ~release | take_chain),
-                self.open_chains.eq(self.open_chains + take_chain.any() - _popcount(release)),
+                self.open_chains.eq(self.open_chains + take_chain.any() -
+                                    self._count_slots(release)),
                 from_hits.eq(from_hits_applied),
                 to_hits.eq(to_hits_applied),
             ]
@@ -377,6 +399,12 @@ class UnpairedPool(wiring.Component):
     start_kinds, end_kinds : ArrayLayout(3, slots), out
         The register files, for the formal proofs (synthesis drops what
         nothing reads). The kinds are 0 without ``kinds``.
+    start_hits, end_hits : Signal(slots), out
+    moves_nothing : Signal(1), out
+        The registered comparisons of ``move``: the entries holding a start
+        on its to-square and an end on its from-square, and whether its two
+        squares are equal. For the formal proofs, whose induction invariant
+        is that they equal those comparisons.
     """
 
     def __init__(self, slots=3, kinds=False):
@@ -391,13 +419,30 @@ class UnpairedPool(wiring.Component):
             "end_squares":   Out(data.ArrayLayout(6, slots)),
             "start_kinds":   Out(data.ArrayLayout(3, slots)),
             "end_kinds":     Out(data.ArrayLayout(3, slots)),
+            "start_hits":    Out(slots),
+            "end_hits":      Out(slots),
+            "moves_nothing": Out(1, init=1),
         })
 
     @property
     def slots(self):
         return self._slots
 
+    @property
+    def kinds(self):
+        return self._kinds
+
     rules = "exact"
+
+    # As in :class:`ChainPool`: the helpers the formal proofs' broken
+    # variants override.
+    def _lowest_free(self, free):
+        """One-hot of the free entry an insert takes: the lowest."""
+        return _lowest(free)
+
+    def _count_slots(self, vector):
+        """How many entries ``vector`` marks (``open_chains``)."""
+        return _popcount(vector)
 
     def elaborate(self, platform):
         m = Module()
@@ -414,7 +459,7 @@ class UnpairedPool(wiring.Component):
         m.d.comb += [
             self.start_valid.eq(start_valid),
             self.end_valid.eq(end_valid),
-            self.open_chains.eq(_popcount(start_valid)),
+            self.open_chains.eq(self._count_slots(start_valid)),
             self.empty.eq(~start_valid.any()),
         ]
         for i in range(n):
@@ -429,8 +474,8 @@ class UnpairedPool(wiring.Component):
                 ]
 
         # The hit vectors of the move in hand, made on the previous clock.
-        start_hits = Signal(n)   # starts on the move's to-square
-        end_hits   = Signal(n)   # ends on the move's from-square
+        start_hits = self.start_hits   # starts on the move's to-square
+        end_hits   = self.end_hits     # ends on the move's from-square
         start_hit  = Signal()
         end_hit    = Signal()
         insert     = Signal()
@@ -443,8 +488,8 @@ class UnpairedPool(wiring.Component):
         free_start = Signal(n)
         free_end   = Signal(n)
         m.d.comb += [
-            free_start.eq(_lowest(~start_valid)),
-            free_end.eq(_lowest(~end_valid)),
+            free_start.eq(self._lowest_free(~start_valid)),
+            free_end.eq(self._lowest_free(~end_valid)),
         ]
         # The entries the move writes with its own squares, and those it
         # frees, on a clock that applies it: "not the other end hit, and (hit
@@ -466,7 +511,7 @@ class UnpairedPool(wiring.Component):
         # from an impossible move list; the scan stops there. The first test
         # is made on the next move a clock ahead, like the hit vectors.
         # (Its reset value is that of the all-zero move word in hand after reset.)
-        moves_nothing = Signal(init=1)
+        moves_nothing = self.moves_nothing
         m.d.sync += moves_nothing.eq(following.from_sq == following.to_sq)
         impossible = Signal()
         m.d.comb += [

@@ -17,8 +17,10 @@ def register(subparsers):
         description="Prove the detector's and the host link's safety properties with "
                     "SymbiYosys and z3 (k-induction where it converges, bounded model "
                     "checking from reset elsewhere). Prints one line per property: its "
-                    "name, then 'proven', 'bounded N' or 'FAILED'. Exit status: 0 if "
-                    "every property holds, 1 if any fails, 2 if the tools are missing.")
+                    "name, 'proven k=N' (k-induction of length N), 'bounded N' (N clocks "
+                    "from power-up) or 'FAILED', SymbiYosys's time, and what it says. "
+                    "Exit status: 0 if every property holds, 1 if any fails, 2 if the "
+                    "tools are missing.")
     parser.add_argument("--depth", type=int_at_least(1), default=None, metavar="N",
                         help="clocks for every property instead of each one's own "
                              "(bounded checks: clocks from reset; proofs: induction length)")
@@ -49,7 +51,7 @@ def main_prove(args):
         # Progress on stderr: one property can take minutes.
         print(f"prove: {prop.name} ...", file=sys.stderr, flush=True)
         outcome = run_property(prop, depth=args.depth, work_dir=work_dir)
-        print(f"{prop.name:<{width}}  {outcome.status:<10}  {outcome.seconds:6.1f} s  "
+        print(f"{prop.name:<{width}}  {outcome.figure:<11}  {outcome.seconds:6.1f} s  "
               f"{prop.description}", flush=True)
         if not outcome.passed:
             failed += 1

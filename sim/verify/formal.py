@@ -6,16 +6,21 @@ converted to RTLIL and handed to SymbiYosys (``yowasp-sby``) with the z3
 solver, either to be proven by k-induction (``prove``) or checked for every
 input sequence up to a bounded number of clocks from reset (``bmc``).
 
-Every property also has a *broken* variant: the same harness around a mutated
-design, or with a deliberately wrong assertion. The tests check that each
-broken variant fails; a proof that cannot fail would prove nothing.
+A proof by induction needs its invariants: each harness asserts (never
+assumes) the ones that make it inductive, e.g. that a pool's registered hit
+vectors are the comparisons of its slots with the move in hand.
 
-The proofs use small configurations (an 8-word move list, 2 chains a side), so
-that the solver covers every input sequence; the gateware is the same code at
-any size.
+Every property also has a *broken* variant: the same harness around a
+mutated design, entered as a subclass of the gateware that overrides one of
+its helper methods, or with a deliberately wrong assertion. The tests check
+that each broken variant fails; a proof that cannot fail would prove nothing.
+
+The pool properties are proven at every pool size the shipped layouts use
+(``POOL_SIZES``); the detector-level ones use small configurations (an
+8-word move list, 2 chains a side), so that the solver covers every input
+sequence; the gateware is the same code at any size.
 """
 
-import contextlib
 import functools
 import os
 import shutil
@@ -31,14 +36,14 @@ from amaranth.back import rtlil
 from amaranth.hdl import *
 from amaranth.lib import data
 
-from ...boards import link as link_module
 from ...boards.link import FrameReceiver
 from ...boards.protocol import START
-from ...hdl import chainlist as chainlist_module
 from ...hdl.chainlist import ChainEntry, ChainPool, UnpairedPool
 from ...hdl.detector import AxonDetector
 from ...hdl.lean import LEAN_LATENCY_OVERHEAD
 from ...hdl.movelist import MoveList
+from ...hdl.pools import side_pools
+from ...hdl.params import Stop as StopReason
 from ...hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS
 from ...hdl.upcoming import Upcoming
 from ...hdl.word import MoveWord
@@ -133,46 +138,101 @@ def _termination(broken, scan="pair"):
 
 # --- Chain-list bookkeeping ---------------------------------------------------
 
-@contextlib.contextmanager
-def _patched_pool(helper, replacement):
-    """A mutated chain pool: ``helper`` of :mod:`axon.hdl.chainlist` replaced."""
-    original = getattr(chainlist_module, helper)
-    setattr(chainlist_module, helper, replacement)
-    try:
-        yield
-    finally:
-        setattr(chainlist_module, helper, original)
+# The shipped pool sizes: the default 24 chains give a side K1 Q2 R3 B3 N3
+# (axon.hdl.pools), and the lean layout's 4 chains give each side one pool of
+# 2 entries. Every pool property is proven at each size from 1 to the
+# largest by the same script (tests/test_formal.py); `axon prove` runs the
+# largest.
+DEFAULT_CHAINS = 24
+LEAN_CHAINS = 4
+DEFAULT_POOL_SLOTS = max(count for _, count in side_pools(DEFAULT_CHAINS))
+POOL_SIZES = tuple(range(1, DEFAULT_POOL_SLOTS + 1))
+(_, LEAN_POOL_SLOTS), = side_pools(LEAN_CHAINS, "side")
 
 
-def _miscounting_pool():
-    """A pool whose open-chain counter only counts the freed slots of even index."""
-    return _patched_pool("_popcount",
-                         lambda value: sum(value[index] for index in range(0, len(value), 2)))
+class _MiscountingChainPool(ChainPool):
+    """Broken: the open-chain counter never counts the last slot."""
+    def _count_slots(self, vector):
+        return sum(vector[index] for index in range(len(vector) - 1))
 
 
-def _free_pool(m, rules, pool=None):
-    """A pool (a 4-slot :class:`ChainPool` unless given) driven by free
-    inputs, under its contract: what it applies is what it was shown as
-    ``next_move`` a clock before."""
-    m.submodules.pool = pool = pool or ChainPool(slots=4, rules=rules)
+class _MiscountingUnpairedPool(UnpairedPool):
+    """Broken: ``open_chains`` never counts the last entry."""
+    def _count_slots(self, vector):
+        return sum(vector[index] for index in range(len(vector) - 1))
+
+
+class _HighestFreeUnpairedPool(UnpairedPool):
+    """Broken: an insert takes the highest free entry instead of the lowest."""
+    def _lowest_free(self, free):
+        width = len(free)
+        return Cat(free[i] & ~free[i + 1:].any() if i + 1 < width else free[i]
+                   for i in range(width))
+
+
+class _SlotZeroChainPool(ChainPool):
+    """Broken: the one-hot select always reads slot 0, so a transition takes
+    the chain's end from the wrong slot."""
+    def _select_chain(self, onehot, values):
+        return values[0]
+
+
+def _free_pool(m, pool):
+    """`pool` driven by free inputs, under its contract: what it applies is
+    what it was shown as ``next_move`` a clock before (and, for an
+    :class:`UnpairedPool`, nothing is applied on the clock after a clear).
+    Returns a signal that is high on the clock after a clear."""
+    m.submodules.pool = pool
     _free(m, pool.clear)
     _free(m, pool.apply)
     _free(m, pool.next_move)
     m.d.sync += pool.move.eq(pool.next_move)
+    cleared = Signal()
+    m.d.sync += cleared.eq(pool.clear)
     if isinstance(pool, UnpairedPool):
-        # Its contract: nothing is applied on the clock after a clear.
-        cleared = Signal()
-        m.d.sync += cleared.eq(pool.clear)
         m.d.comb += Assume(~(cleared & pool.apply))
-    return pool
+    return cleared
 
 
-def _bookkeeping(rules):
+def _assert_hit_vectors(m, pool, cleared):
+    """The strengthening invariant of every pool proof, itself asserted: the
+    registered hit vectors are the comparisons of the slots with the move in
+    hand. (An unpaired pool does not clear its vectors with the entries; they
+    are right again a clock after a clear, when nothing is applied.)"""
+    move = pool.move
+    kind, from_sq, to_sq = move.piece[:3], move.from_sq, move.to_sq
+    n = pool.slots
+    if isinstance(pool, UnpairedPool):
+        def same(kinds, i):
+            return (kinds[i] == kind) if pool.kinds else C(1)
+        starts = Cat(pool.start_valid[i] & same(pool.start_kinds, i) &
+                     (pool.start_squares[i] == to_sq) for i in range(n))
+        ends   = Cat(pool.end_valid[i] & same(pool.end_kinds, i) &
+                     (pool.end_squares[i] == from_sq) for i in range(n))
+        with m.If(~cleared):
+            m.d.comb += [
+                Assert(pool.start_hits == starts),
+                Assert(pool.end_hits == ends),
+            ]
+        m.d.comb += Assert(pool.moves_nothing == (from_sq == to_sq))
+    else:
+        same = [pool.occupied[i] & (pool.chains[i].kind == kind) for i in range(n)]
+        m.d.comb += [
+            Assert(pool.from_hits == Cat(same[i] & (pool.chains[i].from_sq == to_sq)
+                                         for i in range(n))),
+            Assert(pool.to_hits == Cat(same[i] & (pool.chains[i].to_sq == from_sq)
+                                       for i in range(n))),
+        ]
+
+
+def _paper_bookkeeping(slots):
     def build(broken):
         def body(m):
-            pool = _free_pool(m, rules)
+            pool = (_MiscountingChainPool if broken else ChainPool)(slots, rules="paper")
+            cleared = _free_pool(m, pool)
+            _assert_hit_vectors(m, pool, cleared)
 
-            occupied_before = Signal(4)
+            occupied_before = Signal(slots)
             applied_before  = Signal()            # the last clock applied a move cleanly
             m.d.sync += [
                 occupied_before.eq(pool.occupied),
@@ -184,54 +244,56 @@ def _bookkeeping(rules):
                 Assert(pool.open_chains == _popcount(pool.occupied)),
                 Assert(pool.empty == (pool.occupied == 0)),
             ]
-            # One move frees at most one slot (two for the paper's symmetry),
-            # takes at most one, and never does both: an insert that links
-            # takes none.
+            # One move frees at most two slots (the paper's symmetry), takes
+            # at most one, and never does both.
             with m.If(applied_before):
                 m.d.comb += [
                     Assert(_popcount(freed) <= 2),
                     Assert(_popcount(taken) <= 1),
                     Assert((freed == 0) | (taken == 0)),
                 ]
-        harness = _Harness(body)
-        return harness
+        return _Harness(body)
     return build
 
 
-def _unpaired_bookkeeping(broken):
-    def body(m):
-        pool = _free_pool(m, "exact", UnpairedPool(slots=3))
-        # Until an overflow (after which the scan stops and the pool is
-        # thrown away), as many starts as ends are valid: an insert needs a
-        # free end exactly when it has a free start.
-        tracking = Signal(init=1)
-        with m.If(pool.clear):
-            m.d.sync += tracking.eq(1)
-        with m.Elif(pool.apply & pool.overflow):
-            m.d.sync += tracking.eq(0)
-        starts_before  = Signal(3)
-        applied_before = Signal()
-        m.d.sync += [
-            starts_before.eq(pool.start_valid),
-            applied_before.eq(pool.apply & ~pool.clear & ~pool.overflow),
-        ]
-        m.d.comb += [
-            Assert(pool.open_chains == _popcount(pool.start_valid)),
-            Assert(pool.empty == (pool.start_valid == 0)),
-        ]
-        with m.If(tracking):
-            m.d.comb += Assert(_popcount(pool.start_valid) == _popcount(pool.end_valid))
-        # A move frees at most one start (a start and an end together) or
-        # takes at most one, never both.
-        freed = starts_before & ~pool.start_valid
-        taken = pool.start_valid & ~starts_before
-        with m.If(applied_before):
-            m.d.comb += [
-                Assert(_popcount(freed) <= 1),
-                Assert(_popcount(taken) <= 1),
-                Assert((freed == 0) | (taken == 0)),
+def _unpaired_bookkeeping(slots, kinds=False):
+    def build(broken):
+        def body(m):
+            pool = (_MiscountingUnpairedPool if broken else UnpairedPool)(slots, kinds=kinds)
+            cleared = _free_pool(m, pool)
+            _assert_hit_vectors(m, pool, cleared)
+            # Until an overflow (after which the scan stops and the pool is
+            # thrown away), as many starts as ends are valid: an insert needs
+            # a free end exactly when it has a free start.
+            tracking = Signal(init=1)
+            with m.If(pool.clear):
+                m.d.sync += tracking.eq(1)
+            with m.Elif(pool.apply & pool.overflow):
+                m.d.sync += tracking.eq(0)
+            starts_before  = Signal(slots)
+            applied_before = Signal()
+            m.d.sync += [
+                starts_before.eq(pool.start_valid),
+                applied_before.eq(pool.apply & ~pool.clear & ~pool.overflow),
             ]
-    return _Harness(body)
+            m.d.comb += [
+                Assert(pool.open_chains == _popcount(pool.start_valid)),
+                Assert(pool.empty == (pool.start_valid == 0)),
+            ]
+            with m.If(tracking):
+                m.d.comb += Assert(_popcount(pool.start_valid) == _popcount(pool.end_valid))
+            # A move frees at most one start (a start and an end together) or
+            # takes at most one, never both.
+            freed = starts_before & ~pool.start_valid
+            taken = pool.start_valid & ~starts_before
+            with m.If(applied_before):
+                m.d.comb += [
+                    Assert(_popcount(freed) <= 1),
+                    Assert(_popcount(taken) <= 1),
+                    Assert((freed == 0) | (taken == 0)),
+                ]
+        return _Harness(body)
+    return build
 
 
 # --- The pool follows the rules -----------------------------------------------
@@ -393,6 +455,7 @@ class _ReferenceUnpairedPool(Elaboratable):
         self.start_kind  = Signal(data.ArrayLayout(3, slots))
         self.end_kind    = Signal(data.ArrayLayout(3, slots))
         self.overflow    = Signal()
+        self.empty_after = Signal()   # no start valid once ``move`` is applied
 
     def elaborate(self, platform):
         m = Module()
@@ -418,6 +481,13 @@ class _ReferenceUnpairedPool(Elaboratable):
                     if self.kinds:
                         m.d.sync += kinds[i].eq(kind)
 
+        with m.If(starts_at_b.any() & ends_at_a.any()):
+            m.d.comb += self.empty_after.eq((self.start_valid & ~starts_at_b) == 0)
+        with m.Elif(starts_at_b.any() | ends_at_a.any()):
+            m.d.comb += self.empty_after.eq(self.start_valid == 0)
+        with m.Else():
+            m.d.comb += self.empty_after.eq(0)
+
         with m.If(self.clear):
             m.d.sync += [self.start_valid.eq(0), self.end_valid.eq(0)]
         with m.Elif(self.apply):
@@ -434,10 +504,12 @@ class _ReferenceUnpairedPool(Elaboratable):
         return m
 
 
-def _unpaired_follows_rules(slots, kinds):
+def _unpaired_follows_rules(slots, kinds=False):
     def build(broken):
         def body(m):
-            pool = _free_pool(m, "exact", UnpairedPool(slots=slots, kinds=kinds))
+            pool = (_HighestFreeUnpairedPool if broken else UnpairedPool)(slots, kinds=kinds)
+            cleared = _free_pool(m, pool)
+            _assert_hit_vectors(m, pool, cleared)
             m.submodules.reference = reference = _ReferenceUnpairedPool(slots, kinds)
             tracking = _beside_reference(m, pool, reference)
             with m.If(tracking):
@@ -466,33 +538,20 @@ def _unpaired_follows_rules(slots, kinds):
     return build
 
 
-def _highest_free_entry():
-    """A pool that inserts into the highest free entry instead of the lowest."""
-    def highest(vector):
-        width = len(vector)
-        return Cat(vector[i] & ~vector[i + 1:].any() if i + 1 < width else vector[i]
-                   for i in range(width))
-    return _patched_pool("_lowest", highest)
-
-
-def _slot_zero_select():
-    """A pool whose one-hot select always reads slot 0: the transition's chain
-    end comes from the wrong slot."""
-    return _patched_pool("_select", lambda onehot, values: values[0])
-
-
-def _follows_rules(rules):
+def _paper_follows_rules(slots):
     def build(broken):
         def body(m):
-            pool = _free_pool(m, rules)
-            m.submodules.reference = reference = _ReferencePool(4, rules)
+            pool = (_SlotZeroChainPool if broken else ChainPool)(slots, rules="paper")
+            cleared = _free_pool(m, pool)
+            _assert_hit_vectors(m, pool, cleared)
+            m.submodules.reference = reference = _ReferencePool(slots, "paper")
             tracking = _beside_reference(m, pool, reference)
             with m.If(tracking):
                 m.d.comb += [
                     Assert(pool.occupied == reference.occupied),
                     Assert(pool.empty == (reference.occupied == 0)),
                 ]
-                for i in range(4):
+                for i in range(slots):
                     m.d.comb += Assert(~reference.occupied[i] |
                                        (pool.chains[i].as_value() ==
                                         reference.chains[i].as_value()))
@@ -500,6 +559,187 @@ def _follows_rules(rules):
                     m.d.comb += Assert(pool.overflow == reference.overflow)
         return _Harness(body)
     return build
+
+
+# --- Capacity ---------------------------------------------------------------
+
+def _capacity(slots, pieces=None):
+    """A pool of ``slots`` entries for one kind never overflows while the side
+    has at most ``slots`` pieces of that kind (``pieces`` more: the broken
+    variant, which must overflow).
+
+    Material over free move words is a model of the pieces: at a clear, up
+    to ``pieces`` pieces stand on free distinct squares (the top of the
+    scan); every applied move ``a->b``, read backwards, takes a piece that
+    stands on ``b`` back to ``a``, a square none of them stands on. The pool
+    then holds, as sets, the squares the pieces stand on now but not at the
+    top (its starts) and those they stood on at the top but not now (its
+    ends): the strengthening invariant, asserted. There are at most as many
+    of those as pieces, and an insert means the piece stood on ``b`` at the
+    top too, so a full pool is never asked for a new entry."""
+    pieces = slots if pieces is None else pieces
+
+    def build(broken):
+        count = pieces + 1 if broken else pieces
+
+        def body(m):
+            pool = UnpairedPool(slots)
+            cleared = _free_pool(m, pool)
+            _assert_hit_vectors(m, pool, cleared)
+            now   = [Signal(6, name=f"piece{j}_now") for j in range(count)]
+            top   = [Signal(6, name=f"piece{j}_top") for j in range(count)]
+            there = [Signal(name=f"piece{j}_there") for j in range(count)]
+            placed = [Signal(6, name=f"piece{j}_placed") for j in range(count)]
+            placed_there = [Signal(name=f"piece{j}_placed_there") for j in range(count)]
+            for j in range(count):
+                _free(m, placed[j])
+                _free(m, placed_there[j])
+
+            def distinct(squares, present):
+                return Cat(~(present[j] & present[k]) | (squares[j] != squares[k])
+                           for j in range(count) for k in range(j + 1, count)).all() \
+                    if count > 1 else C(1)
+
+            move = pool.move
+            stands_on_to = Cat(there[j] & (now[j] == move.to_sq) for j in range(count))
+            stands_on_from = Cat(there[j] & (now[j] == move.from_sq) for j in range(count))
+            with m.If(pool.clear):
+                m.d.comb += Assume(distinct(placed, placed_there))
+                for j in range(count):
+                    m.d.sync += [now[j].eq(placed[j]), top[j].eq(placed[j]),
+                                 there[j].eq(placed_there[j])]
+            with m.Elif(pool.apply):
+                m.d.comb += Assume(stands_on_to.any() & ~stands_on_from.any())
+                for j in range(count):
+                    with m.If(stands_on_to[j]):
+                        m.d.sync += now[j].eq(move.from_sq)
+
+            # The guarantee.
+            with m.If(pool.apply & ~pool.clear):
+                m.d.comb += Assert(~pool.overflow)
+
+            # The invariant that makes it inductive.
+            def member(square, squares, present):
+                return Cat(present[j] & (squares[j] == square) for j in range(count)).any()
+            moved = [there[j] & ~member(now[j], top, there) for j in range(count)]
+            left  = [there[j] & ~member(top[j], now, there) for j in range(count)]
+            m.d.comb += [
+                Assert(distinct(now, there)),
+                Assert(distinct(top, there)),
+                Assert(_popcount(pool.start_valid) == _popcount(Cat(moved))),
+                Assert(_popcount(pool.end_valid) == _popcount(Cat(left))),
+            ]
+            for i in range(slots):
+                with m.If(pool.start_valid[i]):
+                    m.d.comb += Assert(Cat(moved[j] & (now[j] == pool.start_squares[i])
+                                           for j in range(count)).any())
+                with m.If(pool.end_valid[i]):
+                    m.d.comb += Assert(Cat(left[j] & (top[j] == pool.end_squares[i])
+                                           for j in range(count)).any())
+                for k in range(i + 1, slots):
+                    m.d.comb += [
+                        Assert(~(pool.start_valid[i] & pool.start_valid[k]) |
+                               (pool.start_squares[i] != pool.start_squares[k])),
+                        Assert(~(pool.end_valid[i] & pool.end_valid[k]) |
+                               (pool.end_squares[i] != pool.end_squares[k])),
+                    ]
+        return _Harness(body)
+    return build
+
+
+# --- End to end ---------------------------------------------------------------
+
+# The end-to-end check scans a free 8-word move list with the lean layout
+# (one pool of kinds a side), against a one-ply-a-clock model of the scan.
+END_TO_END_DEPTH = 4
+
+
+class _ChainBlindDetector(AxonDetector):
+    """Broken: the scanner sees the chain list as empty while up to two
+    chains are open, so two displaced pieces go unnoticed."""
+    def elaborate(self, platform):
+        m = super().elaborate(platform)
+        chain_list = m.submodules.chain_list
+        m.d.comb += m.submodules.scanner.chain_empty.eq(chain_list.open_chains <= 2)
+        return m
+
+
+def _end_to_end(broken):
+    def body(m):
+        depth = END_TO_END_DEPTH
+        detector = _ChainBlindDetector if broken else AxonDetector
+        m.submodules.dut = dut = detector(depth=depth, chains=LEAN_CHAINS, pools="side")
+        for port in (dut.start, dut.top, dut.count_limit, dut.write_addr, dut.write_word,
+                     dut.write_en, dut.read_addr):
+            _free(m, port)
+
+        # The move list as the host wrote it (the block RAM and this start
+        # out all zero).
+        words = Array(Signal(MoveWord, name=f"word{address}") for address in range(depth))
+        with m.If(dut.write_en & ~dut.write_refused):
+            m.d.sync += words[dut.write_addr].eq(dut.write_word)
+
+        # The scan model: the golden loop (axon.sim.model.golden.perpetual), one
+        # word a clock, with the rules' plain model for each side's pool.
+        m.submodules.white = white = _ReferenceUnpairedPool(LEAN_POOL_SLOTS, kinds=True)
+        m.submodules.black = black = _ReferenceUnpairedPool(LEAN_POOL_SLOTS, kinds=True)
+        running  = Signal()
+        finished = Signal()
+        address  = Signal(range(-1, depth))
+        plies    = Signal(range(depth + 1))
+        count    = Signal(4)
+        limit    = Signal(4)
+        distance = Signal(range(depth + 1))
+        stop     = Signal(StopReason)
+        word = words[address[:len(address) - 1]]
+        black_move = word.piece[3]
+        starting = dut.start & ~dut.busy
+        apply = Signal()
+        m.d.comb += [
+            white.clear.eq(starting), black.clear.eq(starting),
+            white.move.eq(word), black.move.eq(word),
+            white.apply.eq(apply & ~black_move), black.apply.eq(apply & black_move),
+        ]
+        overflow = Mux(black_move, black.overflow, white.overflow)
+        empty_after = Mux(black_move, black.empty_after & (white.start_valid == 0),
+                          white.empty_after & (black.start_valid == 0))
+
+        def finish(reason):
+            m.d.sync += [running.eq(0), finished.eq(1), stop.eq(reason)]
+
+        with m.If(starting):
+            m.d.sync += [running.eq(1), finished.eq(0), address.eq(dut.top), plies.eq(0),
+                         count.eq(0), limit.eq(dut.count_limit), distance.eq(0)]
+        with m.Elif(running):
+            with m.If(count >= limit):
+                finish(StopReason.LIMIT)
+            with m.Elif(address < 0):
+                finish(StopReason.BOTTOM)
+            with m.Elif(word.barrier):
+                finish(StopReason.BARRIER)
+            with m.Elif(overflow):
+                finish(StopReason.OVERFLOW)
+            with m.Else():
+                m.d.comb += apply.eq(1)
+                m.d.sync += [plies.eq(plies + 1), address.eq(address - 1)]
+                # All chains closed after an even number of plies: the
+                # position repeats.
+                with m.If(plies[0] & empty_after):
+                    m.d.sync += count.eq(count + 1)
+                    with m.If(count == 0):
+                        m.d.sync += distance.eq(plies + 1)
+
+        # When both have answered the same query, they agree.
+        with m.If(finished & dut.done):
+            m.d.comb += [
+                Assert(dut.result.repetition == (count != 0)),
+                Assert(dut.result.count == count),
+                Assert(dut.result.distance == distance),
+                Assert(dut.result.plies_scanned == plies),
+                Assert(dut.result.stop == stop),
+                Assert(dut.result.overflow == (stop == StopReason.OVERFLOW)),
+            ]
+    return _Harness(body)
 
 
 # --- Stable results -----------------------------------------------------------
@@ -627,21 +867,17 @@ def _crc8_reference(m, crc, byte):
     return value
 
 
-@contextlib.contextmanager
-def _crc_blind_parser():
-    """A mutated parser whose CRC register never moves, so every frame whose
-    CRC byte is 0 passes."""
-    original = link_module.crc8_update
-    link_module.crc8_update = lambda crc, byte: crc
-    try:
-        yield
-    finally:
-        link_module.crc8_update = original
+class _CrcBlindReceiver(FrameReceiver):
+    """Broken: the CRC register never moves, so every frame whose CRC byte is
+    0 passes."""
+    def _crc_update(self, crc, byte):
+        return crc
 
 
 def _frame_parser(broken):
     def body(m):
-        m.submodules.receiver = receiver = FrameReceiver(timeout=TIMEOUT)
+        parser = _CrcBlindReceiver if broken else FrameReceiver
+        m.submodules.receiver = receiver = parser(timeout=TIMEOUT)
         _free(m, receiver.rx.valid)
         _free(m, receiver.rx.payload)
         _free(m, receiver.listen)
@@ -683,6 +919,17 @@ def _frame_parser(broken):
         with m.Elif((state != 0) & (silence == TIMEOUT)):
             m.d.sync += [ended.eq(1), intact.eq(0), state.eq(0)]
 
+        # The invariant that makes it inductive, itself asserted: the parser
+        # is in the shadow's stage, with the same CRC, length, byte count
+        # and silence.
+        m.d.comb += [
+            Assert(state <= 4),
+            Assert(receiver.stage == state),
+            Assert(receiver.crc == crc),
+            Assert(receiver.length == length),
+            Assert(receiver.received == seen),
+            Assert(receiver.silence == silence),
+        ]
         m.d.comb += Assert(receiver.frame_done == ended)
         with m.If(receiver.frame_done):
             m.d.comb += [
@@ -771,36 +1018,60 @@ class Property:
     name:        str
     description: str
     build:       Callable            # build(broken) -> Elaboratable
-    mode:        str                 # "prove" or "bmc"
+    mode:        str                 # "prove" (k-induction) or "bmc"
     depth:       int                 # induction length, or clocks checked
-    mutation:    Callable = contextlib.nullcontext   # patches the design for `broken`
+    engine:      str = "smtbmc z3"   # the SymbiYosys engine line
+    # For a pool property: sized(slots) -> build, the same harness at any
+    # pool size (tests/test_formal.py proves it at every shipped size).
+    sized:       Callable = None
+
+
+def _pool_property(name, description, sized, depth, slots=DEFAULT_POOL_SLOTS):
+    return Property(name, description, sized(slots), "prove", depth, sized=sized)
 
 
 PROPERTIES = [
     Property("termination",
              f"a started query raises done within top + "
              f"{termination_bound(0)} clocks, any move-list contents",
-             _termination, "bmc", 16),
-    Property("bookkeeping-exact",
-             "the unpaired pool: open-chain count == valid starts (== valid ends until "
-             "an overflow); empty <=> no start valid; a move frees or takes at most one start",
-             _unpaired_bookkeeping, "bmc", 14, _miscounting_pool),
-    Property("bookkeeping-paper",
-             "the paired pool of the paper's rules: open-chain count == occupied slots; "
-             "empty <=> no slot occupied; a move frees at most two slots or takes one",
-             _bookkeeping("paper"), "bmc", 14, _miscounting_pool),
-    Property("rules-exact",
-             "the unpaired pool of one kind (compares a clock ahead) holds the same starts "
-             "and ends in the same entries as a plain model of sim/unpaired.py, and "
-             "overflows on the same moves",
-             _unpaired_follows_rules(3, False), "bmc", 6, _highest_free_entry),
+             # k > the longest bound (a 4-word list): every trace of k clocks
+             # that holds the assertions includes its query's start.
+             _termination, "prove", 17),
+    _pool_property(
+        "bookkeeping-exact",
+        "the unpaired pool: open-chain count == valid starts (== valid ends until "
+        "an overflow); empty <=> no start valid; a move frees or takes at most one start",
+        _unpaired_bookkeeping, 2),
+    _pool_property(
+        "bookkeeping-paper",
+        "the paired pool of the paper's rules: open-chain count == occupied slots; "
+        "empty <=> no slot occupied; a move frees at most two slots or takes one",
+        _paper_bookkeeping, 2),
+    _pool_property(
+        "rules-exact",
+        "the unpaired pool of one kind (compares a clock ahead) holds the same starts "
+        "and ends in the same entries as a plain model of sim/unpaired.py, and "
+        "overflows on the same moves",
+        _unpaired_follows_rules, 2),
     Property("rules-exact-lean",
              "the same for the lean layout's pool, which keeps each entry's kind",
-             _unpaired_follows_rules(2, True), "bmc", 6, _highest_free_entry),
-    Property("rules-paper",
-             "the paired pool of the paper's rules holds the same chains in the same slots "
-             "as a plain first-match model of transition, reflection and symmetry",
-             _follows_rules("paper"), "bmc", 6, _slot_zero_select),
+             _unpaired_follows_rules(LEAN_POOL_SLOTS, kinds=True), "prove", 2),
+    _pool_property(
+        "rules-paper",
+        "the paired pool of the paper's rules holds the same chains in the same slots "
+        "as a plain first-match model of transition, reflection and symmetry",
+        _paper_follows_rules, 2),
+    _pool_property(
+        "capacity",
+        "a pool of n entries for one kind never overflows while the side has at most "
+        "n pieces of that kind (a model of the pieces' squares drives the moves)",
+        _capacity, 2),
+    Property("end-to-end",
+             f"on a free {END_TO_END_DEPTH}-word move list (lean layout), done comes with "
+             "repetition, count, distance, plies and stop reason exactly as the golden "
+             "scan loop says, with the rules' plain model for the pools",
+             # Unrolled, z3 gets through the scan's steps several times faster.
+             _end_to_end, "bmc", 9, "smtbmc --unroll z3"),
     Property("stable-results",
              "done and result hold from done until the next start, whatever the "
              "write port does",
@@ -816,7 +1087,7 @@ PROPERTIES = [
     Property("termination-lean",
              f"the same for the 1K boards' lean detector (one ply a clock): within top + "
              f"{termination_bound(0, 'single')} clocks",
-             functools.partial(_termination, scan="single"), "bmc", 16),
+             functools.partial(_termination, scan="single"), "prove", 17),
     Property("stable-results-lean",
              "the same for the lean detector",
              functools.partial(_stable_results, scan="single"), "prove", 12),
@@ -830,7 +1101,7 @@ PROPERTIES = [
     Property("frame-parser",
              "the parser ends every frame where an independent framer does, and "
              "passes exactly the frames whose CRC matches",
-             _frame_parser, "bmc", 8, _crc_blind_parser),
+             _frame_parser, "prove", 2),
 ]
 
 
@@ -839,8 +1110,18 @@ class Outcome:
     name:    str
     status:  str          # "proven", "bounded N" or "FAILED"
     passed:  bool
-    seconds: float
+    seconds: float        # SymbiYosys's wall-clock time (the solver's, mostly)
     log:     str
+    mode:    str = ""     # "prove" or "bmc"
+    depth:   int = 0      # induction length, or clocks checked
+
+    @property
+    def figure(self):
+        """The mode and its length as `axon prove` prints them: ``proven k=2``
+        (k-induction of length 2), ``bounded 16`` (16 clocks from power-up)."""
+        if not self.passed:
+            return "FAILED"
+        return f"proven k={self.depth}" if self.mode == "prove" else f"bounded {self.depth}"
 
 
 class ToolMissing(RuntimeError):
@@ -871,7 +1152,7 @@ mode {mode}
 depth {depth}
 
 [engines]
-smtbmc z3
+{engine}
 
 [script]
 read_rtlil {name}.il
@@ -882,22 +1163,39 @@ prep -top top
 """
 
 
-def run_property(prop, *, broken=False, depth=None, work_dir=None):
-    """Run one property (or its broken variant) and return an :class:`Outcome`."""
+# A broken variant must fail with a counterexample from power-up, not only
+# an induction step from an unreachable state: it is checked by BMC, for at
+# least this many clocks (enough to fill a 3-entry pool and overflow it, or
+# to send a whole frame).
+BROKEN_DEPTH = 8
+
+
+def run_property(prop, *, broken=False, depth=None, work_dir=None, slots=None):
+    """Run one property (or its broken variant) and return an :class:`Outcome`.
+    ``slots`` runs a pool property at another pool size. A broken variant is
+    checked by BMC (see ``BROKEN_DEPTH``)."""
     tools = find_sby()
-    depth = prop.depth if depth is None else depth
-    mutation = prop.mutation if broken else contextlib.nullcontext
-    with mutation():
-        harness = prop.build(broken)
-        text = rtlil.convert(harness, name="top", ports=[harness.domain.clk])
+    mode = "bmc" if broken else prop.mode
+    if depth is None:
+        depth = max(prop.depth, BROKEN_DEPTH) if broken else prop.depth
+    if slots is None:
+        build = prop.build
+    elif prop.sized is None:
+        raise ValueError(f"{prop.name} is not a pool property: it has no pool size")
+    else:
+        build = prop.sized(slots)
+    harness = build(broken)
+    text = rtlil.convert(harness, name="top", ports=[harness.domain.clk])
     owned = work_dir is None
     work_dir = work_dir or tempfile.mkdtemp(prefix="axon-prove-")
-    name = prop.name.replace("-", "_") + ("_broken" if broken else "")
+    name = (prop.name.replace("-", "_") + ("" if slots is None else f"_{slots}") +
+            ("_broken" if broken else ""))
     try:
         with open(os.path.join(work_dir, f"{name}.il"), "w") as file:
             file.write(text)
         with open(os.path.join(work_dir, f"{name}.sby"), "w") as file:
-            file.write(_SBY.format(mode=prop.mode, depth=depth, name=name))
+            file.write(_SBY.format(mode=mode, depth=depth, name=name,
+                                   engine=prop.engine))
         env = dict(os.environ)
         env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
         began = time.monotonic()
@@ -913,7 +1211,7 @@ def run_property(prop, *, broken=False, depth=None, work_dir=None):
             shutil.rmtree(work_dir, ignore_errors=True)
     passed = completed.returncode == 0 and "DONE (PASS" in log
     if passed:
-        status = "proven" if prop.mode == "prove" else f"bounded {depth}"
+        status = "proven" if mode == "prove" else f"bounded {depth}"
     else:
         status = "FAILED"
-    return Outcome(prop.name, status, passed, seconds, log)
+    return Outcome(prop.name, status, passed, seconds, log, mode, depth)
