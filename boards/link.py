@@ -36,7 +36,8 @@ def crc8_update(crc, byte):
     """The CRC-8/SMBUS register after ``byte``, as a combinational expression.
 
     The CRC is linear over GF(2), so each output bit is the XOR of a fixed set
-    of the bits of ``crc ^ byte``; the sets come from the software CRC of
+    of the bits of ``crc ^ byte``; the sets come from the software CRC
+    (:data:`axon.boards.protocol.CRC8`, Amaranth's ``lib.crc`` catalogue) of
     single-bit bytes. Unrolling the bit-serial loop as eight nested
     multiplexers instead gives the same logic after synthesis, but an
     expression that doubles at every step: CXXRTL inlines it, and the board

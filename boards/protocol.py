@@ -13,6 +13,8 @@ fields are little-endian; a move word travels as three bytes, bits 17-23 zero.
 import enum
 from dataclasses import dataclass
 
+from amaranth.lib.crc import Algorithm, catalog
+
 from ..hdl.params import Stop
 from ..sim.model.golden import Result
 
@@ -21,7 +23,7 @@ __all__ = [
     "START", "CRC_POLY", "PROTOCOL_VERSION", "MAX_PAYLOAD", "MAX_WORDS", "WORD_BYTES",
     "OCCUPANCY_BYTES", "QUERY_REQUEST_BYTES", "QUERY_ANSWER_BYTES",
     "RULES_CODES", "Command", "ErrorCode", "RESPONSE_FLAG", "ERROR_RESPONSE",
-    "crc8", "encode_frame", "holds_known_frame", "FrameDecoder", "Frame", "Identity",
+    "CRC8", "crc8", "encode_frame", "holds_known_frame", "FrameDecoder", "Frame", "Identity",
     "identify_request", "write_request", "read_request", "query_request", "reset_request",
     "parse_identity", "parse_words", "parse_query", "parse_error",
 ]
@@ -62,13 +64,20 @@ class ErrorCode(enum.IntEnum):
     BAD_ARGUMENT    = 0x07  # count limit above 15
 
 
+# The frame check, from Amaranth's catalogue: the same definition serves the
+# host here and the gateware (axon.boards.link derives its update from it).
+CRC8 = catalog.CRC8_SMBUS
+assert CRC8.polynomial == CRC_POLY
+
+
 def crc8(data, crc=0):
-    """CRC-8/SMBUS of ``data`` (bytes); ``crc8(b"123456789") == 0xF4``."""
-    for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = ((crc << 1) ^ CRC_POLY) & 0xff if crc & 0x80 else (crc << 1) & 0xff
-    return crc
+    """CRC-8/SMBUS of ``data`` (bytes), carrying on from the register value
+    ``crc``; ``crc8(b"123456789") == 0xF4``."""
+    algorithm = CRC8 if crc == CRC8.initial_crc else Algorithm(
+        crc_width=CRC8.crc_width, polynomial=CRC8.polynomial, initial_crc=crc,
+        reflect_input=CRC8.reflect_input, reflect_output=CRC8.reflect_output,
+        xor_output=CRC8.xor_output)
+    return algorithm(data_width=8).compute(data)
 
 
 def encode_frame(command, payload=b""):

@@ -21,7 +21,78 @@ def pytest_addoption(parser):
                      help="also run long sweeps marked @pytest.mark.slow")
 
 
+# The quick tier, `pytest -m quick`, for the edit loop: a few fast tests of
+# every test module, so that every part of the project is exercised once in
+# well under two minutes. The default run (what CI runs) is still the gate.
+# Each entry is a test name or the start of one (parameters included).
+QUICK = {
+    "test_boards.py":      ["test_board_has_uart_and_leds", "test_unknown_board",
+                            "test_board_parameters_checked", "test_fit_message",
+                            "test_build_bad_input", "test_query_bad_input",
+                            "test_program_missing_bitstream"],
+    "test_cli.py":         ["test_scan_jsonl_schema_and_answers", "test_scan_table",
+                            "test_explain_reproduces_table2", "test_bad_options",
+                            "test_no_command", "test_verify_catches_a_lying_golden_model",
+                            "test_window_rule"],
+    "test_cxxrtl.py":      ["test_bad_jobs_are_refused_before_running", "test_default_cache_dir",
+                            "test_odd_chain_count_is_refused", "test_harness_refuses_garbage"],
+    "test_encode.py":      ["test_"],
+    "test_export.py":      ["test_header_gives_every_field_and_stop_code",
+                            "test_exported_module_ports"],
+    "test_formal.py":      ["test_property_holds[frame-parser]",
+                            "test_broken_variant_fails[rules-exact]",
+                            "test_pool_sizes_are_the_shipped_ones",
+                            "test_termination_bound_is_the_rtl_models_worst_case"],
+    "test_fuzz_cli.py":    ["test_impossible_positions_and_illegal_moves",
+                            "test_every_command_names_the_fault"],
+    "test_golden.py":      ["test_cpw_misses_the_knight_swap", "test_paper_misses_three_knight",
+                            "test_exact_sees_three_knight_rotation", "test_table2_in_scan_order",
+                            "test_parameter_errors", "test_stops_at_barrier_without_applying_it",
+                            "test_count_limit_stops_at_nth_find"],
+    "test_hdl_params.py":  ["test_"],
+    "test_interrupt.py":   ["test_scan_and_verify_stop"],
+    "test_layers.py":      ["test_"],
+    "test_link.py":        ["test_crc8_check_value", "test_crc8_gateware_matches_host",
+                            "test_frame_decoder_resynchronises", "test_request_checks",
+                            "test_link_error_raised"],
+    "test_linksoak.py":    ["test_noise_is_never_a_real_request",
+                            "test_link_soak_counts_silence_and_hangs_as_lost"],
+    "test_netlist.py":     ["test_flip_lut_bit_flips_one_bit", "test_missing_yosys_is_a_clear_error"],
+    "test_pathcheck.py":   ["test_latency"],
+    "test_peers.py":       ["test_keys_are_polyglot_keys_without_en_passant",
+                            "test_peer_game_checks_lengths", "test_golden_python_answers",
+                            "test_parameters_are_checked"],
+    "test_pgn_input.py":   ["test_study_is_strict_by_default", "test_every_unreadable_game_is_named",
+                            "test_plurals", "test_variation_errors_do_not_shift_the_mainline"],
+    "test_program.py":     ["test_"],
+    "test_readme.py":      ["test_synopsis_lists_every_command", "test_synopsis_matches_help",
+                            "test_readme_figures_agree_with_each_other",
+                            "test_embedding_example_runs"],
+    "test_rtl.py":         ["test_writes_during_a_query_are_refused",
+                            "test_lean_scan_takes_one_word_a_clock"],
+    "test_soak.py":        ["test_image_kinds", "test_batches_are_reproducible",
+                            "test_soak_parameters_are_checked"],
+    "test_uart.py":        ["test_divisor_checked", "test_divisor_for", "test_rx_overflow"],
+    "test_upcoming.py":    ["test_squares_between_is_python_chess_between",
+                            "test_reaches_is_a_move_on_an_empty_board",
+                            "test_blocked_or_unreachable_is_no_upcoming",
+                            "test_occupancy_must_be_a_bitboard"],
+    "test_upcoming_rtl.py": ["test_pysim_a_wrong_occupancy_is_caught",
+                             "test_without_upcoming_the_detector_answers_none"],
+    "test_waves.py":       ["test_write_gtkw_reports_missing_signals",
+                            "test_trace_signals_are_ports"],
+    "test_word.py":        ["test_"],
+}
+
+
+def is_quick(item):
+    return any(item.name.startswith(prefix) for prefix in QUICK.get(item.path.name, ()))
+
+
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if is_quick(item):
+            item.add_marker(pytest.mark.quick)
     if config.getoption("--runslow"):
         return
     skip_slow = pytest.mark.skip(reason="long sweep: run with --runslow")

@@ -132,3 +132,10 @@ def test_the_rule_can_fail(module, source):
     assert len(violations(module, source)) == 1
     assert violations(module, "from ...hdl.word import MoveWord\n" if "sim" in module
                       else "from .word import MoveWord\n") == []
+
+
+def test_quick_tier_reaches_every_test_module():
+    """`pytest -m quick` runs something of every test module, so of every part."""
+    from .conftest import QUICK
+    modules = {path.name for path in (ROOT / "tests").glob("test_*.py")}
+    assert set(QUICK) == modules

@@ -37,7 +37,7 @@ from amaranth.hdl import *
 from amaranth.lib import data
 
 from ...boards.link import FrameReceiver
-from ...boards.protocol import START
+from ...boards.protocol import CRC8, START
 from ...hdl.chainlist import ChainEntry, ChainPool, UnpairedPool
 from ...hdl.detector import AxonDetector
 from ...hdl.lean import LEAN_LATENCY_OVERHEAD
@@ -854,19 +854,6 @@ def _refused_writes_keep_words(broken):
 TIMEOUT = 4
 
 
-def _crc8_reference(m, crc, byte):
-    """CRC-8/SMBUS of `crc` updated with `byte`, written out bit by bit here
-    on purpose: the shadow must not share the parser's own CRC code. Each
-    step is its own signal, so the expression does not double per bit."""
-    value = Signal(8, name="reference_crc_in")
-    m.d.comb += value.eq(crc ^ byte)
-    for step in range(8):
-        shifted = Signal(8, name=f"reference_crc_step{step}")
-        m.d.comb += shifted.eq(Mux(value[7], (value << 1) ^ 0x07, value << 1))
-        value = shifted
-    return value
-
-
 class _CrcBlindReceiver(FrameReceiver):
     """Broken: the CRC register never moves, so every frame whose CRC byte is
     0 passes."""
@@ -882,10 +869,12 @@ def _frame_parser(broken):
         _free(m, receiver.rx.payload)
         _free(m, receiver.listen)
 
-        # A shadow framer with its own CRC: it must end every frame on the
-        # same clock as the parser and judge it the same way.
+        # A shadow framer with its own CRC, Amaranth's lib.crc processor (not
+        # the parser's XOR matrix): it must end every frame on the same clock
+        # as the parser and judge it the same way.
+        m.submodules.reference_crc = reference = CRC8(data_width=8).create()
         state   = Signal(range(5))           # 0 hunt, 1 length, 2 command, 3 payload, 4 crc
-        crc     = Signal(8)
+        crc     = reference.crc
         length  = Signal(8)
         seen    = Signal(8)
         silence = Signal(range(TIMEOUT + 1))
@@ -893,7 +882,11 @@ def _frame_parser(broken):
         intact  = Signal()                   # ... whole, with a matching CRC
         byte    = receiver.rx.payload
         byte_in = receiver.rx.valid & receiver.listen
-        crc_next = _crc8_reference(m, crc, byte)
+        m.d.comb += [
+            reference.data.eq(byte),
+            reference.start.eq(byte_in & (state == 0) & (byte == START)),
+            reference.valid.eq(byte_in & (state >= 1) & (state <= 3)),
+        ]
         m.d.sync += ended.eq(0)
         with m.If(byte_in):
             m.d.sync += silence.eq(0)
@@ -903,15 +896,13 @@ def _frame_parser(broken):
             with m.Switch(state):
                 with m.Case(0):
                     with m.If(byte == START):
-                        m.d.sync += [state.eq(1), crc.eq(0), seen.eq(0)]
+                        m.d.sync += [state.eq(1), seen.eq(0)]
                 with m.Case(1):
-                    m.d.sync += [length.eq(byte), crc.eq(crc_next),
-                                 state.eq(2)]
+                    m.d.sync += [length.eq(byte), state.eq(2)]
                 with m.Case(2):
-                    m.d.sync += [crc.eq(crc_next),
-                                 state.eq(Mux(length == 0, 4, 3))]
+                    m.d.sync += state.eq(Mux(length == 0, 4, 3))
                 with m.Case(3):
-                    m.d.sync += [seen.eq(seen + 1), crc.eq(crc_next)]
+                    m.d.sync += seen.eq(seen + 1)
                     with m.If(seen == length - 1):
                         m.d.sync += state.eq(4)
                 with m.Case(4):
