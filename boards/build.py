@@ -242,14 +242,13 @@ def build(board="icebreaker", *, chains=None, depth=None, rules="exact", seed=1,
     clk_freq = spec.clk_freq
     try:
         divisor = divisor_for(clk_freq, spec.baud)
-        top = PlatformTop(spec, depth=depth, chains=chains, rules=rules, divisor=divisor)
+        # Checked before the tools are looked for: bad parameters are the
+        # user's to fix first (exit status 2).
+        PlatformTop.check_parameters(spec, depth, chains, rules, divisor, None, None, None)
     except (TypeError, ValueError) as error:
         raise BuildError(str(error), exit_code=2) from None
-    try:
-        env = find_tools()
-    except BuildError:
-        _discard(top)
-        raise
+    env = find_tools()
+    top = PlatformTop(spec, depth=depth, chains=chains, rules=rules, divisor=divisor)
     build_dir = build_dir or os.path.join("build", spec.name)
     created = not os.path.isdir(build_dir)
     os.makedirs(build_dir, exist_ok=True)
@@ -296,11 +295,6 @@ def build(board="icebreaker", *, chains=None, depth=None, rules="exact", seed=1,
     _collect(report, build_dir)
     _write(report, build_dir)
     return report
-
-
-def _discard(top):
-    # Built only to check the parameters: no "created but never used" warnings.
-    top._MustUse__silence = True
 
 
 def _fit_message(spec, chains, short):

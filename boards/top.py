@@ -20,6 +20,7 @@ from amaranth.lib import io, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..hdl.detector import AxonDetector
+from ..hdl.params import CheckedComponent
 from .link import HostLink
 from .uart import UARTReceiver, UARTTransmitter, MIN_DIVISOR
 
@@ -33,7 +34,12 @@ TIMEOUT_SECONDS = 0.010
 DEFAULT_TIMEOUT_BITS = round(TIMEOUT_SECONDS * 1_000_000)   # at 1 Mbaud
 
 
-class AxonBoard(wiring.Component):
+def _board_upcoming(scan, upcoming):
+    # A board answers the upcoming repetition wherever its scan has it.
+    return scan == "pair" if upcoming is None else upcoming
+
+
+class AxonBoard(CheckedComponent, wiring.Component):
     """Repetition detector served over an 8N1 UART.
 
     Parameters
@@ -55,23 +61,21 @@ class AxonBoard(wiring.Component):
     led_error : Signal(1), out
     """
 
-    def __init__(self, *, depth=256, chains=24, rules="exact", divisor=12,
-                 timeout_bits=DEFAULT_TIMEOUT_BITS, pools="kind", scan="pair", upcoming=None):
+    @staticmethod
+    def check_parameters(depth, chains, rules, divisor, timeout_bits, pools, scan, upcoming):
         if not isinstance(divisor, int) or divisor < MIN_DIVISOR:
             raise TypeError(f"Divisor must be an integer of at least {MIN_DIVISOR} clocks per "
                             f"bit, not {divisor!r}")
         if not isinstance(timeout_bits, int) or timeout_bits < 20:
             raise TypeError(f"Timeout must be an integer of at least 20 bit times (two bytes), "
                             f"not {timeout_bits!r}")
-        try:
-            # A board answers the upcoming repetition wherever its scan has it.
-            upcoming = scan == "pair" if upcoming is None else upcoming
-            self.detector = AxonDetector(depth=depth, chains=chains, rules=rules, pools=pools,
-                                         upcoming=upcoming,
-                                         scan=scan)
-        except (TypeError, ValueError):
-            self._MustUse__silence = True      # half-made, like the detector: see above
-            raise
+        AxonDetector.check_parameters(depth, chains, rules, pools, scan,
+                                      _board_upcoming(scan, upcoming))
+
+    def __init__(self, *, depth=256, chains=24, rules="exact", divisor=12,
+                 timeout_bits=DEFAULT_TIMEOUT_BITS, pools="kind", scan="pair", upcoming=None):
+        self.detector = AxonDetector(depth=depth, chains=chains, rules=rules, pools=pools,
+                                     scan=scan, upcoming=_board_upcoming(scan, upcoming))
         self.divisor = divisor
         self.timeout_bits = timeout_bits
         super().__init__({
@@ -114,7 +118,11 @@ class AxonBoard(wiring.Component):
         return m
 
 
-class PlatformTop(Elaboratable):
+def _timeout_bits(spec, baud):
+    return max(20, round(TIMEOUT_SECONDS * (spec.baud if baud is None else baud)))
+
+
+class PlatformTop(CheckedComponent, Elaboratable):
     """:class:`AxonBoard` on the pins of an amaranth-boards platform.
 
     Parameters
@@ -133,18 +141,19 @@ class PlatformTop(Elaboratable):
         (default ``spec.baud``).
     """
 
+    @staticmethod
+    def check_parameters(spec, depth, chains, rules, divisor, baud, pools, scan):
+        AxonBoard.check_parameters(depth, chains, rules, divisor,
+                                   _timeout_bits(spec, baud), spec.pools if pools is None else pools,
+                                   spec.scan if scan is None else scan, None)
+
     def __init__(self, spec, *, depth, chains, rules, divisor, baud=None, pools=None,
                  scan=None):
         self.spec = spec
-        baud = spec.baud if baud is None else baud
-        try:
-            self.board = AxonBoard(depth=depth, chains=chains, rules=rules, divisor=divisor,
-                                   timeout_bits=max(20, round(TIMEOUT_SECONDS * baud)),
-                                   pools=spec.pools if pools is None else pools,
-                                   scan=spec.scan if scan is None else scan)
-        except (TypeError, ValueError):
-            self._MustUse__silence = True
-            raise
+        self.board = AxonBoard(depth=depth, chains=chains, rules=rules, divisor=divisor,
+                               timeout_bits=_timeout_bits(spec, baud),
+                               pools=spec.pools if pools is None else pools,
+                               scan=spec.scan if scan is None else scan)
 
     def elaborate(self, platform):
         m = Module()

@@ -32,8 +32,7 @@ from amaranth.hdl import *
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from ._params import refused
-from .params import check_chains, check_rules
+from .params import CheckedComponent, check_chains, check_rules
 from .pools import POOLS, side_pools
 from .word import MoveWord
 
@@ -96,10 +95,9 @@ def _popcount(vector):
     return sum(vector[i] for i in range(len(vector)))
 
 
-def _check_slots(component, slots):
+def _check_slots(slots):
     if not isinstance(slots, int) or slots < 1:
-        raise refused(component, TypeError(
-            f"Pool size must be a positive integer, not {slots!r}"))
+        raise TypeError(f"Pool size must be a positive integer, not {slots!r}")
 
 
 def _pool_ports(slots):
@@ -115,20 +113,16 @@ def _pool_ports(slots):
     }
 
 
-def _check_pools(component, pools):
+def _check_pools(pools):
     if pools not in POOLS:
-        raise refused(component, ValueError(
-            f"Pool layout must be one of {', '.join(POOLS)}, not {pools!r}"))
+        raise ValueError(f"Pool layout must be one of {', '.join(POOLS)}, not {pools!r}")
 
 
-def _check_rules(component, rules):
-    try:
-        check_rules(rules, noun="Chain rules")
-    except ValueError as error:
-        raise refused(component, error)
+def _check_rules(rules):
+    check_rules(rules, noun="Chain rules")
 
 
-class ChainPool(wiring.Component):
+class ChainPool(CheckedComponent, wiring.Component):
     """A pool of paired ``(kind, from, to)`` slots, updated by one move a clock
     (the ``paper`` rules; the ``exact`` ones use :class:`UnpairedPool`).
 
@@ -175,9 +169,12 @@ class ChainPool(wiring.Component):
         induction invariant is that they equal those comparisons.
     """
 
+    @staticmethod
+    def check_parameters(slots, rules):
+        _check_slots(slots)
+        _check_rules(rules)
+
     def __init__(self, slots=12, rules="exact"):
-        _check_slots(self, slots)
-        _check_rules(self, rules)
         self._slots = slots
         self._rules = rules
         super().__init__({
@@ -357,7 +354,7 @@ class ChainPool(wiring.Component):
         return m
 
 
-class UnpairedPool(wiring.Component):
+class UnpairedPool(CheckedComponent, wiring.Component):
     """An ``exact`` pool that keeps its chains' starts and ends unpaired.
 
     For the ``exact`` rules it does not matter which start belongs to which
@@ -407,8 +404,11 @@ class UnpairedPool(wiring.Component):
         is that they equal those comparisons.
     """
 
+    @staticmethod
+    def check_parameters(slots):
+        _check_slots(slots)
+
     def __init__(self, slots=3, kinds=False):
-        _check_slots(self, slots)
         self._slots = slots
         self._kinds = bool(kinds)
         super().__init__({
@@ -693,7 +693,7 @@ def _or_all(values):
     return total
 
 
-class ChainList(wiring.Component):
+class ChainList(CheckedComponent, wiring.Component):
     """Both sides' pools: a White move and a Black move in the same clock.
 
     Parameters
@@ -727,13 +727,13 @@ class ChainList(wiring.Component):
         Each side's single open chain, see :class:`SideChains`.
     """
 
+    @staticmethod
+    def check_parameters(chains, rules, pools):
+        check_chains(chains)
+        _check_rules(rules)
+        _check_pools(pools)
+
     def __init__(self, chains=24, rules="exact", pools="kind"):
-        try:
-            check_chains(chains)
-        except TypeError as error:
-            raise refused(self, error)
-        _check_rules(self, rules)
-        _check_pools(self, pools)
         self._chains = chains
         self._rules = rules
         self._pools = pools

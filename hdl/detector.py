@@ -10,15 +10,15 @@ from .movelist import MoveList
 from .pools import POOLS
 from .scanner import ResultLayout, Scanner, query_members
 from .upcoming import Upcoming, UpcomingLayout
-from ._params import refused
-from .params import COUNT_LIMIT_BITS, CYCLE_BITS, check_chains, check_depth, check_rules
+from .params import (COUNT_LIMIT_BITS, CYCLE_BITS, CheckedComponent, check_chains, check_depth,
+                     check_rules)
 from .word import MoveWord
 
 
 __all__ = ["AxonDetector"]
 
 
-class AxonDetector(wiring.Component):
+class AxonDetector(CheckedComponent, wiring.Component):
     """Draw-by-repetition detector for one move list.
 
     Parameters
@@ -80,24 +80,21 @@ class AxonDetector(wiring.Component):
         read as written.
     """
 
+    @staticmethod
+    def check_parameters(depth, chains, rules, pools, scan, upcoming):
+        check_depth(depth)
+        check_chains(chains)
+        check_rules(rules, noun="Detector rules")
+        if pools not in POOLS:
+            raise ValueError(f"Pool layout must be one of {', '.join(POOLS)}, not {pools!r}")
+        check_scan(scan)
+        if not isinstance(upcoming, bool):
+            raise TypeError(f"Upcoming must be True or False, not {upcoming!r}")
+        if upcoming and scan != "pair":
+            raise ValueError(f"The upcoming repetition needs the pair scan, not scan={scan!r}")
+
     def __init__(self, depth=256, chains=24, rules="exact", pools="kind", scan="pair",
                  upcoming=False):
-        try:
-            check_depth(depth)
-            check_chains(chains)
-            check_rules(rules, noun="Detector rules")
-        except (TypeError, ValueError) as error:
-            raise refused(self, error)
-        if pools not in POOLS:
-            raise refused(self, ValueError(
-                f"Pool layout must be one of {', '.join(POOLS)}, not {pools!r}"))
-        check_scan(self, scan)
-        if not isinstance(upcoming, bool):
-            raise refused(self, TypeError(
-                f"Upcoming must be True or False, not {upcoming!r}"))
-        if upcoming and scan != "pair":
-            raise refused(self, ValueError(
-                f"The upcoming repetition needs the pair scan, not scan={scan!r}"))
         self._depth = depth
         self._chains = chains
         self._scan = scan

@@ -26,8 +26,7 @@ from amaranth.hdl import *
 from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 
-from ._params import refused
-from .params import Stop, check_depth
+from .params import CheckedComponent, Stop, check_depth
 from .movelist import host_write_members
 from .scanner import (ResultLayout, book_equal_position, chain_members, finish_query,
                       query_members, start_query, stop_reason_in_order)
@@ -45,21 +44,15 @@ SCANS = ("pair", "single")
 LEAN_LATENCY_OVERHEAD = 2
 
 
-def check_scan(component, scan):
+def check_scan(scan):
     if scan not in SCANS:
-        raise refused(component, ValueError(
-            f"Scan must be one of {', '.join(SCANS)}, not {scan!r}"))
+        raise ValueError(f"Scan must be one of {', '.join(SCANS)}, not {scan!r}")
     return scan
 
 
-def _check_depth(component, depth):
-    try:
-        check_depth(depth)
-    except (TypeError, ValueError) as error:
-        raise refused(component, error)
 
 
-class LeanMoveList(wiring.Component):
+class LeanMoveList(CheckedComponent, wiring.Component):
     """One-bank block-RAM move list with a host write port and one read port.
 
     Parameters
@@ -81,8 +74,9 @@ class LeanMoveList(wiring.Component):
         As for :class:`~axon.hdl.movelist.MoveList`.
     """
 
+    check_parameters = staticmethod(check_depth)
+
     def __init__(self, depth=256):
-        _check_depth(self, depth)
         self._depth = depth
         super().__init__({
             "read_addr": In(range(depth)),
@@ -110,7 +104,7 @@ class LeanMoveList(wiring.Component):
         return m
 
 
-class LeanScanner(wiring.Component):
+class LeanScanner(CheckedComponent, wiring.Component):
     """Query sequencing, one word a clock, for a :class:`LeanMoveList`.
 
     Parameters
@@ -135,8 +129,9 @@ class LeanScanner(wiring.Component):
         word, and only the word's side applies it.
     """
 
+    check_parameters = staticmethod(check_depth)
+
     def __init__(self, depth=256):
-        _check_depth(self, depth)
         self._depth = depth
         super().__init__({
             **query_members(depth),

@@ -14,8 +14,7 @@ from amaranth.hdl import *
 from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
-from ._params import refused
-from .params import check_depth
+from .params import CheckedComponent, check_depth
 from .word import MoveWord
 
 
@@ -33,7 +32,7 @@ def host_write_members(depth):
     }
 
 
-class MoveList(wiring.Component):
+class MoveList(CheckedComponent, wiring.Component):
     """Two-bank block-RAM move list with a host write port and a read row per bank.
 
     Parameters
@@ -61,11 +60,9 @@ class MoveList(wiring.Component):
         ``host_write_en`` was high during a query, and nothing was written.
     """
 
+    check_parameters = staticmethod(check_depth)
+
     def __init__(self, depth=256):
-        try:
-            check_depth(depth)
-        except (TypeError, ValueError) as error:
-            raise refused(self, error)
         self._depth = depth
         super().__init__({
             "even_row":           In(range(depth // 2)),

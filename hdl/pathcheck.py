@@ -20,6 +20,7 @@ from amaranth.hdl import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from .params import CheckedComponent
 from .pools import BISHOP, KING, KNIGHT, QUEEN, ROOK
 
 
@@ -34,7 +35,7 @@ OCCUPANCY_READ_CLOCK = 2
 _MAX_BETWEEN = 6
 
 
-class PathCheck(wiring.Component):
+class PathCheck(CheckedComponent, wiring.Component):
     """Pseudo-legality of one piece's move back, one candidate a clock.
 
     Parameters
@@ -67,9 +68,12 @@ class PathCheck(wiring.Component):
         The ``tag`` of the candidate whose verdict this is.
     """
 
-    def __init__(self, tag_width=0):
+    @staticmethod
+    def check_parameters(tag_width):
         if not isinstance(tag_width, int) or tag_width < 0:
             raise TypeError(f"Tag width must be a non-negative integer, not {tag_width!r}")
+
+    def __init__(self, tag_width=0):
         self._tag_width = tag_width
         super().__init__({
             "valid":         In(1),

@@ -43,8 +43,7 @@ from amaranth.hdl import *
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from ._params import refused
-from .params import COUNT_LIMIT_BITS, Stop, check_depth
+from .params import COUNT_LIMIT_BITS, CheckedComponent, Stop, check_depth
 from .word import MoveWord
 
 
@@ -169,7 +168,7 @@ def finish_query(m, result, stop_reason, done):
     ]
 
 
-class Scanner(wiring.Component):
+class Scanner(CheckedComponent, wiring.Component):
     """Query sequencing for one move list and one chain list.
 
     Parameters
@@ -218,11 +217,9 @@ class Scanner(wiring.Component):
         scan; nothing in the scanner depends on them.)
     """
 
+    check_parameters = staticmethod(check_depth)
+
     def __init__(self, depth=256):
-        try:
-            check_depth(depth)
-        except (TypeError, ValueError) as error:
-            raise refused(self, error)
         self._depth = depth
         super().__init__({
             **query_members(depth),

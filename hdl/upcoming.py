@@ -38,7 +38,7 @@ from amaranth.lib.wiring import In, Out
 
 from .chainlist import LoneChainLayout
 from .pathcheck import PATH_CHECK_LATENCY, PathCheck
-from ._params import refused
+from .params import CheckedComponent, check_depth
 
 
 __all__ = ["UpcomingLayout", "Upcoming", "UPCOMING_CLOCKS"]
@@ -63,7 +63,7 @@ class UpcomingLayout(data.StructLayout):
         })
 
 
-class Upcoming(wiring.Component):
+class Upcoming(CheckedComponent, wiring.Component):
     """Candidate detection and path check of the upcoming repetition.
 
     Parameters
@@ -99,10 +99,9 @@ class Upcoming(wiring.Component):
         rises :data:`UPCOMING_CLOCKS` clocks after ``done``.
     """
 
+    check_parameters = staticmethod(check_depth)
+
     def __init__(self, depth=256):
-        if not isinstance(depth, int) or depth < 2 or depth % 2:
-            raise refused(self, TypeError(
-                f"Move-list depth must be an even integer of at least 2, not {depth!r}"))
         self._depth = depth
         super().__init__({
             "start":             In(1),

@@ -12,7 +12,10 @@ from axon.hdl.chainlist import ChainList, ChainPool, UnpairedPool
 from axon.hdl.detector import AxonDetector
 from axon.hdl.lean import LeanMoveList, LeanScanner
 from axon.hdl.movelist import MoveList
+from axon.hdl.pathcheck import PathCheck
 from axon.hdl.scanner import Scanner
+from axon.hdl.upcoming import Upcoming
+from axon.boards.top import AxonBoard
 
 
 @pytest.mark.parametrize("make, error, message", [
