@@ -20,6 +20,7 @@ from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..hdl.params import COUNT_LIMIT_MAX
+from ..hdl.result import QueryResult
 from .protocol import (START, crc8, PROTOCOL_VERSION, MAX_PAYLOAD, MAX_WORDS,
                        WORD_BYTES, RESPONSE_FLAG, ERROR_RESPONSE, RULES_CODES,
                        OCCUPANCY_BYTES, QUERY_REQUEST_BYTES, QUERY_ANSWER_BYTES,
@@ -404,17 +405,14 @@ class HostLink(wiring.Component):
 
         identity = Cat(C(PROTOCOL_VERSION, 8), C(RULES_CODES[self._rules], 8),
                        C(self._chains, 8), C(self._depth, 16), C(MAX_WORDS, 8))
-        result = detector.result
-        distance = Signal(16)
-        plies    = Signal(16)
-        m.d.comb += [distance.eq(result.distance), plies.eq(result.plies_scanned)]
-        query_flags = Cat(result.repetition, result.overflow, result.stop.as_value(), C(0, 4))
-        upcoming = detector.upcoming
-        upcoming_distance = Signal(16)
-        m.d.comb += upcoming_distance.eq(upcoming.distance)
-        query_record = Cat(query_flags, result.count, C(0, 4), distance, plies, detector.cycles,
-                           upcoming.found, C(0, 7), upcoming.from_sq, C(0, 2),
-                           upcoming.to_sq, C(0, 2), upcoming_distance)
+        # The QUERY answer is the detector's ports in the record's fixed widths.
+        query_answer = Signal(QueryResult)
+        for name, _ in detector.result.shape():
+            m.d.comb += query_answer[name].eq(detector.result[name])
+        for name, _ in detector.upcoming.shape():
+            m.d.comb += query_answer.upcoming[name].eq(detector.upcoming[name])
+        m.d.comb += query_answer.cycles.eq(detector.cycles)
+        query_record = query_answer.as_value()
 
         # Argument checks, in the order the error codes are documented.
         words_fit   = (count != 0) & (count <= MAX_WORDS)
@@ -572,7 +570,7 @@ class HostLink(wiring.Component):
                 # `start`; the upcoming answer comes a fixed few clocks after
                 # `done` (at once for a detector built without it).
                 with m.If(detector.upcoming_done):
-                    m.d.sync += self.repetition.eq(result.repetition)
+                    m.d.sync += self.repetition.eq(detector.result.repetition)
                     answer("query", Command.QUERY | RESPONSE_FLAG)
 
             with m.State("SEND"):

@@ -13,9 +13,10 @@ fields are little-endian; a move word travels as three bytes, bits 17-23 zero.
 import enum
 from dataclasses import dataclass
 
+from amaranth.lib import data
 from amaranth.lib.crc import Algorithm, catalog
 
-from ..hdl.params import Stop
+from ..hdl.result import QueryResult, fields_of
 from ..sim.model.golden import Result
 
 
@@ -40,7 +41,7 @@ MAX_WORDS        = (MAX_PAYLOAD - 3) // WORD_BYTES
 # record (8) and the upcoming repetition (5).
 OCCUPANCY_BYTES     = 8
 QUERY_REQUEST_BYTES = 3 + OCCUPANCY_BYTES
-QUERY_ANSWER_BYTES  = 8 + 5
+QUERY_ANSWER_BYTES  = data.Layout.cast(QueryResult).size // 8
 RESPONSE_FLAG    = 0x80
 ERROR_RESPONSE   = 0xFF
 RULES_CODES      = {"paper": 0, "exact": 1}
@@ -217,24 +218,15 @@ def parse_words(payload):
 
 
 def parse_query(payload, upcoming=True):
-    """``(Result, cycles)`` from a query answer; without ``upcoming`` (a
-    query that gave no occupancy) the upcoming fields are left out."""
+    """``(Result, cycles)`` from a query answer, a :class:`~axon.hdl.result.QueryResult`;
+    without ``upcoming`` (a query that gave no occupancy) the upcoming fields
+    are left out."""
     if len(payload) != QUERY_ANSWER_BYTES:
         raise ValueError(f"query answer has {len(payload)} bytes, expected "
                          f"{QUERY_ANSWER_BYTES}")
-    flags, count = payload[0], payload[1]
-    distance = int.from_bytes(payload[2:4], "little")
-    plies    = int.from_bytes(payload[4:6], "little")
-    cycles   = int.from_bytes(payload[6:8], "little")
-    repetition = bool(flags & 1)
-    found = {}
-    if upcoming and payload[8] & 1:
-        found = dict(upcoming=True, upcoming_move=(payload[9], payload[10]),
-                     upcoming_distance=int.from_bytes(payload[11:13], "little"))
-    result = Result(repetition=repetition, distance=distance if repetition else None,
-                    count=count, overflow=bool(flags & 2), plies_scanned=plies,
-                    stop=Stop((flags >> 2) & 3), **found)
-    return result, cycles
+    fields = fields_of(QueryResult, int.from_bytes(payload, "little"))
+    result = Result.from_fields(fields, fields["upcoming"] if upcoming else None)
+    return result, fields["cycles"]
 
 
 def parse_error(payload):

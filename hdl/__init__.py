@@ -1,18 +1,24 @@
 """Gateware of the Axon repetition detector.
 
-The embedding API: :class:`AxonDetector` (the whole block), the move word it
-stores (:class:`MoveWord`, :func:`pack_word`, :func:`unpack_word`) and the
-answer it gives (:class:`ResultLayout`, :class:`Stop`), and its clock
-counts (:data:`LATENCY_OVERHEAD`; :data:`LEAN_LATENCY_OVERHEAD` with
-``scan="single"``, one of :data:`SCANS`); see the README's "Embedding" section.
+The embedding API: :class:`AxonDetector` (the whole block); the move word it
+stores (:class:`MoveWord`, :func:`pack_word`, :func:`unpack_word`); the answer
+it gives (the ``result`` port's :class:`ResultLayout` with its :class:`Stop`,
+the ``upcoming`` port's :class:`UpcomingLayout`, both in the fixed widths of
+the host link's :class:`QueryResult`, and :func:`fields_of` to read any of
+them from bits); and its clock counts (:data:`LATENCY_OVERHEAD`;
+:data:`UPCOMING_CLOCKS`; :data:`LEAN_LATENCY_OVERHEAD` with ``scan="single"``,
+one of :data:`SCANS`). See the README's "Embedding" section.
 """
 
 from .detector import AxonDetector
 from .lean import LEAN_LATENCY_OVERHEAD, SCANS
 from .params import Stop
-from .scanner import LATENCY_OVERHEAD, ResultLayout
+from .result import QueryResult, ResultLayout, UpcomingLayout, fields_of
+from .scanner import LATENCY_OVERHEAD
+from .upcoming import UPCOMING_CLOCKS
 from .word import MoveWord, pack_word, unpack_word
 
 
-__all__ = ["AxonDetector", "MoveWord", "pack_word", "unpack_word", "ResultLayout", "Stop",
-           "LATENCY_OVERHEAD", "LEAN_LATENCY_OVERHEAD", "SCANS"]
+__all__ = ["AxonDetector", "MoveWord", "pack_word", "unpack_word", "QueryResult", "ResultLayout",
+           "UpcomingLayout", "Stop", "fields_of", "LATENCY_OVERHEAD", "UPCOMING_CLOCKS",
+           "LEAN_LATENCY_OVERHEAD", "SCANS"]

@@ -44,6 +44,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from .params import COUNT_LIMIT_BITS, CheckedComponent, Stop, check_depth
+from .result import ResultLayout
 from .word import MoveWord
 
 
@@ -61,22 +62,6 @@ REFETCH_CLOCKS = 3
 def _invalidate(pair):
     """Drop a pair in flight: it is neither valid nor applied."""
     return [pair.valid.eq(0), pair.apply_white.eq(0), pair.apply_black.eq(0)]
-
-
-class ResultLayout(data.StructLayout):
-    """The answer to a query, the same fields as ``axon.sim.model.golden.Result``.
-
-    ``distance`` is 0 when no equal position was found.
-    """
-    def __init__(self, depth):
-        super().__init__({
-            "repetition":    1,
-            "overflow":      1,
-            "stop":          Stop,
-            "count":         4,
-            "distance":      range(depth + 1),
-            "plies_scanned": range(depth + 1),
-        })
 
 
 def query_members(depth):

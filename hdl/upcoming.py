@@ -39,6 +39,7 @@ from amaranth.lib.wiring import In, Out
 from .chainlist import LoneChainLayout
 from .pathcheck import PATH_CHECK_LATENCY, PathCheck
 from .params import CheckedComponent, check_depth
+from .result import UpcomingLayout
 
 
 __all__ = ["UpcomingLayout", "Upcoming", "UPCOMING_CLOCKS"]
@@ -46,21 +47,6 @@ __all__ = ["UpcomingLayout", "Upcoming", "UPCOMING_CLOCKS"]
 # Clocks from `done` to `upcoming_done`: the summary register, the candidate
 # register, the path check, and the answer register.
 UPCOMING_CLOCKS = 2 + PATH_CHECK_LATENCY + 1
-
-
-class UpcomingLayout(data.StructLayout):
-    """The upcoming repetition of a query, the golden model's ``upcoming``,
-    ``upcoming_move`` and ``upcoming_distance``.
-
-    ``from_sq``, ``to_sq`` and ``distance`` are 0 when ``found`` is not set.
-    """
-    def __init__(self, depth):
-        super().__init__({
-            "found":    1,
-            "from_sq":  6,
-            "to_sq":    6,
-            "distance": range(depth + 1),
-        })
 
 
 class Upcoming(CheckedComponent, wiring.Component):

@@ -29,7 +29,8 @@ LAYERS = [
 # What the gateware's users outside Amaranth (the golden model and every
 # backend) may take from it: its word and parameter definitions and its
 # pool layout, not its circuits.
-MODEL_MAY_USE_FROM_GATEWARE = {"axon.hdl.word", "axon.hdl.params", "axon.hdl.pools"}
+MODEL_MAY_USE_FROM_GATEWARE = {"axon.hdl.word", "axon.hdl.params", "axon.hdl.pools",
+                               "axon.hdl.result"}
 
 
 def _modules():

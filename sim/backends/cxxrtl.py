@@ -39,10 +39,10 @@ from pathlib import Path
 from amaranth.back import cxxrtl, rtlil
 
 from ...hdl.detector import AxonDetector
-from ...hdl.scanner import ResultLayout
-from ...hdl.upcoming import UPCOMING_CLOCKS, UpcomingLayout
+from ...hdl.result import ResultLayout, UpcomingLayout, fields_of
+from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import WORD_BITS
-from ...hdl.params import COUNT_LIMIT_MAX, Stop
+from ...hdl.params import COUNT_LIMIT_MAX
 from ..model.golden import Result
 from .pysim import DetectorTimeout, expected_cycles, split_query
 from .session import Answer, Session
@@ -339,10 +339,6 @@ class CxxrtlSession(CxxrtlModel, Session):
         # As RtlSession: the upcoming repetition wherever the scan has it.
         self.upcoming = scan == "pair" if upcoming is None else upcoming
         super().__init__(build_dir, log=log)
-        self._fields = {name: (field.offset, (1 << field.width) - 1)
-                        for name, field in ResultLayout(depth)}
-        self._upcoming_fields = {name: (field.offset, (1 << field.width) - 1)
-                                 for name, field in UpcomingLayout(depth)}
         if ResultLayout(depth).size > 64:
             raise ValueError(f"the CXXRTL harness reads a result of at most 64 bits; depth "
                              f"{depth} makes it {ResultLayout(depth).size}")
@@ -455,27 +451,6 @@ class CxxrtlSession(CxxrtlModel, Session):
     def _decode(self, raw, raw_upcoming=None):
         """The ``result`` port's bits (and the ``upcoming`` port's, when the
         query asked) as a golden :class:`~axon.sim.model.golden.Result`."""
-        def field(name):
-            offset, mask = self._fields[name]
-            return raw >> offset & mask
-        upcoming = {}
-        if raw_upcoming is not None:
-            def upcoming_field(name):
-                offset, mask = self._upcoming_fields[name]
-                return raw_upcoming >> offset & mask
-            if upcoming_field("found"):
-                upcoming = dict(upcoming=True,
-                                upcoming_move=(upcoming_field("from_sq"),
-                                               upcoming_field("to_sq")),
-                                upcoming_distance=upcoming_field("distance"))
-        repetition = bool(field("repetition"))
-        return Result(
-            repetition=repetition,
-            # The gateware shows distance 0 when nothing was found.
-            distance=field("distance") if repetition else None,
-            count=field("count"),
-            overflow=bool(field("overflow")),
-            plies_scanned=field("plies_scanned"),
-            stop=Stop(field("stop")),
-            **upcoming,
-        )
+        upcoming = (None if raw_upcoming is None else
+                    fields_of(UpcomingLayout(self.depth), raw_upcoming))
+        return Result.from_fields(fields_of(ResultLayout(self.depth), raw), upcoming)

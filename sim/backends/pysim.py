@@ -15,7 +15,7 @@ from ...hdl.lean import LEAN_LATENCY_OVERHEAD
 from ...hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS
 from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import unpack_word
-from ...hdl.params import Stop
+from ...hdl.result import fields_of
 from ..model.golden import Result
 from .session import Answer, Session
 from .waves import trace_signals, write_gtkw
@@ -78,24 +78,10 @@ class DetectorTimeout(RuntimeError):
 
 
 def _read_result(ctx, port, upcoming_port=None):
-    fields = ctx.get(port)
-    repetition = bool(fields.repetition)
-    upcoming = {}
+    upcoming = None
     if upcoming_port is not None:
-        found = ctx.get(upcoming_port)
-        if found.found:
-            upcoming = dict(upcoming=True,
-                            upcoming_move=(int(found.from_sq), int(found.to_sq)),
-                            upcoming_distance=int(found.distance))
-    return Result(
-        repetition=repetition,
-        distance=int(fields.distance) if repetition else None,
-        count=int(fields.count),
-        overflow=bool(fields.overflow),
-        plies_scanned=int(fields.plies_scanned),
-        stop=Stop(fields.stop.value),
-        **upcoming,
-    )
+        upcoming = fields_of(upcoming_port.shape(), ctx.get(upcoming_port.as_value()))
+    return Result.from_fields(fields_of(port.shape(), ctx.get(port.as_value())), upcoming)
 
 
 def split_query(query):

@@ -72,6 +72,24 @@ class Result:
     upcoming_distance: Optional[int] = None     # plies from the position after it
                                                 # back to the earlier position
 
+    @classmethod
+    def from_fields(cls, fields, upcoming=None):
+        """The answer that the gateware's fields say (:func:`axon.hdl.result.fields_of`
+        of the ``result`` port or of the link's record; ``upcoming``, those of
+        the upcoming answer, or ``None`` where the query asked for none). The
+        one place where hardware fields become a :class:`Result`: the Python
+        simulator, CXXRTL and the host link all read their answers here."""
+        repetition = bool(fields["repetition"])
+        found = {}
+        if upcoming is not None and upcoming["found"]:
+            found = dict(upcoming=True, upcoming_move=(upcoming["from_sq"], upcoming["to_sq"]),
+                         upcoming_distance=upcoming["distance"])
+        return cls(repetition=repetition,
+                   # The gateware shows distance 0 when nothing was found.
+                   distance=fields["distance"] if repetition else None,
+                   count=fields["count"], overflow=bool(fields["overflow"]),
+                   plies_scanned=fields["plies_scanned"], stop=Stop(fields["stop"]), **found)
+
 
 @dataclass(frozen=True)
 class Step:
