@@ -1088,7 +1088,7 @@ PROPERTIES = [
     Property("upcoming-single-chain",
              "upcoming implies that after an odd number of words, distance - 1, exactly one "
              "chain was open and it was the side to move's",
-             _upcoming_single_chain, "bmc", 16),
+             _upcoming_single_chain, "prove", 12),
     Property("frame-parser",
              "the parser ends every frame where an independent framer does, and "
              "passes exactly the frames whose CRC matches",
