@@ -75,8 +75,10 @@ def test_paper_examples(rules, chains, pools, scan):
 
 @pytest.mark.parametrize("rules, chains, pools, scan", CONFIGS)
 def test_generated_games(rules, chains, pools, scan):
-    # 200 games biased toward reversible moves, half of them pawnless endgames.
-    games = game_corpus(200, seed=5, plies=(16, 72))
+    # 80 games biased toward reversible moves, half of them pawnless endgames
+    # (the CXXRTL tests and the soak run thousands more; 1,000 longer ones
+    # here with --runslow).
+    games = game_corpus(80, seed=5, plies=(16, 72))
     stops = check_jobs(rules, chains, game_jobs(games), legal=True, pools=pools, scan=scan)
     expected = {Stop.BARRIER, Stop.BOTTOM, Stop.LIMIT}
     if chains < 24:
