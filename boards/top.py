@@ -19,7 +19,7 @@ from amaranth.hdl import *
 from amaranth.lib import io, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..hdl.detector import AxonDetector
+from ..hdl.detector import AxonDetector, upcoming_where_possible
 from ..hdl.params import CheckedComponent
 from .link import HostLink
 from .uart import UARTReceiver, UARTTransmitter, MIN_DIVISOR
@@ -32,11 +32,6 @@ __all__ = ["AxonBoard", "PlatformTop", "DEFAULT_TIMEOUT_BITS", "TIMEOUT_SECONDS"
 # or two 1 ms USB frames, well inside it.
 TIMEOUT_SECONDS = 0.010
 DEFAULT_TIMEOUT_BITS = round(TIMEOUT_SECONDS * 1_000_000)   # at 1 Mbaud
-
-
-def _board_upcoming(scan, upcoming):
-    # A board answers the upcoming repetition wherever its scan has it.
-    return scan == "pair" if upcoming is None else upcoming
 
 
 class AxonBoard(CheckedComponent, wiring.Component):
@@ -70,12 +65,12 @@ class AxonBoard(CheckedComponent, wiring.Component):
             raise TypeError(f"Timeout must be an integer of at least 20 bit times (two bytes), "
                             f"not {timeout_bits!r}")
         AxonDetector.check_parameters(depth, chains, rules, pools, scan,
-                                      _board_upcoming(scan, upcoming))
+                                      upcoming_where_possible(scan, upcoming))
 
     def __init__(self, *, depth=256, chains=24, rules="exact", divisor=12,
                  timeout_bits=DEFAULT_TIMEOUT_BITS, pools="kind", scan="pair", upcoming=None):
         self.detector = AxonDetector(depth=depth, chains=chains, rules=rules, pools=pools,
-                                     scan=scan, upcoming=_board_upcoming(scan, upcoming))
+                                     scan=scan, upcoming=upcoming_where_possible(scan, upcoming))
         self.divisor = divisor
         self.timeout_bits = timeout_bits
         super().__init__({

@@ -15,7 +15,14 @@ from .params import (COUNT_LIMIT_BITS, CYCLE_BITS, CheckedComponent, check_chain
 from .word import MoveWord
 
 
-__all__ = ["AxonDetector"]
+__all__ = ["AxonDetector", "upcoming_where_possible"]
+
+
+def upcoming_where_possible(scan, upcoming=None):
+    """``upcoming`` if given, else whether ``scan`` can have the upcoming
+    repetition (the pair scan can, the lean one cannot): what the boards and
+    the simulation sessions build when not told otherwise."""
+    return scan == "pair" if upcoming is None else upcoming
 
 
 class AxonDetector(CheckedComponent, wiring.Component):

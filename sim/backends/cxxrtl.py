@@ -38,7 +38,7 @@ from pathlib import Path
 
 from amaranth.back import cxxrtl, rtlil
 
-from ...hdl.detector import AxonDetector
+from ...hdl.detector import AxonDetector, upcoming_where_possible
 from ...hdl.result import ResultLayout, UpcomingLayout, fields_of
 from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import WORD_BITS
@@ -336,8 +336,7 @@ class CxxrtlSession(CxxrtlModel, Session):
         self.rules = rules
         self.pools = pools
         self.scan = scan
-        # As RtlSession: the upcoming repetition wherever the scan has it.
-        self.upcoming = scan == "pair" if upcoming is None else upcoming
+        self.upcoming = upcoming_where_possible(scan, upcoming)
         super().__init__(build_dir, log=log)
         if ResultLayout(depth).size > 64:
             raise ValueError(f"the CXXRTL harness reads a result of at most 64 bits; depth "

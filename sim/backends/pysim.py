@@ -10,7 +10,7 @@ import os
 
 from amaranth.sim import Simulator
 
-from ...hdl.detector import AxonDetector
+from ...hdl.detector import AxonDetector, upcoming_where_possible
 from ...hdl.lean import LEAN_LATENCY_OVERHEAD
 from ...hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS
 from ...hdl.upcoming import UPCOMING_CLOCKS
@@ -158,9 +158,8 @@ class RtlSession(Session):
         self.pools = pools
         self.scan = scan
         self.vcd = vcd
-        # The sessions answer every field: the upcoming repetition wherever the
-        # scan has it (the pair scan).
-        self.upcoming = scan == "pair" if upcoming is None else upcoming
+        # The sessions answer every field they can.
+        self.upcoming = upcoming_where_possible(scan, upcoming)
 
     def make_dut(self):
         return AxonDetector(depth=self.depth, chains=self.chains, rules=self.rules,
