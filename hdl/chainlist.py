@@ -603,15 +603,18 @@ class SideChains(wiring.Component):
         ports = _pool_ports(slots)
         del ports["apply"]
         super().__init__({**ports, "apply_next": In(1), "lone": Out(LoneChainLayout)})
+        # Made here rather than in `elaborate`, so that the end-to-end proof
+        # can state its invariants over the pools' registers: a tuple of
+        # ``(kind, pool)``, ``kind`` as in :func:`axon.hdl.pools.side_pools`.
+        self.pools = tuple(
+            (kind, UnpairedPool(slots, kinds=kind is None) if rules == "exact"
+             else ChainPool(slots, rules))
+            for kind, slots in self._layout)
 
     def elaborate(self, platform):
         m = Module()
         matches, overflows, empties, counts, lones = [], [], [], [], []
-        for kind, slots in self._layout:
-            if self._rules == "exact":
-                pool = UnpairedPool(slots, kinds=kind is None)
-            else:
-                pool = ChainPool(slots, self._rules)
+        for kind, pool in self.pools:
             m.submodules[f"pool_{'any' if kind is None else kind}"] = pool
             # Decoded a clock ahead, from the next move: the pool's move then
             # is always last clock's next move.
@@ -752,6 +755,10 @@ class ChainList(CheckedComponent, wiring.Component):
             "white_lone":     Out(LoneChainLayout),
             "black_lone":     Out(LoneChainLayout),
         })
+        # Made here rather than in `elaborate`, so that the end-to-end proof
+        # can reach each side's pools (:attr:`SideChains.pools`).
+        self.white_chains = SideChains(chains, rules, pools)
+        self.black_chains = SideChains(chains, rules, pools)
 
     @property
     def chains(self):
@@ -767,8 +774,8 @@ class ChainList(CheckedComponent, wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.white = white = SideChains(self._chains, self._rules, self._pools)
-        m.submodules.black = black = SideChains(self._chains, self._rules, self._pools)
+        m.submodules.white = white = self.white_chains
+        m.submodules.black = black = self.black_chains
         m.d.comb += [
             white.clear.eq(self.clear),
             white.move.eq(self.white_move),

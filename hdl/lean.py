@@ -33,7 +33,8 @@ from .scanner import (ResultLayout, book_equal_position, chain_members, finish_q
 from .word import MoveWord
 
 
-__all__ = ["SCANS", "LEAN_LATENCY_OVERHEAD", "LeanMoveList", "LeanScanner", "check_scan"]
+__all__ = ["SCANS", "LEAN_LATENCY_OVERHEAD", "LeanMoveList", "LeanScanner", "check_scan",
+           "lean_pipeline_layout"]
 
 # The scanners a detector can have: "pair", two plies a clock (the default),
 # or "single", one a clock (this module).
@@ -104,6 +105,24 @@ class LeanMoveList(CheckedComponent, wiring.Component):
         return m
 
 
+def lean_pipeline_layout(depth):
+    """The registers of :class:`LeanScanner`'s pipeline, as its ``pipeline``
+    attribute shows them (see there)."""
+    return data.StructLayout({
+        "fetch_addr":         range(-4, depth),
+        "read_valid":         1,
+        "read_present":       1,
+        "hand_valid":         1,
+        "hand_present":       1,
+        "hand_word":          MoveWord,
+        "count_limit":        4,
+        "count_reached":      1,
+        "count_reached_next": 1,
+        "scanned_odd":        1,
+        "scanned_nonzero":    1,
+    })
+
+
 class LeanScanner(CheckedComponent, wiring.Component):
     """Query sequencing, one word a clock, for a :class:`LeanMoveList`.
 
@@ -140,6 +159,9 @@ class LeanScanner(CheckedComponent, wiring.Component):
             "scan_word": In(MoveWord),
             **chain_members(),
         })
+        # The pipeline's registers, for the invariants of the end-to-end
+        # proof (not a port: nothing else reads them, and synthesis drops them).
+        self.pipeline = Signal(lean_pipeline_layout(depth))
 
     def elaborate(self, platform):
         m = Module()
@@ -256,4 +278,19 @@ class LeanScanner(CheckedComponent, wiring.Component):
                             scanned_odd.eq(~scanned_odd),
                             scanned_nonzero.eq(1),
                         ]
+
+        pipeline = self.pipeline
+        m.d.comb += [
+            pipeline.fetch_addr.eq(fetch_addr),
+            pipeline.read_valid.eq(read_valid),
+            pipeline.read_present.eq(read_present),
+            pipeline.hand_valid.eq(hand_valid),
+            pipeline.hand_present.eq(hand_present),
+            pipeline.hand_word.eq(hand_word),
+            pipeline.count_limit.eq(count_limit),
+            pipeline.count_reached.eq(count_reached),
+            pipeline.count_reached_next.eq(count_reached_next),
+            pipeline.scanned_odd.eq(scanned_odd),
+            pipeline.scanned_nonzero.eq(scanned_nonzero),
+        ]
         return m
