@@ -48,7 +48,8 @@ from .result import ResultLayout
 from .word import MoveWord
 
 
-__all__ = ["ResultLayout", "Scanner", "LATENCY_OVERHEAD"]
+__all__ = ["ResultLayout", "Scanner", "LATENCY_OVERHEAD", "pair_stage_layout",
+           "pair_pipeline_layout"]
 
 # Clocks from sampling ``start`` to ``done``, beyond one per applied pair:
 # the read, ahead, hand and decide stages of the last (stopping) pair.
@@ -153,6 +154,64 @@ def finish_query(m, result, stop_reason, done):
     ]
 
 
+def pair_stage_layout(depth):
+    """What each stage of :class:`Scanner`'s pipeline holds of a pair."""
+    return data.StructLayout({
+        "valid":         1,
+        "addr":          range(-16, depth),   # of the newer word
+        "newer_odd":     1,         # the newer word came from the odd bank
+        "single_step":   1,         # apply the newer word only
+        "newer_present": 1,
+        "older_present": 1,
+        "newer_barrier": 1,
+        "older_barrier": 1,
+        "newer_black":   1,
+        "same_side":     1,
+        "apply_white":   1,
+        "apply_black":   1,
+        "white_move":    MoveWord,
+        "black_move":    MoveWord,
+    })
+
+
+def pair_pipeline_layout(depth):
+    """The registers of :class:`Scanner`'s pipeline, as its ``pipeline``
+    attribute shows them (see there)."""
+    stage = pair_stage_layout(depth)
+    return data.StructLayout({
+        "fetch_addr":            range(-16, depth),
+        "fetch_newer_odd":       1,
+        "even_row":              range(depth // 2),
+        "odd_row":               range(depth // 2),
+        "single_step":           1,
+        "count_limit":           4,
+        "read_valid":            1,
+        "read_addr":             range(-16, depth),
+        "read_newer_odd":        1,
+        "read_present":          2,
+        "ahead":                 stage,
+        "hand":                  stage,
+        "decide_valid":          1,
+        "decide_single_step":    1,
+        "decide_newer_present":  1,
+        "decide_older_present":  1,
+        "decide_newer_barrier":  1,
+        "decide_older_barrier":  1,
+        "decide_same_side":      1,
+        "decide_newer_black":    1,
+        "decide_white_overflow": 1,
+        "decide_black_overflow": 1,
+        "decide_empty_before":   1,
+        "decide_newer_blocked":  1,
+        "decide_older_blocked":  1,
+        "decide_older_checked":  1,
+        "count_reached":         1,
+        "count_reached_next":    1,
+        "scanned_odd":           1,
+        "scanned_nonzero":       1,
+    })
+
+
 class Scanner(CheckedComponent, wiring.Component):
     """Query sequencing for one move list and one chain list.
 
@@ -219,6 +278,9 @@ class Scanner(CheckedComponent, wiring.Component):
             "taken_newer_black":    Out(1),
             "taken_depth":          Out(range(depth + 1)),
         })
+        # The pipeline's registers, for the invariants of the end-to-end
+        # proof (not a port: nothing else reads them, and synthesis drops them).
+        self.pipeline = Signal(pair_pipeline_layout(depth))
 
     def elaborate(self, platform):
         m = Module()
@@ -243,22 +305,7 @@ class Scanner(CheckedComponent, wiring.Component):
         #   decide -- last clock's pair is judged from registered flags: take
         #             it, or stop. A stop throws away whatever the chain list
         #             did after it; the list is cleared by the next start.
-        pair_layout = data.StructLayout({
-            "valid":         1,
-            "addr":          address,   # of the newer word
-            "newer_odd":     1,         # the newer word came from the odd bank
-            "single_step":   1,         # apply the newer word only
-            "newer_present": 1,
-            "older_present": 1,
-            "newer_barrier": 1,
-            "older_barrier": 1,
-            "newer_black":   1,
-            "same_side":     1,
-            "apply_white":   1,
-            "apply_black":   1,
-            "white_move":    MoveWord,
-            "black_move":    MoveWord,
-        })
+        pair_layout = pair_stage_layout(depth)
 
         # The pair being fetched: its newer word's address and bank, and the
         # row each bank reads (word `fetch_addr` and the one below it).
@@ -538,4 +585,21 @@ class Scanner(CheckedComponent, wiring.Component):
                         finish_query(m, result, stop_reason, self.done)
                         m.next = "IDLE"
 
+        registers = dict(
+            fetch_addr=fetch_addr, fetch_newer_odd=fetch_newer_odd, even_row=even_row,
+            odd_row=odd_row, single_step=single_step, count_limit=count_limit,
+            read_valid=read_valid, read_addr=read_addr, read_newer_odd=read_newer_odd,
+            read_present=read_present, ahead=ahead, hand=hand, decide_valid=decide_valid,
+            decide_single_step=decide_single_step, decide_newer_present=decide_newer_present,
+            decide_older_present=decide_older_present,
+            decide_newer_barrier=decide_newer_barrier,
+            decide_older_barrier=decide_older_barrier, decide_same_side=decide_same_side,
+            decide_newer_black=decide_newer_black, decide_white_overflow=decide_white_overflow,
+            decide_black_overflow=decide_black_overflow, decide_empty_before=decide_empty_before,
+            decide_newer_blocked=decide_newer_blocked, decide_older_blocked=decide_older_blocked,
+            decide_older_checked=decide_older_checked, count_reached=count_reached,
+            count_reached_next=count_reached_next, scanned_odd=scanned_odd,
+            scanned_nonzero=scanned_nonzero)
+        m.d.comb += [getattr(self.pipeline, name).eq(register)
+                     for name, register in registers.items()]
         return m
