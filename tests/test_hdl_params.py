@@ -61,5 +61,5 @@ def test_detector_reports_its_configuration():
     lean = AxonDetector(depth=16, chains=4, pools="side", scan="single")
     Fragment.get(lean, None)
     assert (lean.pools, lean.scan) == ("side", "single")
-    assert len(detector.top) == 7
-    assert detector.result.distance.shape().width == 8
+    assert len(detector.query.top) == 7
+    assert detector.query.result.distance.shape().width == 8

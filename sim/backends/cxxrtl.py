@@ -63,11 +63,14 @@ TIMEOUT_CLOCKS_OVER_DEPTH = 16
 # named like its class.
 DESIGN_NAME = "axon_detector"
 
-# Ports the harness drives or reads, by their Amaranth names; `clk` and `rst`
-# are the sync domain's, added by the conversion.
-_HARNESS_PORTS = ("clk", "rst", "start", "top", "count_limit", "done", "result", "cycles",
-                  "write_addr", "write_word", "write_en", "occupancy", "upcoming",
-                  "upcoming_done")
+# Ports the harness drives or reads, by their names in the converted design
+# (a member of a named port is named by its path, `query__start`); `clk` and
+# `rst` are the sync domain's, added by the conversion. The harness knows each
+# as AXON_PORT_<NAME>, the path in capitals with single underscores
+# (AXON_PORT_QUERY_START).
+_HARNESS_PORTS = ("clk", "rst", "query__start", "query__top", "query__count_limit", "query__done",
+                  "query__result", "query__cycles", "memory__write_addr", "memory__write_word",
+                  "memory__write_en", "upcoming__occupancy", "upcoming__answer", "upcoming__done")
 
 _OP_WRITE = 1
 _OP_QUERY = 2
@@ -250,7 +253,8 @@ class CxxrtlModel:
             if not re.search(rf"\b(value|wire)<\d+> {member};", source):
                 raise CxxrtlError(f"port `{port}` (C++ member `{member}`) not found in the "
                                   f"generated CXXRTL source; has Yosys changed its naming?")
-            lines.append(f"#define AXON_PORT_{port.upper()} {member}")
+            macro = port.upper().replace("__", "_")
+            lines.append(f"#define AXON_PORT_{macro} {member}")
         return "\n".join(lines) + "\n"
 
     def build(self):
@@ -398,7 +402,7 @@ class CxxrtlSession(CxxrtlModel, Session):
                                                  extra != UPCOMING_CLOCKS):
                     if on_timeout == "raise":
                         what = (f"did not finish in {cycles} clocks" if status == _STATUS_TIMEOUT
-                                else f"raised upcoming_done {extra} clocks after done, not "
+                                else f"raised upcoming.done {extra} clocks after done, not "
                                      f"{UPCOMING_CLOCKS}")
                         raise DetectorTimeout(f"job {index}: query top={top} "
                                               f"count_limit={count_limit} {what}")
