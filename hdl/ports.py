@@ -23,12 +23,13 @@ __all__ = ["QuerySignature", "MoveMemorySignature", "UpcomingSignature", "PairRe
 
 
 class _DepthSignature(wiring.Signature):
-    """A signature whose members depend on the move list's depth only."""
+    """A signature whose members (``_members(depth)``) depend on the move
+    list's depth only, which is checked first."""
 
-    def __init__(self, depth, members):
+    def __init__(self, depth):
         check_depth(depth)
         self._depth = depth
-        super().__init__(members)
+        super().__init__(self._members(depth))
 
     @property
     def depth(self):
@@ -64,8 +65,9 @@ class QuerySignature(_DepthSignature):
         Clocks from ``start`` to ``done`` of the last query.
     """
 
-    def __init__(self, depth):
-        super().__init__(depth, {
+    @staticmethod
+    def _members(depth):
+        return {
             "start":       Out(1),
             "top":         Out(range(depth)),
             "count_limit": Out(COUNT_LIMIT_BITS),
@@ -73,7 +75,7 @@ class QuerySignature(_DepthSignature):
             "done":        In(1),
             "result":      In(ResultLayout(depth)),
             "cycles":      In(CYCLE_BITS),
-        })
+        }
 
 
 class MoveMemorySignature(_DepthSignature):
@@ -95,15 +97,16 @@ class MoveMemorySignature(_DepthSignature):
         on that clock is read as written.
     """
 
-    def __init__(self, depth):
-        super().__init__(depth, {
+    @staticmethod
+    def _members(depth):
+        return {
             "write_addr":    Out(range(depth)),
             "write_word":    Out(MoveWord),
             "write_en":      Out(1),
             "write_refused": In(1),
             "read_addr":     Out(range(depth)),
             "read_word":     In(MoveWord),
-        })
+        }
 
 
 class UpcomingSignature(_DepthSignature):
@@ -122,12 +125,13 @@ class UpcomingSignature(_DepthSignature):
         ``start``: ``UPCOMING_CLOCKS`` clocks after the query's ``done``.
     """
 
-    def __init__(self, depth):
-        super().__init__(depth, {
+    @staticmethod
+    def _members(depth):
+        return {
             "occupancy": Out(64),
             "answer":    In(UpcomingLayout(depth)),
             "done":      In(1),
-        })
+        }
 
 
 class PairReadSignature(_DepthSignature):
@@ -145,15 +149,16 @@ class PairReadSignature(_DepthSignature):
         The words at last clock's rows.
     """
 
-    def __init__(self, depth):
-        super().__init__(depth, {
+    @staticmethod
+    def _members(depth):
+        return {
             "active":    Out(1),
             "reading":   Out(1),
             "even_row":  Out(range(depth // 2)),
             "odd_row":   Out(range(depth // 2)),
             "even_word": In(MoveWord),
             "odd_word":  In(MoveWord),
-        })
+        }
 
 
 class SingleReadSignature(_DepthSignature):
@@ -168,13 +173,14 @@ class SingleReadSignature(_DepthSignature):
         The word at last clock's ``addr``.
     """
 
-    def __init__(self, depth):
-        super().__init__(depth, {
+    @staticmethod
+    def _members(depth):
+        return {
             "active":  Out(1),
             "reading": Out(1),
             "addr":    Out(range(depth)),
             "word":    In(MoveWord),
-        })
+        }
 
 
 class ChainBusSignature(wiring.Signature):
