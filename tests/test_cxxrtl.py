@@ -243,6 +243,18 @@ def test_a_hung_query_times_out():
     assert time.perf_counter() - began < 30
 
 
+def test_pysim_gives_up_on_a_hung_query_where_cxxrtl_does():
+    from axon.sim.backends.pysim import DetectorTimeout
+
+    class HungRtlSession(RtlSession):
+        def make_dut(self):
+            return NeverDone(self.depth)
+
+    # The same clock count as the CXXRTL harness's (hung_after_clocks).
+    with pytest.raises(DetectorTimeout, match=r"query top=3 did not finish in 32 clocks"):
+        HungRtlSession(depth=16, chains=2).run([0] * 4, [(3, 4)])
+
+
 @needs_gxx
 def test_bad_jobs_are_refused_before_running(sessions):
     session = sessions("exact", 24)

@@ -45,22 +45,18 @@ from ...hdl.word import WORD_BITS
 from ...hdl.params import COUNT_LIMIT_MAX
 from ..model.golden import Result
 from .pysim import DetectorTimeout, expected_cycles, split_query
-from .session import Answer, Session
+from .session import Answer, Session, hung_after_clocks
 
 
 __all__ = ["CxxrtlModel", "CxxrtlSession", "CxxrtlError", "DetectorTimeout", "default_cache_dir",
-           "COMPILER", "COMPILER_FLAGS", "TIMEOUT_CLOCKS_OVER_DEPTH"]
+           "COMPILER", "COMPILER_FLAGS"]
 
 COMPILER = "g++"
 # -O2: the model is one large eval() function; -O3 compiles much longer for
 # little gain. C++17 is what the CXXRTL runtime of current Yosys expects.
 COMPILER_FLAGS = ("-O2", "-std=c++17")
-# A query is given up as hung when done has not risen this many clocks past
-# the move-list depth (the longest scan is depth plies plus a few clocks).
-TIMEOUT_CLOCKS_OVER_DEPTH = 16
-# The name of the top module in the generated C++ (`p_axon__detector`). Not
-# "top": the detector has a port called `top`, and C++ forbids a data member
-# named like its class.
+# The name of the top module in the generated C++ (`p_axon__detector`): not
+# "top" or a port's name, since C++ forbids a data member named like its class.
 DESIGN_NAME = "axon_detector"
 
 # Ports the harness drives or reads, by their names in the converted design
@@ -357,7 +353,7 @@ class CxxrtlSession(CxxrtlModel, Session):
     def _defines(self):
         return [f"#define AXON_DEPTH {self.depth}u",
                 f"#define AXON_COUNT_LIMIT_MAX {COUNT_LIMIT_MAX}u",
-                f"#define AXON_TIMEOUT_CLOCKS {self.depth + TIMEOUT_CLOCKS_OVER_DEPTH}u"]
+                f"#define AXON_TIMEOUT_CLOCKS {hung_after_clocks(self.depth)}u"]
 
     # -- running ----------------------------------------------------------------
 

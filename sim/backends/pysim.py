@@ -17,16 +17,11 @@ from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import unpack_word
 from ...hdl.result import fields_of
 from ..model.golden import Result
-from .session import Answer, Session
+from .session import Answer, Session, hung_after_clocks
 from .waves import trace_signals, write_gtkw
 
 
-__all__ = ["RtlSession", "latency", "expected_cycles", "split_query", "TIMEOUT_SLACK"]
-
-# A query never needs more than depth + LATENCY_OVERHEAD + REFETCH_CLOCKS
-# clocks (one word a clock after a refetch, at worst); waiting a
-# little longer than that turns a hung design into a test failure, not a hang.
-TIMEOUT_SLACK = 8
+__all__ = ["RtlSession", "latency", "expected_cycles", "split_query"]
 
 
 def latency(plies_scanned, scan="pair"):
@@ -118,7 +113,7 @@ async def run_query(ctx, dut, top, count_limit, occupancy=None):
     waited = 0
     # `done` rises on the clock edge that ends the scan.
     while not ctx.get(dut.query.done):
-        if waited > dut.depth + LATENCY_OVERHEAD + REFETCH_CLOCKS + TIMEOUT_SLACK:
+        if waited >= hung_after_clocks(dut.depth):
             raise DetectorTimeout(f"query top={top} did not finish in {waited} clocks")
         await ctx.tick()
         waited += 1
