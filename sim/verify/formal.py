@@ -34,7 +34,7 @@ from typing import Callable
 from amaranth.asserts import AnySeq
 from amaranth.back import rtlil
 from amaranth.hdl import *
-from amaranth.lib import data
+from amaranth.lib import data, wiring
 
 from ...boards.link import FrameReceiver
 from ...boards.protocol import CRC8, START
@@ -63,6 +63,14 @@ def _popcount(value):
 def _free(m, signal):
     """Drive `signal` from a fresh free input: any value on every clock."""
     m.d.comb += signal.eq(AnySeq(len(Value.cast(signal))))
+
+
+def _free_host_inputs(m, detector):
+    """Drive every input of the detector's query and move-memory ports freely."""
+    for port in (detector.query, detector.memory):
+        for _, member, value in port.signature.flatten(port):
+            if member.flow == wiring.In:
+                _free(m, value)
 
 
 class _Harness(Elaboratable):
@@ -111,28 +119,26 @@ TERMINATION_DEPTH = 4
 def _termination(broken, scan="pair"):
     def body(m):
         m.submodules.dut = dut = _detector(scan, depth=TERMINATION_DEPTH)
-        for port in (dut.start, dut.top, dut.count_limit, dut.write_addr, dut.write_word,
-                     dut.write_en, dut.read_addr):
-            _free(m, port)
+        _free_host_inputs(m, dut)
         # `waited` counts the clocks after the one that sampled start, the
         # way the latency is documented.
         waiting = Signal()                    # a query has started and is not done
         waited  = Signal(range(4 * TERMINATION_DEPTH))
         bound   = Signal(range(4 * TERMINATION_DEPTH))
-        with m.If(dut.start & ~dut.busy):
+        with m.If(dut.query.start & ~dut.query.busy):
             m.d.sync += [waiting.eq(1), waited.eq(0),
-                         bound.eq(termination_bound(dut.top, scan))]
+                         bound.eq(termination_bound(dut.query.top, scan))]
             if broken:
                 # Wrong: a whole pair a clock, with no pipeline. A full scan
                 # takes longer, so this must fail.
-                m.d.sync += bound.eq((dut.top + 1) >> 1)
-        with m.Elif(waiting & ~dut.done):
+                m.d.sync += bound.eq((dut.query.top + 1) >> 1)
+        with m.Elif(waiting & ~dut.query.done):
             m.d.sync += waited.eq(waited + 1)
-        with m.Elif(dut.done):
+        with m.Elif(dut.query.done):
             m.d.sync += waiting.eq(0)
-        m.d.comb += Assert(~waiting | dut.done | (waited < bound))
+        m.d.comb += Assert(~waiting | dut.query.done | (waited < bound))
         # The query is not over until done: busy falls with it.
-        m.d.comb += Assert(~waiting | dut.busy | dut.done)
+        m.d.comb += Assert(~waiting | dut.query.busy | dut.query.done)
     return _Harness(body)
 
 
@@ -699,6 +705,7 @@ class _ObservedDetector(AxonDetector):
         self.bank_rows  = [Signal(rows, name=f"bank{bank}_row") for bank in range(self.banks)]
         self.bank_words = [Signal(MoveWord, name=f"bank{bank}_word")
                            for bank in range(self.banks)]
+        self.reading    = Signal()
         self.pipeline = Signal(pair_pipeline_layout(depth) if scan == "pair" else
                                lean_pipeline_layout(depth))
         (_, slots), = side_pools(chains, pools)
@@ -707,12 +714,12 @@ class _ObservedDetector(AxonDetector):
 
     def elaborate(self, platform):
         m = super().elaborate(platform)
-        move_list = m.submodules.move_list
+        reads = m.submodules.move_list.scan
         if self.banks == 2:
-            ports = [(move_list.even_row, move_list.even_word),
-                     (move_list.odd_row, move_list.odd_word)]
+            ports = [(reads.even_row, reads.even_word), (reads.odd_row, reads.odd_word)]
         else:
-            ports = [(move_list.read_addr, move_list.read_word)]
+            ports = [(reads.addr, reads.word)]
+        m.d.comb += self.reading.eq(reads.reading)
         for (row, word), bank_row, bank_word in zip(ports, self.bank_rows, self.bank_words):
             m.d.comb += [bank_row.eq(row), bank_word.eq(word)]
         m.d.comb += self.pipeline.eq(m.submodules.scanner.pipeline)
@@ -731,7 +738,7 @@ class _ChainBlindDetector(_ObservedDetector):
     def elaborate(self, platform):
         m = super().elaborate(platform)
         chain_list = m.submodules.chain_list
-        m.d.comb += m.submodules.scanner.chain_empty.eq(chain_list.open_chains <= 2)
+        m.d.comb += m.submodules.scanner.chains.empty.eq(chain_list.open_chains <= 2)
         return m
 
 
@@ -743,22 +750,23 @@ def _end_to_end_detector(m, broken, scan):
     detector = _ChainBlindDetector if broken else _ObservedDetector
     m.submodules.dut = dut = detector(depth=depth, chains=LEAN_CHAINS, pools="side",
                                       scan=scan)
-    for port in (dut.start, dut.top, dut.count_limit, dut.write_addr, dut.write_word,
-                 dut.write_en, dut.read_addr):
-        _free(m, port)
+    _free_host_inputs(m, dut)
 
     # The move list as the host wrote it (the block RAM and this start
     # out all zero).
     words = Array(Signal(MoveWord, name=f"word{address}") for address in range(depth))
-    with m.If(dut.write_en & ~dut.write_refused):
-        m.d.sync += words[dut.write_addr].eq(dut.write_word)
-    # The block RAM's contract (see _ObservedDetector): a read returns
-    # the copy's word as it was on the clock of the read.
+    with m.If(dut.memory.write_en & ~dut.memory.write_refused):
+        m.d.sync += words[dut.memory.write_addr].eq(dut.memory.write_word)
+    # The block RAM's contract (see _ObservedDetector): a read by the
+    # scanner returns the copy's word as it was on the clock of the read.
+    scanned = Signal()
+    m.d.sync += scanned.eq(dut.reading)
     stored = []
     for bank, (row, word) in enumerate(zip(dut.bank_rows, dut.bank_words)):
         stored.append(Signal(MoveWord, name=f"bank{bank}_stored"))
         m.d.sync += stored[bank].eq(words[row * dut.banks + bank])
-        m.d.comb += Assume(word.as_value() == stored[bank].as_value())
+        with m.If(scanned):
+            m.d.comb += Assume(word.as_value() == stored[bank].as_value())
     return dut, words, stored
 
 
@@ -771,8 +779,8 @@ def _word_at(words, address):
 def _assert_answer(m, dut, finished, count, distance, plies, stop):
     """The property: the model has answered whenever the detector has, and
     they agree on every field."""
-    result = dut.result
-    with m.If(dut.done):
+    result = dut.query.result
+    with m.If(dut.query.done):
         m.d.comb += [
             Assert(finished),
             Assert(result.repetition == (count != 0)),
@@ -842,7 +850,7 @@ def _end_to_end_lean(broken):
         stop     = Signal(StopReason)
         word = _word_at(words, address)
         black_move = word.piece[3]
-        starting = dut.start & ~dut.busy
+        starting = dut.query.start & ~dut.query.busy
         apply = Signal()
         m.d.comb += [
             white.clear.eq(starting), black.clear.eq(starting),
@@ -857,8 +865,8 @@ def _end_to_end_lean(broken):
             m.d.sync += [running.eq(0), finished.eq(1), stop.eq(reason)]
 
         with m.If(starting):
-            m.d.sync += [pending.eq(1), running.eq(0), finished.eq(0), address.eq(dut.top),
-                         top.eq(dut.top), plies.eq(0), count.eq(0), limit.eq(dut.count_limit),
+            m.d.sync += [pending.eq(1), running.eq(0), finished.eq(0), address.eq(dut.query.top),
+                         top.eq(dut.query.top), plies.eq(0), count.eq(0), limit.eq(dut.query.count_limit),
                          distance.eq(0)]
         with m.Elif(pending):
             m.d.sync += [pending.eq(0), running.eq(1)]
@@ -886,7 +894,7 @@ def _end_to_end_lean(broken):
         # The invariants that make it inductive, each asserted: the scanner's
         # pipeline holds the model's words and counts, stage by stage, and
         # each side's pool the model pool's entries.
-        result   = dut.result
+        result   = dut.query.result
         pipeline = dut.pipeline
         active   = pending | running
         read_at  = Signal(range(-2, depth))   # the word in the read stage
@@ -895,7 +903,7 @@ def _end_to_end_lean(broken):
         # The scanner books an equal position on the clock after the word
         # that leaves it; the model books it with that word.
         booked_late = all_closed & (plies != 0) & ~plies[0]
-        m.d.comb += Assert(dut.busy == active)
+        m.d.comb += Assert(dut.query.busy == active)
         with m.If(active):
             m.d.comb += [
                 # The model's own: it walks down from the top, and finds at
@@ -903,7 +911,7 @@ def _end_to_end_lean(broken):
                 Assert(address + plies == top),
                 Assert(address >= -1),
                 Assert(count * 2 <= plies),
-                Assert(~dut.done),
+                Assert(~dut.query.done),
                 Assert(pipeline.read_valid),
                 Assert(pipeline.hand_valid == running),
                 Assert(pipeline.read_present == (read_at >= 0)),
@@ -927,7 +935,7 @@ def _end_to_end_lean(broken):
         with m.Else():
             m.d.comb += [
                 Assert(~pipeline.read_valid),
-                Assert(dut.done == finished),
+                Assert(dut.query.done == finished),
             ]
         with m.If(running):
             m.d.comb += [
@@ -943,7 +951,7 @@ def _end_to_end_pair(broken):
         depth = END_TO_END_DEPTH
         dut, words, stored = _end_to_end_detector(m, broken, "pair")
         pipeline = dut.pipeline
-        result   = dut.result
+        result   = dut.query.result
 
         # The scan model: the golden loop (axon.sim.model.golden.perpetual)
         # with the rules' plain model for each side's pool, a pair of words
@@ -968,7 +976,7 @@ def _end_to_end_pair(broken):
         limit    = Signal(4)
         distance = Signal(range(depth + 1))
         stop     = Signal(StopReason)
-        starting = dut.start & ~dut.busy
+        starting = dut.query.start & ~dut.query.busy
 
         def pair_at(addr, single):
             """What the golden loop reads of the pair whose newer word is at
@@ -1023,8 +1031,8 @@ def _end_to_end_pair(broken):
             m.d.sync += [running.eq(0), finished.eq(1), stop.eq(reason)]
 
         with m.If(starting):
-            m.d.sync += [running.eq(1), finished.eq(0), address.eq(dut.top), single.eq(0),
-                         top.eq(dut.top), plies.eq(0), count.eq(0), limit.eq(dut.count_limit),
+            m.d.sync += [running.eq(1), finished.eq(0), address.eq(dut.query.top), single.eq(0),
+                         top.eq(dut.query.top), plies.eq(0), count.eq(0), limit.eq(dut.query.count_limit),
                          distance.eq(0), judging.eq(0)]
         with m.Elif(running & judging):
             with m.If(equal):
@@ -1060,9 +1068,9 @@ def _end_to_end_pair(broken):
         # stage of the scanner's pipeline holds the pair the model expects
         # there, the decide stage what the model noted, the answer so far
         # the model's counts, and each side's pool the model pool's entries.
-        m.d.comb += Assert(dut.busy == running)
+        m.d.comb += Assert(dut.query.busy == running)
         with m.If(~running):
-            m.d.comb += Assert(dut.done == finished)
+            m.d.comb += Assert(dut.query.done == finished)
         step = Mux(single, 1, 2)
         hand, ahead = pipeline.hand, pipeline.ahead
         ahead_at = Signal(range(-16, depth))
@@ -1112,7 +1120,7 @@ def _end_to_end_pair(broken):
                 Assert(~judging | (address + judged_words >= -1)),
                 # (Booked at the next word: none yet for the plies so far.)
                 Assert((count == 0) | (count * 2 < plies)),
-                Assert(~dut.done),
+                Assert(~dut.query.done),
                 # The pipeline, from the fetch to the decide stage; its
                 # invalid stages (after the start or a refetch) come first.
                 Assert(pipeline.single_step == single),
@@ -1183,20 +1191,18 @@ def _end_to_end_pair(broken):
 def _stable_results(broken, scan="pair"):
     def body(m):
         m.submodules.dut = dut = _detector(scan, depth=PROOF_DEPTH)
-        for port in (dut.start, dut.top, dut.count_limit, dut.write_addr, dut.write_word,
-                     dut.write_en, dut.read_addr):
-            _free(m, port)
-        result_before = Signal.like(dut.result)
+        _free_host_inputs(m, dut)
+        result_before = Signal.like(dut.query.result)
         done_before   = Signal()
         start_before  = Signal()
         m.d.sync += [
-            result_before.eq(dut.result),
-            done_before.eq(dut.done),
-            start_before.eq(dut.start),
+            result_before.eq(dut.query.result),
+            done_before.eq(dut.query.done),
+            start_before.eq(dut.query.start),
         ]
         # A finished query is not running: this also makes the property
         # inductive (a state with both would let the result move under done).
-        m.d.comb += Assert(~(dut.done & dut.busy))
+        m.d.comb += Assert(~(dut.query.done & dut.query.busy))
         # From done until the next start, whatever the write port does.
         held = done_before & ~start_before
         if broken:
@@ -1204,8 +1210,8 @@ def _stable_results(broken, scan="pair"):
             held = done_before
         with m.If(held):
             m.d.comb += [
-                Assert(dut.done),
-                Assert(dut.result.as_value() == result_before.as_value()),
+                Assert(dut.query.done),
+                Assert(dut.query.result.as_value() == result_before.as_value()),
             ]
     return _Harness(body)
 
@@ -1216,7 +1222,7 @@ class _LeakyDetector(AxonDetector):
     """A mutated detector whose move list takes host writes during a query."""
     def elaborate(self, platform):
         m = super().elaborate(platform)
-        m.d.comb += m.submodules.move_list.scan_active.eq(0)
+        m.d.comb += m.submodules.move_list.scan.active.eq(0)
         return m
 
 
@@ -1225,16 +1231,15 @@ def _writes_refused(broken, scan="pair"):
         detector = _LeakyDetector if broken else AxonDetector
         lean = dict(pools="side", scan="single") if scan == "single" else {}
         m.submodules.dut = dut = detector(depth=PROOF_DEPTH, chains=PROOF_CHAINS, **lean)
-        for port in (dut.start, dut.top, dut.count_limit, dut.write_addr, dut.write_word,
-                     dut.write_en, dut.read_addr):
-            _free(m, port)
+        _free_host_inputs(m, dut)
         # The starting clock and every busy clock refuse a write, and the
         # move list's own refusal is what the detector reports (so the move
         # list is told the scan is active on exactly those clocks).
-        m.d.comb += Assert(dut.write_refused == (dut.write_en & (dut.busy | dut.start)))
+        m.d.comb += Assert(dut.memory.write_refused ==
+                           (dut.memory.write_en & (dut.query.busy | dut.query.start)))
         # Busy from the clock after start until done: the scan reads the move
         # list only then and on the starting clock.
-        m.d.comb += Assert(~(dut.busy & dut.done))
+        m.d.comb += Assert(~(dut.query.busy & dut.query.done))
     return _Harness(body)
 
 
@@ -1245,22 +1250,24 @@ def _refused_writes_keep_words(broken):
         # with a shadow of the whole list, so every word is checked every
         # other clock, which keeps the property inductive.
         m.submodules.move_list = move_list = MoveList(depth=4)
-        for port in (move_list.scan_active, move_list.host_write_addr,
-                     move_list.host_write_word, move_list.host_write_en):
+        for port in (move_list.scan.active, move_list.host.write_addr,
+                     move_list.host.write_word, move_list.host.write_en):
             _free(m, port)
         turn = Signal()
         m.d.sync += turn.eq(~turn)
-        m.d.comb += [move_list.even_row.eq(turn), move_list.odd_row.eq(~turn)]
+        # The scanner's reads own the rows.
+        m.d.comb += [move_list.scan.reading.eq(1),
+                     move_list.scan.even_row.eq(turn), move_list.scan.odd_row.eq(~turn)]
         shadow = [Signal(17, name=f"shadow{address}") for address in range(4)]
-        taken = move_list.host_write_en & ~move_list.scan_active
+        taken = move_list.host.write_en & ~move_list.scan.active
         if broken:
             # Wrong: as if refused writes landed too.
-            taken = move_list.host_write_en
+            taken = move_list.host.write_en
         for address in range(4):
-            with m.If(taken & (move_list.host_write_addr == address)):
-                m.d.sync += shadow[address].eq(move_list.host_write_word.as_value())
-        m.d.comb += Assert(move_list.host_write_refused ==
-                           (move_list.host_write_en & move_list.scan_active))
+            with m.If(taken & (move_list.host.write_addr == address)):
+                m.d.sync += shadow[address].eq(move_list.host.write_word.as_value())
+        m.d.comb += Assert(move_list.host.write_refused ==
+                           (move_list.host.write_en & move_list.scan.active))
         # The block RAM reads before it writes: compare with last clock's
         # shadow. (There is no read before the first clock.)
         expected = [Signal(17, name=f"expected{address}") for address in range(4)]
@@ -1269,16 +1276,16 @@ def _refused_writes_keep_words(broken):
         reading  = Signal()
         m.d.sync += [
             reading.eq(1),
-            even_row.eq(move_list.even_row),
-            odd_row.eq(move_list.odd_row),
+            even_row.eq(move_list.scan.even_row),
+            odd_row.eq(move_list.scan.odd_row),
         ]
         for address in range(4):
             m.d.sync += expected[address].eq(shadow[address])
         with m.If(reading):
             m.d.comb += [
-                Assert(move_list.even_word.as_value() ==
+                Assert(move_list.scan.even_word.as_value() ==
                        Mux(even_row, expected[2], expected[0])),
-                Assert(move_list.odd_word.as_value() ==
+                Assert(move_list.scan.odd_word.as_value() ==
                        Mux(odd_row, expected[3], expected[1])),
             ]
     return _Harness(body)
@@ -1386,18 +1393,18 @@ def _upcoming_single_chain(broken):
     def body(m):
         block = _UpcomingAnyParity if broken else Upcoming
         m.submodules.dut = dut = block(UPCOMING_PROOF_DEPTH)
-        for port in (dut.start, dut.taken_newer, dut.taken_newer_black, dut.taken_depth,
-                     dut.done, dut.occupancy):
+        for port in (dut.scan_start, dut.taken_newer, dut.taken_newer_black, dut.taken_depth,
+                     dut.scan_done, dut.query.occupancy):
             _free(m, port)
         # The scanner's contract: the side to move is fixed for a query (here
         # chosen freely on the starting clock), no word is taken on that clock,
         # and depths fit the move list.
         mover_black = Signal()
-        with m.If(dut.start):
+        with m.If(dut.scan_start):
             m.d.sync += mover_black.eq(AnySeq(1))
         m.d.comb += [
             dut.mover_black.eq(mover_black),
-            Assume(~(dut.start & dut.taken_newer)),
+            Assume(~(dut.scan_start & dut.taken_newer)),
             Assume(dut.taken_depth <= UPCOMING_PROOF_DEPTH),
         ]
         # The chain list, as per-side open-chain counts (any, on any clock);
@@ -1422,7 +1429,7 @@ def _upcoming_single_chain(broken):
         mover_count = Mux(mover_black, word_black, word_white)
         other_count = Mux(mover_black, word_white, word_black)
         qualified = Signal(UPCOMING_PROOF_DEPTH + 1)
-        with m.If(dut.start):
+        with m.If(dut.scan_start):
             m.d.sync += qualified.eq(0)
         with m.Elif(dut.taken_newer & dut.taken_depth[0] & (mover_count == 1) &
                     (other_count == 0)):
@@ -1430,11 +1437,11 @@ def _upcoming_single_chain(broken):
         # A found upcoming repetition names one of those depths: its distance
         # is the depth plus one, even.
         named_depth = Signal(range(UPCOMING_PROOF_DEPTH + 2))
-        m.d.comb += named_depth.eq(dut.upcoming.distance - 1)
-        with m.If(dut.upcoming.found):
+        m.d.comb += named_depth.eq(dut.query.answer.distance - 1)
+        with m.If(dut.query.answer.found):
             m.d.comb += [
-                Assert(dut.upcoming.distance >= 2),
-                Assert(~dut.upcoming.distance[0]),
+                Assert(dut.query.answer.distance >= 2),
+                Assert(~dut.query.answer.distance[0]),
                 Assert(qualified.bit_select(named_depth, 1)),
             ]
     return _Harness(body)
