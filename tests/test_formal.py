@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from axon.hdl.pools import POOL_KINDS, side_pools
 from axon.sim.verify import formal
 from axon.sim.cli.main import main
 
@@ -103,6 +104,21 @@ def test_unpaired_rules_proven_beyond_the_shipped_sizes(slots):
     prop = next(prop for prop in formal.PROPERTIES if prop.name == "rules-exact")
     outcome = formal.run_property(prop, slots=slots)
     assert outcome.passed and outcome.status == "proven", outcome.log[-3000:]
+
+
+@pytest.mark.slow
+def test_end_to_end_proven_at_the_shipped_chain_count():
+    # The default run proves the pair scan end to end at 10 chains, a pool
+    # for every kind; the shipped 24 (K1 Q2 R3 B3 N3 a side) by the same script.
+    outcome = formal.run_property(formal.END_TO_END_SHIPPED)
+    assert outcome.passed and outcome.status == "proven", outcome.log[-3000:]
+
+
+def test_end_to_end_gives_every_kind_a_pool():
+    # The pair scan's end-to-end proof has every kind's pool, and the
+    # dispatch to them, in it; the shipped build only has more entries.
+    assert sorted(kind for kind, _ in side_pools(formal.END_TO_END_CHAINS)) == sorted(POOL_KINDS)
+    assert formal.END_TO_END_SHIPPED.name == "end-to-end"
 
 
 def test_every_property_is_proven_by_induction():

@@ -49,7 +49,8 @@ from ...hdl.upcoming import Upcoming
 from ...hdl.word import MoveWord
 
 
-__all__ = ["Property", "Outcome", "PROPERTIES", "run_property", "find_sby"]
+__all__ = ["Property", "Outcome", "PROPERTIES", "END_TO_END_SHIPPED", "run_property",
+           "find_sby"]
 
 # The configuration every detector-level proof uses.
 PROOF_DEPTH  = 8
@@ -655,9 +656,14 @@ def _capacity(slots, pieces=None):
 
 # --- End to end ---------------------------------------------------------------
 
-# The end-to-end proof scans a free 8-word move list, against a model of the
-# golden scan loop with the rules' plain model for each side's pool.
+# The end-to-end proofs scan a free 8-word move list, against a model of the
+# golden scan loop with the rules' plain model for each side's pools. The
+# pair scan's is proven with the default layout's pools by kind at the
+# smallest build that gives every kind a pool (K Q R B N, one entry each a
+# side), and at the shipped 24 chains with --runslow; the lean scan's with
+# the lean layout (one pool of 2 entries a side, keeping kinds).
 END_TO_END_DEPTH = 8
+END_TO_END_CHAINS = 10
 
 
 def _unpaired_view(slots):
@@ -695,7 +701,8 @@ class _ObservedDetector(AxonDetector):
 
     ``pipeline`` is the scanner's (:func:`~axon.hdl.scanner.pair_pipeline_layout`
     or :func:`~axon.hdl.lean.lean_pipeline_layout`),
-    ``pool_views`` White's and Black's pool (:func:`_unpaired_view`)."""
+    ``pool_views`` White's and Black's pools, each a list of ``(kind, view)``
+    (:func:`axon.hdl.pools.side_pools`, :func:`_unpaired_view`)."""
 
     def __init__(self, depth, chains, pools, scan, rules="exact", upcoming=False):
         super().__init__(depth=depth, chains=chains, rules=rules, pools=pools, scan=scan,
@@ -708,9 +715,10 @@ class _ObservedDetector(AxonDetector):
         self.reading    = Signal()
         self.pipeline = Signal(pair_pipeline_layout(depth) if scan == "pair" else
                                lean_pipeline_layout(depth))
-        (_, slots), = side_pools(chains, pools)
-        self.pool_views = [Signal(_unpaired_view(slots), name=f"{side}_pool")
-                           for side in ("white", "black")]
+        self.pool_views = [
+            [(kind, Signal(_unpaired_view(slots), name=f"{side}_pool_{kind or 'any'}"))
+             for kind, slots in side_pools(chains, pools)]
+            for side in ("white", "black")]
 
     def elaborate(self, platform):
         m = super().elaborate(platform)
@@ -724,11 +732,11 @@ class _ObservedDetector(AxonDetector):
             m.d.comb += [bank_row.eq(row), bank_word.eq(word)]
         m.d.comb += self.pipeline.eq(m.submodules.scanner.pipeline)
         chain_list = m.submodules.chain_list
-        for view, side in zip(self.pool_views, (chain_list.white_chains,
-                                                chain_list.black_chains)):
-            (_, pool), = side.pools
-            for name, _ in _unpaired_view(pool.slots):
-                m.d.comb += getattr(view, name).eq(getattr(pool, name))
+        for views, side in zip(self.pool_views, (chain_list.white_chains,
+                                                 chain_list.black_chains)):
+            for (_, view), (_, pool) in zip(views, side.pools):
+                for name, _ in _unpaired_view(pool.slots):
+                    m.d.comb += getattr(view, name).eq(getattr(pool, name))
         return m
 
 
@@ -742,14 +750,13 @@ class _ChainBlindDetector(_ObservedDetector):
         return m
 
 
-def _end_to_end_detector(m, broken, scan):
+def _end_to_end_detector(m, broken, scan, chains=LEAN_CHAINS, pools="side"):
     """The detector under the end-to-end proof, its free inputs, and the
     model's copy of the move list with the block RAM held to it. Returns
     ``(dut, words, stored)``: ``stored[bank]`` is the word the bank returns."""
     depth = END_TO_END_DEPTH
     detector = _ChainBlindDetector if broken else _ObservedDetector
-    m.submodules.dut = dut = detector(depth=depth, chains=LEAN_CHAINS, pools="side",
-                                      scan=scan)
+    m.submodules.dut = dut = detector(depth=depth, chains=chains, pools=pools, scan=scan)
     _free_host_inputs(m, dut)
 
     # The move list as the host wrote it (the block RAM and this start
@@ -792,39 +799,80 @@ def _assert_answer(m, dut, finished, count, distance, plies, stop):
         ]
 
 
+class _SideModel:
+    """The rules' plain model of one side's pools, in the layout of
+    :func:`axon.hdl.pools.side_pools`: a move goes to the pool of its kind,
+    and a kind without a pool overflows (as in :class:`~axon.hdl.chainlist.SideChains`
+    and the golden model)."""
+
+    def __init__(self, m, side, layout):
+        self.pools = []
+        for kind, slots in layout:
+            pool = _ReferenceUnpairedPool(slots, kinds=kind is None)
+            m.submodules[f"{side}_model_{kind or 'any'}"] = pool
+            self.pools.append((kind, pool))
+
+    @staticmethod
+    def takes(kind, move):
+        return C(1) if kind is None else move.piece[:3] == kind
+
+    def drive(self, m, clear, move, apply):
+        for kind, pool in self.pools:
+            m.d.comb += [pool.clear.eq(clear), pool.move.eq(move),
+                         pool.apply.eq(apply & self.takes(kind, move))]
+
+    def overflow(self, move):
+        takes = Cat(self.takes(kind, move) for kind, _ in self.pools)
+        return ~takes.any() | Cat(self.takes(kind, move) & pool.overflow
+                                  for kind, pool in self.pools).any()
+
+    def closed(self):
+        return Cat(pool.start_valid == 0 for _, pool in self.pools).all()
+
+
 def _assert_pools_as_models(m, dut, models):
-    """Each side's pool holds its model pool's entries (asserted while the
-    model runs); its hit vectors are its comparisons with the move in hand
-    (as in every pool proof), always but on the clock after a clear."""
-    for view, model in zip(dut.pool_views, models):
-        m.d.comb += [
-            Assert(view.start_valid == model.start_valid),
-            Assert(view.end_valid == model.end_valid),
-        ]
-        for i in range(LEAN_POOL_SLOTS):
+    """Each side's pools hold their model pools' entries (asserted while the
+    model runs)."""
+    for views, model in zip(dut.pool_views, models):
+        for (kind, view), (_, pool) in zip(views, model.pools):
             m.d.comb += [
-                Assert(~model.start_valid[i] |
-                       (view.start_squares[i] == model.start_sq[i]) &
-                       (view.start_kinds[i] == model.start_kind[i])),
-                Assert(~model.end_valid[i] |
-                       (view.end_squares[i] == model.end_sq[i]) &
-                       (view.end_kinds[i] == model.end_kind[i])),
+                Assert(view.start_valid == pool.start_valid),
+                Assert(view.end_valid == pool.end_valid),
             ]
+            for i in range(pool.slots):
+                m.d.comb += [
+                    Assert(~pool.start_valid[i] |
+                           (view.start_squares[i] == pool.start_sq[i])),
+                    Assert(~pool.end_valid[i] | (view.end_squares[i] == pool.end_sq[i])),
+                ]
+                if kind is None:
+                    m.d.comb += [
+                        Assert(~pool.start_valid[i] |
+                               (view.start_kinds[i] == pool.start_kind[i])),
+                        Assert(~pool.end_valid[i] | (view.end_kinds[i] == pool.end_kind[i])),
+                    ]
 
 
 def _assert_hit_vectors_in_view(m, dut):
-    for view in dut.pool_views:
-        cleared = Signal()
-        m.d.sync += cleared.eq(view.clear)
-        move = view.move
-        kind, from_sq, to_sq = move.piece[:3], move.from_sq, move.to_sq
-        starts = Cat(view.start_valid[i] & (view.start_kinds[i] == kind) &
-                     (view.start_squares[i] == to_sq) for i in range(LEAN_POOL_SLOTS))
-        ends   = Cat(view.end_valid[i] & (view.end_kinds[i] == kind) &
-                     (view.end_squares[i] == from_sq) for i in range(LEAN_POOL_SLOTS))
-        with m.If(~cleared):
-            m.d.comb += [Assert(view.start_hits == starts), Assert(view.end_hits == ends)]
-        m.d.comb += Assert(view.moves_nothing == (from_sq == to_sq))
+    """Every pool's hit vectors are its comparisons with the move in hand (as
+    in every pool proof), always but on the clock after a clear."""
+    for views in dut.pool_views:
+        for kind, view in views:
+            cleared = Signal()
+            m.d.sync += cleared.eq(view.clear)
+            move = view.move
+            slots = len(view.start_valid)
+            move_kind, from_sq, to_sq = move.piece[:3], move.from_sq, move.to_sq
+
+            def same(kinds, i):
+                return (kinds[i] == move_kind) if kind is None else C(1)
+            starts = Cat(view.start_valid[i] & same(view.start_kinds, i) &
+                         (view.start_squares[i] == to_sq) for i in range(slots))
+            ends   = Cat(view.end_valid[i] & same(view.end_kinds, i) &
+                         (view.end_squares[i] == from_sq) for i in range(slots))
+            with m.If(~cleared):
+                m.d.comb += [Assert(view.start_hits == starts), Assert(view.end_hits == ends)]
+            m.d.comb += Assert(view.moves_nothing == (from_sq == to_sq))
 
 
 def _end_to_end_lean(broken):
@@ -836,8 +884,10 @@ def _end_to_end_lean(broken):
         # word a clock, with the rules' plain model for each side's pool. It
         # decides about a word on the clock the scanner does (the scanner's
         # hand stage), a clock after its read stage (`pending` on the first).
-        m.submodules.white = white = _ReferenceUnpairedPool(LEAN_POOL_SLOTS, kinds=True)
-        m.submodules.black = black = _ReferenceUnpairedPool(LEAN_POOL_SLOTS, kinds=True)
+        models = [_SideModel(m, side, side_pools(LEAN_CHAINS, "side"))
+                  for side in ("white", "black")]
+        (_, white), = models[0].pools
+        (_, black), = models[1].pools
         pending  = Signal()
         running  = Signal()
         finished = Signal()
@@ -928,10 +978,10 @@ def _end_to_end_lean(broken):
                 Assert(result.distance == Mux(result.count != 0, distance, 0)),
                 Assert((result.count != 0) | (distance == Mux(count != 0, plies, 0))),
             ]
-            for view, side_black in zip(dut.pool_views, (0, 1)):
+            for ((_, view),), side_black in zip(dut.pool_views, (0, 1)):
                 m.d.comb += Assert(view.apply ==
                                    (running & (pipeline.hand_word.piece[3] == side_black)))
-            _assert_pools_as_models(m, dut, (white, black))
+            _assert_pools_as_models(m, dut, models)
         with m.Else():
             m.d.comb += [
                 Assert(~pipeline.read_valid),
@@ -946,10 +996,10 @@ def _end_to_end_lean(broken):
     return _Harness(body)
 
 
-def _end_to_end_pair(broken):
+def _end_to_end_pair(broken, chains=LEAN_CHAINS, pools="side"):
     def body(m):
         depth = END_TO_END_DEPTH
-        dut, words, stored = _end_to_end_detector(m, broken, "pair")
+        dut, words, stored = _end_to_end_detector(m, broken, "pair", chains, pools)
         pipeline = dut.pipeline
         result   = dut.query.result
 
@@ -964,8 +1014,8 @@ def _end_to_end_pair(broken):
         # next word, as the scanner does; the golden loop books it with the
         # word that leaves it, and nothing is judged in between, so the
         # answer is the same.
-        m.submodules.white = white = _ReferenceUnpairedPool(LEAN_POOL_SLOTS, kinds=True)
-        m.submodules.black = black = _ReferenceUnpairedPool(LEAN_POOL_SLOTS, kinds=True)
+        models = [_SideModel(m, side, side_pools(chains, pools)) for side in ("white", "black")]
+        white, black = models
         running  = Signal()
         finished = Signal()
         address  = Signal(range(-8, depth))   # the newer word of the next pair handed
@@ -990,13 +1040,14 @@ def _end_to_end_pair(broken):
         newer, older, _, _, same_side, both = pair_at(address, single)
         newer_black = newer.piece[3]
         handed = pipeline.hand.valid & running
+        white_move = Signal(MoveWord)
+        black_move = Signal(MoveWord)
         m.d.comb += [
-            white.clear.eq(starting), black.clear.eq(starting),
-            white.move.eq(Mux(newer_black, older, newer)),
-            black.move.eq(Mux(newer_black, newer, older)),
-            white.apply.eq(handed & Mux(newer_black, both, 1)),
-            black.apply.eq(handed & Mux(newer_black, 1, both)),
+            white_move.eq(Mux(newer_black, older.as_value(), newer.as_value())),
+            black_move.eq(Mux(newer_black, newer.as_value(), older.as_value())),
         ]
+        white.drive(m, starting, white_move, handed & Mux(newer_black, both, 1))
+        black.drive(m, starting, black_move, handed & Mux(newer_black, 1, both))
         # What the decision needs of the pools, noted on the hand clock.
         judging          = Signal()   # a pair was handed on the last clock
         judged_addr      = Signal(range(-8, depth))
@@ -1011,9 +1062,9 @@ def _end_to_end_pair(broken):
                 judged_addr.eq(address),
                 judged_single.eq(single),
                 judged_words.eq(Mux(both, 2, 1)),
-                white_overflow.eq(white.overflow),
-                black_overflow.eq(black.overflow),
-                closed_before.eq((white.start_valid == 0) & (black.start_valid == 0)),
+                white_overflow.eq(white.overflow(white_move)),
+                black_overflow.eq(black.overflow(black_move)),
+                closed_before.eq(white.closed() & black.closed()),
                 address.eq(address - Mux(both, 2, 1)),
                 single.eq(single | same_side),
             ]
@@ -1174,14 +1225,14 @@ def _end_to_end_pair(broken):
                     Assert(judged_words == Mux(j_both, 2, 1)),
                     Assert(judged_addr == address + judged_words),
                 ]
-            _assert_pools_as_models(m, dut, (white, black))
-        # The chain list applies what the hand stage holds, and nothing on
-        # the clock after a clear.
-        m.d.comb += [
-            Assert(dut.pool_views[0].apply == hand.apply_white),
-            Assert(dut.pool_views[1].apply == hand.apply_black),
-            Assert(~hand.apply_white & ~hand.apply_black | hand.valid),
-        ]
+            _assert_pools_as_models(m, dut, models)
+        # The chain list applies what the hand stage holds, each move in the
+        # pool of its kind, and nothing on the clock after a clear.
+        for views, apply, move in zip(dut.pool_views, (hand.apply_white, hand.apply_black),
+                                      (hand.white_move, hand.black_move)):
+            for kind, view in views:
+                m.d.comb += Assert(view.apply == (apply & _SideModel.takes(kind, move)))
+        m.d.comb += Assert(~hand.apply_white & ~hand.apply_black | hand.valid)
         _assert_hit_vectors_in_view(m, dut)
     return _Harness(body)
 
@@ -1502,9 +1553,11 @@ PROPERTIES = [
         _capacity, 2),
     Property("end-to-end",
              f"on a free {END_TO_END_DEPTH}-word move list, the detector's done (two plies "
-             "a clock) comes with repetition, count, distance, plies and stop reason exactly "
-             "as the golden scan loop says, with the rules' plain model for the pools",
-             _end_to_end_pair, "prove", 2),
+             "a clock, pools by kind) comes with repetition, count, distance, plies and stop "
+             "reason exactly as the golden scan loop says, with the rules' plain model for "
+             "the pools",
+             functools.partial(_end_to_end_pair, chains=END_TO_END_CHAINS, pools="kind"),
+             "prove", 2),
     Property("end-to-end-lean",
              f"on a free {END_TO_END_DEPTH}-word move list, the lean detector's done comes "
              "with repetition, count, distance, plies and stop reason exactly as the golden "
@@ -1541,6 +1594,14 @@ PROPERTIES = [
              "passes exactly the frames whose CRC matches",
              _frame_parser, "prove", 2),
 ]
+
+
+# The pair scan's end-to-end proof at the shipped chain count (K1 Q2 R3 B3 N3 a
+# side): the same script, minutes rather than seconds (tests/test_formal.py,
+# --runslow).
+END_TO_END_SHIPPED = Property(
+    "end-to-end", f"the same at the shipped {DEFAULT_CHAINS} chains",
+    functools.partial(_end_to_end_pair, chains=DEFAULT_CHAINS, pools="kind"), "prove", 2)
 
 
 @dataclass(frozen=True)
