@@ -667,8 +667,8 @@ END_TO_END_CHAINS = 10
 
 
 def _unpaired_view(slots):
-    """What the end-to-end harness sees of an :class:`UnpairedPool` of the lean
-    layout (one a side, keeping kinds): its ports and register files."""
+    """What the end-to-end harness sees of an :class:`UnpairedPool`: its
+    ports and register files (the kinds are 0 in a pool of one kind)."""
     return data.StructLayout({
         "clear":         1,
         "apply":         1,
@@ -686,18 +686,18 @@ def _unpaired_view(slots):
 
 
 class _ObservedDetector(AxonDetector):
-    """The detector with the state its end-to-end proof's invariants
-    name in view (the parts are made in ``elaborate``, after the harness
-    states its assertions, so their signals are copied to these).
+    """The detector with the state its end-to-end proof's invariants name in
+    view (its parts are made in ``elaborate``, after the harness states its
+    assertions, so their signals are copied to these).
 
-    ``bank_rows`` and ``bank_words`` follow the move list's read rows and the
-    words its banks return (one bank for the lean scan, two for the pair
-    scan). The harness takes
-    the block RAM at its contract: a read returns the word last stored at
-    that row, before the clock's own write. That contract is proven on its
-    own (``refused-writes-keep-words``); a solver cannot see into a memory's
-    contents, and without it an induction step could start from a memory
-    that disagrees with the model's copy of the list.
+    ``bank_rows`` and ``bank_words`` follow the rows the scanner reads while
+    ``reading`` and the words the move list's banks return (one bank for the
+    lean scan, two for the pair scan). The harness takes the block RAM at its
+    contract: a read returns the word last stored at that row, before the
+    clock's own write. That contract is proven on its own
+    (``refused-writes-keep-words``, for the two-bank list); a solver cannot
+    see into a memory's contents, and without it an induction step could
+    start from a memory that disagrees with the model's copy of the list.
 
     ``pipeline`` is the scanner's (:func:`~axon.hdl.scanner.pair_pipeline_layout`
     or :func:`~axon.hdl.lean.lean_pipeline_layout`),
@@ -713,8 +713,8 @@ class _ObservedDetector(AxonDetector):
         self.bank_words = [Signal(MoveWord, name=f"bank{bank}_word")
                            for bank in range(self.banks)]
         self.reading    = Signal()
-        self.pipeline = Signal(pair_pipeline_layout(depth) if scan == "pair" else
-                               lean_pipeline_layout(depth))
+        self.pipeline   = Signal(pair_pipeline_layout(depth) if scan == "pair" else
+                                 lean_pipeline_layout(depth))
         self.pool_views = [
             [(kind, Signal(_unpaired_view(slots), name=f"{side}_pool_{kind or 'any'}"))
              for kind, slots in side_pools(chains, pools)]
@@ -996,7 +996,7 @@ def _end_to_end_lean(broken):
     return _Harness(body)
 
 
-def _end_to_end_pair(broken, chains=LEAN_CHAINS, pools="side"):
+def _end_to_end_pair(broken, chains=END_TO_END_CHAINS, pools="kind"):
     def body(m):
         depth = END_TO_END_DEPTH
         dut, words, stored = _end_to_end_detector(m, broken, "pair", chains, pools)
@@ -1556,8 +1556,7 @@ PROPERTIES = [
              "a clock, pools by kind) comes with repetition, count, distance, plies and stop "
              "reason exactly as the golden scan loop says, with the rules' plain model for "
              "the pools",
-             functools.partial(_end_to_end_pair, chains=END_TO_END_CHAINS, pools="kind"),
-             "prove", 2),
+             _end_to_end_pair, "prove", 2),
     Property("end-to-end-lean",
              f"on a free {END_TO_END_DEPTH}-word move list, the lean detector's done comes "
              "with repetition, count, distance, plies and stop reason exactly as the golden "
@@ -1601,7 +1600,7 @@ PROPERTIES = [
 # --runslow).
 END_TO_END_SHIPPED = Property(
     "end-to-end", f"the same at the shipped {DEFAULT_CHAINS} chains",
-    functools.partial(_end_to_end_pair, chains=DEFAULT_CHAINS, pools="kind"), "prove", 2)
+    functools.partial(_end_to_end_pair, chains=DEFAULT_CHAINS), "prove", 2)
 
 
 @dataclass(frozen=True)
