@@ -40,7 +40,7 @@ from ...boards.link import FrameReceiver
 from ...boards.protocol import CRC8, START
 from ...hdl.chainlist import ChainEntry, ChainPool, UnpairedPool
 from ...hdl.detector import AxonDetector
-from ...hdl.lean import LEAN_LATENCY_OVERHEAD, lean_pipeline_layout
+from ...hdl.lean import LEAN_LATENCY_OVERHEAD, LeanMoveList, lean_pipeline_layout
 from ...hdl.movelist import MoveList
 from ...hdl.pools import side_pools
 from ...hdl.params import Stop as StopReason
@@ -695,7 +695,7 @@ class _ObservedDetector(AxonDetector):
     lean scan, two for the pair scan). The harness takes the block RAM at its
     contract: a read returns the word last stored at that row, before the
     clock's own write. That contract is proven on its own
-    (``refused-writes-keep-words``, for the two-bank list); a solver cannot
+    (``refused-writes-keep-words`` and ``-lean``); a solver cannot
     see into a memory's contents, and without it an induction step could
     start from a memory that disagrees with the model's copy of the list.
 
@@ -873,6 +873,41 @@ def _assert_hit_vectors_in_view(m, dut):
             with m.If(~cleared):
                 m.d.comb += [Assert(view.start_hits == starts), Assert(view.end_hits == ends)]
             m.d.comb += Assert(view.moves_nothing == (from_sq == to_sq))
+
+
+def _lean_refused_writes_keep_words(broken):
+    """The lean one-bank move list's contract, which the lean end-to-end proof
+    takes as given: it stores every write it takes and no write it refuses,
+    and a read returns the word as it was before the clock's own write."""
+    def body(m):
+        # Four words: the harness reads them in turn and compares each with a
+        # shadow of the whole list, so every word is checked every fourth
+        # clock, which keeps the property inductive.
+        m.submodules.move_list = move_list = LeanMoveList(depth=4)
+        for port in (move_list.scan.active, move_list.host.write_addr,
+                     move_list.host.write_word, move_list.host.write_en):
+            _free(m, port)
+        turn = Signal(2)
+        m.d.sync += turn.eq(turn + 1)
+        # The scanner's reads own the address.
+        m.d.comb += [move_list.scan.reading.eq(1), move_list.scan.addr.eq(turn)]
+        shadow = Array(Signal(17, name=f"shadow{address}") for address in range(4))
+        taken = move_list.host.write_en & ~move_list.scan.active
+        if broken:
+            # Wrong: as if refused writes landed too.
+            taken = move_list.host.write_en
+        with m.If(taken):
+            m.d.sync += shadow[move_list.host.write_addr].eq(move_list.host.write_word.as_value())
+        m.d.comb += Assert(move_list.host.write_refused ==
+                           (move_list.host.write_en & move_list.scan.active))
+        # The block RAM reads before it writes: compare with last clock's
+        # shadow. (There is no read before the first clock.)
+        expected = Signal(17)
+        reading  = Signal()
+        m.d.sync += [reading.eq(1), expected.eq(shadow[turn])]
+        with m.If(reading):
+            m.d.comb += Assert(move_list.scan.word.as_value() == expected)
+    return _Harness(body)
 
 
 def _end_to_end_lean(broken):
@@ -1557,6 +1592,10 @@ PROPERTIES = [
              "reason exactly as the golden scan loop says, with the rules' plain model for "
              "the pools",
              _end_to_end_pair, "prove", 2),
+    Property("refused-writes-keep-words-lean",
+             "the same for the lean one-bank move list (its words read in turn, each every "
+             "fourth clock): the contract the lean end-to-end proof takes as given",
+             _lean_refused_writes_keep_words, "prove", 6),
     Property("end-to-end-lean",
              f"on a free {END_TO_END_DEPTH}-word move list, the lean detector's done comes "
              "with repetition, count, distance, plies and stop reason exactly as the golden "
