@@ -127,6 +127,13 @@ class LeanScanner(CheckedComponent, wiring.Component):
     chain_white_overflow, chain_black_overflow, chain_empty :
         As for :class:`~axon.hdl.scanner.Scanner`; both sides get the same
         word, and only the word's side applies it.
+    fetch_addr : Signal(range(-4, depth)), out
+        The address being fetched, a word ahead of the one read; it runs
+        below 0 at the end of a scan.
+    read_valid : Signal(1), out
+        The word read belongs to the query.
+        (These two are for the termination proof, whose ranking function
+        counts the clocks left down from them; synthesis drops the ports.)
     """
 
     check_parameters = staticmethod(check_depth)
@@ -139,6 +146,8 @@ class LeanScanner(CheckedComponent, wiring.Component):
             "scan_addr": Out(range(depth)),
             "scan_word": In(MoveWord),
             **chain_members(),
+            "fetch_addr": Out(range(-4, depth)),
+            "read_valid": Out(1),
         })
 
     def elaborate(self, platform):
@@ -158,8 +167,8 @@ class LeanScanner(CheckedComponent, wiring.Component):
         #            away; the next start clears it.
         # Signed: the fetch runs ahead below address 0 (down to -4) before
         # the hand stage stops the scan at the first absent word.
-        fetch_addr   = Signal(range(-4, depth))
-        read_valid   = Signal()
+        fetch_addr   = self.fetch_addr
+        read_valid   = self.read_valid
         read_present = Signal()                # the word read is at or above 0
         hand_valid   = Signal()
         hand_present = Signal(reset_less=True)

@@ -200,6 +200,13 @@ class Scanner(CheckedComponent, wiring.Component):
         Words applied with that word: its depth.
         (These three let :class:`~axon.hdl.upcoming.Upcoming` follow the
         scan; nothing in the scanner depends on them.)
+    fetch_addr : Signal(range(-16, depth)), out
+        The address of the newer word of the pair being fetched; it runs
+        below 0 at the end of a scan.
+    single_step : Signal(1), out
+        The query has met a same-side pair and goes on one word a clock.
+        (These two are for the termination proof, whose ranking function
+        counts the clocks left down from them; synthesis drops the ports.)
     """
 
     check_parameters = staticmethod(check_depth)
@@ -218,6 +225,8 @@ class Scanner(CheckedComponent, wiring.Component):
             "taken_newer":          Out(1),
             "taken_newer_black":    Out(1),
             "taken_depth":          Out(range(depth + 1)),
+            "fetch_addr":           Out(range(-16, depth)),
+            "single_step":          Out(1),
         })
 
     def elaborate(self, platform):
@@ -229,9 +238,9 @@ class Scanner(CheckedComponent, wiring.Component):
         # whether `result` means anything, is reset.)
         result = Signal(ResultLayout(depth), reset_less=True)
         m.d.comb += self.result.eq(result)
-        # Signed: the fetch runs a few pairs below address 0 before the
-        # decide stage stops the scan.
-        address = range(-16, depth)
+        # Signed (range(-16, depth)): the fetch runs a few pairs below
+        # address 0 before the decide stage stops the scan.
+        address = self.fetch_addr.shape()
 
         # The scan runs as a pipeline, one pair a clock:
         #   fetch  -- the row counters go to the block RAM, running ahead;
@@ -262,11 +271,11 @@ class Scanner(CheckedComponent, wiring.Component):
 
         # The pair being fetched: its newer word's address and bank, and the
         # row each bank reads (word `fetch_addr` and the one below it).
-        fetch_addr      = Signal(address)
+        fetch_addr      = self.fetch_addr
         fetch_newer_odd = Signal()
         even_row        = Signal(range(depth // 2))
         odd_row         = Signal(range(depth // 2))
-        single_step     = Signal()   # finish one word a clock (same-side words seen)
+        single_step     = self.single_step   # finish one word a clock (same-side words seen)
         count_limit     = Signal(4, reset_less=True)
 
         read_valid     = Signal()
