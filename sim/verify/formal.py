@@ -604,21 +604,22 @@ def _paper_follows_rules(slots):
 
 # --- Capacity ---------------------------------------------------------------
 
-# The kind the paired pool's capacity proof moves (any kind will do: a pool
-# by kind only ever sees its own).
+# The kind the capacity proofs move in a pool by kind.
 CAPACITY_KIND = 2
 
 
-def _capacity(slots, pieces=None, rules="exact"):
+def _capacity(slots, pieces=None, rules="exact", kinds=False):
     """A pool of ``slots`` entries for one kind never overflows while the side
     has at most ``slots`` pieces of that kind (``pieces`` more: the broken
     variant, which must overflow). ``rules="exact"`` is the unpaired pool,
-    ``"paper"`` the paired pool of the paper's rules.
+    ``"paper"`` the paired pool of the paper's rules. With ``kinds``, the
+    pool of the lean layout: one for the side, and the pieces of any kinds.
 
     Material over free move words is a model of the pieces: at a clear, up
     to ``pieces`` pieces stand on free distinct squares (the top of the
-    scan); every applied move ``a->b``, read backwards, takes a piece that
-    stands on ``b`` back to ``a``, a square none of them stands on.
+    scan); every applied move ``a->b`` of a kind, read backwards, takes the
+    piece of that kind that stands on ``b`` back to ``a``, a square none of
+    them stands on. Each argument below is about the pieces of one kind.
 
     The unpaired pool then holds, as sets, the squares the pieces stand on
     now but not at the top (its starts) and those they stood on at the top
@@ -642,7 +643,10 @@ def _capacity(slots, pieces=None, rules="exact"):
         count = pieces + 1 if broken else pieces
 
         def body(m):
-            pool = UnpairedPool(slots) if rules == "exact" else ChainPool(slots, rules=rules)
+            if rules == "exact":
+                pool = UnpairedPool(slots, kinds=kinds)
+            else:
+                pool = ChainPool(slots, rules=rules)
             cleared = _free_pool(m, pool)
             _assert_hit_vectors(m, pool, cleared)
             now   = [Signal(6, name=f"piece{j}_now") for j in range(count)]
@@ -653,25 +657,39 @@ def _capacity(slots, pieces=None, rules="exact"):
             for j in range(count):
                 _free(m, placed[j])
                 _free(m, placed_there[j])
+            # One kind for a pool by kind (any will do: it only ever sees its
+            # own); any for the lean layout's.
+            if kinds:
+                kind = [Signal(3, name=f"piece{j}_kind") for j in range(count)]
+                placed_kind = [Signal(3, name=f"piece{j}_placed_kind") for j in range(count)]
+                for j in range(count):
+                    _free(m, placed_kind[j])
+            else:
+                kind = placed_kind = [C(CAPACITY_KIND, 3)] * count
 
             def distinct(squares, present):
                 return Cat(~(present[j] & present[k]) | (squares[j] != squares[k])
                            for j in range(len(squares)) for k in range(j + 1, len(squares))
                            ).all() if len(squares) > 1 else C(1)
 
+            def member(square, of_kind, squares, kinds_, present):
+                """A piece or entry of ``of_kind`` is on ``square``."""
+                return Cat(present[j] & (squares[j] == square) & (kinds_[j] == of_kind)
+                           for j in range(len(squares))).any()
+
             move = pool.move
-            stands_on_to = Cat(there[j] & (now[j] == move.to_sq) for j in range(count))
+            stands_on_to = Cat(there[j] & (now[j] == move.to_sq) &
+                               (kind[j] == move.piece[:3]) for j in range(count))
             stands_on_from = Cat(there[j] & (now[j] == move.from_sq) for j in range(count))
             with m.If(pool.clear):
                 m.d.comb += Assume(distinct(placed, placed_there))
                 for j in range(count):
                     m.d.sync += [now[j].eq(placed[j]), top[j].eq(placed[j]),
                                  there[j].eq(placed_there[j])]
+                    if kinds:
+                        m.d.sync += kind[j].eq(placed_kind[j])
             with m.Elif(pool.apply):
                 m.d.comb += Assume(stands_on_to.any() & ~stands_on_from.any())
-                if rules != "exact":
-                    # The paired pool keeps each chain's kind: one kind here.
-                    m.d.comb += Assume(move.piece[:3] == CAPACITY_KIND)
                 for j in range(count):
                     with m.If(stands_on_to[j]):
                         m.d.sync += now[j].eq(move.from_sq)
@@ -681,16 +699,18 @@ def _capacity(slots, pieces=None, rules="exact"):
                 m.d.comb += Assert(~pool.overflow)
 
             # The invariant that makes it inductive.
-            def member(square, squares, present):
-                return Cat(present[j] & (squares[j] == square)
-                           for j in range(len(squares))).any()
             m.d.comb += [
                 Assert(distinct(now, there)),
                 Assert(distinct(top, there)),
             ]
             if rules == "exact":
-                moved = [there[j] & ~member(now[j], top, there) for j in range(count)]
-                left  = [there[j] & ~member(top[j], now, there) for j in range(count)]
+                one_kind = [C(CAPACITY_KIND, 3)] * slots
+                start_kinds = pool.start_kinds if kinds else one_kind
+                end_kinds   = pool.end_kinds if kinds else one_kind
+                moved = [there[j] & ~member(now[j], kind[j], top, kind, there)
+                         for j in range(count)]
+                left  = [there[j] & ~member(top[j], kind[j], now, kind, there)
+                         for j in range(count)]
                 m.d.comb += [
                     Assert(_popcount(pool.start_valid) == _popcount(Cat(moved))),
                     Assert(_popcount(pool.end_valid) == _popcount(Cat(left))),
@@ -699,15 +719,16 @@ def _capacity(slots, pieces=None, rules="exact"):
                 ]
                 for i in range(slots):
                     with m.If(pool.start_valid[i]):
-                        m.d.comb += Assert(Cat(moved[j] & (now[j] == pool.start_squares[i])
-                                               for j in range(count)).any())
+                        m.d.comb += Assert(member(pool.start_squares[i], start_kinds[i],
+                                                  now, kind, moved))
                     with m.If(pool.end_valid[i]):
-                        m.d.comb += Assert(Cat(left[j] & (top[j] == pool.end_squares[i])
-                                               for j in range(count)).any())
+                        m.d.comb += Assert(member(pool.end_squares[i], end_kinds[i],
+                                                  top, kind, left))
             else:
                 occupied = pool.occupied
                 starts = [pool.chains[i].from_sq for i in range(slots)]
                 ends   = [pool.chains[i].to_sq for i in range(slots)]
+                chain_kinds = [pool.chains[i].kind for i in range(slots)]
                 m.d.comb += [
                     Assert(distinct(starts, occupied)),
                     Assert(distinct(ends, occupied)),
@@ -715,19 +736,18 @@ def _capacity(slots, pieces=None, rules="exact"):
                 for i in range(slots):
                     with m.If(occupied[i]):
                         m.d.comb += [
-                            Assert(pool.chains[i].kind == CAPACITY_KIND),
-                            Assert(member(starts[i], now, there)),
-                            Assert(member(ends[i], top, there)),
+                            Assert(member(starts[i], chain_kinds[i], now, kind, there)),
+                            Assert(member(ends[i], chain_kinds[i], top, kind, there)),
                         ]
                 for j in range(count):
                     with m.If(there[j]):
                         m.d.comb += [
-                            Assert(~member(now[j], starts, occupied) ==
-                                   (member(now[j], top, there) &
-                                    ~member(now[j], ends, occupied))),
-                            Assert(~member(top[j], ends, occupied) ==
-                                   (member(top[j], now, there) &
-                                    ~member(top[j], starts, occupied))),
+                            Assert(~member(now[j], kind[j], starts, chain_kinds, occupied) ==
+                                   (member(now[j], kind[j], top, kind, there) &
+                                    ~member(now[j], kind[j], ends, chain_kinds, occupied))),
+                            Assert(~member(top[j], kind[j], ends, chain_kinds, occupied) ==
+                                   (member(top[j], kind[j], now, kind, there) &
+                                    ~member(top[j], kind[j], starts, chain_kinds, occupied))),
                         ]
         return _Harness(body)
     return build
@@ -1145,6 +1165,9 @@ PROPERTIES = [
         "and ends in the same entries as a plain model of sim/unpaired.py, and "
         "overflows on the same moves",
         _unpaired_follows_rules, 2),
+    Property("bookkeeping-exact-lean",
+             "the same for the lean layout's pool (2 entries), which keeps each entry's kind",
+             _unpaired_bookkeeping(LEAN_POOL_SLOTS, kinds=True), "prove", 2),
     Property("rules-exact-lean",
              "the same for the lean layout's pool, which keeps each entry's kind",
              _unpaired_follows_rules(LEAN_POOL_SLOTS, kinds=True), "prove", 2),
@@ -1162,6 +1185,13 @@ PROPERTIES = [
         "capacity-paper",
         "the same for the paired pool of the paper's rules",
         functools.partial(_capacity, rules="paper"), 2),
+    Property("capacity-lean",
+             "the lean layout's pool (2 entries for a side, any kinds) never overflows "
+             "while the side has at most 2 non-pawn pieces",
+             _capacity(LEAN_POOL_SLOTS, kinds=True), "prove", 2),
+    Property("capacity-paper-lean",
+             "the same for the lean layout's paired pool of the paper's rules",
+             _capacity(LEAN_POOL_SLOTS, rules="paper", kinds=True), "prove", 2),
     Property("end-to-end",
              f"on a free {END_TO_END_DEPTH}-word move list (lean layout), done comes with "
              "repetition, count, distance, plies and stop reason exactly as the golden "
