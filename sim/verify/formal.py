@@ -16,9 +16,12 @@ its helper methods, or with a deliberately wrong assertion. The tests check
 that each broken variant fails; a proof that cannot fail would prove nothing.
 
 The pool properties are proven at every pool size the shipped layouts use
-(``POOL_SIZES``); the detector-level ones use small configurations (an
-8-word move list, 2 chains a side), so that the solver covers every input
-sequence; the gateware is the same code at any size.
+(``POOL_SIZES``). Termination is proven at the shipped move-list depth
+(``DEFAULT_DEPTH``) by a ranking invariant, and at every power of two below
+it by the same script (``TERMINATION_DEPTHS``). The other detector-level
+ones use small configurations (an 8-word move list, 2 chains a side), so
+that the solver covers every input sequence; the gateware is the same code
+at any size.
 """
 
 import functools
