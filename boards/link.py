@@ -395,23 +395,23 @@ class HostLink(wiring.Component):
             sender.buffer_data.eq(buffer_read.data),
             sender.command.eq(answer_cmd),
             sender.length.eq(stored),
-            detector.read_addr.eq(address),
-            detector.write_addr.eq(address),
-            detector.write_word.eq(word[:17]),
-            detector.top.eq(address),
-            detector.count_limit.eq(count),
-            detector.occupancy.eq(occupancy),
+            detector.memory.read_addr.eq(address),
+            detector.memory.write_addr.eq(address),
+            detector.memory.write_word.eq(word[:17]),
+            detector.query.top.eq(address),
+            detector.query.count_limit.eq(count),
+            detector.upcoming.occupancy.eq(occupancy),
         ]
 
         identity = Cat(C(PROTOCOL_VERSION, 8), C(RULES_CODES[self._rules], 8),
                        C(self._chains, 8), C(self._depth, 16), C(MAX_WORDS, 8))
         # The QUERY answer is the detector's ports in the record's fixed widths.
         query_answer = Signal(QueryResult)
-        for name, _ in detector.result.shape():
-            m.d.comb += query_answer[name].eq(detector.result[name])
-        for name, _ in detector.upcoming.shape():
-            m.d.comb += query_answer.upcoming[name].eq(detector.upcoming[name])
-        m.d.comb += query_answer.cycles.eq(detector.cycles)
+        for name, _ in detector.query.result.shape():
+            m.d.comb += query_answer[name].eq(detector.query.result[name])
+        for name, _ in detector.upcoming.answer.shape():
+            m.d.comb += query_answer.upcoming[name].eq(detector.upcoming.answer[name])
+        m.d.comb += query_answer.cycles.eq(detector.query.cycles)
         query_record = query_answer.as_value()
 
         # Argument checks, in the order the error codes are documented.
@@ -422,7 +422,7 @@ class HostLink(wiring.Component):
         sources = {
             "identity": identity,
             "query":    query_record,
-            "word":     detector.read_word.as_value(),
+            "word":     detector.memory.read_word.as_value(),
             "error":    Cat(error, C(0, 5), command),
         }
         record_byte = Signal(8)
@@ -530,7 +530,7 @@ class HostLink(wiring.Component):
                 with m.Else():
                     m.next = "WRITE_FETCH"
             with m.State("WRITE_WORD"):
-                m.d.comb += detector.write_en.eq(1)
+                m.d.comb += detector.memory.write_en.eq(1)
                 m.d.sync += [address.eq(address + 1), count.eq(count - 1), byte_index.eq(0)]
                 with m.If(count == 1):
                     m.d.sync += [stored.eq(0), answer_cmd.eq(Command.WRITE | RESPONSE_FLAG)]
@@ -562,15 +562,15 @@ class HostLink(wiring.Component):
                 with m.Else():
                     m.next = "QUERY_FETCH"
             with m.State("QUERY_START"):
-                m.d.comb += detector.start.eq(1)
+                m.d.comb += detector.query.start.eq(1)
                 m.next = "QUERY_WAIT"
 
             with m.State("QUERY_WAIT"):
-                # `done` and `upcoming_done` fell on the clock that sampled
+                # `done` and `upcoming.done` fell on the clock that sampled
                 # `start`; the upcoming answer comes a fixed few clocks after
                 # `done` (at once for a detector built without it).
-                with m.If(detector.upcoming_done):
-                    m.d.sync += self.repetition.eq(detector.result.repetition)
+                with m.If(detector.upcoming.done):
+                    m.d.sync += self.repetition.eq(detector.query.result.repetition)
                     answer("query", Command.QUERY | RESPONSE_FLAG)
 
             with m.State("SEND"):

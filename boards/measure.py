@@ -47,15 +47,15 @@ class BareCore(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         m.submodules.core = core = AxonDetector(**self.detector_args)
-        inputs = Cat(core.start, core.top, core.count_limit, core.write_addr,
-                     core.write_word, core.write_en, core.read_addr)
-        outputs = Cat(core.busy, core.done, core.result, core.cycles, core.write_refused,
-                      core.read_word)
+        inputs = Cat(core.query.start, core.query.top, core.query.count_limit, core.memory.write_addr,
+                     core.memory.write_word, core.memory.write_en, core.memory.read_addr)
+        outputs = Cat(core.query.busy, core.query.done, core.query.result, core.query.cycles, core.memory.write_refused,
+                      core.memory.read_word)
         if core.upcoming_enabled:
             # The occupancy and the upcoming answer, so that the path check is
             # not optimised away (their 86 shift-register cells are counted).
-            inputs = Cat(inputs, core.occupancy)
-            outputs = Cat(outputs, core.upcoming, core.upcoming_done)
+            inputs = Cat(inputs, core.upcoming.occupancy)
+            outputs = Cat(outputs, core.upcoming.answer, core.upcoming.done)
 
         uart = platform.request("uart", 0, dir="-")
         m.submodules.serial_in = serial_in = io.Buffer("i", uart.rx)

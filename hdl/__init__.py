@@ -1,6 +1,8 @@
 """Gateware of the Axon repetition detector.
 
-The embedding API: :class:`AxonDetector` (the whole block); the move word it
+The embedding API: :class:`AxonDetector` (the whole block), with its three
+named ports (:class:`QuerySignature`, :class:`MoveMemorySignature`,
+:class:`UpcomingSignature`); the move word it
 stores (:class:`MoveWord`, :func:`pack_word`, :func:`unpack_word`); the answer
 it gives (the ``result`` port's :class:`ResultLayout` with its :class:`Stop`,
 the ``upcoming`` port's :class:`UpcomingLayout`, both in the fixed widths of
@@ -13,12 +15,13 @@ one of :data:`SCANS`). See the README's "Embedding" section.
 from .detector import AxonDetector
 from .lean import LEAN_LATENCY_OVERHEAD, SCANS
 from .params import Stop
+from .ports import MoveMemorySignature, QuerySignature, UpcomingSignature
 from .result import QueryResult, ResultLayout, UpcomingLayout, fields_of
 from .scanner import LATENCY_OVERHEAD
 from .upcoming import UPCOMING_CLOCKS
 from .word import MoveWord, pack_word, unpack_word
 
 
-__all__ = ["AxonDetector", "MoveWord", "pack_word", "unpack_word", "QueryResult", "ResultLayout",
+__all__ = ["AxonDetector", "QuerySignature", "MoveMemorySignature", "UpcomingSignature", "MoveWord", "pack_word", "unpack_word", "QueryResult", "ResultLayout",
            "UpcomingLayout", "Stop", "fields_of", "LATENCY_OVERHEAD", "UPCOMING_CLOCKS",
            "LEAN_LATENCY_OVERHEAD", "SCANS"]

@@ -34,6 +34,7 @@ from amaranth.lib.wiring import In, Out
 
 from .params import CheckedComponent, check_chains, check_rules
 from .pools import POOLS, side_pools
+from .ports import ChainBusSignature
 from .word import MoveWord
 
 
@@ -708,19 +709,9 @@ class ChainList(CheckedComponent, wiring.Component):
 
     Members
     -------
-    clear : Signal(1), in
-        Empty every slot.
-    white_move, black_move : MoveWord, in
-        A move for each side's pools.
-    white_next, black_next : MoveWord, in
-        What ``white_move`` and ``black_move`` will be on the next clock (see
-        :class:`ChainPool`'s ``next_move``).
-    apply_white_next, apply_black_next : Signal(1), in
-        Apply ``white_next``/``black_next`` to its side on the next clock.
-    white_overflow, black_overflow : Signal(1), out
-        The side has no slot for its move; applying it changes nothing.
-    empty : Signal(1), out
-        Every chain is closed.
+    scan : In(ChainBusSignature())
+        The scanner's moves for each side's pools, with ``next`` a clock ahead
+        (see :class:`ChainPool`'s ``next_move``), and the pools' verdicts.
     open_chains : Signal(range(chains + 1)), out
         Both sides' ``open_chains`` added (for the formal proofs).
     white_lone, black_lone : LoneChainLayout, out
@@ -738,16 +729,7 @@ class ChainList(CheckedComponent, wiring.Component):
         self._rules = rules
         self._pools = pools
         super().__init__({
-            "clear":          In(1),
-            "white_move":     In(MoveWord),
-            "black_move":     In(MoveWord),
-            "white_next":     In(MoveWord),
-            "black_next":     In(MoveWord),
-            "apply_white_next": In(1),
-            "apply_black_next": In(1),
-            "white_overflow": Out(1),
-            "black_overflow": Out(1),
-            "empty":          Out(1),
+            "scan":           In(ChainBusSignature()),
             "open_chains":    Out(range(chains + 1)),
             "white_lone":     Out(LoneChainLayout),
             "black_lone":     Out(LoneChainLayout),
@@ -769,18 +751,19 @@ class ChainList(CheckedComponent, wiring.Component):
         m = Module()
         m.submodules.white = white = SideChains(self._chains, self._rules, self._pools)
         m.submodules.black = black = SideChains(self._chains, self._rules, self._pools)
+        scan = self.scan
         m.d.comb += [
-            white.clear.eq(self.clear),
-            white.move.eq(self.white_move),
-            white.next_move.eq(self.white_next),
-            white.apply_next.eq(self.apply_white_next),
-            self.white_overflow.eq(white.overflow),
-            black.clear.eq(self.clear),
-            black.move.eq(self.black_move),
-            black.next_move.eq(self.black_next),
-            black.apply_next.eq(self.apply_black_next),
-            self.black_overflow.eq(black.overflow),
-            self.empty.eq(white.empty & black.empty),
+            white.clear.eq(scan.clear),
+            white.move.eq(scan.white_move),
+            white.next_move.eq(scan.white_next),
+            white.apply_next.eq(scan.apply_white_next),
+            scan.white_overflow.eq(white.overflow),
+            black.clear.eq(scan.clear),
+            black.move.eq(scan.black_move),
+            black.next_move.eq(scan.black_next),
+            black.apply_next.eq(scan.apply_black_next),
+            scan.black_overflow.eq(black.overflow),
+            scan.empty.eq(white.empty & black.empty),
             self.open_chains.eq(white.open_chains + black.open_chains),
             self.white_lone.eq(white.lone),
             self.black_lone.eq(black.lone),

@@ -26,10 +26,12 @@ from amaranth.hdl import *
 from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 
+from .movelist import host_read, refuse_writes
 from .params import CheckedComponent, Stop, check_depth
-from .movelist import host_write_members
-from .scanner import (ResultLayout, book_equal_position, chain_members, finish_query,
-                      query_members, start_query, stop_reason_in_order)
+from .ports import ChainBusSignature, MoveMemorySignature, SingleReadSignature, QuerySignature
+from .result import ResultLayout
+from .scanner import (book_equal_position, count_query_clocks, finish_query, start_query,
+                      stop_reason_in_order)
 from .word import MoveWord
 
 
@@ -53,7 +55,7 @@ def check_scan(scan):
 
 
 class LeanMoveList(CheckedComponent, wiring.Component):
-    """One-bank block-RAM move list with a host write port and one read port.
+    """One-bank block-RAM move list with the host's port and the scanner's.
 
     Parameters
     ----------
@@ -63,15 +65,13 @@ class LeanMoveList(CheckedComponent, wiring.Component):
 
     Members
     -------
-    scan_active : Signal(1), in
-        A query is running: host writes are refused.
-    read_addr : Signal(range(depth)), in
-    read_word : MoveWord, out
-        The word at last clock's ``read_addr``, as it was before that clock's
-        write (a read of the word being written is left undefined to
-        synthesis, see ``axon.boards.build``; the detector bypasses it).
-    host_write_addr, host_write_word, host_write_en, host_write_refused :
+    host : In(MoveMemorySignature(depth))
         As for :class:`~axon.hdl.movelist.MoveList`.
+    scan : In(SingleReadSignature(depth))
+        The scanner's reads: the word at ``addr`` a clock later, as it was
+        before that clock's write (a read of the word being written is left
+        undefined to synthesis, see ``axon.boards.build``; the host's reads
+        bypass it).
     """
 
     check_parameters = staticmethod(check_depth)
@@ -79,9 +79,8 @@ class LeanMoveList(CheckedComponent, wiring.Component):
     def __init__(self, depth=256):
         self._depth = depth
         super().__init__({
-            "read_addr": In(range(depth)),
-            "read_word": Out(MoveWord),
-            **host_write_members(depth),
+            "host": In(MoveMemorySignature(depth)),
+            "scan": In(SingleReadSignature(depth)),
         })
 
     @property
@@ -90,17 +89,18 @@ class LeanMoveList(CheckedComponent, wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        host, scan = self.host, self.scan
         m.submodules.bank = bank = memory.Memory(shape=MoveWord, depth=self._depth, init=[])
         write_port = bank.write_port()
         read_port = bank.read_port()
         m.d.comb += [
-            self.host_write_refused.eq(self.host_write_en & self.scan_active),
-            write_port.addr.eq(self.host_write_addr),
-            write_port.data.eq(self.host_write_word),
-            write_port.en.eq(self.host_write_en & ~self.scan_active),
-            read_port.addr.eq(self.read_addr),
-            self.read_word.eq(read_port.data),
+            write_port.addr.eq(host.write_addr),
+            write_port.data.eq(host.write_word),
+            write_port.en.eq(refuse_writes(m, host, scan.active)),
+            read_port.addr.eq(Mux(scan.reading, scan.addr, host.read_addr)),
+            scan.word.eq(read_port.data),
         ]
+        host_read(m, host, read_port.data)
         return m
 
 
@@ -114,17 +114,11 @@ class LeanScanner(CheckedComponent, wiring.Component):
 
     Members
     -------
-    start, top, count_limit, busy, done, result :
+    query : In(QuerySignature(depth))
         As for :class:`~axon.hdl.scanner.Scanner`.
-    reading : Signal(1), out
-        The scanner drives the move list's address (``busy`` or starting).
-    scan_addr : Signal(range(depth)), out
-        The address to read, while ``reading``.
-    scan_word : MoveWord, in
-        The word at last clock's ``scan_addr``.
-    chain_clear, chain_white_move, chain_black_move, chain_white_next,
-    chain_black_next, chain_apply_white_next, chain_apply_black_next,
-    chain_white_overflow, chain_black_overflow, chain_empty :
+    reads : Out(SingleReadSignature(depth))
+        Its reads of the :class:`LeanMoveList`, a word a clock.
+    chains : Out(ChainBusSignature())
         As for :class:`~axon.hdl.scanner.Scanner`; both sides get the same
         word, and only the word's side applies it.
     fetch_addr : Signal(range(-4, depth)), out
@@ -141,11 +135,9 @@ class LeanScanner(CheckedComponent, wiring.Component):
     def __init__(self, depth=256):
         self._depth = depth
         super().__init__({
-            **query_members(depth),
-            "reading":   Out(1),
-            "scan_addr": Out(range(depth)),
-            "scan_word": In(MoveWord),
-            **chain_members(),
+            "query":  In(QuerySignature(depth)),
+            "reads":  Out(SingleReadSignature(depth)),
+            "chains": Out(ChainBusSignature()),
             "fetch_addr": Out(range(-4, depth)),
             "read_valid": Out(1),
         })
@@ -155,7 +147,9 @@ class LeanScanner(CheckedComponent, wiring.Component):
         depth = self._depth
         # As in the pair scanner: set by every start, so no reset.
         result = Signal(ResultLayout(depth), reset_less=True)
-        m.d.comb += self.result.eq(result)
+        m.d.comb += self.query.result.eq(result)
+        m.d.comb += self.reads.active.eq(self.query.busy | self.query.start)
+        count_query_clocks(m, self.query)
 
         # The scan runs as a pipeline, one word a clock:
         #   fetch -- `fetch_addr` goes to the block RAM, a word ahead;
@@ -182,25 +176,25 @@ class LeanScanner(CheckedComponent, wiring.Component):
         scanned_nonzero = Signal(reset_less=True)
 
         # The word a query reads first is `top`, on the starting clock itself.
-        m.d.comb += self.scan_addr.eq(Mux(self.busy, fetch_addr[:len(self.scan_addr)],
-                                          self.top))
+        m.d.comb += self.reads.addr.eq(Mux(self.query.busy, fetch_addr[:len(self.reads.addr)],
+                                          self.query.top))
 
         read_black = Signal()
         m.d.comb += [
-            read_black.eq(self.scan_word.piece[3]),
-            self.chain_white_next.eq(self.scan_word),
-            self.chain_black_next.eq(self.scan_word),
+            read_black.eq(self.reads.word.piece[3]),
+            self.chains.white_next.eq(self.reads.word),
+            self.chains.black_next.eq(self.reads.word),
             # Low on the starting clock (nothing was read before it), so the
             # clock after the chain list's clear applies nothing.
-            self.chain_apply_white_next.eq(read_valid & ~read_black),
-            self.chain_apply_black_next.eq(read_valid & read_black),
-            self.chain_white_move.eq(hand_word),
-            self.chain_black_move.eq(hand_word),
+            self.chains.apply_white_next.eq(read_valid & ~read_black),
+            self.chains.apply_black_next.eq(read_valid & read_black),
+            self.chains.white_move.eq(hand_word),
+            self.chains.black_move.eq(hand_word),
         ]
         # The hand stage loads the block RAM output on every clock, so that
         # what the chain list compared a clock early is what it applies.
         m.d.sync += [
-            hand_word.eq(self.scan_word),
+            hand_word.eq(self.reads.word),
             hand_present.eq(read_present),
             hand_valid.eq(read_valid),
         ]
@@ -212,9 +206,9 @@ class LeanScanner(CheckedComponent, wiring.Component):
         stop           = Signal()
         stop_reason    = Signal(Stop)
         m.d.comb += [
-            overflow.eq(Mux(hand_word.piece[3], self.chain_black_overflow,
-                            self.chain_white_overflow)),
-            equal_position.eq(self.chain_empty & scanned_nonzero & ~scanned_odd),
+            overflow.eq(Mux(hand_word.piece[3], self.chains.black_overflow,
+                            self.chains.white_overflow)),
+            equal_position.eq(self.chains.empty & scanned_nonzero & ~scanned_odd),
             limit_reached.eq(Mux(equal_position, count_reached_next, count_reached)),
             stop.eq(limit_reached | ~hand_present | hand_word.barrier | overflow),
         ]
@@ -226,18 +220,18 @@ class LeanScanner(CheckedComponent, wiring.Component):
                 m.d.sync += [
                     read_valid.eq(0),
                     hand_valid.eq(0),
-                    fetch_addr.eq(self.top - 1),
+                    fetch_addr.eq(self.query.top - 1),
                 ]
-                with m.If(self.start):
+                with m.If(self.query.start):
                     m.d.comb += [
-                        self.reading.eq(1),
-                        self.chain_clear.eq(1),
+                        self.reads.reading.eq(1),
+                        self.chains.clear.eq(1),
                     ]
                     m.d.sync += [
-                        self.done.eq(0),
+                        self.query.done.eq(0),
                         read_valid.eq(1),
                         read_present.eq(1),
-                        *start_query(result, self.count_limit, count_limit, count_reached,
+                        *start_query(result, self.query.count_limit, count_limit, count_reached,
                                      count_reached_next),
                         scanned_odd.eq(0),
                         scanned_nonzero.eq(0),
@@ -245,7 +239,7 @@ class LeanScanner(CheckedComponent, wiring.Component):
                     m.next = "SCAN"
 
             with m.State("SCAN"):
-                m.d.comb += [self.busy.eq(1), self.reading.eq(1)]
+                m.d.comb += [self.query.busy.eq(1), self.reads.reading.eq(1)]
                 m.d.sync += [
                     fetch_addr.eq(fetch_addr - 1),
                     read_present.eq(fetch_addr >= 0),
@@ -255,7 +249,7 @@ class LeanScanner(CheckedComponent, wiring.Component):
                         book_equal_position(m, result, count_limit, count_reached,
                                             count_reached_next)
                     with m.If(stop):
-                        finish_query(m, result, stop_reason, self.done)
+                        finish_query(m, result, stop_reason, self.query.done)
                         # Nothing read after the stop reaches the hand stage.
                         m.d.sync += read_valid.eq(0)
                         m.next = "IDLE"

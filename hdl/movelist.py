@@ -12,28 +12,43 @@ sees a word change under it.
 
 from amaranth.hdl import *
 from amaranth.lib import memory, wiring
-from amaranth.lib.wiring import In, Out
+from amaranth.lib.wiring import In
 
 from .params import CheckedComponent, check_depth
+from .ports import MoveMemorySignature, PairReadSignature
 from .word import MoveWord
 
 
-__all__ = ["MoveList", "host_write_members"]
+__all__ = ["MoveList", "refuse_writes", "host_read"]
 
 
-def host_write_members(depth):
-    """The host's write port and the scan that refuses it, on every move list."""
-    return {
-        "scan_active":        In(1),
-        "host_write_addr":    In(range(depth)),
-        "host_write_word":    In(MoveWord),
-        "host_write_en":      In(1),
-        "host_write_refused": Out(1),
-    }
+def refuse_writes(m, host, scan_active):
+    """Refuse the host's write while a scan is active, and say so; returns the
+    write enable that reaches the block RAM."""
+    write_enable = Signal()
+    m.d.comb += [
+        write_enable.eq(host.write_en & ~scan_active),
+        host.write_refused.eq(host.write_en & scan_active),
+    ]
+    return write_enable
+
+
+def host_read(m, host, stored_word):
+    """Give the host ``stored_word``, the block RAM's word at last clock's
+    ``read_addr``, unless the host wrote that address on that clock: then the
+    word it wrote. The bypass lets synthesis leave a read of the row being
+    written undefined (see :mod:`axon.boards.build`)."""
+    read_fresh = Signal()
+    fresh_word = Signal(MoveWord)
+    m.d.sync += [
+        read_fresh.eq(host.write_en & ~host.write_refused & (host.write_addr == host.read_addr)),
+        fresh_word.eq(host.write_word),
+    ]
+    m.d.comb += host.read_word.eq(Mux(read_fresh, fresh_word, stored_word))
 
 
 class MoveList(CheckedComponent, wiring.Component):
-    """Two-bank block-RAM move list with a host write port and a read row per bank.
+    """Two-bank block-RAM move list with the host's port and the scanner's.
 
     Parameters
     ----------
@@ -42,22 +57,15 @@ class MoveList(CheckedComponent, wiring.Component):
 
     Members
     -------
-    scan_active : Signal(1), in
-        A query is running: host writes are refused.
-    even_row, odd_row : Signal(range(depth // 2)), in
-        The row each bank reads: word ``2 * even_row`` and word
-        ``2 * odd_row + 1``.
-    even_word, odd_word : MoveWord, out
-        The words at last clock's rows, as they were before that clock's
-        write. (The board builds let Yosys treat a read of the row being
-        written as undefined, see ``axon.boards.build``: nothing may rely on
-        it. The scan never meets a write; the detector bypasses the host's.)
-    host_write_addr : Signal(range(depth)), in
-    host_write_word : MoveWord, in
-    host_write_en : Signal(1), in
-        Store ``host_write_word``; ignored while ``scan_active``.
-    host_write_refused : Signal(1), out
-        ``host_write_en`` was high during a query, and nothing was written.
+    host : In(MoveMemorySignature(depth))
+        The host's writes, refused while ``scan.active``, and its reads, served
+        while the scanner is not ``scan.reading``.
+    scan : In(PairReadSignature(depth))
+        The scanner's reads: word ``2 * even_row`` and word ``2 * odd_row +
+        1`` a clock later, as they were before that clock's write. (The board
+        builds let Yosys treat a read of the row being written as undefined,
+        see ``axon.boards.build``: nothing may rely on it. The scan never meets
+        a write, and the host's reads bypass it.)
     """
 
     check_parameters = staticmethod(check_depth)
@@ -65,11 +73,8 @@ class MoveList(CheckedComponent, wiring.Component):
     def __init__(self, depth=256):
         self._depth = depth
         super().__init__({
-            "even_row":           In(range(depth // 2)),
-            "odd_row":            In(range(depth // 2)),
-            "even_word":          Out(MoveWord),
-            "odd_word":           Out(MoveWord),
-            **host_write_members(depth),
+            "host": In(MoveMemorySignature(depth)),
+            "scan": In(PairReadSignature(depth)),
         })
 
     @property
@@ -78,22 +83,24 @@ class MoveList(CheckedComponent, wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        write_enable = Signal()
-        m.d.comb += [
-            write_enable.eq(self.host_write_en & ~self.scan_active),
-            self.host_write_refused.eq(self.host_write_en & self.scan_active),
-        ]
-        for parity, (row, word) in enumerate(((self.even_row, self.even_word),
-                                              (self.odd_row, self.odd_word))):
+        host, scan = self.host, self.scan
+        write_enable = refuse_writes(m, host, scan.active)
+        # The host reads one word: both banks read its row, and this picks one.
+        host_read_odd = Signal()
+        m.d.sync += host_read_odd.eq(host.read_addr[0])
+        host_row = host.read_addr >> 1
+        for parity, (row, word) in enumerate(((scan.even_row, scan.even_word),
+                                              (scan.odd_row, scan.odd_word))):
             bank = memory.Memory(shape=MoveWord, depth=self._depth // 2, init=[])
             m.submodules[("even_bank", "odd_bank")[parity]] = bank
             write_port = bank.write_port()
             read_port = bank.read_port()
             m.d.comb += [
-                write_port.addr.eq(self.host_write_addr >> 1),
-                write_port.data.eq(self.host_write_word),
-                write_port.en.eq(write_enable & (self.host_write_addr[0] == parity)),
-                read_port.addr.eq(row),
+                write_port.addr.eq(host.write_addr >> 1),
+                write_port.data.eq(host.write_word),
+                write_port.en.eq(write_enable & (host.write_addr[0] == parity)),
+                read_port.addr.eq(Mux(scan.reading, row, host_row)),
                 word.eq(read_port.data),
             ]
+        host_read(m, host, Mux(host_read_odd, scan.odd_word, scan.even_word))
         return m

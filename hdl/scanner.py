@@ -43,12 +43,13 @@ from amaranth.hdl import *
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from .params import COUNT_LIMIT_BITS, CheckedComponent, Stop, check_depth
+from .params import CheckedComponent, Stop, check_depth
+from .ports import ChainBusSignature, PairReadSignature, QuerySignature
 from .result import ResultLayout
 from .word import MoveWord
 
 
-__all__ = ["ResultLayout", "Scanner", "LATENCY_OVERHEAD"]
+__all__ = ["Scanner", "LATENCY_OVERHEAD", "REFETCH_CLOCKS"]
 
 # Clocks from sampling ``start`` to ``done``, beyond one per applied pair:
 # the read, ahead, hand and decide stages of the last (stopping) pair.
@@ -64,32 +65,14 @@ def _invalidate(pair):
     return [pair.valid.eq(0), pair.apply_white.eq(0), pair.apply_black.eq(0)]
 
 
-def query_members(depth):
-    """A query's members, the same on every scanner and on the detector."""
-    return {
-        "start":       In(1),
-        "top":         In(range(depth)),
-        "count_limit": In(COUNT_LIMIT_BITS),
-        "busy":        Out(1),
-        "done":        Out(1),
-        "result":      Out(ResultLayout(depth)),
-    }
-
-
-def chain_members():
-    """A scanner's members towards :class:`~axon.hdl.chainlist.ChainList`."""
-    return {
-        "chain_clear":            Out(1),
-        "chain_white_move":       Out(MoveWord),
-        "chain_black_move":       Out(MoveWord),
-        "chain_white_next":       Out(MoveWord),
-        "chain_black_next":       Out(MoveWord),
-        "chain_apply_white_next": Out(1),
-        "chain_apply_black_next": Out(1),
-        "chain_white_overflow":   In(1),
-        "chain_black_overflow":   In(1),
-        "chain_empty":            In(1),
-    }
+def count_query_clocks(m, query):
+    """Count the clocks of a query in ``query.cycles``: zero on the clock that
+    samples ``start``, one more on each busy clock. Counted in gateware rather
+    than in a testbench, so that a board can report it."""
+    with m.If(query.start & ~query.busy):
+        m.d.sync += query.cycles.eq(0)
+    with m.Elif(query.busy):
+        m.d.sync += query.cycles.eq(query.cycles + 1)
 
 
 def stop_reason_in_order(m, stop_reason, limit_reached, words):
@@ -163,32 +146,16 @@ class Scanner(CheckedComponent, wiring.Component):
 
     Members
     -------
-    start : Signal(1), in
-        Begin a query; ignored while ``busy``.
-    top : Signal(range(depth)), in
-        Address of the most recent move, sampled with ``start``.
-    count_limit : Signal(4), in
-        Stop after this many equal positions; sampled with ``start``.
-    busy : Signal(1), out
-        A query is running; the scanner owns the move-list read port.
-    done : Signal(1), out
-        The last query has finished and ``result`` holds its answer, until the
-        next ``start``.
-    result : ResultLayout(depth), out
-    reading : Signal(1), out
-        The scanner drives the move list's rows (``busy`` or starting).
-    even_row, odd_row : Signal(range(depth // 2)), out
-        The rows to read, while ``reading``.
-    even_word, odd_word : MoveWord, in
-        The words at last clock's rows (:class:`~axon.hdl.movelist.MoveList`).
-    chain_clear : Signal(1), out
-    chain_white_move, chain_black_move : MoveWord, out
-    chain_white_next, chain_black_next : MoveWord, out
-    chain_apply_white_next, chain_apply_black_next : Signal(1), out
-        Apply ``chain_white_move``/``chain_black_move`` on the next clock:
-        said a clock early, so that the chain list's apply is a register.
-    chain_white_overflow, chain_black_overflow, chain_empty : Signal(1), in
-        The chain list's ports, see :class:`~axon.hdl.chainlist.ChainList`.
+    query : In(QuerySignature(depth))
+        The query, as the detector's (``busy``: the scanner owns the move
+        list's read port).
+    reads : Out(PairReadSignature(depth))
+        Its reads of the :class:`~axon.hdl.movelist.MoveList`, a row of each
+        bank a clock.
+    chains : Out(ChainBusSignature())
+        The pair it hands the :class:`~axon.hdl.chainlist.ChainList`:
+        ``apply_*_next`` is said a clock early, so that the chain list's
+        apply is a register.
     mover_black : Signal(1), out
         The side to move in the queried position is Black (the word at
         ``top`` is White's); steady from the second clock of the scan.
@@ -214,13 +181,9 @@ class Scanner(CheckedComponent, wiring.Component):
     def __init__(self, depth=256):
         self._depth = depth
         super().__init__({
-            **query_members(depth),
-            "reading":              Out(1),
-            "even_row":             Out(range(depth // 2)),
-            "odd_row":              Out(range(depth // 2)),
-            "even_word":            In(MoveWord),
-            "odd_word":             In(MoveWord),
-            **chain_members(),
+            "query":                In(QuerySignature(depth)),
+            "reads":                Out(PairReadSignature(depth)),
+            "chains":               Out(ChainBusSignature()),
             "mover_black":          Out(1),
             "taken_newer":          Out(1),
             "taken_newer_black":    Out(1),
@@ -237,7 +200,12 @@ class Scanner(CheckedComponent, wiring.Component):
         # write enables, on the path that ends the scan. (`done`, which says
         # whether `result` means anything, is reset.)
         result = Signal(ResultLayout(depth), reset_less=True)
-        m.d.comb += self.result.eq(result)
+        m.d.comb += self.query.result.eq(result)
+        # The starting clock counts as part of the query: the first read
+        # happens on it, and a write landing then would be seen by the later
+        # reads of the scan but not the first.
+        m.d.comb += self.reads.active.eq(self.query.busy | self.query.start)
+        count_query_clocks(m, self.query)
         # Signed (range(-16, depth)): the fetch runs a few pairs below
         # address 0 before the decide stage stops the scan.
         address = self.fetch_addr.shape()
@@ -323,10 +291,10 @@ class Scanner(CheckedComponent, wiring.Component):
         same_side   = Signal()
         apply_older = Signal()
         m.d.comb += [
-            newer.eq(Mux(read_newer_odd, self.odd_word, self.even_word)),
-            older.eq(Mux(read_newer_odd, self.even_word, self.odd_word)),
+            newer.eq(Mux(read_newer_odd, self.reads.odd_word, self.reads.even_word)),
+            older.eq(Mux(read_newer_odd, self.reads.even_word, self.reads.odd_word)),
             newer_black.eq(newer.piece[3]),
-            same_side.eq(self.even_word.piece[3] == self.odd_word.piece[3]),
+            same_side.eq(self.reads.even_word.piece[3] == self.reads.odd_word.piece[3]),
             apply_older.eq(~same_side & ~single_step),
             pair.valid.eq(read_valid),
             pair.addr.eq(read_addr),
@@ -354,10 +322,10 @@ class Scanner(CheckedComponent, wiring.Component):
         top_row     = Signal(range(depth // 2))
         top_odd_row = Signal(range(depth // 2))
         m.d.comb += [
-            top_row.eq(self.top[1:]),
-            top_odd_row.eq(self.top[1:] - ~self.top[0]),
-            self.even_row.eq(Mux(self.busy, even_row, top_row)),
-            self.odd_row.eq(Mux(self.busy, odd_row, top_odd_row)),
+            top_row.eq(self.query.top[1:]),
+            top_odd_row.eq(self.query.top[1:] - ~self.query.top[0]),
+            self.reads.even_row.eq(Mux(self.query.busy, even_row, top_row)),
+            self.reads.odd_row.eq(Mux(self.query.busy, odd_row, top_odd_row)),
         ]
         m.d.sync += [
             read_addr.eq(fetch_addr),
@@ -379,12 +347,12 @@ class Scanner(CheckedComponent, wiring.Component):
             hand.eq(ahead),
         ]
         m.d.comb += [
-            self.chain_white_next.eq(ahead.white_move),
-            self.chain_black_next.eq(ahead.black_move),
-            self.chain_white_move.eq(hand.white_move),
-            self.chain_black_move.eq(hand.black_move),
-            self.chain_apply_white_next.eq(ahead.apply_white & ~hand_drop),
-            self.chain_apply_black_next.eq(ahead.apply_black & ~hand_drop),
+            self.chains.white_next.eq(ahead.white_move),
+            self.chains.black_next.eq(ahead.black_move),
+            self.chains.white_move.eq(hand.white_move),
+            self.chains.black_move.eq(hand.black_move),
+            self.chains.apply_white_next.eq(ahead.apply_white & ~hand_drop),
+            self.chains.apply_black_next.eq(ahead.apply_black & ~hand_drop),
         ]
 
         # Hand to decide.
@@ -397,9 +365,9 @@ class Scanner(CheckedComponent, wiring.Component):
             decide_older_barrier.eq(hand.older_barrier),
             decide_same_side.eq(hand.same_side),
             decide_newer_black.eq(hand.newer_black),
-            decide_white_overflow.eq(self.chain_white_overflow),
-            decide_black_overflow.eq(self.chain_black_overflow),
-            decide_empty_before.eq(self.chain_empty),
+            decide_white_overflow.eq(self.chains.white_overflow),
+            decide_black_overflow.eq(self.chains.black_overflow),
+            decide_empty_before.eq(self.chains.empty),
             # What stops the scan apart from the chain list, summed up here so
             # that `stop` (which ends in `done`) is two LUT levels deep.
             decide_newer_blocked.eq(~hand.newer_present | hand.newer_barrier),
@@ -474,25 +442,25 @@ class Scanner(CheckedComponent, wiring.Component):
                     *_invalidate(ahead),
                     *_invalidate(hand),
                     decide_valid.eq(0),
-                    fetch_addr.eq(self.top - 2),
-                    fetch_newer_odd.eq(self.top[0]),
-                    *rows_for(self.top, 2),
+                    fetch_addr.eq(self.query.top - 2),
+                    fetch_newer_odd.eq(self.query.top[0]),
+                    *rows_for(self.query.top, 2),
                     single_step.eq(0),
                 ]
-                with m.If(self.start):
+                with m.If(self.query.start):
                     # Fetch the first pair on the starting clock itself.
                     m.d.comb += [
-                        self.reading.eq(1),
-                        self.chain_clear.eq(1),
+                        self.reads.reading.eq(1),
+                        self.chains.clear.eq(1),
                     ]
                     m.d.sync += [
-                        self.done.eq(0),
+                        self.query.done.eq(0),
                         mover_pending.eq(1),
                         read_valid.eq(1),
-                        read_addr.eq(self.top),
-                        read_newer_odd.eq(self.top[0]),
-                        read_present.eq(Cat(1, self.top >= 1)),
-                        *start_query(result, self.count_limit, count_limit, count_reached,
+                        read_addr.eq(self.query.top),
+                        read_newer_odd.eq(self.query.top[0]),
+                        read_present.eq(Cat(1, self.query.top >= 1)),
+                        *start_query(result, self.query.count_limit, count_limit, count_reached,
                                      count_reached_next),
                         scanned_odd.eq(0),
                         scanned_nonzero.eq(0),
@@ -500,7 +468,7 @@ class Scanner(CheckedComponent, wiring.Component):
                     m.next = "SCAN"
 
             with m.State("SCAN"):
-                m.d.comb += [self.busy.eq(1), self.reading.eq(1), hand_drop.eq(refetch)]
+                m.d.comb += [self.query.busy.eq(1), self.reads.reading.eq(1), hand_drop.eq(refetch)]
                 m.d.sync += read_valid.eq(1)
                 with m.If(~single_step):
                     m.d.sync += [
@@ -544,7 +512,7 @@ class Scanner(CheckedComponent, wiring.Component):
                         scanned_nonzero.eq(scanned_nonzero | take_newer),
                     ]
                     with m.If(stop):
-                        finish_query(m, result, stop_reason, self.done)
+                        finish_query(m, result, stop_reason, self.query.done)
                         m.next = "IDLE"
 
         return m

@@ -29,7 +29,7 @@ of one taken newer word:
 
 So the upcoming answer of a query is complete :data:`UPCOMING_CLOCKS` clocks
 after ``done`` (the last candidate comes from the pair that stops the scan,
-decided on the clock that raises ``done``): ``upcoming_done`` rises then.
+decided on the clock that raises ``done``): ``upcoming.done`` rises then.
 """
 
 from amaranth.hdl import *
@@ -39,12 +39,13 @@ from amaranth.lib.wiring import In, Out
 from .chainlist import LoneChainLayout
 from .pathcheck import PATH_CHECK_LATENCY, PathCheck
 from .params import CheckedComponent, check_depth
+from .ports import UpcomingSignature
 from .result import UpcomingLayout
 
 
 __all__ = ["UpcomingLayout", "Upcoming", "UPCOMING_CLOCKS"]
 
-# Clocks from `done` to `upcoming_done`: the summary register, the candidate
+# Clocks from `done` to `upcoming.done`: the summary register, the candidate
 # register, the path check, and the answer register.
 UPCOMING_CLOCKS = 2 + PATH_CHECK_LATENCY + 1
 
@@ -59,7 +60,12 @@ class Upcoming(CheckedComponent, wiring.Component):
 
     Members
     -------
-    start : Signal(1), in
+    query : In(UpcomingSignature(depth))
+        The query's ``occupancy``, held from its start until ``done`` (the
+        path check reads it a few clocks after each candidate), and the
+        ``answer``, which holds from ``done`` until the next start; ``done``
+        rises :data:`UPCOMING_CLOCKS` clocks after the scan's.
+    scan_start : Signal(1), in
         A query starts: forget the last answer and any candidate in flight.
     mover_black : Signal(1), in
         The side to move in the queried position is Black; steady from the
@@ -73,16 +79,8 @@ class Upcoming(CheckedComponent, wiring.Component):
         That word is Black's.
     taken_depth : Signal(range(depth + 1)), in
         Words applied once that word is (its depth).
-    done : Signal(1), in
+    scan_done : Signal(1), in
         The scanner's ``done``.
-    occupancy : Signal(64), in
-        The current position's occupied squares; held from ``start`` until
-        ``upcoming_done`` (the path check reads it a few clocks after each
-        candidate).
-    upcoming : UpcomingLayout(depth), out
-    upcoming_done : Signal(1), out
-        ``upcoming`` holds the query's answer, until the next ``start``;
-        rises :data:`UPCOMING_CLOCKS` clocks after ``done``.
     """
 
     check_parameters = staticmethod(check_depth)
@@ -90,17 +88,15 @@ class Upcoming(CheckedComponent, wiring.Component):
     def __init__(self, depth=256):
         self._depth = depth
         super().__init__({
-            "start":             In(1),
+            "query":             In(UpcomingSignature(depth)),
+            "scan_start":        In(1),
             "mover_black":       In(1),
             "white_lone":        In(LoneChainLayout),
             "black_lone":        In(LoneChainLayout),
             "taken_newer":       In(1),
             "taken_newer_black": In(1),
             "taken_depth":       In(range(depth + 1)),
-            "done":              In(1),
-            "occupancy":         In(64),
-            "upcoming":          Out(UpcomingLayout(depth)),
-            "upcoming_done":     Out(1),
+            "scan_done":         In(1),
         })
 
     @staticmethod
@@ -138,11 +134,11 @@ class Upcoming(CheckedComponent, wiring.Component):
         decided = Signal(taken_layout)
         word    = Signal(taken_layout)
         m.d.sync += [
-            decided.taken.eq(self.taken_newer & ~self.start),
+            decided.taken.eq(self.taken_newer & ~self.scan_start),
             decided.by_mover.eq(self.taken_newer_black == self.mover_black),
             decided.depth.eq(self.taken_depth),
             word.eq(decided),
-            word.taken.eq(decided.taken & ~self.start),
+            word.taken.eq(decided.taken & ~self.scan_start),
         ]
         word_taken, word_by_mover, word_depth = word.taken, word.by_mover, word.depth
 
@@ -163,7 +159,7 @@ class Upcoming(CheckedComponent, wiring.Component):
         candidate_tag   = Signal(tag_layout)
         m.d.sync += [
             candidate_valid.eq(word_taken & self._odd(word_depth) & mover_state.single &
-                               other_empty & ~self.start),
+                               other_empty & ~self.scan_start),
             candidate_kind.eq(mover_state.kind),
             # The move goes from where the piece stands now to where it stood.
             candidate_tag.from_sq.eq(mover_state.end),
@@ -177,25 +173,25 @@ class Upcoming(CheckedComponent, wiring.Component):
             path_check.from_sq.eq(candidate_tag.from_sq),
             path_check.to_sq.eq(candidate_tag.to_sq),
             path_check.tag.eq(candidate_tag),
-            path_check.occupancy.eq(self.occupancy),
+            path_check.occupancy.eq(self.query.occupancy),
         ]
 
         # Candidates of the last query still in the path check when a new one
         # starts are dropped: this shadow of their valid bits is cleared.
         in_flight = Signal(PATH_CHECK_LATENCY)
-        m.d.sync += in_flight.eq(Mux(self.start, 0, Cat(candidate_valid, in_flight[:-1])))
+        m.d.sync += in_flight.eq(Mux(self.scan_start, 0, Cat(candidate_valid, in_flight[:-1])))
 
         # The first reachable verdict is the most recent earlier position.
         verdict = Signal(tag_layout)
         m.d.comb += verdict.eq(path_check.verdict_tag)
-        with m.If(self.start):
-            m.d.sync += self.upcoming.eq(0)
-        with m.Elif(in_flight[-1] & path_check.reachable & ~self.upcoming.found):
+        with m.If(self.scan_start):
+            m.d.sync += self.query.answer.eq(0)
+        with m.Elif(in_flight[-1] & path_check.reachable & ~self.query.answer.found):
             m.d.sync += [
-                self.upcoming.found.eq(1),
-                self.upcoming.from_sq.eq(verdict.from_sq),
-                self.upcoming.to_sq.eq(verdict.to_sq),
-                self.upcoming.distance.eq(verdict.distance),
+                self.query.answer.found.eq(1),
+                self.query.answer.from_sq.eq(verdict.from_sq),
+                self.query.answer.to_sq.eq(verdict.to_sq),
+                self.query.answer.distance.eq(verdict.distance),
             ]
 
         # `done` rises on the clock after the last pair's decision; the answer
@@ -203,11 +199,11 @@ class Upcoming(CheckedComponent, wiring.Component):
         done_before = Signal()
         done_delay  = Signal(UPCOMING_CLOCKS - 1)
         m.d.sync += [
-            done_before.eq(self.done),
-            done_delay.eq(Mux(self.start, 0, Cat(self.done & ~done_before, done_delay[:-1]))),
+            done_before.eq(self.scan_done),
+            done_delay.eq(Mux(self.scan_start, 0, Cat(self.scan_done & ~done_before, done_delay[:-1]))),
         ]
-        with m.If(self.start):
-            m.d.sync += self.upcoming_done.eq(0)
+        with m.If(self.scan_start):
+            m.d.sync += self.query.done.eq(0)
         with m.Elif(done_delay[-1]):
-            m.d.sync += self.upcoming_done.eq(1)
+            m.d.sync += self.query.done.eq(1)
         return m

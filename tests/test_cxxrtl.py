@@ -15,11 +15,10 @@ import time
 import pytest
 from amaranth.hdl import Module
 from amaranth.lib import wiring
-from amaranth.lib.wiring import In, Out
+from amaranth.lib.wiring import In
 
-from axon.hdl.scanner import ResultLayout
-from axon.hdl.upcoming import UpcomingLayout
-from axon.hdl.word import MoveWord, pack_word
+from axon.hdl import MoveMemorySignature, QuerySignature, UpcomingSignature
+from axon.hdl.word import pack_word
 from axon.sim.model.encode import encode_moves
 from axon.sim.model.generate import game_corpus
 from axon.sim.model.golden import Stop, perpetual
@@ -215,17 +214,15 @@ class NeverDone(wiring.Component):
     def __init__(self, depth):
         self.depth = depth
         super().__init__({
-            "start": In(1), "top": In(range(depth)), "count_limit": In(4),
-            "busy": Out(1), "done": Out(1), "result": Out(ResultLayout(depth)),
-            "cycles": Out(16), "write_addr": In(range(depth)), "write_word": In(MoveWord),
-            "write_en": In(1), "occupancy": In(64), "upcoming": Out(UpcomingLayout(depth)),
-            "upcoming_done": Out(1),
+            "query":    In(QuerySignature(depth)),
+            "memory":   In(MoveMemorySignature(depth)),
+            "upcoming": In(UpcomingSignature(depth)),
         })
 
     def elaborate(self, platform):
         m = Module()
         # A register, so that the design has the sync domain's clk and rst.
-        m.d.sync += self.busy.eq(self.start | self.busy)
+        m.d.sync += self.query.busy.eq(self.query.start | self.query.busy)
         return m
 
 
@@ -244,6 +241,18 @@ def test_a_hung_query_times_out():
         session.run([0] * 4, [(3, 4)])
     assert session.run_batch([([0] * 4, [(3, 4), (2, 1)])], on_timeout="none") == [[None, None]]
     assert time.perf_counter() - began < 30
+
+
+def test_pysim_gives_up_on_a_hung_query_where_cxxrtl_does():
+    from axon.sim.backends.pysim import DetectorTimeout
+
+    class HungRtlSession(RtlSession):
+        def make_dut(self):
+            return NeverDone(self.depth)
+
+    # The same clock count as the CXXRTL harness's (hung_after_clocks).
+    with pytest.raises(DetectorTimeout, match=r"query top=3 did not finish in 32 clocks"):
+        HungRtlSession(depth=16, chains=2).run([0] * 4, [(3, 4)])
 
 
 @needs_gxx

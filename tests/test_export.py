@@ -6,7 +6,7 @@ import re
 import pytest
 
 from axon.hdl.params import Stop
-from axon.hdl.scanner import ResultLayout
+from axon.hdl.result import ResultLayout
 from axon.hdl.word import MoveWord
 from axon.sim.cli.main import main
 from axon.sim.backends.export import VerilogSession
@@ -50,9 +50,12 @@ def test_exported_module_ports(exported):
     verilog, _ = exported
     module = re.search(r"^module axon_detector\(([^)]*)\);", verilog.read_text(), flags=re.M)
     assert set(module.group(1).replace(" ", "").split(",")) == {
-        "clk", "rst", "start", "top", "count_limit", "busy", "done", "result", "cycles",
-        "write_addr", "write_word", "write_en", "write_refused", "read_addr", "read_word",
-        "occupancy", "upcoming", "upcoming_done"}
+        "clk", "rst",
+        "query__start", "query__top", "query__count_limit", "query__busy", "query__done",
+        "query__result", "query__cycles",
+        "memory__write_addr", "memory__write_word", "memory__write_en", "memory__write_refused",
+        "memory__read_addr", "memory__read_word",
+        "upcoming__occupancy", "upcoming__answer", "upcoming__done"}
 
 
 def test_exported_verilog_answers_like_the_golden_model(exported, tmp_path):
@@ -68,8 +71,8 @@ def test_a_broken_export_is_caught(exported, tmp_path):
     # A module whose scanner never raises done must fail the same check.
     verilog, _ = exported
     text = verilog.read_text()
-    broken_text, edits = re.subn(r"^(\s*)done <= \\\$\d+ ;$", r"\1done <= 1'h0;", text,
-                                 flags=re.M)
+    broken_text, edits = re.subn(r"^(\s*)query__done <= \\\$\d+ ;$", r"\1query__done <= 1'h0;",
+                                 text, flags=re.M)
     assert edits == 1
     broken = tmp_path / "broken.v"
     broken.write_text(broken_text)

@@ -6,7 +6,12 @@ test run turns warnings into errors), so the header would hide a defect.
 """
 
 import pytest
-from amaranth.hdl import Fragment
+from amaranth.hdl import Fragment, Module
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from axon.hdl import MoveMemorySignature, QuerySignature, UpcomingSignature
+from axon.hdl.ports import ChainBusSignature, PairReadSignature, SingleReadSignature
 
 from axon.hdl.chainlist import ChainList, ChainPool, UnpairedPool
 from axon.hdl.detector import AxonDetector
@@ -47,6 +52,10 @@ from axon.boards.top import AxonBoard
      r"Move-list depth must be an even integer of at least 2, not 3"),
     (lambda: LeanMoveList(depth=0), TypeError,
      r"Move-list depth must be an even integer of at least 2, not 0"),
+    (lambda: QuerySignature(depth=3), TypeError,
+     r"Move-list depth must be an even integer of at least 2, not 3"),
+    (lambda: MoveMemorySignature(depth=None), TypeError,
+     r"Move-list depth must be an even integer of at least 2, not None"),
 ])
 def test_parameter_errors(make, error, message):
     with pytest.raises(error, match=message):
@@ -61,5 +70,55 @@ def test_detector_reports_its_configuration():
     lean = AxonDetector(depth=16, chains=4, pools="side", scan="single")
     Fragment.get(lean, None)
     assert (lean.pools, lean.scan) == ("side", "single")
-    assert len(detector.top) == 7
-    assert detector.result.distance.shape().width == 8
+    assert len(detector.query.top) == 7
+    assert detector.query.result.distance.shape().width == 8
+
+
+@pytest.mark.parametrize("signature", [QuerySignature, MoveMemorySignature, UpcomingSignature,
+                                       PairReadSignature, SingleReadSignature])
+def test_signatures_are_equal_by_kind_and_depth(signature):
+    assert signature(16) == signature(16) and hash(signature(16)) == hash(signature(16))
+    assert signature(16) != signature(32)
+    assert repr(signature(16)) == f"{signature.__name__}(16)"
+    others = {QuerySignature, MoveMemorySignature, UpcomingSignature} - {signature}
+    assert all(signature(16) != other(16) for other in others)
+    assert ChainBusSignature() == ChainBusSignature() != signature(16)
+
+
+def test_detector_ports_are_the_named_signatures():
+    detector = AxonDetector(depth=128)
+    Fragment.get(detector, None)
+    assert dict(detector.signature.members) == {
+        "query":    In(QuerySignature(128)),
+        "memory":   In(MoveMemorySignature(128)),
+        "upcoming": In(UpcomingSignature(128)),
+    }
+    # Seen from the detector, what the asker drives is an input.
+    flows = {path: member.flow for path, member, _ in detector.query.signature.flatten(
+        detector.query)}
+    assert flows[("start",)] == flows[("top",)] == wiring.In
+    assert flows[("done",)] == flows[("result",)] == wiring.Out
+
+
+class _Asker(wiring.Component):
+    """An embedder's component with the asking side of the detector's ports."""
+
+    def __init__(self, depth):
+        super().__init__({"query": Out(QuerySignature(depth)),
+                          "memory": Out(MoveMemorySignature(depth))})
+
+    def elaborate(self, platform):
+        return Module()
+
+
+def test_an_embedder_connects_by_signature():
+    m = Module()
+    m.submodules.asker = asker = _Asker(16)
+    m.submodules.detector = detector = AxonDetector(depth=16)
+    # A port of another depth does not fit: the address widths differ.
+    m.submodules.wrong = wrong = _Asker(32)
+    with pytest.raises(wiring.ConnectionError, match=r"top"):
+        wiring.connect(m, wrong.query, detector.query)
+    wiring.connect(m, asker.query, detector.query)
+    wiring.connect(m, asker.memory, detector.memory)
+    Fragment.get(m, None)

@@ -162,24 +162,24 @@ def test_writes_during_a_query_are_refused():
 
     async def testbench(ctx):
         await write_words(ctx, dut, shuffle * 8)
-        ctx.set(dut.top, 31)
-        ctx.set(dut.count_limit, 15)
-        ctx.set(dut.start, 1)
+        ctx.set(dut.query.top, 31)
+        ctx.set(dut.query.count_limit, 15)
+        ctx.set(dut.query.start, 1)
         await ctx.tick()
-        ctx.set(dut.start, 0)
+        ctx.set(dut.query.start, 0)
         # Try to overwrite the word the scan will read last.
-        ctx.set(dut.write_addr, 0)
-        ctx.set(dut.write_word.as_value(), pack_word(12, 28, 1, barrier=True))
-        ctx.set(dut.write_en, 1)
+        ctx.set(dut.memory.write_addr, 0)
+        ctx.set(dut.memory.write_word.as_value(), pack_word(12, 28, 1, barrier=True))
+        ctx.set(dut.memory.write_en, 1)
         await ctx.tick()
-        seen["refused"] = ctx.get(dut.write_refused)
-        ctx.set(dut.write_en, 0)
-        while not ctx.get(dut.done):
+        seen["refused"] = ctx.get(dut.memory.write_refused)
+        ctx.set(dut.memory.write_en, 0)
+        while not ctx.get(dut.query.done):
             await ctx.tick()
         seen["result"] = (await run_query(ctx, dut, 31, 15)).result
-        ctx.set(dut.read_addr, 0)
+        ctx.set(dut.memory.read_addr, 0)
         await ctx.tick()
-        seen["word0"] = ctx.get(dut.read_word.as_value())
+        seen["word0"] = ctx.get(dut.memory.read_word.as_value())
 
     session.simulate(dut, testbench)
     assert seen["refused"] == 1
@@ -209,18 +209,18 @@ def test_reset_in_the_middle_of_a_scan_keeps_the_move_list():
     async def testbench(ctx):
         await write_words(ctx, dut, shuffle)
         for cut in (1, 2, 5, 17):
-            ctx.set(dut.top, len(shuffle) - 1)
-            ctx.set(dut.count_limit, 15)
-            ctx.set(dut.start, 1)
+            ctx.set(dut.query.top, len(shuffle) - 1)
+            ctx.set(dut.query.count_limit, 15)
+            ctx.set(dut.query.start, 1)
             await ctx.tick()
-            ctx.set(dut.start, 0)
+            ctx.set(dut.query.start, 0)
             for _ in range(cut):
                 await ctx.tick()
-            assert ctx.get(dut.busy)
+            assert ctx.get(dut.query.busy)
             ctx.set(soft_reset, 1)
             await ctx.tick()
             ctx.set(soft_reset, 0)
-            assert not ctx.get(dut.busy) and not ctx.get(dut.done)
+            assert not ctx.get(dut.query.busy) and not ctx.get(dut.query.done)
             seen[cut] = (await run_query(ctx, dut, len(shuffle) - 1, 15)).result
 
     session.simulate(WithReset(), testbench)
@@ -239,17 +239,17 @@ def test_host_read_of_the_word_being_written_gets_the_new_word():
     async def testbench(ctx):
         await write_words(ctx, dut, [pack_word(1, 18, 2), pack_word(62, 45, 10)])
         for address, word in ((1, pack_word(6, 21, 2)), (0, pack_word(12, 28, 1, True))):
-            ctx.set(dut.read_addr, address)
-            ctx.set(dut.write_addr, address)
-            ctx.set(dut.write_word.as_value(), word)
-            ctx.set(dut.write_en, 1)
+            ctx.set(dut.memory.read_addr, address)
+            ctx.set(dut.memory.write_addr, address)
+            ctx.set(dut.memory.write_word.as_value(), word)
+            ctx.set(dut.memory.write_en, 1)
             await ctx.tick()
-            ctx.set(dut.write_en, 0)
-            seen.append(ctx.get(dut.read_word.as_value()))
+            ctx.set(dut.memory.write_en, 0)
+            seen.append(ctx.get(dut.memory.read_word.as_value()))
             # The neighbour in the other bank, and the word once more.
-            ctx.set(dut.read_addr, address ^ 1)
+            ctx.set(dut.memory.read_addr, address ^ 1)
             await ctx.tick()
-            seen.append(ctx.get(dut.read_word.as_value()))
+            seen.append(ctx.get(dut.memory.read_word.as_value()))
 
     session.simulate(dut, testbench)
     assert seen == [pack_word(6, 21, 2), pack_word(1, 18, 2),

@@ -175,18 +175,18 @@ def test_a_new_query_forgets_the_last_ones_candidates():
     async def bench(ctx):
         await write_words(ctx, dut, words)
         for top in (len(words) - 1, 0):
-            ctx.set(dut.top, top)
-            ctx.set(dut.count_limit, 15)
-            ctx.set(dut.occupancy, occupancy)
-            ctx.set(dut.start, 1)
+            ctx.set(dut.query.top, top)
+            ctx.set(dut.query.count_limit, 15)
+            ctx.set(dut.upcoming.occupancy, occupancy)
+            ctx.set(dut.query.start, 1)
             await ctx.tick()
-            ctx.set(dut.start, 0)
-            while not ctx.get(dut.done):
+            ctx.set(dut.query.start, 0)
+            while not ctx.get(dut.query.done):
                 await ctx.tick()
         for _ in range(UPCOMING_CLOCKS):
             await ctx.tick()
-        seen["done"] = ctx.get(dut.upcoming_done)
-        seen["found"] = ctx.get(dut.upcoming.found)
+        seen["done"] = ctx.get(dut.upcoming.done)
+        seen["found"] = ctx.get(dut.upcoming.answer.found)
 
     session.simulate(dut, bench)
     assert perpetual(words, len(words) - 1, occupancy=occupancy).upcoming

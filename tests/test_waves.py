@@ -79,7 +79,8 @@ def check_waves(vcd, chains):
         valid = {t for t in traces if re.search(rf"\.{field}_valid(\[|$)", t)}
         assert sum(int(match.group(1)) + 1 if (match := re.search(r"\[(\d+):0\]", t)) else 1
                    for t in valid) == chains
-    for port in ("start", "done", "busy", r"\result.repetition", "cycles[15:0]"):
+    for port in ("query__start", "query__done", "query__busy", r"\query__result.repetition",
+                 "query__cycles[15:0]"):
         assert f"bench.top.{port}" in traces or any(
             t.startswith(f"bench.top.{port}[") for t in traces), port
     assert "bench.top.scanner.fsm_state" in traces
@@ -117,9 +118,9 @@ def test_write_gtkw_reports_missing_signals(tmp_path):
 def test_trace_signals_are_ports():
     dut = AxonDetector(depth=16, chains=2)
     traces = trace_signals(dut)
-    assert any(trace is dut.start for trace in traces)
-    assert any(trace is dut.result for trace in traces)
-    assert any(trace is dut.cycles for trace in traces)
+    assert any(trace is dut.query.start for trace in traces)
+    assert any(trace is dut.query.result for trace in traces)
+    assert any(trace is dut.query.cycles for trace in traces)
 
 
 def test_waves_only_when_asked(tmp_path):

@@ -45,29 +45,28 @@ from ...hdl.word import WORD_BITS
 from ...hdl.params import COUNT_LIMIT_MAX
 from ..model.golden import Result
 from .pysim import DetectorTimeout, expected_cycles, split_query
-from .session import Answer, Session
+from .session import Answer, Session, hung_after_clocks
 
 
 __all__ = ["CxxrtlModel", "CxxrtlSession", "CxxrtlError", "DetectorTimeout", "default_cache_dir",
-           "COMPILER", "COMPILER_FLAGS", "TIMEOUT_CLOCKS_OVER_DEPTH"]
+           "COMPILER", "COMPILER_FLAGS"]
 
 COMPILER = "g++"
 # -O2: the model is one large eval() function; -O3 compiles much longer for
 # little gain. C++17 is what the CXXRTL runtime of current Yosys expects.
 COMPILER_FLAGS = ("-O2", "-std=c++17")
-# A query is given up as hung when done has not risen this many clocks past
-# the move-list depth (the longest scan is depth plies plus a few clocks).
-TIMEOUT_CLOCKS_OVER_DEPTH = 16
-# The name of the top module in the generated C++ (`p_axon__detector`). Not
-# "top": the detector has a port called `top`, and C++ forbids a data member
-# named like its class.
+# The name of the top module in the generated C++ (`p_axon__detector`): not
+# "top" or a port's name, since C++ forbids a data member named like its class.
 DESIGN_NAME = "axon_detector"
 
-# Ports the harness drives or reads, by their Amaranth names; `clk` and `rst`
-# are the sync domain's, added by the conversion.
-_HARNESS_PORTS = ("clk", "rst", "start", "top", "count_limit", "done", "result", "cycles",
-                  "write_addr", "write_word", "write_en", "occupancy", "upcoming",
-                  "upcoming_done")
+# Ports the harness drives or reads, by their names in the converted design
+# (a member of a named port is named by its path, `query__start`); `clk` and
+# `rst` are the sync domain's, added by the conversion. The harness knows each
+# as AXON_PORT_<NAME>, the path in capitals with single underscores
+# (AXON_PORT_QUERY_START).
+_HARNESS_PORTS = ("clk", "rst", "query__start", "query__top", "query__count_limit", "query__done",
+                  "query__result", "query__cycles", "memory__write_addr", "memory__write_word",
+                  "memory__write_en", "upcoming__occupancy", "upcoming__answer", "upcoming__done")
 
 _OP_WRITE = 1
 _OP_QUERY = 2
@@ -250,7 +249,8 @@ class CxxrtlModel:
             if not re.search(rf"\b(value|wire)<\d+> {member};", source):
                 raise CxxrtlError(f"port `{port}` (C++ member `{member}`) not found in the "
                                   f"generated CXXRTL source; has Yosys changed its naming?")
-            lines.append(f"#define AXON_PORT_{port.upper()} {member}")
+            macro = port.upper().replace("__", "_")
+            lines.append(f"#define AXON_PORT_{macro} {member}")
         return "\n".join(lines) + "\n"
 
     def build(self):
@@ -353,7 +353,7 @@ class CxxrtlSession(CxxrtlModel, Session):
     def _defines(self):
         return [f"#define AXON_DEPTH {self.depth}u",
                 f"#define AXON_COUNT_LIMIT_MAX {COUNT_LIMIT_MAX}u",
-                f"#define AXON_TIMEOUT_CLOCKS {self.depth + TIMEOUT_CLOCKS_OVER_DEPTH}u"]
+                f"#define AXON_TIMEOUT_CLOCKS {hung_after_clocks(self.depth)}u"]
 
     # -- running ----------------------------------------------------------------
 
@@ -398,7 +398,7 @@ class CxxrtlSession(CxxrtlModel, Session):
                                                  extra != UPCOMING_CLOCKS):
                     if on_timeout == "raise":
                         what = (f"did not finish in {cycles} clocks" if status == _STATUS_TIMEOUT
-                                else f"raised upcoming_done {extra} clocks after done, not "
+                                else f"raised upcoming.done {extra} clocks after done, not "
                                      f"{UPCOMING_CLOCKS}")
                         raise DetectorTimeout(f"job {index}: query top={top} "
                                               f"count_limit={count_limit} {what}")

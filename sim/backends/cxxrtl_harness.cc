@@ -7,24 +7,25 @@
 //   AXON_DEPTH           move-list depth
 //   AXON_TIMEOUT_CLOCKS  clocks after the start clock before a query is
 //                        given up as hung
-//   AXON_PORT_<NAME>     the CXXRTL member of each detector port
+//   AXON_PORT_<NAME>     the CXXRTL member of each detector port, by its path
+//                        (query__start: AXON_PORT_QUERY_START)
 //
 // It drives the ports exactly as write_words and run_query in
-// axon/sim/rtl.py do, so that the two simulators see the same clock edges.
+// axon/sim/backends/pysim.py do, so that the two simulators see the same clock edges.
 //
 // stdin: a stream of uint32 (host byte order) commands until end of file,
 //   1 N w0 .. w(N-1)   store N move words at addresses 0..N-1, one a clock
 //   2 TOP LIMIT        run one query
 //   3 TOP LIMIT OCC_LO OCC_HI
 //                      run one query with this occupancy and wait for
-//                      `upcoming_done` too
+//                      `upcoming.done` too
 // stdout: six uint32 per query, in order,
 //   STATUS RESULT_LO RESULT_HI CYCLES UPCOMING UPCOMING_CLOCKS
 // STATUS 0: done rose, RESULT is the raw `result` port (ResultLayout bits)
 // and CYCLES the `cycles` port; for command 3, UPCOMING is the raw `upcoming`
-// port (UpcomingLayout bits) once `upcoming_done` rose, UPCOMING_CLOCKS the
-// clocks from `done` to `upcoming_done` (both 0 for command 2; a missing
-// `upcoming_done` gives AXON_TIMEOUT_CLOCKS). STATUS 1: `done` did not rise within
+// port (UpcomingLayout bits) once `upcoming.done` rose, UPCOMING_CLOCKS the
+// clocks from `done` to `upcoming.done` (both 0 for command 2; a missing
+// `upcoming.done` gives AXON_TIMEOUT_CLOCKS). STATUS 1: `done` did not rise within
 // AXON_TIMEOUT_CLOCKS; the design is then reset (the move list keeps its
 // contents) and the next command runs as usual.
 // Bad input ends the run with exit status 2 and a message on stderr.
@@ -64,28 +65,28 @@ void tick() {
 
 void write_words(const uint32_t *words, uint32_t count) {
 	for (uint32_t address = 0; address < count; address++) {
-		dut.AXON_PORT_WRITE_ADDR.set<uint32_t>(address);
-		dut.AXON_PORT_WRITE_WORD.set<uint32_t>(words[address]);
-		dut.AXON_PORT_WRITE_EN.set<bool>(true);
+		dut.AXON_PORT_MEMORY_WRITE_ADDR.set<uint32_t>(address);
+		dut.AXON_PORT_MEMORY_WRITE_WORD.set<uint32_t>(words[address]);
+		dut.AXON_PORT_MEMORY_WRITE_EN.set<bool>(true);
 		tick();
 	}
-	dut.AXON_PORT_WRITE_EN.set<bool>(false);
+	dut.AXON_PORT_MEMORY_WRITE_EN.set<bool>(false);
 }
 
 void run_query(uint32_t top, uint32_t count_limit, bool upcoming, uint64_t occupancy,
                uint32_t answer[6]) {
 	answer[4] = answer[5] = 0;
-	dut.AXON_PORT_OCCUPANCY.set<uint64_t>(occupancy);
-	dut.AXON_PORT_TOP.set<uint32_t>(top);
-	dut.AXON_PORT_COUNT_LIMIT.set<uint32_t>(count_limit);
-	dut.AXON_PORT_START.set<bool>(true);
+	dut.AXON_PORT_UPCOMING_OCCUPANCY.set<uint64_t>(occupancy);
+	dut.AXON_PORT_QUERY_TOP.set<uint32_t>(top);
+	dut.AXON_PORT_QUERY_COUNT_LIMIT.set<uint32_t>(count_limit);
+	dut.AXON_PORT_QUERY_START.set<bool>(true);
 	tick();
-	dut.AXON_PORT_START.set<bool>(false);
+	dut.AXON_PORT_QUERY_START.set<bool>(false);
 	// Settle the outputs for the new inputs without a clock edge, as ctx.get()
 	// would, in case `done` ever depends on `start` combinationally.
 	dut.step();
 	uint32_t waited = 0;
-	while (!dut.AXON_PORT_DONE.get<bool>()) {
+	while (!dut.AXON_PORT_QUERY_DONE.get<bool>()) {
 		if (waited >= AXON_TIMEOUT_CLOCKS) {
 			answer[0] = STATUS_TIMEOUT;
 			answer[1] = answer[2] = 0;
@@ -99,11 +100,11 @@ void run_query(uint32_t top, uint32_t count_limit, bool upcoming, uint64_t occup
 		tick();
 		waited++;
 	}
-	uint64_t result = dut.AXON_PORT_RESULT.get<uint64_t>();
+	uint64_t result = dut.AXON_PORT_QUERY_RESULT.get<uint64_t>();
 	answer[0] = STATUS_DONE;
 	answer[1] = static_cast<uint32_t>(result);
 	answer[2] = static_cast<uint32_t>(result >> 32);
-	answer[3] = dut.AXON_PORT_CYCLES.get<uint32_t>();
+	answer[3] = dut.AXON_PORT_QUERY_CYCLES.get<uint32_t>();
 	if (!upcoming)
 		return;
 	uint32_t extra = 0;
@@ -111,7 +112,7 @@ void run_query(uint32_t top, uint32_t count_limit, bool upcoming, uint64_t occup
 		tick();
 		extra++;
 	}
-	answer[4] = dut.AXON_PORT_UPCOMING.get<uint32_t>();
+	answer[4] = dut.AXON_PORT_UPCOMING_ANSWER.get<uint32_t>();
 	answer[5] = extra;
 }
 

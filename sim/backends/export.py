@@ -2,8 +2,8 @@
 
 A Verilog user gets the block the Amaranth tests verify: the same
 :class:`~axon.hdl.detector.AxonDetector`, converted by Amaranth's built-in
-Yosys, with its ports flattened to plain vectors (``result`` is one vector,
-``write_word`` another). Beside it goes a header of ``localparam``\\ s,
+Yosys, with each member of its named ports a plain vector named by its path
+(``query__result`` is one vector, ``memory__write_word`` another). Beside it goes a header of ``localparam``\\ s,
 ``NAME_params.vh``, that says where each field sits in those vectors and what
 the stop codes mean, generated from the same layouts the gateware uses.
 
@@ -19,7 +19,8 @@ from amaranth.back import rtlil, verilog
 
 from ...hdl.detector import AxonDetector
 from ...hdl.params import COUNT_LIMIT_MAX, Stop
-from ...hdl.scanner import LATENCY_OVERHEAD, ResultLayout
+from ...hdl.result import ResultLayout
+from ...hdl.scanner import LATENCY_OVERHEAD
 from ...hdl.upcoming import UPCOMING_CLOCKS, UpcomingLayout
 from ...hdl.word import MoveWord, WORD_BITS
 from .cxxrtl import (DESIGN_NAME, CxxrtlError, CxxrtlSession, _digest,
@@ -74,16 +75,19 @@ def header_text(dut, name=DESIGN_NAME):
         f"// A query that applies P words raises done floor(P/2) + this many clocks",
         f"// after the clock that samples start.",
         f"localparam {prefix}_LATENCY_OVERHEAD = {LATENCY_OVERHEAD};",
-        f"// The move word (write_word, read_word).",
+        f"// Ports: query__* (start, top, count_limit in; busy, done, result, cycles out),",
+        f"// memory__* (write_addr, write_word, write_en in, write_refused out; read_addr",
+        f"// in, read_word out) and upcoming__* (occupancy in; answer, done out).",
+        f"// The move word (memory__write_word, memory__read_word).",
         f"localparam {prefix}_WORD_BITS = {WORD_BITS};",
         *_fields(f"{prefix}_WORD", MoveWord.as_shape()),
-        f"// The result vector.",
+        f"// The query__result vector.",
         f"localparam {prefix}_RESULT_BITS = {result.size};",
         *_fields(f"{prefix}_RESULT", result),
         f"// result.stop: why the scan ended.",
         *[f"localparam {prefix}_STOP_{member.name} = {member.value};" for member in Stop],
-        f"// The upcoming vector (occupancy in, upcoming out), which holds its answer",
-        f"// from upcoming_done, this many clocks after done, until the next start.",
+        f"// The upcoming__answer vector, which holds its answer from upcoming__done,",
+        f"// this many clocks after query__done, until the next start.",
         f"localparam {prefix}_UPCOMING_CLOCKS = {UPCOMING_CLOCKS};",
         f"localparam {prefix}_UPCOMING_BITS = {upcoming.size};",
         *_fields(f"{prefix}_UPCOMING", upcoming),

@@ -17,16 +17,11 @@ from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import unpack_word
 from ...hdl.result import fields_of
 from ..model.golden import Result
-from .session import Answer, Session
+from .session import Answer, Session, hung_after_clocks
 from .waves import trace_signals, write_gtkw
 
 
-__all__ = ["RtlSession", "latency", "expected_cycles", "split_query", "TIMEOUT_SLACK"]
-
-# A query never needs more than depth + LATENCY_OVERHEAD + REFETCH_CLOCKS
-# clocks (one word a clock after a refetch, at worst); waiting a
-# little longer than that turns a hung design into a test failure, not a hang.
-TIMEOUT_SLACK = 8
+__all__ = ["RtlSession", "latency", "expected_cycles", "split_query"]
 
 
 def latency(plies_scanned, scan="pair"):
@@ -96,47 +91,47 @@ def split_query(query):
 async def write_words(ctx, dut, words, base=0):
     """Store ``words`` at ``base``.. through the host write port, one a clock."""
     for offset, word in enumerate(words):
-        ctx.set(dut.write_addr, base + offset)
-        ctx.set(dut.write_word.as_value(), word)
-        ctx.set(dut.write_en, 1)
+        ctx.set(dut.memory.write_addr, base + offset)
+        ctx.set(dut.memory.write_word.as_value(), word)
+        ctx.set(dut.memory.write_en, 1)
         await ctx.tick()
-    ctx.set(dut.write_en, 0)
+    ctx.set(dut.memory.write_en, 0)
 
 
 async def run_query(ctx, dut, top, count_limit, occupancy=None):
     """Start one query, wait for ``done``; return an :class:`~axon.sim.backends.session.Answer`.
 
-    With an ``occupancy``, also wait for ``upcoming_done`` (exactly
+    With an ``occupancy``, also wait for ``upcoming.done`` (exactly
     ``UPCOMING_CLOCKS`` after ``done``, which is checked) and read the
     upcoming repetition."""
-    ctx.set(dut.top, top)
-    ctx.set(dut.count_limit, count_limit)
-    ctx.set(dut.occupancy, occupancy or 0)
-    ctx.set(dut.start, 1)
+    ctx.set(dut.query.top, top)
+    ctx.set(dut.query.count_limit, count_limit)
+    ctx.set(dut.upcoming.occupancy, occupancy or 0)
+    ctx.set(dut.query.start, 1)
     await ctx.tick()
-    ctx.set(dut.start, 0)
+    ctx.set(dut.query.start, 0)
     waited = 0
     # `done` rises on the clock edge that ends the scan.
-    while not ctx.get(dut.done):
-        if waited > dut.depth + LATENCY_OVERHEAD + REFETCH_CLOCKS + TIMEOUT_SLACK:
+    while not ctx.get(dut.query.done):
+        if waited >= hung_after_clocks(dut.depth):
             raise DetectorTimeout(f"query top={top} did not finish in {waited} clocks")
         await ctx.tick()
         waited += 1
-    cycles = ctx.get(dut.cycles)
+    cycles = ctx.get(dut.query.cycles)
     if occupancy is None:
-        return Answer(_read_result(ctx, dut.result), cycles)
+        return Answer(_read_result(ctx, dut.query.result), cycles)
     extra = 0
-    while not ctx.get(dut.upcoming_done):
+    while not ctx.get(dut.upcoming.done):
         if extra > UPCOMING_CLOCKS:
-            raise DetectorTimeout(f"query top={top}: upcoming_done did not follow done "
+            raise DetectorTimeout(f"query top={top}: upcoming.done did not follow done "
                                   f"in {UPCOMING_CLOCKS} clocks")
         await ctx.tick()
         extra += 1
     if dut.upcoming_enabled and extra != UPCOMING_CLOCKS:
-        raise DetectorTimeout(f"query top={top}: upcoming_done came {extra} clocks after "
+        raise DetectorTimeout(f"query top={top}: upcoming.done came {extra} clocks after "
                               f"done, not {UPCOMING_CLOCKS}")
-    return Answer(_read_result(ctx, dut.result,
-                                    dut.upcoming if dut.upcoming_enabled else None), cycles)
+    return Answer(_read_result(ctx, dut.query.result,
+                                    dut.upcoming.answer if dut.upcoming_enabled else None), cycles)
 
 
 class RtlSession(Session):

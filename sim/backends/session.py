@@ -25,11 +25,20 @@ query each ply" that ``axon scan``, ``verify`` and ``query`` share.
 from dataclasses import dataclass
 from typing import NamedTuple, Optional
 
+from ...hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS
 from ..model.golden import Result, perpetual
 from ..model.history import Window, is_window_limited, window_segments
 
 
-__all__ = ["Answer", "Session", "GoldenSession", "PlyAnswer", "answers"]
+__all__ = ["Answer", "Session", "GoldenSession", "PlyAnswer", "answers", "hung_after_clocks"]
+
+
+def hung_after_clocks(depth):
+    """Clocks after the starting one at which a simulated query is given up
+    as hung, on every backend. No query needs more than ``depth +
+    LATENCY_OVERHEAD + REFETCH_CLOCKS`` (one word a clock after a refetch, at
+    worst); a few more turn a hung design into a failure, not a hang."""
+    return depth + LATENCY_OVERHEAD + REFETCH_CLOCKS + 9
 
 
 class Answer(NamedTuple):

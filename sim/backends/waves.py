@@ -10,7 +10,7 @@ Amaranth's simulator (which dumps every signal of the design) and then calls
   and equal positions counted so far, the stop decision;
 * **Chain list**: every slot's valid bit, piece type, from- and to-square, and the hit
   vectors compared a clock ahead;
-* **Upcoming**: the occupancy, the upcoming answer and ``upcoming_done``, the
+* **Upcoming**: the occupancy, the upcoming answer and ``upcoming.done``, the
   word the upcoming block follows, its candidate and the path check's verdict.
 
 Amaranth names a signal by its place in the hierarchy (``bench.top.scanner``)
@@ -47,11 +47,9 @@ def trace_signals(dut):
     Amaranth writes every signal of the design into the VCD anyway; these are
     the ones a testbench drives or reads.
     """
-    return [
-        dut.start, dut.top, dut.count_limit, dut.busy, dut.done, dut.result, dut.cycles,
-        dut.write_addr, dut.write_word, dut.write_en, dut.write_refused,
-        dut.occupancy, dut.upcoming, dut.upcoming_done,
-    ]
+    ports = (dut.query, dut.memory, dut.upcoming)
+    return [value for port in ports for _, _, value in port.signature.flatten(port)
+            if value is not dut.memory.read_addr and value is not dut.memory.read_word]
 
 
 def vcd_signals(vcd_path):
@@ -89,16 +87,17 @@ def vcd_signals(vcd_path):
     return signals
 
 
-_QUERY = ["start", "top", "count_limit", "busy", "done",
-          r"\result.repetition", r"\result.distance", r"\result.count",
-          r"\result.overflow", r"\result.stop", r"\result.plies_scanned", "cycles"]
+_QUERY = ["query__start", "query__top", "query__count_limit", "query__busy", "query__done",
+          r"\query__result.repetition", r"\query__result.distance", r"\query__result.count",
+          r"\query__result.overflow", r"\query__result.stop", r"\query__result.plies_scanned",
+          "query__cycles"]
 
-_HOST = ["write_en", "write_addr", "write_word", "write_refused"]
+_HOST = ["memory__write_en", "memory__write_addr", "memory__write_word", "memory__write_refused"]
 
 # The upcoming repetition: the answer at the top, then the candidate the
 # upcoming block picks and the path check's verdict on it.
-_UPCOMING = ["occupancy", r"\upcoming.found", r"\upcoming.from_sq", r"\upcoming.to_sq",
-             r"\upcoming.distance", "upcoming_done"]
+_UPCOMING = ["upcoming__occupancy", r"\upcoming__answer.found", r"\upcoming__answer.from_sq",
+             r"\upcoming__answer.to_sq", r"\upcoming__answer.distance", "upcoming__done"]
 _UPCOMING_INSIDE = ["mover_black", r"\word.taken", r"\word.by_mover", r"\word.depth",
                     "candidate_valid", "candidate_kind", r"\candidate_tag.from_sq",
                     r"\candidate_tag.to_sq", r"\candidate_tag.distance", "in_flight"]

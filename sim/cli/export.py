@@ -29,8 +29,8 @@ def register(subparsers):
     parser.add_argument("--rules", choices=SIM_RULES, default="exact",
                         help="chain rules (default exact)")
     parser.add_argument("--upcoming", action="store_true",
-                        help="with the upcoming-repetition block (occupancy in, upcoming and "
-                             "upcoming_done out); default: the repetition core alone")
+                        help="with the upcoming-repetition block (upcoming__occupancy in, "
+                             "upcoming__answer out); default: the repetition core alone")
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
                         help="the file to write")
     parser.set_defaults(func=export_command, format="verilog")

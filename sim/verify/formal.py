@@ -37,7 +37,7 @@ from typing import Callable
 from amaranth.asserts import AnySeq
 from amaranth.back import rtlil
 from amaranth.hdl import *
-from amaranth.lib import data
+from amaranth.lib import data, wiring
 
 from ...boards.link import FrameReceiver
 from ...boards.protocol import CRC8, START
@@ -66,6 +66,14 @@ def _popcount(value):
 def _free(m, signal):
     """Drive `signal` from a fresh free input: any value on every clock."""
     m.d.comb += signal.eq(AnySeq(len(Value.cast(signal))))
+
+
+def _free_host_inputs(m, detector):
+    """Drive every input of the detector's query and move-memory ports freely."""
+    for port in (detector.query, detector.memory):
+        for _, member, value in port.signature.flatten(port):
+            if member.flow == wiring.In:
+                _free(m, value)
 
 
 class _Harness(Elaboratable):
@@ -143,37 +151,38 @@ def _termination(broken, scan="pair", depth=DEFAULT_DEPTH):
     def body(m):
         scanner = (LeanScanner if scan == "single" else Scanner)(depth)
         m.submodules.scanner = scanner
-        words = ((scanner.scan_word,) if scan == "single" else
-                 (scanner.even_word, scanner.odd_word))
-        for port in (scanner.start, scanner.top, scanner.count_limit, *words,
-                     scanner.chain_white_overflow, scanner.chain_black_overflow,
-                     scanner.chain_empty):
+        query = scanner.query
+        words = ((scanner.reads.word,) if scan == "single" else
+                 (scanner.reads.even_word, scanner.reads.odd_word))
+        for port in (query.start, query.top, query.count_limit, *words,
+                     scanner.chains.white_overflow, scanner.chains.black_overflow,
+                     scanner.chains.empty):
             _free(m, port)
         # `waited` counts the clocks after the one that sampled start, the
         # way the latency is documented.
         longest = termination_bound(depth - 1, scan)
         waiting = Signal()                    # a query has started and is not done
         waited  = Signal(range(longest + 1))
-        top     = Signal.like(scanner.top)    # the query's
-        with m.If(scanner.start & ~scanner.busy):
-            m.d.sync += [waiting.eq(1), waited.eq(0), top.eq(scanner.top)]
-        with m.Elif(waiting & ~scanner.done):
+        top     = Signal.like(query.top)      # the query's
+        with m.If(query.start & ~query.busy):
+            m.d.sync += [waiting.eq(1), waited.eq(0), top.eq(query.top)]
+        with m.Elif(waiting & ~query.done):
             m.d.sync += waited.eq(waited + 1)
-        with m.Elif(scanner.done):
+        with m.Elif(query.done):
             m.d.sync += waiting.eq(0)
         bound = termination_bound(top, scan)
         # Wrong: a whole pair a clock, with no pipeline. A full scan takes
         # longer, so this must fail.
         claimed = (top + 1) >> 1 if broken else bound
-        m.d.comb += Assert(~waiting | scanner.done | (waited < claimed))
+        m.d.comb += Assert(~waiting | query.done | (waited < claimed))
         # The query is not over until done: busy falls with it.
-        m.d.comb += Assert(~waiting | scanner.busy | scanner.done)
+        m.d.comb += Assert(~waiting | query.busy | query.done)
         # The invariant that makes it inductive at any depth, itself
         # asserted: the clocks waited and the clocks left stay within the
         # (right) bound. The lean scan also never loses the word it reads.
         left = _clocks_left(scan, scanner.fetch_addr,
                             0 if scan == "single" else scanner.single_step, waited)
-        with m.If(waiting & scanner.busy):
+        with m.If(waiting & query.busy):
             m.d.comb += [Assert(left >= 0), Assert(waited + left < bound)]
             if scan == "single":
                 m.d.comb += Assert(scanner.read_valid)
@@ -769,7 +778,7 @@ class _ChainBlindDetector(AxonDetector):
     def elaborate(self, platform):
         m = super().elaborate(platform)
         chain_list = m.submodules.chain_list
-        m.d.comb += m.submodules.scanner.chain_empty.eq(chain_list.open_chains <= 2)
+        m.d.comb += m.submodules.scanner.chains.empty.eq(chain_list.open_chains <= 2)
         return m
 
 
@@ -778,15 +787,13 @@ def _end_to_end(broken):
         depth = END_TO_END_DEPTH
         detector = _ChainBlindDetector if broken else AxonDetector
         m.submodules.dut = dut = detector(depth=depth, chains=LEAN_CHAINS, pools="side")
-        for port in (dut.start, dut.top, dut.count_limit, dut.write_addr, dut.write_word,
-                     dut.write_en, dut.read_addr):
-            _free(m, port)
+        _free_host_inputs(m, dut)
 
         # The move list as the host wrote it (the block RAM and this start
         # out all zero).
         words = Array(Signal(MoveWord, name=f"word{address}") for address in range(depth))
-        with m.If(dut.write_en & ~dut.write_refused):
-            m.d.sync += words[dut.write_addr].eq(dut.write_word)
+        with m.If(dut.memory.write_en & ~dut.memory.write_refused):
+            m.d.sync += words[dut.memory.write_addr].eq(dut.memory.write_word)
 
         # The scan model: the golden loop (axon.sim.model.golden.perpetual), one
         # word a clock, with the rules' plain model for each side's pool.
@@ -802,7 +809,7 @@ def _end_to_end(broken):
         stop     = Signal(StopReason)
         word = words[address[:len(address) - 1]]
         black_move = word.piece[3]
-        starting = dut.start & ~dut.busy
+        starting = dut.query.start & ~dut.query.busy
         apply = Signal()
         m.d.comb += [
             white.clear.eq(starting), black.clear.eq(starting),
@@ -817,8 +824,8 @@ def _end_to_end(broken):
             m.d.sync += [running.eq(0), finished.eq(1), stop.eq(reason)]
 
         with m.If(starting):
-            m.d.sync += [running.eq(1), finished.eq(0), address.eq(dut.top), plies.eq(0),
-                         count.eq(0), limit.eq(dut.count_limit), distance.eq(0)]
+            m.d.sync += [running.eq(1), finished.eq(0), address.eq(dut.query.top), plies.eq(0),
+                         count.eq(0), limit.eq(dut.query.count_limit), distance.eq(0)]
         with m.Elif(running):
             with m.If(count >= limit):
                 finish(StopReason.LIMIT)
@@ -839,14 +846,14 @@ def _end_to_end(broken):
                         m.d.sync += distance.eq(plies + 1)
 
         # When both have answered the same query, they agree.
-        with m.If(finished & dut.done):
+        with m.If(finished & dut.query.done):
             m.d.comb += [
-                Assert(dut.result.repetition == (count != 0)),
-                Assert(dut.result.count == count),
-                Assert(dut.result.distance == distance),
-                Assert(dut.result.plies_scanned == plies),
-                Assert(dut.result.stop == stop),
-                Assert(dut.result.overflow == (stop == StopReason.OVERFLOW)),
+                Assert(dut.query.result.repetition == (count != 0)),
+                Assert(dut.query.result.count == count),
+                Assert(dut.query.result.distance == distance),
+                Assert(dut.query.result.plies_scanned == plies),
+                Assert(dut.query.result.stop == stop),
+                Assert(dut.query.result.overflow == (stop == StopReason.OVERFLOW)),
             ]
     return _Harness(body)
 
@@ -856,20 +863,18 @@ def _end_to_end(broken):
 def _stable_results(broken, scan="pair"):
     def body(m):
         m.submodules.dut = dut = _detector(scan, depth=PROOF_DEPTH)
-        for port in (dut.start, dut.top, dut.count_limit, dut.write_addr, dut.write_word,
-                     dut.write_en, dut.read_addr):
-            _free(m, port)
-        result_before = Signal.like(dut.result)
+        _free_host_inputs(m, dut)
+        result_before = Signal.like(dut.query.result)
         done_before   = Signal()
         start_before  = Signal()
         m.d.sync += [
-            result_before.eq(dut.result),
-            done_before.eq(dut.done),
-            start_before.eq(dut.start),
+            result_before.eq(dut.query.result),
+            done_before.eq(dut.query.done),
+            start_before.eq(dut.query.start),
         ]
         # A finished query is not running: this also makes the property
         # inductive (a state with both would let the result move under done).
-        m.d.comb += Assert(~(dut.done & dut.busy))
+        m.d.comb += Assert(~(dut.query.done & dut.query.busy))
         # From done until the next start, whatever the write port does.
         held = done_before & ~start_before
         if broken:
@@ -877,8 +882,8 @@ def _stable_results(broken, scan="pair"):
             held = done_before
         with m.If(held):
             m.d.comb += [
-                Assert(dut.done),
-                Assert(dut.result.as_value() == result_before.as_value()),
+                Assert(dut.query.done),
+                Assert(dut.query.result.as_value() == result_before.as_value()),
             ]
     return _Harness(body)
 
@@ -889,7 +894,7 @@ class _LeakyDetector(AxonDetector):
     """A mutated detector whose move list takes host writes during a query."""
     def elaborate(self, platform):
         m = super().elaborate(platform)
-        m.d.comb += m.submodules.move_list.scan_active.eq(0)
+        m.d.comb += m.submodules.move_list.scan.active.eq(0)
         return m
 
 
@@ -898,16 +903,15 @@ def _writes_refused(broken, scan="pair"):
         detector = _LeakyDetector if broken else AxonDetector
         lean = dict(pools="side", scan="single") if scan == "single" else {}
         m.submodules.dut = dut = detector(depth=PROOF_DEPTH, chains=PROOF_CHAINS, **lean)
-        for port in (dut.start, dut.top, dut.count_limit, dut.write_addr, dut.write_word,
-                     dut.write_en, dut.read_addr):
-            _free(m, port)
+        _free_host_inputs(m, dut)
         # The starting clock and every busy clock refuse a write, and the
         # move list's own refusal is what the detector reports (so the move
         # list is told the scan is active on exactly those clocks).
-        m.d.comb += Assert(dut.write_refused == (dut.write_en & (dut.busy | dut.start)))
+        m.d.comb += Assert(dut.memory.write_refused ==
+                           (dut.memory.write_en & (dut.query.busy | dut.query.start)))
         # Busy from the clock after start until done: the scan reads the move
         # list only then and on the starting clock.
-        m.d.comb += Assert(~(dut.busy & dut.done))
+        m.d.comb += Assert(~(dut.query.busy & dut.query.done))
     return _Harness(body)
 
 
@@ -918,22 +922,22 @@ def _refused_writes_keep_words(broken):
         # with a shadow of the whole list, so every word is checked every
         # other clock, which keeps the property inductive.
         m.submodules.move_list = move_list = MoveList(depth=4)
-        for port in (move_list.scan_active, move_list.host_write_addr,
-                     move_list.host_write_word, move_list.host_write_en):
+        for port in (move_list.scan.active, move_list.host.write_addr,
+                     move_list.host.write_word, move_list.host.write_en):
             _free(m, port)
         turn = Signal()
         m.d.sync += turn.eq(~turn)
         m.d.comb += [move_list.even_row.eq(turn), move_list.odd_row.eq(~turn)]
         shadow = [Signal(17, name=f"shadow{address}") for address in range(4)]
-        taken = move_list.host_write_en & ~move_list.scan_active
+        taken = move_list.host.write_en & ~move_list.scan.active
         if broken:
             # Wrong: as if refused writes landed too.
-            taken = move_list.host_write_en
+            taken = move_list.host.write_en
         for address in range(4):
-            with m.If(taken & (move_list.host_write_addr == address)):
-                m.d.sync += shadow[address].eq(move_list.host_write_word.as_value())
-        m.d.comb += Assert(move_list.host_write_refused ==
-                           (move_list.host_write_en & move_list.scan_active))
+            with m.If(taken & (move_list.host.write_addr == address)):
+                m.d.sync += shadow[address].eq(move_list.host.write_word.as_value())
+        m.d.comb += Assert(move_list.host.write_refused ==
+                           (move_list.host.write_en & move_list.scan.active))
         # The block RAM reads before it writes: compare with last clock's
         # shadow. (There is no read before the first clock.)
         expected = [Signal(17, name=f"expected{address}") for address in range(4)]
@@ -1059,18 +1063,18 @@ def _upcoming_single_chain(broken):
     def body(m):
         block = _UpcomingAnyParity if broken else Upcoming
         m.submodules.dut = dut = block(UPCOMING_PROOF_DEPTH)
-        for port in (dut.start, dut.taken_newer, dut.taken_newer_black, dut.taken_depth,
-                     dut.done, dut.occupancy):
+        for port in (dut.scan_start, dut.taken_newer, dut.taken_newer_black, dut.taken_depth,
+                     dut.scan_done, dut.query.occupancy):
             _free(m, port)
         # The scanner's contract: the side to move is fixed for a query (here
         # chosen freely on the starting clock), no word is taken on that clock,
         # and depths fit the move list.
         mover_black = Signal()
-        with m.If(dut.start):
+        with m.If(dut.scan_start):
             m.d.sync += mover_black.eq(AnySeq(1))
         m.d.comb += [
             dut.mover_black.eq(mover_black),
-            Assume(~(dut.start & dut.taken_newer)),
+            Assume(~(dut.scan_start & dut.taken_newer)),
             Assume(dut.taken_depth <= UPCOMING_PROOF_DEPTH),
         ]
         # The chain list, as per-side open-chain counts (any, on any clock);
@@ -1095,7 +1099,7 @@ def _upcoming_single_chain(broken):
         mover_count = Mux(mover_black, word_black, word_white)
         other_count = Mux(mover_black, word_white, word_black)
         qualified = Signal(UPCOMING_PROOF_DEPTH + 1)
-        with m.If(dut.start):
+        with m.If(dut.scan_start):
             m.d.sync += qualified.eq(0)
         with m.Elif(dut.taken_newer & dut.taken_depth[0] & (mover_count == 1) &
                     (other_count == 0)):
@@ -1103,11 +1107,11 @@ def _upcoming_single_chain(broken):
         # A found upcoming repetition names one of those depths: its distance
         # is the depth plus one, even.
         named_depth = Signal(range(UPCOMING_PROOF_DEPTH + 2))
-        m.d.comb += named_depth.eq(dut.upcoming.distance - 1)
-        with m.If(dut.upcoming.found):
+        m.d.comb += named_depth.eq(dut.query.answer.distance - 1)
+        with m.If(dut.query.answer.found):
             m.d.comb += [
-                Assert(dut.upcoming.distance >= 2),
-                Assert(~dut.upcoming.distance[0]),
+                Assert(dut.query.answer.distance >= 2),
+                Assert(~dut.query.answer.distance[0]),
                 Assert(qualified.bit_select(named_depth, 1)),
             ]
     return _Harness(body)

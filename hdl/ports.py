@@ -1,0 +1,228 @@
+"""The detector's named ports, and the buses between its parts.
+
+Each signature is written from the side that asks: the host asks the
+detector a query and drives its move memory, the scanner asks the move list
+for words and the chain list to apply them. The side that answers takes the
+signature flipped (``In(...)``), so that inside :class:`~axon.hdl.AxonDetector`
+every hookup is one :func:`amaranth.lib.wiring.connect`.
+
+Exported as Verilog, a member is a port named by its path:
+``query__start``, ``memory__write_addr``, ``upcoming__answer``.
+"""
+
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from .params import COUNT_LIMIT_BITS, CYCLE_BITS, check_depth
+from .result import ResultLayout, UpcomingLayout
+from .word import MoveWord
+
+
+__all__ = ["QuerySignature", "MoveMemorySignature", "UpcomingSignature", "PairReadSignature",
+           "SingleReadSignature", "ChainBusSignature"]
+
+
+class _DepthSignature(wiring.Signature):
+    """A signature whose members (``_members(depth)``) depend on the move
+    list's depth only, which is checked first."""
+
+    def __init__(self, depth):
+        check_depth(depth)
+        self._depth = depth
+        super().__init__(self._members(depth))
+
+    @property
+    def depth(self):
+        return self._depth
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.depth == self.depth
+
+    def __hash__(self):
+        return hash((type(self), self._depth))
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self._depth})"
+
+
+class QuerySignature(_DepthSignature):
+    """One query at a time: ask with ``start``, the answer comes with ``done``.
+
+    Members (from the asking side)
+    ------------------------------
+    start : Signal(1), out
+        Begin a query with ``top`` and ``count_limit``; ignored while ``busy``.
+    top : Signal(range(depth)), out
+        Address of the most recent move.
+    count_limit : Signal(COUNT_LIMIT_BITS), out
+        Stop after this many equal positions (1 = stop at the first).
+    busy : Signal(1), in
+    done : Signal(1), in
+        ``result`` and ``cycles`` hold the last query's answer, until the
+        next ``start``.
+    result : ResultLayout(depth), in
+    cycles : Signal(CYCLE_BITS), in
+        Clocks from ``start`` to ``done`` of the last query.
+    """
+
+    @staticmethod
+    def _members(depth):
+        return {
+            "start":       Out(1),
+            "top":         Out(range(depth)),
+            "count_limit": Out(COUNT_LIMIT_BITS),
+            "busy":        In(1),
+            "done":        In(1),
+            "result":      In(ResultLayout(depth)),
+            "cycles":      In(CYCLE_BITS),
+        }
+
+
+class MoveMemorySignature(_DepthSignature):
+    """The host's port to the move list: one write and one read a clock.
+
+    Members (from the host's side)
+    ------------------------------
+    write_addr : Signal(range(depth)), out
+    write_word : MoveWord, out
+    write_en : Signal(1), out
+        Store ``write_word``; refused (not deferred) while a query runs and
+        on the clock that starts one, so that a scan never sees a word change.
+    write_refused : Signal(1), in
+        ``write_en`` was refused on this clock, and nothing was written.
+    read_addr : Signal(range(depth)), out
+    read_word : MoveWord, in
+        The word at last clock's ``read_addr`` while no query runs (the
+        scanner owns the block RAM's read port during one); a word written
+        on that clock is read as written.
+    """
+
+    @staticmethod
+    def _members(depth):
+        return {
+            "write_addr":    Out(range(depth)),
+            "write_word":    Out(MoveWord),
+            "write_en":      Out(1),
+            "write_refused": In(1),
+            "read_addr":     Out(range(depth)),
+            "read_word":     In(MoveWord),
+        }
+
+
+class UpcomingSignature(_DepthSignature):
+    """The upcoming repetition of a query (see :mod:`axon.hdl.upcoming`).
+
+    Members (from the asking side)
+    ------------------------------
+    occupancy : Signal(64), out
+        The queried position's occupied squares, bit *i* = square *i*; held
+        from ``start`` until ``done`` of this port.
+    answer : UpcomingLayout(depth), in
+        The side to move can repeat an earlier position with one move: which
+        move, and how far back.
+    done : Signal(1), in
+        ``answer`` holds the last query's upcoming repetition, until the next
+        ``start``: ``UPCOMING_CLOCKS`` clocks after the query's ``done``.
+    """
+
+    @staticmethod
+    def _members(depth):
+        return {
+            "occupancy": Out(64),
+            "answer":    In(UpcomingLayout(depth)),
+            "done":      In(1),
+        }
+
+
+class PairReadSignature(_DepthSignature):
+    """The pair scanner's reads of the two-bank move list, one row a bank a clock.
+
+    Members (from the scanner's side)
+    ---------------------------------
+    active : Signal(1), out
+        A query runs or starts on this clock: host writes are refused.
+    reading : Signal(1), out
+        The scanner drives the rows (the host's reads wait).
+    even_row, odd_row : Signal(range(depth // 2)), out
+        Read word ``2 * even_row`` and word ``2 * odd_row + 1``.
+    even_word, odd_word : MoveWord, in
+        The words at last clock's rows.
+    """
+
+    @staticmethod
+    def _members(depth):
+        return {
+            "active":    Out(1),
+            "reading":   Out(1),
+            "even_row":  Out(range(depth // 2)),
+            "odd_row":   Out(range(depth // 2)),
+            "even_word": In(MoveWord),
+            "odd_word":  In(MoveWord),
+        }
+
+
+class SingleReadSignature(_DepthSignature):
+    """The lean scanner's reads of the one-bank move list, one word a clock.
+
+    Members (from the scanner's side)
+    ---------------------------------
+    active, reading : Signal(1), out
+        As for :class:`PairReadSignature`.
+    addr : Signal(range(depth)), out
+    word : MoveWord, in
+        The word at last clock's ``addr``.
+    """
+
+    @staticmethod
+    def _members(depth):
+        return {
+            "active":  Out(1),
+            "reading": Out(1),
+            "addr":    Out(range(depth)),
+            "word":    In(MoveWord),
+        }
+
+
+class ChainBusSignature(wiring.Signature):
+    """The scanner's hold on the chain list: a move for each side a clock.
+
+    Members (from the scanner's side)
+    ---------------------------------
+    clear : Signal(1), out
+        Empty every chain (the first clock of a query).
+    white_move, black_move : MoveWord, out
+        The move each side's pools apply on this clock, if told to.
+    white_next, black_next : MoveWord, out
+        What ``white_move``/``black_move`` will be on the next clock: the
+        pools compare their slots with it a clock ahead.
+    apply_white_next, apply_black_next : Signal(1), out
+        Apply ``white_next``/``black_next`` on the next clock: said a clock
+        early, so that the pools' apply is a register.
+    white_overflow, black_overflow : Signal(1), in
+        The side's pool had no slot for its move; applying it changed nothing.
+    empty : Signal(1), in
+        Every chain is closed.
+    """
+
+    def __init__(self):
+        super().__init__({
+            "clear":            Out(1),
+            "white_move":       Out(MoveWord),
+            "black_move":       Out(MoveWord),
+            "white_next":       Out(MoveWord),
+            "black_next":       Out(MoveWord),
+            "apply_white_next": Out(1),
+            "apply_black_next": Out(1),
+            "white_overflow":   In(1),
+            "black_overflow":   In(1),
+            "empty":            In(1),
+        })
+
+    def __eq__(self, other):
+        return type(other) is type(self)
+
+    def __hash__(self):
+        return hash(type(self))
+
+    def __repr__(self):
+        return "ChainBusSignature()"
