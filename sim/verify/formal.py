@@ -927,7 +927,9 @@ def _refused_writes_keep_words(broken):
             _free(m, port)
         turn = Signal()
         m.d.sync += turn.eq(~turn)
-        m.d.comb += [move_list.even_row.eq(turn), move_list.odd_row.eq(~turn)]
+        # The scanner holds the read ports (the host's reads wait).
+        m.d.comb += [move_list.scan.reading.eq(1),
+                     move_list.scan.even_row.eq(turn), move_list.scan.odd_row.eq(~turn)]
         shadow = [Signal(17, name=f"shadow{address}") for address in range(4)]
         taken = move_list.host.write_en & ~move_list.scan.active
         if broken:
@@ -946,16 +948,16 @@ def _refused_writes_keep_words(broken):
         reading  = Signal()
         m.d.sync += [
             reading.eq(1),
-            even_row.eq(move_list.even_row),
-            odd_row.eq(move_list.odd_row),
+            even_row.eq(move_list.scan.even_row),
+            odd_row.eq(move_list.scan.odd_row),
         ]
         for address in range(4):
             m.d.sync += expected[address].eq(shadow[address])
         with m.If(reading):
             m.d.comb += [
-                Assert(move_list.even_word.as_value() ==
+                Assert(move_list.scan.even_word.as_value() ==
                        Mux(even_row, expected[2], expected[0])),
-                Assert(move_list.odd_word.as_value() ==
+                Assert(move_list.scan.odd_word.as_value() ==
                        Mux(odd_row, expected[3], expected[1])),
             ]
     return _Harness(body)
