@@ -127,7 +127,8 @@ class LeanScanner(CheckedComponent, wiring.Component):
     read_valid : Signal(1), out
         The word read belongs to the query.
         (These two are for the termination proof, whose ranking function
-        counts the clocks left down from them; synthesis drops the ports.)
+        counts the clocks left down from them; they are the scanner's own
+        registers, so they cost no logic.)
     """
 
     check_parameters = staticmethod(check_depth)

@@ -173,7 +173,8 @@ class Scanner(CheckedComponent, wiring.Component):
     single_step : Signal(1), out
         The query has met a same-side pair and goes on one word a clock.
         (These two are for the termination proof, whose ranking function
-        counts the clocks left down from them; synthesis drops the ports.)
+        counts the clocks left down from them; they are the scanner's own
+        registers, so they cost no logic.)
     """
 
     check_parameters = staticmethod(check_depth)
