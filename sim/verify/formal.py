@@ -927,7 +927,7 @@ def _refused_writes_keep_words(broken):
             _free(m, port)
         turn = Signal()
         m.d.sync += turn.eq(~turn)
-        # The scanner holds the read ports (the host's reads wait).
+        # The scanner's reads own the rows.
         m.d.comb += [move_list.scan.reading.eq(1),
                      move_list.scan.even_row.eq(turn), move_list.scan.odd_row.eq(~turn)]
         shadow = [Signal(17, name=f"shadow{address}") for address in range(4)]
