@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from axon.hdl.detector import AxonDetector
 from axon.sim.verify import formal
 from axon.sim.cli.main import main
 
@@ -130,7 +131,6 @@ def test_pool_sizes_are_the_shipped_ones():
     assert SIZED and all(prop.mode == "prove" for prop in SIZED)
     # The sizes come from the shipped layouts: K1 Q2 R3 B3 N3 a side, and
     # the lean layout's 2 a side.
-    from axon.hdl.detector import AxonDetector
     assert (inspect.signature(AxonDetector).parameters["chains"].default ==
             formal.DEFAULT_CHAINS)
     assert formal.POOL_SIZES == (1, 2, 3)
@@ -141,7 +141,6 @@ def test_pool_sizes_are_the_shipped_ones():
 
 
 def test_termination_is_proven_at_the_shipped_depth():
-    from axon.hdl.detector import AxonDetector
     assert (inspect.signature(AxonDetector).parameters["depth"].default ==
             formal.DEFAULT_DEPTH)
     assert [prop.name for prop in DEEP] == ["termination", "termination-lean"]
