@@ -594,6 +594,11 @@ class SideChains(wiring.Component):
         so a reader that registers it adds nothing to the update loop; nothing
         reads it when the detector is built without ``upcoming``, and
         synthesis drops it.
+
+    Attributes
+    ----------
+    pools : tuple of (kind, pool)
+        The side's pools, made with it (for the end-to-end proof).
     """
 
     def __init__(self, chains=24, rules="exact", pools="kind"):
@@ -719,6 +724,11 @@ class ChainList(CheckedComponent, wiring.Component):
         Both sides' ``open_chains`` added (for the formal proofs).
     white_lone, black_lone : LoneChainLayout, out
         Each side's single open chain, see :class:`SideChains`.
+
+    Attributes
+    ----------
+    white_chains, black_chains : SideChains
+        Each side's pools, made with the list (for the end-to-end proof).
     """
 
     @staticmethod

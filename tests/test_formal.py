@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from axon.hdl.detector import AxonDetector
 from axon.hdl.pools import POOL_KINDS, side_pools
 from axon.sim.verify import formal
 from axon.sim.cli.main import main
@@ -32,18 +33,21 @@ except formal.ToolMissing as error:   # pragma: no cover - the test extra instal
 
 SIZED = [prop for prop in formal.PROPERTIES if prop.sized is not None]
 SMALLER_SIZES = [size for size in formal.POOL_SIZES if size != formal.DEFAULT_POOL_SLOTS]
+DEEP = [prop for prop in formal.PROPERTIES if prop.at_depth is not None]
+SMALLER_DEPTHS = [depth for depth in formal.TERMINATION_DEPTHS if depth != formal.DEFAULT_DEPTH]
 
 _runs = {}
 
 
 def _job(item):
-    """The run a formal test needs: (property, broken, slots), or None."""
+    """The run a formal test needs: (property, broken, slots, list depth), or None."""
     test = item.originalname if hasattr(item, "originalname") else item.name
     params = getattr(item, "callspec", None)
     if params is None or "prop" not in params.params:
         return None
     prop = params.params["prop"]
-    return (prop.name, test == "test_broken_variant_fails", params.params.get("slots"))
+    return (prop.name, test == "test_broken_variant_fails", params.params.get("slots"),
+            params.params.get("list_depth"))
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -52,20 +56,20 @@ def _run_selected_together(request):
     many as there are cores) at a time, slowest first."""
     jobs = [_job(item) for item in request.session.items if item.module is request.module]
     jobs = sorted({job for job in jobs if job is not None},
-                  key=lambda job: job[0] not in ("termination", "termination-lean", "end-to-end",
-                                                 "end-to-end-lean"))
+                  key=lambda job: job[0] not in ("end-to-end", "end-to-end-lean", "termination"))
     by_name = {prop.name: prop for prop in formal.PROPERTIES}
     with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as executor:
-        for name, broken, slots in jobs:
-            _runs[name, broken, slots] = executor.submit(
-                formal.run_property, by_name[name], broken=broken, slots=slots)
+        for name, broken, slots, list_depth in jobs:
+            _runs[name, broken, slots, list_depth] = executor.submit(
+                formal.run_property, by_name[name], broken=broken, slots=slots,
+                list_depth=list_depth)
         yield
         for future in _runs.values():
             future.cancel()
 
 
-def _outcome(prop, broken=False, slots=None):
-    return _runs[prop.name, broken, slots].result()
+def _outcome(prop, broken=False, slots=None, list_depth=None):
+    return _runs[prop.name, broken, slots, list_depth].result()
 
 
 @pytest.mark.parametrize("prop", formal.PROPERTIES, ids=lambda prop: prop.name)
@@ -94,6 +98,17 @@ def test_pool_property_proven_at_every_shipped_size(prop, slots):
     # The default run proves the largest size; the same script the others.
     outcome = _outcome(prop, slots=slots)
     assert outcome.passed and outcome.status == "proven", outcome.log[-3000:]
+
+
+@pytest.mark.parametrize("list_depth", SMALLER_DEPTHS)
+@pytest.mark.parametrize("prop", DEEP, ids=lambda prop: prop.name)
+def test_scan_property_proven_at_every_depth(prop, list_depth):
+    # The default run proves the shipped depth (256 words); the same script,
+    # with the same induction length, every power of two below it: the
+    # ranking invariant, not a length above the longest scan, closes it.
+    outcome = _outcome(prop, list_depth=list_depth)
+    assert outcome.passed and outcome.status == "proven", outcome.log[-3000:]
+    assert outcome.figure == f"proven k={prop.depth}"
 
 
 @pytest.mark.slow
@@ -134,17 +149,31 @@ def test_pool_sizes_are_the_shipped_ones():
     assert SIZED and all(prop.mode == "prove" for prop in SIZED)
     # The sizes come from the shipped layouts: K1 Q2 R3 B3 N3 a side, and
     # the lean layout's 2 a side.
-    from axon.hdl.detector import AxonDetector
     assert (inspect.signature(AxonDetector).parameters["chains"].default ==
             formal.DEFAULT_CHAINS)
     assert formal.POOL_SIZES == (1, 2, 3)
     assert formal.LEAN_POOL_SLOTS == 2
+    # Both pools of the rules the gateware has, exact and paper, have the
+    # capacity proof.
+    assert {"capacity", "capacity-paper"} <= {prop.name for prop in SIZED}
+
+
+def test_termination_is_proven_at_the_shipped_depth():
+    assert (inspect.signature(AxonDetector).parameters["depth"].default ==
+            formal.DEFAULT_DEPTH)
+    assert [prop.name for prop in DEEP] == ["termination", "termination-lean"]
+    assert formal.TERMINATION_DEPTHS == (2, 4, 8, 16, 32, 64, 128, 256)
+    # A short induction, far below the longest scan (263 clocks at top 255).
+    assert all(prop.depth <= 8 < formal.termination_bound(formal.DEFAULT_DEPTH - 1)
+               for prop in DEEP)
 
 
 def test_a_size_is_refused_for_a_property_without_a_pool():
     stable = next(prop for prop in formal.PROPERTIES if prop.name == "stable-results")
     with pytest.raises(ValueError, match="stable-results is not a pool property"):
         formal.run_property(stable, slots=2)
+    with pytest.raises(ValueError, match="stable-results is not proven at the shipped depth"):
+        formal.run_property(stable, list_depth=8)
 
 
 def test_prove_command_prints_one_line_per_property(capsys):

@@ -16,9 +16,12 @@ its helper methods, or with a deliberately wrong assertion. The tests check
 that each broken variant fails; a proof that cannot fail would prove nothing.
 
 The pool properties are proven at every pool size the shipped layouts use
-(``POOL_SIZES``); the detector-level ones use small configurations (an
-8-word move list, 2 chains a side), so that the solver covers every input
-sequence; the gateware is the same code at any size.
+(``POOL_SIZES``). Termination is proven at the shipped move-list depth
+(``DEFAULT_DEPTH``) by a ranking invariant, and at every power of two below
+it by the same script (``TERMINATION_DEPTHS``). The other detector-level
+ones use small configurations (an 8-word move list, 2 chains a side), so
+that the solver covers every input sequence; the gateware is the same code
+at any size.
 """
 
 import functools
@@ -40,11 +43,11 @@ from ...boards.link import FrameReceiver
 from ...boards.protocol import CRC8, START
 from ...hdl.chainlist import ChainEntry, ChainPool, UnpairedPool
 from ...hdl.detector import AxonDetector
-from ...hdl.lean import LEAN_LATENCY_OVERHEAD, LeanMoveList, lean_pipeline_layout
+from ...hdl.lean import LEAN_LATENCY_OVERHEAD, LeanMoveList, LeanScanner, lean_pipeline_layout
 from ...hdl.movelist import MoveList
 from ...hdl.pools import side_pools
 from ...hdl.params import Stop as StopReason
-from ...hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS, pair_pipeline_layout
+from ...hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS, Scanner, pair_pipeline_layout
 from ...hdl.upcoming import Upcoming
 from ...hdl.word import MoveWord
 
@@ -112,34 +115,78 @@ def _detector(scan, **options):
     return AxonDetector(chains=PROOF_CHAINS, **options)
 
 
-# Termination needs the list written before a long query: a 4-word list
-# keeps a full-depth query and its writes inside the bounded check.
-TERMINATION_DEPTH = 4
+# Termination is proven at the shipped move-list depth; tests/test_formal.py
+# proves it with the same script at every power of two down to 2.
+DEFAULT_DEPTH = 256
+TERMINATION_DEPTHS = tuple(2 ** power for power in range(1, DEFAULT_DEPTH.bit_length()))
 
 
-def _termination(broken, scan="pair"):
+def _clocks_left(scan, fetch_addr, single_step, waited):
+    """The ranking function of the termination proof: busy clocks after this
+    one, at most, given where the scanner fetches (and, for the pair scan,
+    whether it has gone one word a clock, and ``waited``, the clocks since
+    the first busy one).
+
+    The lean scan holds the word at ``fetch_addr + 2`` in its hand stage and
+    stops there at the latest on the absent word at -1: ``fetch_addr + 3``
+    clocks. The pair scan one word a clock holds ``fetch_addr + 4`` in its
+    decide stage (read, ahead, hand, decide) and stops at the latest on -1:
+    ``fetch_addr + 5``. Two words a clock, the worst case is a refetch right
+    now, from the hand stage's pair at ``fetch_addr + 6``: one clock, then
+    one word a clock from ``fetch_addr + 5``, ``fetch_addr + 11`` in all;
+    on the first two busy clocks the hand stage is still empty, and the
+    first refetch one or two clocks away costs one or two clocks less. (A
+    refetch stops the pair scan's fetch falling two words a clock, so it is
+    worse than any stop without one.)"""
+    if scan == "single":
+        return fetch_addr + 3
+    return Mux(single_step, fetch_addr + 5,
+               fetch_addr + 11 - Mux(waited == 0, 2, Mux(waited == 1, 1, 0)))
+
+
+def _termination(broken, scan="pair", depth=DEFAULT_DEPTH):
+    """The scanner alone, for a move list of ``depth`` words: whatever it
+    reads and whatever the chain list says, it stops in time, so both are
+    free inputs. (The detector's ``busy`` and ``done`` are the scanner's; it
+    adds nothing but drivers for those inputs.)"""
     def body(m):
-        m.submodules.dut = dut = _detector(scan, depth=TERMINATION_DEPTH)
-        _free_host_inputs(m, dut)
+        scanner = (LeanScanner if scan == "single" else Scanner)(depth)
+        m.submodules.scanner = scanner
+        query = scanner.query
+        words = ((scanner.reads.word,) if scan == "single" else
+                 (scanner.reads.even_word, scanner.reads.odd_word))
+        for port in (query.start, query.top, query.count_limit, *words,
+                     scanner.chains.white_overflow, scanner.chains.black_overflow,
+                     scanner.chains.empty):
+            _free(m, port)
         # `waited` counts the clocks after the one that sampled start, the
         # way the latency is documented.
+        longest = termination_bound(depth - 1, scan)
         waiting = Signal()                    # a query has started and is not done
-        waited  = Signal(range(4 * TERMINATION_DEPTH))
-        bound   = Signal(range(4 * TERMINATION_DEPTH))
-        with m.If(dut.query.start & ~dut.query.busy):
-            m.d.sync += [waiting.eq(1), waited.eq(0),
-                         bound.eq(termination_bound(dut.query.top, scan))]
-            if broken:
-                # Wrong: a whole pair a clock, with no pipeline. A full scan
-                # takes longer, so this must fail.
-                m.d.sync += bound.eq((dut.query.top + 1) >> 1)
-        with m.Elif(waiting & ~dut.query.done):
+        waited  = Signal(range(longest + 1))
+        top     = Signal.like(query.top)      # the query's
+        with m.If(query.start & ~query.busy):
+            m.d.sync += [waiting.eq(1), waited.eq(0), top.eq(query.top)]
+        with m.Elif(waiting & ~query.done):
             m.d.sync += waited.eq(waited + 1)
-        with m.Elif(dut.query.done):
+        with m.Elif(query.done):
             m.d.sync += waiting.eq(0)
-        m.d.comb += Assert(~waiting | dut.query.done | (waited < bound))
+        bound = termination_bound(top, scan)
+        # Wrong: a whole pair a clock, with no pipeline. A full scan takes
+        # longer, so this must fail.
+        claimed = (top + 1) >> 1 if broken else bound
+        m.d.comb += Assert(~waiting | query.done | (waited < claimed))
         # The query is not over until done: busy falls with it.
-        m.d.comb += Assert(~waiting | dut.query.busy | dut.query.done)
+        m.d.comb += Assert(~waiting | query.busy | query.done)
+        # The invariant that makes it inductive at any depth, itself
+        # asserted: the clocks waited and the clocks left stay within the
+        # (right) bound. The lean scan also never loses the word it reads.
+        left = _clocks_left(scan, scanner.fetch_addr,
+                            0 if scan == "single" else scanner.single_step, waited)
+        with m.If(waiting & query.busy):
+            m.d.comb += [Assert(left >= 0), Assert(waited + left < bound)]
+            if scan == "single":
+                m.d.comb += Assert(scanner.read_valid)
     return _Harness(body)
 
 
@@ -570,27 +617,49 @@ def _paper_follows_rules(slots):
 
 # --- Capacity ---------------------------------------------------------------
 
-def _capacity(slots, pieces=None):
+# The kind the capacity proofs move in a pool by kind.
+CAPACITY_KIND = 2
+
+
+def _capacity(slots, pieces=None, rules="exact", kinds=False):
     """A pool of ``slots`` entries for one kind never overflows while the side
     has at most ``slots`` pieces of that kind (``pieces`` more: the broken
-    variant, which must overflow).
+    variant, which must overflow). ``rules="exact"`` is the unpaired pool,
+    ``"paper"`` the paired pool of the paper's rules. With ``kinds``, the
+    pool of the lean layout: one for the side, and the pieces of any kinds.
 
     Material over free move words is a model of the pieces: at a clear, up
     to ``pieces`` pieces stand on free distinct squares (the top of the
-    scan); every applied move ``a->b``, read backwards, takes a piece that
-    stands on ``b`` back to ``a``, a square none of them stands on. The pool
-    then holds, as sets, the squares the pieces stand on now but not at the
-    top (its starts) and those they stood on at the top but not now (its
-    ends): the strengthening invariant, asserted. There are at most as many
-    of those as pieces, and an insert means the piece stood on ``b`` at the
-    top too, so a full pool is never asked for a new entry."""
+    scan); every applied move ``a->b`` of a kind, read backwards, takes the
+    piece of that kind that stands on ``b`` back to ``a``, a square none of
+    them stands on. Each argument below is about the pieces of one kind.
+
+    The unpaired pool then holds, as sets, the squares the pieces stand on
+    now but not at the top (its starts) and those they stood on at the top
+    but not now (its ends): the strengthening invariant, asserted. There are
+    at most as many of those as pieces, and an insert means the piece stood
+    on ``b`` at the top too, so a full pool is never asked for a new entry.
+
+    The paired pool keeps a chain for some of the pieces: its start is where
+    the piece stands now, all distinct, and its end a square some piece
+    stood on at the top, all distinct; the squares of the pieces without a
+    chain are the top squares no chain ends on (a transition moves a start,
+    an insert pairs the moving piece's square with itself, a reflection or
+    the paper's symmetry frees chains whose starts are their ends as a set).
+    That is the asserted invariant. So a full pool has a chain starting on
+    every piece, and the move, whose ``b`` holds a piece, meets one: a
+    transition, never an insert; and no two chains end on one square, which
+    the pool would call impossible."""
     pieces = slots if pieces is None else pieces
 
     def build(broken):
         count = pieces + 1 if broken else pieces
 
         def body(m):
-            pool = UnpairedPool(slots)
+            if rules == "exact":
+                pool = UnpairedPool(slots, kinds=kinds)
+            else:
+                pool = ChainPool(slots, rules=rules)
             cleared = _free_pool(m, pool)
             _assert_hit_vectors(m, pool, cleared)
             now   = [Signal(6, name=f"piece{j}_now") for j in range(count)]
@@ -601,20 +670,37 @@ def _capacity(slots, pieces=None):
             for j in range(count):
                 _free(m, placed[j])
                 _free(m, placed_there[j])
+            # One kind for a pool by kind (any will do: it only ever sees its
+            # own); any for the lean layout's.
+            if kinds:
+                kind = [Signal(3, name=f"piece{j}_kind") for j in range(count)]
+                placed_kind = [Signal(3, name=f"piece{j}_placed_kind") for j in range(count)]
+                for j in range(count):
+                    _free(m, placed_kind[j])
+            else:
+                kind = placed_kind = [C(CAPACITY_KIND, 3)] * count
 
             def distinct(squares, present):
                 return Cat(~(present[j] & present[k]) | (squares[j] != squares[k])
-                           for j in range(count) for k in range(j + 1, count)).all() \
-                    if count > 1 else C(1)
+                           for j in range(len(squares)) for k in range(j + 1, len(squares))
+                           ).all() if len(squares) > 1 else C(1)
+
+            def member(square, of_kind, squares, kinds_, present):
+                """A piece or entry of ``of_kind`` is on ``square``."""
+                return Cat(present[j] & (squares[j] == square) & (kinds_[j] == of_kind)
+                           for j in range(len(squares))).any()
 
             move = pool.move
-            stands_on_to = Cat(there[j] & (now[j] == move.to_sq) for j in range(count))
+            stands_on_to = Cat(there[j] & (now[j] == move.to_sq) &
+                               (kind[j] == move.piece[:3]) for j in range(count))
             stands_on_from = Cat(there[j] & (now[j] == move.from_sq) for j in range(count))
             with m.If(pool.clear):
                 m.d.comb += Assume(distinct(placed, placed_there))
                 for j in range(count):
                     m.d.sync += [now[j].eq(placed[j]), top[j].eq(placed[j]),
                                  there[j].eq(placed_there[j])]
+                    if kinds:
+                        m.d.sync += kind[j].eq(placed_kind[j])
             with m.Elif(pool.apply):
                 m.d.comb += Assume(stands_on_to.any() & ~stands_on_from.any())
                 for j in range(count):
@@ -626,30 +712,56 @@ def _capacity(slots, pieces=None):
                 m.d.comb += Assert(~pool.overflow)
 
             # The invariant that makes it inductive.
-            def member(square, squares, present):
-                return Cat(present[j] & (squares[j] == square) for j in range(count)).any()
-            moved = [there[j] & ~member(now[j], top, there) for j in range(count)]
-            left  = [there[j] & ~member(top[j], now, there) for j in range(count)]
             m.d.comb += [
                 Assert(distinct(now, there)),
                 Assert(distinct(top, there)),
-                Assert(_popcount(pool.start_valid) == _popcount(Cat(moved))),
-                Assert(_popcount(pool.end_valid) == _popcount(Cat(left))),
             ]
-            for i in range(slots):
-                with m.If(pool.start_valid[i]):
-                    m.d.comb += Assert(Cat(moved[j] & (now[j] == pool.start_squares[i])
-                                           for j in range(count)).any())
-                with m.If(pool.end_valid[i]):
-                    m.d.comb += Assert(Cat(left[j] & (top[j] == pool.end_squares[i])
-                                           for j in range(count)).any())
-                for k in range(i + 1, slots):
-                    m.d.comb += [
-                        Assert(~(pool.start_valid[i] & pool.start_valid[k]) |
-                               (pool.start_squares[i] != pool.start_squares[k])),
-                        Assert(~(pool.end_valid[i] & pool.end_valid[k]) |
-                               (pool.end_squares[i] != pool.end_squares[k])),
-                    ]
+            if rules == "exact":
+                one_kind = [C(CAPACITY_KIND, 3)] * slots
+                start_kinds = pool.start_kinds if kinds else one_kind
+                end_kinds   = pool.end_kinds if kinds else one_kind
+                moved = [there[j] & ~member(now[j], kind[j], top, kind, there)
+                         for j in range(count)]
+                left  = [there[j] & ~member(top[j], kind[j], now, kind, there)
+                         for j in range(count)]
+                m.d.comb += [
+                    Assert(_popcount(pool.start_valid) == _popcount(Cat(moved))),
+                    Assert(_popcount(pool.end_valid) == _popcount(Cat(left))),
+                    Assert(distinct(pool.start_squares, pool.start_valid)),
+                    Assert(distinct(pool.end_squares, pool.end_valid)),
+                ]
+                for i in range(slots):
+                    with m.If(pool.start_valid[i]):
+                        m.d.comb += Assert(member(pool.start_squares[i], start_kinds[i],
+                                                  now, kind, moved))
+                    with m.If(pool.end_valid[i]):
+                        m.d.comb += Assert(member(pool.end_squares[i], end_kinds[i],
+                                                  top, kind, left))
+            else:
+                occupied = pool.occupied
+                starts = [pool.chains[i].from_sq for i in range(slots)]
+                ends   = [pool.chains[i].to_sq for i in range(slots)]
+                chain_kinds = [pool.chains[i].kind for i in range(slots)]
+                m.d.comb += [
+                    Assert(distinct(starts, occupied)),
+                    Assert(distinct(ends, occupied)),
+                ]
+                for i in range(slots):
+                    with m.If(occupied[i]):
+                        m.d.comb += [
+                            Assert(member(starts[i], chain_kinds[i], now, kind, there)),
+                            Assert(member(ends[i], chain_kinds[i], top, kind, there)),
+                        ]
+                for j in range(count):
+                    with m.If(there[j]):
+                        m.d.comb += [
+                            Assert(~member(now[j], kind[j], starts, chain_kinds, occupied) ==
+                                   (member(now[j], kind[j], top, kind, there) &
+                                    ~member(now[j], kind[j], ends, chain_kinds, occupied))),
+                            Assert(~member(top[j], kind[j], ends, chain_kinds, occupied) ==
+                                   (member(top[j], kind[j], now, kind, there) &
+                                    ~member(top[j], kind[j], starts, chain_kinds, occupied))),
+                        ]
         return _Harness(body)
     return build
 
@@ -1544,19 +1656,34 @@ class Property:
     # For a pool property: sized(slots) -> build, the same harness at any
     # pool size (tests/test_formal.py proves it at every shipped size).
     sized:       Callable = None
+    # For a property of the scan proven at the shipped move-list depth:
+    # at_depth(depth) -> build, the same harness at any depth
+    # (tests/test_formal.py proves it at every power of two up to it).
+    at_depth:    Callable = None
 
 
 def _pool_property(name, description, sized, depth, slots=DEFAULT_POOL_SLOTS):
     return Property(name, description, sized(slots), "prove", depth, sized=sized)
 
 
+def _depth_property(name, description, at_depth, depth):
+    return Property(name, description, at_depth(DEFAULT_DEPTH), "prove", depth,
+                    at_depth=at_depth)
+
+
+def _termination_at(scan):
+    """The termination harness of ``scan`` as a function of the move-list depth."""
+    return lambda depth: functools.partial(_termination, scan=scan, depth=depth)
+
+
 PROPERTIES = [
-    Property("termination",
-             f"a started query raises done within top + "
-             f"{termination_bound(0)} clocks, any move-list contents",
-             # k > the longest bound (a 4-word list): every trace of k clocks
-             # that holds the assertions includes its query's start.
-             _termination, "prove", 17),
+    _depth_property(
+        "termination",
+        f"a started query raises done within top + {termination_bound(0)} clocks, on a "
+        f"{DEFAULT_DEPTH}-word move list, whatever it reads and the chain list says",
+        # The ranking invariant closes the induction at any depth; 8 clocks
+        # flush the scanner's pipeline (fetch, read, ahead, hand, decide).
+        _termination_at("pair"), 8),
     _pool_property(
         "bookkeeping-exact",
         "the unpaired pool: open-chain count == valid starts (== valid ends until "
@@ -1573,6 +1700,9 @@ PROPERTIES = [
         "and ends in the same entries as a plain model of sim/unpaired.py, and "
         "overflows on the same moves",
         _unpaired_follows_rules, 2),
+    Property("bookkeeping-exact-lean",
+             "the same for the lean layout's pool (2 entries), which keeps each entry's kind",
+             _unpaired_bookkeeping(LEAN_POOL_SLOTS, kinds=True), "prove", 2),
     Property("rules-exact-lean",
              "the same for the lean layout's pool, which keeps each entry's kind",
              _unpaired_follows_rules(LEAN_POOL_SLOTS, kinds=True), "prove", 2),
@@ -1586,16 +1716,23 @@ PROPERTIES = [
         "a pool of n entries for one kind never overflows while the side has at most "
         "n pieces of that kind (a model of the pieces' squares drives the moves)",
         _capacity, 2),
+    _pool_property(
+        "capacity-paper",
+        "the same for the paired pool of the paper's rules",
+        functools.partial(_capacity, rules="paper"), 2),
+    Property("capacity-lean",
+             "the lean layout's pool (2 entries for a side, any kinds) never overflows "
+             "while the side has at most 2 non-pawn pieces",
+             _capacity(LEAN_POOL_SLOTS, kinds=True), "prove", 2),
+    Property("capacity-paper-lean",
+             "the same for the lean layout's paired pool of the paper's rules",
+             _capacity(LEAN_POOL_SLOTS, rules="paper", kinds=True), "prove", 2),
     Property("end-to-end",
              f"on a free {END_TO_END_DEPTH}-word move list, the detector's done (two plies "
              "a clock, pools by kind) comes with repetition, count, distance, plies and stop "
              "reason exactly as the golden scan loop says, with the rules' plain model for "
              "the pools",
              _end_to_end_pair, "prove", 2),
-    Property("refused-writes-keep-words-lean",
-             "the same for the lean one-bank move list (its words read in turn, each every "
-             "fourth clock): the contract the lean end-to-end proof takes as given",
-             _lean_refused_writes_keep_words, "prove", 6),
     Property("end-to-end-lean",
              f"on a free {END_TO_END_DEPTH}-word move list, the lean detector's done comes "
              "with repetition, count, distance, plies and stop reason exactly as the golden "
@@ -1613,10 +1750,16 @@ PROPERTIES = [
              "the move list stores every write it takes and no write it refuses "
              "(both rows of each bank read in turn: every word checked every other clock)",
              _refused_writes_keep_words, "prove", 4),
-    Property("termination-lean",
-             f"the same for the 1K boards' lean detector (one ply a clock): within top + "
-             f"{termination_bound(0, 'single')} clocks",
-             functools.partial(_termination, scan="single"), "prove", 17),
+    _depth_property(
+        "termination-lean",
+        f"the same for the 1K boards' lean scan (one ply a clock): within top + "
+        f"{termination_bound(0, 'single')} clocks",
+        _termination_at("single"), 3),
+    Property("refused-writes-keep-words-lean",
+             "the lean one-bank move list stores every write it takes and no write it "
+             "refuses (its words read in turn, each every fourth clock): the contract the "
+             "lean end-to-end proof takes as given",
+             _lean_refused_writes_keep_words, "prove", 6),
     Property("stable-results-lean",
              "the same for the lean detector",
              functools.partial(_stable_results, scan="single"), "prove", 12),
@@ -1707,25 +1850,33 @@ prep -top top
 BROKEN_DEPTH = 8
 
 
-def run_property(prop, *, broken=False, depth=None, work_dir=None, slots=None):
+def run_property(prop, *, broken=False, depth=None, work_dir=None, slots=None,
+                 list_depth=None):
     """Run one property (or its broken variant) and return an :class:`Outcome`.
-    ``slots`` runs a pool property at another pool size. A broken variant is
+    ``slots`` runs a pool property at another pool size, ``list_depth`` a
+    property of the scan at another move-list depth. A broken variant is
     checked by BMC (see ``BROKEN_DEPTH``)."""
     tools = find_sby()
     mode = "bmc" if broken else prop.mode
     if depth is None:
         depth = max(prop.depth, BROKEN_DEPTH) if broken else prop.depth
-    if slots is None:
+    if slots is None and list_depth is None:
         build = prop.build
-    elif prop.sized is None:
+    elif slots is not None and prop.sized is None:
         raise ValueError(f"{prop.name} is not a pool property: it has no pool size")
-    else:
+    elif slots is not None:
         build = prop.sized(slots)
+    elif prop.at_depth is None:
+        raise ValueError(f"{prop.name} is not proven at the shipped depth: it has no "
+                         f"move-list depth to change")
+    else:
+        build = prop.at_depth(list_depth)
     harness = build(broken)
     text = rtlil.convert(harness, name="top", ports=[harness.domain.clk])
     owned = work_dir is None
     work_dir = work_dir or tempfile.mkdtemp(prefix="axon-prove-")
     name = (prop.name.replace("-", "_") + ("" if slots is None else f"_{slots}") +
+            ("" if list_depth is None else f"_depth{list_depth}") +
             ("_broken" if broken else ""))
     try:
         with open(os.path.join(work_dir, f"{name}.il"), "w") as file:
