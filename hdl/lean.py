@@ -140,20 +140,13 @@ class LeanScanner(CheckedComponent, wiring.Component):
     chains : Out(ChainBusSignature())
         As for :class:`~axon.hdl.scanner.Scanner`; both sides get the same
         word, and only the word's side applies it.
-    fetch_addr : Signal(range(-4, depth)), out
-        The address being fetched, a word ahead of the one read; it runs
-        below 0 at the end of a scan.
-    read_valid : Signal(1), out
-        The word read belongs to the query.
-        (These two are for the termination proof, whose ranking function
-        counts the clocks left down from them; they are the scanner's own
-        registers, so they cost no logic.)
 
     Attributes
     ----------
     pipeline : lean_pipeline_layout(depth)
-        Every register of the pipeline, for the invariants of the end-to-end
-        proof (``axon.sim.verify.formal``); not a port, and nothing else
+        Every register of the pipeline, for the invariants of the formal
+        proofs (``axon.sim.verify.formal``: the end-to-end model, and the
+        termination proof's ranking function); not a port, and nothing else
         reads it.
     """
 
@@ -165,8 +158,6 @@ class LeanScanner(CheckedComponent, wiring.Component):
             "query":  In(QuerySignature(depth)),
             "reads":  Out(SingleReadSignature(depth)),
             "chains": Out(ChainBusSignature()),
-            "fetch_addr": Out(range(-4, depth)),
-            "read_valid": Out(1),
         })
         # The pipeline's registers, for the invariants of the end-to-end
         # proof (not a port: nothing else reads them, and synthesis drops them).
@@ -191,8 +182,8 @@ class LeanScanner(CheckedComponent, wiring.Component):
         #            away; the next start clears it.
         # Signed: the fetch runs ahead below address 0 (down to -4) before
         # the hand stage stops the scan at the first absent word.
-        fetch_addr   = self.fetch_addr
-        read_valid   = self.read_valid
+        fetch_addr   = Signal(range(-4, depth))
+        read_valid   = Signal()
         read_present = Signal()                # the word read is at or above 0
         hand_valid   = Signal()
         hand_present = Signal(reset_less=True)

@@ -226,20 +226,13 @@ class Scanner(CheckedComponent, wiring.Component):
         Words applied with that word: its depth.
         (These three let :class:`~axon.hdl.upcoming.Upcoming` follow the
         scan; nothing in the scanner depends on them.)
-    fetch_addr : Signal(range(-16, depth)), out
-        The address of the newer word of the pair being fetched; it runs
-        below 0 at the end of a scan.
-    single_step : Signal(1), out
-        The query has met a same-side pair and goes on one word a clock.
-        (These two are for the termination proof, whose ranking function
-        counts the clocks left down from them; they are the scanner's own
-        registers, so they cost no logic.)
 
     Attributes
     ----------
     pipeline : pair_pipeline_layout(depth)
-        Every register of the pipeline, for the invariants of the end-to-end
-        proof (``axon.sim.verify.formal``); not a port, and nothing else
+        Every register of the pipeline, for the invariants of the formal
+        proofs (``axon.sim.verify.formal``: the end-to-end model, and the
+        termination proof's ranking function); not a port, and nothing else
         reads it.
     """
 
@@ -255,8 +248,6 @@ class Scanner(CheckedComponent, wiring.Component):
             "taken_newer":          Out(1),
             "taken_newer_black":    Out(1),
             "taken_depth":          Out(range(depth + 1)),
-            "fetch_addr":           Out(range(-16, depth)),
-            "single_step":          Out(1),
         })
         # The pipeline's registers, for the invariants of the end-to-end
         # proof (not a port: nothing else reads them, and synthesis drops them).
@@ -278,7 +269,7 @@ class Scanner(CheckedComponent, wiring.Component):
         count_query_clocks(m, self.query)
         # Signed (range(-16, depth)): the fetch runs a few pairs below
         # address 0 before the decide stage stops the scan.
-        address = self.fetch_addr.shape()
+        address = range(-16, depth)
 
         # The scan runs as a pipeline, one pair a clock:
         #   fetch  -- the row counters go to the block RAM, running ahead;
@@ -294,11 +285,11 @@ class Scanner(CheckedComponent, wiring.Component):
 
         # The pair being fetched: its newer word's address and bank, and the
         # row each bank reads (word `fetch_addr` and the one below it).
-        fetch_addr      = self.fetch_addr
+        fetch_addr      = Signal(address)
         fetch_newer_odd = Signal()
         even_row        = Signal(range(depth // 2))
         odd_row         = Signal(range(depth // 2))
-        single_step     = self.single_step   # finish one word a clock (same-side words seen)
+        single_step     = Signal()   # finish one word a clock (same-side words seen)
         count_limit     = Signal(4, reset_less=True)
 
         read_valid     = Signal()

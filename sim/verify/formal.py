@@ -181,12 +181,14 @@ def _termination(broken, scan="pair", depth=DEFAULT_DEPTH):
         # The invariant that makes it inductive at any depth, itself
         # asserted: the clocks waited and the clocks left stay within the
         # (right) bound. The lean scan also never loses the word it reads.
-        left = _clocks_left(scan, scanner.fetch_addr,
-                            0 if scan == "single" else scanner.single_step, waited)
+        # (The scanner's `pipeline` shows its registers; it is no port.)
+        pipeline = scanner.pipeline
+        left = _clocks_left(scan, pipeline.fetch_addr,
+                            0 if scan == "single" else pipeline.single_step, waited)
         with m.If(waiting & query.busy):
             m.d.comb += [Assert(left >= 0), Assert(waited + left < bound)]
             if scan == "single":
-                m.d.comb += Assert(scanner.read_valid)
+                m.d.comb += Assert(pipeline.read_valid)
     return _Harness(body)
 
 
