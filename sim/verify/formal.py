@@ -897,20 +897,43 @@ def _word_at(words, address):
     return words[address[:(END_TO_END_DEPTH - 1).bit_length()]]
 
 
-def _assert_answer(m, dut, finished, count, distance, plies, stop):
-    """The property: the model has answered whenever the detector has, and
-    they agree on every field."""
-    result = dut.query.result
-    with m.If(dut.query.done):
-        m.d.comb += [
-            Assert(finished),
-            Assert(result.repetition == (count != 0)),
-            Assert(result.count == count),
-            Assert(result.distance == distance),
-            Assert(result.plies_scanned == plies),
-            Assert(result.stop == stop),
-            Assert(result.overflow == (stop == StopReason.OVERFLOW)),
-        ]
+class _GoldenAnswer:
+    """What the golden scan loop of an end-to-end model has found so far and
+    why it stopped: the registers both scan models keep, however they step."""
+
+    def __init__(self, depth):
+        self.running  = Signal()
+        self.finished = Signal()
+        self.top      = Signal(range(depth))
+        self.plies    = Signal(range(depth + 1))
+        self.count    = Signal(4)
+        self.limit    = Signal(4)
+        self.distance = Signal(range(depth + 1))
+        self.stop     = Signal(StopReason)
+
+    def start(self, query):
+        """The statements of the clock that samples ``query.start``: nothing
+        found yet, from ``query.top`` with ``query.count_limit``."""
+        return [self.finished.eq(0), self.top.eq(query.top), self.plies.eq(0),
+                self.count.eq(0), self.limit.eq(query.count_limit), self.distance.eq(0)]
+
+    def finish(self, m, reason):
+        m.d.sync += [self.running.eq(0), self.finished.eq(1), self.stop.eq(reason)]
+
+    def assert_agrees(self, m, dut):
+        """The property: the model has answered whenever the detector has,
+        and they agree on every field."""
+        result = dut.query.result
+        with m.If(dut.query.done):
+            m.d.comb += [
+                Assert(self.finished),
+                Assert(result.repetition == (self.count != 0)),
+                Assert(result.count == self.count),
+                Assert(result.distance == self.distance),
+                Assert(result.plies_scanned == self.plies),
+                Assert(result.stop == self.stop),
+                Assert(result.overflow == (self.stop == StopReason.OVERFLOW)),
+            ]
 
 
 class _SideModel:
@@ -1037,16 +1060,12 @@ def _end_to_end_lean(broken):
                   for side in ("white", "black")]
         (_, white), = models[0].pools
         (_, black), = models[1].pools
+        answer = _GoldenAnswer(depth)
+        running, finished, top, plies, count, limit, distance = (
+            answer.running, answer.finished, answer.top, answer.plies, answer.count,
+            answer.limit, answer.distance)
         pending  = Signal()
-        running  = Signal()
-        finished = Signal()
         address  = Signal(range(-1, depth))   # of the word in hand
-        top      = Signal(range(depth))
-        plies    = Signal(range(depth + 1))
-        count    = Signal(4)
-        limit    = Signal(4)
-        distance = Signal(range(depth + 1))
-        stop     = Signal(StopReason)
         word = _word_at(words, address)
         black_move = word.piece[3]
         starting = dut.query.start & ~dut.query.busy
@@ -1060,13 +1079,11 @@ def _end_to_end_lean(broken):
         empty_after = Mux(black_move, black.empty_after & (white.start_valid == 0),
                           white.empty_after & (black.start_valid == 0))
 
-        def finish(reason):
-            m.d.sync += [running.eq(0), finished.eq(1), stop.eq(reason)]
+        finish = functools.partial(answer.finish, m)
 
         with m.If(starting):
-            m.d.sync += [pending.eq(1), running.eq(0), finished.eq(0), address.eq(dut.query.top),
-                         top.eq(dut.query.top), plies.eq(0), count.eq(0), limit.eq(dut.query.count_limit),
-                         distance.eq(0)]
+            m.d.sync += [pending.eq(1), running.eq(0), address.eq(dut.query.top),
+                         *answer.start(dut.query)]
         with m.Elif(pending):
             m.d.sync += [pending.eq(0), running.eq(1)]
         with m.Elif(running):
@@ -1088,7 +1105,7 @@ def _end_to_end_lean(broken):
                     with m.If(count == 0):
                         m.d.sync += distance.eq(plies + 1)
 
-        _assert_answer(m, dut, finished, count, distance, plies, stop)
+        answer.assert_agrees(m, dut)
 
         # The invariants that make it inductive, each asserted: the scanner's
         # pipeline holds the model's words and counts, stage by stage, and
@@ -1165,16 +1182,12 @@ def _end_to_end_pair(broken, chains=END_TO_END_CHAINS, pools="kind"):
         # answer is the same.
         models = [_SideModel(m, side, side_pools(chains, pools)) for side in ("white", "black")]
         white, black = models
-        running  = Signal()
-        finished = Signal()
+        answer = _GoldenAnswer(depth)
+        running, finished, top, plies, count, limit, distance = (
+            answer.running, answer.finished, answer.top, answer.plies, answer.count,
+            answer.limit, answer.distance)
         address  = Signal(range(-8, depth))   # the newer word of the next pair handed
         single   = Signal()                   # one word a pair, after a same-side pair
-        top      = Signal(range(depth))
-        plies    = Signal(range(depth + 1))
-        count    = Signal(4)
-        limit    = Signal(4)
-        distance = Signal(range(depth + 1))
-        stop     = Signal(StopReason)
         starting = dut.query.start & ~dut.query.busy
 
         def pair_at(addr, single):
@@ -1227,13 +1240,11 @@ def _end_to_end_pair(broken, chains=END_TO_END_CHAINS, pools="kind"):
         booked = Signal(4)
         m.d.comb += booked.eq(count + equal)
 
-        def finish(reason):
-            m.d.sync += [running.eq(0), finished.eq(1), stop.eq(reason)]
+        finish = functools.partial(answer.finish, m)
 
         with m.If(starting):
-            m.d.sync += [running.eq(1), finished.eq(0), address.eq(dut.query.top), single.eq(0),
-                         top.eq(dut.query.top), plies.eq(0), count.eq(0), limit.eq(dut.query.count_limit),
-                         distance.eq(0), judging.eq(0)]
+            m.d.sync += [running.eq(1), address.eq(dut.query.top), single.eq(0), judging.eq(0),
+                         *answer.start(dut.query)]
         with m.Elif(running & judging):
             with m.If(equal):
                 m.d.sync += count.eq(booked)
@@ -1262,7 +1273,7 @@ def _end_to_end_pair(broken, chains=END_TO_END_CHAINS, pools="kind"):
                     with m.Elif(j_both):
                         m.d.sync += plies.eq(plies + 2)
 
-        _assert_answer(m, dut, finished, count, distance, plies, stop)
+        answer.assert_agrees(m, dut)
 
         # The invariants that make it inductive, each asserted: every valid
         # stage of the scanner's pipeline holds the pair the model expects
