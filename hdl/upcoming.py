@@ -34,7 +34,7 @@ decided on the clock that raises ``done``): ``upcoming.done`` rises then.
 
 from amaranth.hdl import *
 from amaranth.lib import data, wiring
-from amaranth.lib.wiring import In, Out
+from amaranth.lib.wiring import In
 
 from .chainlist import LoneChainLayout
 from .pathcheck import PATH_CHECK_LATENCY, PathCheck

@@ -234,7 +234,7 @@ def test_soak_catches_single_minterm_flips(tmp_path):
     import random
     from collections import Counter
     from axon.sim.backends.netlist import FlipLutBit
-    from axon.sim.verify.soak import check_batch
+    from axon.sim.verify.soak import check_batch, netlist_session
     # Twenty random one-bit flips of a LUT's truth table, each its own
     # netlist, each soaked with 16,000 queries. Many flips touch a minterm
     # that the design never or hardly ever reaches (most LUTs are in the chain
