@@ -19,6 +19,41 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", default=False,
                      help="also run long sweeps marked @pytest.mark.slow")
+    parser.addoption("--budget", type=int, default=0, metavar="N",
+                     help="after the run, list the N slowest tests with the capability "
+                          "each covers, and the time each capability takes")
+
+
+# What each test module pays for: `pytest --budget N` reports the run's time
+# by these names, so that a growing run shows which capability grew.
+CAPABILITIES = {
+    "test_boards.py":       "board builds and fit",
+    "test_cli.py":          "command line",
+    "test_cxxrtl.py":       "CXXRTL backend",
+    "test_encode.py":       "move encoding",
+    "test_export.py":       "Verilog export",
+    "test_formal.py":       "formal proofs",
+    "test_fuzz_cli.py":     "command-line errors",
+    "test_golden.py":       "golden model against python-chess",
+    "test_hdl_params.py":   "embedding API and parameters",
+    "test_interrupt.py":    "Ctrl-C",
+    "test_layers.py":       "layering",
+    "test_link.py":         "host link",
+    "test_linksoak.py":     "host link soak",
+    "test_netlist.py":      "synthesised netlist",
+    "test_pathcheck.py":    "upcoming repetition (gateware)",
+    "test_peers.py":        "benchmark peers",
+    "test_pgn_input.py":    "PGN input",
+    "test_program.py":      "flashing a board",
+    "test_readme.py":       "documentation",
+    "test_rtl.py":          "RTL against the golden model",
+    "test_soak.py":         "soaks",
+    "test_uart.py":         "UART",
+    "test_upcoming.py":     "upcoming repetition (model)",
+    "test_upcoming_rtl.py": "upcoming repetition (RTL)",
+    "test_waves.py":        "waveforms",
+    "test_word.py":         "move word",
+}
 
 
 # The quick tier, `pytest -m quick`, for the edit loop: a few fast tests of
@@ -39,7 +74,7 @@ QUICK = {
     "test_encode.py":      ["test_"],
     "test_export.py":      ["test_header_gives_every_field_and_stop_code",
                             "test_exported_module_ports"],
-    "test_formal.py":      ["test_property_holds[frame-parser]",
+    "test_formal.py":      ["test_property_holds[frame-parser]", "test_prove_list_is_the_property_table",
                             "test_broken_variant_fails[rules-exact]",
                             "test_pool_sizes_are_the_shipped_ones",
                             "test_termination_bound_is_the_rtl_models_worst_case"],
@@ -105,3 +140,28 @@ def pytest_collection_modifyitems(config, items):
 def waves(request):
     """A per-test VCD path under ``$AXON_WAVES``, or ``None`` (the default)."""
     return wave_file_for_test(request.node.nodeid)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """``--budget N``: the slowest tests and what each capability costs."""
+    count = config.getoption("--budget")
+    if not count:
+        return
+    seconds = {}
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", None) in ("setup", "call", "teardown"):
+                seconds[report.nodeid] = seconds.get(report.nodeid, 0.0) + report.duration
+    def capability(nodeid):
+        return CAPABILITIES.get(nodeid.split("::")[0].rsplit("/", 1)[-1], "(no capability)")
+    write = terminalreporter.write_line
+    terminalreporter.section(f"test budget: {sum(seconds.values()):.0f} s in all")
+    write(f"the {count} slowest tests:")
+    for nodeid, spent in sorted(seconds.items(), key=lambda item: -item[1])[:count]:
+        write(f"{spent:7.1f} s  {capability(nodeid):<36}  {nodeid}")
+    write("by capability:")
+    totals = {}
+    for nodeid, spent in seconds.items():
+        totals[capability(nodeid)] = totals.get(capability(nodeid), 0.0) + spent
+    for name, spent in sorted(totals.items(), key=lambda item: -item[1]):
+        write(f"{spent:7.1f} s  {name}")

@@ -187,6 +187,16 @@ def test_prove_command_prints_one_line_per_property(capsys):
     float(lines[0].split()[3])
 
 
+def test_prove_list_is_the_property_table(capsys):
+    # The docs include this table; each description is written once, in the
+    # Property table.
+    assert main(["prove", "--list"]) == 0
+    rows = capsys.readouterr().out.splitlines()[2:]
+    assert [row.split("`")[1] for row in rows] == [prop.name for prop in formal.PROPERTIES]
+    for row, prop in zip(rows, formal.PROPERTIES):
+        assert row.endswith(f"| {prop.description} |")
+
+
 def test_termination_bound_is_the_rtl_models_worst_case():
     # The bound the proof uses is the clock model's worst case: every word
     # read one at a time after a refetch.

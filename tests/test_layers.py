@@ -140,3 +140,10 @@ def test_quick_tier_reaches_every_test_module():
     from .conftest import QUICK
     modules = {path.name for path in (ROOT / "tests").glob("test_*.py")}
     assert set(QUICK) == modules
+
+
+def test_every_test_module_names_its_capability():
+    """`pytest --budget N` can say what each test pays for."""
+    from .conftest import CAPABILITIES
+    modules = {path.name for path in (ROOT / "tests").glob("test_*.py")}
+    assert set(CAPABILITIES) == modules

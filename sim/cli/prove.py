@@ -3,7 +3,7 @@
 import os
 import sys
 
-from ..verify.formal import PROPERTIES, ToolMissing, find_sby, run_property
+from ..verify.formal import PROPERTIES, ToolMissing, find_sby, properties_markdown, run_property
 from .args import int_at_least
 
 
@@ -27,6 +27,9 @@ def register(subparsers):
     parser.add_argument("--only", action="append", metavar="NAME",
                         choices=[prop.name for prop in PROPERTIES],
                         help="run only this property (repeatable)")
+    parser.add_argument("--list", action="store_true",
+                        help="print the table of properties (name, mode, length, what it "
+                             "says) as Markdown and prove nothing")
     parser.add_argument("--keep", metavar="DIR",
                         help="keep the SymbiYosys work files (and traces) in DIR")
     parser.set_defaults(func=main_prove)
@@ -34,6 +37,9 @@ def register(subparsers):
 
 def main_prove(args):
     """Run ``axon prove`` with parsed ``args``; return the exit status."""
+    if args.list:
+        sys.stdout.write(properties_markdown())
+        return 0
     try:
         find_sby()
     except ToolMissing as error:

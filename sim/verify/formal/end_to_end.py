@@ -1,0 +1,607 @@
+"""End to end: the detector's answer against a model of the golden scan loop."""
+
+import functools
+
+from amaranth.hdl import *
+from amaranth.lib import data
+
+from ....hdl.detector import AxonDetector
+from ....hdl.lean import lean_pipeline_layout
+from ....hdl.pools import side_pools
+from ....hdl.params import Stop as StopReason
+from ....hdl.scanner import pair_pipeline_layout
+from ....hdl.word import MoveWord
+from .harness import free_host_inputs, Harness, LEAN_CHAINS
+from .pools import ReferenceUnpairedPool
+
+
+# The end-to-end proofs scan a free 8-word move list, against a model of the
+# golden scan loop with the rules' plain model for each side's pools. The
+# pair scan's is proven with the default layout's pools by kind at the
+# smallest build that gives every kind a pool (K Q R B N, one entry each a
+# side), and at the shipped 24 chains with --runslow; the lean scan's with
+# the lean layout (one pool of 2 entries a side, keeping kinds).
+END_TO_END_DEPTH = 8
+END_TO_END_CHAINS = 10
+
+
+def _unpaired_view(slots):
+    """What the end-to-end harness sees of an :class:`UnpairedPool`: its
+    ports and register files (the kinds are 0 in a pool of one kind)."""
+    return data.StructLayout({
+        "clear":         1,
+        "apply":         1,
+        "move":          MoveWord,
+        "start_valid":   slots,
+        "end_valid":     slots,
+        "start_squares": data.ArrayLayout(6, slots),
+        "end_squares":   data.ArrayLayout(6, slots),
+        "start_kinds":   data.ArrayLayout(3, slots),
+        "end_kinds":     data.ArrayLayout(3, slots),
+        "start_hits":    slots,
+        "end_hits":      slots,
+        "moves_nothing": 1,
+    })
+
+
+class _ObservedDetector(AxonDetector):
+    """The detector with the state its end-to-end proof's invariants name in
+    view (its parts are made in ``elaborate``, after the harness states its
+    assertions, so their signals are copied to these).
+
+    ``bank_rows`` and ``bank_words`` follow the rows the scanner reads while
+    ``reading`` and the words the move list's banks return (one bank for the
+    lean scan, two for the pair scan). The harness takes the block RAM at its
+    contract: a read returns the word last stored at that row, before the
+    clock's own write. That contract is proven on its own
+    (``refused-writes-keep-words`` and ``-lean``); a solver cannot
+    see into a memory's contents, and without it an induction step could
+    start from a memory that disagrees with the model's copy of the list.
+
+    ``pipeline`` is the scanner's (:func:`~axon.hdl.scanner.pair_pipeline_layout`
+    or :func:`~axon.hdl.lean.lean_pipeline_layout`),
+    ``pool_views`` White's and Black's pools, each a list of ``(kind, view)``
+    (:func:`axon.hdl.pools.side_pools`, :func:`_unpaired_view`)."""
+
+    def __init__(self, depth, chains, pools, scan, rules="exact", upcoming=False):
+        super().__init__(depth=depth, chains=chains, rules=rules, pools=pools, scan=scan,
+                         upcoming=upcoming)
+        self.banks = 2 if scan == "pair" else 1
+        rows = range(depth // self.banks)
+        self.bank_rows  = [Signal(rows, name=f"bank{bank}_row") for bank in range(self.banks)]
+        self.bank_words = [Signal(MoveWord, name=f"bank{bank}_word")
+                           for bank in range(self.banks)]
+        self.reading    = Signal()
+        self.pipeline   = Signal(pair_pipeline_layout(depth) if scan == "pair" else
+                                 lean_pipeline_layout(depth))
+        self.pool_views = [
+            [(kind, Signal(_unpaired_view(slots), name=f"{side}_pool_{kind or 'any'}"))
+             for kind, slots in side_pools(chains, pools)]
+            for side in ("white", "black")]
+
+    def elaborate(self, platform):
+        m = super().elaborate(platform)
+        reads = m.submodules.move_list.scan
+        if self.banks == 2:
+            ports = [(reads.even_row, reads.even_word), (reads.odd_row, reads.odd_word)]
+        else:
+            ports = [(reads.addr, reads.word)]
+        m.d.comb += self.reading.eq(reads.reading)
+        for (row, word), bank_row, bank_word in zip(ports, self.bank_rows, self.bank_words):
+            m.d.comb += [bank_row.eq(row), bank_word.eq(word)]
+        m.d.comb += self.pipeline.eq(m.submodules.scanner.pipeline)
+        chain_list = m.submodules.chain_list
+        for views, side in zip(self.pool_views, (chain_list.white_chains,
+                                                 chain_list.black_chains)):
+            for (_, view), (_, pool) in zip(views, side.pools):
+                for name, _ in _unpaired_view(pool.slots):
+                    m.d.comb += getattr(view, name).eq(getattr(pool, name))
+        return m
+
+
+class _ChainBlindDetector(_ObservedDetector):
+    """Broken: the scanner sees the chain list as empty while up to two
+    chains are open, so two displaced pieces go unnoticed."""
+    def elaborate(self, platform):
+        m = super().elaborate(platform)
+        chain_list = m.submodules.chain_list
+        m.d.comb += m.submodules.scanner.chains.empty.eq(chain_list.open_chains <= 2)
+        return m
+
+
+def _end_to_end_detector(m, broken, scan, chains=LEAN_CHAINS, pools="side"):
+    """The detector under the end-to-end proof, its free inputs, and the
+    model's copy of the move list with the block RAM held to it. Returns
+    ``(dut, words, stored)``: ``stored[bank]`` is the word the bank returns."""
+    depth = END_TO_END_DEPTH
+    detector = _ChainBlindDetector if broken else _ObservedDetector
+    m.submodules.dut = dut = detector(depth=depth, chains=chains, pools=pools, scan=scan)
+    free_host_inputs(m, dut)
+
+    # The move list as the host wrote it (the block RAM and this start
+    # out all zero).
+    words = Array(Signal(MoveWord, name=f"word{address}") for address in range(depth))
+    with m.If(dut.memory.write_en & ~dut.memory.write_refused):
+        m.d.sync += words[dut.memory.write_addr].eq(dut.memory.write_word)
+    # The block RAM's contract (see _ObservedDetector): a read by the
+    # scanner returns the copy's word as it was on the clock of the read.
+    scanned = Signal()
+    m.d.sync += scanned.eq(dut.reading)
+    stored = []
+    for bank, (row, word) in enumerate(zip(dut.bank_rows, dut.bank_words)):
+        stored.append(Signal(MoveWord, name=f"bank{bank}_stored"))
+        m.d.sync += stored[bank].eq(words[row * dut.banks + bank])
+        with m.If(scanned):
+            m.d.comb += Assume(word.as_value() == stored[bank].as_value())
+    return dut, words, stored
+
+
+def _word_at(words, address):
+    """The copy's word at a (signed) address; below 0, the one the block RAM
+    returns there (its row wraps)."""
+    return words[address[:(END_TO_END_DEPTH - 1).bit_length()]]
+
+
+class _GoldenAnswer:
+    """What the golden scan loop of an end-to-end model has found so far and
+    why it stopped: the registers both scan models keep, however they step."""
+
+    def __init__(self, depth):
+        self.running  = Signal()
+        self.finished = Signal()
+        self.top      = Signal(range(depth))
+        self.plies    = Signal(range(depth + 1))
+        self.count    = Signal(4)
+        self.limit    = Signal(4)
+        self.distance = Signal(range(depth + 1))
+        self.stop     = Signal(StopReason)
+
+    def start(self, query):
+        """The statements of the clock that samples ``query.start``: nothing
+        found yet, from ``query.top`` with ``query.count_limit``."""
+        return [self.finished.eq(0), self.top.eq(query.top), self.plies.eq(0),
+                self.count.eq(0), self.limit.eq(query.count_limit), self.distance.eq(0)]
+
+    def finish(self, m, reason):
+        m.d.sync += [self.running.eq(0), self.finished.eq(1), self.stop.eq(reason)]
+
+    def assert_agrees(self, m, dut):
+        """The property: the model has answered whenever the detector has,
+        and they agree on every field."""
+        result = dut.query.result
+        with m.If(dut.query.done):
+            m.d.comb += [
+                Assert(self.finished),
+                Assert(result.repetition == (self.count != 0)),
+                Assert(result.count == self.count),
+                Assert(result.distance == self.distance),
+                Assert(result.plies_scanned == self.plies),
+                Assert(result.stop == self.stop),
+                Assert(result.overflow == (self.stop == StopReason.OVERFLOW)),
+            ]
+
+
+class _SideModel:
+    """The rules' plain model of one side's pools, in the layout of
+    :func:`axon.hdl.pools.side_pools`: a move goes to the pool of its kind,
+    and a kind without a pool overflows (as in :class:`~axon.hdl.chainlist.SideChains`
+    and the golden model)."""
+
+    def __init__(self, m, side, layout):
+        self.pools = []
+        for kind, slots in layout:
+            pool = ReferenceUnpairedPool(slots, kinds=kind is None)
+            m.submodules[f"{side}_model_{kind or 'any'}"] = pool
+            self.pools.append((kind, pool))
+
+    @staticmethod
+    def takes(kind, move):
+        return C(1) if kind is None else move.piece[:3] == kind
+
+    def drive(self, m, clear, move, apply):
+        for kind, pool in self.pools:
+            m.d.comb += [pool.clear.eq(clear), pool.move.eq(move),
+                         pool.apply.eq(apply & self.takes(kind, move))]
+
+    def overflow(self, move):
+        takes = Cat(self.takes(kind, move) for kind, _ in self.pools)
+        return ~takes.any() | Cat(self.takes(kind, move) & pool.overflow
+                                  for kind, pool in self.pools).any()
+
+    def closed(self):
+        return Cat(pool.start_valid == 0 for _, pool in self.pools).all()
+
+
+def _assert_pools_as_models(m, dut, models):
+    """Each side's pools hold their model pools' entries (asserted while the
+    model runs)."""
+    for views, model in zip(dut.pool_views, models):
+        for (kind, view), (_, pool) in zip(views, model.pools):
+            m.d.comb += [
+                Assert(view.start_valid == pool.start_valid),
+                Assert(view.end_valid == pool.end_valid),
+            ]
+            for i in range(pool.slots):
+                m.d.comb += [
+                    Assert(~pool.start_valid[i] |
+                           (view.start_squares[i] == pool.start_sq[i])),
+                    Assert(~pool.end_valid[i] | (view.end_squares[i] == pool.end_sq[i])),
+                ]
+                if kind is None:
+                    m.d.comb += [
+                        Assert(~pool.start_valid[i] |
+                               (view.start_kinds[i] == pool.start_kind[i])),
+                        Assert(~pool.end_valid[i] | (view.end_kinds[i] == pool.end_kind[i])),
+                    ]
+
+
+def _assert_hit_vectors_in_view(m, dut):
+    """Every pool's hit vectors are its comparisons with the move in hand (as
+    in every pool proof), always but on the clock after a clear."""
+    for views in dut.pool_views:
+        for kind, view in views:
+            cleared = Signal()
+            m.d.sync += cleared.eq(view.clear)
+            move = view.move
+            slots = len(view.start_valid)
+            move_kind, from_sq, to_sq = move.piece[:3], move.from_sq, move.to_sq
+
+            def same(kinds, i):
+                return (kinds[i] == move_kind) if kind is None else C(1)
+            starts = Cat(view.start_valid[i] & same(view.start_kinds, i) &
+                         (view.start_squares[i] == to_sq) for i in range(slots))
+            ends   = Cat(view.end_valid[i] & same(view.end_kinds, i) &
+                         (view.end_squares[i] == from_sq) for i in range(slots))
+            with m.If(~cleared):
+                m.d.comb += [Assert(view.start_hits == starts), Assert(view.end_hits == ends)]
+            m.d.comb += Assert(view.moves_nothing == (from_sq == to_sq))
+
+
+def end_to_end_lean(broken):
+    def body(m):
+        depth = END_TO_END_DEPTH
+        dut, words, stored = _end_to_end_detector(m, broken, "single")
+
+        # The scan model: the golden loop (axon.sim.model.golden.perpetual), one
+        # word a clock, with the rules' plain model for each side's pool. It
+        # decides about a word on the clock the scanner does (the scanner's
+        # hand stage), a clock after its read stage (`pending` on the first).
+        models = [_SideModel(m, side, side_pools(LEAN_CHAINS, "side"))
+                  for side in ("white", "black")]
+        (_, white), = models[0].pools
+        (_, black), = models[1].pools
+        answer = _GoldenAnswer(depth)
+        running, finished, top, plies, count, limit, distance = (
+            answer.running, answer.finished, answer.top, answer.plies, answer.count,
+            answer.limit, answer.distance)
+        pending  = Signal()
+        address  = Signal(range(-1, depth))   # of the word in hand
+        word = _word_at(words, address)
+        black_move = word.piece[3]
+        starting = dut.query.start & ~dut.query.busy
+        apply = Signal()
+        m.d.comb += [
+            white.clear.eq(starting), black.clear.eq(starting),
+            white.move.eq(word), black.move.eq(word),
+            white.apply.eq(apply & ~black_move), black.apply.eq(apply & black_move),
+        ]
+        overflow = Mux(black_move, black.overflow, white.overflow)
+        empty_after = Mux(black_move, black.empty_after & (white.start_valid == 0),
+                          white.empty_after & (black.start_valid == 0))
+
+        finish = functools.partial(answer.finish, m)
+
+        with m.If(starting):
+            m.d.sync += [pending.eq(1), running.eq(0), address.eq(dut.query.top),
+                         *answer.start(dut.query)]
+        with m.Elif(pending):
+            m.d.sync += [pending.eq(0), running.eq(1)]
+        with m.Elif(running):
+            with m.If(count >= limit):
+                finish(StopReason.LIMIT)
+            with m.Elif(address < 0):
+                finish(StopReason.BOTTOM)
+            with m.Elif(word.barrier):
+                finish(StopReason.BARRIER)
+            with m.Elif(overflow):
+                finish(StopReason.OVERFLOW)
+            with m.Else():
+                m.d.comb += apply.eq(1)
+                m.d.sync += [plies.eq(plies + 1), address.eq(address - 1)]
+                # All chains closed after an even number of plies: the
+                # position repeats.
+                with m.If(plies[0] & empty_after):
+                    m.d.sync += count.eq(count + 1)
+                    with m.If(count == 0):
+                        m.d.sync += distance.eq(plies + 1)
+
+        answer.assert_agrees(m, dut)
+
+        # The invariants that make it inductive, each asserted: the scanner's
+        # pipeline holds the model's words and counts, stage by stage, and
+        # each side's pool the model pool's entries.
+        result   = dut.query.result
+        pipeline = dut.pipeline
+        active   = pending | running
+        read_at  = Signal(range(-2, depth))   # the word in the read stage
+        m.d.comb += read_at.eq(Mux(running, address - 1, address))
+        all_closed = (white.start_valid == 0) & (black.start_valid == 0)
+        # The scanner books an equal position on the clock after the word
+        # that leaves it; the model books it with that word.
+        booked_late = all_closed & (plies != 0) & ~plies[0]
+        m.d.comb += Assert(dut.query.busy == active)
+        with m.If(active):
+            m.d.comb += [
+                # The model's own: it walks down from the top, and finds at
+                # most one equal position in two plies.
+                Assert(address + plies == top),
+                Assert(address >= -1),
+                Assert(count * 2 <= plies),
+                Assert(~dut.query.done),
+                Assert(pipeline.read_valid),
+                Assert(pipeline.hand_valid == running),
+                Assert(pipeline.read_present == (read_at >= 0)),
+                Assert(pipeline.fetch_addr == read_at - 1),
+                Assert(stored[0].as_value() == _word_at(words, read_at).as_value()),
+                Assert(pipeline.count_limit == limit),
+                Assert(pipeline.count_reached == (result.count >= limit)),
+                Assert(pipeline.count_reached_next == (result.count + 1 >= limit)),
+                Assert(pipeline.scanned_odd == plies[0]),
+                Assert(pipeline.scanned_nonzero == (plies != 0)),
+                Assert(result.plies_scanned == plies),
+                Assert(count == result.count + booked_late),
+                Assert(result.repetition == (result.count != 0)),
+                Assert(result.distance == Mux(result.count != 0, distance, 0)),
+                Assert((result.count != 0) | (distance == Mux(count != 0, plies, 0))),
+            ]
+            for ((_, view),), side_black in zip(dut.pool_views, (0, 1)):
+                m.d.comb += Assert(view.apply ==
+                                   (running & (pipeline.hand_word.piece[3] == side_black)))
+            _assert_pools_as_models(m, dut, models)
+        with m.Else():
+            m.d.comb += [
+                Assert(~pipeline.read_valid),
+                Assert(dut.query.done == finished),
+            ]
+        with m.If(running):
+            m.d.comb += [
+                Assert(pipeline.hand_present == (address >= 0)),
+                Assert(pipeline.hand_word.as_value() == word.as_value()),
+            ]
+        _assert_hit_vectors_in_view(m, dut)
+    return Harness(body)
+
+
+def end_to_end_pair(broken, chains=END_TO_END_CHAINS, pools="kind"):
+    def body(m):
+        depth = END_TO_END_DEPTH
+        dut, words, stored = _end_to_end_detector(m, broken, "pair", chains, pools)
+        pipeline = dut.pipeline
+        result   = dut.query.result
+
+        # The scan model: the golden loop (axon.sim.model.golden.perpetual)
+        # with the rules' plain model for each side's pool, a pair of words
+        # at a time. It follows the scanner's two last stages: on a clock that
+        # hands a pair to the chain list (`hand`), the model pools apply
+        # what the scanner applies there (both words, or after two words of
+        # one side, the newer alone from then on) and note what the golden
+        # loop needs of them; on the next (`decide`), it judges the pair's
+        # words in the golden loop's order. It books an equal position at the
+        # next word, as the scanner does; the golden loop books it with the
+        # word that leaves it, and nothing is judged in between, so the
+        # answer is the same.
+        models = [_SideModel(m, side, side_pools(chains, pools)) for side in ("white", "black")]
+        white, black = models
+        answer = _GoldenAnswer(depth)
+        running, finished, top, plies, count, limit, distance = (
+            answer.running, answer.finished, answer.top, answer.plies, answer.count,
+            answer.limit, answer.distance)
+        address  = Signal(range(-8, depth))   # the newer word of the next pair handed
+        single   = Signal()                   # one word a pair, after a same-side pair
+        starting = dut.query.start & ~dut.query.busy
+
+        def pair_at(addr, single):
+            """What the golden loop reads of the pair whose newer word is at
+            ``addr``: the words, whether each is in the list, and whether
+            the older word goes to the other side's pool with it."""
+            newer, older = _word_at(words, addr), _word_at(words, addr - 1)
+            same_side = newer.piece[3] == older.piece[3]
+            return newer, older, addr >= 0, addr >= 1, same_side, ~single & ~same_side
+
+        # Hand: apply the pair at `address`.
+        newer, older, _, _, same_side, both = pair_at(address, single)
+        newer_black = newer.piece[3]
+        handed = pipeline.hand.valid & running
+        white_move = Signal(MoveWord)
+        black_move = Signal(MoveWord)
+        m.d.comb += [
+            white_move.eq(Mux(newer_black, older.as_value(), newer.as_value())),
+            black_move.eq(Mux(newer_black, newer.as_value(), older.as_value())),
+        ]
+        white.drive(m, starting, white_move, handed & Mux(newer_black, both, 1))
+        black.drive(m, starting, black_move, handed & Mux(newer_black, 1, both))
+        # What the decision needs of the pools, noted on the hand clock.
+        judging          = Signal()   # a pair was handed on the last clock
+        judged_addr      = Signal(range(-8, depth))
+        judged_single    = Signal()
+        judged_words     = Signal(range(3))    # the words it handed: 1 or 2
+        white_overflow   = Signal()
+        black_overflow   = Signal()
+        closed_before    = Signal()   # every chain closed before the pair
+        m.d.sync += judging.eq(handed)
+        with m.If(handed):
+            m.d.sync += [
+                judged_addr.eq(address),
+                judged_single.eq(single),
+                judged_words.eq(Mux(both, 2, 1)),
+                white_overflow.eq(white.overflow(white_move)),
+                black_overflow.eq(black.overflow(black_move)),
+                closed_before.eq(white.closed() & black.closed()),
+                address.eq(address - Mux(both, 2, 1)),
+                single.eq(single | same_side),
+            ]
+
+        # Decide: the golden loop over the pair's words.
+        (j_newer, j_older, j_newer_present, j_older_present, j_same_side,
+         j_both) = pair_at(judged_addr, judged_single)
+        newer_overflow = Mux(j_newer.piece[3], black_overflow, white_overflow)
+        older_overflow = Mux(j_newer.piece[3], white_overflow, black_overflow)
+        equal = closed_before & (plies != 0) & ~plies[0]
+        booked = Signal(4)
+        m.d.comb += booked.eq(count + equal)
+
+        finish = functools.partial(answer.finish, m)
+
+        with m.If(starting):
+            m.d.sync += [running.eq(1), address.eq(dut.query.top), single.eq(0), judging.eq(0),
+                         *answer.start(dut.query)]
+        with m.Elif(running & judging):
+            with m.If(equal):
+                m.d.sync += count.eq(booked)
+                with m.If(count == 0):
+                    m.d.sync += distance.eq(plies)
+            with m.If(booked >= limit):
+                finish(StopReason.LIMIT)
+            with m.Elif(~j_newer_present):
+                finish(StopReason.BOTTOM)
+            with m.Elif(j_newer.barrier):
+                finish(StopReason.BARRIER)
+            with m.Elif(newer_overflow):
+                finish(StopReason.OVERFLOW)
+            with m.Else():
+                m.d.sync += plies.eq(plies + 1)
+                with m.If(~judged_single):
+                    # The older word, next in the golden loop: the limit
+                    # cannot be reached after an odd number of plies. Of a
+                    # same-side pair it is applied with the next pair.
+                    with m.If(~j_older_present):
+                        finish(StopReason.BOTTOM)
+                    with m.Elif(j_older.barrier):
+                        finish(StopReason.BARRIER)
+                    with m.Elif(j_both & older_overflow):
+                        finish(StopReason.OVERFLOW)
+                    with m.Elif(j_both):
+                        m.d.sync += plies.eq(plies + 2)
+
+        answer.assert_agrees(m, dut)
+
+        # The invariants that make it inductive, each asserted: every valid
+        # stage of the scanner's pipeline holds the pair the model expects
+        # there, the decide stage what the model noted, the answer so far
+        # the model's counts, and each side's pool the model pool's entries.
+        m.d.comb += Assert(dut.query.busy == running)
+        with m.If(~running):
+            m.d.comb += Assert(dut.query.done == finished)
+        step = Mux(single, 1, 2)
+        hand, ahead = pipeline.hand, pipeline.ahead
+        ahead_at = Signal(range(-16, depth))
+        read_at  = Signal(range(-16, depth))
+        fetch_at = Signal(range(-16, depth))
+        m.d.comb += [
+            ahead_at.eq(address - Mux(hand.valid, step, 0)),
+            read_at.eq(ahead_at - Mux(ahead.valid, step, 0)),
+            fetch_at.eq(read_at - Mux(pipeline.read_valid, step, 0)),
+        ]
+
+        def holds_pair(stage, addr):
+            newer, older, newer_present, older_present, same_side, both = pair_at(addr, single)
+            newer_black = newer.piece[3]
+            return [
+                Assert(stage.addr == addr),
+                Assert(stage.newer_odd == addr[0]),
+                Assert(stage.single_step == single),
+                Assert(stage.newer_present == newer_present),
+                Assert(stage.older_present == older_present),
+                Assert(stage.newer_barrier == newer.barrier),
+                Assert(stage.older_barrier == older.barrier),
+                Assert(stage.newer_black == newer_black),
+                Assert(stage.same_side == same_side),
+                Assert(stage.apply_white == Mux(newer_black, both, 1)),
+                Assert(stage.apply_black == Mux(newer_black, 1, both)),
+                Assert(stage.white_move.as_value() ==
+                       Mux(newer_black, older.as_value(), newer.as_value())),
+                Assert(stage.black_move.as_value() ==
+                       Mux(newer_black, newer.as_value(), older.as_value())),
+            ]
+
+        def even_odd(addr):
+            """The addresses of a pair's words in the even and the odd bank."""
+            return Mux(addr[0], addr - 1, addr), Mux(addr[0], addr, addr - 1)
+
+        read_even, read_odd = even_odd(read_at)
+        fetch_even, fetch_odd = even_odd(fetch_at)
+        row_bits = slice(1, (END_TO_END_DEPTH - 1).bit_length())
+        with m.If(running):
+            m.d.comb += [
+                # The model's own: it walks down from the top, and finds at
+                # most one equal position in two plies.
+                Assert(address + plies + Mux(judging, judged_words, 0) == top),
+                Assert(address >= -4),
+                Assert(plies <= top + 1),
+                Assert(~judging | (address + judged_words >= -1)),
+                # (Booked at the next word: none yet for the plies so far.)
+                Assert((count == 0) | (count * 2 < plies)),
+                Assert(~dut.query.done),
+                # The pipeline, from the fetch to the decide stage; its
+                # invalid stages (after the start or a refetch) come first.
+                Assert(pipeline.single_step == single),
+                Assert(~hand.valid | ahead.valid),
+                Assert(~ahead.valid | pipeline.read_valid),
+                Assert(pipeline.fetch_addr == fetch_at),
+                Assert(pipeline.fetch_newer_odd == fetch_at[0]),
+                Assert(pipeline.even_row == fetch_even[row_bits]),
+                Assert(pipeline.odd_row == fetch_odd[row_bits]),
+                Assert(pipeline.decide_valid == judging),
+                Assert(pipeline.count_limit == limit),
+                Assert(pipeline.count_reached == (count >= limit)),
+                Assert(pipeline.count_reached_next == (count + 1 >= limit)),
+                Assert(pipeline.scanned_odd == plies[0]),
+                Assert(pipeline.scanned_nonzero == (plies != 0)),
+                Assert(result.plies_scanned == plies),
+                Assert(result.count == count),
+                Assert(result.distance == distance),
+                Assert(result.repetition == (count != 0)),
+                Assert((count != 0) | (distance == 0)),
+            ]
+            with m.If(pipeline.read_valid):
+                m.d.comb += [
+                    Assert(pipeline.read_addr == read_at),
+                    Assert(pipeline.read_newer_odd == read_at[0]),
+                    Assert(pipeline.read_present == Cat(read_at >= 0, read_at >= 1)),
+                    Assert(stored[0].as_value() == _word_at(words, read_even).as_value()),
+                    Assert(stored[1].as_value() == _word_at(words, read_odd).as_value()),
+                ]
+            with m.If(ahead.valid):
+                m.d.comb += holds_pair(ahead, ahead_at)
+            with m.If(hand.valid):
+                m.d.comb += holds_pair(hand, address)
+            with m.If(judging):
+                newer_blocked = ~j_newer_present | j_newer.barrier
+                m.d.comb += [
+                    Assert(pipeline.decide_single_step == judged_single),
+                    Assert(pipeline.decide_newer_present == j_newer_present),
+                    Assert(pipeline.decide_older_present == j_older_present),
+                    Assert(pipeline.decide_newer_barrier == j_newer.barrier),
+                    Assert(pipeline.decide_older_barrier == j_older.barrier),
+                    Assert(pipeline.decide_same_side == j_same_side),
+                    Assert(pipeline.decide_newer_black == j_newer.piece[3]),
+                    Assert(pipeline.decide_white_overflow == white_overflow),
+                    Assert(pipeline.decide_black_overflow == black_overflow),
+                    Assert(pipeline.decide_empty_before == closed_before),
+                    Assert(pipeline.decide_newer_blocked == newer_blocked),
+                    Assert(pipeline.decide_older_blocked ==
+                           (~judged_single & (~j_older_present | j_older.barrier))),
+                    Assert(pipeline.decide_older_checked == j_both),
+                    Assert(judged_words == Mux(j_both, 2, 1)),
+                    Assert(judged_addr == address + judged_words),
+                ]
+            _assert_pools_as_models(m, dut, models)
+        # The chain list applies what the hand stage holds, each move in the
+        # pool of its kind, and nothing on the clock after a clear.
+        for views, apply, move in zip(dut.pool_views, (hand.apply_white, hand.apply_black),
+                                      (hand.white_move, hand.black_move)):
+            for kind, view in views:
+                m.d.comb += Assert(view.apply == (apply & _SideModel.takes(kind, move)))
+        m.d.comb += Assert(~hand.apply_white & ~hand.apply_black | hand.valid)
+        _assert_hit_vectors_in_view(m, dut)
+    return Harness(body)

@@ -1,0 +1,59 @@
+"""Shared harness parts and the configurations the proofs use."""
+
+from amaranth.asserts import AnySeq
+from amaranth.hdl import *
+from amaranth.lib import wiring
+
+from ....hdl.pools import side_pools
+
+
+# The configuration every detector-level proof uses.
+PROOF_DEPTH  = 8
+PROOF_CHAINS = 4
+
+
+def popcount(value):
+    return sum(value[index] for index in range(len(value)))
+
+
+def free(m, signal):
+    """Drive `signal` from a fresh free input: any value on every clock."""
+    m.d.comb += signal.eq(AnySeq(len(Value.cast(signal))))
+
+
+def free_host_inputs(m, detector):
+    """Drive every input of the detector's query and move-memory ports freely."""
+    for port in (detector.query, detector.memory):
+        for _, member, value in port.signature.flatten(port):
+            if member.flow == wiring.In:
+                free(m, value)
+
+
+
+class Harness(Elaboratable):
+    """A harness body given as a function of the module it fills."""
+    def __init__(self, body):
+        self._body = body
+        self.domain = ClockDomain("sync", reset_less=True)
+
+    def elaborate(self, platform):
+        m = Module()
+        # From power-up, with no reset input: a free reset would also clear
+        # the harness's shadow registers, which the design's block RAM
+        # cannot follow. Resets in the middle of a query are simulated in
+        # tests/test_rtl.py and tests/test_link.py.
+        m.domains.sync = self.domain
+        self._body(m)
+        return m
+
+
+# The shipped pool sizes: the default 24 chains give a side K1 Q2 R3 B3 N3
+# (axon.hdl.pools), and the lean layout's 4 chains give each side one pool of
+# 2 entries. Every pool property is proven at each size from 1 to the
+# largest by the same script (tests/test_formal.py); `axon prove` runs the
+# largest.
+DEFAULT_CHAINS = 24
+LEAN_CHAINS = 4
+DEFAULT_POOL_SLOTS = max(count for _, count in side_pools(DEFAULT_CHAINS))
+POOL_SIZES = tuple(range(1, DEFAULT_POOL_SLOTS + 1))
+(_, LEAN_POOL_SLOTS), = side_pools(LEAN_CHAINS, "side")

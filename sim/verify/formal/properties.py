@@ -1,0 +1,167 @@
+"""The table of properties: what ``axon prove`` proves, and how."""
+
+import functools
+from dataclasses import dataclass
+from typing import Callable
+
+from .harness import DEFAULT_CHAINS, DEFAULT_POOL_SLOTS, LEAN_POOL_SLOTS
+from .termination import DEFAULT_DEPTH, termination, termination_bound
+from .pools import (capacity, paper_bookkeeping, paper_follows_rules, unpaired_bookkeeping,
+                    unpaired_follows_rules)
+from .end_to_end import END_TO_END_DEPTH, end_to_end_lean, end_to_end_pair
+from .writes import (lean_refused_writes_keep_words, refused_writes_keep_words, stable_results,
+                     writes_refused)
+from .frame_parser import frame_parser
+from .upcoming import upcoming_single_chain
+
+
+@dataclass(frozen=True)
+class Property:
+    name:        str
+    description: str
+    build:       Callable            # build(broken) -> Elaboratable
+    mode:        str                 # "prove" (k-induction) or "bmc"
+    depth:       int                 # induction length, or clocks checked
+    engine:      str = "smtbmc z3"   # the SymbiYosys engine line
+    # For a pool property: sized(slots) -> build, the same harness at any
+    # pool size (tests/test_formal.py proves it at every shipped size).
+    sized:       Callable = None
+    # For a property of the scan proven at the shipped move-list depth:
+    # at_depth(depth) -> build, the same harness at any depth
+    # (tests/test_formal.py proves it at every power of two up to it).
+    at_depth:    Callable = None
+
+
+def _pool_property(name, description, sized, depth, slots=DEFAULT_POOL_SLOTS):
+    return Property(name, description, sized(slots), "prove", depth, sized=sized)
+
+
+def _depth_property(name, description, at_depth, depth):
+    return Property(name, description, at_depth(DEFAULT_DEPTH), "prove", depth,
+                    at_depth=at_depth)
+
+
+def _termination_at(scan):
+    """The termination harness of ``scan`` as a function of the move-list depth."""
+    return lambda depth: functools.partial(termination, scan=scan, depth=depth)
+
+
+PROPERTIES = [
+    _depth_property(
+        "termination",
+        f"a started query raises done within top + {termination_bound(0)} clocks, on a "
+        f"{DEFAULT_DEPTH}-word move list, whatever it reads and the chain list says",
+        # The ranking invariant closes the induction at any depth; 8 clocks
+        # flush the scanner's pipeline (fetch, read, ahead, hand, decide).
+        _termination_at("pair"), 8),
+    _pool_property(
+        "bookkeeping-exact",
+        "the unpaired pool: open-chain count == valid starts (== valid ends until "
+        "an overflow); empty <=> no start valid; a move frees or takes at most one start",
+        unpaired_bookkeeping, 2),
+    _pool_property(
+        "bookkeeping-paper",
+        "the paired pool of the paper's rules: open-chain count == occupied slots; "
+        "empty <=> no slot occupied; a move frees at most two slots or takes one",
+        paper_bookkeeping, 2),
+    _pool_property(
+        "rules-exact",
+        "the unpaired pool of one kind (compares a clock ahead) holds the same starts "
+        "and ends in the same entries as a plain model of sim/unpaired.py, and "
+        "overflows on the same moves",
+        unpaired_follows_rules, 2),
+    Property("bookkeeping-exact-lean",
+             "the same for the lean layout's pool (2 entries), which keeps each entry's kind",
+             unpaired_bookkeeping(LEAN_POOL_SLOTS, kinds=True), "prove", 2),
+    Property("rules-exact-lean",
+             "the same for the lean layout's pool, which keeps each entry's kind",
+             unpaired_follows_rules(LEAN_POOL_SLOTS, kinds=True), "prove", 2),
+    _pool_property(
+        "rules-paper",
+        "the paired pool of the paper's rules holds the same chains in the same slots "
+        "as a plain first-match model of transition, reflection and symmetry",
+        paper_follows_rules, 2),
+    _pool_property(
+        "capacity",
+        "a pool of n entries for one kind never overflows while the side has at most "
+        "n pieces of that kind (a model of the pieces' squares drives the moves)",
+        capacity, 2),
+    _pool_property(
+        "capacity-paper",
+        "the same for the paired pool of the paper's rules",
+        functools.partial(capacity, rules="paper"), 2),
+    Property("capacity-lean",
+             "the lean layout's pool (2 entries for a side, any kinds) never overflows "
+             "while the side has at most 2 non-pawn pieces",
+             capacity(LEAN_POOL_SLOTS, kinds=True), "prove", 2),
+    Property("capacity-paper-lean",
+             "the same for the lean layout's paired pool of the paper's rules",
+             capacity(LEAN_POOL_SLOTS, rules="paper", kinds=True), "prove", 2),
+    Property("end-to-end",
+             f"on a free {END_TO_END_DEPTH}-word move list, the detector's done (two plies "
+             "a clock, pools by kind) comes with repetition, count, distance, plies and stop "
+             "reason exactly as the golden scan loop says, with the rules' plain model for "
+             "the pools",
+             end_to_end_pair, "prove", 2),
+    Property("end-to-end-lean",
+             f"on a free {END_TO_END_DEPTH}-word move list, the lean detector's done comes "
+             "with repetition, count, distance, plies and stop reason exactly as the golden "
+             "scan loop says, with the rules' plain model for the pools",
+             end_to_end_lean, "prove", 2),
+    Property("stable-results",
+             "done and result hold from done until the next start, whatever the "
+             "write port does",
+             stable_results, "prove", 12),
+    Property("writes-refused",
+             "the detector refuses host writes on the starting clock and every busy "
+             "clock of a query, and says so",
+             writes_refused, "prove", 4),
+    Property("refused-writes-keep-words",
+             "the move list stores every write it takes and no write it refuses "
+             "(both rows of each bank read in turn: every word checked every other clock)",
+             refused_writes_keep_words, "prove", 4),
+    _depth_property(
+        "termination-lean",
+        f"the same for the 1K boards' lean scan (one ply a clock): within top + "
+        f"{termination_bound(0, 'single')} clocks",
+        _termination_at("single"), 3),
+    Property("refused-writes-keep-words-lean",
+             "the lean one-bank move list stores every write it takes and no write it "
+             "refuses (its words read in turn, each every fourth clock): the contract the "
+             "lean end-to-end proof takes as given",
+             lean_refused_writes_keep_words, "prove", 6),
+    Property("stable-results-lean",
+             "the same for the lean detector",
+             functools.partial(stable_results, scan="single"), "prove", 12),
+    Property("writes-refused-lean",
+             "the same for the lean detector and its one-bank move list",
+             functools.partial(writes_refused, scan="single"), "prove", 4),
+    Property("upcoming-single-chain",
+             "upcoming implies that after an odd number of words, distance - 1, exactly one "
+             "chain was open and it was the side to move's",
+             upcoming_single_chain, "prove", 12),
+    Property("frame-parser",
+             "the parser ends every frame where an independent framer does, and "
+             "passes exactly the frames whose CRC matches",
+             frame_parser, "prove", 2),
+]
+
+
+# The pair scan's end-to-end proof at the shipped chain count (K1 Q2 R3 B3 N3 a
+# side): the same script, minutes rather than seconds (tests/test_formal.py,
+# --runslow).
+END_TO_END_SHIPPED = Property(
+    "end-to-end", f"the same at the shipped {DEFAULT_CHAINS} chains",
+    functools.partial(end_to_end_pair, chains=DEFAULT_CHAINS), "prove", 2)
+
+
+def properties_markdown(properties=PROPERTIES):
+    """The table of properties as Markdown: name, mode, length and what each
+    says. ``axon prove --list`` prints it and the docs include it, so each
+    description is written once, here."""
+    modes = {"prove": "k-induction", "bmc": "bounded"}
+    rows = ["| property | mode | length | what it says |", "|---|---|---|---|"]
+    for prop in properties:
+        length = f"k = {prop.depth}" if prop.mode == "prove" else f"{prop.depth} clocks"
+        rows.append(f"| `{prop.name}` | {modes[prop.mode]} | {length} | {prop.description} |")
+    return "\n".join(rows) + "\n"

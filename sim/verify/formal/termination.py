@@ -1,0 +1,97 @@
+"""Termination: every started query ends, at any move-list depth."""
+
+from amaranth.hdl import *
+
+from ....hdl.lean import LEAN_LATENCY_OVERHEAD, LeanScanner
+from ....hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS, Scanner
+from .harness import free, Harness
+
+
+def termination_bound(top, scan="pair"):
+    """Clocks from the clock that samples ``start`` to the one where ``done`` is
+    high, at most, for a query whose top of stack is ``top``: ``top + 1`` words
+    can be read, one clock each in the worst case (after a refetch), plus the
+    pipeline and one refetch (see :func:`axon.sim.backends.pysim.expected_cycles`). The
+    lean scan (``scan="single"``) reads one a clock always and never refetches."""
+    if scan == "single":
+        return top + 1 + LEAN_LATENCY_OVERHEAD
+    return top + 2 + LATENCY_OVERHEAD - 1 + REFETCH_CLOCKS
+
+
+
+
+# Termination is proven at the shipped move-list depth; tests/test_formal.py
+# proves it with the same script at every power of two down to 2.
+DEFAULT_DEPTH = 256
+TERMINATION_DEPTHS = tuple(2 ** power for power in range(1, DEFAULT_DEPTH.bit_length()))
+
+
+def _clocks_left(scan, fetch_addr, single_step, waited):
+    """The ranking function of the termination proof: busy clocks after this
+    one, at most, given where the scanner fetches (and, for the pair scan,
+    whether it has gone one word a clock, and ``waited``, the clocks since
+    the first busy one).
+
+    The lean scan holds the word at ``fetch_addr + 2`` in its hand stage and
+    stops there at the latest on the absent word at -1: ``fetch_addr + 3``
+    clocks. The pair scan one word a clock holds ``fetch_addr + 4`` in its
+    decide stage (read, ahead, hand, decide) and stops at the latest on -1:
+    ``fetch_addr + 5``. Two words a clock, the worst case is a refetch right
+    now, from the hand stage's pair at ``fetch_addr + 6``: one clock, then
+    one word a clock from ``fetch_addr + 5``, ``fetch_addr + 11`` in all;
+    on the first two busy clocks the hand stage is still empty, and the
+    first refetch one or two clocks away costs one or two clocks less. (A
+    refetch stops the pair scan's fetch falling two words a clock, so it is
+    worse than any stop without one.)"""
+    if scan == "single":
+        return fetch_addr + 3
+    return Mux(single_step, fetch_addr + 5,
+               fetch_addr + 11 - Mux(waited == 0, 2, Mux(waited == 1, 1, 0)))
+
+
+def termination(broken, scan="pair", depth=DEFAULT_DEPTH):
+    """The scanner alone, for a move list of ``depth`` words: whatever it
+    reads and whatever the chain list says, it stops in time, so both are
+    free inputs. (The detector's ``busy`` and ``done`` are the scanner's; it
+    adds nothing but drivers for those inputs.)"""
+    def body(m):
+        scanner = (LeanScanner if scan == "single" else Scanner)(depth)
+        m.submodules.scanner = scanner
+        query = scanner.query
+        words = ((scanner.reads.word,) if scan == "single" else
+                 (scanner.reads.even_word, scanner.reads.odd_word))
+        for port in (query.start, query.top, query.count_limit, *words,
+                     scanner.chains.white_overflow, scanner.chains.black_overflow,
+                     scanner.chains.empty):
+            free(m, port)
+        # `waited` counts the clocks after the one that sampled start, the
+        # way the latency is documented.
+        longest = termination_bound(depth - 1, scan)
+        waiting = Signal()                    # a query has started and is not done
+        waited  = Signal(range(longest + 1))
+        top     = Signal.like(query.top)      # the query's
+        with m.If(query.start & ~query.busy):
+            m.d.sync += [waiting.eq(1), waited.eq(0), top.eq(query.top)]
+        with m.Elif(waiting & ~query.done):
+            m.d.sync += waited.eq(waited + 1)
+        with m.Elif(query.done):
+            m.d.sync += waiting.eq(0)
+        bound = termination_bound(top, scan)
+        # Wrong: a whole pair a clock, with no pipeline. A full scan takes
+        # longer, so this must fail.
+        claimed = (top + 1) >> 1 if broken else bound
+        m.d.comb += Assert(~waiting | query.done | (waited < claimed))
+        # The query is not over until done: busy falls with it.
+        m.d.comb += Assert(~waiting | query.busy | query.done)
+        # The invariant that makes it inductive at any depth, itself
+        # asserted: the clocks waited and the clocks left stay within the
+        # (right) bound. The lean scan also never loses the word it reads.
+        # (The scanner's `pipeline` shows its registers; it is no port.)
+        pipeline = scanner.pipeline
+        left = _clocks_left(scan, pipeline.fetch_addr,
+                            0 if scan == "single" else pipeline.single_step, waited)
+        with m.If(waiting & query.busy):
+            m.d.comb += [Assert(left >= 0), Assert(waited + left < bound)]
+            if scan == "single":
+                m.d.comb += Assert(pipeline.read_valid)
+    return Harness(body)
