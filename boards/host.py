@@ -32,12 +32,19 @@ __all__ = ["Transport", "SerialTransport", "SimTransport", "open_transport",
 
 
 class LinkError(RuntimeError):
-    """The board answered with an error frame."""
-    def __init__(self, code, command):
+    """The board answered with an error frame (``code``), or with the answer
+    to another command than the one asked (``answer``, that frame's command)."""
+    def __init__(self, code, command, *, answer=None):
         self.code = code
         self.command = command
-        name = code.name if isinstance(code, ErrorCode) else f"code {code}"
-        super().__init__(f"board reported {name} for command 0x{command:02x}")
+        self.answer = answer
+        if answer is not None:
+            message = (f"board answered with frame 0x{answer:02x} to command "
+                       f"0x{command:02x}, which expects 0x{command | RESPONSE_FLAG:02x}")
+        else:
+            name = code.name if isinstance(code, ErrorCode) else f"code {code}"
+            message = f"board reported {name} for command 0x{command:02x}"
+        super().__init__(message)
 
 
 class LinkTimeout(RuntimeError):
@@ -310,7 +317,7 @@ class Board(Session):
         if frame.command == ERROR_RESPONSE:
             raise LinkError(*parse_error(frame.payload))
         if frame.command != command | RESPONSE_FLAG:
-            raise LinkError(f"answer 0x{frame.command:02x} to command 0x{command:02x}", command)
+            raise LinkError(None, command, answer=frame.command)
         return frame.payload
 
     def identify(self):

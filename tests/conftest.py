@@ -89,6 +89,7 @@ QUICK = {
     "test_layers.py":      ["test_"],
     "test_link.py":        ["test_crc8_check_value", "test_crc8_gateware_matches_host",
                             "test_frame_decoder_resynchronises", "test_request_checks",
+                            "test_answer_to_another_command_is_named",
                             "test_link_error_raised"],
     "test_linksoak.py":    ["test_noise_is_never_a_real_request",
                             "test_link_soak_counts_silence_and_hangs_as_lost"],

