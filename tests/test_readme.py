@@ -43,10 +43,12 @@ def _subparsers():
     return action.choices
 
 
+@pytest.mark.quick
 def test_synopsis_lists_every_command():
     assert sorted(_synopsis()) == sorted(_subparsers())
 
 
+@pytest.mark.quick
 @pytest.mark.parametrize("command", sorted(_subparsers()))
 def test_synopsis_matches_help(command):
     text = _synopsis()[command]
@@ -152,6 +154,7 @@ def test_readme_tables_have_the_shape_bench_prints():
         assert {row.split(" | ")[0] for row in table[2:]} <= labels, header
 
 
+@pytest.mark.quick
 def test_readme_figures_agree_with_each_other():
     # The build output block and the board table come from the same seed-1 build.
     text = README.read_text()
@@ -183,6 +186,7 @@ def test_bench_readme_command(tmp_path, capsys):
         assert len(err.splitlines()) == 1 and err.startswith(f"axon bench: error: {path}: ")
 
 
+@pytest.mark.quick
 def test_embedding_example_runs():
     # The README's Amaranth example, exactly as printed.
     example = re.search(r"<!-- embedding-example -->\n```python\n(.*?)```", README.read_text(),
