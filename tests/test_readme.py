@@ -193,3 +193,13 @@ def test_embedding_example_runs():
                         flags=re.S)
     assert example, "the README has no embedding example"
     exec(compile(example.group(1), "README.md (Embedding)", "exec"), {})
+
+
+@pytest.mark.quick
+def test_property_table_comes_from_the_code():
+    """The README's table of proofs is `axon prove --list`'s, so that each
+    property's description lives once, beside the proof."""
+    from axon.sim.verify.formal import properties_markdown
+    text = README.read_text()
+    block = text.split("<!-- axon prove --list -->\n", 1)[1].split("<!-- end axon prove --list -->", 1)[0]
+    assert block == properties_markdown()
