@@ -441,6 +441,21 @@ class HostLink(wiring.Component):
             ]
             m.next = "STORE"
 
+        def take_payload(name, register, size, then):
+            """States ``{name}_FETCH`` and ``{name}_BYTE``: shift the frame
+            buffer's next ``size`` bytes, from ``stored`` on, into the top of
+            ``register`` (so the first byte ends lowest), then go to ``then``.
+            A byte takes two clocks: the buffer's read, then the shift."""
+            with m.State(f"{name}_FETCH"):
+                m.next = f"{name}_BYTE"
+            with m.State(f"{name}_BYTE"):
+                m.d.sync += [register.eq(Cat(register[8:], buffer_read.data)),
+                             stored.eq(stored + 1), byte_index.eq(byte_index + 1)]
+                with m.If(byte_index == size - 1):
+                    m.next = then
+                with m.Else():
+                    m.next = f"{name}_FETCH"
+
         def fail(code):
             m.d.sync += error.eq(code)
             m.next = "ERROR"
@@ -520,15 +535,7 @@ class HostLink(wiring.Component):
                         m.next = "SEND"
 
             # WRITE: three payload bytes make a word; only whole, checked frames get here.
-            with m.State("WRITE_FETCH"):
-                m.next = "WRITE_BYTE"
-            with m.State("WRITE_BYTE"):
-                m.d.sync += [word.eq(Cat(word[8:], buffer_read.data)),
-                             stored.eq(stored + 1), byte_index.eq(byte_index + 1)]
-                with m.If(byte_index == WORD_BYTES - 1):
-                    m.next = "WRITE_WORD"
-                with m.Else():
-                    m.next = "WRITE_FETCH"
+            take_payload("WRITE", word, WORD_BYTES, then="WRITE_WORD")
             with m.State("WRITE_WORD"):
                 m.d.comb += detector.memory.write_en.eq(1)
                 m.d.sync += [address.eq(address + 1), count.eq(count - 1), byte_index.eq(0)]
@@ -552,15 +559,7 @@ class HostLink(wiring.Component):
                 m.next = "STORE"
 
             # QUERY: the occupancy's eight bytes from the frame buffer, then start.
-            with m.State("QUERY_FETCH"):
-                m.next = "QUERY_BYTE"
-            with m.State("QUERY_BYTE"):
-                m.d.sync += [occupancy.eq(Cat(occupancy[8:], buffer_read.data)),
-                             stored.eq(stored + 1), byte_index.eq(byte_index + 1)]
-                with m.If(byte_index == OCCUPANCY_BYTES - 1):
-                    m.next = "QUERY_START"
-                with m.Else():
-                    m.next = "QUERY_FETCH"
+            take_payload("QUERY", occupancy, OCCUPANCY_BYTES, then="QUERY_START")
             with m.State("QUERY_START"):
                 m.d.comb += detector.query.start.eq(1)
                 m.next = "QUERY_WAIT"

@@ -253,7 +253,7 @@ def rejected_requests(draw):
     if kind == "length":
         command = draw(st.sampled_from(list(Command)))
         good = {Command.IDENTIFY: {0}, Command.RESET: {0}, Command.READ: {3},
-                Command.QUERY: {3}}.get(command)
+                Command.QUERY: {protocol.QUERY_REQUEST_BYTES}}.get(command)
         if good is None:     # WRITE: LEN must be 3 + 3n with n = third payload byte
             payload = bytearray(draw(st.binary(min_size=0, max_size=40)))
             if len(payload) >= 3 and 1 <= payload[2] <= protocol.MAX_WORDS and \
