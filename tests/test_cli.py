@@ -520,3 +520,59 @@ def test_cxxrtl_backend_prints_what_the_sim_backend_prints(capsys):
     assert code == 0 and cxx_out == sim_out
     code, out, _ = run(capsys, "verify", FIGURE5, "--backend", "cxxrtl", "-q")
     assert code == 0 and "disagreements: none" in out
+
+
+# --- layouts from the command line ------------------------------------------------
+
+def test_lean_layout_scan_prints_what_the_lean_board_prints(capsys):
+    # The iCEstick builds 4 chains in one pool a side, scanned a word a clock.
+    code, scan, _ = run(capsys, "scan", FIGURE5, "--backend", "sim", "--pools", "side",
+                        "--scan", "single", "--chains", "4", "-q")
+    code_query, query, _ = run(capsys, "query", "--port", "sim://icestick", FIGURE5, "-q")
+    assert code == code_query == 0
+    assert scan == query and len(scan.splitlines()) > 10
+    # The default layout and scanner answer otherwise: more clocks, overflows.
+    default = run(capsys, "scan", FIGURE5, "--backend", "sim", "--chains", "4", "-q")[1]
+    assert default != scan
+
+
+def test_layout_without_a_pool_for_some_kinds_says_so_once(capsys):
+    code, _, err = run(capsys, "scan", DIEP, "--chains", "4", "-q")
+    assert code == 0
+    assert err == ("axon scan: warning: --chains 4 with --pools kind leaves no pool for R, B, "
+                   "N: every scan that meets a move of these kinds overflows (--pools side "
+                   "gives each side one pool for every kind)\n")
+    assert run(capsys, "scan", DIEP, "--chains", "4", "--pools", "side", "-q")[2] == ""
+    assert run(capsys, "scan", DIEP, "-q")[2] == ""
+
+
+def test_verify_that_compared_nothing_fails(capsys, tmp_path):
+    # Two chains: a king pool alone, so every knight move overflows.
+    path = write_pgn(tmp_path, "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 *\n")
+    code, out, err = run(capsys, "verify", path, "--backend", "golden", "--chains", "2", "-q")
+    assert code == 1
+    assert "0 plies compared" in out and "nothing was compared with the oracle" in out
+    assert "no pool for Q, R, B, N" in err
+    code, out, _ = run(capsys, "verify", path, "--backend", "golden", "--chains", "2",
+                       "--pools", "side", "-q")
+    assert code == 0 and "6 plies compared" in out
+
+
+@pytest.mark.parametrize("command", ["scan", "verify", "soak", "export"])
+def test_layout_options_everywhere(capsys, command):
+    assert main([command, "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--pools {kind,side}" in text and "--scan {pair,single}" in text
+
+
+def test_help_texts(capsys):
+    def help_of(*command):
+        assert main([*command, "--help"]) == 0
+        return " ".join(capsys.readouterr().out.split())
+    assert "upcoming repetition" in help_of("verify")
+    query = help_of("query")
+    assert "--chains N" in query and "--count-limit K" in query
+    assert "CHAINS" not in query and "COUNT_LIMIT" not in query
+    assert "--board {icebreaker,icestick," in help_of("demo")
+    bench = help_of("bench")
+    assert "seeds per target (default 5)" in bench and "in the corpus (default 300)" in bench

@@ -1,14 +1,19 @@
 """What the ``axon`` commands share: option types, the PGN input, exit statuses."""
 
 import argparse
+import os
 import sys
 
+from ...hdl.lean import SCANS
 from ...hdl.params import COUNT_LIMIT_MAX, DEPTH_MAX, RULES
+from ...hdl.pools import POOLS, POOL_KINDS, side_pools
+from ...hdl.word import PIECE_LETTERS
 from ..model.games import plural, read_pgn
 
 
 __all__ = ["COUNT_LIMIT_MAX", "DEPTH_MAX", "EXIT_INTERRUPTED", "SIM_RULES", "UsageError",
-           "int_at_least", "add_pgn_input", "load_input", "finish_skipped"]
+           "int_at_least", "add_pgn_input", "load_input", "finish_skipped", "add_layout",
+           "unpooled_kinds", "warn_unpooled", "check_output_file", "check_directory", "check_layout"]
 
 # What a shell reports for a command stopped by SIGINT (128 + 2).
 EXIT_INTERRUPTED = 130
@@ -33,6 +38,90 @@ def int_at_least(minimum):
         return value
     parse.__name__ = f"integer >= {minimum}"
     return parse
+
+
+def add_layout(parser):
+    """``--pools`` and ``--scan``: the detector's layout (:mod:`axon.hdl.pools`,
+    :mod:`axon.hdl.lean`), as the 1K boards build it with ``side`` and ``single``."""
+    parser.add_argument("--pools", choices=POOLS, default="kind",
+                        help="kind: a pool per piece kind and side; side: one pool a side "
+                             "(the 1K boards' lean layout) (default kind)")
+    parser.add_argument("--scan", choices=SCANS, default="pair",
+                        help="pair: two words a clock; single: one a clock (the 1K boards' "
+                             "lean scanner) (default pair)")
+
+
+def unpooled_kinds(chains, pools):
+    """The piece kinds (letters) that ``chains`` slots in the ``pools`` layout
+    leave without a pool: every move of such a piece overflows the scan."""
+    pooled = {kind for kind, _ in side_pools(chains, pools)}
+    if None in pooled:
+        return ()
+    return tuple(PIECE_LETTERS[kind] for kind in POOL_KINDS if kind not in pooled)
+
+
+def warn_unpooled(command, chains, pools, err=None):
+    """Say once, on stderr, which kinds the layout leaves without a pool."""
+    kinds = unpooled_kinds(chains, pools)
+    if kinds:
+        err = sys.stderr if err is None else err
+        err.write(f"axon {command}: warning: --chains {chains} with --pools {pools} leaves "
+                  f"no pool for {', '.join(kinds)}: every scan that meets a move of "
+                  f"{'that kind' if len(kinds) == 1 else 'these kinds'} overflows "
+                  f"(--pools side gives each side one pool for every kind)\n")
+
+
+def _reason(error):
+    if isinstance(error, FileExistsError) or isinstance(error, NotADirectoryError):
+        return "not a directory"
+    return error.strerror or str(error)
+
+
+def check_directory(option, path):
+    """Create the directory ``path`` if need be and check it is writable;
+    raise :class:`UsageError` naming ``option`` and the path."""
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"{option} {path}: cannot create the directory: "
+                         f"{_reason(error)}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UsageError(f"{option} {path}: the directory is not writable")
+
+
+def check_output_file(option, path):
+    """Check that the file ``path`` can be written (its directory created if
+    need be), before any long work; raise :class:`UsageError` naming ``option``
+    and the path. Leaves no file behind that was not there."""
+    if os.path.isdir(path):
+        raise UsageError(f"{option} {path}: is a directory, not a file")
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"{option} {path}: cannot create the directory {directory}: "
+                         f"{_reason(error)}") from None
+    existed = os.path.exists(path)
+    try:
+        with open(path, "ab"):
+            pass
+    except OSError as error:
+        raise UsageError(f"{option} {path}: cannot write: {_reason(error)}") from None
+    if not existed:
+        os.remove(path)
+
+
+def check_layout(chains, rules, depth, where=""):
+    """The chain count and depth checks of every command, one style for all;
+    ``where`` prefixes the names (``--`` for options)."""
+    if chains < 1:
+        raise UsageError(f"{where}chains must be a positive integer, not {chains}")
+    if rules != "cpw" and chains % 2:
+        raise UsageError(f"{where}chains must be even for the {rules} rules (half the "
+                         f"slots serve each side), not {chains}")
+    if not 2 <= depth <= DEPTH_MAX or depth % 2:
+        raise UsageError(f"{where}depth must be an even number in 2..{DEPTH_MAX}, "
+                         f"not {depth}")
 
 
 def add_pgn_input(parser):
