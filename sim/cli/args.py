@@ -8,12 +8,12 @@ from ...hdl.lean import SCANS
 from ...hdl.params import COUNT_LIMIT_MAX, DEPTH_MAX, RULES
 from ...hdl.pools import POOLS, POOL_KINDS, side_pools
 from ...hdl.word import PIECE_LETTERS
-from ..model.games import plural, read_pgn
+from ..model.games import iter_pgn, plural, read_pgn
 
 
 __all__ = ["COUNT_LIMIT_MAX", "DEPTH_MAX", "EXIT_INTERRUPTED", "SIM_RULES", "UsageError",
            "int_at_least", "add_pgn_input", "load_input", "finish_skipped", "add_layout",
-           "unpooled_kinds", "warn_unpooled", "check_output_file", "check_directory", "check_layout"]
+           "unpooled_kinds", "warn_unpooled", "check_output_file", "check_directory", "check_layout", "GameStream", "batches"]
 
 # What a shell reports for a command stopped by SIGINT (128 + 2).
 EXIT_INTERRUPTED = 130
@@ -149,6 +149,64 @@ def load_input(command, options, err=None):
     return found
 
 
+class GameStream:
+    """The games of ``options.pgn``, one at a time as they are read, with each
+    warning and skipped game on stderr in file order as it comes.
+
+    Holds no game itself. ``options.status`` becomes 2 at the first skipped
+    game, so that a command whose reader has gone (``| head``) still exits 2.
+    """
+
+    def __init__(self, command, options, err=None):
+        self.command = command
+        self.options = options
+        self.err = sys.stderr if err is None else err
+        self.skipped = []
+        self.answered = 0
+        self.total = 0
+
+    def __iter__(self):
+        for kind, item in iter_pgn(self.options.pgn,
+                                   keep_going=getattr(self.options, "keep_going", False)):
+            if kind == "game":
+                self.answered += 1
+                self.total = item.number
+                yield item
+            elif kind == "skipped":
+                self.skipped.append(item)
+                self.total += 1
+                self.options.status = 2
+                self.err.write(f"axon {self.command}: warning: {item}; game skipped\n")
+            else:
+                self.err.write(f"axon {self.command}: warning: {item}\n")
+            self.err.flush()
+
+
+def batches(games, plies=None):
+    """``games`` in lists, for backends that answer a list fastest at once.
+
+    ``plies=None``: one game a list (the golden model, which has nothing to
+    start). Otherwise a list is closed once it holds ``plies`` plies, the
+    first list being one game and each next one twice the size of the last up
+    to ``plies``, so that the first rows come soon and a long file still runs
+    in few simulations. ``plies=0``: all games in one list (a waveform).
+    """
+    if plies == 0:
+        yield list(games)
+        return
+    batch, held, limit = [], 0, 1
+    for game in games:
+        batch.append(game)
+        held += max(1, len(game.moves))
+        if plies is None or held >= limit:
+            yield batch
+            if plies is not None:
+                limit = min(2 * held, plies)
+            batch, held = [], 0
+    if batch:
+        yield batch
+
+
 def finish_skipped(command, code, found, err=None):
     """The exit status once a ``--keep-going`` run is done: 2 if it skipped a game.
 
@@ -157,6 +215,7 @@ def finish_skipped(command, code, found, err=None):
     if not found.skipped:
         return code
     err = sys.stderr if err is None else err
-    err.write(f"axon {command}: {len(found.games)} of {plural(found.total, 'game')} "
+    answered = found.answered if hasattr(found, "answered") else len(found.games)
+    err.write(f"axon {command}: {answered} of {plural(found.total, 'game')} "
               f"answered, {len(found.skipped)} skipped (see the warnings above)\n")
     return code or 2

@@ -18,7 +18,8 @@ import sys
 from ..model.explain import ORDERS, SIDES
 from ..model.games import GameError, bundled_files, display_name, plural
 from ...boards.platforms import BOARDS, DEFAULT_BOARD
-from .args import (COUNT_LIMIT_MAX, EXIT_INTERRUPTED, SIM_RULES, UsageError, add_layout,
+from .args import (COUNT_LIMIT_MAX, EXIT_INTERRUPTED, SIM_RULES, GameStream, UsageError,
+                   add_layout,
                    add_pgn_input, check_layout, check_output_file, finish_skipped, load_input,
                    warn_unpooled)
 from . import bench, board, export, prove, simulate, soak
@@ -207,11 +208,14 @@ def _run(options):
         return options.func(options)
     try:
         _check_options(options)
-        found = load_input(options.command, options)
         if options.command == "explain":
+            found = load_input(options.command, options)
             return simulate.explain(_pick(found, options), options.ply, options)
+        # Games are answered as they are read; bad input ends the run where
+        # it is found, after the rows of the games before it.
+        games = GameStream(options.command, options)
         run = simulate.scan if options.command == "scan" else simulate.verify
-        return finish_skipped(options.command, run(found.games, options), found)
+        return finish_skipped(options.command, run(games, options), games)
     except (UsageError, GameError) as error:
         print(f"axon {options.command}: error: {error}", file=sys.stderr)
         return 2

@@ -28,7 +28,7 @@ from .encode import encode_moves
 
 
 __all__ = ["bundled_files", "GameError", "GameRecord", "PgnFile", "load_games", "read_games", "read_pgn",
-           "plural", "STDIN"]
+           "iter_pgn", "game_chunks", "plural", "STDIN"]
 
 # The file name that means standard input.
 STDIN = "-"
@@ -312,44 +312,163 @@ def _read_game(text, begin, end, game, number, warnings):
     return record
 
 
-def read_games(text, *, keep_going=False):
-    """Parse PGN ``text``; return a :class:`PgnFile`.
-
-    A game with a bad mainline (or start position) raises :class:`GameError`,
-    or with ``keep_going`` is left out and listed in ``skipped``.
-    """
+def _read_text(text, *, keep_going=False, first=1):
+    """Events of the games python-chess reads in ``text``, numbered from ``first``:
+    ``("game", GameRecord)``, ``("skipped", line)``, ``("warning", line)``."""
     handle = io.StringIO(text)
-    found = PgnFile(games=[])
-    number = 0
+    number = first - 1
     while True:
         begin = handle.tell()
         game = chess.pgn.read_game(handle, Visitor=_MainlineBuilder)
         if game is None:
             break
         number += 1
-        found.total = number
+        warnings = []
         try:
-            found.games.append(_read_game(text, begin, handle.tell(), game, number,
-                                          found.warnings))
+            record = _read_game(text, begin, handle.tell(), game, number, warnings)
         except GameError as error:
             if not keep_going:
                 raise
-            found.skipped.append(str(error))
-    if not number:
+            yield "skipped", str(error)
+            continue
+        for line in warnings:
+            yield "warning", line
+        yield "game", record
+
+
+def read_games(text, *, keep_going=False):
+    """Parse PGN ``text``; return a :class:`PgnFile`.
+
+    A game with a bad mainline (or start position) raises :class:`GameError`,
+    or with ``keep_going`` is left out and listed in ``skipped``.
+    """
+    found = PgnFile(games=[])
+    for kind, item in _read_text(_long_move_numbers(text), keep_going=keep_going):
+        _collect(found, kind, item)
+    if not found.total:
         raise GameError("no games found")
     return found
 
 
-def _read_bytes(path):
+def _collect(found, kind, item):
+    if kind == "game":
+        found.games.append(item)
+        found.total = item.number
+    elif kind == "skipped":
+        found.skipped.append(item)
+        found.total += 1
+    else:
+        found.warnings.append(item)
+
+
+# python-chess reads the "0000" in a move number from 10000 on as a null move;
+# the number itself says nothing the ply count does not.
+_LONG_MOVE_NUMBER = re.compile(r"(?m)(?:^|(?<=[\s(]))\d{4,}(?=\.|\s|$)")
+
+
+def _long_move_numbers(text):
+    """``text`` with move numbers of four digits or more written as ``1``,
+    outside the tag lines."""
+    if not re.search(r"\d{4}", text):
+        return text
+    return "".join(line if line.startswith("[") else _LONG_MOVE_NUMBER.sub("1", line)
+                   for line in text.splitlines(keepends=True))
+
+
+def game_chunks(lines):
+    """The bytes of each game in an iterable of byte ``lines``, by python-chess's
+    rule: a game's movetext ends at the first empty line outside a ``{}``
+    comment. What comes between games (empty lines, ``%`` escapes) goes with
+    the next game. Only one game is held at a time."""
+    chunk, movetext, in_comment = [], False, False
+    for line in lines:
+        blank = not line.strip()
+        if movetext and blank and not in_comment:
+            chunk.append(line)
+            yield b"".join(chunk)
+            chunk, movetext = [], False
+            continue
+        chunk.append(line)
+        if in_comment:
+            in_comment = _still_in_comment(line, True)
+        elif not blank and not line.startswith((b"[", b"%", b";")):
+            movetext = True
+            in_comment = _still_in_comment(line, False)
+    if chunk:
+        yield b"".join(chunk)
+
+
+def _still_in_comment(line, in_comment):
+    """Whether a ``{`` comment is open at the end of ``line``."""
+    position = 0
+    while True:
+        if in_comment:
+            close = line.find(b"}", position)
+            if close < 0:
+                return True
+            in_comment, position = False, close + 1
+        else:
+            opening = line.find(b"{", position)
+            semicolon = line.find(b";", position)
+            if opening < 0 or 0 <= semicolon < opening:
+                return False
+            in_comment, position = True, opening + 1
+
+
+def _decode(chunk, first):
+    """UTF-8 (a byte-order mark at the start of the file is dropped), else
+    Latin-1, in which every byte decodes: the choice is made for each game."""
+    try:
+        return chunk.decode("utf-8-sig" if first else "utf-8")
+    except UnicodeDecodeError:
+        # Older PGN files are often Latin-1.
+        return chunk.decode("latin-1")
+
+
+def _lines(path):
     if path == STDIN:
-        return sys.stdin.buffer.read()
+        yield from sys.stdin.buffer
+        return
     with open(path, "rb") as file:
-        return file.read()
+        yield from file
 
 
 def display_name(path):
     """How messages name ``path``: ``<stdin>`` for ``-``."""
     return "<stdin>" if path == STDIN else path
+
+
+def iter_pgn(path, *, keep_going=False):
+    """The games of the PGN file at ``path`` (``-``: standard input) as they are read.
+
+    Yields ``("game", GameRecord)``, ``("skipped", line)`` (with ``keep_going``)
+    and ``("warning", line)`` in file order, a game at a time, so that a
+    reader can answer a game before the next one is read. Raises
+    :class:`GameError` with the file name in the message; every ``line``
+    starts with the file name too.
+    """
+    name = display_name(path)
+    number = 0
+    first = True
+    try:
+        for chunk in game_chunks(_lines(path)):
+            if b"\x00" in chunk:
+                raise GameError(f"{name}: unreadable PGN: the file holds binary data")
+            text = _long_move_numbers(_decode(chunk, first))
+            first = False
+            try:
+                for kind, item in _read_text(text, keep_going=keep_going, first=number + 1):
+                    if kind == "game":
+                        number = item.number
+                    elif kind == "skipped":
+                        number += 1
+                    yield kind, (item if kind == "game" else f"{name}: {item}")
+            except GameError as error:
+                raise GameError(f"{name}: {error}") from None
+    except OSError as error:
+        raise GameError(f"{name}: cannot read: {error.strerror or error}") from None
+    if not number:
+        raise GameError(f"{name}: no games found")
 
 
 def read_pgn(path, *, keep_going=False):
@@ -358,24 +477,9 @@ def read_pgn(path, *, keep_going=False):
     Raises :class:`GameError` with the file name in the message. Every line
     in ``skipped`` and ``warnings`` starts with the file name too.
     """
-    name = display_name(path)
-    try:
-        data = _read_bytes(path)
-    except OSError as error:
-        raise GameError(f"{name}: cannot read: {error.strerror or error}") from None
-    if b"\x00" in data:
-        raise GameError(f"{name}: unreadable PGN: the file holds binary data")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        # Older PGN files are often Latin-1; every byte decodes.
-        text = data.decode("latin-1")
-    try:
-        found = read_games(text, keep_going=keep_going)
-    except GameError as error:
-        raise GameError(f"{name}: {error}") from None
-    found.skipped = [f"{name}: {line}" for line in found.skipped]
-    found.warnings = [f"{name}: {line}" for line in found.warnings]
+    found = PgnFile(games=[])
+    for kind, item in iter_pgn(path, keep_going=keep_going):
+        _collect(found, kind, item)
     return found
 
 
