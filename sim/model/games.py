@@ -125,8 +125,45 @@ class PgnFile:
     total:    int = 0
 
 
-class _MainlineBuilder(chess.pgn.GameBuilder):
-    """Builds the mainline only and records where each parse error happened.
+# Moves of history a board keeps while a long game is read: enough for
+# python-chess to open a variation (it takes back the last move), while the
+# memory of a game of any length stays that of its move list.
+_KEPT_PLIES = 8
+
+
+def _trim_stack(board):
+    """Drop all but the last :data:`_KEPT_PLIES` moves of ``board``'s history,
+    as ``Board.copy(stack=N)`` does, in place (python-chess's reader holds the
+    board)."""
+    if len(board.move_stack) > 2 * _KEPT_PLIES:
+        del board.move_stack[:-_KEPT_PLIES]
+        del board._stack[:-_KEPT_PLIES]
+
+
+class _ReadGame:
+    """One game as :class:`_MainlineBuilder` read it: tags, mainline moves and
+    the errors, without python-chess's tree of nodes (a node a ply)."""
+
+    def __init__(self):
+        self.headers = chess.pgn.Headers({})
+        self.moves = []
+        self.errors = []
+        self.located_errors = []     # (ply, exception), mainline only
+        self.tags_seen = 0
+
+    @property
+    def moves_seen(self):
+        return len(self.moves)
+
+    def board(self):
+        return self.headers.board()
+
+    def mainline_moves(self):
+        return self.moves
+
+
+class _MainlineBuilder(chess.pgn.BaseVisitor):
+    """Reads the mainline only and records where each parse error happened.
 
     Variations are skipped by python-chess's reader itself: its recovery from
     a bad move inside a variation leaves its board stack one deep too many,
@@ -136,14 +173,14 @@ class _MainlineBuilder(chess.pgn.GameBuilder):
     """
 
     def begin_game(self):
-        super().begin_game()
-        self.tags_seen = 0
-        self.moves_seen = 0
-        self.located_errors = []     # (ply, exception), mainline only
+        self.game = _ReadGame()
+
+    def begin_headers(self):
+        return self.game.headers
 
     def visit_header(self, tagname, tagvalue):
-        self.tags_seen += 1
-        super().visit_header(tagname, tagvalue)
+        self.game.tags_seen += 1
+        self.game.headers[tagname] = tagvalue
 
     def begin_variation(self):
         return chess.pgn.SKIP
@@ -152,19 +189,15 @@ class _MainlineBuilder(chess.pgn.GameBuilder):
         pass    # nothing was pushed: the variation was skipped
 
     def visit_move(self, board, move):
-        self.moves_seen += 1
-        super().visit_move(board, move)
+        self.game.moves.append(move)
+        _trim_stack(board)
 
     def handle_error(self, error):
-        self.located_errors.append((self.moves_seen + 1, error))
+        self.game.located_errors.append((self.game.moves_seen + 1, error))
         self.game.errors.append(error)
 
     def result(self):
-        game = super().result()
-        game.tags_seen = self.tags_seen
-        game.moves_seen = self.moves_seen
-        game.located_errors = self.located_errors
-        return game
+        return self.game
 
 
 # Positions python-chess can set up but no game of chess can reach or play on.
@@ -220,6 +253,7 @@ def _record(game, number, board):
         record.sans.append(board.san(move))
         record.ucis.append(move.uci())
         board.push(move)
+        _trim_stack(board)
     record.words = encode_moves(record.board, record.moves)
     return record
 
@@ -238,7 +272,8 @@ def _movetext_tokens(movetext):
     lines = [line for line in movetext.splitlines()
              if not line.startswith(("[", "%"))]
     text = re.sub(r"\{[^}]*\}?|;[^\n]*", " ", "\n".join(lines))
-    for token in re.findall(r"\(|\)|[^\s()]+", text):
+    for match in re.finditer(r"\(|\)|[^\s()]+", text):
+        token = match.group()
         token = _MOVE_NUMBER.sub("", token, count=1) if _MOVE_NUMBER.match(token) else token
         if token and not _OTHER_TOKEN.fullmatch(token):
             yield token
@@ -256,31 +291,37 @@ def _check_movetext(movetext, board, number):
     variations inside, are not checked).
     """
     lines = [board.copy()]          # the mainline, then each open variation
+    plies = [0]                     # the plies played on each (the boards keep few)
     dead = [False]                  # a variation after its first bad move
     warnings = []
     for token in _movetext_tokens(movetext):
         if token == "(":
             # python-chess ignores a "(" before the mainline's first move.
             if len(lines) > 1 or lines[-1].move_stack:
-                variation = lines[-1].copy()
+                variation = lines[-1].copy(stack=_KEPT_PLIES)
                 dead.append(dead[-1] or not variation.move_stack)
+                plies.append(plies[-1])
                 if variation.move_stack:
                     variation.pop()
+                    plies[-1] -= 1
                 lines.append(variation)
             continue
         if token == ")":
             if len(lines) > 1:
                 lines.pop()
+                plies.pop()
                 dead.pop()
             continue
         line = lines[-1]
         if len(lines) == 1:
             if not _SAN_TOKEN.fullmatch(token):
-                return (len(line.move_stack) + 1, token), warnings
+                return (plies[0] + 1, token), warnings
             try:
                 line.push_san(token.rstrip("!?"))
             except ValueError:
                 break
+            plies[0] += 1
+            _trim_stack(line)
             continue
         if dead[-1]:
             continue
@@ -288,9 +329,11 @@ def _check_movetext(movetext, board, number):
             if not _SAN_TOKEN.fullmatch(token):
                 raise ValueError(f"{token!r} is not a move")
             line.push_san(token.rstrip("!?"))
+            plies[-1] += 1
+            _trim_stack(line)
         except ValueError as error:
             dead[-1] = True
-            warnings.append(f"game {number}, ply {len(line.move_stack) + 1} (in a variation): "
+            warnings.append(f"game {number}, ply {plies[-1] + 1} (in a variation): "
                             f"{_describe(error)}; the variation is ignored")
     return None, warnings
 
