@@ -70,6 +70,7 @@ QUICK = {
                             "test_explain_reproduces_table2", "test_bad_options",
                             "test_no_command", "test_verify_catches_a_lying_golden_model",
                             "test_window_rule", "test_help_texts",
+                            "test_decoding_is_chosen_per_game", "test_move_numbers_of_any_size",
                             "test_layout_without_a_pool_for_some_kinds_says_so_once"],
     "test_cxxrtl.py":      ["test_bad_jobs_are_refused_before_running", "test_default_cache_dir",
                             "test_odd_chain_count_is_refused", "test_harness_refuses_garbage"],

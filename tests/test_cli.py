@@ -582,3 +582,87 @@ def test_help_texts(capsys):
     assert "--board {icebreaker,icestick," in help_of("demo")
     bench = help_of("bench")
     assert "seeds per target (default 5)" in bench and "in the corpus (default 300)" in bench
+
+
+# --- streaming PGN input -------------------------------------------------------------
+
+def test_rows_are_printed_before_the_file_ends():
+    # Game 1's rows come while game 2 is still unwritten: nothing waits for the
+    # whole file.
+    import select
+    with subprocess.Popen([sys.executable, "-m", "axon.sim.cli.main", "scan", "-",
+                           "--jsonl", "-q"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as process:
+        process.stdin.write(b'[Event "one"]\n\n1. Nf3 Nf6 2. Ng1 Ng8 *\n\n')
+        process.stdin.flush()
+        ready, _, _ = select.select([process.stdout], [], [], 60)
+        assert ready, "no row before the end of the input"
+        first = json.loads(process.stdout.readline())
+        assert (first["game"], first["ply"]) == (1, 1)
+        process.stdin.write(b'[Event "two"]\n\n1. e4 *\n')
+        process.stdin.close()
+        rest = process.stdout.read().decode().splitlines()
+        assert process.wait(timeout=60) == 0
+        assert [json.loads(line)["game"] for line in rest] == [1, 1, 1, 2]
+
+
+def test_game_chunks_hold_one_game_at_a_time():
+    from axon.sim.model.games import game_chunks
+    consumed = []
+
+    def lines():
+        for game in range(1, 1000):
+            for line in (f'[Event "{game}"]\n', "\n", "1. e4 { a comment\n", "\n",
+                         "over lines } e5 *\n", "\n"):
+                consumed.append(game)
+                yield line.encode()
+
+    chunks = game_chunks(lines())
+    first = next(chunks)
+    # A blank line inside a comment does not end the game.
+    assert first.decode().count("\n") == 6 and b"over lines" in first
+    assert consumed[-1] == 1
+    assert next(chunks).startswith(b'[Event "2"]') and consumed[-1] == 2
+
+
+def test_decoding_is_chosen_per_game(tmp_path, capsys):
+    path = tmp_path / "mixed.pgn"
+    path.write_bytes('[Event "Café ☕"]\n\n1. e4 *\n\n'.encode()
+                     + b'[Event "Caf\xe9"]\n\n1. d4 *\n\n'
+                     + '[Event "Öl 🎉"]\n\n1. c4 *\n'.encode())
+    code, out, _ = run(capsys, "scan", path, "-q")
+    assert code == 0
+    assert ['game 1 ("Café ☕")', 'game 2 ("Café")', 'game 3 ("Öl 🎉")'] == \
+        [line for line in out.splitlines() if line.startswith("game ")][1:]
+
+
+def test_move_numbers_of_any_size(tmp_path, capsys):
+    fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 9999"
+    path = write_pgn(tmp_path, pgn_game("9999. Nf3 Nf6 10000. Ng1 Ng8 10001. Nf3 Nf6 "
+                                        "100000. Ng1", fen=fen))
+    code, out, err = run(capsys, "scan", path, "-q")
+    assert code == 0, err
+    moves = [line.split()[2:4] for line in out.splitlines()[2:-1]]
+    assert moves[2] == ["10000.", "Ng1"] and len(moves) == 7
+
+
+def test_warnings_come_in_file_order(tmp_path, capsys):
+    variation = pgn_game("1. e4 (1. Ke9) e5")
+    bad = pgn_game("1. e4 e5 2. Ke3")
+    path = write_pgn(tmp_path, variation + bad + variation)
+    code, _, err = run(capsys, "scan", path, "-q", "--keep-going")
+    assert code == 2
+    games = [re.search(r"game (\d+)", line).group(1) for line in err.splitlines()[:-1]]
+    assert games == ["1", "2", "3"], err
+
+
+def test_keep_going_status_survives_a_broken_pipe(tmp_path):
+    games = pgn_game("1. e4 e5 2. Ke3") + pgn_game("1. Nf3 Nf6 2. Ng1 Ng8") * 300
+    path = write_pgn(tmp_path, games)
+    process = subprocess.run(
+        ["bash", "-c", f'"{sys.executable}" -m axon.sim.cli.main scan --keep-going -q "$0" '
+                       f'| head -1; exit ${{PIPESTATUS[0]}}', str(path)],
+        capture_output=True, text=True, timeout=120)
+    assert process.stdout.startswith("game ")
+    assert process.returncode == 2, process.stderr
+    assert "Traceback" not in process.stderr
