@@ -66,6 +66,7 @@ def pgn_game(moves, fen=None, event="?"):
 
 # --- scan -------------------------------------------------------------------
 
+@pytest.mark.quick
 def test_scan_jsonl_schema_and_answers(capsys):
     code, out, err = run(capsys, "scan", FIGURE1, "--jsonl")
     assert code == 0 and err == ""
@@ -104,6 +105,7 @@ def test_scan_golden_and_sim_agree(capsys):
     assert sim == golden
 
 
+@pytest.mark.quick
 def test_scan_table(capsys):
     code, out, err = run(capsys, "scan", FIGURE5)
     assert code == 0
@@ -199,6 +201,7 @@ def _word(barrier=False):
     return pack_word(chess.G1, chess.F3, 2, barrier=barrier)
 
 
+@pytest.mark.quick
 def test_window_rule():
     # No barrier: the window slides ply by ply once the list is full.
     words = [_word()] * 7
@@ -260,6 +263,7 @@ def _lying(monkeypatch):
     monkeypatch.setattr(session, "perpetual", lie)
 
 
+@pytest.mark.quick
 def test_verify_catches_a_lying_golden_model(monkeypatch, capsys):
     _lying(monkeypatch)
     code, out, _ = run(capsys, "verify", FIGURE5, "--backend", "golden")
@@ -291,6 +295,7 @@ def _split(line):
     return re.split(r"\s{2,}", line.strip())
 
 
+@pytest.mark.quick
 def test_explain_reproduces_table2():
     # The paper's four knight moves alone, oldest first.
     words = [pack_word(chess.C4, chess.A3, 2), pack_word(chess.D2, chess.C4, 2),
@@ -430,6 +435,7 @@ BAD_OPTIONS = [
 ]
 
 
+@pytest.mark.quick
 @pytest.mark.parametrize("argv, message", BAD_OPTIONS)
 def test_bad_options(argv, message, capsys):
     code, out, err = run(capsys, *argv)
@@ -447,6 +453,7 @@ def test_explain_game_without_moves(tmp_path, capsys):
                                                  "earlier position"
 
 
+@pytest.mark.quick
 def test_no_command(capsys):
     code, _, err = run(capsys)
     assert code == 2 and "scan" in err
@@ -542,6 +549,7 @@ def test_lean_layout_scan_prints_what_the_lean_board_prints(capsys):
     assert default != scan
 
 
+@pytest.mark.quick
 def test_layout_without_a_pool_for_some_kinds_says_so_once(capsys):
     code, _, err = run(capsys, "scan", DIEP, "--chains", "4", "-q")
     assert code == 0
@@ -571,6 +579,7 @@ def test_layout_options_everywhere(capsys, command):
     assert "--pools {kind,side}" in text and "--scan {pair,single}" in text
 
 
+@pytest.mark.quick
 def test_help_texts(capsys):
     def help_of(*command):
         assert main([*command, "--help"]) == 0
@@ -625,6 +634,7 @@ def test_game_chunks_hold_one_game_at_a_time():
     assert next(chunks).startswith(b'[Event "2"]') and consumed[-1] == 2
 
 
+@pytest.mark.quick
 def test_decoding_is_chosen_per_game(tmp_path, capsys):
     path = tmp_path / "mixed.pgn"
     path.write_bytes('[Event "Café ☕"]\n\n1. e4 *\n\n'.encode()
@@ -636,6 +646,7 @@ def test_decoding_is_chosen_per_game(tmp_path, capsys):
         [line for line in out.splitlines() if line.startswith("game ")][1:]
 
 
+@pytest.mark.quick
 def test_move_numbers_of_any_size(tmp_path, capsys):
     fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 9999"
     path = write_pgn(tmp_path, pgn_game("9999. Nf3 Nf6 10000. Ng1 Ng8 10001. Nf3 Nf6 "

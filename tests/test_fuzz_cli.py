@@ -109,6 +109,7 @@ def test_random_fen_headers(fen):
     run(FEN_GAME.format(fen=fen, moves="1. Kf1"))
 
 
+@pytest.mark.quick
 @pytest.mark.parametrize("fen, moves, words", [
     # Impossible positions python-chess refuses or flags.
     ("8/8/8/8/8/8/8/8 w - - 0 1", "1. Ke2", "bad FEN"),
@@ -161,6 +162,7 @@ def test_binary_garbage_other_commands(command, data):
     run(data, binary=True, command=command)
 
 
+@pytest.mark.quick
 @pytest.mark.parametrize("command", ["scan", "verify", "query"])
 @pytest.mark.parametrize("text, words", [
     (FEN_GAME.format(fen="8/8/8/8/8/8/8/8 w - - 0 1", moves="1. Ke2"), "bad FEN"),
@@ -249,6 +251,7 @@ def test_bad_names_are_named(option, name):
     run_bad_value(NAME_OPTIONS[option](name), name)
 
 
+@pytest.mark.quick
 def test_bad_board_is_refused_before_any_work(capsys):
     # demo would verify every bundled game (minutes) before it builds.
     assert main(["demo", "--board", "nosuch"]) == 2
