@@ -22,7 +22,7 @@ from ..backends.session import GoldenSession, PlyAnswer, answers
 from ..model.explain import explain_query, for_side, format_table
 from ..model.games import plural
 from ..model.golden import perpetual
-from ..model.history import is_window_limited, windows
+from ..model.history import is_window_limited, window_segments, windows
 from .args import batches
 from ..model.oracle import oracle_answers, oracle_upcoming
 
@@ -204,15 +204,18 @@ class AnswerWriter:
         self.started = True
 
     def games(self, games, answers):
-        out = self.out
-        self._start()
         for game, game_answers in zip(games, answers):
-            self.game_count += 1
-            if not self.jsonl:
-                out.write(f"{game.label}\n")
-            for answer, fifty in zip(game_answers, _fifty_move(game)):
-                self._row(game, answer, fifty)
-        out.flush()
+            self.game(game, zip(game_answers, _fifty_move(game)))
+
+    def game(self, game, rows):
+        """One game's rows from ``(answer, fifty_move)`` pairs, written as they come."""
+        self._start()
+        self.game_count += 1
+        if not self.jsonl:
+            self.out.write(f"{game.label}\n")
+        for answer, fifty in rows:
+            self._row(game, answer, fifty)
+        self.out.flush()
 
     def _row(self, game, answer, fifty):
         out = self.out
@@ -268,6 +271,22 @@ def _batch_plies(options):
     return 0 if getattr(options, "vcd", None) else SIM_BATCH_PLIES
 
 
+def _ply_rows(game, session, count_limit, progress, position):
+    """``(PlyAnswer, fifty_move)`` after every ply of ``game``, one at a time:
+    one window of the move list is loaded at a time and nothing is kept, so
+    that a game of any length is answered in the memory of its move list."""
+    positions = game.positions()
+    for base, words, plies in window_segments(game.words, session.depth):
+        session.load(words)
+        for window in plies:
+            board = next(positions)
+            answer = session.query(window.top, count_limit, int(board.occupied))
+            progress.update(position, window.ply + 1)
+            yield (PlyAnswer(game, window, answer.result, answer.cycles,
+                             is_window_limited(answer.result, game.words, base)),
+                   board.is_fifty_moves())
+
+
 def scan(games, options, out=None, err=None):
     """``axon scan``: print one answer per ply as each game (each batch of
     games, for a simulation) is answered; return the exit code."""
@@ -275,6 +294,15 @@ def scan(games, options, out=None, err=None):
     progress = Progress(len(games) if isinstance(games, list) else None, err,
                         enabled=not options.quiet)
     writer = AnswerWriter(out, jsonl=options.jsonl, count_limit=options.count_limit)
+    if options.backend == "golden":
+        session = GoldenSession(depth=options.depth, rules=options.rules,
+                                chains=options.chains, pools=getattr(options, "pools", "kind"))
+        for position, game in enumerate(games):
+            writer.game(game, _ply_rows(game, session, options.count_limit, progress,
+                                        position))
+            progress.done()
+        writer.finish()
+        return 0
     done = 0
     for batch in batches(games, _batch_plies(options)):
         batch_answers = _answers(batch, options, _Offset(progress, done), vcd=options.vcd)
