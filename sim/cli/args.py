@@ -8,7 +8,7 @@ from ...hdl.lean import SCANS
 from ...hdl.params import COUNT_LIMIT_MAX, DEPTH_MAX, RULES
 from ...hdl.pools import POOLS, POOL_KINDS, side_pools
 from ...hdl.word import PIECE_LETTERS
-from ..model.games import iter_pgn, plural, read_pgn
+from ..model.games import PgnFile, iter_pgn, plural
 
 
 __all__ = ["COUNT_LIMIT_MAX", "DEPTH_MAX", "EXIT_INTERRUPTED", "SIM_RULES", "UsageError",
@@ -134,19 +134,16 @@ def add_pgn_input(parser):
 
 
 def load_input(command, options, err=None):
-    """The games of ``options.pgn``, with warnings and skipped games on stderr.
+    """The games of ``options.pgn``, with warnings and skipped games on stderr
+    in file order.
 
     Returns the :class:`~axon.sim.model.games.PgnFile`; raises :class:`GameError`
     for a file that cannot be read at all, or (without ``--keep-going``) for
     a bad game.
     """
-    err = sys.stderr if err is None else err
-    found = read_pgn(options.pgn, keep_going=getattr(options, "keep_going", False))
-    for line in found.warnings:
-        err.write(f"axon {command}: warning: {line}\n")
-    for line in found.skipped:
-        err.write(f"axon {command}: warning: {line}; game skipped\n")
-    return found
+    stream = GameStream(command, options, err)
+    games = list(stream)
+    return PgnFile(games=games, skipped=stream.skipped, total=stream.total)
 
 
 class GameStream:
