@@ -22,7 +22,7 @@ from ..backends.session import GoldenSession, PlyAnswer, answers
 from ..model.explain import explain_query, for_side, format_table
 from ..model.games import plural
 from ..model.golden import perpetual
-from ..model.history import is_window_limited, window_segments, windows
+from ..model.history import is_window_limited, iter_window_segments, windows
 from .args import batches
 from ..model.oracle import oracle_answers, oracle_upcoming
 
@@ -276,7 +276,7 @@ def _ply_rows(game, session, count_limit, progress, position):
     one window of the move list is loaded at a time and nothing is kept, so
     that a game of any length is answered in the memory of its move list."""
     positions = game.positions()
-    for base, words, plies in window_segments(game.words, session.depth):
+    for base, words, plies in iter_window_segments(game.words, session.depth):
         session.load(words)
         for window in plies:
             board = next(positions)

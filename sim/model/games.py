@@ -101,6 +101,7 @@ class GameRecord:
         board = self.board.copy(stack=False)
         for move in self.moves:
             board.push(move)
+            _trim_stack(board)
             yield board.copy(stack=False)
 
 
