@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import re
+import subprocess
 import sys
 
 import pytest
@@ -210,7 +211,13 @@ def test_query_bad_input(capsys):
     assert run(["query", "--port", "sim://", "--count-limit", "16", pgn]) == 2
     assert capsys.readouterr().err == "axon query: error: --count-limit must be in 0..15, not 16\n"
     assert run(["query", "--port", "sim://", "--chains", "3", pgn]) == 2
-    assert "Chain count must be an even integer" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        "axon query: error: --chains must be even for the exact rules (half the slots serve "
+        "each side), not 3\n")
+    assert run(["query", "--port", "sim://?chains=5", pgn]) == 2
+    assert capsys.readouterr().err == (
+        "axon query: error: --port sim://?chains=5: chains must be even for the exact rules "
+        "(half the slots serve each side), not 5\n")
     assert run(["query", "--port", "/dev/does-not-exist", pgn]) == 1
     assert capsys.readouterr().err.startswith(
         "axon query: error: cannot open serial port /dev/does-not-exist")
@@ -236,3 +243,39 @@ def test_sim_port_of_a_1k_board_is_its_lean_design():
         golden = perpetual(shuffle, top, chains=4, pools="side", count_limit=15)
         assert result == golden
         assert cycles == expected_cycles(shuffle, top, golden, "single") == top + 1 + 2
+
+
+def test_program_prints_the_command_it_runs(bitstream, tmp_path, monkeypatch, capsys):
+    tool = tmp_path / "iceprog"
+    tool.write_text("#!/bin/sh\nexit 0\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("ICEPROG", raising=False)
+    assert run(["program", bitstream]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"programming icebreaker: {tool} {bitstream}"
+
+
+# A build that ran its tools and failed: many report lines, then the error.
+_FAILING_BUILD = """
+import argparse, sys
+from axon.boards.build import BuildError
+from axon.sim.cli import board, main
+
+def failing_build(*args, **kwargs):
+    lines = [f"line {n}" for n in range(20000)]
+    raise BuildError("nextpnr failed", report=argparse.Namespace(lines=lambda: lines))
+
+board.build = failing_build
+sys.exit(main.main(["build", "--build-dir", sys.argv[1]]))
+"""
+
+
+def test_failed_build_keeps_its_status_when_the_reader_has_gone(tmp_path):
+    # `axon build ... | head -1`: the reader leaves after one line.
+    process = subprocess.run(
+        ["bash", "-c", f'"{sys.executable}" -c "$0" "$1" | head -1; exit ${{PIPESTATUS[0]}}',
+         _FAILING_BUILD, str(tmp_path / "b")], capture_output=True, text=True, timeout=60)
+    assert process.stdout == "line 0\n"
+    assert process.returncode == 1, process.stderr
+    assert "Traceback" not in process.stderr

@@ -390,7 +390,13 @@ def test_bad_pgn(case, tmp_path, capsys):
         extra = ["--game", "1", "--ply", "1"] if command == "explain" else []
         code, out, err = run(capsys, command, path, *extra)
         assert code == 2
-        assert out == ""
+        if command == "scan" and case == "illegal":
+            # Rows stream: the good game 1 is printed before game 2 is read,
+            # and the run ends there, without a summary line.
+            assert out.splitlines()[1] == "game 1" and "game 2" not in out
+            assert "plies" not in out.splitlines()[-1]
+        else:
+            assert out == ""
         assert len(err.splitlines()) == 1 and "Traceback" not in err
         assert re.search(message, err), err
         assert str(path) in err
@@ -527,3 +533,147 @@ def test_cxxrtl_backend_prints_what_the_sim_backend_prints(capsys):
     assert code == 0 and cxx_out == sim_out
     code, out, _ = run(capsys, "verify", FIGURE5, "--backend", "cxxrtl", "-q")
     assert code == 0 and "disagreements: none" in out
+
+
+# --- layouts from the command line ------------------------------------------------
+
+def test_lean_layout_scan_prints_what_the_lean_board_prints(capsys):
+    # The iCEstick builds 4 chains in one pool a side, scanned a word a clock.
+    code, scan, _ = run(capsys, "scan", FIGURE5, "--backend", "sim", "--pools", "side",
+                        "--scan", "single", "--chains", "4", "-q")
+    code_query, query, _ = run(capsys, "query", "--port", "sim://icestick", FIGURE5, "-q")
+    assert code == code_query == 0
+    assert scan == query and len(scan.splitlines()) > 10
+    # The default layout and scanner answer otherwise: more clocks, overflows.
+    default = run(capsys, "scan", FIGURE5, "--backend", "sim", "--chains", "4", "-q")[1]
+    assert default != scan
+
+
+@pytest.mark.quick
+def test_layout_without_a_pool_for_some_kinds_says_so_once(capsys):
+    code, _, err = run(capsys, "scan", DIEP, "--chains", "4", "-q")
+    assert code == 0
+    assert err == ("axon scan: warning: --chains 4 with --pools kind leaves no pool for R, B, "
+                   "N: every scan that meets a move of these kinds overflows (--pools side "
+                   "gives each side one pool for every kind)\n")
+    assert run(capsys, "scan", DIEP, "--chains", "4", "--pools", "side", "-q")[2] == ""
+    assert run(capsys, "scan", DIEP, "-q")[2] == ""
+
+
+def test_verify_that_compared_nothing_fails(capsys, tmp_path):
+    # Two chains: a king pool alone, so every knight move overflows.
+    path = write_pgn(tmp_path, "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 *\n")
+    code, out, err = run(capsys, "verify", path, "--backend", "golden", "--chains", "2", "-q")
+    assert code == 1
+    assert "0 plies compared" in out and "nothing was compared with the oracle" in out
+    assert "no pool for Q, R, B, N" in err
+    code, out, _ = run(capsys, "verify", path, "--backend", "golden", "--chains", "2",
+                       "--pools", "side", "-q")
+    assert code == 0 and "6 plies compared" in out
+
+
+@pytest.mark.parametrize("command", ["scan", "verify", "soak", "export"])
+def test_layout_options_everywhere(capsys, command):
+    assert main([command, "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--pools {kind,side}" in text and "--scan {pair,single}" in text
+
+
+@pytest.mark.quick
+def test_help_texts(capsys):
+    def help_of(*command):
+        assert main([*command, "--help"]) == 0
+        return " ".join(capsys.readouterr().out.split())
+    assert "upcoming repetition" in help_of("verify")
+    query = help_of("query")
+    assert "--chains N" in query and "--count-limit K" in query
+    assert "CHAINS" not in query and "COUNT_LIMIT" not in query
+    assert "--board {icebreaker,icestick," in help_of("demo")
+    bench = help_of("bench")
+    assert "seeds per target (default 5)" in bench and "in the corpus (default 300)" in bench
+
+
+# --- streaming PGN input -------------------------------------------------------------
+
+def test_rows_are_printed_before_the_file_ends():
+    # Game 1's rows come while game 2 is still unwritten: nothing waits for the
+    # whole file.
+    import select
+    with subprocess.Popen([sys.executable, "-m", "axon.sim.cli.main", "scan", "-",
+                           "--jsonl", "-q"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as process:
+        process.stdin.write(b'[Event "one"]\n\n1. Nf3 Nf6 2. Ng1 Ng8 *\n\n')
+        process.stdin.flush()
+        ready, _, _ = select.select([process.stdout], [], [], 60)
+        assert ready, "no row before the end of the input"
+        first = json.loads(process.stdout.readline())
+        assert (first["game"], first["ply"]) == (1, 1)
+        process.stdin.write(b'[Event "two"]\n\n1. e4 *\n')
+        process.stdin.close()
+        rest = process.stdout.read().decode().splitlines()
+        assert process.wait(timeout=60) == 0
+        assert [json.loads(line)["game"] for line in rest] == [1, 1, 1, 2]
+
+
+def test_game_chunks_hold_one_game_at_a_time():
+    from axon.sim.model.games import game_chunks
+    consumed = []
+
+    def lines():
+        for game in range(1, 1000):
+            for line in (f'[Event "{game}"]\n', "\n", "1. e4 { a comment\n", "\n",
+                         "over lines } e5 *\n", "\n"):
+                consumed.append(game)
+                yield line.encode()
+
+    chunks = game_chunks(lines())
+    first = next(chunks)
+    # A blank line inside a comment does not end the game.
+    assert first.decode().count("\n") == 6 and b"over lines" in first
+    assert consumed[-1] == 1
+    assert next(chunks).startswith(b'[Event "2"]') and consumed[-1] == 2
+
+
+@pytest.mark.quick
+def test_decoding_is_chosen_per_game(tmp_path, capsys):
+    path = tmp_path / "mixed.pgn"
+    path.write_bytes('[Event "Café ☕"]\n\n1. e4 *\n\n'.encode()
+                     + b'[Event "Caf\xe9"]\n\n1. d4 *\n\n'
+                     + '[Event "Öl 🎉"]\n\n1. c4 *\n'.encode())
+    code, out, _ = run(capsys, "scan", path, "-q")
+    assert code == 0
+    assert ['game 1 ("Café ☕")', 'game 2 ("Café")', 'game 3 ("Öl 🎉")'] == \
+        [line for line in out.splitlines() if line.startswith("game ")][1:]
+
+
+@pytest.mark.quick
+def test_move_numbers_of_any_size(tmp_path, capsys):
+    fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 9999"
+    path = write_pgn(tmp_path, pgn_game("9999. Nf3 Nf6 10000. Ng1 Ng8 10001. Nf3 Nf6 "
+                                        "100000. Ng1", fen=fen))
+    code, out, err = run(capsys, "scan", path, "-q")
+    assert code == 0, err
+    moves = [line.split()[2:4] for line in out.splitlines()[2:-1]]
+    assert moves[2] == ["10000.", "Ng1"] and len(moves) == 7
+
+
+def test_warnings_come_in_file_order(tmp_path, capsys):
+    variation = pgn_game("1. e4 (1. Ke9) e5")
+    bad = pgn_game("1. e4 e5 2. Ke3")
+    path = write_pgn(tmp_path, variation + bad + variation)
+    code, _, err = run(capsys, "scan", path, "-q", "--keep-going")
+    assert code == 2
+    games = [re.search(r"game (\d+)", line).group(1) for line in err.splitlines()[:-1]]
+    assert games == ["1", "2", "3"], err
+
+
+def test_keep_going_status_survives_a_broken_pipe(tmp_path):
+    games = pgn_game("1. e4 e5 2. Ke3") + pgn_game("1. Nf3 Nf6 2. Ng1 Ng8") * 300
+    path = write_pgn(tmp_path, games)
+    process = subprocess.run(
+        ["bash", "-c", f'"{sys.executable}" -m axon.sim.cli.main scan --keep-going -q "$0" '
+                       f'| head -1; exit ${{PIPESTATUS[0]}}', str(path)],
+        capture_output=True, text=True, timeout=120)
+    assert process.stdout.startswith("game ")
+    assert process.returncode == 2, process.stderr
+    assert "Traceback" not in process.stderr

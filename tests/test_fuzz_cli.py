@@ -43,7 +43,8 @@ FEN_GAME = """[Event "fen"]
 # anything would be sent.
 COMMANDS = {
     "scan":   (["--jsonl", "-q"], (0, 2)),
-    "verify": (["-q", "--backend", "golden"], (0, 2)),
+    # 1: a file whose plies all overflowed (or that has none) compared nothing.
+    "verify": (["-q", "--backend", "golden"], (0, 1, 2)),
     "query":  (["--port", "/nonexistent/axon-tty"], (1, 2)),
 }
 
@@ -63,6 +64,8 @@ def run(text, *options, binary=False, command="scan"):
     err = err.getvalue()
     assert "Traceback" not in err
     assert code in codes, err
+    if command == "verify" and code == 1:
+        assert "nothing was compared with the oracle" in out.getvalue()
     if code == 2:
         # One line that says what is wrong.
         assert err.count("\n") == 1 and err.startswith(f"axon {command}: error:"), err
@@ -174,3 +177,83 @@ def test_binary_garbage_other_commands(command, data):
 def test_every_command_names_the_fault(command, text, words):
     code, err = run(text, command=command)
     assert code == 2 and words in err, err
+
+
+# Every option that names a file, a folder, a board or a port, with the
+# command that takes it. Each is checked before any long work: a case that
+# got past the check would start a simulation or a synthesis and time out.
+PATH_OPTIONS = {
+    "scan --vcd":       lambda bad: ["scan", DIEP_PGN, "-q", "--vcd", bad],
+    "verify --vcd":     lambda bad: ["verify", DIEP_PGN, "-q", "--vcd", bad],
+    "build --build-dir": lambda bad: ["build", "--build-dir", bad],
+    "export -o":        lambda bad: ["export", "-o", bad],
+    "bench --out":      lambda bad: ["bench", "--out", bad, "--no-hardware", "--no-software"],
+    "scan GAMES.pgn":   lambda bad: ["scan", bad, "-q"],
+    "program BITSTREAM": lambda bad: ["program", bad],
+}
+NAME_OPTIONS = {
+    "demo --board":     lambda bad: ["demo", f"--board={bad}"],
+    "build --board":    lambda bad: ["build", f"--board={bad}"],
+    "query --port":     lambda bad: ["query", DIEP_PGN, "-q", "--port", f"sim://{bad}"],
+}
+
+DIEP_PGN = str(Path(__file__).resolve().parent.parent / "sim" / "data" / "diep_axon.pgn")
+
+
+# The options that name a folder; the others name a file.
+FOLDER_OPTIONS = ("build --build-dir", "bench --out")
+
+
+def bad_paths(root, folder):
+    """Paths no command can write to or read from, under ``root``: a folder
+    where a file is wanted (or a file where a folder is), a path through a
+    file, a folder that cannot be made."""
+    a_file = root / "a-file"
+    a_file.write_text("not a folder")
+    return st.one_of(
+        st.just(str(a_file if folder else root)),
+        st.builds(lambda name: str(a_file / name), st.text("abcxyz-_", min_size=1, max_size=8)),
+        st.builds(lambda name: f"/proc/{name}/f.out", st.text("abcxyz", min_size=1, max_size=8)),
+    )
+
+
+def run_bad_value(argv, value):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    lines = err.getvalue().splitlines()
+    assert "Traceback" not in err.getvalue() and "never awaited" not in err.getvalue()
+    assert code == 2, err.getvalue()
+    # One line naming the value; argparse prints its usage lines before it.
+    assert lines and ": error:" in lines[-1] and value in lines[-1], lines
+    if not lines[-1].startswith(("usage", "axon: error", f"axon {argv[0]}: error: argument")):
+        assert len(lines) == 1, lines
+
+
+@pytest.mark.parametrize("option", PATH_OPTIONS)
+@settings(max_examples=8, deadline=None)
+@given(data=st.data())
+def test_bad_paths_are_named(option, data, tmp_path_factory):
+    root = tmp_path_factory.mktemp("paths")
+    bad = data.draw(bad_paths(root, option in FOLDER_OPTIONS))
+    if option == "program BITSTREAM" and bad == str(root):
+        bad = str(root / "missing.bin")
+    run_bad_value(PATH_OPTIONS[option](bad), bad)
+
+
+@pytest.mark.parametrize("option", NAME_OPTIONS)
+@settings(max_examples=8, deadline=None)
+@given(name=st.text("abcdefghijklmnopqrstuvwxyz-_0123456789", min_size=1, max_size=12))
+def test_bad_names_are_named(option, name):
+    from axon.boards.platforms import BOARDS
+    if name in BOARDS:
+        return
+    run_bad_value(NAME_OPTIONS[option](name), name)
+
+
+@pytest.mark.quick
+def test_bad_board_is_refused_before_any_work(capsys):
+    # demo would verify every bundled game (minutes) before it builds.
+    assert main(["demo", "--board", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'nosuch'" in err and "icestick" in err

@@ -33,8 +33,9 @@ __all__ = ["FORMATS", "export", "header_text", "VerilogSession"]
 FORMATS = ("verilog", "rtlil")
 
 
-def _detector(depth, chains, rules, pools, upcoming=False):
-    return AxonDetector(depth=depth, chains=chains, rules=rules, pools=pools, upcoming=upcoming)
+def _detector(depth, chains, rules, pools, upcoming=False, scan="pair"):
+    return AxonDetector(depth=depth, chains=chains, rules=rules, pools=pools, upcoming=upcoming,
+                        scan=scan)
 
 
 def _convert(dut, fmt, name):
@@ -96,12 +97,12 @@ def header_text(dut, name=DESIGN_NAME):
 
 
 def export(path, fmt="verilog", *, depth=256, chains=24, rules="exact", pools="kind",
-           upcoming=False, name=DESIGN_NAME):
+           upcoming=False, name=DESIGN_NAME, scan="pair"):
     """Write the detector to ``path`` and, for Verilog, its header beside it;
     return the paths written."""
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    dut = _detector(depth, chains, rules, pools, upcoming)
+    dut = _detector(depth, chains, rules, pools, upcoming, scan)
     text = _convert(dut, fmt, name)
     written = [path]
     with open(path, "w") as file:

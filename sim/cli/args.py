@@ -1,14 +1,19 @@
 """What the ``axon`` commands share: option types, the PGN input, exit statuses."""
 
 import argparse
+import os
 import sys
 
+from ...hdl.lean import SCANS
 from ...hdl.params import COUNT_LIMIT_MAX, DEPTH_MAX, RULES
-from ..model.games import plural, read_pgn
+from ...hdl.pools import POOLS, POOL_KINDS, side_pools
+from ...hdl.word import PIECE_LETTERS
+from ..model.games import PgnFile, iter_pgn, plural
 
 
 __all__ = ["COUNT_LIMIT_MAX", "DEPTH_MAX", "EXIT_INTERRUPTED", "SIM_RULES", "UsageError",
-           "int_at_least", "add_pgn_input", "load_input", "finish_skipped"]
+           "int_at_least", "add_pgn_input", "load_input", "finish_skipped", "add_layout",
+           "unpooled_kinds", "warn_unpooled", "check_output_file", "check_directory", "check_layout", "GameStream", "batches"]
 
 # What a shell reports for a command stopped by SIGINT (128 + 2).
 EXIT_INTERRUPTED = 130
@@ -35,6 +40,90 @@ def int_at_least(minimum):
     return parse
 
 
+def add_layout(parser):
+    """``--pools`` and ``--scan``: the detector's layout (:mod:`axon.hdl.pools`,
+    :mod:`axon.hdl.lean`), as the 1K boards build it with ``side`` and ``single``."""
+    parser.add_argument("--pools", choices=POOLS, default="kind",
+                        help="kind: a pool per piece kind and side; side: one pool a side "
+                             "(the 1K boards' lean layout) (default kind)")
+    parser.add_argument("--scan", choices=SCANS, default="pair",
+                        help="pair: two words a clock; single: one a clock (the 1K boards' "
+                             "lean scanner) (default pair)")
+
+
+def unpooled_kinds(chains, pools):
+    """The piece kinds (letters) that ``chains`` slots in the ``pools`` layout
+    leave without a pool: every move of such a piece overflows the scan."""
+    pooled = {kind for kind, _ in side_pools(chains, pools)}
+    if None in pooled:
+        return ()
+    return tuple(PIECE_LETTERS[kind] for kind in POOL_KINDS if kind not in pooled)
+
+
+def warn_unpooled(command, chains, pools, err=None):
+    """Say once, on stderr, which kinds the layout leaves without a pool."""
+    kinds = unpooled_kinds(chains, pools)
+    if kinds:
+        err = sys.stderr if err is None else err
+        err.write(f"axon {command}: warning: --chains {chains} with --pools {pools} leaves "
+                  f"no pool for {', '.join(kinds)}: every scan that meets a move of "
+                  f"{'that kind' if len(kinds) == 1 else 'these kinds'} overflows "
+                  f"(--pools side gives each side one pool for every kind)\n")
+
+
+def _reason(error):
+    if isinstance(error, FileExistsError) or isinstance(error, NotADirectoryError):
+        return "not a directory"
+    return error.strerror or str(error)
+
+
+def check_directory(option, path):
+    """Create the directory ``path`` if need be and check it is writable;
+    raise :class:`UsageError` naming ``option`` and the path."""
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"{option} {path}: cannot create the directory: "
+                         f"{_reason(error)}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UsageError(f"{option} {path}: the directory is not writable")
+
+
+def check_output_file(option, path):
+    """Check that the file ``path`` can be written (its directory created if
+    need be), before any long work; raise :class:`UsageError` naming ``option``
+    and the path. Leaves no file behind that was not there."""
+    if os.path.isdir(path):
+        raise UsageError(f"{option} {path}: is a directory, not a file")
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"{option} {path}: cannot create the directory {directory}: "
+                         f"{_reason(error)}") from None
+    existed = os.path.exists(path)
+    try:
+        with open(path, "ab"):
+            pass
+    except OSError as error:
+        raise UsageError(f"{option} {path}: cannot write: {_reason(error)}") from None
+    if not existed:
+        os.remove(path)
+
+
+def check_layout(chains, rules, depth, where=""):
+    """The chain count and depth checks of every command, one style for all;
+    ``where`` prefixes the names (``--`` for options)."""
+    if chains < 1:
+        raise UsageError(f"{where}chains must be a positive integer, not {chains}")
+    if rules != "cpw" and chains % 2:
+        raise UsageError(f"{where}chains must be even for the {rules} rules (half the "
+                         f"slots serve each side), not {chains}")
+    if not 2 <= depth <= DEPTH_MAX or depth % 2:
+        raise UsageError(f"{where}depth must be an even number in 2..{DEPTH_MAX}, "
+                         f"not {depth}")
+
+
 def add_pgn_input(parser):
     """The PGN argument and ``--keep-going``, shared with ``axon query``."""
     parser.add_argument("pgn", metavar="GAMES.pgn",
@@ -45,19 +134,74 @@ def add_pgn_input(parser):
 
 
 def load_input(command, options, err=None):
-    """The games of ``options.pgn``, with warnings and skipped games on stderr.
+    """The games of ``options.pgn``, with warnings and skipped games on stderr
+    in file order.
 
     Returns the :class:`~axon.sim.model.games.PgnFile`; raises :class:`GameError`
     for a file that cannot be read at all, or (without ``--keep-going``) for
     a bad game.
     """
-    err = sys.stderr if err is None else err
-    found = read_pgn(options.pgn, keep_going=getattr(options, "keep_going", False))
-    for line in found.warnings:
-        err.write(f"axon {command}: warning: {line}\n")
-    for line in found.skipped:
-        err.write(f"axon {command}: warning: {line}; game skipped\n")
-    return found
+    stream = GameStream(command, options, err)
+    games = list(stream)
+    return PgnFile(games=games, skipped=stream.skipped, total=stream.total)
+
+
+class GameStream:
+    """The games of ``options.pgn``, one at a time as they are read, with each
+    warning and skipped game on stderr in file order as it comes.
+
+    Holds no game itself. ``options.status`` becomes 2 at the first skipped
+    game, so that a command whose reader has gone (``| head``) still exits 2.
+    """
+
+    def __init__(self, command, options, err=None):
+        self.command = command
+        self.options = options
+        self.err = sys.stderr if err is None else err
+        self.skipped = []
+        self.answered = 0
+        self.total = 0
+
+    def __iter__(self):
+        for kind, item in iter_pgn(self.options.pgn,
+                                   keep_going=getattr(self.options, "keep_going", False)):
+            if kind == "game":
+                self.answered += 1
+                self.total = item.number
+                yield item
+            elif kind == "skipped":
+                self.skipped.append(item)
+                self.total += 1
+                self.options.status = 2
+                self.err.write(f"axon {self.command}: warning: {item}; game skipped\n")
+            else:
+                self.err.write(f"axon {self.command}: warning: {item}\n")
+            self.err.flush()
+
+
+def batches(games, plies=None):
+    """``games`` in lists, for backends that answer a list fastest at once.
+
+    ``plies=None``: one game a list (the golden model, which has nothing to
+    start). Otherwise a list is closed once it holds ``plies`` plies, the
+    first list being one game and each next one twice the size of the last up
+    to ``plies``, so that the first rows come soon and a long file still runs
+    in few simulations. ``plies=0``: all games in one list (a waveform).
+    """
+    if plies == 0:
+        yield list(games)
+        return
+    batch, held, limit = [], 0, 1
+    for game in games:
+        batch.append(game)
+        held += max(1, len(game.moves))
+        if plies is None or held >= limit:
+            yield batch
+            if plies is not None:
+                limit = min(2 * held, plies)
+            batch, held = [], 0
+    if batch:
+        yield batch
 
 
 def finish_skipped(command, code, found, err=None):
@@ -68,6 +212,7 @@ def finish_skipped(command, code, found, err=None):
     if not found.skipped:
         return code
     err = sys.stderr if err is None else err
-    err.write(f"axon {command}: {len(found.games)} of {plural(found.total, 'game')} "
+    answered = found.answered if hasattr(found, "answered") else len(found.games)
+    err.write(f"axon {command}: {answered} of {plural(found.total, 'game')} "
               f"answered, {len(found.skipped)} skipped (see the warnings above)\n")
     return code or 2

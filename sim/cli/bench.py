@@ -6,6 +6,7 @@ import sys
 
 from ..bench.benchmark import __doc__ as BENCH_DOC, markdown, run_bench
 from ..bench.readme import readme_tables
+from .args import UsageError, check_directory
 
 
 __all__ = ["register"]
@@ -30,6 +31,11 @@ def readme_command(path):
 def bench_command(args):
     if args.readme is not None:
         return readme_command(args.readme or os.path.join(args.out, "bench.json"))
+    try:
+        check_directory("--out", args.out)
+    except UsageError as error:
+        print(f"axon bench: error: {error}", file=sys.stderr)
+        return 2
     bench = run_bench(args.out, seeds=args.seeds, games=args.games,
                       hardware_targets=args.targets,
                       skip_hardware=args.no_hardware, skip_software=args.no_software,
@@ -43,8 +49,8 @@ def register(subparsers):
         "bench", help="measure clocks, Fmax, area and ns per query against software peers",
         description=BENCH_DOC.split("\n\n")[0])
     parser.add_argument("--out", default="bench", help="output directory (default: bench/)")
-    parser.add_argument("--seeds", type=int, default=5, help="nextpnr seeds per target")
-    parser.add_argument("--games", type=int, default=300, help="generated games in the corpus")
+    parser.add_argument("--seeds", type=int, default=5, help="nextpnr seeds per target (default 5)")
+    parser.add_argument("--games", type=int, default=300, help="generated games in the corpus (default 300)")
     parser.add_argument("--no-hardware", action="store_true", help="skip the nextpnr runs")
     parser.add_argument("--no-software", action="store_true", help="skip the software peers")
     parser.add_argument("--targets", nargs="+", metavar="TARGET",

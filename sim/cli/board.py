@@ -7,6 +7,7 @@ on stderr, never a traceback.
 """
 
 import os
+import shlex
 import subprocess
 import sys
 
@@ -14,7 +15,7 @@ from ...boards.build import BuildError, build
 from ...boards.platforms import BOARDS, DEFAULT_BOARD, get_board
 from ...boards.program import (BitstreamError, ProgrammerError, check_bitstream, failure_reason,
                                programmer_command)
-from .args import SIM_RULES, add_pgn_input, int_at_least
+from .args import SIM_RULES, UsageError, add_pgn_input, check_directory, int_at_least
 from .board_query import QueryError, run_query
 
 
@@ -68,26 +69,40 @@ def register(subparsers):
     query.add_argument("--jsonl", action="store_true", help="one JSON object per ply")
     query.add_argument("--rules", choices=SIM_RULES, default=None,
                        help="rules the board must have (sim://: the rules to simulate)")
-    query.add_argument("--chains", type=int_at_least(0), default=None,
+    query.add_argument("--chains", type=int_at_least(0), default=None, metavar="N",
                        help="chains the board must have (sim://: the chains to simulate)")
     query.add_argument("--depth", type=int_at_least(0), default=None, metavar="D",
                        help="move-list entries the board must have (sim://: the depth to "
                             "simulate)")
-    query.add_argument("--count-limit", type=int_at_least(0), default=4,
+    query.add_argument("--count-limit", type=int_at_least(0), default=4, metavar="K",
                        help="stop a scan after this many equal positions (default 4, max 15)")
     query.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     query.set_defaults(func=query_command)
 
 
 def build_command(args):
+    # Checked before the long work; left for the build to create, so that a
+    # failed first build still removes its folder.
+    build_dir = args.build_dir or os.path.join("build", args.board)
+    existed = os.path.isdir(build_dir)
+    try:
+        check_directory("--build-dir", build_dir)
+    except UsageError as error:
+        return _error("build", str(error), 2)
+    if not existed:
+        os.rmdir(build_dir)
     try:
         report = build(args.board, chains=args.chains, depth=args.depth, rules=args.rules,
                        seed=args.seed, build_dir=args.build_dir,
                        log=lambda line: print(line, file=sys.stderr))
     except BuildError as error:
+        # Set before printing, so that a reader gone early (| head) does not
+        # turn the failure into exit 0.
+        args.status = error.exit_code
+        _error("build", str(error), error.exit_code)
         for line in (error.report.lines() if error.report else ()):
             print(line)
-        return _error("build", str(error), error.exit_code)
+        return error.exit_code
     for line in report.lines():
         print(line)
     print(f"report: {os.path.join(os.path.dirname(report.bitstream), 'axon.report.json')}")
@@ -109,6 +124,7 @@ def program_command(args):
     except ProgrammerError as error:
         return _error("program", str(error), 1)
     tool = os.path.basename(command[0])
+    print(f"programming {spec.name}: {shlex.join(command)}", flush=True)
     try:
         process = subprocess.run(command, capture_output=True, text=True, timeout=300)
     except (OSError, subprocess.TimeoutExpired) as error:

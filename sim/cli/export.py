@@ -3,7 +3,8 @@
 import sys
 
 from ..backends.export import export
-from .args import SIM_RULES, int_at_least
+from .args import (SIM_RULES, UsageError, add_layout, check_output_file, int_at_least,
+                   warn_unpooled)
 
 
 __all__ = ["register"]
@@ -31,6 +32,7 @@ def register(subparsers):
     parser.add_argument("--upcoming", action="store_true",
                         help="with the upcoming-repetition block (upcoming__occupancy in, "
                              "upcoming__answer out); default: the repetition core alone")
+    add_layout(parser)
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
                         help="the file to write")
     parser.set_defaults(func=export_command, format="verilog")
@@ -38,13 +40,22 @@ def register(subparsers):
 
 def export_command(args):
     try:
+        check_output_file("-o", args.output)
         written = export(args.output, args.format, depth=args.depth, chains=args.chains,
-                         upcoming=args.upcoming,
-                         rules=args.rules)
-    except (TypeError, ValueError, OSError) as error:
-        print(f"axon export: error: {getattr(error, 'strerror', None) or error}",
-              file=sys.stderr)
+                         upcoming=args.upcoming, rules=args.rules, pools=args.pools,
+                         scan=args.scan)
+    except UsageError as error:
+        print(f"axon export: error: {error}", file=sys.stderr)
         return 2
+    except OSError as error:
+        print(f"axon export: error: {error.filename or args.output}: cannot write: "
+              f"{error.strerror or error}", file=sys.stderr)
+        return 2
+    except (TypeError, ValueError) as error:
+        print(f"axon export: error: {error}", file=sys.stderr)
+        return 2
+    if args.rules != "cpw":
+        warn_unpooled("export", args.chains, args.pools)
     for path in written:
         print(f"wrote {path}")
     return 0

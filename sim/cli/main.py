@@ -17,8 +17,11 @@ import sys
 
 from ..model.explain import ORDERS, SIDES
 from ..model.games import GameError, bundled_files, display_name, plural
-from .args import (COUNT_LIMIT_MAX, DEPTH_MAX, EXIT_INTERRUPTED, SIM_RULES, UsageError,
-                   add_pgn_input, finish_skipped, load_input)
+from ...boards.platforms import BOARDS, DEFAULT_BOARD
+from .args import (COUNT_LIMIT_MAX, EXIT_INTERRUPTED, SIM_RULES, GameStream, UsageError,
+                   add_layout,
+                   add_pgn_input, check_layout, check_output_file, finish_skipped, load_input,
+                   warn_unpooled)
 from . import bench, board, export, prove, simulate, soak
 from .simulate import JSONL_KEYS
 from ..model.golden import RULES
@@ -85,6 +88,7 @@ def build_parser():
                                epilog=_SCAN_EPILOG,
                                formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_common(scan, backend="golden")
+    add_layout(scan)
     scan.add_argument("--jsonl", action="store_true",
                       help="one JSON object per ply: " + ", ".join(JSONL_KEYS))
     scan.add_argument("--vcd", metavar="FILE",
@@ -95,9 +99,12 @@ def build_parser():
         "verify", help="check golden model, RTL and python-chess oracle against each other",
         description="Compare the golden model with the RTL simulation (every field and "
                     "the clock count) and with the python-chess oracle (repetition, "
-                    "distance, count) on every ply.",
+                    "distance, count, and the upcoming repetition and its move: exactly "
+                    "where the scan reached a barrier or the bottom, else that what it "
+                    "reports is true) on every ply.",
         epilog=_VERIFY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_common(verify, backend="sim")
+    add_layout(verify)
     verify.add_argument("--vcd", metavar="FILE",
                         help="sim backend: write a waveform and a .gtkw beside it")
     verify.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
@@ -132,31 +139,19 @@ def _check_options(options):
     if hasattr(options, "default_backend") and options.backend is None:
         options.backend = "sim" if vcd else options.default_backend
     backend = getattr(options, "backend", "golden")
-    if options.chains < 1:
-        raise UsageError(f"--chains must be a positive integer, not {options.chains}")
-    if options.rules != "cpw" and options.chains % 2:
-        raise UsageError(f"--chains must be even for the {options.rules} rules (half the "
-                         f"slots serve each side), not {options.chains}")
+    check_layout(options.chains, options.rules, options.depth, where="--")
     if not 0 <= options.count_limit <= COUNT_LIMIT_MAX:
         raise UsageError(f"--count-limit must be in 0..{COUNT_LIMIT_MAX}, "
                          f"not {options.count_limit}")
-    if not 2 <= options.depth <= DEPTH_MAX or options.depth % 2:
-        raise UsageError(f"--depth must be an even number in 2..{DEPTH_MAX}, "
-                         f"not {options.depth}")
     if backend in ("sim", "cxxrtl") and options.rules not in SIM_RULES:
         raise UsageError(f"--rules {options.rules} is golden-only; the sim backend "
                          f"supports {' and '.join(SIM_RULES)}")
     if vcd and backend != "sim":
         raise UsageError(f"--vcd needs the sim backend, not --backend {backend}")
     if vcd:
-        directory = os.path.dirname(os.path.abspath(vcd))
-        try:
-            os.makedirs(directory, exist_ok=True)
-        except OSError as error:
-            reason = ("not a directory" if isinstance(error, FileExistsError)
-                      else error.strerror)
-            raise UsageError(f"--vcd {vcd}: cannot create the directory {directory}: "
-                             f"{reason}") from None
+        check_output_file("--vcd", vcd)
+    if options.command != "explain" and options.rules != "cpw":
+        warn_unpooled(options.command, options.chains, getattr(options, "pools", "kind"))
 
 
 def _pick(found, options):
@@ -187,7 +182,8 @@ def _register_demo(commands):
     parser = commands.add_parser(
         "demo", help="verify every bundled game on the RTL and build the default bitstream",
         description=_DEMO_DESCRIPTION)
-    parser.add_argument("--board", default="icebreaker", help="board to build (default icebreaker)")
+    parser.add_argument("--board", default=DEFAULT_BOARD, choices=list(BOARDS),
+                        help=f"board to build: {', '.join(BOARDS)} (default {DEFAULT_BOARD})")
     parser.add_argument("--no-build", action="store_true", help="only verify the games")
     parser.set_defaults(func=_demo)
 
@@ -212,11 +208,14 @@ def _run(options):
         return options.func(options)
     try:
         _check_options(options)
-        found = load_input(options.command, options)
         if options.command == "explain":
+            found = load_input(options.command, options)
             return simulate.explain(_pick(found, options), options.ply, options)
+        # Games are answered as they are read; bad input ends the run where
+        # it is found, after the rows of the games before it.
+        games = GameStream(options.command, options)
         run = simulate.scan if options.command == "scan" else simulate.verify
-        return finish_skipped(options.command, run(found.games, options), found)
+        return finish_skipped(options.command, run(games, options), games)
     except (UsageError, GameError) as error:
         print(f"axon {options.command}: error: {error}", file=sys.stderr)
         return 2
@@ -232,6 +231,7 @@ def main(argv=None):
     if options.command is None:
         parser.print_help(sys.stderr)
         return 2
+    code = None
     try:
         code = _run(options)
         # Flush here, not at exit, so that a reader gone by now is caught below.
@@ -248,10 +248,11 @@ def main(argv=None):
     except BrokenPipeError:
         # `axon scan ... | head`: the reader has gone, nothing left to say.
         # Point stdout at /dev/null so that the interpreter's final flush
-        # does not fail again.
+        # does not fail again. The status stays what the command made of
+        # its work so far: a failed build or a skipped game is not hidden.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return 0
+        return code if code is not None else getattr(options, "status", 0)
 
 
 if __name__ == "__main__":

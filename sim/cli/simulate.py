@@ -22,7 +22,8 @@ from ..backends.session import GoldenSession, PlyAnswer, answers
 from ..model.explain import explain_query, for_side, format_table
 from ..model.games import plural
 from ..model.golden import perpetual
-from ..model.history import is_window_limited, windows
+from ..model.history import is_window_limited, iter_window_segments, windows
+from .args import batches
 from ..model.oracle import oracle_answers, oracle_upcoming
 
 
@@ -71,7 +72,8 @@ class Progress:
         if self.last_time is not None and now - self.last_time < self.interval:
             return
         self.last_time = now
-        text = f"game {position + 1}/{self.total}, ply {ply}"
+        text = (f"game {position + 1}" + ("" if self.total is None else f"/{self.total}")
+                + f", ply {ply}")
         if self.tty:
             self.stream.write("\r" + text.ljust(self.width))
             self.width = len(text)
@@ -112,7 +114,10 @@ def _answers(games, options, progress, vcd=None):
         extra["vcd"] = vcd
     if options.backend == "cxxrtl" and progress:
         extra["log"] = progress.say
-    session = make(depth=options.depth, chains=options.chains, rules=options.rules, **extra)
+    if options.backend != "golden":
+        extra["scan"] = getattr(options, "scan", "pair")
+    session = make(depth=options.depth, chains=options.chains, rules=options.rules,
+                   pools=getattr(options, "pools", "kind"), **extra)
     return answers(games, session, count_limit=options.count_limit, progress=progress)
 
 
@@ -181,51 +186,147 @@ def _table_line(cells):
     return "  ".join(f"{cell:{spec}}" for cell, (_, spec) in zip(cells, _TABLE)).rstrip()
 
 
+class AnswerWriter:
+    """Prints answers as ``axon scan`` does: JSONL, or the table with a line
+    naming each game and a summary line. :meth:`games` may be called once per
+    batch of games, so that rows are printed as soon as they are answered."""
+
+    def __init__(self, out, jsonl=False, count_limit=4):
+        self.out, self.jsonl, self.count_limit = out, jsonl, count_limit
+        self.game_count = self.plies = self.repetitions = 0
+        self.started = False
+
+    def _start(self):
+        # Written with the first rows, so that a file whose first game is bad
+        # prints nothing but its error.
+        if not self.started and not self.jsonl:
+            self.out.write(_table_line([name for name, _ in _TABLE]) + "\n")
+        self.started = True
+
+    def games(self, games, answers):
+        for game, game_answers in zip(games, answers):
+            self.game(game, zip(game_answers, _fifty_move(game)))
+
+    def game(self, game, rows):
+        """One game's rows from ``(answer, fifty_move)`` pairs, written as they come."""
+        self._start()
+        self.game_count += 1
+        if not self.jsonl:
+            self.out.write(f"{game.label}\n")
+        for answer, fifty in rows:
+            self._row(game, answer, fifty)
+        self.out.flush()
+
+    def _row(self, game, answer, fifty):
+        out = self.out
+        record = _record(answer, fifty, self.count_limit)
+        self.plies += 1
+        self.repetitions += record["repetition"]
+        if self.jsonl:
+            out.write(json.dumps(record) + "\n")
+            return
+        stop = record["stop"] + (" (window)" if answer.window_limited else "")
+        out.write(_table_line([
+            record["game"], record["ply"],
+            f"{game.move_label(answer.ply)} {record['move']}",
+            "yes" if record["repetition"] else "-",
+            "-" if record["distance"] is None else record["distance"],
+            record["count"], record["plies_scanned"], stop,
+            "-" if record["cycles"] is None else record["cycles"],
+            _YES_NO[fifty], _YES_NO[record["threefold"]], _YES_NO[record["fivefold"]],
+            record["upcoming_move"] or "-",
+        ]) + "\n")
+
+    def finish(self):
+        """The summary line; returns ``(plies, repeating_plies)``."""
+        self._start()
+        if not self.jsonl:
+            self.out.write(f"{plural(self.game_count, 'game')}, "
+                           f"{plural(self.plies, 'ply', 'plies')}, "
+                           f"{plural(self.repetitions, 'ply repeats', 'plies repeat')} "
+                           f"an earlier position\n")
+        return self.plies, self.repetitions
+
+
 def write_answers(games, answers, out, jsonl=False, count_limit=4):
-    """Print the answers as ``axon scan`` does: JSONL, or the table with a
-    line naming each game and a summary line.
+    """Print the answers as ``axon scan`` does (:class:`AnswerWriter`).
 
     Returns ``(plies, repeating_plies)``. ``axon query`` prints a board's
     answers with this too, so that both commands print the same rows.
     """
-    if not jsonl:
-        out.write(_table_line([name for name, _ in _TABLE]) + "\n")
-    repetitions = plies = 0
-    for game, game_answers in zip(games, answers):
-        if not jsonl:
-            out.write(f"{game.label}\n")
-        for answer, fifty in zip(game_answers, _fifty_move(game)):
-            record = _record(answer, fifty, count_limit)
-            plies += 1
-            repetitions += record["repetition"]
-            if jsonl:
-                out.write(json.dumps(record) + "\n")
-                continue
-            stop = record["stop"] + (" (window)" if answer.window_limited else "")
-            out.write(_table_line([
-                record["game"], record["ply"],
-                f"{game.move_label(answer.ply)} {record['move']}",
-                "yes" if record["repetition"] else "-",
-                "-" if record["distance"] is None else record["distance"],
-                record["count"], record["plies_scanned"], stop,
-                "-" if record["cycles"] is None else record["cycles"],
-                _YES_NO[fifty], _YES_NO[record["threefold"]], _YES_NO[record["fivefold"]],
-                record["upcoming_move"] or "-",
-            ]) + "\n")
-    if not jsonl:
-        out.write(f"{plural(len(games), 'game')}, {plural(plies, 'ply', 'plies')}, "
-                  f"{plural(repetitions, 'ply repeats', 'plies repeat')} an earlier position\n")
-    return plies, repetitions
+    writer = AnswerWriter(out, jsonl, count_limit)
+    writer.games(games, answers)
+    return writer.finish()
+
+
+# Plies a simulation answers at most in one run (see batches): a run costs
+# an elaboration, a list of games held costs memory.
+SIM_BATCH_PLIES = 20_000
+
+
+def _batch_plies(options):
+    if options.backend == "golden":
+        return None
+    # One waveform holds the whole run.
+    return 0 if getattr(options, "vcd", None) else SIM_BATCH_PLIES
+
+
+def _ply_rows(game, session, count_limit, progress, position):
+    """``(PlyAnswer, fifty_move)`` after every ply of ``game``, one at a time:
+    one window of the move list is loaded at a time and nothing is kept, so
+    that a game of any length is answered in the memory of its move list."""
+    positions = game.positions()
+    for base, words, plies in iter_window_segments(game.words, session.depth):
+        session.load(words)
+        for window in plies:
+            board = next(positions)
+            answer = session.query(window.top, count_limit, int(board.occupied))
+            progress.update(position, window.ply + 1)
+            yield (PlyAnswer(game, window, answer.result, answer.cycles,
+                             is_window_limited(answer.result, game.words, base)),
+                   board.is_fifty_moves())
 
 
 def scan(games, options, out=None, err=None):
-    """``axon scan``: print one answer per ply; return the exit code."""
+    """``axon scan``: print one answer per ply as each game (each batch of
+    games, for a simulation) is answered; return the exit code."""
     out = sys.stdout if out is None else out
-    progress = Progress(len(games), err, enabled=not options.quiet)
-    answers = _answers(games, options, progress, vcd=options.vcd)
-    progress.done()
-    write_answers(games, answers, out, jsonl=options.jsonl, count_limit=options.count_limit)
+    progress = Progress(len(games) if isinstance(games, list) else None, err,
+                        enabled=not options.quiet)
+    writer = AnswerWriter(out, jsonl=options.jsonl, count_limit=options.count_limit)
+    if options.backend == "golden":
+        session = GoldenSession(depth=options.depth, rules=options.rules,
+                                chains=options.chains, pools=getattr(options, "pools", "kind"))
+        for position, game in enumerate(games):
+            writer.game(game, _ply_rows(game, session, options.count_limit, progress,
+                                        position))
+            progress.done()
+        writer.finish()
+        return 0
+    done = 0
+    for batch in batches(games, _batch_plies(options)):
+        batch_answers = _answers(batch, options, _Offset(progress, done), vcd=options.vcd)
+        progress.done()
+        writer.games(batch, batch_answers)
+        done += len(batch)
+    writer.finish()
     return 0
+
+
+class _Offset:
+    """A :class:`Progress` for one batch, counting games from the file's start."""
+
+    def __init__(self, progress, first):
+        self.progress, self.first = progress, first
+
+    def update(self, position, ply):
+        self.progress.update(self.first + position, ply)
+
+    def say(self, line):
+        self.progress.say(line)
+
+    def __bool__(self):
+        return True
 
 
 @dataclass(frozen=True)
@@ -276,66 +377,97 @@ def _show(value):
     return value.name.lower() if hasattr(value, "name") else json.dumps(value)
 
 
+class _Tally:
+    """What ``axon verify`` counts, game by game: plies, findings and
+    disagreements (the first few kept in full, the rest only counted)."""
+
+    def __init__(self):
+        self.games = self.plies = self.repetitions = self.upcoming = 0
+        self.overflows = self.limited = self.compared = 0
+        self.kinds = {}
+        self.shown = []
+
+    def disagree(self, found):
+        for disagreement in found:
+            self.kinds[disagreement.kind] = self.kinds.get(disagreement.kind, 0) + 1
+            if len(self.shown) < SHOWN_DISAGREEMENTS:
+                self.shown.append(disagreement)
+
+    @property
+    def disagreements(self):
+        return sum(self.kinds.values())
+
+
+def _verify_game(tally, game, game_golden, game_rtl, options, scan_mode):
+    tally.games += 1
+    oracle = oracle_answers(game.board, game.moves, count_limit=options.count_limit)
+    upcoming_truth = oracle_upcoming(game.board, game.moves)
+    for index, answer in enumerate(game_golden):
+        tally.plies += 1
+        tally.repetitions += answer.result.repetition
+        tally.upcoming += answer.result.upcoming
+        if options.rules == "exact":
+            tally.disagree(_compare_upcoming(answer, upcoming_truth[index]))
+        if game_rtl is not None:
+            hardware = game_rtl[index]
+            tally.disagree(_compare(answer, hardware.result, _RESULT_FIELDS, "rtl"))
+            window = answer.window
+            cycles = expected_cycles(game.words[window.base:window.ply + 1], window.top,
+                                     answer.result, scan=scan_mode)
+            if hardware.cycles != cycles:
+                tally.disagree([Disagreement("rtl cycles", answer, cycles, hardware.cycles)])
+        if answer.result.overflow:
+            tally.overflows += 1
+        elif answer.window_limited:
+            tally.limited += 1
+        else:
+            tally.compared += 1
+            tally.disagree(_compare(answer, oracle[index], _ORACLE_FIELDS, "oracle",
+                                    theirs="oracle"))
+
+
 def verify(games, options, out=None, err=None):
-    """``axon verify``: golden model against RTL and oracle; return the exit code."""
+    """``axon verify``: golden model against RTL and oracle, game by game (batch
+    by batch for a simulation); return the exit code."""
     out = sys.stdout if out is None else out
-    progress = Progress(len(games), err, enabled=not options.quiet)
-    golden = answers(games, GoldenSession(depth=options.depth, rules=options.rules,
-                                          chains=options.chains),
-                     count_limit=options.count_limit)
-    rtl = None
-    if options.backend in ("sim", "cxxrtl"):
-        rtl = _answers(games, options, progress, vcd=options.vcd)
-    progress.done()
+    pools, scan_mode = getattr(options, "pools", "kind"), getattr(options, "scan", "pair")
+    progress = Progress(len(games) if isinstance(games, list) else None, err,
+                        enabled=not options.quiet)
+    golden_session = GoldenSession(depth=options.depth, rules=options.rules,
+                                   chains=options.chains, pools=pools)
+    simulated = options.backend in ("sim", "cxxrtl")
+    tally = _Tally()
+    for batch in batches(games, _batch_plies(options) if simulated else None):
+        golden = answers(batch, golden_session, count_limit=options.count_limit)
+        rtl = None
+        if simulated:
+            rtl = _answers(batch, options, _Offset(progress, tally.games), vcd=options.vcd)
+            progress.done()
+        for position, (game, game_golden) in enumerate(zip(batch, golden)):
+            _verify_game(tally, game, game_golden, rtl and rtl[position], options, scan_mode)
 
-    disagreements = []
-    plies = repetitions = overflows = limited = compared = upcoming = 0
-    for position, (game, game_golden) in enumerate(zip(games, golden)):
-        oracle = oracle_answers(game.board, game.moves, count_limit=options.count_limit)
-        upcoming_truth = oracle_upcoming(game.board, game.moves)
-        for index, answer in enumerate(game_golden):
-            plies += 1
-            repetitions += answer.result.repetition
-            upcoming += answer.result.upcoming
-            if options.rules == "exact":
-                disagreements += _compare_upcoming(answer, upcoming_truth[index])
-            if rtl is not None:
-                hardware = rtl[position][index]
-                disagreements += _compare(answer, hardware.result, _RESULT_FIELDS, "rtl")
-                window = answer.window
-                cycles = expected_cycles(game.words[window.base:window.ply + 1], window.top,
-                                         answer.result)
-                if hardware.cycles != cycles:
-                    disagreements.append(Disagreement("rtl cycles", answer, cycles,
-                                                      hardware.cycles))
-            if answer.result.overflow:
-                overflows += 1
-            elif answer.window_limited:
-                limited += 1
-            else:
-                compared += 1
-                disagreements += _compare(answer, oracle[index], _ORACLE_FIELDS, "oracle",
-                                          theirs="oracle")
-
-    backend = "golden model, RTL simulation and oracle" if rtl else "golden model and oracle"
-    out.write(f"axon verify: {backend}; rules {options.rules}, chains {options.chains}, "
+    backend = ("golden model, RTL simulation and oracle" if simulated
+               else "golden model and oracle")
+    layout = "" if (pools, scan_mode) == ("kind", "pair") else \
+        f", pools {pools}, scan {scan_mode}"
+    out.write(f"axon verify: {backend}; rules {options.rules}, chains {options.chains}{layout}, "
               f"count limit {options.count_limit}, depth {options.depth}\n")
-    out.write(f"games {len(games)}, plies {plies}, repetitions found {repetitions}, "
-              f"upcoming repetitions found {upcoming}\n")
-    out.write(f"overflow plies {overflows}, window-limited plies {limited} "
-              f"(not compared with the oracle; {compared} plies compared)\n")
+    out.write(f"games {tally.games}, plies {tally.plies}, repetitions found "
+              f"{tally.repetitions}, upcoming repetitions found {tally.upcoming}\n")
+    out.write(f"overflow plies {tally.overflows}, window-limited plies {tally.limited} "
+              f"(not compared with the oracle; {tally.compared} plies compared)\n")
     if options.rules != "exact":
         out.write(f"note: the {options.rules} rules have known blind spots; "
                   f"disagreements with the oracle are expected\n")
-    if not disagreements:
+    if not tally.compared:
+        out.write("nothing was compared with the oracle: every ply overflowed or was "
+                  "window-limited (more --chains or --depth, or --pools side)\n")
+    if not tally.kinds:
         out.write("disagreements: none\n")
-        return 0
-    kinds = {}
-    for disagreement in disagreements:
-        kinds[disagreement.kind] = kinds.get(disagreement.kind, 0) + 1
-    out.write(f"disagreements: {len(disagreements)} ("
-              + ", ".join(f"{kind}: {count}" for kind, count in kinds.items()) + ")\n")
-    for disagreement in disagreements[:SHOWN_DISAGREEMENTS]:
+        return 0 if tally.compared else 1
+    out.write(f"disagreements: {tally.disagreements} ("
+              + ", ".join(f"{kind}: {count}" for kind, count in tally.kinds.items()) + ")\n")
+    for disagreement in tally.shown:
         answer = disagreement.answer
         game = answer.game
         ours, theirs = disagreement.kind.split(" ")[0].split("/") \
@@ -343,8 +475,8 @@ def verify(games, options, out=None, err=None):
         out.write(f"  game {game.number}, ply {answer.ply} ({game.move_label(answer.ply)}, "
                   f"{game.ucis[answer.window.ply]}): {disagreement.kind}: "
                   f"{ours} {_show(disagreement.ours)}, {theirs} {_show(disagreement.theirs)}\n")
-    if len(disagreements) > SHOWN_DISAGREEMENTS:
-        out.write(f"  ... and {len(disagreements) - SHOWN_DISAGREEMENTS} more\n")
+    if tally.disagreements > SHOWN_DISAGREEMENTS:
+        out.write(f"  ... and {tally.disagreements - SHOWN_DISAGREEMENTS} more\n")
     return 1
 
 

@@ -5,7 +5,7 @@ import sys
 from ..backends.cxxrtl import CxxrtlError
 from ..verify.linksoak import run_link_soak
 from ..verify.soak import BATCH_QUERIES, soak
-from .args import EXIT_INTERRUPTED, SIM_RULES, int_at_least
+from .args import EXIT_INTERRUPTED, SIM_RULES, add_layout, int_at_least, warn_unpooled
 
 
 __all__ = ["register"]
@@ -41,6 +41,7 @@ def register(subparsers):
                         help="chain-list slots, even, half per side (default 24)")
     parser.add_argument("--depth", type=int_at_least(1), default=256, metavar="D",
                         help="move-list entries, even (default 256)")
+    add_layout(parser)
     parser.add_argument("--workers", type=int_at_least(1), default=None, metavar="W",
                         help="worker processes (default: one per core)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
@@ -60,13 +61,14 @@ def main_soak(args):
         print("axon soak: error: --link and --netlist are two different soaks; choose one",
               file=sys.stderr)
         return 2
+    warn_unpooled("soak", args.chains, args.pools)
     if args.link:
         return _main_link_soak(args)
     try:
         report = soak(args.queries or 100_000, args.seed, args.rules, args.chains,
                       depth=args.depth, workers=args.workers,
                       progress=None if args.quiet else progress, netlist=args.netlist,
-                      log=None if args.quiet else log)
+                      log=None if args.quiet else log, pools=args.pools, scan=args.scan)
     except (CxxrtlError, ValueError, TypeError) as error:
         if not args.quiet:
             print(file=sys.stderr)
@@ -92,7 +94,8 @@ def _main_link_soak(args):
 
     try:
         report = run_link_soak(args.queries or 10_000, seed=args.seed, depth=args.depth,
-                               chains=args.chains, rules=args.rules)
+                               chains=args.chains, rules=args.rules, pools=args.pools,
+                               scan=args.scan)
     except (CxxrtlError, ValueError, TypeError) as error:
         print(f"axon soak: error: {error}", file=sys.stderr)
         return 2

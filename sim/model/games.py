@@ -28,7 +28,7 @@ from .encode import encode_moves
 
 
 __all__ = ["bundled_files", "GameError", "GameRecord", "PgnFile", "load_games", "read_games", "read_pgn",
-           "plural", "STDIN"]
+           "iter_pgn", "game_chunks", "plural", "STDIN"]
 
 # The file name that means standard input.
 STDIN = "-"
@@ -101,6 +101,7 @@ class GameRecord:
         board = self.board.copy(stack=False)
         for move in self.moves:
             board.push(move)
+            _trim_stack(board)
             yield board.copy(stack=False)
 
 
@@ -125,8 +126,45 @@ class PgnFile:
     total:    int = 0
 
 
-class _MainlineBuilder(chess.pgn.GameBuilder):
-    """Builds the mainline only and records where each parse error happened.
+# Moves of history a board keeps while a long game is read: enough for
+# python-chess to open a variation (it takes back the last move), while the
+# memory of a game of any length stays that of its move list.
+_KEPT_PLIES = 8
+
+
+def _trim_stack(board):
+    """Drop all but the last :data:`_KEPT_PLIES` moves of ``board``'s history,
+    as ``Board.copy(stack=N)`` does, in place (python-chess's reader holds the
+    board)."""
+    if len(board.move_stack) > 2 * _KEPT_PLIES:
+        del board.move_stack[:-_KEPT_PLIES]
+        del board._stack[:-_KEPT_PLIES]
+
+
+class _ReadGame:
+    """One game as :class:`_MainlineBuilder` read it: tags, mainline moves and
+    the errors, without python-chess's tree of nodes (a node a ply)."""
+
+    def __init__(self):
+        self.headers = chess.pgn.Headers({})
+        self.moves = []
+        self.errors = []
+        self.located_errors = []     # (ply, exception), mainline only
+        self.tags_seen = 0
+
+    @property
+    def moves_seen(self):
+        return len(self.moves)
+
+    def board(self):
+        return self.headers.board()
+
+    def mainline_moves(self):
+        return self.moves
+
+
+class _MainlineBuilder(chess.pgn.BaseVisitor):
+    """Reads the mainline only and records where each parse error happened.
 
     Variations are skipped by python-chess's reader itself: its recovery from
     a bad move inside a variation leaves its board stack one deep too many,
@@ -136,14 +174,14 @@ class _MainlineBuilder(chess.pgn.GameBuilder):
     """
 
     def begin_game(self):
-        super().begin_game()
-        self.tags_seen = 0
-        self.moves_seen = 0
-        self.located_errors = []     # (ply, exception), mainline only
+        self.game = _ReadGame()
+
+    def begin_headers(self):
+        return self.game.headers
 
     def visit_header(self, tagname, tagvalue):
-        self.tags_seen += 1
-        super().visit_header(tagname, tagvalue)
+        self.game.tags_seen += 1
+        self.game.headers[tagname] = tagvalue
 
     def begin_variation(self):
         return chess.pgn.SKIP
@@ -152,19 +190,15 @@ class _MainlineBuilder(chess.pgn.GameBuilder):
         pass    # nothing was pushed: the variation was skipped
 
     def visit_move(self, board, move):
-        self.moves_seen += 1
-        super().visit_move(board, move)
+        self.game.moves.append(move)
+        _trim_stack(board)
 
     def handle_error(self, error):
-        self.located_errors.append((self.moves_seen + 1, error))
+        self.game.located_errors.append((self.game.moves_seen + 1, error))
         self.game.errors.append(error)
 
     def result(self):
-        game = super().result()
-        game.tags_seen = self.tags_seen
-        game.moves_seen = self.moves_seen
-        game.located_errors = self.located_errors
-        return game
+        return self.game
 
 
 # Positions python-chess can set up but no game of chess can reach or play on.
@@ -220,6 +254,7 @@ def _record(game, number, board):
         record.sans.append(board.san(move))
         record.ucis.append(move.uci())
         board.push(move)
+        _trim_stack(board)
     record.words = encode_moves(record.board, record.moves)
     return record
 
@@ -238,7 +273,8 @@ def _movetext_tokens(movetext):
     lines = [line for line in movetext.splitlines()
              if not line.startswith(("[", "%"))]
     text = re.sub(r"\{[^}]*\}?|;[^\n]*", " ", "\n".join(lines))
-    for token in re.findall(r"\(|\)|[^\s()]+", text):
+    for match in re.finditer(r"\(|\)|[^\s()]+", text):
+        token = match.group()
         token = _MOVE_NUMBER.sub("", token, count=1) if _MOVE_NUMBER.match(token) else token
         if token and not _OTHER_TOKEN.fullmatch(token):
             yield token
@@ -256,31 +292,37 @@ def _check_movetext(movetext, board, number):
     variations inside, are not checked).
     """
     lines = [board.copy()]          # the mainline, then each open variation
+    plies = [0]                     # the plies played on each (the boards keep few)
     dead = [False]                  # a variation after its first bad move
     warnings = []
     for token in _movetext_tokens(movetext):
         if token == "(":
             # python-chess ignores a "(" before the mainline's first move.
             if len(lines) > 1 or lines[-1].move_stack:
-                variation = lines[-1].copy()
+                variation = lines[-1].copy(stack=_KEPT_PLIES)
                 dead.append(dead[-1] or not variation.move_stack)
+                plies.append(plies[-1])
                 if variation.move_stack:
                     variation.pop()
+                    plies[-1] -= 1
                 lines.append(variation)
             continue
         if token == ")":
             if len(lines) > 1:
                 lines.pop()
+                plies.pop()
                 dead.pop()
             continue
         line = lines[-1]
         if len(lines) == 1:
             if not _SAN_TOKEN.fullmatch(token):
-                return (len(line.move_stack) + 1, token), warnings
+                return (plies[0] + 1, token), warnings
             try:
                 line.push_san(token.rstrip("!?"))
             except ValueError:
                 break
+            plies[0] += 1
+            _trim_stack(line)
             continue
         if dead[-1]:
             continue
@@ -288,9 +330,11 @@ def _check_movetext(movetext, board, number):
             if not _SAN_TOKEN.fullmatch(token):
                 raise ValueError(f"{token!r} is not a move")
             line.push_san(token.rstrip("!?"))
+            plies[-1] += 1
+            _trim_stack(line)
         except ValueError as error:
             dead[-1] = True
-            warnings.append(f"game {number}, ply {len(line.move_stack) + 1} (in a variation): "
+            warnings.append(f"game {number}, ply {plies[-1] + 1} (in a variation): "
                             f"{_describe(error)}; the variation is ignored")
     return None, warnings
 
@@ -312,44 +356,163 @@ def _read_game(text, begin, end, game, number, warnings):
     return record
 
 
-def read_games(text, *, keep_going=False):
-    """Parse PGN ``text``; return a :class:`PgnFile`.
-
-    A game with a bad mainline (or start position) raises :class:`GameError`,
-    or with ``keep_going`` is left out and listed in ``skipped``.
-    """
+def _read_text(text, *, keep_going=False, first=1):
+    """Events of the games python-chess reads in ``text``, numbered from ``first``:
+    ``("game", GameRecord)``, ``("skipped", line)``, ``("warning", line)``."""
     handle = io.StringIO(text)
-    found = PgnFile(games=[])
-    number = 0
+    number = first - 1
     while True:
         begin = handle.tell()
         game = chess.pgn.read_game(handle, Visitor=_MainlineBuilder)
         if game is None:
             break
         number += 1
-        found.total = number
+        warnings = []
         try:
-            found.games.append(_read_game(text, begin, handle.tell(), game, number,
-                                          found.warnings))
+            record = _read_game(text, begin, handle.tell(), game, number, warnings)
         except GameError as error:
             if not keep_going:
                 raise
-            found.skipped.append(str(error))
-    if not number:
+            yield "skipped", str(error)
+            continue
+        for line in warnings:
+            yield "warning", line
+        yield "game", record
+
+
+def read_games(text, *, keep_going=False):
+    """Parse PGN ``text``; return a :class:`PgnFile`.
+
+    A game with a bad mainline (or start position) raises :class:`GameError`,
+    or with ``keep_going`` is left out and listed in ``skipped``.
+    """
+    found = PgnFile(games=[])
+    for kind, item in _read_text(_long_move_numbers(text), keep_going=keep_going):
+        _collect(found, kind, item)
+    if not found.total:
         raise GameError("no games found")
     return found
 
 
-def _read_bytes(path):
+def _collect(found, kind, item):
+    if kind == "game":
+        found.games.append(item)
+        found.total = item.number
+    elif kind == "skipped":
+        found.skipped.append(item)
+        found.total += 1
+    else:
+        found.warnings.append(item)
+
+
+# python-chess reads the "0000" in a move number from 10000 on as a null move;
+# the number itself says nothing the ply count does not.
+_LONG_MOVE_NUMBER = re.compile(r"(?m)(?:^|(?<=[\s(]))\d{4,}(?=\.|\s|$)")
+
+
+def _long_move_numbers(text):
+    """``text`` with move numbers of four digits or more written as ``1``,
+    outside the tag lines."""
+    if not re.search(r"\d{4}", text):
+        return text
+    return "".join(line if line.startswith("[") else _LONG_MOVE_NUMBER.sub("1", line)
+                   for line in text.splitlines(keepends=True))
+
+
+def game_chunks(lines):
+    """The bytes of each game in an iterable of byte ``lines``, by python-chess's
+    rule: a game's movetext ends at the first empty line outside a ``{}``
+    comment. What comes between games (empty lines, ``%`` escapes) goes with
+    the next game. Only one game is held at a time."""
+    chunk, movetext, in_comment = [], False, False
+    for line in lines:
+        blank = not line.strip()
+        if movetext and blank and not in_comment:
+            chunk.append(line)
+            yield b"".join(chunk)
+            chunk, movetext = [], False
+            continue
+        chunk.append(line)
+        if in_comment:
+            in_comment = _still_in_comment(line, True)
+        elif not blank and not line.startswith((b"[", b"%", b";")):
+            movetext = True
+            in_comment = _still_in_comment(line, False)
+    if chunk:
+        yield b"".join(chunk)
+
+
+def _still_in_comment(line, in_comment):
+    """Whether a ``{`` comment is open at the end of ``line``."""
+    position = 0
+    while True:
+        if in_comment:
+            close = line.find(b"}", position)
+            if close < 0:
+                return True
+            in_comment, position = False, close + 1
+        else:
+            opening = line.find(b"{", position)
+            semicolon = line.find(b";", position)
+            if opening < 0 or 0 <= semicolon < opening:
+                return False
+            in_comment, position = True, opening + 1
+
+
+def _decode(chunk, first):
+    """UTF-8 (a byte-order mark at the start of the file is dropped), else
+    Latin-1, in which every byte decodes: the choice is made for each game."""
+    try:
+        return chunk.decode("utf-8-sig" if first else "utf-8")
+    except UnicodeDecodeError:
+        # Older PGN files are often Latin-1.
+        return chunk.decode("latin-1")
+
+
+def _lines(path):
     if path == STDIN:
-        return sys.stdin.buffer.read()
+        yield from sys.stdin.buffer
+        return
     with open(path, "rb") as file:
-        return file.read()
+        yield from file
 
 
 def display_name(path):
     """How messages name ``path``: ``<stdin>`` for ``-``."""
     return "<stdin>" if path == STDIN else path
+
+
+def iter_pgn(path, *, keep_going=False):
+    """The games of the PGN file at ``path`` (``-``: standard input) as they are read.
+
+    Yields ``("game", GameRecord)``, ``("skipped", line)`` (with ``keep_going``)
+    and ``("warning", line)`` in file order, a game at a time, so that a
+    reader can answer a game before the next one is read. Raises
+    :class:`GameError` with the file name in the message; every ``line``
+    starts with the file name too.
+    """
+    name = display_name(path)
+    number = 0
+    first = True
+    try:
+        for chunk in game_chunks(_lines(path)):
+            if b"\x00" in chunk:
+                raise GameError(f"{name}: unreadable PGN: the file holds binary data")
+            text = _long_move_numbers(_decode(chunk, first))
+            first = False
+            try:
+                for kind, item in _read_text(text, keep_going=keep_going, first=number + 1):
+                    if kind == "game":
+                        number = item.number
+                    elif kind == "skipped":
+                        number += 1
+                    yield kind, (item if kind == "game" else f"{name}: {item}")
+            except GameError as error:
+                raise GameError(f"{name}: {error}") from None
+    except OSError as error:
+        raise GameError(f"{name}: cannot read: {error.strerror or error}") from None
+    if not number:
+        raise GameError(f"{name}: no games found")
 
 
 def read_pgn(path, *, keep_going=False):
@@ -358,24 +521,9 @@ def read_pgn(path, *, keep_going=False):
     Raises :class:`GameError` with the file name in the message. Every line
     in ``skipped`` and ``warnings`` starts with the file name too.
     """
-    name = display_name(path)
-    try:
-        data = _read_bytes(path)
-    except OSError as error:
-        raise GameError(f"{name}: cannot read: {error.strerror or error}") from None
-    if b"\x00" in data:
-        raise GameError(f"{name}: unreadable PGN: the file holds binary data")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        # Older PGN files are often Latin-1; every byte decodes.
-        text = data.decode("latin-1")
-    try:
-        found = read_games(text, keep_going=keep_going)
-    except GameError as error:
-        raise GameError(f"{name}: {error}") from None
-    found.skipped = [f"{name}: {line}" for line in found.skipped]
-    found.warnings = [f"{name}: {line}" for line in found.warnings]
+    found = PgnFile(games=[])
+    for kind, item in iter_pgn(path, keep_going=keep_going):
+        _collect(found, kind, item)
     return found
 
 

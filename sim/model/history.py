@@ -28,7 +28,7 @@ from ...hdl.word import unpack_word
 from .golden import Stop
 
 
-__all__ = ["Window", "windows", "window_segments", "is_window_limited"]
+__all__ = ["Window", "windows", "window_segments", "iter_window_segments", "is_window_limited"]
 
 
 @dataclass(frozen=True)
@@ -80,12 +80,22 @@ def window_segments(words, depth):
     address 0 (``words[base:last + 1]``) and the :class:`Window` of each ply
     of the run. The RTL backend loads each run once and queries it ply by ply.
     """
-    segments = []
+    return list(iter_window_segments(words, depth))
+
+
+def iter_window_segments(words, depth):
+    """:func:`window_segments` one run at a time: a long game slides its window
+    a ply at a time, and a list of every run's words would hold ``depth``
+    words a ply."""
+    base, plies = None, []
     for window in windows(words, depth):
-        if not segments or segments[-1][0] != window.base:
-            segments.append((window.base, []))
-        segments[-1][1].append(window)
-    return [(base, words[base:plies[-1].ply + 1], plies) for base, plies in segments]
+        if plies and window.base != base:
+            yield base, words[base:plies[-1].ply + 1], plies
+            plies = []
+        base = window.base
+        plies.append(window)
+    if plies:
+        yield base, words[base:plies[-1].ply + 1], plies
 
 
 def is_window_limited(result, words, base):
