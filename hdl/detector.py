@@ -8,7 +8,7 @@ from .chainlist import ChainList
 from .lean import LeanMoveList, LeanScanner, check_scan
 from .movelist import MoveList
 from .params import CheckedComponent, check_chains, check_depth, check_rules
-from .pools import POOLS
+from .pools import check_pools_rules
 from .ports import MoveMemorySignature, QuerySignature, UpcomingSignature
 from .scanner import Scanner
 from .upcoming import Upcoming
@@ -78,8 +78,7 @@ class AxonDetector(CheckedComponent, wiring.Component):
         check_depth(depth)
         check_chains(chains)
         check_rules(rules, noun="Detector rules")
-        if pools not in POOLS:
-            raise ValueError(f"Pool layout must be one of {', '.join(POOLS)}, not {pools!r}")
+        check_pools_rules(pools, rules)
         check_scan(scan)
         if not isinstance(upcoming, bool):
             raise TypeError(f"Upcoming must be True or False, not {upcoming!r}")
