@@ -35,7 +35,7 @@ import itertools
 
 
 __all__ = ["POOLS", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING", "POOL_KINDS",
-           "STARTING_MATERIAL", "side_pools", "spill_slots", "check_pools",
+           "STARTING_MATERIAL", "side_pools", "spill_slots", "never_overflows", "check_pools",
            "check_pools_rules"]
 
 POOLS = ("kind", "spill", "side")
@@ -101,3 +101,20 @@ def side_pools(chains, pools="kind"):
     for kind in itertools.islice(order, per_side):
         counts[kind] += 1
     return tuple((kind, count) for kind, count in counts.items() if count)
+
+
+def never_overflows(material, chains, pools="kind"):
+    """The capacity guarantee: does a side with ``material`` (``{kind:
+    count}`` of its non-pawn pieces, Table 1 types) never overflow, whatever
+    it plays? A chain is one displaced piece, so a side needs at most as
+    many chains of a kind as it has pieces of that kind. Pools by kind hold
+    them when each kind fits its pool; one pool a side when the pieces fit
+    it; the spill layout when the pieces beyond each kind's pool, summed over
+    the kinds, fit the spill pool (a spilled entry of a kind is only ever
+    placed while that kind's pool is full, so the spill pool never holds
+    more of a kind than the kind's pieces beyond its pool)."""
+    layout = dict(side_pools(chains, pools))
+    if pools == "side":
+        return sum(material.values()) <= layout[None]
+    beyond = sum(max(0, count - layout.get(kind, 0)) for kind, count in material.items())
+    return beyond <= spill_slots(chains, pools)
