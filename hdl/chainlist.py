@@ -609,7 +609,8 @@ class SideChains(wiring.Component):
 
     A move goes to the pool of its piece kind; a kind without a pool (a pawn
     or null move without its barrier bit: nonsense) is an overflow, as in the
-    golden model. ``exact`` pools keep starts and ends unpaired
+    golden model. In the spill layout a move also meets the side's spill
+    pool, which holds starts and ends of any kind (see :meth:`_spill`). ``exact`` pools keep starts and ends unpaired
     (:class:`UnpairedPool`); the ``paper`` rules need the pairing for
     symmetry and use :class:`ChainPool`.
 
@@ -635,11 +636,13 @@ class SideChains(wiring.Component):
         The side's pools, made with it (for the end-to-end proof).
     """
 
-    def __init__(self, chains=24, rules="exact", pools="kind"):
+    def __init__(self, chains=24, rules="exact", pools="kind", *, layout=None, spill=None):
+        # ``layout`` and ``spill`` replace :mod:`axon.hdl.pools`' sizes: the
+        # formal proofs' small sides.
         check_pools_rules(pools, rules)
-        self._layout = side_pools(chains, pools)
+        self._layout = side_pools(chains, pools) if layout is None else tuple(layout)
         self._rules = rules
-        spill = spill_slots(chains, pools)
+        spill = spill_slots(chains, pools) if spill is None else spill
         slots = sum(count for _, count in self._layout) + spill
         # A pool's members, but the apply is said a clock early.
         ports = _pool_ports(slots)
@@ -805,7 +808,8 @@ class ChainList(CheckedComponent, wiring.Component):
     rules : str
         ``"paper"`` or ``"exact"``.
     pools : str
-        ``"kind"`` (a pool per side and kind) or ``"side"`` (one a side).
+        ``"kind"`` (a pool per side and kind), ``"spill"`` (a pool per kind
+        and a spill pool a side, ``exact`` only) or ``"side"`` (one a side).
 
     Members
     -------

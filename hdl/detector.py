@@ -37,8 +37,10 @@ class AxonDetector(CheckedComponent, wiring.Component):
     rules : str
         ``"exact"`` or ``"paper"``, see :mod:`axon.sim.model.golden`.
     pools : str
-        ``"kind"`` (a chain pool per side and piece kind, the default) or
-        ``"side"`` (one a side, the lean layout), see :mod:`axon.hdl.pools`.
+        ``"kind"`` (a chain pool per side and piece kind, the default),
+        ``"spill"`` (a pool per kind for the starting material and a spill
+        pool a side for any kind; ``exact`` rules only) or ``"side"`` (one a
+        side, the lean layout), see :mod:`axon.hdl.pools`.
     scan : str
         ``"pair"`` (two plies a clock from a two-bank move list, the default)
         or ``"single"`` (one a clock from one bank, the lean scan for the 1K

@@ -28,6 +28,7 @@ def pytest_addoption(parser):
 # by these names, so that a growing run shows which capability grew.
 CAPABILITIES = {
     "test_boards.py":       "board builds and fit",
+    "test_capacity.py":     "pool layouts and capacity",
     "test_cli.py":          "command line",
     "test_cxxrtl.py":       "CXXRTL backend",
     "test_encode.py":       "move encoding",
@@ -66,6 +67,9 @@ QUICK = {
                             "test_board_parameters_checked", "test_fit_message",
                             "test_build_bad_input", "test_query_bad_input",
                             "test_program_missing_bitstream"],
+    "test_capacity.py":    ["test_spill_layout_needs_the_exact_rules", "test_spill_layout_sizes",
+                            "test_guarantee_is_tight_for_the_spill_layout",
+                            "test_crowded_boards_are_crowded"],
     "test_cli.py":         ["test_scan_jsonl_schema_and_answers", "test_scan_table",
                             "test_explain_reproduces_table2", "test_bad_options",
                             "test_no_command", "test_verify_catches_a_lying_golden_model",
