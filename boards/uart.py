@@ -17,7 +17,8 @@ from amaranth.lib.cdc import FFSynchronizer
 from amaranth.lib.wiring import In, Out
 
 
-__all__ = ["UARTReceiver", "UARTTransmitter", "RXErrors", "MIN_DIVISOR", "divisor_for"]
+__all__ = ["UARTReceiver", "UARTTransmitter", "RXErrors", "SerialSignature", "MIN_DIVISOR",
+           "divisor_for"]
 
 # The receiver samples mid-bit, two clocks after the synchroniser; below four
 # clocks per bit there is no middle left to sample.
@@ -37,10 +38,32 @@ def divisor_for(clk_freq, baud):
     return divisor
 
 
-def _check_divisor(divisor):
-    if not isinstance(divisor, int) or divisor < MIN_DIVISOR:
-        raise TypeError(f"Divisor must be an integer of at least {MIN_DIVISOR} clocks per bit, "
-                        f"not {divisor!r}")
+class SerialSignature(wiring.Signature):
+    """What both directions' signatures share: the clocks per bit the side
+    is built for, checked once.
+
+    Parameters
+    ----------
+    members : dict
+        The side's members.
+    divisor : int
+        Clocks per bit, at least :data:`MIN_DIVISOR`.
+    """
+
+    def __init__(self, members, *, divisor):
+        self.check_parameters(divisor=divisor)
+        self._divisor = divisor
+        super().__init__(members)
+
+    @classmethod
+    def check_parameters(cls, *, divisor):
+        if not isinstance(divisor, int) or divisor < MIN_DIVISOR:
+            raise TypeError(f"Divisor must be an integer of at least {MIN_DIVISOR} clocks per "
+                            f"bit, not {divisor!r}")
+
+    @property
+    def divisor(self):
+        return self._divisor
 
 
 class RXErrors(data.StructLayout):
@@ -71,21 +94,13 @@ class UARTReceiver(wiring.Component):
     errors : RXErrors, out
     """
 
-    class Signature(wiring.Signature):
+    class Signature(SerialSignature):
         def __init__(self, *, divisor):
-            self.check_parameters(divisor=divisor)
-            self._divisor = divisor
             super().__init__({
                 "rx":     In(1, init=1),
                 "stream": Out(stream.Signature(8)),
                 "errors": Out(RXErrors()),
-            })
-
-        @classmethod
-        def check_parameters(cls, *, divisor):
-            _check_divisor(divisor)
-
-        divisor = property(lambda self: self._divisor)
+            }, divisor=divisor)
 
     def __init__(self, *, divisor):
         super().__init__(self.Signature(divisor=divisor))
@@ -170,20 +185,12 @@ class UARTTransmitter(wiring.Component):
         Bytes to send; ``ready`` is high while the transmitter is idle.
     """
 
-    class Signature(wiring.Signature):
+    class Signature(SerialSignature):
         def __init__(self, *, divisor):
-            self.check_parameters(divisor=divisor)
-            self._divisor = divisor
             super().__init__({
                 "tx":     Out(1, init=1),
                 "stream": In(stream.Signature(8)),
-            })
-
-        @classmethod
-        def check_parameters(cls, *, divisor):
-            _check_divisor(divisor)
-
-        divisor = property(lambda self: self._divisor)
+            }, divisor=divisor)
 
     def __init__(self, *, divisor):
         super().__init__(self.Signature(divisor=divisor))

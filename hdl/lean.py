@@ -16,22 +16,21 @@ stream, and only the side of the word applies it. The pools then see their
 The decision is the pair scanner's, for one word: book the equal position
 left by the words taken so far (chain list empty after an even, nonzero
 number of words), then stop for the limit, the bottom, a barrier or an
-overflow, in that order (:func:`axon.hdl.scanner.stop_reason_in_order`), or
+overflow, in that order (:func:`axon.hdl.query.stop_reason_in_order`), or
 take the word. A query that applies *P* words raises ``done``
 ``P + LEAN_LATENCY_OVERHEAD`` clocks after the clock that samples ``start``:
 one clock a word, plus the read and the hand stage of the word that stops it.
 """
 
 from amaranth.hdl import *
-from amaranth.lib import data, memory, wiring
-from amaranth.lib.wiring import In, Out
+from amaranth.lib import data, memory
 
-from .movelist import host_read, refuse_writes
-from .params import CheckedComponent, Stop, check_depth
-from .ports import ChainBusSignature, MoveMemorySignature, SingleReadSignature, QuerySignature
+from .movelist import MoveMemory, host_read, refuse_writes
+from .params import Stop
+from .ports import SingleReadSignature
+from .query import (QueryScanner, book_equal_position, count_query_clocks, finish_query,
+                    start_query, stop_reason_in_order)
 from .result import ResultLayout
-from .scanner import (book_equal_position, count_query_clocks, finish_query, start_query,
-                      stop_reason_in_order)
 from .word import MoveWord
 
 
@@ -55,38 +54,23 @@ def check_scan(scan):
 
 
 
-class LeanMoveList(CheckedComponent, wiring.Component):
-    """One-bank block-RAM move list with the host's port and the scanner's.
+class LeanMoveList(MoveMemory):
+    """One-bank block-RAM move list (the members are those of
+    :class:`~axon.hdl.movelist.MoveMemory`).
 
     Parameters
     ----------
     depth : int
-        Number of move words; even (as for the two-bank list, so that a
-        configuration's depth means the same for both scans).
+        Number of move words; even.
 
     Members
     -------
-    host : In(MoveMemorySignature(depth))
-        As for :class:`~axon.hdl.movelist.MoveList`.
     scan : In(SingleReadSignature(depth))
-        The scanner's reads: the word at ``addr`` a clock later, as it was
-        before that clock's write (a read of the word being written is left
-        undefined to synthesis, see ``axon.boards.build``; the host's reads
-        bypass it).
+        The word at ``addr``.
     """
 
-    check_parameters = staticmethod(check_depth)
-
     def __init__(self, depth=256):
-        self._depth = depth
-        super().__init__({
-            "host": In(MoveMemorySignature(depth)),
-            "scan": In(SingleReadSignature(depth)),
-        })
-
-    @property
-    def depth(self):
-        return self._depth
+        super().__init__(depth, scan=SingleReadSignature(depth))
 
     def elaborate(self, platform):
         m = Module()
@@ -123,8 +107,9 @@ def lean_pipeline_layout(depth):
     })
 
 
-class LeanScanner(CheckedComponent, wiring.Component):
-    """Query sequencing, one word a clock, for a :class:`LeanMoveList`.
+class LeanScanner(QueryScanner):
+    """Query sequencing, one word a clock, for a :class:`LeanMoveList` (the
+    members are those of :class:`~axon.hdl.query.QueryScanner`).
 
     Parameters
     ----------
@@ -133,35 +118,19 @@ class LeanScanner(CheckedComponent, wiring.Component):
 
     Members
     -------
-    query : In(QuerySignature(depth))
-        As for :class:`~axon.hdl.scanner.Scanner`.
     reads : Out(SingleReadSignature(depth))
-        Its reads of the :class:`LeanMoveList`, a word a clock.
+        A word a clock.
     chains : Out(ChainBusSignature())
-        As for :class:`~axon.hdl.scanner.Scanner`; both sides get the same
-        word, and only the word's side applies it.
+        Both sides get the same word, and only the word's side applies it.
 
     Attributes
     ----------
-    pipeline : lean_pipeline_layout(depth)
-        Every register of the pipeline, for the invariants of the formal
-        proofs (``axon.sim.verify.formal``: the end-to-end model, and the
-        termination proof's ranking function); not a port, and nothing else
-        reads it.
+    pipeline : Signal(lean_pipeline_layout(depth))
     """
 
-    check_parameters = staticmethod(check_depth)
-
     def __init__(self, depth=256):
-        self._depth = depth
-        super().__init__({
-            "query":  In(QuerySignature(depth)),
-            "reads":  Out(SingleReadSignature(depth)),
-            "chains": Out(ChainBusSignature()),
-        })
-        # The pipeline's registers, for the invariants of the end-to-end
-        # proof (not a port: nothing else reads them, and synthesis drops them).
-        self.pipeline = Signal(lean_pipeline_layout(depth))
+        super().__init__(depth, reads=SingleReadSignature(depth),
+                         pipeline=lean_pipeline_layout(depth))
 
     def elaborate(self, platform):
         m = Module()

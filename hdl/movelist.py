@@ -19,7 +19,7 @@ from .ports import MoveMemorySignature, PairReadSignature
 from .word import MoveWord
 
 
-__all__ = ["MoveList", "refuse_writes", "host_read"]
+__all__ = ["MoveMemory", "MoveList", "refuse_writes", "host_read"]
 
 
 def refuse_writes(m, host, scan_active):
@@ -47,8 +47,50 @@ def host_read(m, host, stored_word):
     m.d.comb += host.read_word.eq(Mux(read_fresh, fresh_word, stored_word))
 
 
-class MoveList(CheckedComponent, wiring.Component):
-    """Two-bank block-RAM move list with the host's port and the scanner's.
+class MoveMemory(CheckedComponent, wiring.Component):
+    """A block-RAM move list with the host's port and a scanner's: what the
+    two-bank :class:`MoveList` and the one-bank
+    :class:`~axon.hdl.lean.LeanMoveList` share. Each passes how its scanner
+    reads it.
+
+    Parameters
+    ----------
+    depth : int
+        Number of move words; even for both lists, so that a configuration's
+        depth means the same for both scans.
+    scan : wiring.Signature
+        The move list's side of the scanner's read port.
+
+    Members
+    -------
+    host : In(MoveMemorySignature(depth))
+        The host's writes, refused while ``scan.active``, and its reads, served
+        while the scanner is not ``scan.reading``.
+    scan : In(scan)
+        The scanner's reads, each a clock later, as the words were before that
+        clock's write. (The board builds let Yosys treat a read of the word
+        being written as undefined, see ``axon.boards.build``: nothing may
+        rely on it. The scan never meets a write, and the host's reads bypass
+        it, see :func:`host_read`.)
+    """
+
+    check_parameters = staticmethod(check_depth)
+
+    def __init__(self, depth, *, scan):
+        self._depth = depth
+        super().__init__({
+            "host": In(MoveMemorySignature(depth)),
+            "scan": In(scan),
+        })
+
+    @property
+    def depth(self):
+        return self._depth
+
+
+class MoveList(MoveMemory):
+    """Two-bank block-RAM move list (the members are those of
+    :class:`MoveMemory`).
 
     Parameters
     ----------
@@ -57,29 +99,12 @@ class MoveList(CheckedComponent, wiring.Component):
 
     Members
     -------
-    host : In(MoveMemorySignature(depth))
-        The host's writes, refused while ``scan.active``, and its reads, served
-        while the scanner is not ``scan.reading``.
     scan : In(PairReadSignature(depth))
-        The scanner's reads: word ``2 * even_row`` and word ``2 * odd_row +
-        1`` a clock later, as they were before that clock's write. (The board
-        builds let Yosys treat a read of the row being written as undefined,
-        see ``axon.boards.build``: nothing may rely on it. The scan never meets
-        a write, and the host's reads bypass it.)
+        Word ``2 * even_row`` and word ``2 * odd_row + 1``.
     """
 
-    check_parameters = staticmethod(check_depth)
-
     def __init__(self, depth=256):
-        self._depth = depth
-        super().__init__({
-            "host": In(MoveMemorySignature(depth)),
-            "scan": In(PairReadSignature(depth)),
-        })
-
-    @property
-    def depth(self):
-        return self._depth
+        super().__init__(depth, scan=PairReadSignature(depth))
 
     def elaborate(self, platform):
         m = Module()

@@ -40,11 +40,13 @@ same as the golden model's in every case; only the clock count differs
 """
 
 from amaranth.hdl import *
-from amaranth.lib import data, wiring
-from amaranth.lib.wiring import In, Out
+from amaranth.lib import data
+from amaranth.lib.wiring import Out
 
-from .params import CheckedComponent, Stop, check_depth
-from .ports import ChainBusSignature, PairReadSignature, QuerySignature
+from .params import Stop
+from .ports import PairReadSignature
+from .query import (QueryScanner, book_equal_position, count_query_clocks, finish_query,
+                    start_query, stop_reason_in_order)
 from .result import ResultLayout
 from .word import MoveWord
 
@@ -64,77 +66,6 @@ REFETCH_CLOCKS = 3
 def _invalidate(pair):
     """Drop a pair in flight: it is neither valid nor applied."""
     return [pair.valid.eq(0), pair.apply_white.eq(0), pair.apply_black.eq(0)]
-
-
-def count_query_clocks(m, query):
-    """Count the clocks of a query in ``query.cycles``: zero on the clock that
-    samples ``start``, one more on each busy clock. Counted in gateware rather
-    than in a testbench, so that a board can report it."""
-    with m.If(query.start & ~query.busy):
-        m.d.sync += query.cycles.eq(0)
-    with m.Elif(query.busy):
-        m.d.sync += query.cycles.eq(query.cycles + 1)
-
-
-def stop_reason_in_order(m, stop_reason, limit_reached, words):
-    """Drive ``stop_reason`` with the first reason in the decision order of
-    the module docstring: the limit, then for each word, newest first, the
-    bottom (absent), a barrier, an overflow.
-
-    ``words`` holds ``(present, barrier, overflow)`` for each word the decision
-    judges; the last reason is the one left when the scan stops for none of
-    the others, so its condition is not tested (it may be ``None``).
-    Shared by every scanner, so that they stop for the same reason.
-    """
-    reasons = [(limit_reached, Stop.LIMIT)]
-    for present, barrier, overflow in words:
-        reasons += [(~present, Stop.BOTTOM), (barrier, Stop.BARRIER),
-                    (overflow, Stop.OVERFLOW)]
-    with m.If(reasons[0][0]):
-        m.d.comb += stop_reason.eq(reasons[0][1])
-    for condition, reason in reasons[1:-1]:
-        with m.Elif(condition):
-            m.d.comb += stop_reason.eq(reason)
-    with m.Else():
-        m.d.comb += stop_reason.eq(reasons[-1][1])
-
-
-def book_equal_position(m, result, count_limit, count_reached, count_reached_next):
-    """Count an equal position found by the decision on this clock: the first
-    one gives ``repetition`` and ``distance``. ``count_reached`` and
-    ``count_reached_next`` (``count >= count_limit`` and ``count + 1 >=
-    count_limit``) are registers, so that the limit test costs one multiplexer."""
-    m.d.sync += [
-        result.count.eq(result.count + 1),
-        count_reached.eq(count_reached_next),
-        count_reached_next.eq(result.count + 2 >= count_limit),
-    ]
-    with m.If(result.count == 0):
-        m.d.sync += [
-            result.repetition.eq(1),
-            result.distance.eq(result.plies_scanned),
-        ]
-
-
-def start_query(result, count_limit, count_limit_register, count_reached,
-                count_reached_next):
-    """What a scanner loads on the clock that samples ``start``: an empty
-    answer and the limit registers of :func:`book_equal_position`."""
-    return [
-        count_limit_register.eq(count_limit),
-        count_reached.eq(count_limit == 0),
-        count_reached_next.eq(count_limit <= 1),
-        result.eq(0),
-    ]
-
-
-def finish_query(m, result, stop_reason, done):
-    """The decision stops the scan: the answer is complete."""
-    m.d.sync += [
-        result.stop.eq(stop_reason),
-        result.overflow.eq(stop_reason == Stop.OVERFLOW),
-        done.eq(1),
-    ]
 
 
 def pair_stage_layout(depth):
@@ -195,8 +126,10 @@ def pair_pipeline_layout(depth):
     })
 
 
-class Scanner(CheckedComponent, wiring.Component):
-    """Query sequencing for one move list and one chain list.
+class Scanner(QueryScanner):
+    """Query sequencing, two plies a clock, for a
+    :class:`~axon.hdl.movelist.MoveList` (the members every scanner has are
+    those of :class:`~axon.hdl.query.QueryScanner`).
 
     Parameters
     ----------
@@ -205,16 +138,10 @@ class Scanner(CheckedComponent, wiring.Component):
 
     Members
     -------
-    query : In(QuerySignature(depth))
-        The query, as the detector's (``busy``: the scanner owns the move
-        list's read port).
     reads : Out(PairReadSignature(depth))
-        Its reads of the :class:`~axon.hdl.movelist.MoveList`, a row of each
-        bank a clock.
+        A row of each bank a clock.
     chains : Out(ChainBusSignature())
-        The pair it hands the :class:`~axon.hdl.chainlist.ChainList`:
-        ``apply_*_next`` is said a clock early, so that the chain list's
-        apply is a register.
+        A pair of words a clock, one a side.
     mover_black : Signal(1), out
         The side to move in the queried position is Black (the word at
         ``top`` is White's); steady from the second clock of the scan.
@@ -229,29 +156,17 @@ class Scanner(CheckedComponent, wiring.Component):
 
     Attributes
     ----------
-    pipeline : pair_pipeline_layout(depth)
-        Every register of the pipeline, for the invariants of the formal
-        proofs (``axon.sim.verify.formal``: the end-to-end model, and the
-        termination proof's ranking function); not a port, and nothing else
-        reads it.
+    pipeline : Signal(pair_pipeline_layout(depth))
     """
 
-    check_parameters = staticmethod(check_depth)
-
     def __init__(self, depth=256):
-        self._depth = depth
-        super().__init__({
-            "query":                In(QuerySignature(depth)),
-            "reads":                Out(PairReadSignature(depth)),
-            "chains":               Out(ChainBusSignature()),
-            "mover_black":          Out(1),
-            "taken_newer":          Out(1),
-            "taken_newer_black":    Out(1),
-            "taken_depth":          Out(range(depth + 1)),
+        super().__init__(depth, reads=PairReadSignature(depth),
+                         pipeline=pair_pipeline_layout(depth), members={
+            "mover_black":       Out(1),
+            "taken_newer":       Out(1),
+            "taken_newer_black": Out(1),
+            "taken_depth":       Out(range(depth + 1)),
         })
-        # The pipeline's registers, for the invariants of the end-to-end
-        # proof (not a port: nothing else reads them, and synthesis drops them).
-        self.pipeline = Signal(pair_pipeline_layout(depth))
 
     def elaborate(self, platform):
         m = Module()

@@ -47,13 +47,24 @@ PIECE_LETTERS = {0: "-", 1: "P", 2: "N", 3: "B", 4: "R", 5: "Q", 6: "K",
 _FILES = "abcdefgh"
 
 
+# Each field's (name, offset, mask), read once from the layout, so that the
+# host's integer words and the gateware's struct cannot disagree. (The
+# layout's own ``const``/``from_bits`` build Amaranth values, a hundred times
+# slower than these shifts, and the golden model unpacks every word it scans.)
+_FIELDS = tuple((name, field.offset, (1 << field.width) - 1)
+                for name, field in data.Layout.cast(MoveWord))
+
+
 def pack_word(from_sq, to_sq, piece, barrier=False):
     """Pack move fields into a 17-bit integer move word."""
-    for name, value, limit in (("from_sq", from_sq, 64), ("to_sq", to_sq, 64),
-                               ("piece", piece, 16)):
-        if not isinstance(value, int) or not 0 <= value < limit:
-            raise ValueError(f"{name} must be an integer in range 0..{limit - 1}, not {value!r}")
-    return from_sq | (to_sq << 6) | (piece << 12) | (int(bool(barrier)) << 16)
+    values = {"from_sq": from_sq, "to_sq": to_sq, "piece": piece, "barrier": int(bool(barrier))}
+    word = 0
+    for name, offset, mask in _FIELDS:
+        value = values[name]
+        if not isinstance(value, int) or not 0 <= value <= mask:
+            raise ValueError(f"{name} must be an integer in range 0..{mask}, not {value!r}")
+        word |= value << offset
+    return word
 
 
 def unpack_word(word):
@@ -61,7 +72,8 @@ def unpack_word(word):
     if not isinstance(word, int) or not 0 <= word < (1 << WORD_BITS):
         raise ValueError(f"move word must be an integer in range 0..{(1 << WORD_BITS) - 1}, "
                          f"not {word!r}")
-    return word & 0x3f, (word >> 6) & 0x3f, (word >> 12) & 0xf, bool(word >> 16)
+    from_sq, to_sq, piece, barrier = (word >> offset & mask for _, offset, mask in _FIELDS)
+    return from_sq, to_sq, piece, bool(barrier)
 
 
 def square_name(square):

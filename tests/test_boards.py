@@ -38,6 +38,7 @@ def run(argv):
 
 # --- the board table -----------------------------------------------------------
 
+@pytest.mark.quick
 @pytest.mark.parametrize("name", list(BOARDS))
 def test_board_has_uart_and_leds(name):
     spec = BOARDS[name]
@@ -55,11 +56,13 @@ def test_default_baud_on_12mhz_boards():
     assert divisor_for(get_board("nandland-go").clk_freq, get_board("nandland-go").baud) == 25
 
 
+@pytest.mark.quick
 def test_unknown_board():
     with pytest.raises(ValueError, match=r"unknown board 'icebraker'; supported: icebreaker, "):
         get_board("icebraker")
 
 
+@pytest.mark.quick
 def test_board_parameters_checked():
     with pytest.raises(TypeError, match=r"Divisor must be an integer of at least 4 clocks per "
                                         r"bit, not 3"):
@@ -68,6 +71,7 @@ def test_board_parameters_checked():
         AxonBoard(timeout_bits=5)
 
 
+@pytest.mark.quick
 def test_fit_message():
     message = _fit_message(get_board("icestick"), 24, {"ICESTORM_LC": (2752, 1280)})
     assert message == ("24 chains need ~2752 logic cells, the iCE40HX1K has 1280; "
@@ -96,6 +100,7 @@ def test_program_without_tools(bitstream, tmp_path, monkeypatch, capsys):
     assert "openFPGALoader (Debian: apt install openfpgaloader)" in err
 
 
+@pytest.mark.quick
 def test_program_missing_bitstream(tmp_path, capsys):
     assert run(["program", str(tmp_path / "nothing.bin")]) == 2
     assert "bitstream" in capsys.readouterr().err
@@ -103,6 +108,7 @@ def test_program_missing_bitstream(tmp_path, capsys):
 
 # --- axon build ----------------------------------------------------------------------
 
+@pytest.mark.quick
 def test_build_bad_input(capsys):
     assert run(["build", "--chains", "3"]) == 2
     err = capsys.readouterr().err
@@ -198,6 +204,7 @@ def test_query_sim_matches_scan(capsys):
     assert len(query.splitlines()) > 20
 
 
+@pytest.mark.quick
 def test_query_bad_input(capsys):
     pgn = os.path.join(DATA, "paper_figure5.pgn")
     assert run(["query", "--port", "sim://", "--count-limit", "16", pgn]) == 2

@@ -39,6 +39,7 @@ def crowded():
             for board, moves in crowded_corpus(CROWDED_GAMES, CROWDED_SEED)]
 
 
+@pytest.mark.quick
 def test_crowded_boards_are_crowded(crowded):
     # Pawnless, and every game has a side with more pieces of a kind than
     # its starting material: promoted pieces.
@@ -62,6 +63,7 @@ def test_crowded_board_overflows_by_layout(crowded):
     assert overflows["kind"] > 100, overflows
 
 
+@pytest.mark.quick
 def test_spill_layout_needs_the_exact_rules():
     with pytest.raises(ValueError, match="spill pool layout needs the exact rules, not 'paper'"):
         ChainList(24, rules="paper", pools="spill")
@@ -69,6 +71,7 @@ def test_spill_layout_needs_the_exact_rules():
         perpetual([0, 0], 1, rules="paper", pools="spill")
 
 
+@pytest.mark.quick
 def test_spill_layout_sizes():
     # Every slot of a side is in a kind's pool or the spill pool.
     for chains in range(2, 40, 2):
@@ -89,6 +92,7 @@ def test_spill_gateware_follows_the_golden_model_on_crowded_boards(chains):
         assert Stop.OVERFLOW in stops
 
 
+@pytest.mark.quick
 def test_guarantee_is_tight_for_the_spill_layout():
     # One piece more than the guarantee allows does not fit it.
     layout = dict(side_pools(CHAINS, "spill"))

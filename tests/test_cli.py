@@ -66,6 +66,7 @@ def pgn_game(moves, fen=None, event="?"):
 
 # --- scan -------------------------------------------------------------------
 
+@pytest.mark.quick
 def test_scan_jsonl_schema_and_answers(capsys):
     code, out, err = run(capsys, "scan", FIGURE1, "--jsonl")
     assert code == 0 and err == ""
@@ -104,6 +105,7 @@ def test_scan_golden_and_sim_agree(capsys):
     assert sim == golden
 
 
+@pytest.mark.quick
 def test_scan_table(capsys):
     code, out, err = run(capsys, "scan", FIGURE5)
     assert code == 0
@@ -199,6 +201,7 @@ def _word(barrier=False):
     return pack_word(chess.G1, chess.F3, 2, barrier=barrier)
 
 
+@pytest.mark.quick
 def test_window_rule():
     # No barrier: the window slides ply by ply once the list is full.
     words = [_word()] * 7
@@ -260,6 +263,7 @@ def _lying(monkeypatch):
     monkeypatch.setattr(session, "perpetual", lie)
 
 
+@pytest.mark.quick
 def test_verify_catches_a_lying_golden_model(monkeypatch, capsys):
     _lying(monkeypatch)
     code, out, _ = run(capsys, "verify", FIGURE5, "--backend", "golden")
@@ -291,6 +295,7 @@ def _split(line):
     return re.split(r"\s{2,}", line.strip())
 
 
+@pytest.mark.quick
 def test_explain_reproduces_table2():
     # The paper's four knight moves alone, oldest first.
     words = [pack_word(chess.C4, chess.A3, 2), pack_word(chess.D2, chess.C4, 2),
@@ -424,6 +429,7 @@ BAD_OPTIONS = [
 ]
 
 
+@pytest.mark.quick
 @pytest.mark.parametrize("argv, message", BAD_OPTIONS)
 def test_bad_options(argv, message, capsys):
     code, out, err = run(capsys, *argv)
@@ -441,6 +447,7 @@ def test_explain_game_without_moves(tmp_path, capsys):
                                                  "earlier position"
 
 
+@pytest.mark.quick
 def test_no_command(capsys):
     code, _, err = run(capsys)
     assert code == 2 and "scan" in err

@@ -255,6 +255,7 @@ def test_pysim_gives_up_on_a_hung_query_where_cxxrtl_does():
         HungRtlSession(depth=16, chains=2).run([0] * 4, [(3, 4)])
 
 
+@pytest.mark.quick
 @needs_gxx
 def test_bad_jobs_are_refused_before_running(sessions):
     session = sessions("exact", 24)
@@ -271,6 +272,7 @@ def test_bad_jobs_are_refused_before_running(sessions):
         session.run_batch([], on_timeout="ignore")
 
 
+@pytest.mark.quick
 @needs_gxx
 def test_harness_refuses_garbage(sessions):
     binary = sessions("exact", 24).build()
@@ -280,6 +282,7 @@ def test_harness_refuses_garbage(sessions):
     assert b"unknown command (7)" in process.stderr
 
 
+@pytest.mark.quick
 @needs_gxx
 def test_odd_chain_count_is_refused():
     from axon.sim.backends.cxxrtl import CxxrtlSession
@@ -295,6 +298,7 @@ def test_missing_compiler_is_a_clear_error(monkeypatch):
         cxxrtl.CxxrtlSession(depth=8, chains=2)
 
 
+@pytest.mark.quick
 def test_default_cache_dir(monkeypatch, tmp_path):
     from axon.sim.backends.cxxrtl import default_cache_dir
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))

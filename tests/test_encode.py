@@ -8,6 +8,10 @@ from axon.hdl.word import unpack_word
 from axon.sim.model.encode import encode_move, piece_code
 
 
+# Every test here is quick: all of it is in the edit loop's tier.
+pytestmark = pytest.mark.quick
+
+
 def barrier(fen, uci):
     board = chess.Board(fen)
     move = chess.Move.from_uci(uci) if uci != "0000" else chess.Move.null()

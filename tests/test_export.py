@@ -33,6 +33,7 @@ def _localparams(path):
             re.findall(r"^localparam (\w+) = (\d+);$", path.read_text(), flags=re.M)}
 
 
+@pytest.mark.quick
 def test_header_gives_every_field_and_stop_code(exported):
     _, header = exported
     params = _localparams(header)
@@ -46,6 +47,7 @@ def test_header_gives_every_field_and_stop_code(exported):
     assert params["AXON_DETECTOR_RESULT_BITS"] == ResultLayout(256).size
 
 
+@pytest.mark.quick
 def test_exported_module_ports(exported):
     verilog, _ = exported
     module = re.search(r"^module axon_detector\(([^)]*)\);", verilog.read_text(), flags=re.M)

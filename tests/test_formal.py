@@ -72,7 +72,14 @@ def _outcome(prop, broken=False, slots=None, list_depth=None):
     return _runs[prop.name, broken, slots, list_depth].result()
 
 
-@pytest.mark.parametrize("prop", formal.PROPERTIES, ids=lambda prop: prop.name)
+def _quick(properties, names):
+    """``properties``, those called ``names`` marked for the quick tier."""
+    return [pytest.param(prop, marks=pytest.mark.quick) if prop.name in names else prop
+            for prop in properties]
+
+
+@pytest.mark.parametrize("prop", _quick(formal.PROPERTIES, {"frame-parser"}),
+                         ids=lambda prop: prop.name)
 def test_property_holds(prop):
     outcome = _outcome(prop)
     assert outcome.passed, outcome.log[-3000:]
@@ -82,7 +89,8 @@ def test_property_holds(prop):
                               else f"bounded {prop.depth}")
 
 
-@pytest.mark.parametrize("prop", formal.PROPERTIES, ids=lambda prop: prop.name)
+@pytest.mark.parametrize("prop", _quick(formal.PROPERTIES, {"rules-exact"}),
+                         ids=lambda prop: prop.name)
 def test_broken_variant_fails(prop):
     outcome = _outcome(prop, broken=True)
     assert not outcome.passed and outcome.status == "FAILED", outcome.log[-3000:]
@@ -145,6 +153,7 @@ def test_every_property_is_proven_by_induction():
     assert "end-to-end" in names and "end-to-end-lean" in names
 
 
+@pytest.mark.quick
 def test_pool_sizes_are_the_shipped_ones():
     assert SIZED and all(prop.mode == "prove" for prop in SIZED)
     # The sizes come from the shipped layouts: K1 Q2 R3 B3 N3 a side, and
@@ -187,6 +196,7 @@ def test_prove_command_prints_one_line_per_property(capsys):
     float(lines[0].split()[3])
 
 
+@pytest.mark.quick
 def test_prove_list_is_the_property_table(capsys):
     # The docs include this table; each description is written once, in the
     # Property table.
@@ -197,6 +207,7 @@ def test_prove_list_is_the_property_table(capsys):
         assert row.endswith(f"| {prop.description} |")
 
 
+@pytest.mark.quick
 def test_termination_bound_is_the_rtl_models_worst_case():
     # The bound the proof uses is the clock model's worst case: every word
     # read one at a time after a refetch.

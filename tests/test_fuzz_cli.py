@@ -106,6 +106,7 @@ def test_random_fen_headers(fen):
     run(FEN_GAME.format(fen=fen, moves="1. Kf1"))
 
 
+@pytest.mark.quick
 @pytest.mark.parametrize("fen, moves, words", [
     # Impossible positions python-chess refuses or flags.
     ("8/8/8/8/8/8/8/8 w - - 0 1", "1. Ke2", "bad FEN"),
@@ -158,6 +159,7 @@ def test_binary_garbage_other_commands(command, data):
     run(data, binary=True, command=command)
 
 
+@pytest.mark.quick
 @pytest.mark.parametrize("command", ["scan", "verify", "query"])
 @pytest.mark.parametrize("text, words", [
     (FEN_GAME.format(fen="8/8/8/8/8/8/8/8 w - - 0 1", moves="1. Ke2"), "bad FEN"),

@@ -21,6 +21,7 @@ def last_ply(line, **options):
 
 # -- the known blind spots, one named test each ------------------------------
 
+@pytest.mark.quick
 def test_cpw_misses_the_knight_swap():
     assert not last_ply(KNIGHT_SWAP, rules="cpw").repetition
 
@@ -30,6 +31,7 @@ def test_cpw_fires_on_king_triangle_with_wrong_side_to_move():
     assert result.repetition and result.distance == 5
 
 
+@pytest.mark.quick
 def test_paper_misses_three_knight_rotation():
     assert not last_ply(THREE_KNIGHTS, rules="paper").repetition
 
@@ -44,6 +46,7 @@ def test_paper_and_exact_ignore_the_king_triangle(rules):
     assert not last_ply(KING_TRIANGLE, rules=rules).repetition
 
 
+@pytest.mark.quick
 def test_exact_sees_three_knight_rotation():
     assert last_ply(THREE_KNIGHTS, rules="exact").distance == 8
 
@@ -71,6 +74,7 @@ def test_exact_agrees_with_python_chess_on_paper_lines(line):
                (answer.repetition, answer.distance, answer.count), f"ply {ply}"
 
 
+@pytest.mark.quick
 def test_table2_in_scan_order():
     # Newest first, as the detector reads the list: the symmetry rule closes
     # both knight chains on the oldest knight move.
@@ -194,6 +198,7 @@ def knight(from_sq, to_sq):
     return pack_word(from_sq, to_sq, N)
 
 
+@pytest.mark.quick
 def test_stops_at_barrier_without_applying_it():
     words = [knight(1, 18), pack_word(12, 28, 1, barrier=True), knight(6, 21)]
     assert perpetual(words, 2) == Result(False, None, 0, False, 1, Stop.BARRIER)
@@ -204,6 +209,7 @@ def test_bottom_after_address_zero():
     assert perpetual(words, 1) == Result(False, None, 0, False, 2, Stop.BOTTOM)
 
 
+@pytest.mark.quick
 def test_count_limit_stops_at_nth_find():
     shuffle = [knight(1, 18), knight(62, 45), knight(18, 1), knight(45, 62)] * 3
     assert perpetual(shuffle, 11, count_limit=2) == Result(True, 4, 2, False, 8, Stop.LIMIT)
@@ -255,6 +261,7 @@ def test_cpw_closes_a_word_that_moves_nothing_at_once():
     assert perpetual(words, 1, rules="cpw") == Result(True, 1, 2, False, 2, Stop.BOTTOM)
 
 
+@pytest.mark.quick
 @pytest.mark.parametrize("kwargs, message", [
     (dict(rules="fide"), r"rules must be one of cpw, paper, exact, not 'fide'"),
     (dict(chains=0), r"chain count must be a positive integer, not 0"),

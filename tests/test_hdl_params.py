@@ -23,6 +23,10 @@ from axon.hdl.upcoming import Upcoming
 from axon.boards.top import AxonBoard
 
 
+# Every test here is quick: all of it is in the edit loop's tier.
+pytestmark = pytest.mark.quick
+
+
 @pytest.mark.parametrize("make, error, message", [
     (lambda: ChainList(chains=0), TypeError,
      r"Chain count must be an even integer of at least 2, not 0"),

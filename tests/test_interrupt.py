@@ -109,6 +109,7 @@ def test_prove_stops():
     assert_interrupted(status, stderr, seconds, "prove")
 
 
+@pytest.mark.quick
 @pytest.mark.parametrize("command", ["scan", "verify"])
 def test_scan_and_verify_stop(command, tmp_path):
     # Enough games that the simulation is still running after three seconds.

@@ -34,11 +34,13 @@ DATA = os.path.join(os.path.dirname(axon.sim.__file__), "data")
 
 # --- protocol, host side ------------------------------------------------------
 
+@pytest.mark.quick
 def test_crc8_check_value():
     # The catalogued check value of CRC-8/SMBUS.
     assert crc8(b"123456789") == 0xF4
 
 
+@pytest.mark.quick
 def test_crc8_gateware_matches_host():
     crc, byte, out = Signal(8), Signal(8), Signal(8)
     m = Module()
@@ -57,6 +59,7 @@ def test_crc8_gateware_matches_host():
     sim.run()
 
 
+@pytest.mark.quick
 def test_frame_decoder_resynchronises():
     frame = encode_frame(Command.QUERY, b"\x01\x00\x04")
     noise = bytes([0x00, 0xa5, 0x01, 0x02, 0x33, 0x00])      # a marker with a bad CRC
@@ -67,6 +70,7 @@ def test_frame_decoder_resynchronises():
     assert frames == [protocol.Frame(Command.QUERY, b"\x01\x00\x04")] * 2
 
 
+@pytest.mark.quick
 def test_request_checks():
     with pytest.raises(ValueError, match=r"word count must be an integer in 1..84, not 85"):
         protocol.write_request(0, [0] * 85)
@@ -366,6 +370,7 @@ def test_link_fuzz_long(fuzz_bench, plan):
     _run_fuzz(fuzz_bench, plan)
 
 
+@pytest.mark.quick
 def test_link_error_raised(board24):
     with pytest.raises(LinkError, match=r"board reported TOP_RANGE for command 0x04"):
         board24.transact(protocol.query_request(256, 4), Command.QUERY)
@@ -385,6 +390,7 @@ class _Replay:
         return data
 
 
+@pytest.mark.quick
 def test_answer_to_another_command_is_named():
     # A well-formed frame that answers IDENTIFY, where QUERY was asked.
     board = Board(_Replay(protocol.encode_frame(Command.IDENTIFY | RESPONSE_FLAG, bytes(8))))

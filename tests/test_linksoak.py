@@ -74,6 +74,7 @@ def test_link_soak_fails_when_the_golden_model_lies(board_model):
     assert "wrong 0" not in report.summary()
 
 
+@pytest.mark.quick
 def test_link_soak_counts_silence_and_hangs_as_lost():
     class Silent:
         divisor = 4
@@ -88,6 +89,7 @@ def test_link_soak_counts_silence_and_hangs_as_lost():
     assert report.failures and "lost" in report.failures[0]
 
 
+@pytest.mark.quick
 def test_noise_is_never_a_real_request():
     rng = random.Random(4)
     frame = protocol.query_request(10, 4)

@@ -199,6 +199,7 @@ def test_soak_netlist_command(capsys):
             in capsys.readouterr().err)
 
 
+@pytest.mark.quick
 def test_missing_yosys_is_a_clear_error(tmp_path, monkeypatch):
     from axon.sim.backends import toolchain
     from axon.sim.backends.cxxrtl import CxxrtlError
@@ -260,6 +261,7 @@ def test_soak_catches_single_minterm_flips(tmp_path):
     assert caught >= 1
 
 
+@pytest.mark.quick
 def test_flip_lut_bit_flips_one_bit():
     from axon.sim.backends.netlist import FlipLutBit
     netlist = {"modules": {"top": {"cells": {

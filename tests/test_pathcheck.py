@@ -73,6 +73,7 @@ def test_path_check_matches_golden(exhaustive):
     assert sum(expected) > len(cases) // 20 and len(expected) - sum(expected) > len(cases) // 20
 
 
+@pytest.mark.quick
 def test_latency():
     dut = PathCheck()
     seen = []

@@ -107,6 +107,7 @@ def python_chess_reference(records, queries):
 
 # -- keys and games -------------------------------------------------------------
 
+@pytest.mark.quick
 def test_keys_are_polyglot_keys_without_en_passant():
     board, moves = KNIGHTS_HOME
     game, = make_peer_games([(board, moves)])
@@ -137,6 +138,7 @@ def test_plies_from_null_reset_on_null_moves():
     assert game.halfmove == [1, 2, 3, 4, 5, 6, 7, 8, 9]
 
 
+@pytest.mark.quick
 def test_peer_game_checks_lengths():
     with pytest.raises(ValueError, match=r"one keys entry per word: 2 words, 1 keys"):
         PeerGame(words=[1, 2], keys=[5], start_key=0, halfmove=[1, 2])
@@ -164,6 +166,7 @@ def test_zobrist_c_equals_python_chess(corpus, measured):
     assert expected[3] and expected[queries.index((1, 4))]
 
 
+@pytest.mark.quick
 @needs_cc
 def test_golden_python_answers(corpus, measured):
     records, games, queries = corpus
@@ -227,6 +230,7 @@ def test_a_broken_peer_is_caught(corpus, tmp_path, peer, source, original, broke
 
 # -- errors -----------------------------------------------------------------------
 
+@pytest.mark.quick
 def test_parameters_are_checked(corpus):
     _, games, queries = corpus
     with pytest.raises(ValueError, match=r"count_limit must be a positive integer, not 0"):

@@ -78,6 +78,7 @@ def study(tmp_path):
     return path
 
 
+@pytest.mark.quick
 def test_study_is_strict_by_default(study, capsys):
     for command in ("scan", "verify"):
         code, out, err = run(capsys, command, study, "-q")
@@ -113,6 +114,7 @@ def test_keep_going_answers_the_rest(study, capsys):
         f"axon explain: error: {study}: game 5 was skipped"
 
 
+@pytest.mark.quick
 def test_variation_errors_do_not_shift_the_mainline(tmp_path, capsys):
     # python-chess's reader, after a bad move in a variation, reads what
     # follows against the variation's position: here 2. Nf3 would be a
@@ -134,6 +136,7 @@ def test_illegal_siblings_are_warnings(tmp_path, capsys):
         assert err.count("game 1, ply 1 (in a variation): illegal move") == 2
 
 
+@pytest.mark.quick
 def test_every_unreadable_game_is_named(tmp_path, capsys):
     good = '[Event "good {0}"]\n\n1. Nf3 Nf6 2. Ng1 Ng8 *\n\n'
     text = (good.format(1) + '[Event "bad"]\n\n1. e4 e5 2. Ke3 *\n\n' + good.format(3)
@@ -163,6 +166,7 @@ def test_standard_input(monkeypatch, capsys):
     assert code == 2 and err == "axon scan: error: <stdin>: game 1, ply 2: 'Ke9' is not a move\n"
 
 
+@pytest.mark.quick
 def test_plurals(tmp_path, capsys):
     path = tmp_path / "one.pgn"
     path.write_text("1. e4 *\n")

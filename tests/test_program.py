@@ -15,6 +15,10 @@ from axon.boards.program import (BitstreamError, ProgrammerError, bitstream_devi
                                  check_bitstream, failure_reason, programmer_command)
 
 
+# Every test here is quick: all of it is in the edit loop's tier.
+pytestmark = pytest.mark.quick
+
+
 AXON = os.path.join(os.path.dirname(sys.executable), "axon")
 
 

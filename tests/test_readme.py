@@ -43,10 +43,12 @@ def _subparsers():
     return action.choices
 
 
+@pytest.mark.quick
 def test_synopsis_lists_every_command():
     assert sorted(_synopsis()) == sorted(_subparsers())
 
 
+@pytest.mark.quick
 @pytest.mark.parametrize("command", sorted(_subparsers()))
 def test_synopsis_matches_help(command):
     text = _synopsis()[command]
@@ -152,6 +154,7 @@ def test_readme_tables_have_the_shape_bench_prints():
         assert {row.split(" | ")[0] for row in table[2:]} <= labels, header
 
 
+@pytest.mark.quick
 def test_readme_figures_agree_with_each_other():
     # The build output block and the board table come from the same seed-1 build.
     text = README.read_text()
@@ -183,9 +186,20 @@ def test_bench_readme_command(tmp_path, capsys):
         assert len(err.splitlines()) == 1 and err.startswith(f"axon bench: error: {path}: ")
 
 
+@pytest.mark.quick
 def test_embedding_example_runs():
     # The README's Amaranth example, exactly as printed.
     example = re.search(r"<!-- embedding-example -->\n```python\n(.*?)```", README.read_text(),
                         flags=re.S)
     assert example, "the README has no embedding example"
     exec(compile(example.group(1), "README.md (Embedding)", "exec"), {})
+
+
+@pytest.mark.quick
+def test_property_table_comes_from_the_code():
+    """The README's table of proofs is `axon prove --list`'s, so that each
+    property's description lives once, beside the proof."""
+    from axon.sim.verify.formal import properties_markdown
+    text = README.read_text()
+    block = text.split("<!-- axon prove --list -->\n", 1)[1].split("<!-- end axon prove --list -->", 1)[0]
+    assert block == properties_markdown()

@@ -124,6 +124,7 @@ def test_arbitrary_words(rules, chains, pools, scan, jobs):
     check_jobs(rules, chains, jobs, pools=pools, scan=scan)
 
 
+@pytest.mark.quick
 def test_lean_scan_takes_one_word_a_clock():
     # Pinned by hand, not by expected_cycles: a knight shuffle read to the
     # bottom applies 8 words, one a clock, plus the read and hand stages of
@@ -152,6 +153,7 @@ def test_a_move_meeting_two_chains_stops_as_overflow(rules):
     assert Stop.OVERFLOW in stops
 
 
+@pytest.mark.quick
 def test_writes_during_a_query_are_refused():
     from axon.sim.backends.pysim import run_query, write_words
     session = RtlSession(depth=DEPTH, chains=24)

@@ -112,6 +112,7 @@ def test_soak_command_bad_options(capsys):
         parser.parse_args(["soak", "--queries", "0"])
 
 
+@pytest.mark.quick
 def test_batches_are_reproducible():
     first = make_batch(7, 3, queries=600)
     assert first == make_batch(7, 3, queries=600)
@@ -125,6 +126,7 @@ def test_batches_are_reproducible():
     assert len({occupancy for job in first for _, _, occupancy in job.queries}) > 300
 
 
+@pytest.mark.quick
 def test_image_kinds():
     import random
     rng = random.Random(8)
@@ -145,6 +147,7 @@ def test_image_kinds():
         random_image(rng, 8, "odd")
 
 
+@pytest.mark.quick
 def test_soak_parameters_are_checked():
     with pytest.raises(ValueError, match=r"query count must be a positive integer, not 0"):
         soak(0)

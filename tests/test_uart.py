@@ -10,6 +10,7 @@ from amaranth.sim import Simulator
 from axon.boards.uart import UARTReceiver, UARTTransmitter, divisor_for
 
 
+@pytest.mark.quick
 def test_divisor_checked():
     for bad in (3, 0, 4.0, "12", None):
         with pytest.raises(TypeError, match=r"Divisor must be an integer of at least 4 clocks "
@@ -19,6 +20,7 @@ def test_divisor_checked():
             UARTTransmitter(divisor=bad)
 
 
+@pytest.mark.quick
 def test_divisor_for():
     assert divisor_for(12e6, 1_000_000) == 12
     assert divisor_for(25e6, 1_000_000) == 25
@@ -176,6 +178,7 @@ def test_rx_framing_error_and_break():
     assert overflows == []
 
 
+@pytest.mark.quick
 def test_rx_overflow():
     divisor = 4
     dut = UARTReceiver(divisor=divisor)

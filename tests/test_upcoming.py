@@ -25,12 +25,14 @@ DATA = os.path.join(os.path.dirname(__file__), os.pardir, "sim", "data")
 
 # -- the geometry, square by square against python-chess's tables -------------
 
+@pytest.mark.quick
 def test_squares_between_is_python_chess_between():
     for a in chess.SQUARES:
         for b in chess.SQUARES:
             assert squares_between(a, b) == int(chess.between(a, b)), (a, b)
 
 
+@pytest.mark.quick
 @pytest.mark.parametrize("kind", [chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN,
                                   chess.KING])
 def test_reaches_is_a_move_on_an_empty_board(kind):
@@ -143,6 +145,7 @@ def _last_ply(fen, line):
     return result, oracle_upcoming(board, moves)[-1]
 
 
+@pytest.mark.quick
 @pytest.mark.parametrize("name", LINES)
 def test_blocked_or_unreachable_is_no_upcoming(name):
     fen, line, _, _ = LINES[name]
@@ -162,6 +165,7 @@ def test_without_the_obstacle_the_move_repeats(name):
     assert _expected(answer) == (True, move, distance)
 
 
+@pytest.mark.quick
 def test_occupancy_must_be_a_bitboard():
     words = encode_moves(chess.Board(), [chess.Move.from_uci("g1f3")])
     with pytest.raises(ValueError, match=r"occupancy must be a 64-bit bitboard, not -1"):

@@ -111,6 +111,7 @@ def test_pysim_blocked_lines_paper_rules():
     assert found > 2
 
 
+@pytest.mark.quick
 def test_pysim_a_wrong_occupancy_is_caught():
     # The blocked lines answered on an empty board (occupancy 0): the piece
     # goes straight back through its blocker, which python-chess refuses.
@@ -194,6 +195,7 @@ def test_a_new_query_forgets_the_last_ones_candidates():
     assert seen == {"done": 1, "found": 0}
 
 
+@pytest.mark.quick
 def test_without_upcoming_the_detector_answers_none():
     jobs, _ = _jobs(_lines())
     answers = RtlSession(upcoming=False).run_batch(jobs[:2])

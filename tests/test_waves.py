@@ -104,6 +104,7 @@ def test_verify_vcd_option(tmp_path, capsys):
     check_waves(str(vcd), chains=4)
 
 
+@pytest.mark.quick
 def test_write_gtkw_reports_missing_signals(tmp_path):
     session = RtlSession(depth=16, chains=2, vcd=str(tmp_path / "knights.vcd"))
     start, moves, words = play(KNIGHT_SWAP)
@@ -115,6 +116,7 @@ def test_write_gtkw_reports_missing_signals(tmp_path):
     assert "not in the VCD" in (tmp_path / "other.gtkw").read_text()
 
 
+@pytest.mark.quick
 def test_trace_signals_are_ports():
     dut = AxonDetector(depth=16, chains=2)
     traces = trace_signals(dut)

@@ -4,6 +4,10 @@ import pytest
 from axon.hdl.word import WORD_BITS, pack_word, unpack_word, word_str
 
 
+# Every test here is quick: all of it is in the edit loop's tier.
+pytestmark = pytest.mark.quick
+
+
 def test_word_is_17_bits():
     assert WORD_BITS == 17
 

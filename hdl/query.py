@@ -1,0 +1,145 @@
+"""What every scanner shares: the query's clock count, its answer, and the
+order of the stop decision, and the component around them.
+
+A scanner walks the move list back from the top of stack and hands the words
+to the chain list; :class:`~axon.hdl.scanner.Scanner` takes two plies a
+clock, :class:`~axon.hdl.lean.LeanScanner` one. Whatever the pace, both must
+give the golden model's answer, so the bookkeeping of the answer lives here
+once, and both stop for the same reasons in the same order.
+"""
+
+from amaranth.hdl import *
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from .params import CheckedComponent, Stop, check_depth
+from .ports import ChainBusSignature, QuerySignature
+
+
+__all__ = ["QueryScanner", "count_query_clocks", "stop_reason_in_order", "book_equal_position",
+           "start_query", "finish_query"]
+
+
+class QueryScanner(CheckedComponent, wiring.Component):
+    """Query sequencing for one move list and one chain list: the members and
+    attributes every scanner has. A scanner passes how it reads the move list,
+    the layout of its pipeline's registers, and any members of its own.
+
+    Parameters
+    ----------
+    depth : int
+        Move-list entries; addresses run from 0 to ``depth - 1``.
+    reads : wiring.Signature
+        The scanner's side of its move list's read port.
+    pipeline : data.Layout
+        Every register of its pipeline.
+    members : dict
+        Further members, by name.
+
+    Members
+    -------
+    query : In(QuerySignature(depth))
+        The query, as the detector's (``busy``: the scanner owns the move
+        list's read port).
+    reads : Out(reads)
+        Its reads of the move list.
+    chains : Out(ChainBusSignature())
+        The words it hands the :class:`~axon.hdl.chainlist.ChainList`:
+        ``apply_*_next`` is said a clock early, so that the chain list's
+        apply is a register.
+
+    Attributes
+    ----------
+    pipeline : Signal(pipeline)
+        Every register of the pipeline, for the invariants of the formal
+        proofs (``axon.sim.verify.formal``: the end-to-end model, and the
+        termination proof's ranking function); not a port, and nothing else
+        reads it, so synthesis drops it.
+    """
+
+    check_parameters = staticmethod(check_depth)
+
+    def __init__(self, depth, *, reads, pipeline, members={}):
+        self._depth = depth
+        super().__init__({
+            "query":  In(QuerySignature(depth)),
+            "reads":  Out(reads),
+            "chains": Out(ChainBusSignature()),
+            **members,
+        })
+        self.pipeline = Signal(pipeline)
+
+    @property
+    def depth(self):
+        return self._depth
+
+
+def count_query_clocks(m, query):
+    """Count the clocks of a query in ``query.cycles``: zero on the clock that
+    samples ``start``, one more on each busy clock. Counted in gateware rather
+    than in a testbench, so that a board can report it."""
+    with m.If(query.start & ~query.busy):
+        m.d.sync += query.cycles.eq(0)
+    with m.Elif(query.busy):
+        m.d.sync += query.cycles.eq(query.cycles + 1)
+
+
+def stop_reason_in_order(m, stop_reason, limit_reached, words):
+    """Drive ``stop_reason`` with the first reason in the decision order of
+    the module docstring: the limit, then for each word, newest first, the
+    bottom (absent), a barrier, an overflow.
+
+    ``words`` holds ``(present, barrier, overflow)`` for each word the decision
+    judges; the last reason is the one left when the scan stops for none of
+    the others, so its condition is not tested (it may be ``None``).
+    Shared by every scanner, so that they stop for the same reason.
+    """
+    reasons = [(limit_reached, Stop.LIMIT)]
+    for present, barrier, overflow in words:
+        reasons += [(~present, Stop.BOTTOM), (barrier, Stop.BARRIER),
+                    (overflow, Stop.OVERFLOW)]
+    with m.If(reasons[0][0]):
+        m.d.comb += stop_reason.eq(reasons[0][1])
+    for condition, reason in reasons[1:-1]:
+        with m.Elif(condition):
+            m.d.comb += stop_reason.eq(reason)
+    with m.Else():
+        m.d.comb += stop_reason.eq(reasons[-1][1])
+
+
+def book_equal_position(m, result, count_limit, count_reached, count_reached_next):
+    """Count an equal position found by the decision on this clock: the first
+    one gives ``repetition`` and ``distance``. ``count_reached`` and
+    ``count_reached_next`` (``count >= count_limit`` and ``count + 1 >=
+    count_limit``) are registers, so that the limit test costs one multiplexer."""
+    m.d.sync += [
+        result.count.eq(result.count + 1),
+        count_reached.eq(count_reached_next),
+        count_reached_next.eq(result.count + 2 >= count_limit),
+    ]
+    with m.If(result.count == 0):
+        m.d.sync += [
+            result.repetition.eq(1),
+            result.distance.eq(result.plies_scanned),
+        ]
+
+
+def start_query(result, count_limit, count_limit_register, count_reached,
+                count_reached_next):
+    """What a scanner loads on the clock that samples ``start``: an empty
+    answer and the limit registers of :func:`book_equal_position`."""
+    return [
+        count_limit_register.eq(count_limit),
+        count_reached.eq(count_limit == 0),
+        count_reached_next.eq(count_limit <= 1),
+        result.eq(0),
+    ]
+
+
+def finish_query(m, result, stop_reason, done):
+    """The decision stops the scan: the answer is complete."""
+    m.d.sync += [
+        result.stop.eq(stop_reason),
+        result.overflow.eq(stop_reason == Stop.OVERFLOW),
+        done.eq(1),
+    ]
