@@ -102,3 +102,19 @@ def test_guarantee_is_tight_for_the_spill_layout():
     assert never_overflows(material, CHAINS, "spill")
     material[2] += 1
     assert not never_overflows(material, CHAINS, "spill")
+
+
+def test_bench_reports_overflows_per_layout_and_workload():
+    # What `axon bench` writes under `capacity` in bench.json: each layout's
+    # overflowing queries on its corpus and on crowded boards.
+    from axon.sim.bench.capacity import LAYOUTS, capacity_figures
+    corpus = [(board, moves, encode_moves(board, moves)) for board, moves in game_corpus(4, 5)]
+    lines = []
+    figures = capacity_figures(corpus, chains=CHAINS, rules="exact", count_limit=1,
+                               crowded_games=20, log=lines.append)
+    assert figures["crowded"]["games"] == 20 and len(lines) == 2
+    assert figures["bench_corpus"]["queries"] == sum(len(words) for _, _, words in corpus)
+    for workload in ("bench_corpus", "crowded"):
+        assert set(figures[workload]["overflows"]) == set(LAYOUTS)
+    crowded = figures["crowded"]["overflows"]
+    assert crowded["side"] <= crowded["spill"] < crowded["kind"], crowded
