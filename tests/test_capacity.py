@@ -18,7 +18,9 @@ from axon.sim.model.encode import encode_moves
 from axon.sim.model.generate import crowded_corpus, game_corpus
 from axon.sim.model.golden import perpetual
 
-from .test_rtl import check_jobs, game_jobs
+from hypothesis import given, settings, strategies as st
+
+from .test_rtl import check_jobs, game_jobs, memory_images, queries
 
 
 CHAINS = 24
@@ -93,6 +95,15 @@ def test_spill_gateware_follows_the_golden_model_on_crowded_boards(chains):
 
 
 @pytest.mark.quick
+@pytest.mark.parametrize("chains", [CHAINS, 16, 4])
+@settings(max_examples=6)
+@given(jobs=st.lists(st.tuples(memory_images, queries), min_size=1, max_size=3))
+def test_spill_gateware_follows_the_golden_model_on_arbitrary_words(chains, jobs):
+    # Nonsense included: impossible lists, kinds without a pool, a kind
+    # with no pool of its own but the spill pool (4 chains).
+    check_jobs("exact", chains, jobs, pools="spill")
+
+
 def test_guarantee_is_tight_for_the_spill_layout():
     # One piece more than the guarantee allows does not fit it.
     layout = dict(side_pools(CHAINS, "spill"))
