@@ -5,7 +5,7 @@ from amaranth.hdl import *
 from ....hdl.chainlist import SideChains
 from ....hdl.pools import BISHOP, KNIGHT
 from .harness import free, Harness, popcount
-from .pools import _assert_hit_vectors
+from .pools import _assert_hit_vectors, distinct, member
 
 
 __all__ = ["capacity_spill"]
@@ -70,15 +70,6 @@ def capacity_spill(kind_slots=(1, 1), spill=1):
                 free(m, placed[j])
                 free(m, placed_kind[j])
                 free(m, placed_there[j])
-
-            def distinct(squares, present):
-                return Cat(~(present[j] & present[k]) | (squares[j] != squares[k])
-                           for j in range(len(squares)) for k in range(j + 1, len(squares))
-                           ).all() if len(squares) > 1 else C(1)
-
-            def member(square, of_kind, squares, kinds_, present):
-                return Cat(present[j] & (squares[j] == square) & (kinds_[j] == of_kind)
-                           for j in range(len(squares))).any()
 
             def beyond(kinds_, present):
                 """The pieces beyond each kind's pool, summed over the kinds."""
