@@ -33,7 +33,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from .params import CheckedComponent, check_chains, check_rules
-from .pools import POOLS, side_pools
+from .pools import POOL_KINDS, check_pools_rules, side_pools, spill_slots
 from .ports import ChainBusSignature
 from .word import MoveWord
 
@@ -112,11 +112,6 @@ def _pool_ports(slots):
         "empty":       Out(1),
         "open_chains": Out(range(slots + 1)),
     }
-
-
-def _check_pools(pools):
-    if pools not in POOLS:
-        raise ValueError(f"Pool layout must be one of {', '.join(POOLS)}, not {pools!r}")
 
 
 def _check_rules(rules):
@@ -383,8 +378,14 @@ class UnpairedPool(CheckedComponent, wiring.Component):
         Number of chains this pool holds.
     kinds : bool
         Keep each entry's piece kind and compare it (one pool for every kind
-        of a side, the lean layout). Without it the pool serves one kind and
-        compares squares only.
+        of a side, the lean layout, or the spill pool). Without it the pool
+        serves one kind and compares squares only.
+    shared : bool
+        The pool shares a kind's chains with another (the spill layout,
+        :mod:`axon.hdl.pools`): a start may lie in one pool and its end in
+        the other, so the pool takes the other's hits into its rules and
+        inserts only where it is told to. :class:`SideChains` decides its
+        overflow from the members below.
 
     Members
     -------
@@ -403,16 +404,34 @@ class UnpairedPool(CheckedComponent, wiring.Component):
         on its to-square and an end on its from-square, and whether its two
         squares are equal. For the formal proofs, whose induction invariant
         is that they equal those comparisons.
+    peer_start_hit, peer_end_hit : Signal(1), in
+        Only with ``shared``: the other pool holds a start on ``move``'s
+        to-square, an end on its from-square.
+    insert_start, insert_end : Signal(1), in
+        Only with ``shared``: a new start, a new end goes into this pool.
+    start_hit, end_hit, free_start, free_end, inserts, impossible : Signal(1), out
+        Only with ``shared``: this pool holds a start, an end that ``move``
+        meets; it has a free start, end entry; ``move`` meets no start or
+        end in either pool; ``move`` comes from an impossible list as far as
+        this pool can tell.
     """
 
     @staticmethod
     def check_parameters(slots):
         _check_slots(slots)
 
-    def __init__(self, slots=3, kinds=False):
+    def __init__(self, slots=3, kinds=False, shared=False):
         self._slots = slots
         self._kinds = bool(kinds)
+        self._shared = bool(shared)
+        sharing = {
+            "peer_start_hit": In(1), "peer_end_hit": In(1),
+            "insert_start": In(1), "insert_end": In(1),
+            "start_hit": Out(1), "end_hit": Out(1), "free_start": Out(1), "free_end": Out(1),
+            "inserts": Out(1), "impossible": Out(1),
+        } if shared else {}
         super().__init__({
+            **sharing,
             **_pool_ports(slots),
             "start_valid":   Out(slots),
             "end_valid":     Out(slots),
@@ -432,6 +451,10 @@ class UnpairedPool(CheckedComponent, wiring.Component):
     @property
     def kinds(self):
         return self._kinds
+
+    @property
+    def shared(self):
+        return self._shared
 
     rules = "exact"
 
@@ -477,14 +500,16 @@ class UnpairedPool(CheckedComponent, wiring.Component):
         # The hit vectors of the move in hand, made on the previous clock.
         start_hits = self.start_hits   # starts on the move's to-square
         end_hits   = self.end_hits     # ends on the move's from-square
-        start_hit  = Signal()
+        start_hit  = Signal()   # a start on the move's to-square, here or in the peer
         end_hit    = Signal()
         insert     = Signal()
         m.d.comb += [
-            start_hit.eq(start_hits.any()),
-            end_hit.eq(end_hits.any()),
+            start_hit.eq(start_hits.any() | (self.peer_start_hit if self._shared else 0)),
+            end_hit.eq(end_hits.any() | (self.peer_end_hit if self._shared else 0)),
             insert.eq(~start_hit & ~end_hit),
         ]
+        insert_start = self.insert_start if self._shared else C(1)
+        insert_end = self.insert_end if self._shared else C(1)
 
         free_start = Signal(n)
         free_end   = Signal(n)
@@ -501,9 +526,9 @@ class UnpairedPool(CheckedComponent, wiring.Component):
         freed_end   = Signal(n)
         m.d.comb += [
             write_start.eq(Mux(self.apply & ~end_hit,
-                               start_hits | Mux(start_hit, 0, free_start), 0)),
+                               start_hits | Mux(start_hit | ~insert_start, 0, free_start), 0)),
             write_end.eq(Mux(self.apply & ~start_hit,
-                             end_hits | Mux(end_hit, 0, free_end), 0)),
+                             end_hits | Mux(end_hit | ~insert_end, 0, free_end), 0)),
             freed_start.eq(Mux(self.apply & end_hit, start_hits, 0)),
             freed_end.eq(Mux(self.apply & start_hit, end_hits, 0)),
         ]
@@ -519,6 +544,15 @@ class UnpairedPool(CheckedComponent, wiring.Component):
             impossible.eq(moves_nothing | _several(start_hits) | _several(end_hits)),
             self.overflow.eq(insert & ~free_start.any() | impossible),
         ]
+        if self._shared:
+            m.d.comb += [
+                self.start_hit.eq(start_hits.any()),
+                self.end_hit.eq(end_hits.any()),
+                self.free_start.eq(free_start.any()),
+                self.free_end.eq(free_end.any()),
+                self.inserts.eq(insert),
+                self.impossible.eq(impossible),
+            ]
 
         # The next move's hit vectors. A written entry holds the move's own
         # square: compare two moves. A kept one compares its register.
@@ -575,7 +609,8 @@ class SideChains(wiring.Component):
 
     A move goes to the pool of its piece kind; a kind without a pool (a pawn
     or null move without its barrier bit: nonsense) is an overflow, as in the
-    golden model. ``exact`` pools keep starts and ends unpaired
+    golden model. In the spill layout a move also meets the side's spill
+    pool, which holds starts and ends of any kind (see :meth:`_spill`). ``exact`` pools keep starts and ends unpaired
     (:class:`UnpairedPool`); the ``paper`` rules need the pairing for
     symmetry and use :class:`ChainPool`.
 
@@ -601,10 +636,14 @@ class SideChains(wiring.Component):
         The side's pools, made with it (for the end-to-end proof).
     """
 
-    def __init__(self, chains=24, rules="exact", pools="kind"):
-        self._layout = side_pools(chains, pools)
+    def __init__(self, chains=24, rules="exact", pools="kind", *, layout=None, spill=None):
+        # ``layout`` and ``spill`` replace :mod:`axon.hdl.pools`' sizes: the
+        # formal proofs' small sides.
+        check_pools_rules(pools, rules)
+        self._layout = side_pools(chains, pools) if layout is None else tuple(layout)
         self._rules = rules
-        slots = sum(count for _, count in self._layout)
+        spill = spill_slots(chains, pools) if spill is None else spill
+        slots = sum(count for _, count in self._layout) + spill
         # A pool's members, but the apply is said a clock early.
         ports = _pool_ports(slots)
         del ports["apply"]
@@ -612,10 +651,13 @@ class SideChains(wiring.Component):
         # Made here rather than in `elaborate`, so that the end-to-end proof
         # can state its invariants over the pools' registers: a tuple of
         # ``(kind, pool)``, ``kind`` as in :func:`axon.hdl.pools.side_pools`.
+        shared = bool(spill)
         self.pools = tuple(
-            (kind, UnpairedPool(slots, kinds=kind is None) if rules == "exact"
+            (kind, UnpairedPool(slots, kinds=kind is None, shared=shared) if rules == "exact"
              else ChainPool(slots, rules))
             for kind, slots in self._layout)
+        # The spill pool (the spill layout only), for the proofs.
+        self.spill = UnpairedPool(spill, kinds=True, shared=True) if spill else None
 
     def elaborate(self, platform):
         m = Module()
@@ -643,6 +685,12 @@ class SideChains(wiring.Component):
             counts.append(pool.open_chains)
             lones.append(self._pool_lone(m, pool, kind))
         kinds = [kind for kind, _ in self._layout]
+        if self.spill is not None:
+            kinds = list(POOL_KINDS)
+            overflows = self._spill(m, matches)
+            empties.append(self.spill.empty)
+            counts.append(self.spill.open_chains)
+            lones.append(self._pool_lone(m, self.spill, None))
         # A kind without a pool (nonsense), also a clock ahead; after reset
         # the move in hand is the all-zero word, a null move.
         no_pool = Signal(init=int(None not in kinds))
@@ -671,6 +719,53 @@ class SideChains(wiring.Component):
             self.lone.end.eq(_or_all(end for _, _, _, _, end in lones)),
         ]
         return m
+
+    def _spill(self, m, matches):
+        """Wire the spill pool to the kinds' pools; return the overflow terms.
+
+        A move's starts and ends may lie in its kind's pool or in the spill
+        pool: each pool takes the other's hits into its rules, and a new
+        start or end goes to the kind's pool if it has a free entry there,
+        else to the spill pool. ``matches`` are the kinds' pools' registered
+        "the move is of this kind"."""
+        spill = self.spill
+        m.submodules.pool_spill = spill
+        # Any kind with a pool of its own or not, decoded a clock ahead.
+        spilled = Signal(name="spill_apply")
+        m.d.sync += spilled.eq(self.apply_next & Cat(self.next_move.piece[:3] == kind
+                                                     for kind in POOL_KINDS).any())
+        m.d.comb += [
+            spill.clear.eq(self.clear),
+            spill.apply.eq(spilled),
+            spill.move.eq(self.move),
+            spill.next_move.eq(self.next_move),
+        ]
+        own = [(match, pool) for match, (_, pool) in zip(matches, self.pools)]
+        # What the move's own kind pool says (nothing for a kind without one).
+        kind_start_hit  = Cat(match & pool.start_hit for match, pool in own).any()
+        kind_end_hit    = Cat(match & pool.end_hit for match, pool in own).any()
+        kind_free_start = Cat(match & pool.free_start for match, pool in own).any()
+        kind_free_end   = Cat(match & pool.free_end for match, pool in own).any()
+        kind_impossible = Cat(match & pool.impossible for match, pool in own).any()
+        for _, pool in own:
+            m.d.comb += [
+                pool.peer_start_hit.eq(spill.start_hit),
+                pool.peer_end_hit.eq(spill.end_hit),
+                pool.insert_start.eq(1),
+                pool.insert_end.eq(1),
+            ]
+        m.d.comb += [
+            spill.peer_start_hit.eq(kind_start_hit),
+            spill.peer_end_hit.eq(kind_end_hit),
+            spill.insert_start.eq(~kind_free_start),
+            spill.insert_end.eq(~kind_free_end),
+        ]
+        # An insert with no free start or no free end in either pool; or an
+        # impossible list, in one pool or across the two (a start, or an end,
+        # in both).
+        full = (~kind_free_start & ~spill.free_start) | (~kind_free_end & ~spill.free_end)
+        across = (kind_start_hit & spill.start_hit) | (kind_end_hit & spill.end_hit)
+        return [spill.inserts & full, spill.impossible, kind_impossible, across]
 
     def _pool_lone(self, m, pool, kind):
         """``(holds, several, kind, start, end)`` of one pool: it holds a
@@ -713,7 +808,8 @@ class ChainList(CheckedComponent, wiring.Component):
     rules : str
         ``"paper"`` or ``"exact"``.
     pools : str
-        ``"kind"`` (a pool per side and kind) or ``"side"`` (one a side).
+        ``"kind"`` (a pool per side and kind), ``"spill"`` (a pool per kind
+        and a spill pool a side, ``exact`` only) or ``"side"`` (one a side).
 
     Members
     -------
@@ -735,7 +831,7 @@ class ChainList(CheckedComponent, wiring.Component):
     def check_parameters(chains, rules, pools):
         check_chains(chains)
         _check_rules(rules)
-        _check_pools(pools)
+        check_pools_rules(pools, rules)
 
     def __init__(self, chains=24, rules="exact", pools="kind"):
         self._chains = chains

@@ -8,7 +8,7 @@ from .chainlist import ChainList
 from .lean import LeanMoveList, LeanScanner, check_scan
 from .movelist import MoveList
 from .params import CheckedComponent, check_chains, check_depth, check_rules
-from .pools import POOLS
+from .pools import check_pools_rules
 from .ports import MoveMemorySignature, QuerySignature, UpcomingSignature
 from .scanner import Scanner
 from .upcoming import Upcoming
@@ -37,8 +37,10 @@ class AxonDetector(CheckedComponent, wiring.Component):
     rules : str
         ``"exact"`` or ``"paper"``, see :mod:`axon.sim.model.golden`.
     pools : str
-        ``"kind"`` (a chain pool per side and piece kind, the default) or
-        ``"side"`` (one a side, the lean layout), see :mod:`axon.hdl.pools`.
+        ``"kind"`` (a chain pool per side and piece kind, the default),
+        ``"spill"`` (a pool per kind for the starting material and a spill
+        pool a side for any kind; ``exact`` rules only) or ``"side"`` (one a
+        side, the lean layout), see :mod:`axon.hdl.pools`.
     scan : str
         ``"pair"`` (two plies a clock from a two-bank move list, the default)
         or ``"single"`` (one a clock from one bank, the lean scan for the 1K
@@ -78,8 +80,7 @@ class AxonDetector(CheckedComponent, wiring.Component):
         check_depth(depth)
         check_chains(chains)
         check_rules(rules, noun="Detector rules")
-        if pools not in POOLS:
-            raise ValueError(f"Pool layout must be one of {', '.join(POOLS)}, not {pools!r}")
+        check_pools_rules(pools, rules)
         check_scan(scan)
         if not isinstance(upcoming, bool):
             raise TypeError(f"Upcoming must be True or False, not {upcoming!r}")

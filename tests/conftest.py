@@ -28,6 +28,7 @@ def pytest_addoption(parser):
 # by these names, so that a growing run shows which capability grew.
 CAPABILITIES = {
     "test_boards.py":       "board builds and fit",
+    "test_capacity.py":     "pool layouts and capacity",
     "test_cli.py":          "command line",
     "test_cxxrtl.py":       "CXXRTL backend",
     "test_encode.py":       "move encoding",

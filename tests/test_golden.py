@@ -347,7 +347,7 @@ def test_legal_games_never_meet_two_chains_at_once(corpus, rules):
 
 from hypothesis import given, settings, strategies as st
 
-from axon.hdl.pools import STARTING_MATERIAL, side_pools
+from axon.hdl.pools import STARTING_MATERIAL, never_overflows, side_pools
 from axon.sim.model.golden import ChainPool, Rules
 from axon.sim.model.unpaired import UnpairedPool
 
@@ -394,9 +394,14 @@ def test_unpaired_pool_follows_the_golden_pool(moves, size, kinds):
         assert not set(unpaired.starts) & set(unpaired.ends)
 
 
-def _within_starting_material(board):
-    return all(len(board.pieces(kind, color)) <= STARTING_MATERIAL[kind]
-               for color in chess.COLORS for kind in STARTING_MATERIAL)
+def _material(board, color):
+    """A side's non-pawn pieces, ``{kind: count}`` (python-chess and Table 1
+    share the piece-type numbers)."""
+    return {kind: len(board.pieces(kind, color)) for kind in STARTING_MATERIAL}
+
+
+def _guaranteed(board, chains, pools):
+    return all(never_overflows(_material(board, color), chains, pools) for color in chess.COLORS)
 
 
 @pytest.fixture(scope="module")
@@ -415,29 +420,44 @@ def wandering_games():
 
 
 def test_capacity_guarantee(corpus, wandering_games):
-    # No query overflows while each side has at most its starting material in
-    # non-pawn pieces (K, Q, 2R, 2B, 2N): a chain is one displaced piece, and
-    # from 16 chains up every side has a slot for each. Checked at the top of
-    # every query (the material cannot change within a scan: captures and
-    # pawn moves are barriers).
+    # No query overflows while each side's material is within its layout's
+    # guarantee (axon.hdl.pools.never_overflows): for pools by kind from 16
+    # chains up, at least the starting material (K, Q, 2R, 2B, 2N); for the
+    # spill layout at 24 chains, the starting material and any four more
+    # pieces. A chain is one displaced piece. Checked at the top of every
+    # query (the material cannot change within a scan: captures and pawn
+    # moves are barriers), on crowded boards too.
     # The paper's rules keep paired chains, and the same guarantee (proven
-    # for both pools in axon.sim.verify.formal, capacity and capacity-paper).
-    games = [(board, moves, words) for board, moves, words, _ in corpus] + wandering_games
-    checked = short = 0
-    for chains, rules in ((16, "exact"), (24, "exact"), (16, "paper"), (14, "exact")):
+    # for the pools in axon.sim.verify.formal: capacity, capacity-paper,
+    # capacity-spill).
+    from axon.sim.model.generate import crowded_corpus
+    crowded = [(board, moves, encode_moves(board, moves))
+               for board, moves in crowded_corpus(8, 1103)]
+    games = ([(board, moves, words) for board, moves, words, _ in corpus] + wandering_games +
+             crowded)
+    checked, beyond = {}, {}
+    for chains, rules, pools in ((16, "exact", "kind"), (24, "exact", "kind"),
+                                 (16, "paper", "kind"), (24, "exact", "spill"),
+                                 (16, "exact", "spill")):
+        checked[chains, pools, rules] = beyond[chains, pools, rules] = 0
         for board, moves, words in games:
             board = board.copy()
             for ply, move in enumerate(moves):
                 board.push(move)
-                if not _within_starting_material(board):
-                    continue
-                overflow = perpetual(words, ply, rules=rules, chains=chains,
-                                     count_limit=15).overflow
-                if chains == 14:
-                    short += overflow
+                overflow = perpetual(words, ply, rules=rules, chains=chains, count_limit=15,
+                                     pools=pools).overflow
+                if _guaranteed(board, chains, pools):
+                    assert not overflow, f"chains {chains}, {pools}, rules {rules}, ply {ply + 1}"
+                    checked[chains, pools, rules] += 1
                 else:
-                    assert not overflow, f"chains {chains}, rules {rules}, ply {ply + 1}"
-                    checked += 1
-    assert checked > 30000
-    # One knight slot a side (14 chains) is not enough: the check can fail.
+                    beyond[chains, pools, rules] += overflow
+    assert min(checked.values()) > 20000, checked
+    # Beyond the guarantee a layout can overflow: the guarantee is as wide
+    # as the pools (for the spill layout's 24 chains, see
+    # tests/test_capacity.py's test_guarantee_is_tight_for_the_spill_layout).
+    assert beyond[24, "kind", "exact"] > 0 and beyond[16, "spill", "exact"] > 0, beyond
+    # Starting material needs a slot of each: one knight slot a side (14
+    # chains) is not enough.
+    short = sum(perpetual(words, ply, chains=14, count_limit=15).overflow
+                for board, moves, words in wandering_games for ply in range(len(moves)))
     assert short > 0

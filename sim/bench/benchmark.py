@@ -38,6 +38,7 @@ from ..model.encode import encode_moves
 from ..model.games import bundled_files, load_games
 from ..model.generate import game_corpus
 from ..model.golden import perpetual
+from .capacity import capacity_figures
 from .peers import make_peer_games, run_peers
 
 
@@ -330,6 +331,9 @@ def _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_h
         "memory_per_ply_bits": {"axon_word": WORD_BITS, "zobrist_key": 64, "board_256": 256,
                                 "paper_matrix": 512},
     })
+
+    bench["capacity"] = capacity_figures(corpus, chains=CHAINS, rules=RULES,
+                                         count_limit=COUNT_LIMIT, log=log)
 
     phase[0] = "place and route"
     bench["hardware"] = {}

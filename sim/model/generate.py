@@ -10,7 +10,7 @@ import random
 import chess
 
 
-__all__ = ["random_endgame", "random_game", "game_corpus"]
+__all__ = ["random_endgame", "random_game", "game_corpus", "crowded_board", "crowded_corpus"]
 
 # Material for pawnless endgames, kings added by random_endgame.
 _ENDGAME_MATERIAL = [
@@ -79,3 +79,39 @@ def game_corpus(count, seed, plies=(20, 120)):
         board = random_endgame(rng) if index % 2 else chess.Board()
         games.append(random_game(rng, rng.randint(*plies), board))
     return games
+
+
+# A crowded side: its king and 6 to 12 more pieces, promoted ones among them
+# (up to five queens, or four rooks, bishops or knights).
+_CROWDED_PIECES = {chess.QUEEN: (1, 5), chess.ROOK: (0, 4), chess.BISHOP: (0, 4),
+                   chess.KNIGHT: (0, 4)}
+_CROWDED_SIZE = (6, 12)
+
+
+def crowded_board(rng):
+    """A legal pawnless position where each side has more pieces of some kind
+    than its starting material: what a search meets down promotion lines."""
+    while True:
+        board = chess.Board(None)
+        squares = rng.sample(chess.SQUARES, 64)
+        for color in chess.COLORS:
+            board.set_piece_at(squares.pop(), chess.Piece(chess.KING, color))
+            wanted = rng.randint(*_CROWDED_SIZE)
+            counts = {kind: rng.randint(*bounds) for kind, bounds in _CROWDED_PIECES.items()}
+            pieces = [kind for kind, count in counts.items() for _ in range(count)]
+            rng.shuffle(pieces)
+            for kind in pieces[:wanted]:
+                board.set_piece_at(squares.pop(), chess.Piece(kind, color))
+        board.turn = rng.choice(chess.COLORS)
+        if board.is_valid() and not board.is_game_over():
+            return board
+
+
+def crowded_corpus(count, seed, plies=(60, 160)):
+    """``count`` games from crowded pawnless boards (:func:`crowded_board`),
+    almost all reversible moves, with little shuffling back: many pieces of
+    one kind displaced at once, the hardest case for the pools' capacity."""
+    rng = random.Random(seed)
+    return [random_game(rng, rng.randint(*plies), crowded_board(rng), reversible_bias=0.97,
+                        shuffle_rate=rng.uniform(0.0, 0.5))
+            for _ in range(count)]

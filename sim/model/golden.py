@@ -39,9 +39,11 @@ import enum
 from dataclasses import dataclass
 from typing import Optional
 
-from ...hdl.pools import BISHOP, KING, KNIGHT, QUEEN, ROOK, check_pools, side_pools
+from ...hdl.pools import (BISHOP, KING, KNIGHT, POOL_KINDS, QUEEN, ROOK, check_pools,
+                          check_pools_rules, side_pools, spill_slots)
 from ...hdl.params import Stop
 from ...hdl.word import unpack_word
+from .spill import SpillSide
 
 
 __all__ = ["Rules", "Stop", "Result", "Step", "perpetual", "RULES", "reaches", "squares_between"]
@@ -257,20 +259,41 @@ class ChainPool:
         return rule + "+link"
 
 
+class SpillingPool(ChainPool):
+    """The paired chains of one side and kind in the spill layout: as many
+    slots as the kind's pool and the side's spill pool together, and
+    :class:`axon.sim.model.spill.SpillSide` to say when a new start or end
+    finds no entry in either, as the gateware places them."""
+
+    def __init__(self, size, rules, side):
+        super().__init__(size, rules)
+        self.side = side
+
+    def apply(self, piece, from_sq, to_sq):
+        if self.impossible(piece, from_sq, to_sq) or not self.side.fits(piece & 7, from_sq, to_sq):
+            return None
+        rule = super().apply(piece, from_sq, to_sq)
+        self.side.apply(piece & 7, from_sq, to_sq)
+        return rule
+
+
 class ChainList:
     """The chain list, split into pools by side and piece kind.
 
     A chain only ever changes on a move of its own piece, so chains of
     different sides or kinds never meet: the ``paper`` and ``exact`` rules
-    give every side a pool per kind (``pools="kind"``) or one pool
-    (``pools="side"``), as :func:`axon.hdl.pools.side_pools` lays them out for
-    the gateware. A move of a kind without a pool meets a pool of no slots and
+    give every side a pool per kind (``pools="kind"``), a pool per kind and
+    a spill pool (``pools="spill"``, ``exact`` only), or one pool
+    (``pools="side"``), as :mod:`axon.hdl.pools` lays them out for the
+    gateware. A move of a kind without a pool meets a pool of no slots and
     overflows. The wiki's pseudo-code matches squares regardless of the piece,
     so ``cpw`` keeps one shared pool.
     """
 
     def __init__(self, size, rules, pools="kind"):
         check_pools(pools)
+        if rules is not Rules.CPW:
+            check_pools_rules(pools, rules.value)
         self.no_pool = ChainPool(0, rules)
         self.by_piece = {}
         if rules is Rules.CPW:
@@ -278,12 +301,24 @@ class ChainList:
             self.by_piece = dict.fromkeys(range(16), self.pools[0])
             return
         self.pools = []
+        if pools == "spill":
+            self._spill_pools(size, rules)
+            return
         for colour in (0, 8):
             for kind, slots in side_pools(size, pools):
                 pool = ChainPool(slots, rules)
                 self.pools.append(pool)
                 kinds = range(8) if kind is None else (kind,)
                 self.by_piece.update({colour | each: pool for each in kinds})
+
+    def _spill_pools(self, size, rules):
+        layout, spill = side_pools(size, "spill"), spill_slots(size, "spill")
+        for colour in (0, 8):
+            side = SpillSide(layout, spill)
+            for kind in POOL_KINDS:
+                pool = SpillingPool(dict(layout).get(kind, 0) + spill, rules, side)
+                self.pools.append(pool)
+                self.by_piece[colour | kind] = pool
 
     def _pool(self, piece):
         return self.by_piece.get(piece, self.no_pool)

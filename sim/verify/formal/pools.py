@@ -421,6 +421,19 @@ def paper_follows_rules(slots):
 
 # --- Capacity ---------------------------------------------------------------
 
+def distinct(squares, present):
+    """The present squares are all different (the capacity proofs' pieces and entries)."""
+    return Cat(~(present[j] & present[k]) | (squares[j] != squares[k])
+               for j in range(len(squares)) for k in range(j + 1, len(squares))
+               ).all() if len(squares) > 1 else C(1)
+
+
+def member(square, of_kind, squares, kinds, present):
+    """A present piece or entry of ``of_kind`` is on ``square``."""
+    return Cat(present[j] & (squares[j] == square) & (kinds[j] == of_kind)
+               for j in range(len(squares))).any()
+
+
 # The kind the capacity proofs move in a pool by kind.
 CAPACITY_KIND = 2
 
@@ -483,16 +496,6 @@ def capacity(slots, pieces=None, rules="exact", kinds=False):
                     free(m, placed_kind[j])
             else:
                 kind = placed_kind = [C(CAPACITY_KIND, 3)] * count
-
-            def distinct(squares, present):
-                return Cat(~(present[j] & present[k]) | (squares[j] != squares[k])
-                           for j in range(len(squares)) for k in range(j + 1, len(squares))
-                           ).all() if len(squares) > 1 else C(1)
-
-            def member(square, of_kind, squares, kinds_, present):
-                """A piece or entry of ``of_kind`` is on ``square``."""
-                return Cat(present[j] & (squares[j] == square) & (kinds_[j] == of_kind)
-                           for j in range(len(squares))).any()
 
             move = pool.move
             stands_on_to = Cat(there[j] & (now[j] == move.to_sq) &

@@ -8,6 +8,7 @@ from .harness import DEFAULT_CHAINS, DEFAULT_POOL_SLOTS, LEAN_POOL_SLOTS
 from .termination import DEFAULT_DEPTH, termination, termination_bound
 from .pools import (capacity, paper_bookkeeping, paper_follows_rules, unpaired_bookkeeping,
                     unpaired_follows_rules)
+from .spill import capacity_spill
 from .end_to_end import END_TO_END_DEPTH, end_to_end_lean, end_to_end_pair
 from .writes import (lean_refused_writes_keep_words, refused_writes_keep_words, stable_results,
                      writes_refused)
@@ -90,6 +91,11 @@ PROPERTIES = [
         "capacity-paper",
         "the same for the paired pool of the paper's rules",
         functools.partial(capacity, rules="paper"), 2),
+    Property("capacity-spill",
+             "a side of the spill layout (a pool for each of two kinds, one spill entry "
+             "that takes either) never overflows while its pieces beyond each kind's pool, "
+             "summed, fit the spill pool",
+             capacity_spill(), "prove", 2),
     Property("capacity-lean",
              "the lean layout's pool (2 entries for a side, any kinds) never overflows "
              "while the side has at most 2 non-pawn pieces",

@@ -1,0 +1,131 @@
+# amaranth: UnusedElaboratable=no
+"""The spill pool layout's capacity: crowded boards, the guarantee, and the
+gateware against the golden model where the pools fill up.
+
+A crowded board (pawnless, promoted pieces, reversible moves) is where pools
+by kind overflow: a side with four queens needs four queen slots. The spill
+layout must overflow on no more plies there than one pool a side of the
+same size, the layout with the most capacity.
+"""
+
+import chess
+import pytest
+
+from axon.hdl.chainlist import ChainList
+from axon.hdl.detector import AxonDetector
+from axon.hdl.pools import POOL_KINDS, never_overflows, side_pools, spill_slots
+from axon.sim.model.encode import encode_moves
+from axon.sim.model.generate import crowded_corpus, game_corpus
+from axon.sim.model.golden import perpetual
+
+from hypothesis import given, settings, strategies as st
+
+from .test_rtl import check_jobs, game_jobs, memory_images, queries
+
+
+CHAINS = 24
+# The bench's crowded workload is another seed of the same generator.
+CROWDED_GAMES, CROWDED_SEED = 24, 2211
+
+
+def overflowing_plies(games, pools, chains=CHAINS, count_limit=4):
+    """How many queries (one after every ply) end in an overflow."""
+    return sum(perpetual(words, top, chains=chains, count_limit=count_limit,
+                         pools=pools).overflow
+               for _, _, words in games for top in range(len(words)))
+
+
+@pytest.fixture(scope="module")
+def crowded():
+    return [(board, moves, encode_moves(board, moves))
+            for board, moves in crowded_corpus(CROWDED_GAMES, CROWDED_SEED)]
+
+
+@pytest.mark.quick
+def test_crowded_boards_are_crowded(crowded):
+    # Pawnless, and every game has a side with more pieces of a kind than
+    # its starting material: promoted pieces.
+    assert len(crowded) >= 20
+    for board, _, _ in crowded:
+        assert not board.pieces(chess.PAWN, chess.WHITE) | board.pieces(chess.PAWN, chess.BLACK)
+        assert any(len(board.pieces(chess.QUEEN, color)) > 1 or
+                   any(len(board.pieces(kind, color)) > 2
+                       for kind in (chess.ROOK, chess.BISHOP, chess.KNIGHT))
+                   for color in chess.COLORS)
+
+
+def test_crowded_board_overflows_by_layout(crowded):
+    # The crowded boards tell the layouts apart: pools by kind overflow
+    # often, the spill layout an order of magnitude less, one pool a side
+    # (the most capacity for the slots) least. The shipped layout is the
+    # pools by kind: the spill pool costs clock (docs/capacity.md).
+    overflows = {pools: overflowing_plies(crowded, pools) for pools in ("kind", "spill", "side")}
+    assert AxonDetector().pools == "kind"
+    assert overflows["side"] <= overflows["spill"] <= overflows["kind"] // 10, overflows
+    assert overflows["kind"] > 100, overflows
+
+
+@pytest.mark.quick
+def test_spill_layout_needs_the_exact_rules():
+    with pytest.raises(ValueError, match="spill pool layout needs the exact rules, not 'paper'"):
+        ChainList(24, rules="paper", pools="spill")
+    with pytest.raises(ValueError, match="spill pool layout needs the exact rules"):
+        perpetual([0, 0], 1, rules="paper", pools="spill")
+
+
+@pytest.mark.quick
+def test_spill_layout_sizes():
+    # Every slot of a side is in a kind's pool or the spill pool.
+    for chains in range(2, 40, 2):
+        total = sum(slots for _, slots in side_pools(chains, "spill"))
+        assert total + spill_slots(chains, "spill") == chains // 2
+        assert spill_slots(chains, "spill") >= 1
+        assert {kind for kind, _ in side_pools(chains, "spill")} <= set(POOL_KINDS)
+
+
+@pytest.mark.parametrize("chains", [CHAINS, 16])
+def test_spill_gateware_follows_the_golden_model_on_crowded_boards(chains):
+    # Where the pools fill: starts and ends of one kind in both pools,
+    # overflow at 16 chains. Every answer and its clock count must agree.
+    from axon.sim.model.golden import Stop
+    games = crowded_corpus(3, 7 + chains) + game_corpus(1, chains)
+    stops = check_jobs("exact", chains, game_jobs(games), legal=True, pools="spill")
+    if chains == 16:
+        assert Stop.OVERFLOW in stops
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("chains", [CHAINS, 16, 4])
+@settings(max_examples=6)
+@given(jobs=st.lists(st.tuples(memory_images, queries), min_size=1, max_size=3))
+def test_spill_gateware_follows_the_golden_model_on_arbitrary_words(chains, jobs):
+    # Nonsense included: impossible lists, kinds without a pool, a kind
+    # with no pool of its own but the spill pool (4 chains).
+    check_jobs("exact", chains, jobs, pools="spill")
+
+
+def test_guarantee_is_tight_for_the_spill_layout():
+    # One piece more than the guarantee allows does not fit it.
+    layout = dict(side_pools(CHAINS, "spill"))
+    spill = spill_slots(CHAINS, "spill")
+    material = dict(layout)
+    material[5] += spill
+    assert never_overflows(material, CHAINS, "spill")
+    material[2] += 1
+    assert not never_overflows(material, CHAINS, "spill")
+
+
+def test_bench_reports_overflows_per_layout_and_workload():
+    # What `axon bench` writes under `capacity` in bench.json: each layout's
+    # overflowing queries on its corpus and on crowded boards.
+    from axon.sim.bench.capacity import LAYOUTS, capacity_figures
+    corpus = [(board, moves, encode_moves(board, moves)) for board, moves in game_corpus(4, 5)]
+    lines = []
+    figures = capacity_figures(corpus, chains=CHAINS, rules="exact", count_limit=1,
+                               crowded_games=20, log=lines.append)
+    assert figures["crowded"]["games"] == 20 and len(lines) == 2
+    assert figures["bench_corpus"]["queries"] == sum(len(words) for _, _, words in corpus)
+    for workload in ("bench_corpus", "crowded"):
+        assert set(figures[workload]["overflows"]) == set(LAYOUTS)
+    crowded = figures["crowded"]["overflows"]
+    assert crowded["side"] <= crowded["spill"] < crowded["kind"], crowded
