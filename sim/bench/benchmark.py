@@ -96,7 +96,7 @@ def simulate(corpus, log=print):
     seconds = time.monotonic() - started
     plies, cycles, mismatches, upcoming = [], [], 0, 0
     # Overflows with the pools by kind, and with the one-pool-a-side layout
-    # of the same size (the layout before issue 11), for comparison.
+    # of the same size (the layout before the pools by kind), for comparison.
     overflows = {"kind": 0, "side": 0}
     for (words, queries), timed in zip(jobs, answers):
         for (top, _, occupancy), rtl in zip(queries, timed):

@@ -164,7 +164,7 @@ def _target_table(bench):
         if name in BARE_CORES:
             timing = ns.get(f"fpga:{name}", {})
             speed = f"{_number(timing.get('mean'), 0)} ({_number(timing.get('p99'), 0)})"
-            # Issue 11's per-query target: below the C chain list (< 1).
+            # The core's per-query target: below the C chain list (< 1).
             found = bench.get("ratio_to_c_chain_list", {}).get(name)
             ratio = "" if found is None else _number(float(found), 2)
         else:
