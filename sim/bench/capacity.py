@@ -1,0 +1,58 @@
+"""The bench's capacity figures: how often each pool layout overflows.
+
+Two workloads, every ply of every game queried at the bench's count limit,
+answered by the golden model (which overflows on exactly the moves the
+gateware does, see ``tests/test_rtl.py``):
+
+* ``bench_corpus``: the bench's own query corpus (bundled games and generated
+  games from the opening and from pawnless endgames);
+* ``crowded``: generated crowded boards (:func:`axon.sim.model.generate.crowded_corpus`:
+  pawnless, promoted pieces, reversible moves), where pools by kind run out.
+
+Each gives the overflowing queries per layout at the same chain count, and
+the share of the queries they are.
+"""
+
+from ..model.encode import encode_moves
+from ..model.generate import crowded_corpus
+from ..model.golden import perpetual
+
+
+__all__ = ["LAYOUTS", "CROWDED_GAMES", "CROWDED_SEED", "layout_overflows", "capacity_figures"]
+
+# The layouts compared, by their ``pools`` name.
+LAYOUTS = ("kind", "spill", "side")
+# The crowded workload: a seed other than the test's.
+CROWDED_GAMES, CROWDED_SEED = 40, 7
+
+
+def layout_overflows(games, *, chains, rules, count_limit, layouts=LAYOUTS):
+    """``{"queries": n, "overflows": {layout: count}, "share": {layout: fraction}}``
+    over ``games``, ``[(board, moves, words)]``, queried after every ply."""
+    queries = sum(len(words) for _, _, words in games)
+    overflows = {layout: sum(perpetual(words, top, rules=rules, chains=chains,
+                                       count_limit=count_limit, pools=layout).overflow
+                             for _, _, words in games for top in range(len(words)))
+                 for layout in layouts}
+    return {"games": len(games), "queries": queries, "overflows": overflows,
+            "share": {layout: round(count / queries, 5) if queries else 0.0
+                      for layout, count in overflows.items()}}
+
+
+def capacity_figures(corpus, *, chains, rules, count_limit, crowded_games=CROWDED_GAMES,
+                     log=print):
+    """The ``capacity`` entry of ``bench.json``."""
+    crowded = [(board, moves, encode_moves(board, moves))
+               for board, moves in crowded_corpus(crowded_games, CROWDED_SEED)]
+    figures = {
+        "chains": chains,
+        "bench_corpus": layout_overflows(corpus, chains=chains, rules=rules,
+                                         count_limit=count_limit),
+        "crowded": {"seed": CROWDED_SEED,
+                    **layout_overflows(crowded, chains=chains, rules=rules,
+                                       count_limit=count_limit)},
+    }
+    for workload in ("bench_corpus", "crowded"):
+        log(f"overflows on the {workload.replace('_', ' ')} at {chains} chains: "
+            f"{figures[workload]['overflows']} of {figures[workload]['queries']} queries")
+    return figures
