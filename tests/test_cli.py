@@ -11,6 +11,7 @@ from importlib import resources
 import chess
 import pytest
 
+from axon.hdl.pools import POOLS
 from axon.hdl.word import pack_word
 from axon.sim.backends import session
 from axon.sim.cli import simulate as commands
@@ -576,7 +577,8 @@ def test_verify_that_compared_nothing_fails(capsys, tmp_path):
 def test_layout_options_everywhere(capsys, command):
     assert main([command, "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    assert "--pools {kind,side}" in text and "--scan {pair,single}" in text
+    pools = "{" + ",".join(POOLS) + "}"
+    assert f"--pools {pools}" in text and "--scan {pair,single}" in text
 
 
 @pytest.mark.quick
