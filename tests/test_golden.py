@@ -161,6 +161,23 @@ def test_exact_matches_python_chess_on_generated_games(corpus, count_limit):
     assert plies > 15000 and repetitions > 500 and fivefolds > 20
 
 
+@pytest.mark.parametrize("count_limit", [1, 2])
+def test_draw_matches_python_chess_for_every_root(corpus, count_limit):
+    # Each game is asked with a root at every tenth ply and at its end, so
+    # that occurrences before, at and after the root are all met.
+    checked = draws = held_back = 0
+    for game, (board, moves, words, _) in enumerate(corpus[::3]):
+        for root in sorted({*range(0, len(moves), 10), len(moves)}):
+            answers = oracle_answers(board, moves, root=root)
+            for ply, answer in enumerate(answers, start=1):
+                result = perpetual(words, ply - 1, root=root - 1, count_limit=count_limit)
+                assert result.draw == answer.draw, f"game {game} root {root} ply {ply}"
+                checked += 1
+                draws += answer.draw
+                held_back += answer.repetition and not answer.draw
+    assert checked > 20000 and draws > 300 and held_back > 300
+
+
 def test_overflow_keeps_what_was_found_before_it(corpus):
     overflows = kept = 0
     for board, moves, words, answers in corpus:
@@ -191,6 +208,61 @@ def test_paper_rules_match_python_chess_where_no_rotation_occurs(corpus):
 
 # -- scan semantics -------------------------------------------------------------
 
+# Positions of the knight shuffle: the start S recurs after every fourth word,
+# at addresses 3, 7 and 11 (and before address 0).
+SHUFFLE = [pack_word(1, 18, 2), pack_word(62, 45, 10), pack_word(18, 1, 2), pack_word(45, 62, 10)] * 3
+
+
+@pytest.mark.quick
+def test_an_occurrence_inside_the_search_is_a_draw_at_once():
+    # Root at address 3: S after it is the root position; S after 7 lies
+    # inside the search, nearer than the two behind the root.
+    result = perpetual(SHUFFLE, 11, root=3, count_limit=1)
+    assert (result.draw, result.count, result.distance, result.stop) == \
+           (True, 1, 4, Stop.LIMIT)
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("root", [7, 9, 11])
+def test_an_occurrence_at_or_before_the_root_does_not_stop_a_limit_one_scan(root):
+    # S after 7 is the root position or game history: the scan goes on and
+    # finds S after 3, the third occurrence.
+    result = perpetual(SHUFFLE, 11, root=root, count_limit=1)
+    assert (result.draw, result.count, result.distance, result.plies_scanned, result.stop) == \
+           (True, 2, 4, 8, Stop.LIMIT)
+
+
+def test_a_lone_occurrence_before_the_root_is_no_draw():
+    words = list(SHUFFLE)
+    words[4] = pack_word(12, 28, 1, barrier=True)   # a pawn move under the last two shuffles
+    result = perpetual(words, 11, root=7, count_limit=1)
+    assert (result.repetition, result.draw, result.count, result.stop) == \
+           (True, False, 1, Stop.BARRIER)
+    assert perpetual(words, 11, root=6, count_limit=1).draw
+
+
+def test_a_query_below_the_root_needs_a_third_occurrence():
+    # The position after 7 is game history when the root is 9: its
+    # occurrence after 3 is a second one, not yet a draw.
+    result = perpetual(SHUFFLE, 7, root=9, count_limit=1)
+    assert (result.draw, result.count, result.distance, result.stop) == \
+           (True, 2, 4, Stop.LIMIT)
+    words = SHUFFLE[:8]
+    result = perpetual(words, 7, root=7, count_limit=1)
+    assert (result.draw, result.count, result.stop) == (True, 2, Stop.LIMIT)
+    result = perpetual(words, 3, root=7, count_limit=1)
+    assert (result.draw, result.count, result.stop) == (False, 1, Stop.BOTTOM)
+
+
+def test_the_root_changes_nothing_from_limit_two_on():
+    for root in range(-1, 12):
+        for count_limit in (2, 3, 4):
+            plain, rooted = perpetual(SHUFFLE, 11, count_limit=count_limit), \
+                            perpetual(SHUFFLE, 11, root=root, count_limit=count_limit)
+            assert (rooted.count, rooted.distance, rooted.plies_scanned, rooted.stop) == \
+                   (plain.count, plain.distance, plain.plies_scanned, plain.stop)
+            assert rooted.draw
+
 N = 2  # white knight
 
 
@@ -212,9 +284,11 @@ def test_bottom_after_address_zero():
 @pytest.mark.quick
 def test_count_limit_stops_at_nth_find():
     shuffle = [knight(1, 18), knight(62, 45), knight(18, 1), knight(45, 62)] * 3
-    assert perpetual(shuffle, 11, count_limit=2) == Result(True, 4, 2, False, 8, Stop.LIMIT)
+    assert perpetual(shuffle, 11, count_limit=2) == Result(True, 4, 2, False, 8, Stop.LIMIT,
+                                                           draw=True)
     assert perpetual(shuffle, 11, count_limit=0) == Result(False, None, 0, False, 0, Stop.LIMIT)
-    assert perpetual(shuffle, 11, count_limit=15) == Result(True, 4, 3, False, 12, Stop.BOTTOM)
+    assert perpetual(shuffle, 11, count_limit=15) == Result(True, 4, 3, False, 12, Stop.BOTTOM,
+                                                            draw=True)
 
 
 def test_overflow_stops_before_the_move():
@@ -258,7 +332,8 @@ def test_nonsense_word_that_moves_nothing_is_an_overflow(rules):
 def test_cpw_closes_a_word_that_moves_nothing_at_once():
     words = [knight(5, 5), knight(5, 5)]
     # No side-to-move check either: both plies count.
-    assert perpetual(words, 1, rules="cpw") == Result(True, 1, 2, False, 2, Stop.BOTTOM)
+    assert perpetual(words, 1, rules="cpw") == Result(True, 1, 2, False, 2, Stop.BOTTOM,
+                                                      draw=True)
 
 
 @pytest.mark.quick
@@ -268,6 +343,7 @@ def test_cpw_closes_a_word_that_moves_nothing_at_once():
     (dict(chains=5), r"chain count must be even for the exact rules \(half the slots serve "
                      r"each side\), not 5"),
     (dict(count_limit=-1), r"count limit must be a non-negative integer, not -1"),
+    (dict(root=-2), r"root must be an address in -1\.\.\d+, not -2"),
     (dict(top=3), r"top of stack must be an address in 0\.\.1, not 3"),
 ])
 def test_parameter_errors(kwargs, message):

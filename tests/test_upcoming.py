@@ -90,6 +90,24 @@ def test_exact_upcoming_matches_python_chess(corpus):
     assert plies > 10000 and found > 1500
 
 
+def test_upcoming_draw_is_a_position_after_the_root(corpus):
+    # The move's earlier position is ply + 1 - distance plies into the game;
+    # it is a draw for the search when that lies after the root's ply.
+    inside = outside = 0
+    for words, occupancy, answers in corpus[::4]:
+        for root in (0, len(words) // 2, len(words)):
+            for ply, answer in enumerate(answers, start=1):
+                result = perpetual(words, ply - 1, root=root - 1, count_limit=15,
+                                   occupancy=occupancy[ply - 1])
+                if result.stop not in (Stop.BARRIER, Stop.BOTTOM) or not answer.move:
+                    continue
+                expected = ply + 1 - answer.distance > root
+                assert result.upcoming_draw == expected, f"root {root} ply {ply}"
+                inside += expected
+                outside += not expected
+    assert inside > 100 and outside > 100
+
+
 @pytest.mark.parametrize("rules", ["paper", "exact"])
 def test_what_a_stopped_scan_reports_is_true(corpus, rules):
     # Stopping at the first repetition (a search's setting) or overflowing on

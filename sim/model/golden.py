@@ -46,7 +46,8 @@ from ...hdl.word import unpack_word
 from .spill import SpillSide
 
 
-__all__ = ["Rules", "Stop", "Result", "Step", "perpetual", "RULES", "reaches", "squares_between"]
+__all__ = ["Rules", "Stop", "Result", "Step", "perpetual", "RULES", "reaches", "squares_between",
+           "inside_search", "decides_draw"]
 
 
 class Rules(enum.Enum):
@@ -67,12 +68,16 @@ class Result:
     overflow:      bool
     plies_scanned: int             # words applied to the chain list
     stop:          Stop
+    # The position is a draw by repetition for a search from ``root`` (see
+    # :func:`perpetual`): a third occurrence, or a second one inside the search.
+    draw:          bool = False
     # Upcoming repetition (only with an ``occupancy``, see :func:`perpetual`):
     # the side to move can return to an earlier position with one move.
     upcoming:          bool = False
     upcoming_move:     Optional[tuple] = None   # (from, to) of that move
     upcoming_distance: Optional[int] = None     # plies from the position after it
                                                 # back to the earlier position
+    upcoming_draw:     bool = False             # that earlier position lies after the root
 
     @classmethod
     def from_fields(cls, fields, upcoming=None):
@@ -85,12 +90,14 @@ class Result:
         found = {}
         if upcoming is not None and upcoming["found"]:
             found = dict(upcoming=True, upcoming_move=(upcoming["from_sq"], upcoming["to_sq"]),
-                         upcoming_distance=upcoming["distance"])
+                         upcoming_distance=upcoming["distance"],
+                         upcoming_draw=bool(upcoming["draw"]))
         return cls(repetition=repetition,
                    # The gateware shows distance 0 when nothing was found.
                    distance=fields["distance"] if repetition else None,
                    count=fields["count"], overflow=bool(fields["overflow"]),
-                   plies_scanned=fields["plies_scanned"], stop=Stop(fields["stop"]), **found)
+                   plies_scanned=fields["plies_scanned"], stop=Stop(fields["stop"]),
+                   draw=bool(fields["draw"]), **found)
 
 
 @dataclass(frozen=True)
@@ -116,7 +123,7 @@ class Step:
     joined:  Optional[tuple]       # the chain that link made of the two
 
 
-def _check_query(words, top, rules, chains, count_limit):
+def _check_query(words, top, root, rules, chains, count_limit):
     try:
         rules = Rules(rules)
     except ValueError:
@@ -130,6 +137,8 @@ def _check_query(words, top, rules, chains, count_limit):
         raise ValueError(f"count limit must be a non-negative integer, not {count_limit!r}")
     if not isinstance(top, int) or not 0 <= top < len(words):
         raise ValueError(f"top of stack must be an address in 0..{len(words) - 1}, not {top!r}")
+    if not isinstance(root, int) or not -1 <= root < len(words):
+        raise ValueError(f"root must be an address in -1..{len(words) - 1}, not {root!r}")
     return rules
 
 
@@ -412,13 +421,46 @@ def upcoming_move(chain_list, plies, mover_colour, occupancy):
     return current_sq, earlier_sq
 
 
-def perpetual(words, top, *, rules="exact", chains=24, count_limit=4, steps=None,
+def inside_search(plies, top, root):
+    """Is the position ``plies`` back from ``top`` strictly after the root
+    position (the one after the word at ``root``)? That position is the one
+    after the word at ``top - plies``."""
+    return top - plies > root
+
+
+def decides_draw(count, first_inside):
+    """The search's draw rule (the wiki's "Assigning Draw Score", Stockfish's
+    ``is_draw(ply)``): a third occurrence anywhere, or a second one whose
+    earlier occurrence lies inside the search. The scan meets the nearest
+    occurrence first, so ``first_inside`` (that one lies after the root) is
+    all that is needed of where they lie."""
+    return count >= 2 or (count == 1 and first_inside)
+
+
+def perpetual(words, top, *, root=-1, rules="exact", chains=24, count_limit=4, steps=None,
               pools="kind", occupancy=None):
     """Scan ``words`` back from address ``top``; return a :class:`Result`.
 
     ``words`` is the move-list contents (17-bit move words, index = address).
     If ``steps`` is a list, one :class:`Step` per applied word is appended.
     ``pools`` is the pool layout, see :mod:`axon.hdl.pools`.
+
+    ``root`` is the address of the last word of the game history: a search
+    starts from the position after it (the *root position*), and the words
+    above it are the search path. ``-1``, the default, is a search from the
+    position before the move list's first word. The answer's ``draw`` says
+    whether the position is a draw by repetition for that search: two or
+    more earlier occurrences anywhere (a third occurrence), or one that lies
+    strictly after the root position. A query at or below the root
+    (``top <= root``) asks about a position of the game history, where only
+    a third occurrence is a draw.
+
+    ``count_limit`` stops the scan once ``count`` equal positions are found,
+    but never while the draw is undecided: a lone occurrence at or before
+    the root does not stop a scan at limit 1, which goes on for a second one.
+    From limit 2 on the root changes when the scan stops not at all.
+    ``repetition``, ``distance``, ``count`` and ``stop`` mean what they mean
+    without a root.
 
     With ``occupancy``, the current position's occupied squares as a 64-bit
     bitboard (bit *i* = square *i*), the scan also looks for an *upcoming*
@@ -427,9 +469,12 @@ def perpetual(words, top, *, rules="exact", chains=24, count_limit=4, steps=None
     than the piece of the word at ``top``. The answer is exact when the scan
     ends at a barrier or the bottom; one that stops at its count limit or
     overflows may miss an upcoming repetition further back, but what it
-    reports is still true.
+    reports is still true. ``upcoming_draw`` says that the move reaches a
+    position strictly after the root, which a search scores a draw at once;
+    one that reaches a position at or before the root is a draw only if
+    that position has occurred twice already, which the host must look up.
     """
-    rules = _check_query(words, top, rules, chains, count_limit)
+    rules = _check_query(words, top, root, rules, chains, count_limit)
     if occupancy is not None and not (isinstance(occupancy, int) and 0 <= occupancy < 1 << 64):
         raise ValueError(f"occupancy must be a 64-bit bitboard, not {occupancy!r}")
     look_ahead = occupancy is not None and rules is not Rules.CPW
@@ -438,7 +483,9 @@ def perpetual(words, top, *, rules="exact", chains=24, count_limit=4, steps=None
     address, plies, count, distance = top, 0, 0, None
     upcoming = None
     while True:
-        if count >= count_limit:
+        draw = decides_draw(count, distance is not None and inside_search(distance, top, root))
+        # A lone occurrence at or before the root leaves the draw undecided.
+        if count >= count_limit and (draw or count == 0):
             stop = Stop.LIMIT
             break
         if address < 0:
@@ -462,12 +509,15 @@ def perpetual(words, top, *, rules="exact", chains=24, count_limit=4, steps=None
         if look_ahead and upcoming is None:
             move = upcoming_move(chain_list, plies, mover_colour, occupancy)
             if move is not None:
-                upcoming = (move, plies + 1)
+                # The move makes the position after ``top + 1``; it is the one
+                # ``plies + 1`` back from there.
+                upcoming = (move, plies + 1, inside_search(plies + 1, top + 1, root))
         if steps is not None:
             steps.append(chain_list.step(address, words[address], piece, rule, found))
         address -= 1
     return Result(repetition=count > 0, distance=distance, count=count,
-                  overflow=stop is Stop.OVERFLOW, plies_scanned=plies, stop=stop,
+                  overflow=stop is Stop.OVERFLOW, plies_scanned=plies, stop=stop, draw=draw,
                   upcoming=upcoming is not None,
                   upcoming_move=upcoming and upcoming[0],
-                  upcoming_distance=upcoming and upcoming[1])
+                  upcoming_distance=upcoming and upcoming[1],
+                  upcoming_draw=bool(upcoming and upcoming[2]))

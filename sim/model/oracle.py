@@ -21,27 +21,36 @@ class OracleAnswer:
     repetition: bool
     distance:   Optional[int]
     count:      int            # capped at ``count_limit`` like the detector's
+    draw:       bool = False   # a draw for a search from the root (see below)
 
 
-def oracle_answers(board, moves, *, count_limit=4):
-    """One :class:`OracleAnswer` per ply of ``moves`` played from ``board``."""
+def oracle_answers(board, moves, *, count_limit=4, root=None):
+    """One :class:`OracleAnswer` per ply of ``moves`` played from ``board``.
+
+    ``root`` is the number of plies of game history before the search path
+    (``None``: every ply is history). ``draw`` counts as engines do: the
+    position is a draw when it occurred twice before (a third occurrence),
+    or once strictly after the root position, the position after ``root``
+    plies (a repetition inside the search)."""
+    root = len(moves) if root is None else root
     board = board.copy(stack=False)
-    history = [position_key(board)]
+    history = [(0, position_key(board))]   # (ply, key) since the last null move
     answers = []
-    for move in moves:
+    for ply, move in enumerate(moves, start=1):
         if not move:
             # A null move is not a chess move: it hands one side two moves in
             # a row. The detector stops at it (paper, 4.1); so does the oracle.
             history = []
         board.push(move)
         key = position_key(board)
-        distances = [len(history) - index for index, earlier in enumerate(history)
-                     if earlier == key]
-        count = min(len(distances), count_limit)
+        earlier = [index for index, earlier_key in history if earlier_key == key]
+        count = min(len(earlier), count_limit)
         answers.append(OracleAnswer(repetition=count > 0,
-                                    distance=min(distances) if count else None,
-                                    count=count))
-        history.append(key)
+                                    distance=ply - max(earlier) if count else None,
+                                    count=count,
+                                    draw=len(earlier) >= 2 or any(index > root
+                                                                  for index in earlier)))
+        history.append((ply, key))
     return answers
 
 
