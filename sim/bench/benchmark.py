@@ -12,6 +12,12 @@ a search would ask it. For each query:
 * the software peers (the wiki's chain list in C, a Stockfish-style Zobrist
   scan in C, the golden model in Python) time the same queries here.
 
+Beside this game workload runs a search workload (:mod:`axon.sim.bench.search`):
+lines of 4 to 10 plies walked from positions of the same games, each asked
+at every ply with the search's root, as a search asks at every node; each
+answer is also checked against python-chess's draw. ``bench.json`` reports
+each workload apart under ``workloads``.
+
 Outputs ``DIR/bench.json``, ``DIR/bench.md`` and, with matplotlib installed,
 ``DIR/clocks.png`` and ``DIR/ns_per_query.png``.
 """
@@ -40,14 +46,13 @@ from ..model.generate import game_corpus
 from ..model.golden import perpetual
 from .capacity import capacity_figures
 from .peers import make_peer_games, run_peers
+from .search import (build_search_lines, search_corpus_figures, search_software,
+                     simulate_search)
+from .workload import (CHAINS, COUNT_LIMIT, DEPTH, RULES, distribution as _distribution,
+                       rtl_query, workload_figures)
 
 
 __all__ = ["run_bench", "markdown"]
-
-DEPTH = 256
-CHAINS = 24
-RULES = "exact"
-COUNT_LIMIT = 1
 
 
 def build_corpus(games, seed):
@@ -61,16 +66,6 @@ def build_corpus(games, seed):
     return [game for game in corpus if 0 < len(game[2]) <= DEPTH]
 
 
-def _distribution(values):
-    ordered = sorted(values)
-    return {
-        "mean": round(statistics.fmean(ordered), 3),
-        "median": statistics.median(ordered),
-        "p99": ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)],
-        "max": ordered[-1],
-    }
-
-
 def _rtl_session(log=None):
     """CXXRTL when it is available (500 times faster), else Amaranth's simulator."""
     try:
@@ -79,9 +74,10 @@ def _rtl_session(log=None):
         return RtlSession(depth=DEPTH, chains=CHAINS, rules=RULES), "amaranth"
 
 
-def simulate(corpus, log=print):
-    """Answer every query on the RTL; check each against the golden model."""
-    session, backend = _rtl_session(log)
+def simulate(corpus, log=print, rtl=None):
+    """Answer every query on the RTL; check each against the golden model.
+    ``rtl`` is ``(session, backend name)``, by default :func:`_rtl_session`'s."""
+    session, backend = rtl or _rtl_session(log)
     jobs = []
     for board, moves, words in corpus:
         # Each query gives the position's occupancy: the upcoming repetition
@@ -90,7 +86,8 @@ def simulate(corpus, log=print):
         for move in moves:
             after.push(move)
             occupancies.append(int(after.occupied))
-        jobs.append((words, [(top, COUNT_LIMIT, occupancies[top]) for top in range(len(words))]))
+        jobs.append((words, [rtl_query(top, COUNT_LIMIT, occupancies[top])
+                             for top in range(len(words))]))
     started = time.monotonic()
     answers = session.run_batch(jobs)
     seconds = time.monotonic() - started
@@ -222,11 +219,40 @@ def markdown(bench):
                      f"{figures.get('queries_per_second', '')} | "
                      f"{figures.get('ratio_note', '')} | "
                      f"{figures.get('ratio_to_c_chain_list', '')} |")
+    lines += _workload_lines(bench)
     memory = bench["memory_per_ply_bits"]
     lines += ["", f"Memory per history ply: {memory['axon_word']} bits (move word) vs "
               f"{memory['zobrist_key']} (Zobrist key) and {memory['board_256']} "
               f"(a 256-bit board).", ""]
     return "\n".join(lines)
+
+
+def _workload_lines(bench):
+    """The two workloads side by side, then the search workload's ns per query."""
+    workloads = bench.get("workloads")
+    if not workloads:
+        return []
+    lines = ["", "| workload | queries | plies mean / median / p99 | clocks mean / median / p99 "
+             "| below 4 plies | mismatches |", "|---|---|---|---|---|---|"]
+    for name, figures in workloads.items():
+        plies, clocks = figures["plies_scanned"], figures["clocks_per_query"]
+        checks = f"{figures['mismatches']} RTL"
+        if "oracle_mismatches" in figures:
+            checks += f", {figures['oracle_mismatches']} python-chess"
+        lines.append(f"| {name} | {figures['queries']} | {plies['mean']} / {plies['median']} / "
+                     f"{plies['p99']} | {clocks['mean']} / {clocks['median']} / {clocks['p99']} "
+                     f"| {100 * figures['share_below_4_plies']:.1f} % | {checks} |")
+    search = workloads["search"]
+    lines += ["", f"Search workload: {search['lines']} lines of {search['walk_plies']['min']} "
+              f"to {search['walk_plies']['max']} plies from the corpus's positions (seed "
+              f"{search['seed']}), {search['null_moves']} null moves; {search['draws']} "
+              f"draws at the root. Clocks from the {search['clocks_from']}.", "",
+              "| implementation | search ns/query mean | median | p99 | "
+              "ratio to the C chain list |", "|---|---|---|---|---|"]
+    for name, figures in search["ns_per_query"].items():
+        lines.append(f"| {name} | {figures['mean']} | {figures['median']} | {figures['p99']} | "
+                     f"{figures.get('ratio_to_c_chain_list', '')} |")
+    return lines
 
 
 def _pictures(bench, cycles, out_dir, log):
@@ -259,7 +285,11 @@ def _pictures(bench, cycles, out_dir, log):
 
 
 def run_bench(out_dir="bench", *, seeds=5, games=300, seed=2024, hardware_targets=None,
-              skip_hardware=False, skip_software=False, log=print):
+              skip_hardware=False, skip_software=False, log=print, rtl=None):
+    """Run the benchmark into ``out_dir``; return what ``bench.json`` holds.
+
+    ``rtl`` is ``(session, backend name)`` to answer the queries with, by
+    default CXXRTL (else Amaranth's simulator) at the bench's parameters."""
     started = time.monotonic()
     os.makedirs(out_dir, exist_ok=True)
     bench = {
@@ -275,7 +305,7 @@ def run_bench(out_dir="bench", *, seeds=5, games=300, seed=2024, hardware_target
     phase = ["simulation"]
     try:
         _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_hardware,
-                 skip_software, log)
+                 skip_software, log, rtl)
     except KeyboardInterrupt:
         bench.update(partial=True, interrupted_in=phase[0],
                      seconds=round(time.monotonic() - started, 1))
@@ -300,13 +330,16 @@ def _write_json(bench, out_dir):
 
 
 def _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_hardware,
-             skip_software, log):
+             skip_software, log, rtl):
     """Fill ``bench`` phase by phase; ``phase[0]`` names the one running."""
     corpus = build_corpus(games, seed)
-    sim = simulate(corpus, log)
+    rtl = rtl or _rtl_session(log)
+    sim = simulate(corpus, log, rtl)
     plies, cycles = sim["plies"], sim["cycles"]
     bench["_cycles"] = cycles
     overhead = max(c - math.ceil(p / 2) for p, c in zip(plies, cycles))
+    lines = build_search_lines(corpus, games, seed)
+    search = simulate_search(lines, *rtl, log=log)
 
     bench.update({
         "corpus": {"seed": seed, "games": len(corpus), "generated_games": games,
@@ -347,35 +380,26 @@ def _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_h
                             for target, figures in bench["hardware"].items()
                             if "logic_cells" in figures}
 
-    ns = {}
-    clock_stats = bench["clocks_per_query"]
-    for target, fmax in bench["fmax_mhz"].items():
-        period = 1e3 / fmax["median"]
-        ns[f"fpga:{target}"] = {"mean": round(clock_stats["mean"] * period, 1),
-                                "p99": round(clock_stats["p99"] * period, 1),
-                                "queries_per_second": round(1e9 / (clock_stats["mean"] * period))}
+    peers = search_peers = None
     if not skip_software:
         phase[0] = "the software peers"
         peers = software(corpus, log)
-        for name in ("cpw_c", "zobrist_c", "golden_python"):
-            if name in peers:
-                figures = peers[name]
-                ns[name] = {"mean": round(figures["mean"], 1), "p99": round(figures["p99"], 1),
-                            "queries_per_second": round(1e9 / figures["mean"])}
+        search_peers = search_software(lines, log)
         bench["software"] = {key: value for key, value in peers.items()
                              if not key.endswith("answers")}
-    fpga = {name: figures for name, figures in ns.items() if name.startswith("fpga:")}
-    for name, figures in ns.items():
-        if not name.startswith("fpga:"):
-            figures["ratio_to_fpga"] = {device: round(figures["mean"] / fpga_figures["mean"], 2)
-                                        for device, fpga_figures in fpga.items()}
-            figures["ratio_note"] = ", ".join(f"{device[5:]} ×{ratio}" for device, ratio
-                                              in figures["ratio_to_fpga"].items())
-    # The issue's per-query target: below the wiki's chain list in C, per device.
-    if "cpw_c" in ns:
-        bench["ratio_to_c_chain_list"] = {
-            name[5:]: round(figures["mean"] / ns["cpw_c"]["mean"], 3)
-            for name, figures in fpga.items()}
-        for name, figures in fpga.items():
-            figures["ratio_to_c_chain_list"] = bench["ratio_to_c_chain_list"][name[5:]]
-    bench["ns_per_query"] = ns
+    # Each workload on its own: the same figures, from its own queries.
+    bench["workloads"] = {
+        "game": {"corpus": "every ply of the corpus's games",
+                 "mismatches": sim["mismatches"],
+                 **workload_figures(plies, cycles, bench["fmax_mhz"], peers)},
+        "search": {**search_corpus_figures(lines, search, seed),
+                   **workload_figures(search["plies"], search["cycles"], bench["fmax_mhz"],
+                                      search_peers)},
+    }
+    if search_peers:
+        bench["workloads"]["search"]["software"] = {
+            key: value for key, value in search_peers.items() if not key.endswith("answers")}
+    # The game workload's figures keep their top-level keys.
+    bench["ns_per_query"] = bench["workloads"]["game"]["ns_per_query"]
+    if bench["workloads"]["game"]["ratio_to_c_chain_list"]:
+        bench["ratio_to_c_chain_list"] = bench["workloads"]["game"]["ratio_to_c_chain_list"]

@@ -41,7 +41,10 @@ def bench_command(args):
                       skip_hardware=args.no_hardware, skip_software=args.no_software,
                       log=lambda line: print(line, file=sys.stderr))
     print(markdown(bench))
-    return 0 if bench["simulation"]["mismatches"] == 0 else 1
+    search = bench["workloads"]["search"]
+    failed = (bench["simulation"]["mismatches"] or search["mismatches"]
+              or search["oracle_mismatches"])
+    return 1 if failed else 0
 
 
 def register(subparsers):

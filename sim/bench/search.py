@@ -1,0 +1,137 @@
+"""The bench's search workload: the queries a chess search asks.
+
+The game workload asks after every ply of whole games. A search asks at every
+node of its lines, which start from a position of a game (the root) and are
+mostly quiet moves taken back and forth, cut by captures, pawn moves and
+null moves: :func:`axon.sim.model.search_lines.search_lines` makes them from
+the game workload's own games. Every query is checked three ways:
+
+* the RTL's answer against the golden model's, and its clocks against the
+  latency formula (see :data:`axon.sim.bench.workload.RTL_TAKES_ROOT` for
+  what is compared while the RTL takes no root);
+* the golden model's ``draw``, ``repetition`` and ``distance`` at the
+  search's root against python-chess (:func:`axon.sim.model.oracle.oracle_answers`).
+"""
+
+import dataclasses
+import time
+
+from ..backends.pysim import latency
+from ..model.golden import Stop, perpetual
+from ..model.oracle import oracle_answers
+from ..model.search_lines import WALK_PLIES, search_lines
+from .peers import make_peer_games, run_peers
+from .workload import CHAINS, COUNT_LIMIT, DEPTH, RTL_TAKES_ROOT, RULES, rtl_query
+
+
+__all__ = ["LINES_PER_GAME", "SEARCH_SEED_OFFSET", "build_search_lines", "simulate_search",
+           "search_software", "search_corpus_figures"]
+
+# Search lines per generated game of the game workload (``--games``), so
+# that a small bench stays small.
+LINES_PER_GAME = 8
+# The lines' seed is the bench's plus this, apart from the games' own draws.
+SEARCH_SEED_OFFSET = 1
+
+
+def build_search_lines(corpus, games, seed):
+    """The search lines from the game workload's ``[(board, moves, words)]``."""
+    return search_lines([(board, moves) for board, moves, _ in corpus],
+                        LINES_PER_GAME * games, seed + SEARCH_SEED_OFFSET, depth=DEPTH)
+
+
+def _occupancies(line):
+    board, occupancies = line.board.copy(stack=False), []
+    for move in line.moves:
+        board.push(move)
+        occupancies.append(int(board.occupied))
+    return occupancies
+
+
+def _without_root(result):
+    # What a detector without the root answers: all but the root's fields.
+    return dataclasses.replace(result, draw=False, upcoming_draw=False)
+
+
+def _rtl_agrees(rtl, line, top, occupancy, golden):
+    """Does the RTL's timed answer agree with the golden model's?
+
+    With the root, the RTL must give the golden model's whole answer at the
+    line's root, in ``latency(plies_scanned)`` clocks. Without it, it is
+    compared with the golden model at root -1 (a search from the start of
+    the move list), ``draw`` and ``upcoming_draw`` left out."""
+    if not RTL_TAKES_ROOT:
+        golden = perpetual(line.words, top, rules=RULES, chains=CHAINS,
+                           count_limit=COUNT_LIMIT, occupancy=occupancy)
+        return (_without_root(rtl.result) == _without_root(golden)
+                and rtl.cycles == latency(golden.plies_scanned))
+    return rtl.result == golden and rtl.cycles == latency(golden.plies_scanned)
+
+
+def simulate_search(lines, session, backend, log=print):
+    """Answer every query of ``lines`` on the RTL ``session``; check them."""
+    jobs, occupancies = [], []
+    for line in lines:
+        occupancy = _occupancies(line)
+        occupancies.append(occupancy)
+        jobs.append((line.words, [rtl_query(top, COUNT_LIMIT, occupancy[top], line.root)
+                                  for top in line.tops]))
+    started = time.monotonic()
+    answers = session.run_batch(jobs)
+    seconds = time.monotonic() - started
+    plies, cycles = [], []
+    counts = dict(mismatches=0, oracle_mismatches=0, draws=0, repetitions=0, overflows=0,
+                  barrier_stops=0)
+    for line, occupancy, timed in zip(lines, occupancies, answers):
+        oracle = oracle_answers(line.board, line.moves, count_limit=COUNT_LIMIT,
+                                root=line.history)
+        for top, rtl in zip(line.tops, timed):
+            golden = perpetual(line.words, top, root=line.root, rules=RULES, chains=CHAINS,
+                               count_limit=COUNT_LIMIT, occupancy=occupancy[top])
+            counts["mismatches"] += not _rtl_agrees(rtl, line, top, occupancy[top], golden)
+            expected = oracle[top]
+            # An overflow may leave a repetition unfound (python-chess knows
+            # no chain list): it counts as a mismatch, and overflows are reported.
+            counts["oracle_mismatches"] += (golden.draw, golden.repetition, golden.distance) != \
+                (expected.draw, expected.repetition, expected.distance)
+            counts["draws"] += golden.draw
+            counts["repetitions"] += golden.repetition
+            counts["overflows"] += golden.overflow
+            counts["barrier_stops"] += golden.stop is Stop.BARRIER
+            plies.append(golden.plies_scanned)
+            # The clocks of a detector that takes the root: the RTL's own
+            # when it does, else the latency formula (which the RTL meets on
+            # every query, checked above) of the golden model's scan.
+            cycles.append(rtl.cycles if RTL_TAKES_ROOT else latency(golden.plies_scanned))
+    log(f"search workload: {len(plies)} queries from {len(lines)} lines on {backend} in "
+        f"{seconds:.1f} s, {counts['mismatches']} RTL mismatches, "
+        f"{counts['oracle_mismatches']} against python-chess, {counts['draws']} draws")
+    return {"plies": plies, "cycles": cycles, **counts}
+
+
+def search_software(lines, log=print):
+    """The software peers on the search lines' queries. The peers answer
+    ``repetition`` at count limit 1 without a root, as they do for the
+    game workload: the timing is of the same kind of scan."""
+    games = make_peer_games([(line.board, line.moves) for line in lines])
+    queries = [(index, top) for index, line in enumerate(lines) for top in line.tops]
+    started = time.monotonic()
+    peers = run_peers(games, queries, count_limit=COUNT_LIMIT)
+    log(f"software peers on the search workload timed in {time.monotonic() - started:.1f} s")
+    return peers
+
+
+def search_corpus_figures(lines, sim, seed):
+    """What ``workloads.search`` says of its lines and checks, besides the
+    figures every workload has."""
+    walks = [len(line.walk) for line in lines]
+    walk_moves = [move for line in lines for move in line.walk]
+    return {"lines": len(lines), "seed": seed + SEARCH_SEED_OFFSET,
+            "walk_plies": {"min": min(walks), "max": max(walks), "bounds": list(WALK_PLIES)},
+            "null_moves": sum(not move for move in walk_moves),
+            "root": "the last word of the game history",
+            "rtl_takes_root": RTL_TAKES_ROOT,
+            "clocks_from": "rtl" if RTL_TAKES_ROOT else "latency formula",
+            "mismatches": sim["mismatches"], "oracle_mismatches": sim["oracle_mismatches"],
+            "draws": sim["draws"], "repetitions": sim["repetitions"],
+            "overflows": sim["overflows"], "barrier_stops": sim["barrier_stops"]}

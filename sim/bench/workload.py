@@ -1,0 +1,89 @@
+"""What the bench's workloads share: the detector they run on, how an RTL
+query is put, and the figures each workload reports."""
+
+import math
+import statistics
+
+
+__all__ = ["DEPTH", "CHAINS", "RULES", "COUNT_LIMIT", "RTL_TAKES_ROOT", "rtl_query",
+           "distribution", "ns_per_query", "workload_figures"]
+
+DEPTH = 256
+CHAINS = 24
+RULES = "exact"
+COUNT_LIMIT = 1
+
+# Whether the RTL sessions take a query's root (a fourth element of the
+# query tuple). Until they do, a query is put without it: the detector then
+# answers as for a search from the start of the move list (root -1), and
+# the bench checks its answers against the golden model at root -1, all
+# fields but the two that depend on the root (``draw``, ``upcoming_draw``).
+RTL_TAKES_ROOT = False
+
+
+def rtl_query(top, count_limit, occupancy, root=-1):
+    """The query tuple of ``CxxrtlSession.run_batch`` / ``RtlSession.run_batch``:
+    the one place where the bench puts a query to the RTL."""
+    if RTL_TAKES_ROOT:
+        return (top, count_limit, occupancy, root)
+    return (top, count_limit, occupancy)
+
+
+def distribution(values):
+    """``{"mean", "median", "p99", "max"}`` of a list of numbers."""
+    ordered = sorted(values)
+    return {
+        "mean": round(statistics.fmean(ordered), 3),
+        "median": statistics.median(ordered),
+        "p99": ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)],
+        "max": ordered[-1],
+    }
+
+
+def ns_per_query(clocks, fmax_mhz, peers):
+    """ns per query of each device (``"fpga:TARGET"``, from the clocks'
+    distribution at the target's median Fmax) and of each software peer
+    (``run_peers`` figures, or ``None`` when they were not run), with the
+    ratios between them; and the FPGA's ratio to the C chain list per
+    target (``{}`` without that peer)."""
+    ns = {}
+    for target, fmax in fmax_mhz.items():
+        period = 1e3 / fmax["median"]
+        ns[f"fpga:{target}"] = {"mean": round(clocks["mean"] * period, 1),
+                                "median": round(clocks["median"] * period, 1),
+                                "p99": round(clocks["p99"] * period, 1),
+                                "queries_per_second": round(1e9 / (clocks["mean"] * period))}
+    for name in ("cpw_c", "zobrist_c", "golden_python"):
+        if peers and name in peers:
+            figures = peers[name]
+            ns[name] = {"mean": round(figures["mean"], 1), "median": round(figures["median"], 1),
+                        "p99": round(figures["p99"], 1),
+                        "queries_per_second": round(1e9 / figures["mean"])}
+    fpga = {name: figures for name, figures in ns.items() if name.startswith("fpga:")}
+    for name, figures in ns.items():
+        if not name.startswith("fpga:"):
+            figures["ratio_to_fpga"] = {device: round(figures["mean"] / fpga_figures["mean"], 2)
+                                        for device, fpga_figures in fpga.items()}
+            figures["ratio_note"] = ", ".join(f"{device[5:]} ×{ratio}" for device, ratio
+                                              in figures["ratio_to_fpga"].items())
+    # The per-query target: below the wiki's chain list in C, per device.
+    ratio = {}
+    if "cpw_c" in ns:
+        ratio = {name[5:]: round(figures["mean"] / ns["cpw_c"]["mean"], 3)
+                 for name, figures in fpga.items()}
+        for name, figures in fpga.items():
+            figures["ratio_to_c_chain_list"] = ratio[name[5:]]
+    return ns, ratio
+
+
+def workload_figures(plies, cycles, fmax_mhz, peers):
+    """One entry of ``bench.json``'s ``workloads``."""
+    clocks = distribution(cycles)
+    ns, ratio = ns_per_query(clocks, fmax_mhz, peers)
+    figures = {"queries": len(plies), "plies_scanned": distribution(plies),
+               "clocks_per_query": clocks,
+               # Queries that end before the scan applies 4 words: what a
+               # barrier a few plies back costs.
+               "share_below_4_plies": round(sum(p < 4 for p in plies) / len(plies), 4),
+               "ns_per_query": ns, "ratio_to_c_chain_list": ratio}
+    return figures
