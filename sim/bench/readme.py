@@ -13,7 +13,7 @@ import re
 from ...boards.platforms import BOARDS, DEFAULT_BOARD
 
 
-__all__ = ["readme_tables", "BARE_CORES", "PEER_NAMES"]
+__all__ = ["readme_tables", "BARE_CORES", "PEER_NAMES", "SEARCH_LABEL"]
 
 # Bench targets that are the bare core, and how the README names them.
 BARE_CORES = {"core-up5k": "bare core, UP5K", "core-hx8k": "bare core, HX8K"}
@@ -125,13 +125,49 @@ def _boards_readme_table(bench):
                    "BRAMs", "Fmax"], rows)
 
 
-def _distribution_table(bench):
+# The search workload's rows follow the game workload's, their labels marked so.
+SEARCH_LABEL = ", search workload"
+
+
+def _search(bench):
+    """``bench.json``'s search workload, or ``{}`` (a bench from before it)."""
+    return bench.get("workloads", {}).get("search", {})
+
+
+def _distribution_rows(figures_of, suffix=""):
     rows = []
     for key, label in (("plies_scanned", "plies scanned"),
                        ("clocks_per_query", "clocks per query")):
-        figures = bench.get(key, {})
-        rows.append([label] + [_number(figures.get(name), 2)
-                               for name in ("mean", "median", "p99", "max")])
+        figures = figures_of.get(key, {})
+        rows.append([label + suffix] + [_number(figures.get(name), 2)
+                                        for name in ("mean", "median", "p99", "max")])
+    return rows
+
+
+def _search_sentence(search):
+    share = search.get("share_below_4_plies")
+    return (f"Search workload: {_number(search.get('queries'))} queries from "
+            f"{_number(search.get('lines'))} lines, {search.get('mismatches', '?')} "
+            f"mismatches against the golden model, {search.get('oracle_mismatches', '?')} "
+            f"against python-chess's draw; "
+            f"{'?' if share is None else _number(100 * share, 1)} % of its queries apply "
+            f"fewer than 4 words." + _ratio_clause(search))
+
+
+def _ratio_clause(search):
+    # The per-query target on this workload too: below the C chain list.
+    ratios = search.get("ratio_to_c_chain_list", {})
+    parts = [f"the {BARE_CORES[name].split(', ')[1]} core {_number(float(ratios[name]), 2)}"
+             for name in BARE_CORES if name in ratios]
+    return (f" Its time per query against the C chain list's: {', '.join(parts)}."
+            if parts else "")
+
+
+def _distribution_table(bench):
+    rows = _distribution_rows(bench)
+    search = _search(bench)
+    if search:
+        rows += _distribution_rows(search, SEARCH_LABEL)
     table = _table(["", "mean", "median", "p99", "max"], rows)
     simulation = bench.get("simulation", {})
     queries = bench.get("corpus", {}).get("queries")
@@ -143,6 +179,8 @@ def _distribution_table(bench):
     if overflows:
         sentence += (f" Overflows: {overflows.get('pools_by_kind', '?')} with the pools by "
                      f"kind, {overflows.get('one_pool_a_side', '?')} with one pool a side.")
+    if search:
+        sentence += " " + _search_sentence(search)
     return table + ["", sentence]
 
 
@@ -179,15 +217,29 @@ def _target_table(bench):
                    "ns/query mean (p99) at median Fmax", "ratio to the C chain list"], rows)
 
 
-def _peer_table(bench):
+def _peer_rows(ns, suffix=""):
     rows = []
-    for name, figures in bench.get("ns_per_query", {}).items():
+    for name, figures in ns.items():
         if name.startswith("fpga:"):
             continue
         ratio = figures.get("ratio_to_fpga", {}).get(f"fpga:{RATIO_TARGET}")
-        rows.append([PEER_NAMES.get(name, f"`{name}`"), _number(figures.get("mean")),
+        rows.append([PEER_NAMES.get(name, f"`{name}`") + suffix, _number(figures.get("mean")),
                      _number(figures.get("p99")),
                      "" if ratio is None else f"×{_number(ratio, 2 if ratio < 10 else 0)}"])
+    return rows
+
+
+def _search_core_rows(ns):
+    """The bare cores on the search workload, at their median Fmax."""
+    return [[label + SEARCH_LABEL, _number(ns[f"fpga:{name}"].get("mean")),
+             _number(ns[f"fpga:{name}"].get("p99")), ""]
+            for name, label in BARE_CORES.items() if f"fpga:{name}" in ns]
+
+
+def _peer_table(bench):
+    rows = _peer_rows(bench.get("ns_per_query", {}))
+    search_ns = _search(bench).get("ns_per_query", {})
+    rows += _search_core_rows(search_ns) + _peer_rows(search_ns, SEARCH_LABEL)
     return _table(["implementation", "ns/query mean", "p99",
                    f"ratio to the {BARE_CORES[RATIO_TARGET].split(', ')[1]} core"], rows)
 

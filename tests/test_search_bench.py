@@ -1,0 +1,208 @@
+# amaranth: UnusedElaboratable=no
+"""The bench's search workload: its lines have a search's shape, the golden
+model's draw at the search's root is python-chess's, and ``bench.json``
+reports the workload apart from the game workload."""
+
+import json
+
+import pytest
+
+from axon.sim.backends.pysim import latency
+from axon.sim.backends.session import Answer, GoldenSession
+from axon.sim.bench.benchmark import markdown, run_bench
+from axon.sim.bench.readme import SEARCH_LABEL, readme_tables
+from axon.sim.bench.search import simulate_search
+from axon.sim.bench.workload import RTL_TAKES_ROOT, rtl_query, workload_figures
+from axon.sim.model.encode import encode_moves
+from axon.sim.model.games import bundled_files, load_games
+from axon.sim.model.generate import game_corpus
+from axon.sim.model.golden import perpetual
+from axon.sim.model.oracle import oracle_answers
+from axon.sim.model.search_lines import search_lines
+
+
+@pytest.fixture(scope="module")
+def games():
+    bundled = [(record.board, record.moves) for path in bundled_files()
+               for record in load_games(path)]
+    return bundled + game_corpus(20, seed=31, plies=(20, 160))
+
+
+@pytest.fixture(scope="module")
+def lines(games):
+    return search_lines(games, 300, seed=5)
+
+
+def _undoes(line, index):
+    """Does the walk's move ``index`` take the side's own last move back?"""
+    at = line.history + index
+    move, earlier = line.moves[at], line.moves[at - 2] if at >= 2 else None
+    return bool(move) and bool(earlier) and (move.from_square, move.to_square) == \
+        (earlier.to_square, earlier.from_square)
+
+
+@pytest.mark.quick
+def test_search_lines_are_seeded(games):
+    def plan(lines):
+        return [(line.board.fen(), [move.uci() for move in line.moves], line.history,
+                 line.tops) for line in lines]
+    first = search_lines(games, 40, seed=11)
+    assert plan(first) == plan(search_lines(games, 40, seed=11))
+    assert plan(first) != plan(search_lines(games, 40, seed=12))
+
+
+@pytest.mark.quick
+def test_search_lines_have_a_search_shape(lines):
+    nulls = undos = barriers = walked = 0
+    for line in lines:
+        assert 4 <= len(line.walk) <= 10
+        assert line.tops == list(range(line.history, len(line.moves)))
+        assert line.root == line.history - 1
+        assert len(line.words) <= 256 and line.words == encode_moves(line.board, line.moves)
+        board = line.board.copy(stack=False)
+        for move in line.moves:
+            assert not move or board.is_legal(move)
+            board.push(move)
+        walked += len(line.walk)
+        nulls += sum(not move for move in line.walk)
+        undos += sum(_undoes(line, index) for index in range(len(line.walk)))
+        barriers += sum(line.words[top] >> 16 for top in line.tops)
+    # About 2 % null moves, many moves taken back, some captures and pawn moves.
+    assert 0.005 * walked < nulls < 0.05 * walked
+    assert undos > 0.25 * walked
+    assert barriers > nulls + 0.02 * walked
+
+
+@pytest.mark.quick
+def test_search_lines_keep_the_last_window_that_fits(games):
+    long_games = [game for game in games if len(game[1]) > 60]
+    for line in search_lines(long_games, 30, seed=3, depth=40):
+        assert len(line.moves) <= 40 and 4 <= len(line.walk) <= 10
+        assert line.words == encode_moves(line.board, line.moves)
+
+
+def test_golden_draw_is_python_chess_draw_at_the_root(lines):
+    checked = draws = held_back = 0
+    for number, line in enumerate(lines):
+        answers = oracle_answers(line.board, line.moves, count_limit=1, root=line.history)
+        for top in line.tops:
+            result = perpetual(line.words, top, root=line.root, count_limit=1)
+            expected = answers[top]
+            assert not result.overflow
+            assert (result.draw, result.repetition, result.distance) == \
+                   (expected.draw, expected.repetition, expected.distance), \
+                   f"line {number} top {top}"
+            checked += 1
+            draws += result.draw
+            held_back += result.repetition and not result.draw
+    # Draws inside the search, and repetitions of the game history that are not.
+    assert checked > 1500 and draws > 50 and held_back > 20
+
+
+class ClockedGolden(GoldenSession):
+    """The golden model with the RTL's clocks: a stand-in for the RTL that
+    answers every query right."""
+
+    def query(self, top, count_limit, occupancy=None, root=-1):
+        result = perpetual(self._memory[:top + 1], top, root=root, rules=self.rules,
+                           chains=self.chains, count_limit=count_limit, occupancy=occupancy)
+        return Answer(result, latency(result.plies_scanned))
+
+
+class SlowGolden(ClockedGolden):
+    """A broken variant: a clock more than the latency formula on scans that
+    find a repetition."""
+
+    def query(self, *query):
+        answer = super().query(*query)
+        return answer._replace(cycles=answer.cycles + answer.result.repetition)
+
+
+@pytest.mark.quick
+def test_simulate_search_counts_what_disagrees(lines):
+    some = lines[:60]
+    good = simulate_search(some, ClockedGolden(), "golden", log=lambda line: None)
+    assert good["mismatches"] == good["oracle_mismatches"] == 0
+    assert len(good["plies"]) == sum(len(line.tops) for line in some)
+    assert good["cycles"] == [latency(plies) for plies in good["plies"]]
+    bad = simulate_search(some, SlowGolden(), "golden", log=lambda line: None)
+    # Without RTL_TAKES_ROOT the RTL is asked at root -1 (rtl_query).
+    slow = sum(perpetual(line.words, top, root=line.root if RTL_TAKES_ROOT else -1,
+                         count_limit=1).repetition
+               for line in some for top in line.tops)
+    assert bad["mismatches"] == slow > 0 and bad["oracle_mismatches"] == 0
+
+
+@pytest.mark.quick
+def test_rtl_query_is_a_session_query():
+    # The tuple every session's run_batch takes; the root joins it there.
+    query = rtl_query(5, 1, 0xFFFF, root=3)
+    assert query[:3] == (5, 1, 0xFFFF) and len(query) in (3, 4)
+
+
+@pytest.mark.quick
+def test_workload_figures_per_device_and_peer():
+    peers = {name: {"mean": mean, "median": mean, "p99": 2 * mean}
+             for name, mean in (("cpw_c", 50.0), ("zobrist_c", 5.0), ("golden_python", 5e4))}
+    figures = workload_figures([2, 3, 9, 30], [5, 5, 8, 19], {"core-hx8k": {"median": 100.0}},
+                               peers)
+    assert figures["queries"] == 4 and figures["share_below_4_plies"] == 0.5
+    assert figures["clocks_per_query"] == {"mean": 9.25, "median": 6.5, "p99": 19, "max": 19}
+    assert figures["ns_per_query"]["fpga:core-hx8k"]["mean"] == 92.5
+    assert figures["ns_per_query"]["fpga:core-hx8k"]["median"] == 65.0
+    assert figures["ratio_to_c_chain_list"] == {"core-hx8k": 1.85}
+    assert figures["ns_per_query"]["cpw_c"]["ratio_to_fpga"] == {"fpga:core-hx8k": 0.54}
+    assert workload_figures([1], [4], {}, None)["ratio_to_c_chain_list"] == {}
+
+
+def test_bench_reports_the_search_workload_apart(tmp_path):
+    bench = run_bench(str(tmp_path), games=2, skip_hardware=True, skip_software=True,
+                      log=lambda line: None, rtl=(ClockedGolden(), "golden"))
+    with open(tmp_path / "bench.json") as file:
+        written = json.load(file)
+    workloads = written["workloads"]
+    assert set(workloads) == {"game", "search"}
+    for figures in workloads.values():
+        for key in ("plies_scanned", "clocks_per_query"):
+            assert set(figures[key]) >= {"mean", "median", "p99"}
+        assert figures["queries"] > 0 and figures["mismatches"] == 0
+        assert figures["ns_per_query"] == {} and figures["ratio_to_c_chain_list"] == {}
+    search = workloads["search"]
+    assert search["lines"] == 16 and search["oracle_mismatches"] == 0
+    assert 4 * search["lines"] <= search["queries"] <= 10 * search["lines"]
+    assert 4 <= search["walk_plies"]["min"] <= search["walk_plies"]["max"] <= 10
+    # The game workload keeps its top-level keys.
+    assert written["corpus"]["queries"] == workloads["game"]["queries"]
+    assert written["clocks_per_query"] == workloads["game"]["clocks_per_query"]
+    assert written["simulation"]["mismatches"] == 0 and "ns_per_query" in written
+    text = markdown(bench)
+    assert "| search | " in text and "Search workload: 16 lines" in text
+    tables = readme_tables(written)
+    assert f"| clocks per query{SEARCH_LABEL} |" in tables
+    assert "Search workload: " in tables
+
+
+def test_readme_shows_the_search_workload_beside_the_game():
+    bench = {"ns_per_query": {"cpw_c": {"mean": 60.0, "p99": 200.0,
+                                        "ratio_to_fpga": {"fpga:core-hx8k": 0.4}}},
+             "clocks_per_query": {"mean": 14.6, "median": 8, "p99": 66, "max": 82},
+             "workloads": {"search": {
+                 "queries": 17000, "lines": 2400, "mismatches": 0, "oracle_mismatches": 0,
+                 "share_below_4_plies": 0.31,
+                 "plies_scanned": {"mean": 9.5, "median": 6, "p99": 60, "max": 90},
+                 "clocks_per_query": {"mean": 8.7, "median": 7, "p99": 34, "max": 49},
+                 "ratio_to_c_chain_list": {"core-hx8k": 2.5},
+                 "ns_per_query": {"fpga:core-hx8k": {"mean": 96.7, "p99": 377.8},
+                                  "cpw_c": {"mean": 38.7, "p99": 120.0,
+                                            "ratio_to_fpga": {"fpga:core-hx8k": 0.4}}}}}}
+    text = readme_tables(bench)
+    assert "| clocks per query | 14.60 | 8 | 66 | 82 |" in text
+    assert f"| clocks per query{SEARCH_LABEL} | 8.70 | 7 | 34 | 49 |" in text
+    assert "Search workload: 17,000 queries from 2,400 lines, 0 mismatches" in text
+    assert "31.0 % of its queries apply fewer than 4 words" in text
+    assert "the HX8K core 2.50" in text
+    assert f"| bare core, HX8K{SEARCH_LABEL} | 96.7 | 377.8 |  |" in text
+    assert f"| wiki chain list in C (`-O2`){SEARCH_LABEL} | 38.7 | 120.0 | ×0.40 |" in text
+    # Without a search workload, the tables are the game workload's alone.
+    assert SEARCH_LABEL not in readme_tables({key: value for key, value in bench.items()
+                                              if key != "workloads"})
