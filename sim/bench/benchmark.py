@@ -49,7 +49,7 @@ from .peers import make_peer_games, run_peers
 from .search import (build_search_lines, search_corpus_figures, search_software,
                      simulate_search)
 from .workload import (CHAINS, COUNT_LIMIT, DEPTH, RULES, distribution as _distribution,
-                       rtl_query, workload_figures)
+                       rtl_query, workload_figures, workload_markdown)
 
 
 __all__ = ["run_bench", "markdown"]
@@ -219,40 +219,12 @@ def markdown(bench):
                      f"{figures.get('queries_per_second', '')} | "
                      f"{figures.get('ratio_note', '')} | "
                      f"{figures.get('ratio_to_c_chain_list', '')} |")
-    lines += _workload_lines(bench)
+    lines += workload_markdown(bench)
     memory = bench["memory_per_ply_bits"]
     lines += ["", f"Memory per history ply: {memory['axon_word']} bits (move word) vs "
               f"{memory['zobrist_key']} (Zobrist key) and {memory['board_256']} "
               f"(a 256-bit board).", ""]
     return "\n".join(lines)
-
-
-def _workload_lines(bench):
-    """The two workloads side by side, then the search workload's ns per query."""
-    workloads = bench.get("workloads")
-    if not workloads:
-        return []
-    lines = ["", "| workload | queries | plies mean / median / p99 | clocks mean / median / p99 "
-             "| below 4 plies | mismatches |", "|---|---|---|---|---|---|"]
-    for name, figures in workloads.items():
-        plies, clocks = figures["plies_scanned"], figures["clocks_per_query"]
-        checks = f"{figures['mismatches']} RTL"
-        if "oracle_mismatches" in figures:
-            checks += f", {figures['oracle_mismatches']} python-chess"
-        lines.append(f"| {name} | {figures['queries']} | {plies['mean']} / {plies['median']} / "
-                     f"{plies['p99']} | {clocks['mean']} / {clocks['median']} / {clocks['p99']} "
-                     f"| {100 * figures['share_below_4_plies']:.1f} % | {checks} |")
-    search = workloads["search"]
-    lines += ["", f"Search workload: {search['lines']} lines of {search['walk_plies']['min']} "
-              f"to {search['walk_plies']['max']} plies from the corpus's positions (seed "
-              f"{search['seed']}), {search['null_moves']} null moves; {search['draws']} "
-              f"draws at the root. Clocks from the {search['clocks_from']}.", "",
-              "| implementation | search ns/query mean | median | p99 | "
-              "ratio to the C chain list |", "|---|---|---|---|---|"]
-    for name, figures in search["ns_per_query"].items():
-        lines.append(f"| {name} | {figures['mean']} | {figures['median']} | {figures['p99']} | "
-                     f"{figures.get('ratio_to_c_chain_list', '')} |")
-    return lines
 
 
 def _pictures(bench, cycles, out_dir, log):
@@ -365,6 +337,9 @@ def _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_h
                                 "paper_matrix": 512},
     })
 
+    # The clocks of both workloads, written already if a later phase is interrupted.
+    bench["workloads"] = _workloads(sim, lines, search, seed, {})
+
     bench["capacity"] = capacity_figures(corpus, chains=CHAINS, rules=RULES,
                                          count_limit=COUNT_LIMIT, log=log)
 
@@ -387,15 +362,8 @@ def _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_h
         search_peers = search_software(lines, log)
         bench["software"] = {key: value for key, value in peers.items()
                              if not key.endswith("answers")}
-    # Each workload on its own: the same figures, from its own queries.
-    bench["workloads"] = {
-        "game": {"corpus": "every ply of the corpus's games",
-                 "mismatches": sim["mismatches"],
-                 **workload_figures(plies, cycles, bench["fmax_mhz"], peers)},
-        "search": {**search_corpus_figures(lines, search, seed),
-                   **workload_figures(search["plies"], search["cycles"], bench["fmax_mhz"],
-                                      search_peers)},
-    }
+    bench["workloads"] = _workloads(sim, lines, search, seed, bench["fmax_mhz"], peers,
+                                    search_peers)
     if search_peers:
         bench["workloads"]["search"]["software"] = {
             key: value for key, value in search_peers.items() if not key.endswith("answers")}
@@ -403,3 +371,15 @@ def _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_h
     bench["ns_per_query"] = bench["workloads"]["game"]["ns_per_query"]
     if bench["workloads"]["game"]["ratio_to_c_chain_list"]:
         bench["ratio_to_c_chain_list"] = bench["workloads"]["game"]["ratio_to_c_chain_list"]
+
+
+def _workloads(sim, lines, search, seed, fmax_mhz, peers=None, search_peers=None):
+    """Each workload on its own: the same figures, from its own queries."""
+    return {
+        "game": {"corpus": "every ply of the corpus's games",
+                 "mismatches": sim["mismatches"],
+                 **workload_figures(sim["plies"], sim["cycles"], fmax_mhz, peers)},
+        "search": {**search_corpus_figures(lines, search, seed),
+                   **workload_figures(search["plies"], search["cycles"], fmax_mhz,
+                                      search_peers)},
+    }

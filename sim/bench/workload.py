@@ -6,7 +6,7 @@ import statistics
 
 
 __all__ = ["DEPTH", "CHAINS", "RULES", "COUNT_LIMIT", "RTL_TAKES_ROOT", "rtl_query",
-           "distribution", "ns_per_query", "workload_figures"]
+           "distribution", "ns_per_query", "workload_figures", "workload_markdown"]
 
 DEPTH = 256
 CHAINS = 24
@@ -87,3 +87,32 @@ def workload_figures(plies, cycles, fmax_mhz, peers):
                "share_below_4_plies": round(sum(p < 4 for p in plies) / len(plies), 4),
                "ns_per_query": ns, "ratio_to_c_chain_list": ratio}
     return figures
+
+
+def workload_markdown(bench):
+    """``bench.md``'s lines on the two workloads side by side, then the search
+workload's ns per query."""
+    workloads = bench.get("workloads")
+    if not workloads:
+        return []
+    lines = ["", "| workload | queries | plies mean / median / p99 | clocks mean / median / p99 "
+             "| below 4 plies | mismatches |", "|---|---|---|---|---|---|"]
+    for name, figures in workloads.items():
+        plies, clocks = figures["plies_scanned"], figures["clocks_per_query"]
+        checks = f"{figures['mismatches']} RTL"
+        if "oracle_mismatches" in figures:
+            checks += f", {figures['oracle_mismatches']} python-chess"
+        lines.append(f"| {name} | {figures['queries']} | {plies['mean']} / {plies['median']} / "
+                     f"{plies['p99']} | {clocks['mean']} / {clocks['median']} / {clocks['p99']} "
+                     f"| {100 * figures['share_below_4_plies']:.1f} % | {checks} |")
+    search = workloads["search"]
+    lines += ["", f"Search workload: {search['lines']} lines of {search['walk_plies']['min']} "
+              f"to {search['walk_plies']['max']} plies from the corpus's positions (seed "
+              f"{search['seed']}), {search['null_moves']} null moves; {search['draws']} "
+              f"draws at the root. Clocks from the {search['clocks_from']}.", "",
+              "| implementation | search ns/query mean | median | p99 | "
+              "ratio to the C chain list |", "|---|---|---|---|---|"]
+    for name, figures in search["ns_per_query"].items():
+        lines.append(f"| {name} | {figures['mean']} | {figures['median']} | {figures['p99']} | "
+                     f"{figures.get('ratio_to_c_chain_list', '')} |")
+    return lines
