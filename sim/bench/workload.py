@@ -1,5 +1,6 @@
 """What the bench's workloads share: the detector they run on, how an RTL
-query is put, and the figures each workload reports."""
+query is put, the figures each workload reports and ``bench.md``'s lines on
+them."""
 
 import math
 import statistics
