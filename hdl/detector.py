@@ -55,9 +55,11 @@ class AxonDetector(CheckedComponent, wiring.Component):
     Members
     -------
     query : In(QuerySignature(depth))
-        Ask with ``start``, ``top`` (the address of the most recent move) and
-        ``count_limit`` (stop after this many equal positions, 1 = at the
-        first); ``start`` is ignored while ``busy``. ``done`` rises with the
+        Ask with ``start``, ``top`` (the address of the most recent move),
+        ``root`` (the address of the last word of the game history, -1 for
+        none: a search from the position after it) and ``count_limit`` (stop
+        after this many equal positions, 1 = at the first, once the draw is
+        decided); ``start`` is ignored while ``busy``. ``done`` rises with the
         answer in ``result`` and the query's clock count in ``cycles``; both
         hold until the next ``start``.
     memory : In(MoveMemorySignature(depth))
@@ -137,6 +139,7 @@ class AxonDetector(CheckedComponent, wiring.Component):
                 upcoming.taken_newer.eq(scanner.taken_newer),
                 upcoming.taken_newer_black.eq(scanner.taken_newer_black),
                 upcoming.taken_depth.eq(scanner.taken_depth),
+                upcoming.taken_inside.eq(scanner.taken_inside),
             ]
         else:
             m.d.comb += self.upcoming.done.eq(scanner.query.done)

@@ -29,7 +29,7 @@ from .movelist import MoveMemory, host_read, refuse_writes
 from .params import Stop
 from .ports import SingleReadSignature
 from .query import (QueryScanner, book_equal_position, count_query_clocks, finish_query,
-                    start_query, stop_reason_in_order)
+                    limit_reached_by, start_query, stop_reason_in_order)
 from .result import ResultLayout
 from .word import MoveWord
 
@@ -96,10 +96,13 @@ def lean_pipeline_layout(depth):
         "fetch_addr":         range(-4, depth),
         "read_valid":         1,
         "read_present":       1,
+        "read_inside":        1,
         "hand_valid":         1,
         "hand_present":       1,
+        "hand_inside":        1,
         "hand_word":          MoveWord,
         "count_limit":        4,
+        "root":               range(-1, depth),
         "count_reached":      1,
         "count_reached_next": 1,
         "scanned_odd":        1,
@@ -154,10 +157,13 @@ class LeanScanner(QueryScanner):
         fetch_addr   = Signal(range(-4, depth))
         read_valid   = Signal()
         read_present = Signal()                # the word read is at or above 0
+        read_inside  = Signal()                # the position after it lies after the root
         hand_valid   = Signal()
         hand_present = Signal(reset_less=True)
+        hand_inside  = Signal(reset_less=True)
         hand_word    = Signal(MoveWord, reset_less=True)
         count_limit  = Signal(4, reset_less=True)
+        root         = Signal(range(-1, depth), reset_less=True)
         count_reached      = Signal(reset_less=True)   # count >= count_limit
         count_reached_next = Signal(reset_less=True)   # count + 1 >= count_limit
         # The parity of `plies_scanned` and whether it is nonzero, kept
@@ -186,6 +192,7 @@ class LeanScanner(QueryScanner):
         m.d.sync += [
             hand_word.eq(self.reads.word),
             hand_present.eq(read_present),
+            hand_inside.eq(read_inside),
             hand_valid.eq(read_valid),
         ]
 
@@ -199,7 +206,10 @@ class LeanScanner(QueryScanner):
             overflow.eq(Mux(hand_word.piece[3], self.chains.black_overflow,
                             self.chains.white_overflow)),
             equal_position.eq(self.chains.empty & scanned_nonzero & ~scanned_odd),
-            limit_reached.eq(Mux(equal_position, count_reached_next, count_reached)),
+            # The equal position left by the words taken so far is the one
+            # after the word in hand.
+            limit_reached.eq(limit_reached_by(result, equal_position, hand_inside,
+                                              count_reached, count_reached_next)),
             stop.eq(limit_reached | ~hand_present | hand_word.barrier | overflow),
         ]
         stop_reason_in_order(m, stop_reason, limit_reached,
@@ -221,7 +231,8 @@ class LeanScanner(QueryScanner):
                         self.query.done.eq(0),
                         read_valid.eq(1),
                         read_present.eq(1),
-                        *start_query(result, self.query.count_limit, count_limit, count_reached,
+                        read_inside.eq(self.query.top > self.query.root),
+                        *start_query(self.query, result, count_limit, root, count_reached,
                                      count_reached_next),
                         scanned_odd.eq(0),
                         scanned_nonzero.eq(0),
@@ -233,11 +244,12 @@ class LeanScanner(QueryScanner):
                 m.d.sync += [
                     fetch_addr.eq(fetch_addr - 1),
                     read_present.eq(fetch_addr >= 0),
+                    read_inside.eq(fetch_addr > root),
                 ]
                 with m.If(hand_valid):
                     with m.If(equal_position):
                         book_equal_position(m, result, count_limit, count_reached,
-                                            count_reached_next)
+                                            count_reached_next, hand_inside)
                     with m.If(stop):
                         finish_query(m, result, stop_reason, self.query.done)
                         # Nothing read after the stop reaches the hand stage.
@@ -255,10 +267,13 @@ class LeanScanner(QueryScanner):
             pipeline.fetch_addr.eq(fetch_addr),
             pipeline.read_valid.eq(read_valid),
             pipeline.read_present.eq(read_present),
+            pipeline.read_inside.eq(read_inside),
             pipeline.hand_valid.eq(hand_valid),
             pipeline.hand_present.eq(hand_present),
+            pipeline.hand_inside.eq(hand_inside),
             pipeline.hand_word.eq(hand_word),
             pipeline.count_limit.eq(count_limit),
+            pipeline.root.eq(root),
             pipeline.count_reached.eq(count_reached),
             pipeline.count_reached_next.eq(count_reached_next),
             pipeline.scanned_odd.eq(scanned_odd),

@@ -51,11 +51,19 @@ class QuerySignature(_DepthSignature):
     Members (from the asking side)
     ------------------------------
     start : Signal(1), out
-        Begin a query with ``top`` and ``count_limit``; ignored while ``busy``.
+        Begin a query with ``top``, ``root`` and ``count_limit``; ignored
+        while ``busy``.
     top : Signal(range(depth)), out
         Address of the most recent move.
+    root : Signal(range(-1, depth), init=-1), out
+        Address of the last word of the game history: a search starts from
+        the position after it, and only what lies after that position is the
+        search's own path (``result.draw``). -1: from the position before
+        address 0.
     count_limit : Signal(COUNT_LIMIT_BITS), out
-        Stop after this many equal positions (1 = stop at the first).
+        Stop after this many equal positions (1 = stop at the first), and
+        once the draw is decided: a lone occurrence at or before the root
+        does not stop the scan.
     busy : Signal(1), in
     done : Signal(1), in
         ``result`` and ``cycles`` hold the last query's answer, until the
@@ -70,6 +78,7 @@ class QuerySignature(_DepthSignature):
         return {
             "start":       Out(1),
             "top":         Out(range(depth)),
+            "root":        Out(range(-1, depth), init=-1),
             "count_limit": Out(COUNT_LIMIT_BITS),
             "busy":        In(1),
             "done":        In(1),

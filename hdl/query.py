@@ -17,7 +17,7 @@ from .ports import ChainBusSignature, QuerySignature
 
 
 __all__ = ["QueryScanner", "count_query_clocks", "stop_reason_in_order", "book_equal_position",
-           "start_query", "finish_query"]
+           "limit_reached_by", "start_query", "finish_query"]
 
 
 class QueryScanner(CheckedComponent, wiring.Component):
@@ -107,14 +107,22 @@ def stop_reason_in_order(m, stop_reason, limit_reached, words):
         m.d.comb += stop_reason.eq(reasons[-1][1])
 
 
-def book_equal_position(m, result, count_limit, count_reached, count_reached_next):
+def book_equal_position(m, result, count_limit, count_reached, count_reached_next, inside):
     """Count an equal position found by the decision on this clock: the first
-    one gives ``repetition`` and ``distance``. ``count_reached`` and
-    ``count_reached_next`` (``count >= count_limit`` and ``count + 1 >=
-    count_limit``) are registers, so that the limit test costs one multiplexer."""
+    one gives ``repetition`` and ``distance``. ``inside`` says that it lies
+    after the root; with an earlier one, or on its own then, it decides the
+    draw (:func:`axon.sim.model.golden.decides_draw`).
+
+    ``count_reached`` (the count limit stops the scan: ``count >=
+    count_limit`` and the draw decided) and ``count_reached_next``
+    (``count + 1 >= count_limit``) are registers, so that the limit test is
+    a multiplexer (:func:`limit_reached_by`), not an adder."""
+    decides = Signal()
+    m.d.comb += decides.eq(result.repetition | inside)
     m.d.sync += [
         result.count.eq(result.count + 1),
-        count_reached.eq(count_reached_next),
+        result.draw.eq(decides),
+        count_reached.eq(count_reached_next & decides),
         count_reached_next.eq(result.count + 2 >= count_limit),
     ]
     with m.If(result.count == 0):
@@ -124,14 +132,24 @@ def book_equal_position(m, result, count_limit, count_reached, count_reached_nex
         ]
 
 
-def start_query(result, count_limit, count_limit_register, count_reached,
+def limit_reached_by(result, equal_position, inside, count_reached, count_reached_next):
+    """Does the count limit stop the scan on this clock? With an equal
+    position booked now, when it reaches the limit and decides the draw (a
+    lone occurrence at or before the root does not); else as before."""
+    return Mux(equal_position, count_reached_next & (result.repetition | inside), count_reached)
+
+
+def start_query(query, result, count_limit_register, root_register, count_reached,
                 count_reached_next):
     """What a scanner loads on the clock that samples ``start``: an empty
-    answer and the limit registers of :func:`book_equal_position`."""
+    answer, the query's root, and the limit registers of
+    :func:`book_equal_position` (a limit of 0 stops before any word, with
+    nothing to decide)."""
     return [
-        count_limit_register.eq(count_limit),
-        count_reached.eq(count_limit == 0),
-        count_reached_next.eq(count_limit <= 1),
+        count_limit_register.eq(query.count_limit),
+        root_register.eq(query.root),
+        count_reached.eq(query.count_limit == 0),
+        count_reached_next.eq(query.count_limit <= 1),
         result.eq(0),
     ]
 

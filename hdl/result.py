@@ -16,6 +16,7 @@ class ResultLayout(data.StructLayout):
     def __init__(self, depth):
         super().__init__({
             "repetition":    1,
+            "draw":          1,
             "overflow":      1,
             "stop":          Stop,
             "count":         4,
@@ -26,11 +27,13 @@ class ResultLayout(data.StructLayout):
 
 class UpcomingLayout(data.StructLayout):
     """The ``upcoming`` port: the golden model's ``upcoming``,
-    ``upcoming_move`` and ``upcoming_distance``. ``from_sq``, ``to_sq`` and
-    ``distance`` are 0 when ``found`` is not set."""
+    ``upcoming_move``, ``upcoming_distance`` and ``upcoming_draw``.
+    ``from_sq``, ``to_sq``, ``distance`` and ``draw`` are 0 when ``found``
+    is not set."""
     def __init__(self, depth):
         super().__init__({
             "found":    1,
+            "draw":     1,
             "from_sq":  6,
             "to_sq":    6,
             "distance": range(depth + 1),
@@ -40,7 +43,8 @@ class UpcomingLayout(data.StructLayout):
 class UpcomingRecord(data.Struct):
     """:class:`UpcomingLayout` in whole bytes, as the host link sends it."""
     found:    1
-    reserved: 7
+    draw:     1
+    reserved: 6
     from_sq:  8
     to_sq:    8
     distance: 16
@@ -54,7 +58,8 @@ class QueryResult(data.Struct):
     repetition:     1
     overflow:       1
     stop:           Stop
-    reserved:       4
+    draw:           1
+    reserved:       3
     count:          8
     distance:       16
     plies_scanned:  16

@@ -46,7 +46,7 @@ from amaranth.lib.wiring import Out
 from .params import Stop
 from .ports import PairReadSignature
 from .query import (QueryScanner, book_equal_position, count_query_clocks, finish_query,
-                    start_query, stop_reason_in_order)
+                    limit_reached_by, start_query, stop_reason_in_order)
 from .result import ResultLayout
 from .word import MoveWord
 
@@ -80,6 +80,10 @@ def pair_stage_layout(depth):
         "newer_barrier": 1,
         "older_barrier": 1,
         "newer_black":   1,
+        # The positions after the newer and the older word lie after the
+        # root (their addresses are above it): the search's own path.
+        "newer_inside":  1,
+        "older_inside":  1,
         "same_side":     1,
         "apply_white":   1,
         "apply_black":   1,
@@ -99,10 +103,13 @@ def pair_pipeline_layout(depth):
         "odd_row":               range(depth // 2),
         "single_step":           1,
         "count_limit":           4,
+        "root":                  range(-1, depth),
         "read_valid":            1,
         "read_addr":             range(-16, depth),
         "read_newer_odd":        1,
         "read_present":          2,
+        "read_newer_inside":     1,
+        "read_older_inside":     1,
         "ahead":                 stage,
         "hand":                  stage,
         "decide_valid":          1,
@@ -113,6 +120,8 @@ def pair_pipeline_layout(depth):
         "decide_older_barrier":  1,
         "decide_same_side":      1,
         "decide_newer_black":    1,
+        "decide_newer_inside":   1,
+        "decide_older_inside":   1,
         "decide_white_overflow": 1,
         "decide_black_overflow": 1,
         "decide_empty_before":   1,
@@ -151,7 +160,9 @@ class Scanner(QueryScanner):
         That word is Black's.
     taken_depth : Signal(range(depth + 1)), out
         Words applied with that word: its depth.
-        (These three let :class:`~axon.hdl.upcoming.Upcoming` follow the
+    taken_inside : Signal(1), out
+        The position that word leaves to compare lies after the root.
+        (These four let :class:`~axon.hdl.upcoming.Upcoming` follow the
         scan; nothing in the scanner depends on them.)
 
     Attributes
@@ -166,6 +177,7 @@ class Scanner(QueryScanner):
             "taken_newer":       Out(1),
             "taken_newer_black": Out(1),
             "taken_depth":       Out(range(depth + 1)),
+            "taken_inside":      Out(1),
         })
 
     def elaborate(self, platform):
@@ -206,11 +218,14 @@ class Scanner(QueryScanner):
         odd_row         = Signal(range(depth // 2))
         single_step     = Signal()   # finish one word a clock (same-side words seen)
         count_limit     = Signal(4, reset_less=True)
+        root            = Signal(range(-1, depth), reset_less=True)
 
-        read_valid     = Signal()
-        read_addr      = Signal(address)
-        read_newer_odd = Signal()
-        read_present   = Signal(2)   # which of the pair's words are at or above 0
+        read_valid        = Signal()
+        read_addr         = Signal(address)
+        read_newer_odd    = Signal()
+        read_present      = Signal(2)   # which of the pair's words are at or above 0
+        read_newer_inside = Signal()    # the positions after them lie after the root
+        read_older_inside = Signal()
 
         ahead = Signal(pair_layout)
         hand  = Signal(pair_layout)
@@ -223,6 +238,8 @@ class Scanner(QueryScanner):
         decide_older_barrier  = Signal()
         decide_same_side      = Signal()
         decide_newer_black    = Signal()
+        decide_newer_inside   = Signal()
+        decide_older_inside   = Signal()
         decide_white_overflow = Signal()
         decide_black_overflow = Signal()
         decide_newer_overflow = Signal()
@@ -266,6 +283,8 @@ class Scanner(QueryScanner):
             pair.newer_barrier.eq(newer.barrier),
             pair.older_barrier.eq(older.barrier),
             pair.newer_black.eq(newer_black),
+            pair.newer_inside.eq(read_newer_inside),
+            pair.older_inside.eq(read_older_inside),
             pair.same_side.eq(same_side),
             # Valid included, so that the chain list's apply is a register.
             pair.apply_white.eq(read_valid & Mux(newer_black, apply_older, 1)),
@@ -292,6 +311,9 @@ class Scanner(QueryScanner):
             read_addr.eq(fetch_addr),
             read_newer_odd.eq(fetch_newer_odd),
             read_present.eq(Cat(fetch_addr >= 0, fetch_addr >= 1)),
+            # Compared with the root beside the fetch, a stage ahead of need.
+            read_newer_inside.eq(fetch_addr > root),
+            read_older_inside.eq(fetch_addr - 1 > root),
         ]
 
         # The hand stage drops what it would load from the ahead register:
@@ -326,6 +348,8 @@ class Scanner(QueryScanner):
             decide_older_barrier.eq(hand.older_barrier),
             decide_same_side.eq(hand.same_side),
             decide_newer_black.eq(hand.newer_black),
+            decide_newer_inside.eq(hand.newer_inside),
+            decide_older_inside.eq(hand.older_inside),
             decide_white_overflow.eq(self.chains.white_overflow),
             decide_black_overflow.eq(self.chains.black_overflow),
             decide_empty_before.eq(self.chains.empty),
@@ -353,7 +377,10 @@ class Scanner(QueryScanner):
         limit_reached      = Signal()
         m.d.comb += [
             equal_position.eq(decide_empty_before & scanned_nonzero & ~scanned_odd),
-            limit_reached.eq(Mux(equal_position, count_reached_next, count_reached)),
+            # The equal position left by the previous pair is the one after
+            # this pair's newer word.
+            limit_reached.eq(limit_reached_by(result, equal_position, decide_newer_inside,
+                                              count_reached, count_reached_next)),
         ]
 
         # Both sums are made from the register alone, so that the adders run
@@ -391,6 +418,7 @@ class Scanner(QueryScanner):
         m.d.comb += [
             self.taken_newer_black.eq(decide_newer_black),
             self.taken_depth.eq(plies_plus_one),
+            self.taken_inside.eq(decide_older_inside),
         ]
 
         with m.FSM():
@@ -421,7 +449,9 @@ class Scanner(QueryScanner):
                         read_addr.eq(self.query.top),
                         read_newer_odd.eq(self.query.top[0]),
                         read_present.eq(Cat(1, self.query.top >= 1)),
-                        *start_query(result, self.query.count_limit, count_limit, count_reached,
+                        read_newer_inside.eq(self.query.top > self.query.root),
+                        read_older_inside.eq(self.query.top - 1 > self.query.root),
+                        *start_query(self.query, result, count_limit, root, count_reached,
                                      count_reached_next),
                         scanned_odd.eq(0),
                         scanned_nonzero.eq(0),
@@ -464,7 +494,7 @@ class Scanner(QueryScanner):
                 with m.If(decide_valid):
                     with m.If(equal_position):
                         book_equal_position(m, result, count_limit, count_reached,
-                                            count_reached_next)
+                                            count_reached_next, decide_newer_inside)
                     m.d.sync += [
                         result.plies_scanned.eq(Mux(take_older, plies_plus_two,
                                                     Mux(take_newer, plies_plus_one,
@@ -478,14 +508,16 @@ class Scanner(QueryScanner):
 
         registers = dict(
             fetch_addr=fetch_addr, fetch_newer_odd=fetch_newer_odd, even_row=even_row,
-            odd_row=odd_row, single_step=single_step, count_limit=count_limit,
+            odd_row=odd_row, single_step=single_step, count_limit=count_limit, root=root,
             read_valid=read_valid, read_addr=read_addr, read_newer_odd=read_newer_odd,
-            read_present=read_present, ahead=ahead, hand=hand, decide_valid=decide_valid,
+            read_present=read_present, read_newer_inside=read_newer_inside,
+            read_older_inside=read_older_inside, ahead=ahead, hand=hand, decide_valid=decide_valid,
             decide_single_step=decide_single_step, decide_newer_present=decide_newer_present,
             decide_older_present=decide_older_present,
             decide_newer_barrier=decide_newer_barrier,
             decide_older_barrier=decide_older_barrier, decide_same_side=decide_same_side,
-            decide_newer_black=decide_newer_black, decide_white_overflow=decide_white_overflow,
+            decide_newer_black=decide_newer_black, decide_newer_inside=decide_newer_inside,
+            decide_older_inside=decide_older_inside, decide_white_overflow=decide_white_overflow,
             decide_black_overflow=decide_black_overflow, decide_empty_before=decide_empty_before,
             decide_newer_blocked=decide_newer_blocked, decide_older_blocked=decide_older_blocked,
             decide_older_checked=decide_older_checked, count_reached=count_reached,

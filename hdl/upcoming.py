@@ -79,6 +79,9 @@ class Upcoming(CheckedComponent, wiring.Component):
         That word is Black's.
     taken_depth : Signal(range(depth + 1)), in
         Words applied once that word is (its depth).
+    taken_inside : Signal(1), in
+        The position that word leaves to compare lies after the root: a
+        move back to it is a draw for the search (``answer.draw``).
     scan_done : Signal(1), in
         The scanner's ``done``.
     """
@@ -96,6 +99,7 @@ class Upcoming(CheckedComponent, wiring.Component):
             "taken_newer":       In(1),
             "taken_newer_black": In(1),
             "taken_depth":       In(range(depth + 1)),
+            "taken_inside":      In(1),
             "scan_done":         In(1),
         })
 
@@ -129,7 +133,7 @@ class Upcoming(CheckedComponent, wiring.Component):
         ]
 
         # The decide stage's word, two clocks later, when its "after" is here.
-        taken_layout = data.StructLayout({"taken": 1, "by_mover": 1,
+        taken_layout = data.StructLayout({"taken": 1, "by_mover": 1, "inside": 1,
                                           "depth": range(depth + 1)})
         decided = Signal(taken_layout)
         word    = Signal(taken_layout)
@@ -137,6 +141,7 @@ class Upcoming(CheckedComponent, wiring.Component):
             decided.taken.eq(self.taken_newer & ~self.scan_start),
             decided.by_mover.eq(self.taken_newer_black == self.mover_black),
             decided.depth.eq(self.taken_depth),
+            decided.inside.eq(self.taken_inside),
             word.eq(decided),
             word.taken.eq(decided.taken & ~self.scan_start),
         ]
@@ -151,7 +156,7 @@ class Upcoming(CheckedComponent, wiring.Component):
             other_empty.eq(Mux(word_by_mover, other_empty_before, other_empty_after)),
         ]
 
-        tag_layout = data.StructLayout({"from_sq": 6, "to_sq": 6,
+        tag_layout = data.StructLayout({"from_sq": 6, "to_sq": 6, "draw": 1,
                                         "distance": range(depth + 1)})
         m.submodules.path_check = path_check = PathCheck(tag_width=tag_layout.size)
         candidate_valid = Signal()
@@ -166,6 +171,7 @@ class Upcoming(CheckedComponent, wiring.Component):
             candidate_tag.to_sq.eq(mover_state.start),
             # Plies from the position after the move back to the earlier one.
             candidate_tag.distance.eq(word_depth + 1),
+            candidate_tag.draw.eq(word.inside),
         ]
         m.d.comb += [
             path_check.valid.eq(candidate_valid),
@@ -192,6 +198,7 @@ class Upcoming(CheckedComponent, wiring.Component):
                 self.query.answer.from_sq.eq(verdict.from_sq),
                 self.query.answer.to_sq.eq(verdict.to_sq),
                 self.query.answer.distance.eq(verdict.distance),
+                self.query.answer.draw.eq(verdict.draw),
             ]
 
         # `done` rises on the clock after the last pair's decision; the answer

@@ -22,7 +22,7 @@ from axon.hdl.word import pack_word
 from axon.sim.model.encode import encode_moves
 from axon.sim.model.generate import game_corpus
 from axon.sim.model.golden import Stop, perpetual
-from axon.sim.backends.pysim import RtlSession, expected_cycles, latency
+from axon.sim.backends.pysim import RtlSession, expected_cycles, latency, split_query
 from axon.sim.verify.soak import IMAGE_KINDS, random_image
 
 
@@ -66,11 +66,20 @@ def python_session(session):
                       pools=session.pools, scan=session.scan)
 
 
-def game_jobs(games, count_limits=(4, 1, 0, 2, 15)):
+def search_root(rng, top, length):
+    """A root for a query at ``top``: no history, a few plies below, at the
+    query, above it (a position of the game history), or anywhere."""
+    return rng.choice((-1, max(-1, top - rng.randint(1, 12)), top, min(length - 1, top + 4),
+                       rng.randrange(-1, length)))
+
+
+def game_jobs(games, count_limits=(4, 1, 0, 2, 15), seed=0):
+    rng = random.Random(seed)
     jobs = []
     for board, moves in games:
         words = encode_moves(board, moves)
-        jobs.append((words, [(top, count_limits[top % len(count_limits)])
+        jobs.append((words, [(top, count_limits[top % len(count_limits)], None,
+                              search_root(rng, top, len(words)))
                              for top in range(len(words))]))
     return jobs
 
@@ -83,26 +92,30 @@ def image_jobs(seed, images_per_kind, queries_per_image=6):
         for _ in range(images_per_kind):
             tops = [0, DEPTH - 1] + [rng.randrange(DEPTH) for _ in range(queries_per_image - 2)]
             jobs.append((random_image(rng, DEPTH, kind),
-                         [(top, rng.choice((0, 1, 15, rng.randint(0, 15)))) for top in tops]))
+                         [(top, rng.choice((0, 1, 15, rng.randint(0, 15))), None,
+                           search_root(rng, top, DEPTH)) for top in tops]))
     return jobs
 
 
 def check_against_golden(session, jobs, answers, legal):
-    stops = set()
+    stops, draws = set(), set()
     memory = [0] * DEPTH
     for (words, queries), job_answers in zip(jobs, answers):
         memory[:len(words)] = words
         assert len(job_answers) == len(queries)
-        for (top, count_limit), got in zip(queries, job_answers):
-            expected = perpetual(memory, top, rules=session.rules, chains=session.chains,
-                                 count_limit=count_limit, pools=session.pools)
-            where = f"top={top} limit={count_limit} words={words[:top + 1]}"
+        for query, got in zip(queries, job_answers):
+            top, count_limit, _, root = split_query(query)
+            expected = perpetual(memory, top, root=root, rules=session.rules,
+                                 chains=session.chains, count_limit=count_limit,
+                                 pools=session.pools)
+            where = f"top={top} root={root} limit={count_limit} words={words[:top + 1]}"
             assert got.result == expected, where
             assert got.cycles == expected_cycles(memory, top, expected, session.scan), where
             if legal:
                 assert got.cycles == latency(expected.plies_scanned, session.scan), where
             stops.add(expected.stop)
-    return stops
+            draws.add((expected.repetition, expected.draw))
+    return stops, draws
 
 
 @needs_gxx
@@ -111,7 +124,9 @@ def test_games_match_golden_and_python_simulator(sessions, rules, chains, pools,
     session = sessions(rules, chains, pools, scan)
     # Many games against the golden model: cheap on this backend.
     jobs = game_jobs(game_corpus(150, seed=21, plies=(16, 160)))
-    stops = check_against_golden(session, jobs, session.run_batch(jobs), legal=True)
+    stops, draws = check_against_golden(session, jobs, session.run_batch(jobs), legal=True)
+    # Occurrences inside the search and held back by the root both met.
+    assert draws >= {(True, True), (True, False)}
     expected_stops = {Stop.BARRIER, Stop.BOTTOM, Stop.LIMIT}
     if chains == 4:
         expected_stops.add(Stop.OVERFLOW)
@@ -128,7 +143,7 @@ def test_games_match_golden_and_python_simulator(sessions, rules, chains, pools,
 def test_memory_images_match_golden_and_python_simulator(sessions, rules, chains, pools, scan):
     session = sessions(rules, chains, pools, scan)
     jobs = image_jobs(seed=31, images_per_kind=20, queries_per_image=12)
-    stops = check_against_golden(session, jobs, session.run_batch(jobs), legal=False)
+    stops, _ = check_against_golden(session, jobs, session.run_batch(jobs), legal=False)
     assert {Stop.BARRIER, Stop.BOTTOM, Stop.LIMIT} <= stops
     few = image_jobs(seed=32, images_per_kind=1)
     cxxrtl = session.run_batch(few)

@@ -14,7 +14,7 @@ from axon.hdl.word import pack_word
 from axon.sim.model.encode import encode_moves
 from axon.sim.model.generate import game_corpus
 from axon.sim.model.golden import Stop, perpetual
-from axon.sim.backends.pysim import RtlSession, expected_cycles, latency
+from axon.sim.backends.pysim import RtlSession, expected_cycles, latency, split_query
 
 from .lines import two_chains_meet_one_move
 from .lines import FIGURE1, KING_TRIANGLE, KNIGHT_SWAP, ROOK_SWAP, THREE_KNIGHTS, play
@@ -42,10 +42,12 @@ def check_jobs(rules, chains, jobs, legal=False, pools="kind", scan="pair"):
     memory = [0] * DEPTH
     for (words, queries), answers in zip(jobs, session.run_batch(jobs)):
         memory[:len(words)] = words
-        for (top, count_limit), rtl in zip(queries, answers):
-            golden = perpetual(memory, top, rules=rules, chains=chains, count_limit=count_limit,
-                               pools=pools)
-            assert rtl.result == golden, f"top={top} limit={count_limit} words={words[:top + 1]}"
+        for query, rtl in zip(queries, answers):
+            top, count_limit, _, root = split_query(query)
+            golden = perpetual(memory, top, root=root, rules=rules, chains=chains,
+                               count_limit=count_limit, pools=pools)
+            assert rtl.result == golden, \
+                f"top={top} root={root} limit={count_limit} words={words[:top + 1]}"
             assert rtl.cycles == expected_cycles(memory, top, golden, scan)
             if legal:
                 assert rtl.cycles == latency(golden.plies_scanned, scan)
@@ -53,12 +55,16 @@ def check_jobs(rules, chains, jobs, legal=False, pools="kind", scan="pair"):
     return stops
 
 
-def game_jobs(games, count_limits=(4, 1, 2, 15)):
-    """One job per game, querying after every ply with the limits in turn."""
+def game_jobs(games, count_limits=(4, 1, 2, 15, 1)):
+    """One job per game, querying after every ply with the limits in turn,
+    and the search's root in turn: none, four and ten plies below the
+    query, at it, and the end of the game (every ply game history)."""
     jobs = []
     for board, moves in games:
         words = encode_moves(board, moves)
-        jobs.append((words, [(top, count_limits[top % len(count_limits)])
+        roots = lambda top: (-1, max(-1, top - 4), max(-1, top - 10), top, len(words) - 1)
+        jobs.append((words, [(top, count_limits[top % len(count_limits)], None,
+                              roots(top)[top // len(count_limits) % 5])
                              for top in range(len(words))]))
     return jobs
 
@@ -68,7 +74,8 @@ def test_paper_examples(rules, chains, pools, scan):
     lines = [KNIGHT_SWAP, THREE_KNIGHTS, KING_TRIANGLE, ROOK_SWAP, FIGURE1]
     jobs = game_jobs([play(line)[:2] for line in lines])
     # The same lines at the paper's stop-at-first setting, and with no limit.
-    jobs += [(words, [(top, limit) for top, _ in queries for limit in (1, 15)])
+    jobs += [(words, [(top, limit, None, root) for top, _, _, root in queries
+                      for limit in (1, 15)])
              for words, queries in jobs]
     check_jobs(rules, chains, jobs, legal=True, pools=pools, scan=scan)
 

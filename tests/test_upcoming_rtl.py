@@ -58,14 +58,16 @@ def _lines():
 
 
 def _jobs(games, count_limit=15):
-    """``(words, queries)`` jobs, every ply with its occupancy, and the
+    """``(words, queries)`` jobs, every ply with its occupancy and a search
+    root in turn (none, three and six plies below the query, at it), and the
     python-chess answers."""
     jobs, truths = [], []
     for board, moves in games:
         after, queries = board.copy(stack=False), []
         for ply, move in enumerate(moves):
             after.push(move)
-            queries.append((ply, count_limit, int(after.occupied)))
+            root = max(-1, (-1, ply - 3, ply - 6, ply)[ply % 4])
+            queries.append((ply, count_limit, int(after.occupied), root))
         jobs.append((encode_moves(board, moves), queries))
         truths.append(oracle_upcoming(board, moves))
     return jobs, truths
@@ -76,9 +78,10 @@ def _check(jobs, truths, answers, *, chains=24, rules="exact"):
     and RTL = python-chess where the scan is exact, and true where not."""
     found = exact = 0
     for (words, queries), truth, job_answers in zip(jobs, truths, answers):
-        for (top, count_limit, occupancy), answer, timed in zip(queries, truth, job_answers):
-            where = f"top {top} of a {len(words)}-word game"
-            expected = perpetual(words, top, rules=rules, chains=chains,
+        for (top, count_limit, occupancy, root), answer, timed in zip(queries, truth,
+                                                                      job_answers):
+            where = f"top {top} root {root} of a {len(words)}-word game"
+            expected = perpetual(words, top, root=root, rules=rules, chains=chains,
                                  count_limit=count_limit, occupancy=occupancy)
             assert timed.result == expected, where
             assert timed.cycles == latency(expected.plies_scanned), where
@@ -86,6 +89,10 @@ def _check(jobs, truths, answers, *, chains=24, rules="exact"):
             if expected.stop in (Stop.BARRIER, Stop.BOTTOM) and rules == "exact":
                 assert (expected.upcoming, expected.upcoming_move, expected.upcoming_distance) \
                     == (bool(answer.moves), move, answer.distance), where
+                # The earlier position is top + 2 - distance plies into the
+                # game; the root position, root + 1.
+                assert expected.upcoming_draw == \
+                    bool(answer.moves and top + 2 - answer.distance > root + 1), where
                 exact += 1
             elif expected.upcoming:
                 reached = {(reply.from_square, reply.to_square) for reply in answer.moves}
@@ -116,7 +123,7 @@ def test_pysim_a_wrong_occupancy_is_caught():
     # The blocked lines answered on an empty board (occupancy 0): the piece
     # goes straight back through its blocker, which python-chess refuses.
     jobs, truths = _jobs([game for game in _lines()])
-    cleared = [(words, [(top, limit, 0) for top, limit, _ in queries])
+    cleared = [(words, [(top, limit, 0, root) for top, limit, _, root in queries])
                for words, queries in jobs]
     answers = RtlSession().run_batch(cleared)
     with pytest.raises(AssertionError):
@@ -153,7 +160,7 @@ def test_cxxrtl_a_stopped_scan_reports_only_true_moves(rules):
     found, _ = _check(jobs, truths, answers, chains=4, rules=rules)
     assert found > 30
     stops = {perpetual(words, top, rules=rules, chains=4, count_limit=1).stop
-             for words, queries in jobs for top, _, _ in queries}
+             for words, queries in jobs for top, _, _, _ in queries}
     assert {Stop.LIMIT, Stop.OVERFLOW} <= stops
 
 
@@ -200,5 +207,5 @@ def test_without_upcoming_the_detector_answers_none():
     jobs, _ = _jobs(_lines())
     answers = RtlSession(upcoming=False).run_batch(jobs[:2])
     for (words, queries), job_answers in zip(jobs, answers):
-        for (top, limit, _), timed in zip(queries, job_answers):
-            assert timed.result == perpetual(words, top, count_limit=limit)
+        for (top, limit, _, root), timed in zip(queries, job_answers):
+            assert timed.result == perpetual(words, top, root=root, count_limit=limit)

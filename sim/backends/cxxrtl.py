@@ -37,6 +37,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from amaranth.back import cxxrtl, rtlil
+from amaranth.hdl import Shape
 
 from ...hdl.detector import AxonDetector, upcoming_where_possible
 from ...hdl.result import ResultLayout, UpcomingLayout, fields_of
@@ -64,7 +65,8 @@ DESIGN_NAME = "axon_detector"
 # `rst` are the sync domain's, added by the conversion. The harness knows each
 # as AXON_PORT_<NAME>, the path in capitals with single underscores
 # (AXON_PORT_QUERY_START).
-_HARNESS_PORTS = ("clk", "rst", "query__start", "query__top", "query__count_limit", "query__done",
+_HARNESS_PORTS = ("clk", "rst", "query__start", "query__top", "query__root", "query__count_limit",
+                  "query__done",
                   "query__result", "query__cycles", "memory__write_addr", "memory__write_word",
                   "memory__write_en", "upcoming__occupancy", "upcoming__answer", "upcoming__done")
 
@@ -353,6 +355,7 @@ class CxxrtlSession(CxxrtlModel, Session):
     def _defines(self):
         return [f"#define AXON_DEPTH {self.depth}u",
                 f"#define AXON_COUNT_LIMIT_MAX {COUNT_LIMIT_MAX}u",
+                f"#define AXON_ROOT_MASK {(1 << Shape.cast(range(-1, self.depth)).width) - 1}u",
                 f"#define AXON_TIMEOUT_CLOCKS {hung_after_clocks(self.depth)}u"]
 
     # -- running ----------------------------------------------------------------
@@ -360,8 +363,9 @@ class CxxrtlSession(CxxrtlModel, Session):
     def run(self, words, queries):
         """Load ``words`` at address 0, then answer ``queries``.
 
-        ``queries`` is a sequence of ``(top, count_limit)`` or ``(top,
-        count_limit, occupancy)`` (:func:`~axon.sim.backends.pysim.split_query`).
+        ``queries`` is a sequence of ``(top, count_limit)``, ``(top,
+        count_limit, occupancy)`` or ``(top, count_limit, occupancy, root)``
+        (:func:`~axon.sim.backends.pysim.split_query`).
         Returns a list of :class:`~axon.sim.backends.session.Answer`.
         """
         return self.run_batch([(words, queries)])[0]
@@ -389,7 +393,7 @@ class CxxrtlSession(CxxrtlModel, Session):
         for index, (_, queries) in enumerate(jobs):
             job_results = []
             for query in queries:
-                top, count_limit, occupancy = split_query(query)
+                top, count_limit, occupancy, _ = split_query(query)
                 if not self.upcoming:
                     occupancy = None      # a detector without the block answers none
                 status, low, high, cycles, upcoming, extra = answers[at:at + _ANSWER_WORDS]
@@ -428,22 +432,25 @@ class CxxrtlSession(CxxrtlModel, Session):
             payload.extend((_OP_WRITE, len(words)))
             payload.extend(words)
             for query in queries:
-                top, count_limit, occupancy = split_query(query)
+                top, count_limit, occupancy, root = split_query(query)
                 if not self.upcoming:
                     occupancy = None      # a detector without the block answers none
                 if not isinstance(top, int) or not 0 <= top < self.depth:
                     raise ValueError(f"job {index}: top must be an address in "
                                      f"0..{self.depth - 1}, not {top!r}")
+                if not isinstance(root, int) or not -1 <= root < self.depth:
+                    raise ValueError(f"job {index}: root must be an address in "
+                                     f"-1..{self.depth - 1}, not {root!r}")
                 if not isinstance(count_limit, int) or not 0 <= count_limit <= COUNT_LIMIT_MAX:
                     raise ValueError(f"job {index}: count_limit must be in "
                                      f"0..{COUNT_LIMIT_MAX}, not {count_limit!r}")
                 if occupancy is None:
-                    payload.extend((_OP_QUERY, top, count_limit))
+                    payload.extend((_OP_QUERY, top, root + 1, count_limit))
                     continue
                 if not isinstance(occupancy, int) or not 0 <= occupancy < 1 << 64:
                     raise ValueError(f"job {index}: occupancy must be a 64-bit bitboard, "
                                      f"not {occupancy!r}")
-                payload.extend((_OP_QUERY_UPCOMING, top, count_limit,
+                payload.extend((_OP_QUERY_UPCOMING, top, root + 1, count_limit,
                                 occupancy & 0xFFFFFFFF, occupancy >> 32))
         return payload.tobytes()
 

@@ -73,11 +73,13 @@ void write_words(const uint32_t *words, uint32_t count) {
 	dut.AXON_PORT_MEMORY_WRITE_EN.set<bool>(false);
 }
 
-void run_query(uint32_t top, uint32_t count_limit, bool upcoming, uint64_t occupancy,
-               uint32_t answer[6]) {
+void run_query(uint32_t top, int32_t root, uint32_t count_limit, bool upcoming,
+               uint64_t occupancy, uint32_t answer[6]) {
 	answer[4] = answer[5] = 0;
 	dut.AXON_PORT_UPCOMING_OCCUPANCY.set<uint64_t>(occupancy);
 	dut.AXON_PORT_QUERY_TOP.set<uint32_t>(top);
+	// The root port is signed (-1: no game history); two's complement in its width.
+	dut.AXON_PORT_QUERY_ROOT.set<uint32_t>(static_cast<uint32_t>(root) & AXON_ROOT_MASK);
 	dut.AXON_PORT_QUERY_COUNT_LIMIT.set<uint32_t>(count_limit);
 	dut.AXON_PORT_QUERY_START.set<bool>(true);
 	tick();
@@ -155,7 +157,8 @@ int main() {
 			write_words(&input[at], count);
 			at += count;
 		} else if (op == OP_QUERY || op == OP_QUERY_UPCOMING) {
-			uint32_t top = next(), count_limit = next();
+			// The root comes as root + 1, so that -1 is a plain 0.
+			uint32_t top = next(), root_plus_one = next(), count_limit = next();
 			uint64_t occupancy = 0;
 			if (op == OP_QUERY_UPCOMING) {
 				occupancy = next();
@@ -163,10 +166,13 @@ int main() {
 			}
 			if (top >= AXON_DEPTH)
 				fail("top of stack outside the move list", top);
+			if (root_plus_one > AXON_DEPTH)
+				fail("root outside the move list", root_plus_one);
 			if (count_limit > AXON_COUNT_LIMIT_MAX)
 				fail("count limit wider than the count_limit port", count_limit);
 			uint32_t answer[6];
-			run_query(top, count_limit, op == OP_QUERY_UPCOMING, occupancy, answer);
+			run_query(top, static_cast<int32_t>(root_plus_one) - 1, count_limit,
+			          op == OP_QUERY_UPCOMING, occupancy, answer);
 			output.insert(output.end(), answer, answer + 6);
 		} else {
 			fail("unknown command", op);

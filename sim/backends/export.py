@@ -16,6 +16,7 @@ import importlib.metadata
 import os
 
 from amaranth.back import rtlil, verilog
+from amaranth.hdl import Shape
 
 from ...hdl.detector import AxonDetector
 from ...hdl.params import COUNT_LIMIT_MAX, Stop
@@ -76,9 +77,14 @@ def header_text(dut, name=DESIGN_NAME):
         f"// A query that applies P words raises done floor(P/2) + this many clocks",
         f"// after the clock that samples start.",
         f"localparam {prefix}_LATENCY_OVERHEAD = {LATENCY_OVERHEAD};",
-        f"// Ports: query__* (start, top, count_limit in; busy, done, result, cycles out),",
+        f"// Ports: query__* (start, top, root, count_limit in; busy, done, result, cycles",
+        f"// out),",
         f"// memory__* (write_addr, write_word, write_en in, write_refused out; read_addr",
         f"// in, read_word out) and upcoming__* (occupancy in; answer, done out).",
+        f"// query__root is signed, two's complement: the address of the last word of the",
+        f"// game history (a search starts from the position after it), -1 for none.",
+        f"localparam {prefix}_ROOT_BITS = {Shape.cast(range(-1, dut.depth)).width};",
+        f"localparam {prefix}_ROOT_NONE = -1;",
         f"// The move word (memory__write_word, memory__read_word).",
         f"localparam {prefix}_WORD_BITS = {WORD_BITS};",
         *_fields(f"{prefix}_WORD", MoveWord.as_shape()),

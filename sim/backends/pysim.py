@@ -80,12 +80,13 @@ def _read_result(ctx, port, upcoming_port=None):
 
 
 def split_query(query):
-    """``(top, count_limit, occupancy)`` of a query given as ``(top,
-    count_limit)`` or with the occupancy too; ``None`` asks no upcoming
-    repetition, as the golden model without ``occupancy``."""
-    if len(query) == 2:
-        return query[0], query[1], None
-    return tuple(query)
+    """``(top, count_limit, occupancy, root)`` of a query given as ``(top,
+    count_limit)``, with the occupancy too, or with the occupancy and the
+    root. Occupancy ``None`` asks no upcoming repetition, as the golden model
+    without ``occupancy``; the root is -1 when not given, as in the golden
+    model."""
+    defaults = (None, -1)
+    return (*query, *defaults[len(query) - 2:])
 
 
 async def write_words(ctx, dut, words, base=0):
@@ -98,13 +99,14 @@ async def write_words(ctx, dut, words, base=0):
     ctx.set(dut.memory.write_en, 0)
 
 
-async def run_query(ctx, dut, top, count_limit, occupancy=None):
+async def run_query(ctx, dut, top, count_limit, occupancy=None, root=-1):
     """Start one query, wait for ``done``; return an :class:`~axon.sim.backends.session.Answer`.
 
     With an ``occupancy``, also wait for ``upcoming.done`` (exactly
     ``UPCOMING_CLOCKS`` after ``done``, which is checked) and read the
     upcoming repetition."""
     ctx.set(dut.query.top, top)
+    ctx.set(dut.query.root, root)
     ctx.set(dut.query.count_limit, count_limit)
     ctx.set(dut.upcoming.occupancy, occupancy or 0)
     ctx.set(dut.query.start, 1)
@@ -166,7 +168,8 @@ class RtlSession(Session):
 
     def run(self, words, queries):
         """Load ``words`` at address 0, then answer ``queries``, each ``(top,
-        count_limit)`` or ``(top, count_limit, occupancy)`` (see :func:`split_query`);
+        count_limit)``, ``(top, count_limit, occupancy)`` or ``(top,
+        count_limit, occupancy, root)`` (see :func:`split_query`);
         return a list of :class:`~axon.sim.backends.session.Answer`.
         """
         return self.run_batch([(words, queries)])[0]
