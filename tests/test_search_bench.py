@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from axon.sim.backends.pysim import latency
+from axon.sim.backends.pysim import latency, split_query
 from axon.sim.backends.session import Answer, GoldenSession
 from axon.sim.bench.benchmark import markdown, run_bench
 from axon.sim.bench.readme import SEARCH_LABEL, readme_tables
 from axon.sim.bench.search import simulate_search
-from axon.sim.bench.workload import RTL_TAKES_ROOT, rtl_query, workload_figures
+from axon.sim.bench.workload import rtl_query, workload_figures
 from axon.sim.model.encode import encode_moves
 from axon.sim.model.games import bundled_files, load_games
 from axon.sim.model.generate import game_corpus
@@ -126,18 +126,16 @@ def test_simulate_search_counts_what_disagrees(lines):
     assert len(good["plies"]) == sum(len(line.tops) for line in some)
     assert good["cycles"] == [latency(plies) for plies in good["plies"]]
     bad = simulate_search(some, SlowGolden(), "golden", log=lambda line: None)
-    # Without RTL_TAKES_ROOT the RTL is asked at root -1 (rtl_query).
-    slow = sum(perpetual(line.words, top, root=line.root if RTL_TAKES_ROOT else -1,
-                         count_limit=1).repetition
+    slow = sum(perpetual(line.words, top, root=line.root, count_limit=1).repetition
                for line in some for top in line.tops)
     assert bad["mismatches"] == slow > 0 and bad["oracle_mismatches"] == 0
 
 
 @pytest.mark.quick
 def test_rtl_query_is_a_session_query():
-    # The tuple every session's run_batch takes; the root joins it there.
-    query = rtl_query(5, 1, 0xFFFF, root=3)
-    assert query[:3] == (5, 1, 0xFFFF) and len(query) in (3, 4)
+    # The tuple every session's run_batch takes, root last.
+    assert split_query(rtl_query(5, 1, 0xFFFF, root=3)) == (5, 1, 0xFFFF, 3)
+    assert split_query(rtl_query(5, 1, None)) == (5, 1, None, -1)
 
 
 @pytest.mark.quick

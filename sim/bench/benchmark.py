@@ -96,9 +96,9 @@ def simulate(corpus, log=print, rtl=None):
     # of the same size (the layout before the pools by kind), for comparison.
     overflows = {"kind": 0, "side": 0}
     for (words, queries), timed in zip(jobs, answers):
-        for (top, _, occupancy), rtl in zip(queries, timed):
-            golden = perpetual(words, top, rules=RULES, chains=CHAINS, count_limit=COUNT_LIMIT,
-                               occupancy=occupancy)
+        for (top, _, occupancy, root), rtl in zip(queries, timed):
+            golden = perpetual(words, top, root=root, rules=RULES, chains=CHAINS,
+                               count_limit=COUNT_LIMIT, occupancy=occupancy)
             upcoming += golden.upcoming
             if rtl.result != golden or rtl.cycles != latency(golden.plies_scanned):
                 mismatches += 1

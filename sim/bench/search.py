@@ -6,14 +6,12 @@ mostly quiet moves taken back and forth, cut by captures, pawn moves and
 null moves: :func:`axon.sim.model.search_lines.search_lines` makes them from
 the game workload's own games. Every query is checked three ways:
 
-* the RTL's answer against the golden model's, and its clocks against the
-  latency formula (see :data:`axon.sim.bench.workload.RTL_TAKES_ROOT` for
-  what is compared while the RTL takes no root);
+* the RTL's whole answer (``draw`` included) against the golden model's at
+  the line's root, and its clocks against the latency formula;
 * the golden model's ``draw``, ``repetition`` and ``distance`` at the
   search's root against python-chess (:func:`axon.sim.model.oracle.oracle_answers`).
 """
 
-import dataclasses
 import time
 
 from ..backends.pysim import latency
@@ -21,7 +19,7 @@ from ..model.golden import Stop, perpetual
 from ..model.oracle import oracle_answers
 from ..model.search_lines import WALK_PLIES, search_lines
 from .peers import make_peer_games, run_peers
-from .workload import CHAINS, COUNT_LIMIT, DEPTH, RTL_TAKES_ROOT, RULES, rtl_query
+from .workload import CHAINS, COUNT_LIMIT, DEPTH, RULES, rtl_query
 
 
 __all__ = ["LINES_PER_GAME", "SEARCH_SEED_OFFSET", "build_search_lines", "simulate_search",
@@ -48,26 +46,6 @@ def _occupancies(line):
     return occupancies
 
 
-def _without_root(result):
-    # What a detector without the root answers: all but the root's fields.
-    return dataclasses.replace(result, draw=False, upcoming_draw=False)
-
-
-def _rtl_agrees(rtl, line, top, occupancy, golden):
-    """Does the RTL's timed answer agree with the golden model's?
-
-    With the root, the RTL must give the golden model's whole answer at the
-    line's root, in ``latency(plies_scanned)`` clocks. Without it, it is
-    compared with the golden model at root -1 (a search from the start of
-    the move list), ``draw`` and ``upcoming_draw`` left out."""
-    if not RTL_TAKES_ROOT:
-        golden = perpetual(line.words, top, rules=RULES, chains=CHAINS,
-                           count_limit=COUNT_LIMIT, occupancy=occupancy)
-        return (_without_root(rtl.result) == _without_root(golden)
-                and rtl.cycles == latency(golden.plies_scanned))
-    return rtl.result == golden and rtl.cycles == latency(golden.plies_scanned)
-
-
 def simulate_search(lines, session, backend, log=print):
     """Answer every query of ``lines`` on the RTL ``session``; check them."""
     jobs, occupancies = [], []
@@ -88,7 +66,8 @@ def simulate_search(lines, session, backend, log=print):
         for top, rtl in zip(line.tops, timed):
             golden = perpetual(line.words, top, root=line.root, rules=RULES, chains=CHAINS,
                                count_limit=COUNT_LIMIT, occupancy=occupancy[top])
-            counts["mismatches"] += not _rtl_agrees(rtl, line, top, occupancy[top], golden)
+            counts["mismatches"] += (rtl.result != golden
+                                     or rtl.cycles != latency(golden.plies_scanned))
             expected = oracle[top]
             # An overflow may leave a repetition unfound (python-chess knows
             # no chain list): it counts as a mismatch, and overflows are reported.
@@ -99,10 +78,7 @@ def simulate_search(lines, session, backend, log=print):
             counts["overflows"] += golden.overflow
             counts["barrier_stops"] += golden.stop is Stop.BARRIER
             plies.append(golden.plies_scanned)
-            # The clocks of a detector that takes the root: the RTL's own
-            # when it does, else the latency formula (which the RTL meets on
-            # every query, checked above) of the golden model's scan.
-            cycles.append(rtl.cycles if RTL_TAKES_ROOT else latency(golden.plies_scanned))
+            cycles.append(rtl.cycles)
     log(f"search workload: {len(plies)} queries from {len(lines)} lines on {backend} in "
         f"{seconds:.1f} s, {counts['mismatches']} RTL mismatches, "
         f"{counts['oracle_mismatches']} against python-chess, {counts['draws']} draws")
@@ -130,8 +106,6 @@ def search_corpus_figures(lines, sim, seed):
             "walk_plies": {"min": min(walks), "max": max(walks), "bounds": list(WALK_PLIES)},
             "null_moves": sum(not move for move in walk_moves),
             "root": "the last word of the game history",
-            "rtl_takes_root": RTL_TAKES_ROOT,
-            "clocks_from": "rtl" if RTL_TAKES_ROOT else "latency formula",
             "mismatches": sim["mismatches"], "oracle_mismatches": sim["oracle_mismatches"],
             "draws": sim["draws"], "repetitions": sim["repetitions"],
             "overflows": sim["overflows"], "barrier_stops": sim["barrier_stops"]}

@@ -6,7 +6,7 @@ import math
 import statistics
 
 
-__all__ = ["DEPTH", "CHAINS", "RULES", "COUNT_LIMIT", "RTL_TAKES_ROOT", "rtl_query",
+__all__ = ["DEPTH", "CHAINS", "RULES", "COUNT_LIMIT", "rtl_query",
            "distribution", "ns_per_query", "workload_figures", "workload_markdown"]
 
 DEPTH = 256
@@ -14,20 +14,12 @@ CHAINS = 24
 RULES = "exact"
 COUNT_LIMIT = 1
 
-# Whether the RTL sessions take a query's root (a fourth element of the
-# query tuple). Until they do, a query is put without it: the detector then
-# answers as for a search from the start of the move list (root -1), and
-# the bench checks its answers against the golden model at root -1, all
-# fields but the two that depend on the root (``draw``, ``upcoming_draw``).
-RTL_TAKES_ROOT = False
-
-
 def rtl_query(top, count_limit, occupancy, root=-1):
-    """The query tuple of ``CxxrtlSession.run_batch`` / ``RtlSession.run_batch``:
-    the one place where the bench puts a query to the RTL."""
-    if RTL_TAKES_ROOT:
-        return (top, count_limit, occupancy, root)
-    return (top, count_limit, occupancy)
+    """The query tuple of ``CxxrtlSession.run_batch`` / ``RtlSession.run_batch``
+    (:func:`axon.sim.backends.pysim.split_query`): the one place where the
+    bench puts a query to the RTL. ``root`` -1 is a search from the start of
+    the move list: every query of the game workload."""
+    return (top, count_limit, occupancy, root)
 
 
 def distribution(values):
@@ -110,7 +102,7 @@ workload's ns per query."""
     lines += ["", f"Search workload: {search['lines']} lines of {search['walk_plies']['min']} "
               f"to {search['walk_plies']['max']} plies from the corpus's positions (seed "
               f"{search['seed']}), {search['null_moves']} null moves; {search['draws']} "
-              f"draws at the root. Clocks from the {search['clocks_from']}.", "",
+              f"draws at the root. The RTL takes each line's root.", "",
               "| implementation | search ns/query mean | median | p99 | "
               "ratio to the C chain list |", "|---|---|---|---|---|"]
     for name, figures in search["ns_per_query"].items():
