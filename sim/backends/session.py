@@ -56,8 +56,8 @@ class Session:
     def load(self, words):
         self._words = list(words)
 
-    def query(self, top, count_limit, occupancy=None):
-        return self.run_batch([(self._words, [(top, count_limit, occupancy)])])[0][0]
+    def query(self, top, count_limit, occupancy=None, root=-1):
+        return self.run_batch([(self._words, [(top, count_limit, occupancy, root)])])[0][0]
 
     def run_batch(self, jobs, *, on_answer=None):
         results = []
@@ -93,8 +93,8 @@ class GoldenSession(Session):
         self._check_fits(words)
         self._memory[:len(words)] = words
 
-    def query(self, top, count_limit, occupancy=None):
-        result = perpetual(self._memory[:top + 1], top, rules=self.rules, chains=self.chains,
+    def query(self, top, count_limit, occupancy=None, root=-1):
+        result = perpetual(self._memory, top, root=root, rules=self.rules, chains=self.chains,
                            count_limit=count_limit, pools=self.pools, occupancy=occupancy)
         return Answer(result, None)
 
