@@ -353,11 +353,13 @@ class Board(Session):
             words += parse_words(payload)
         return words
 
-    def query(self, top, count_limit=4, occupancy=None):
+    def query(self, top, count_limit=4, occupancy=None, root=-1):
         """The :class:`~axon.sim.backends.session.Answer` of a scan back from
-        ``top``; with the position's ``occupancy`` (a 64-bit bitboard) the
+        ``top`` for a search from the position after ``root`` (-1: no game
+        history); with the position's ``occupancy`` (a 64-bit bitboard) the
         result has the upcoming repetition too."""
-        payload = self.transact(query_request(top, count_limit, occupancy or 0), Command.QUERY)
+        payload = self.transact(query_request(top, count_limit, occupancy or 0, root),
+                                Command.QUERY)
         return Answer(*parse_query(payload, upcoming=occupancy is not None))
 
     def reset(self):

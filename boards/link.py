@@ -23,7 +23,7 @@ from ..hdl.params import COUNT_LIMIT_MAX
 from ..hdl.result import QueryResult
 from .protocol import (START, crc8, PROTOCOL_VERSION, MAX_PAYLOAD, MAX_WORDS,
                        WORD_BYTES, RESPONSE_FLAG, ERROR_RESPONSE, RULES_CODES,
-                       OCCUPANCY_BYTES, QUERY_REQUEST_BYTES, QUERY_ANSWER_BYTES,
+                       ROOT_BYTES, OCCUPANCY_BYTES, QUERY_REQUEST_BYTES, QUERY_ANSWER_BYTES,
                        Command, ErrorCode)
 
 
@@ -330,8 +330,9 @@ class HostLink(wiring.Component):
             if not hasattr(detector, name):
                 raise TypeError(f"Detector must be an AxonDetector-like component with "
                                 f"'{name}', not {detector!r}")
-        if not 2 <= detector.depth <= 0xffff:
-            raise ValueError(f"Link addresses are 16 bits; depth {detector.depth} does not fit")
+        if not 2 <= detector.depth <= 0x8000:
+            raise ValueError(f"Link addresses are 16 bits and the root a signed 16-bit "
+                             f"number; depth {detector.depth} does not fit")
         if not 1 <= detector.chains <= 0xff:
             raise ValueError(f"Identify reports the chain count in one byte; "
                              f"{detector.chains} does not fit")
@@ -377,11 +378,14 @@ class HostLink(wiring.Component):
         # holds still meanwhile: no 64-bit copy register and its load muxes.
         record     = Signal(range(len(_RECORDS)))
         byte_index = Signal(range(max(_RECORDS.values())))
-        word       = Signal(24)
+        word       = Signal(24)               # a move word of WRITE; QUERY's root, in
+                                              # its top two bytes
         reading    = Signal()                 # STORE returns to the READ loop
         answer_cmd = Signal(8)
-        # The queried position's occupancy: the QUERY payload's last eight
+        # QUERY's root (signed), in `word`, which no query uses otherwise;
+        # and the queried position's occupancy, the payload's last eight
         # bytes, held for the detector until the upcoming answer is in.
+        root       = word[8 * (3 - ROOT_BYTES):].as_signed()
         occupancy  = Signal(64)
 
         store_addr = Signal(8)
@@ -399,6 +403,7 @@ class HostLink(wiring.Component):
             detector.memory.write_addr.eq(address),
             detector.memory.write_word.eq(word[:17]),
             detector.query.top.eq(address),
+            detector.query.root.eq(root),
             detector.query.count_limit.eq(count),
             detector.upcoming.occupancy.eq(occupancy),
         ]
@@ -505,9 +510,9 @@ class HostLink(wiring.Component):
                     with m.Elif(count > COUNT_LIMIT_MAX):
                         fail(ErrorCode.BAD_ARGUMENT)
                     with m.Else():
-                        m.d.comb += self.good_frame.eq(1)
+                        # The root is checked once it is read from the buffer.
                         m.d.sync += [stored.eq(3), byte_index.eq(0)]
-                        m.next = "QUERY_FETCH"
+                        m.next = "ROOT_FETCH"
                 with m.Elif(command == Command.RESET):
                     with m.If(length != 0):
                         fail(ErrorCode.BAD_LENGTH)
@@ -558,10 +563,19 @@ class HostLink(wiring.Component):
                              count.eq(count - 1)]
                 m.next = "STORE"
 
-            # QUERY: the occupancy's eight bytes from the frame buffer, then start.
+            # QUERY: the root's bytes from the frame buffer and its check;
+            # the occupancy's bytes, then start.
+            take_payload("ROOT", word, ROOT_BYTES, then="ROOT_CHECK")
+            with m.State("ROOT_CHECK"):
+                # -1, or an address: compared unsigned, a constant each.
+                with m.If((root.as_unsigned() >= self._depth) & (root != -1)):
+                    fail(ErrorCode.BAD_ARGUMENT)
+                with m.Else():
+                    m.d.sync += byte_index.eq(0)
+                    m.next = "QUERY_FETCH"
             take_payload("QUERY", occupancy, OCCUPANCY_BYTES, then="QUERY_START")
             with m.State("QUERY_START"):
-                m.d.comb += detector.query.start.eq(1)
+                m.d.comb += [self.good_frame.eq(1), detector.query.start.eq(1)]
                 m.next = "QUERY_WAIT"
 
             with m.State("QUERY_WAIT"):

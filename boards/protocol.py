@@ -22,7 +22,7 @@ from ..sim.model.golden import Result
 
 __all__ = [
     "START", "CRC_POLY", "PROTOCOL_VERSION", "MAX_PAYLOAD", "MAX_WORDS", "WORD_BYTES",
-    "OCCUPANCY_BYTES", "QUERY_REQUEST_BYTES", "QUERY_ANSWER_BYTES",
+    "ROOT_BYTES", "OCCUPANCY_BYTES", "QUERY_REQUEST_BYTES", "QUERY_ANSWER_BYTES",
     "RULES_CODES", "Command", "ErrorCode", "RESPONSE_FLAG", "ERROR_RESPONSE",
     "CRC8", "crc8", "encode_frame", "holds_known_frame", "FrameDecoder", "Frame", "Identity",
     "identify_request", "write_request", "read_request", "query_request", "reset_request",
@@ -32,15 +32,17 @@ __all__ = [
 START            = 0xA5
 CRC_POLY         = 0x07
 # Version 2: QUERY carries the occupancy and its answer the upcoming repetition.
-PROTOCOL_VERSION = 2
+# Version 3: QUERY carries the search's root and its answer the draw.
+PROTOCOL_VERSION = 3
 MAX_PAYLOAD      = 255
 WORD_BYTES       = 3
 # A write frame holds a 3-byte header and the words in 255 payload bytes.
 MAX_WORDS        = (MAX_PAYLOAD - 3) // WORD_BYTES
-# QUERY: top (2), count limit (1), occupancy (8); its answer: the result
-# record (8) and the upcoming repetition (5).
+# QUERY: top (2), count limit (1), root (2, signed), occupancy (8); its
+# answer: the result record (8) and the upcoming repetition (5).
+ROOT_BYTES          = 2
 OCCUPANCY_BYTES     = 8
-QUERY_REQUEST_BYTES = 3 + OCCUPANCY_BYTES
+QUERY_REQUEST_BYTES = 3 + ROOT_BYTES + OCCUPANCY_BYTES
 QUERY_ANSWER_BYTES  = data.Layout.cast(QueryResult).size // 8
 RESPONSE_FLAG    = 0x80
 ERROR_RESPONSE   = 0xFF
@@ -62,7 +64,7 @@ class ErrorCode(enum.IntEnum):
     BAD_LENGTH      = 0x04  # LEN does not fit the command, or n is 0 or above MAX_WORDS
     ADDRESS_RANGE   = 0x05  # start + n is beyond the move-list depth
     TOP_RANGE       = 0x06  # query top is not an address of the move list
-    BAD_ARGUMENT    = 0x07  # count limit above 15
+    BAD_ARGUMENT    = 0x07  # count limit above 15, or root outside -1..depth - 1
 
 
 # The frame check, from Amaranth's catalogue: the same definition serves the
@@ -178,14 +180,19 @@ def read_request(address, count):
     return encode_frame(Command.READ, _address_count(address, count))
 
 
-def query_request(top, count_limit, occupancy=0):
+def query_request(top, count_limit, occupancy=0, root=-1):
+    """A QUERY frame: ``root`` is the address of the last word of the game
+    history (-1 for none), sent as a signed 16-bit number."""
     if not isinstance(top, int) or not 0 <= top <= 0xffff:
         raise ValueError(f"top must be an integer in 0..65535, not {top!r}")
     if not isinstance(count_limit, int) or not 0 <= count_limit <= 0xff:
         raise ValueError(f"count limit must be a byte, not {count_limit!r}")
+    if not isinstance(root, int) or not -0x8000 <= root <= 0x7fff:
+        raise ValueError(f"root must be a signed 16-bit integer, not {root!r}")
     if not isinstance(occupancy, int) or not 0 <= occupancy < 1 << 64:
         raise ValueError(f"occupancy must be a 64-bit bitboard, not {occupancy!r}")
     return encode_frame(Command.QUERY, top.to_bytes(2, "little") + bytes([count_limit]) +
+                        root.to_bytes(ROOT_BYTES, "little", signed=True) +
                         occupancy.to_bytes(OCCUPANCY_BYTES, "little"))
 
 

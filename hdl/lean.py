@@ -244,7 +244,9 @@ class LeanScanner(QueryScanner):
                 m.d.sync += [
                     fetch_addr.eq(fetch_addr - 1),
                     read_present.eq(fetch_addr >= 0),
-                    read_inside.eq(fetch_addr > root),
+                    # One word below the last: inside until the walk passes
+                    # the root (an equality, cheaper than a comparison).
+                    read_inside.eq(read_inside & (fetch_addr != root)),
                 ]
                 with m.If(hand_valid):
                     with m.If(equal_position):

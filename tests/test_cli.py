@@ -1,6 +1,7 @@
 # amaranth: UnusedElaboratable=no
 """The ``axon`` command line: scan, verify, explain, and every way input can be bad."""
 
+import dataclasses
 import json
 import os
 import re
@@ -28,9 +29,9 @@ FIGURE5 = str(DATA / "paper_figure5.pgn")
 DIEP = str(DATA / "diep_axon.pgn")
 TRAPS = str(DATA / "traps.pgn")
 
-KEYS = ["game", "ply", "move", "repetition", "distance", "count", "overflow",
+KEYS = ["game", "ply", "move", "repetition", "draw", "distance", "count", "overflow",
         "plies_scanned", "stop", "cycles", "fifty_move", "threefold", "fivefold",
-        "upcoming", "upcoming_move", "upcoming_distance"]
+        "upcoming", "upcoming_move", "upcoming_distance", "upcoming_draw"]
 
 # Table 2 of the paper, the four knight rows: move, LIST_OF_MOVES, UnClosed_chains, rule.
 TABLE2 = [
@@ -88,8 +89,8 @@ def test_scan_jsonl_schema_and_answers(capsys):
         mine = [record for record in records if record["game"] == game.number]
         assert [record["ply"] for record in mine] == list(range(1, len(game.moves) + 1))
         assert [record["move"] for record in mine] == game.ucis
-        assert [(r["repetition"], r["distance"], r["count"]) for r in mine] == \
-               [(o.repetition, o.distance, o.count) for o in oracle]
+        assert [(r["repetition"], r["draw"], r["distance"], r["count"]) for r in mine] == \
+               [(o.repetition, o.draw, o.distance, o.count) for o in oracle]
     # Section 4: the position after 1. Qh6+ recurs at plies 9 and 17.
     assert records[16]["count"] == 2 and records[16]["distance"] == 8
 
@@ -111,15 +112,16 @@ def test_scan_table(capsys):
     code, out, err = run(capsys, "scan", FIGURE5)
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].split() == ["game", "ply", "move", "rep", "dist", "count", "scanned",
-                                "stop", "cycles", "50-move", "3-fold", "5-fold", "upcoming"]
+    assert lines[0].split() == ["game", "ply", "move", "rep", "draw", "dist", "count",
+                                "scanned", "stop", "cycles", "50-move", "3-fold", "5-fold",
+                                "upcoming"]
     # A line naming each game (its Event tag) before its rows.
     assert len(lines) == 1 + 3 + 24 + 1
     assert lines[1] == 'game 1 ("Vuckovic-Vidanovic 2007, Figure 5 / Table 2")'
-    assert lines[2].split() == ["1", "1", "1.", "Na3", "c4a3", "-", "-", "0", "1", "bottom",
-                                "-", "-", "-", "-", "-"]
+    assert lines[2].split() == ["1", "1", "1.", "Na3", "c4a3", "-", "-", "-", "0", "1",
+                                "bottom", "-", "-", "-", "-", "-"]
     # White's knight on d2 can go back to b1: the position after 2. Ndc4 again.
-    assert lines[9].split() == ["1", "8", "4...", "Kh8", "g8h8", "yes", "8", "1", "8",
+    assert lines[9].split() == ["1", "8", "4...", "Kh8", "g8h8", "yes", "-", "8", "1", "8",
                                 "bottom", "-", "-", "-", "-", "d2b1"]
     assert lines[10].startswith("game 2 (")
     assert lines[-1] == "3 games, 24 plies, 3 plies repeat an earlier position"
@@ -127,9 +129,16 @@ def test_scan_table(capsys):
 
 
 def test_scan_options(capsys):
-    # Count limit 1 stops at the first equal position.
-    _, out, _ = run(capsys, "scan", FIGURE1, "--jsonl", "--count-limit", "1")
+    # Count limit 1 stops at the first equal position inside the search
+    # (from ply 0 here: every earlier position is after the root) ...
+    _, out, _ = run(capsys, "scan", FIGURE1, "--jsonl", "--count-limit", "1", "--root", "0")
     assert jsonl(out)[8]["stop"] == "limit" and jsonl(out)[8]["plies_scanned"] == 8
+    assert jsonl(out)[8]["draw"]
+    # ... but not at one in the game history, where a draw needs a third
+    # occurrence: without a root every ply is game history.
+    _, out, _ = run(capsys, "scan", FIGURE1, "--jsonl", "--count-limit", "1")
+    assert jsonl(out)[8]["stop"] == "bottom" and jsonl(out)[8]["plies_scanned"] == 9
+    assert not jsonl(out)[8]["draw"] and jsonl(out)[16]["draw"]
     # Count limit 0 stops before reading anything.
     _, out, _ = run(capsys, "scan", FIGURE1, "--jsonl", "--count-limit", "0")
     assert {(r["stop"], r["plies_scanned"]) for r in jsonl(out)} == {("limit", 0)}
@@ -679,3 +688,88 @@ def test_keep_going_status_survives_a_broken_pipe(tmp_path):
     assert process.stdout.startswith("game ")
     assert process.returncode == 2, process.stderr
     assert "Traceback" not in process.stderr
+
+
+# --- the search's root ----------------------------------------------------------
+
+SHUFFLES = "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 5. Nf3 Nf6 6. Ng1 Ng8 *\n"
+
+
+@pytest.mark.quick
+def test_root_tag_wins_over_the_option(capsys, tmp_path):
+    path = write_pgn(tmp_path, f'[Root "4"]\n\n{SHUFFLES}\n{SHUFFLES}')
+    code, out, _ = run(capsys, "scan", path, "--jsonl", "--count-limit", "1", "--root", "8")
+    records = jsonl(out)
+    assert code == 0 and all("draw" in record for record in records)
+    # The start position recurs after plies 4, 8 and 12. From ply 4 on the
+    # search's own positions count at once: ply 8 is a draw in game 1 ...
+    draws = {game: [r["ply"] for r in records if r["game"] == game and r["draw"]]
+             for game in (1, 2)}
+    assert draws[1] == list(range(8, 13))
+    # ... and from ply 8 ply 12 is, while the earlier ones need a third.
+    assert draws[2] == list(range(8, 13))
+    by_ply = {(r["game"], r["ply"]): r for r in records}
+    assert (by_ply[1, 9]["count"], by_ply[1, 9]["stop"]) == (1, "limit")
+    assert (by_ply[2, 9]["count"], by_ply[2, 9]["stop"]) == (2, "limit")
+    code, out, _ = run(capsys, "scan", path, "--jsonl", "--count-limit", "1", "--root", "0")
+    # The tag's game is as it was; from the start, the start position itself
+    # is the root position (ply 4 no draw), and every later one counts.
+    again = jsonl(out)
+    assert [r["draw"] for r in again][:12] == [r["draw"] for r in records][:12]
+    assert [r["ply"] for r in again[12:] if r["draw"]] == list(range(5, 13))
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("tag", ["-1", "four", "1.5", ""])
+def test_a_bad_root_tag_names_the_game(capsys, tmp_path, tag):
+    path = write_pgn(tmp_path, f"{SHUFFLES}\n[Root \"{tag}\"]\n\n{SHUFFLES}")
+    code, out, err = run(capsys, "scan", path, "-q")
+    assert code == 2 and len(err.splitlines()) == 1
+    assert f'game 2: [Root "{tag}"] must be a number of plies of game history' in err
+
+
+@pytest.mark.quick
+def test_a_negative_root_option_is_refused(capsys):
+    code, _, err = run(capsys, "scan", FIGURE1, "--root", "-2")
+    assert code == 2 and "--root must be a number of plies, 0 or more, not -2" in err
+
+
+@pytest.mark.parametrize("backend", ["golden", "cxxrtl"])
+def test_verify_compares_the_draw_for_every_root(capsys, backend):
+    for root in ("0", "3", "9", "40"):
+        code, out, _ = run(capsys, "verify", DIEP, "--backend", backend, "--count-limit", "1",
+                           "--root", root, "-q")
+        assert code == 0 and "disagreements: none" in out, out
+
+
+def test_verify_catches_a_wrong_draw(capsys, monkeypatch):
+    # An oracle that scores every repetition a draw, as a search that ignored
+    # the root would: the draw column must disagree.
+    from axon.sim.cli import simulate
+    real = simulate.oracle_answers
+    monkeypatch.setattr(simulate, "oracle_answers", lambda *args, **kwargs: [
+        dataclasses.replace(answer, draw=answer.repetition) for answer in real(*args, **kwargs)])
+    code, out, _ = run(capsys, "verify", DIEP, "--backend", "golden", "--count-limit", "1", "-q")
+    assert code == 1 and "golden/oracle draw" in out
+
+
+@pytest.mark.quick
+def test_explain_says_which_occurrence_made_the_draw(capsys, tmp_path):
+    path = write_pgn(tmp_path, f'[Root "4"]\n\n{SHUFFLES}')
+
+    def draw_line(ply):
+        code, out, _ = run(capsys, "explain", path, "--game", "1", "--ply", str(ply),
+                           "--count-limit", "1")
+        assert code == 0
+        return next(line for line in out.splitlines() if line.startswith("draw: "))
+
+    assert draw_line(4) == ("draw: no, it stood as the start position, at or before the root, "
+                            "where only a third occurrence counts, and the scan found no other "
+                            "(the root is the position after ply 4; this position is game "
+                            "history)")
+    assert draw_line(8) == ("draw: yes, a third occurrence: it stood as the position after ply 4 "
+                            "and as the start position (the root is the position after ply 4)")
+    assert draw_line(12) == ("draw: yes, a repetition inside the search: it stood as the "
+                             "position after ply 8, after the root (the root is the position "
+                             "after ply 4)")
+    assert draw_line(1).startswith("draw: no, no earlier occurrence")

@@ -46,8 +46,8 @@ def _job(item):
     if params is None or "prop" not in params.params:
         return None
     prop = params.params["prop"]
-    return (prop.name, test == "test_broken_variant_fails", params.params.get("slots"),
-            params.params.get("list_depth"))
+    broken = params.params.get("variant", True) if test == "test_broken_variant_fails" else False
+    return (prop.name, broken, params.params.get("slots"), params.params.get("list_depth"))
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -89,10 +89,14 @@ def test_property_holds(prop):
                               else f"bounded {prop.depth}")
 
 
-@pytest.mark.parametrize("prop", _quick(formal.PROPERTIES, {"rules-exact"}),
-                         ids=lambda prop: prop.name)
-def test_broken_variant_fails(prop):
-    outcome = _outcome(prop, broken=True)
+BROKEN = [pytest.param(prop, variant, id=prop.name + ("" if variant is True else f"-{variant}"),
+                       marks=[pytest.mark.quick] if prop.name == "rules-exact" else [])
+          for prop in formal.PROPERTIES for variant in prop.broken_variants]
+
+
+@pytest.mark.parametrize("prop, variant", BROKEN)
+def test_broken_variant_fails(prop, variant):
+    outcome = _outcome(prop, broken=variant)
     assert not outcome.passed and outcome.status == "FAILED", outcome.log[-3000:]
     # It failed on an assertion, with a trace from power-up (not only an
     # induction step from an unreachable state), not on a tool error.

@@ -185,6 +185,30 @@ def test_leds(board24):
     assert board24.transport.leds == {"repetition": False, "error": False}
 
 
+def test_query_with_a_root(board24):
+    # Two knight shuffles; the position after address 3 is the root position.
+    shuffle = [(6, 21, 2), (62, 45, 10), (21, 6, 2), (45, 62, 10)]
+    board24.write_moves(0, [f | (t << 6) | (p << 12) for f, t, p in shuffle * 2])
+    for root in (-1, 1, 3, 5, 7):
+        result, _ = board24.query(7, 1, root=root)
+        assert result == perpetual(board24.read_moves(0, 8), 7, root=root, count_limit=1)
+    result, _ = board24.query(7, 1, root=3)
+    assert (result.draw, result.count, result.plies_scanned) == (True, 2, 8)
+
+
+def test_query_frames_of_the_old_size_and_bad_roots_are_refused(board24):
+    # The QUERY of protocol version 2 had no root: 11 payload bytes.
+    with pytest.raises(LinkError) as caught:
+        board24.transact(protocol.encode_frame(Command.QUERY, bytes([0, 0, 1, *range(8)])),
+                         Command.QUERY)
+    assert caught.value.code == ErrorCode.BAD_LENGTH
+    for root in (-2, 256, 0x7fff, -0x8000):
+        with pytest.raises(LinkError) as caught:
+            board24.transact(protocol.query_request(0, 1, root=root), Command.QUERY)
+        assert caught.value.code == ErrorCode.BAD_ARGUMENT, root
+    assert board24.identity.version == protocol.PROTOCOL_VERSION == 3
+
+
 def test_long_write_and_read_split_into_frames(board24):
     rng = random.Random(3)
     words = [rng.randrange(1 << 16) for _ in range(100)]   # no barriers

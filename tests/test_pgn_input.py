@@ -210,13 +210,16 @@ def test_claims_below_their_count_limit_are_unknown(count_limit, capsys):
         for key, needed, truth in (("threefold", 2, claims[0]), ("fivefold", 4, claims[1])):
             if count_limit >= needed:
                 assert record[key] is truth
-            elif record["count"] < count_limit:
-                # The scan ended below the limit: it saw every equal position.
+            elif record["count"] >= needed:
+                assert record[key] is True and truth is True
+            elif record["stop"] in ("barrier", "bottom"):
+                # The scan was not cut short: it saw every equal position.
                 assert record[key] is False and truth is False
             else:
                 assert record[key] is None
-    if count_limit < 2:
-        assert any(record["threefold"] is None for record in records)
+    # Every ply is game history here: at limit 1 a lone occurrence does not
+    # stop the scan, so only the fivefold claim can be cut short.
+    assert any(record["fivefold"] is None for record in records)
 
 
 def test_overflow_and_window_make_claims_unknown(capsys):
@@ -232,14 +235,15 @@ def test_overflow_and_window_make_claims_unknown(capsys):
 
 
 def test_table_names_games_and_claims(tmp_path, capsys):
-    _, out, _ = run(capsys, "scan", TRAPS, "--count-limit", 1)
+    _, out, _ = run(capsys, "scan", TRAPS, "--count-limit", 1, "--root", 0)
     lines = out.splitlines()
     assert lines[0].split()[-4:] == ["50-move", "3-fold", "5-fold", "upcoming"]
     assert lines[1] == 'game 1 ("Trap a1: castling rights, rook leaves and returns")'
-    # Count limit 1: the detector stops at the first equal position, so a
-    # repetition is shown as "?" for threefold and fivefold.
+    # Count limit 1 and a search from the start: the detector stops at the
+    # first equal position after the start, a draw for the search, so it is
+    # shown as "?" for threefold and fivefold.
     repeating = [line.split() for line in lines if line.split()[:1] != ["game"]
-                 and "yes" in line.split()[5:6]]
+                 and line.split()[5:7] == ["yes", "yes"]]
     assert repeating and all(row[-3:-1] == ["?", "?"] for row in repeating)
     path = tmp_path / "players.pgn"
     path.write_text('[White "Carlsen"]\n[Black "Nepomniachtchi"]\n\n1. e4 *\n\n'

@@ -27,7 +27,7 @@ from typing import NamedTuple, Optional
 
 from ...hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS
 from ..model.golden import Result, perpetual
-from ..model.history import Window, is_window_limited, window_segments
+from ..model.history import Window, is_window_limited, root_address, window_segments
 
 
 __all__ = ["Answer", "Session", "GoldenSession", "PlyAnswer", "answers", "hung_after_clocks"]
@@ -56,8 +56,8 @@ class Session:
     def load(self, words):
         self._words = list(words)
 
-    def query(self, top, count_limit, occupancy=None):
-        return self.run_batch([(self._words, [(top, count_limit, occupancy)])])[0][0]
+    def query(self, top, count_limit, occupancy=None, root=-1):
+        return self.run_batch([(self._words, [(top, count_limit, occupancy, root)])])[0][0]
 
     def run_batch(self, jobs, *, on_answer=None):
         results = []
@@ -93,8 +93,8 @@ class GoldenSession(Session):
         self._check_fits(words)
         self._memory[:len(words)] = words
 
-    def query(self, top, count_limit, occupancy=None):
-        result = perpetual(self._memory[:top + 1], top, rules=self.rules, chains=self.chains,
+    def query(self, top, count_limit, occupancy=None, root=-1):
+        result = perpetual(self._memory, top, root=root, rules=self.rules, chains=self.chains,
                            count_limit=count_limit, pools=self.pools, occupancy=occupancy)
         return Answer(result, None)
 
@@ -126,20 +126,24 @@ class PlyAnswer:
         return self.window.ply + 1
 
 
-def answers(games, session, *, count_limit, progress=None):
+def answers(games, session, *, count_limit, root=None, progress=None):
     """One list of :class:`PlyAnswer` per game: a query after every ply.
 
     Each game is loaded window by window (:func:`~axon.sim.model.history.window_segments`:
     a game longer than the move list slides through it), as one batch; each
     query carries the occupancy of the position after its ply, so that the
-    answer has the upcoming repetition too.
+    answer has the upcoming repetition too, and the game's root
+    (:meth:`~axon.sim.model.games.GameRecord.history`, ``root`` for a game
+    without a ``[Root]`` tag).
     ``progress.update(position, ply)`` is told of every answer.
     """
     jobs, owners = [], []
     for position, game in enumerate(games):
         occupancies = game.occupancies()
+        history = game.history(root)
         for base, words, plies in window_segments(game.words, session.depth):
-            jobs.append((words, [(window.top, count_limit, occupancies[window.ply])
+            jobs.append((words, [(window.top, count_limit, occupancies[window.ply],
+                                  root_address(window, history))
                                  for window in plies]))
             owners.append((position, game, base, plies))
     found = [[] for _ in games]

@@ -76,6 +76,9 @@ def register(subparsers):
                             "simulate)")
     query.add_argument("--count-limit", type=int_at_least(0), default=4, metavar="K",
                        help="stop a scan after this many equal positions (default 4, max 15)")
+    query.add_argument("--root", type=int_at_least(0), default=None, metavar="N",
+                       help="a search from every game's ply N (a game's [Root \"N\"] tag "
+                            "wins; default: every ply is game history)")
     query.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     query.set_defaults(func=query_command)
 

@@ -115,7 +115,7 @@ def run_query(args, out=None):
                                      f"{wanted}")
             progress = Progress(len(games), enabled=not args.quiet)
             found_answers = answers(games, board, count_limit=args.count_limit,
-                                    progress=progress)
+                                    root=args.root, progress=progress)
             progress.done()
         except (LinkError, LinkTimeout) as error:
             raise QueryError(f"{args.port}: {error}", exit_code=1) from None

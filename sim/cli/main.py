@@ -44,7 +44,10 @@ Exit status: 0 if everything agrees, 1 on any disagreement, 2 on bad input.
 """
 
 _SCAN_EPILOG = """\
-Games are numbered from 1 in file order, plies from 1. threefold and fivefold
+Games are numbered from 1 in file order, plies from 1. draw is the draw by
+repetition of a search from the root (--root N or a game's [Root "N"] tag):
+a third occurrence, or a second one after the root position; without a root
+every ply is game history and draw means a third occurrence. threefold and fivefold
 come from the detector's count of earlier equal positions (2 and 4 of them):
 they need --count-limit 2 and 4 (the default 4 gives both); with a lower
 limit, or after an overflow or a window-limited scan, a count that reached
@@ -77,6 +80,10 @@ def _add_common(parser, *, backend=None):
     parser.add_argument("--depth", type=int, default=256, metavar="D",
                         help="move-list entries; longer games slide a window "
                              "(axon.sim.model.history) (default 256)")
+    parser.add_argument("--root", type=int, default=None, metavar="N",
+                        help="a search from every game's ply N: its first N plies are game "
+                             "history, where only a third occurrence is a draw; a game's "
+                             "[Root \"N\"] tag wins (default: every ply is game history)")
 
 
 def build_parser():
@@ -98,8 +105,8 @@ def build_parser():
     verify = commands.add_parser(
         "verify", help="check golden model, RTL and python-chess oracle against each other",
         description="Compare the golden model with the RTL simulation (every field and "
-                    "the clock count) and with the python-chess oracle (repetition, "
-                    "distance, count, and the upcoming repetition and its move: exactly "
+                    "the clock count) and with the python-chess oracle (repetition, draw, "
+                    "distance, count, and the upcoming repetition, its move and draw: exactly "
                     "where the scan reached a barrier or the bottom, else that what it "
                     "reports is true) on every ply.",
         epilog=_VERIFY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -140,6 +147,8 @@ def _check_options(options):
         options.backend = "sim" if vcd else options.default_backend
     backend = getattr(options, "backend", "golden")
     check_layout(options.chains, options.rules, options.depth, where="--")
+    if getattr(options, "root", None) is not None and options.root < 0:
+        raise UsageError(f"--root must be a number of plies, 0 or more, not {options.root}")
     if not 0 <= options.count_limit <= COUNT_LIMIT_MAX:
         raise UsageError(f"--count-limit must be in 0..{COUNT_LIMIT_MAX}, "
                          f"not {options.count_limit}")

@@ -15,14 +15,15 @@ import chess
 import time
 from dataclasses import dataclass
 
+from ...hdl.detector import upcoming_where_possible
 from ...hdl.word import PIECE_LETTERS, square_name
 from ..backends.cxxrtl import CxxrtlSession
 from ..backends.pysim import RtlSession, expected_cycles
 from ..backends.session import GoldenSession, PlyAnswer, answers
 from ..model.explain import explain_query, for_side, format_table
 from ..model.games import plural
-from ..model.golden import perpetual
-from ..model.history import is_window_limited, iter_window_segments, windows
+from ..model.golden import Stop, perpetual
+from ..model.history import is_window_limited, iter_window_segments, root_address, windows
 from .args import batches
 from ..model.oracle import oracle_answers, oracle_upcoming
 
@@ -30,9 +31,9 @@ from ..model.oracle import oracle_answers, oracle_upcoming
 __all__ = ["BACKENDS", "Progress", "write_answers", "scan", "verify", "explain", "JSONL_KEYS"]
 
 # The JSONL schema of ``axon scan --jsonl``, in order.
-JSONL_KEYS = ("game", "ply", "move", "repetition", "distance", "count", "overflow",
+JSONL_KEYS = ("game", "ply", "move", "repetition", "draw", "distance", "count", "overflow",
               "plies_scanned", "stop", "cycles", "fifty_move", "threefold", "fivefold",
-              "upcoming", "upcoming_move", "upcoming_distance")
+              "upcoming", "upcoming_move", "upcoming_distance", "upcoming_draw")
 
 # Earlier equal positions that make a draw: threefold repetition (FIDE 9.2,
 # claimable) and fivefold (FIDE 9.6, the game is drawn).
@@ -118,7 +119,8 @@ def _answers(games, options, progress, vcd=None):
         extra["scan"] = getattr(options, "scan", "pair")
     session = make(depth=options.depth, chains=options.chains, rules=options.rules,
                    pools=getattr(options, "pools", "kind"), **extra)
-    return answers(games, session, count_limit=options.count_limit, progress=progress)
+    return answers(games, session, count_limit=options.count_limit,
+                   root=getattr(options, "root", None), progress=progress)
 
 
 def _fifty_move(game):
@@ -131,17 +133,16 @@ def repetition_claim(answer, count_limit, earlier):
     """Whether ``earlier`` equal earlier positions were found: True, False or
     None (unknown).
 
-    The detector counts equal positions up to ``count_limit``, so it can only
-    tell ``earlier`` when ``count_limit >= earlier`` or when its scan ended
-    below the limit (a barrier or the bottom: then ``count`` is every equal
-    position there is). A scan cut short by an overflow or by the sliding
-    window knows only that it found ``count``.
+    The detector counts equal positions up to ``count_limit`` (or beyond, to
+    decide a draw), so it can only tell ``earlier`` when ``count`` reached
+    it or when its scan ended at a barrier or the bottom: then ``count`` is
+    every equal position there is. A scan cut short by its limit, an
+    overflow or the sliding window knows only that it found ``count``.
     """
     result = answer.result
     if result.count >= earlier:
         return True
-    complete = (result.count < count_limit and not result.overflow
-                and not answer.window_limited)
+    complete = result.stop in (Stop.BARRIER, Stop.BOTTOM) and not answer.window_limited
     return False if complete else None
 
 
@@ -152,6 +153,7 @@ def _record(answer, fifty, count_limit):
         "ply": answer.ply,
         "move": answer.game.ucis[answer.window.ply],
         "repetition": result.repetition,
+        "draw": result.draw,
         "distance": result.distance,
         "count": result.count,
         "overflow": result.overflow,
@@ -164,6 +166,7 @@ def _record(answer, fifty, count_limit):
         "upcoming": result.upcoming,
         "upcoming_move": uci_of(result.upcoming_move),
         "upcoming_distance": result.upcoming_distance,
+        "upcoming_draw": result.upcoming_draw,
     }
 
 
@@ -174,7 +177,8 @@ def uci_of(squares):
     return chess.square_name(squares[0]) + chess.square_name(squares[1])
 
 
-_TABLE = (("game", ">4"), ("ply", ">4"), ("move", "<22"), ("rep", "<4"), ("dist", ">4"),
+_TABLE = (("game", ">4"), ("ply", ">4"), ("move", "<22"), ("rep", "<4"), ("draw", "<4"),
+          ("dist", ">4"),
           ("count", ">5"), ("scanned", ">7"), ("stop", "<17"), ("cycles", ">6"),
           ("50-move", "<7"), ("3-fold", "<6"), ("5-fold", "<6"), ("upcoming", "<8"))
 
@@ -230,6 +234,7 @@ class AnswerWriter:
             record["game"], record["ply"],
             f"{game.move_label(answer.ply)} {record['move']}",
             "yes" if record["repetition"] else "-",
+            "yes" if record["draw"] else "-",
             "-" if record["distance"] is None else record["distance"],
             record["count"], record["plies_scanned"], stop,
             "-" if record["cycles"] is None else record["cycles"],
@@ -271,16 +276,18 @@ def _batch_plies(options):
     return 0 if getattr(options, "vcd", None) else SIM_BATCH_PLIES
 
 
-def _ply_rows(game, session, count_limit, progress, position):
+def _ply_rows(game, session, options, progress, position):
     """``(PlyAnswer, fifty_move)`` after every ply of ``game``, one at a time:
     one window of the move list is loaded at a time and nothing is kept, so
     that a game of any length is answered in the memory of its move list."""
     positions = game.positions()
+    history = game.history(options.root)
     for base, words, plies in iter_window_segments(game.words, session.depth):
         session.load(words)
         for window in plies:
             board = next(positions)
-            answer = session.query(window.top, count_limit, int(board.occupied))
+            answer = session.query(window.top, options.count_limit, int(board.occupied),
+                                   root_address(window, history))
             progress.update(position, window.ply + 1)
             yield (PlyAnswer(game, window, answer.result, answer.cycles,
                              is_window_limited(answer.result, game.words, base)),
@@ -298,8 +305,7 @@ def scan(games, options, out=None, err=None):
         session = GoldenSession(depth=options.depth, rules=options.rules,
                                 chains=options.chains, pools=getattr(options, "pools", "kind"))
         for position, game in enumerate(games):
-            writer.game(game, _ply_rows(game, session, options.count_limit, progress,
-                                        position))
+            writer.game(game, _ply_rows(game, session, options, progress, position))
             progress.done()
         writer.finish()
         return 0
@@ -346,12 +352,12 @@ def _compare(answer, other, fields, kind, ours="golden", theirs="rtl"):
     return found
 
 
-_RESULT_FIELDS = ("repetition", "distance", "count", "overflow", "plies_scanned", "stop",
-                  "upcoming", "upcoming_move", "upcoming_distance")
-_ORACLE_FIELDS = ("repetition", "distance", "count")
+_RESULT_FIELDS = ("repetition", "draw", "distance", "count", "overflow", "plies_scanned",
+                  "stop", "upcoming", "upcoming_move", "upcoming_distance", "upcoming_draw")
+_ORACLE_FIELDS = ("repetition", "draw", "distance", "count")
 
 
-def _compare_upcoming(answer, truth):
+def _compare_upcoming(answer, truth, history):
     """The golden model's upcoming repetition against python-chess's.
 
     Exact when the scan ended at a barrier or the bottom of a move list that
@@ -362,9 +368,13 @@ def _compare_upcoming(answer, truth):
     move = truth.move and (truth.move.from_square, truth.move.to_square)
     exact = result.stop.name in ("BARRIER", "BOTTOM") and not answer.window_limited
     if exact:
+        # The move's earlier position lies `distance` plies before the one
+        # after it, ply + 1: a draw when that is past the game history.
+        draw = bool(truth.moves) and answer.ply + 1 - truth.distance > history
         return [Disagreement(f"golden/oracle {field}", answer, mine, theirs)
                 for field, mine, theirs in (("upcoming", result.upcoming, bool(truth.moves)),
-                                            ("upcoming_move", result.upcoming_move, move))
+                                            ("upcoming_move", result.upcoming_move, move),
+                                            ("upcoming_draw", result.upcoming_draw, draw))
                 if mine != theirs]
     reached = {(reply.from_square, reply.to_square) for reply in truth.moves}
     if result.upcoming and result.upcoming_move not in reached:
@@ -400,17 +410,22 @@ class _Tally:
 
 def _verify_game(tally, game, game_golden, game_rtl, options, scan_mode):
     tally.games += 1
-    oracle = oracle_answers(game.board, game.moves, count_limit=options.count_limit)
+    oracle = oracle_answers(game.board, game.moves, count_limit=options.count_limit,
+                            root=game.history(options.root))
     upcoming_truth = oracle_upcoming(game.board, game.moves)
     for index, answer in enumerate(game_golden):
         tally.plies += 1
         tally.repetitions += answer.result.repetition
         tally.upcoming += answer.result.upcoming
         if options.rules == "exact":
-            tally.disagree(_compare_upcoming(answer, upcoming_truth[index]))
+            tally.disagree(_compare_upcoming(answer, upcoming_truth[index],
+                                             game.history(options.root)))
         if game_rtl is not None:
             hardware = game_rtl[index]
-            tally.disagree(_compare(answer, hardware.result, _RESULT_FIELDS, "rtl"))
+            # The lean scan answers no upcoming repetition.
+            fields = _RESULT_FIELDS if upcoming_where_possible(scan_mode) else \
+                tuple(field for field in _RESULT_FIELDS if not field.startswith("upcoming"))
+            tally.disagree(_compare(answer, hardware.result, fields, "rtl"))
             window = answer.window
             cycles = expected_cycles(game.words[window.base:window.ply + 1], window.top,
                                      answer.result, scan=scan_mode)
@@ -438,7 +453,8 @@ def verify(games, options, out=None, err=None):
     simulated = options.backend in ("sim", "cxxrtl")
     tally = _Tally()
     for batch in batches(games, _batch_plies(options) if simulated else None):
-        golden = answers(batch, golden_session, count_limit=options.count_limit)
+        golden = answers(batch, golden_session, count_limit=options.count_limit,
+                         root=options.root)
         rtl = None
         if simulated:
             rtl = _answers(batch, options, _Offset(progress, tally.games), vcd=options.vcd)
@@ -480,10 +496,10 @@ def verify(games, options, out=None, err=None):
     return 1
 
 
-def _upcoming_line(words, window, game, options):
+def _upcoming_line(words, window, game, options, root):
     """The upcoming repetition, and the depth whose single open chain gives it."""
     steps = []
-    result = perpetual(words, window.top, rules=options.rules, chains=options.chains,
+    result = perpetual(words, window.top, root=root, rules=options.rules, chains=options.chains,
                        count_limit=options.count_limit, steps=steps,
                        occupancy=game.occupancies()[window.ply])
     if not result.upcoming:
@@ -496,7 +512,11 @@ def _upcoming_line(words, window, game, options):
             f"after {depth} plies (back to the position after ply {back_to}) the only open "
             f"chain is {PIECE_LETTERS.get(piece, '?')} {square_name(earlier)}->"
             f"{square_name(now)}, and {square_name(now)}->{square_name(earlier)} is "
-            f"pseudo-legal now")
+            f"pseudo-legal now; "
+            + ("a draw for the search: that position lies after the root"
+               if result.upcoming_draw else
+               "that position is at or before the root: a draw only if it occurred twice "
+               "already"))
 
 
 def explain(game, ply, options, out=None):
@@ -504,11 +524,14 @@ def explain(game, ply, options, out=None):
     out = sys.stdout if out is None else out
     window = windows(game.words, options.depth)[ply - 1]
     words = game.words[window.base:ply]
-    probe = perpetual(words, window.top, rules=options.rules, chains=options.chains,
+    history = game.history(options.root)
+    root = root_address(window, history)
+    probe = perpetual(words, window.top, root=root, rules=options.rules, chains=options.chains,
                       count_limit=options.count_limit)
-    explanation = explain_query(words, window.top, rules=options.rules, chains=options.chains,
+    explanation = explain_query(words, window.top, root=root, rules=options.rules,
+                                chains=options.chains,
                                 count_limit=options.count_limit, order=options.order,
-                                base=window.base,
+                                base=window.base, root_ply=history,
                                 window_limited=is_window_limited(probe, game.words,
                                                                  window.base))
     explanation = for_side(explanation, getattr(options, "side", "both"))
@@ -524,8 +547,9 @@ def explain(game, ply, options, out=None):
     out.write(f"answer: repetition {'yes' if result.repetition else 'no'}, distance {distance}, "
               f"count {result.count}, plies scanned {result.plies_scanned}, "
               f"stop {result.stop.name.lower()}\n")
+    out.write(explanation.draw + "\n")
     if options.rules != "cpw":
-        out.write(_upcoming_line(words, window, game, options) + "\n")
+        out.write(_upcoming_line(words, window, game, options, root) + "\n")
     out.write("\n")
 
     def labels(address):

@@ -79,6 +79,7 @@ class Explanation:
     final:    str            # the last line's text: the verdict or the stop reason
     result:   Result         # the detector's answer (hardware order)
     remaining: Tuple[str, ...] = ()   # the chains left open after the last row
+    draw:     str = ""       # why the position is a draw for the search, or why not
 
 
 def _mirror(word):
@@ -214,24 +215,55 @@ def _describe_word(word):
     return f"{_letter(piece)}_{_squares(from_sq, to_sq).upper()}"
 
 
-def explain_query(words, top, *, rules="exact", chains=24, count_limit=4, order="paper",
-                  base=0, window_limited=False):
-    """Explain the query at ``top`` of the move list ``words``.
+def _position(ply):
+    return "the start position" if ply == 0 else f"the position after ply {ply}"
+
+
+def _draw_text(result, steps, top, root, root_ply, ply_of):
+    """Which occurrence made the draw for the search from ``root`` (the
+    position after game ply ``root_ply``), or why none did
+    (:func:`axon.sim.model.golden.decides_draw`)."""
+    # An equal position found after the word at `address` is the one after
+    # the word below it: the position after ply ply_of(address - 1).
+    after = [ply_of(step.address - 1) for step in steps if step.found]
+    root_text = f"the root is {_position(root_ply)}"
+    if top <= root:
+        root_text += "; this position is game history"
+    if not after:
+        return f"draw: no, no earlier occurrence ({root_text})"
+    if result.draw and len(after) >= 2:
+        return (f"draw: yes, a third occurrence: it stood as {_position(after[0])} and as "
+                f"{_position(after[1])} ({root_text})")
+    if result.draw:
+        return (f"draw: yes, a repetition inside the search: it stood as "
+                f"{_position(after[0])}, after the root ({root_text})")
+    return (f"draw: no, it stood as {_position(after[0])}, at or before the root, where only "
+            f"a third occurrence counts, and the scan found no other ({root_text})")
+
+
+def explain_query(words, top, *, root=-1, rules="exact", chains=24, count_limit=4,
+                  order="paper", base=0, window_limited=False, root_ply=None):
+    """Explain the query at ``top`` of the move list ``words``, for a search
+    from the position after ``root`` (see :func:`~axon.sim.model.golden.perpetual`).
 
     ``base`` is the game index of address 0 (see :mod:`axon.sim.model.history`), used
-    only to number plies; ``window_limited`` only changes the wording of a
-    ``bottom`` stop. Returns an :class:`Explanation`.
+    only to number plies, and ``root_ply`` the game ply of the root
+    position, for the words (default: the one ``root`` says);
+    ``window_limited`` only changes the wording of a ``bottom`` stop.
+    Returns an :class:`Explanation`.
     """
     if order not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
     steps = []
-    result = perpetual(words, top, rules=rules, chains=chains, count_limit=count_limit,
-                       steps=steps)
+    result = perpetual(words, top, root=root, rules=rules, chains=chains,
+                       count_limit=count_limit, steps=steps)
     rules = Rules(rules)
 
     def ply_of(address):
         return base + address + 1
 
+    draw = _draw_text(result, steps, top, root,
+                      ply_of(root) if root_ply is None else root_ply, ply_of)
     stop = _stop_text(result, words, top, chains, count_limit, window_limited, ply_of, rules)
     if order == "scan":
         rows, remaining = _rows(steps, _View(False))
@@ -241,7 +273,7 @@ def explain_query(words, top, *, rules="exact", chains=24, count_limit=4, order=
                      f"{'s' if result.count != 1 else ''}, {nearest}). {stop}.")
         else:
             final = f"No repetition. {stop}."
-        return Explanation(order, tuple(rows), len(remaining), final, result, remaining)
+        return Explanation(order, tuple(rows), len(remaining), final, result, remaining, draw)
 
     length = result.distance if result.repetition else result.plies_scanned
     window = list(range(top - length + 1, top + 1))        # oldest first
@@ -262,7 +294,7 @@ def explain_query(words, top, *, rules="exact", chains=24, count_limit=4, order=
         final = "Repetition detected."
     else:
         final = f"No repetition. {stop}."
-    return Explanation(order, tuple(rows), len(remaining), final, result, remaining)
+    return Explanation(order, tuple(rows), len(remaining), final, result, remaining, draw)
 
 
 def for_side(explanation, side):
@@ -293,7 +325,7 @@ def for_side(explanation, side):
                                found=row.found))
     remaining = tuple(chain for chain in explanation.remaining if ours(chain))
     return Explanation(explanation.order, tuple(rows), len(remaining), explanation.final,
-                       explanation.result, remaining)
+                       explanation.result, remaining, explanation.draw)
 
 
 def format_table(explanation, labels=None):

@@ -19,7 +19,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
-from typing import List
+from typing import List, Optional
 
 import chess
 import chess.pgn
@@ -61,6 +61,9 @@ class GameRecord:
         The same moves in SAN and UCI.
     words : list of int
         :func:`~axon.sim.model.encode.encode_moves` of the moves.
+    root : int or None
+        The ``[Root "N"]`` tag: the game's first N plies are game history, the
+        rest a search path (see :meth:`history`); ``None`` without the tag.
     """
     number:  int
     headers: dict
@@ -69,6 +72,15 @@ class GameRecord:
     sans:    List[str] = field(default_factory=list)
     ucis:    List[str] = field(default_factory=list)
     words:   List[int] = field(default_factory=list)
+    root:    Optional[int] = None
+
+    def history(self, default=None):
+        """Plies of game history before the search path: the ``[Root]`` tag,
+        else ``default`` (``--root``), else every ply (a game is history)."""
+        for plies in (self.root, default):
+            if plies is not None:
+                return plies
+        return len(self.moves)
 
     @property
     def name(self):
@@ -239,11 +251,23 @@ def _start_board(game, number):
     return board
 
 
+def _root_tag(headers, number):
+    """The ``[Root "N"]`` tag's N, or ``None``."""
+    value = headers.get("Root")
+    if value is None:
+        return None
+    if not re.fullmatch(r"\d{1,9}", value.strip()):
+        raise GameError(f'game {number}: [Root "{value}"] must be a number of plies of game '
+                        f'history, 0 or more')
+    return int(value)
+
+
 def _record(game, number, board):
     if game.located_errors:
         ply, error = game.located_errors[0]
         raise GameError(f"game {number}, ply {ply}: {_describe(error)}")
-    record = GameRecord(number=number, headers=dict(game.headers), board=board.copy(stack=False))
+    record = GameRecord(number=number, headers=dict(game.headers), board=board.copy(stack=False),
+                        root=_root_tag(game.headers, number))
     for ply, move in enumerate(game.mainline_moves(), start=1):
         # The parser only adds legal moves; checked again because a move list
         # built from an illegal move would be nonsense to every backend.

@@ -28,7 +28,8 @@ from ...hdl.word import unpack_word
 from .golden import Stop
 
 
-__all__ = ["Window", "windows", "window_segments", "iter_window_segments", "is_window_limited"]
+__all__ = ["Window", "windows", "window_segments", "iter_window_segments", "is_window_limited",
+           "root_address"]
 
 
 @dataclass(frozen=True)
@@ -102,3 +103,12 @@ def is_window_limited(result, words, base):
     """True if ``result`` (a query on the window at ``base``) may have missed
     an older repetition because the window cut the game short."""
     return result.stop is Stop.BOTTOM and base > 0 and not _is_barrier(words[base])
+
+
+def root_address(window, history):
+    """The query's root in the move list of ``window``: the address of the
+    last word of the game's first ``history`` plies (its game history), as
+    one of -1 (the search starts at or below the window's address 0) to
+    ``window.top`` (the position is game history: a higher root means the
+    same)."""
+    return max(-1, min(history - 1 - window.base, window.top))

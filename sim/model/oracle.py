@@ -20,7 +20,7 @@ __all__ = ["OracleAnswer", "oracle_answers", "UpcomingAnswer", "oracle_upcoming"
 class OracleAnswer:
     repetition: bool
     distance:   Optional[int]
-    count:      int            # capped at ``count_limit`` like the detector's
+    count:      int            # capped like the detector's (see oracle_answers)
     draw:       bool = False   # a draw for a search from the root (see below)
 
 
@@ -31,7 +31,8 @@ def oracle_answers(board, moves, *, count_limit=4, root=None):
     (``None``: every ply is history). ``draw`` counts as engines do: the
     position is a draw when it occurred twice before (a third occurrence),
     or once strictly after the root position, the position after ``root``
-    plies (a repetition inside the search)."""
+    plies (a repetition inside the search). A detector asked with count
+    limit 0 scans nothing, and this answers no draw then either."""
     root = len(moves) if root is None else root
     board = board.copy(stack=False)
     history = [(0, position_key(board))]   # (ply, key) since the last null move
@@ -44,12 +45,16 @@ def oracle_answers(board, moves, *, count_limit=4, root=None):
         board.push(move)
         key = position_key(board)
         earlier = [index for index, earlier_key in history if earlier_key == key]
-        count = min(len(earlier), count_limit)
+        # The detector's count stops at the limit, but a lone occurrence at
+        # or before the root does not stop it: at limit 1 it looks for a second.
+        inside = bool(earlier) and max(earlier) > root
+        count = min(len(earlier), 2 if count_limit == 1 and not inside else count_limit)
         answers.append(OracleAnswer(repetition=count > 0,
                                     distance=ply - max(earlier) if count else None,
                                     count=count,
-                                    draw=len(earlier) >= 2 or any(index > root
-                                                                  for index in earlier)))
+                                    draw=count_limit > 0 and (
+                                        len(earlier) >= 2 or any(index > root
+                                                                 for index in earlier))))
         history.append((ply, key))
     return answers
 

@@ -224,15 +224,18 @@ def _plan(rng, queries, depth, chains, rules, golden, divisor, pools="kind", sca
     def query(top, limit):
         # The occupancy of the soak's random images: the newest words'
         # squares and random blockers (it need not be the game's). The lean
-        # scan has no upcoming repetition and answers none.
+        # scan has no upcoming repetition and answers none. The root: none,
+        # a few plies below the top, or anywhere.
         occupancy = random_occupancy(rng, memory, top)
-        expected = golden(list(memory), top, rules=rules, chains=chains, count_limit=limit,
-                          pools=pools, occupancy=occupancy if scan == "pair" else None)
+        root = rng.choice((-1, max(-1, top - rng.randint(1, 10)), rng.randrange(-1, depth)))
+        expected = golden(list(memory), top, root=root, rules=rules, chains=chains,
+                          count_limit=limit, pools=pools,
+                          occupancy=occupancy if scan == "pair" else None)
         cycles = expected_cycles(memory, top, expected, scan)
-        add(protocol.query_request(top, limit, occupancy),
+        add(protocol.query_request(top, limit, occupancy, root),
             _Expect(Command.QUERY, lambda payload, want=(expected, cycles):
                     protocol.parse_query(payload) == want,
-                    f"query top={top} limit={limit} occupancy={occupancy:#018x}"))
+                    f"query top={top} root={root} limit={limit} occupancy={occupancy:#018x}"))
         counts["queries"] += 1
 
     games = iter(game_corpus(max(1, queries // 40), seed=rng.randrange(1 << 30)))
@@ -260,12 +263,16 @@ def _plan(rng, queries, depth, chains, rules, golden, divisor, pools="kind", sca
             counts["noise"] += 1
         elif roll < 0.28:
             # Well-formed requests the board must refuse, with their code.
-            if rng.random() < 0.5:
-                request = protocol.encode_frame(
-                    Command.QUERY, bytes([depth & 0xff, depth >> 8, 1, *range(8)]))
+            roll = rng.random()
+            if roll < 0.4:
+                request = protocol.query_request(depth, 1)
                 code = (ErrorCode.TOP_RANGE, Command.QUERY)
+            elif roll < 0.7:
+                request = protocol.query_request(0, 16)
+                code = (ErrorCode.BAD_ARGUMENT, Command.QUERY)
             else:
-                request = protocol.encode_frame(Command.QUERY, bytes([0, 0, 16, *range(8)]))
+                root = rng.choice((-2, -0x8000, depth, 0x7fff))
+                request = protocol.query_request(0, 1, root=root)
                 code = (ErrorCode.BAD_ARGUMENT, Command.QUERY)
             add(request, _Expect("refused", lambda payload, code=code:
                                  protocol.parse_error(payload) == code, f"refused {code[0].name}"))

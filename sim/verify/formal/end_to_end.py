@@ -109,12 +109,27 @@ class _ChainBlindDetector(_ObservedDetector):
         return m
 
 
+class _RootBlindDetector(_ObservedDetector):
+    """Broken: the scanner takes every search as starting before address 0,
+    so it stops at an occurrence at or before the root, as if it were
+    inside the search."""
+    def elaborate(self, platform):
+        m = super().elaborate(platform)
+        m.d.comb += m.submodules.scanner.query.root.eq(-1)
+        return m
+
+
+# The end-to-end proofs' broken variants: ``broken=True`` is blind to
+# chains, ``broken="root"`` to the root.
+END_TO_END_BROKEN = {True: _ChainBlindDetector, "root": _RootBlindDetector}
+
+
 def _end_to_end_detector(m, broken, scan, chains=LEAN_CHAINS, pools="side"):
     """The detector under the end-to-end proof, its free inputs, and the
     model's copy of the move list with the block RAM held to it. Returns
     ``(dut, words, stored)``: ``stored[bank]`` is the word the bank returns."""
     depth = END_TO_END_DEPTH
-    detector = _ChainBlindDetector if broken else _ObservedDetector
+    detector = END_TO_END_BROKEN[broken] if broken else _ObservedDetector
     m.submodules.dut = dut = detector(depth=depth, chains=chains, pools=pools, scan=scan)
     free_host_inputs(m, dut)
 
@@ -150,17 +165,37 @@ class _GoldenAnswer:
         self.running  = Signal()
         self.finished = Signal()
         self.top      = Signal(range(depth))
+        self.root     = Signal(range(-1, depth))
         self.plies    = Signal(range(depth + 1))
         self.count    = Signal(4)
         self.limit    = Signal(4)
         self.distance = Signal(range(depth + 1))
+        self.first_inside = Signal()   # the nearest occurrence lies after the root
         self.stop     = Signal(StopReason)
 
     def start(self, query):
         """The statements of the clock that samples ``query.start``: nothing
-        found yet, from ``query.top`` with ``query.count_limit``."""
-        return [self.finished.eq(0), self.top.eq(query.top), self.plies.eq(0),
-                self.count.eq(0), self.limit.eq(query.count_limit), self.distance.eq(0)]
+        found yet, from ``query.top`` and ``query.root`` with
+        ``query.count_limit``."""
+        return [self.finished.eq(0), self.top.eq(query.top), self.root.eq(query.root),
+                self.plies.eq(0), self.count.eq(0), self.limit.eq(query.count_limit),
+                self.distance.eq(0), self.first_inside.eq(0)]
+
+    def book(self, m, count, position):
+        """Book an equal position: the one after the word at ``position``
+        (an address), after ``count`` found before it."""
+        m.d.sync += self.count.eq(count + 1)
+        with m.If(count == 0):
+            m.d.sync += self.first_inside.eq(position > self.root)
+
+    def draw(self, count, first_inside):
+        """:func:`axon.sim.model.golden.decides_draw`."""
+        return (count >= 2) | ((count == 1) & first_inside)
+
+    def limit_stops(self, count, first_inside):
+        """The golden loop's limit test: the count reached, and the draw
+        decided (a lone occurrence at or before the root leaves it open)."""
+        return (count >= self.limit) & ((count != 1) | first_inside)
 
     def finish(self, m, reason):
         m.d.sync += [self.running.eq(0), self.finished.eq(1), self.stop.eq(reason)]
@@ -173,6 +208,7 @@ class _GoldenAnswer:
             m.d.comb += [
                 Assert(self.finished),
                 Assert(result.repetition == (self.count != 0)),
+                Assert(result.draw == self.draw(self.count, self.first_inside)),
                 Assert(result.count == self.count),
                 Assert(result.distance == self.distance),
                 Assert(result.plies_scanned == self.plies),
@@ -297,7 +333,7 @@ def end_to_end_lean(broken):
         with m.Elif(pending):
             m.d.sync += [pending.eq(0), running.eq(1)]
         with m.Elif(running):
-            with m.If(count >= limit):
+            with m.If(answer.limit_stops(count, answer.first_inside)):
                 finish(StopReason.LIMIT)
             with m.Elif(address < 0):
                 finish(StopReason.BOTTOM)
@@ -311,7 +347,8 @@ def end_to_end_lean(broken):
                 # All chains closed after an even number of plies: the
                 # position repeats.
                 with m.If(plies[0] & empty_after):
-                    m.d.sync += count.eq(count + 1)
+                    # The position the word leaves is the one after the word below it.
+                    answer.book(m, count, address - 1)
                     with m.If(count == 0):
                         m.d.sync += distance.eq(plies + 1)
 
@@ -344,11 +381,17 @@ def end_to_end_lean(broken):
                 Assert(pipeline.fetch_addr == read_at - 1),
                 Assert(stored[0].as_value() == _word_at(words, read_at).as_value()),
                 Assert(pipeline.count_limit == limit),
-                Assert(pipeline.count_reached == (result.count >= limit)),
+                Assert(pipeline.root == answer.root),
+                Assert(pipeline.read_inside == (read_at > answer.root)),
+                Assert(pipeline.count_reached ==
+                       answer.limit_stops(result.count, answer.first_inside)),
                 Assert(pipeline.count_reached_next == (result.count + 1 >= limit)),
                 Assert(pipeline.scanned_odd == plies[0]),
                 Assert(pipeline.scanned_nonzero == (plies != 0)),
                 Assert(result.plies_scanned == plies),
+                Assert(result.draw == answer.draw(result.count, answer.first_inside)),
+                # The nearest occurrence, the one `distance` plies back.
+                Assert((count == 0) | (answer.first_inside == (top - distance > answer.root))),
                 Assert(count == result.count + booked_late),
                 Assert(result.repetition == (result.count != 0)),
                 Assert(result.distance == Mux(result.count != 0, distance, 0)),
@@ -366,6 +409,7 @@ def end_to_end_lean(broken):
         with m.If(running):
             m.d.comb += [
                 Assert(pipeline.hand_present == (address >= 0)),
+                Assert(pipeline.hand_inside == (address > answer.root)),
                 Assert(pipeline.hand_word.as_value() == word.as_value()),
             ]
         _assert_hit_vectors_in_view(m, dut)
@@ -450,6 +494,9 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS, pools="kind"):
         booked = Signal(4)
         m.d.comb += booked.eq(count + equal)
 
+        # The equal position is the one after the pair's newer word.
+        first_inside = Mux(equal & (count == 0), judged_addr > answer.root, answer.first_inside)
+
         finish = functools.partial(answer.finish, m)
 
         with m.If(starting):
@@ -457,10 +504,10 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS, pools="kind"):
                          *answer.start(dut.query)]
         with m.Elif(running & judging):
             with m.If(equal):
-                m.d.sync += count.eq(booked)
+                answer.book(m, count, judged_addr)
                 with m.If(count == 0):
                     m.d.sync += distance.eq(plies)
-            with m.If(booked >= limit):
+            with m.If(answer.limit_stops(booked, first_inside)):
                 finish(StopReason.LIMIT)
             with m.Elif(~j_newer_present):
                 finish(StopReason.BOTTOM)
@@ -515,6 +562,8 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS, pools="kind"):
                 Assert(stage.newer_barrier == newer.barrier),
                 Assert(stage.older_barrier == older.barrier),
                 Assert(stage.newer_black == newer_black),
+                Assert(stage.newer_inside == (addr > answer.root)),
+                Assert(stage.older_inside == (addr - 1 > answer.root)),
                 Assert(stage.same_side == same_side),
                 Assert(stage.apply_white == Mux(newer_black, both, 1)),
                 Assert(stage.apply_black == Mux(newer_black, 1, both)),
@@ -553,7 +602,8 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS, pools="kind"):
                 Assert(pipeline.odd_row == fetch_odd[row_bits]),
                 Assert(pipeline.decide_valid == judging),
                 Assert(pipeline.count_limit == limit),
-                Assert(pipeline.count_reached == (count >= limit)),
+                Assert(pipeline.root == answer.root),
+                Assert(pipeline.count_reached == answer.limit_stops(count, answer.first_inside)),
                 Assert(pipeline.count_reached_next == (count + 1 >= limit)),
                 Assert(pipeline.scanned_odd == plies[0]),
                 Assert(pipeline.scanned_nonzero == (plies != 0)),
@@ -561,6 +611,7 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS, pools="kind"):
                 Assert(result.count == count),
                 Assert(result.distance == distance),
                 Assert(result.repetition == (count != 0)),
+                Assert(result.draw == answer.draw(count, answer.first_inside)),
                 Assert((count != 0) | (distance == 0)),
             ]
             with m.If(pipeline.read_valid):
@@ -568,6 +619,8 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS, pools="kind"):
                     Assert(pipeline.read_addr == read_at),
                     Assert(pipeline.read_newer_odd == read_at[0]),
                     Assert(pipeline.read_present == Cat(read_at >= 0, read_at >= 1)),
+                    Assert(pipeline.read_newer_inside == (read_at > answer.root)),
+                    Assert(pipeline.read_older_inside == (read_at - 1 > answer.root)),
                     Assert(stored[0].as_value() == _word_at(words, read_even).as_value()),
                     Assert(stored[1].as_value() == _word_at(words, read_odd).as_value()),
                 ]
@@ -585,6 +638,8 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS, pools="kind"):
                     Assert(pipeline.decide_older_barrier == j_older.barrier),
                     Assert(pipeline.decide_same_side == j_same_side),
                     Assert(pipeline.decide_newer_black == j_newer.piece[3]),
+                    Assert(pipeline.decide_newer_inside == (judged_addr > answer.root)),
+                    Assert(pipeline.decide_older_inside == (judged_addr - 1 > answer.root)),
                     Assert(pipeline.decide_white_overflow == white_overflow),
                     Assert(pipeline.decide_black_overflow == black_overflow),
                     Assert(pipeline.decide_empty_before == closed_before),

@@ -9,7 +9,7 @@ from .termination import DEFAULT_DEPTH, termination, termination_bound
 from .pools import (capacity, paper_bookkeeping, paper_follows_rules, unpaired_bookkeeping,
                     unpaired_follows_rules)
 from .spill import capacity_spill
-from .end_to_end import END_TO_END_DEPTH, end_to_end_lean, end_to_end_pair
+from .end_to_end import END_TO_END_BROKEN, END_TO_END_DEPTH, end_to_end_lean, end_to_end_pair
 from .writes import (lean_refused_writes_keep_words, refused_writes_keep_words, stable_results,
                      writes_refused)
 from .frame_parser import frame_parser
@@ -31,6 +31,9 @@ class Property:
     # at_depth(depth) -> build, the same harness at any depth
     # (tests/test_formal.py proves it at every power of two up to it).
     at_depth:    Callable = None
+    # The broken variants, each passed to ``build`` as ``broken``: every one
+    # must fail. Most properties have one.
+    broken_variants: tuple = (True,)
 
 
 def _pool_property(name, description, sized, depth, slots=DEFAULT_POOL_SLOTS):
@@ -104,16 +107,18 @@ PROPERTIES = [
              "the same for the lean layout's paired pool of the paper's rules",
              capacity(LEAN_POOL_SLOTS, rules="paper", kinds=True), "prove", 2),
     Property("end-to-end",
-             f"on a free {END_TO_END_DEPTH}-word move list, the detector's done (two plies "
-             "a clock, pools by kind) comes with repetition, count, distance, plies and stop "
-             "reason exactly as the golden scan loop says, with the rules' plain model for "
-             "the pools",
-             end_to_end_pair, "prove", 2),
+             f"on a free {END_TO_END_DEPTH}-word move list and a free root, the detector's "
+             "done (two plies a clock, pools by kind) comes with repetition, draw, count, "
+             "distance, plies and stop reason exactly as the golden scan loop says, with the "
+             "rules' plain model for the pools; broken variants blind to chains and to the "
+             "root",
+             end_to_end_pair, "prove", 2, broken_variants=tuple(END_TO_END_BROKEN)),
     Property("end-to-end-lean",
-             f"on a free {END_TO_END_DEPTH}-word move list, the lean detector's done comes "
-             "with repetition, count, distance, plies and stop reason exactly as the golden "
-             "scan loop says, with the rules' plain model for the pools",
-             end_to_end_lean, "prove", 2),
+             f"on a free {END_TO_END_DEPTH}-word move list and a free root, the lean "
+             "detector's done comes with repetition, draw, count, distance, plies and stop "
+             "reason exactly as the golden scan loop says, with the rules' plain model for "
+             "the pools; the same broken variants",
+             end_to_end_lean, "prove", 2, broken_variants=tuple(END_TO_END_BROKEN)),
     Property("stable-results",
              "done and result hold from done until the next start, whatever the "
              "write port does",

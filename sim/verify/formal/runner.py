@@ -72,7 +72,8 @@ BROKEN_DEPTH = 8
 
 def run_property(prop, *, broken=False, depth=None, work_dir=None, slots=None,
                  list_depth=None):
-    """Run one property (or its broken variant) and return an :class:`Outcome`.
+    """Run one property (or a broken variant: ``broken`` is ``True`` or one of
+    its ``broken_variants``) and return an :class:`Outcome`.
     ``slots`` runs a pool property at another pool size, ``list_depth`` a
     property of the scan at another move-list depth. A broken variant is
     checked by BMC (see ``BROKEN_DEPTH``)."""
@@ -97,7 +98,7 @@ def run_property(prop, *, broken=False, depth=None, work_dir=None, slots=None,
     work_dir = work_dir or tempfile.mkdtemp(prefix="axon-prove-")
     name = (prop.name.replace("-", "_") + ("" if slots is None else f"_{slots}") +
             ("" if list_depth is None else f"_depth{list_depth}") +
-            ("_broken" if broken else ""))
+            ("" if not broken else "_broken" if broken is True else f"_broken_{broken}"))
     try:
         with open(os.path.join(work_dir, f"{name}.il"), "w") as file:
             file.write(text)
