@@ -108,8 +108,6 @@ def pair_pipeline_layout(depth):
         "read_addr":             range(-16, depth),
         "read_newer_odd":        1,
         "read_present":          2,
-        "read_newer_inside":     1,
-        "read_older_inside":     1,
         "ahead":                 stage,
         "hand":                  stage,
         "decide_valid":          1,
@@ -131,7 +129,7 @@ def pair_pipeline_layout(depth):
         "count_reached":         1,
         "count_reached_next":    1,
         "scanned_odd":           1,
-        "scanned_nonzero":       1,
+        "booking_ready":         1,
     })
 
 
@@ -224,8 +222,6 @@ class Scanner(QueryScanner):
         read_addr         = Signal(address)
         read_newer_odd    = Signal()
         read_present      = Signal(2)   # which of the pair's words are at or above 0
-        read_newer_inside = Signal()    # the positions after them lie after the root
-        read_older_inside = Signal()
 
         ahead = Signal(pair_layout)
         hand  = Signal(pair_layout)
@@ -248,10 +244,11 @@ class Scanner(QueryScanner):
         decide_newer_blocked  = Signal()   # the newer word is missing or a barrier
         decide_older_blocked  = Signal()   # the older word is to be applied but cannot be
         decide_older_checked  = Signal()   # the older word was applied to the chain list
-        # The parity of `plies_scanned` and whether it is nonzero, kept
-        # beside it so that spotting an equal position needs no wide test.
+        # The parity of `plies_scanned`, and whether it is even and nonzero
+        # (an empty chain list is then an equal position), kept beside it so
+        # that spotting an equal position is one register, not a wide test.
         scanned_odd     = Signal(reset_less=True)
-        scanned_nonzero = Signal(reset_less=True)
+        booking_ready   = Signal(reset_less=True)   # an even, nonzero count
 
         def rows_for(base, below):
             """The bank rows that hold the word at `base - below` and the one
@@ -283,8 +280,9 @@ class Scanner(QueryScanner):
             pair.newer_barrier.eq(newer.barrier),
             pair.older_barrier.eq(older.barrier),
             pair.newer_black.eq(newer_black),
-            pair.newer_inside.eq(read_newer_inside),
-            pair.older_inside.eq(read_older_inside),
+            # Compared with the root from registers, off the fetch's own paths.
+            pair.newer_inside.eq(read_addr > root),
+            pair.older_inside.eq(read_addr - 1 > root),
             pair.same_side.eq(same_side),
             # Valid included, so that the chain list's apply is a register.
             pair.apply_white.eq(read_valid & Mux(newer_black, apply_older, 1)),
@@ -311,9 +309,6 @@ class Scanner(QueryScanner):
             read_addr.eq(fetch_addr),
             read_newer_odd.eq(fetch_newer_odd),
             read_present.eq(Cat(fetch_addr >= 0, fetch_addr >= 1)),
-            # Compared with the root beside the fetch, a stage ahead of need.
-            read_newer_inside.eq(fetch_addr > root),
-            read_older_inside.eq(fetch_addr - 1 > root),
         ]
 
         # The hand stage drops what it would load from the ahead register:
@@ -376,7 +371,7 @@ class Scanner(QueryScanner):
         count_reached_next = Signal(reset_less=True)   # count + 1 >= count_limit
         limit_reached      = Signal()
         m.d.comb += [
-            equal_position.eq(decide_empty_before & scanned_nonzero & ~scanned_odd),
+            equal_position.eq(decide_empty_before & booking_ready),
             # The equal position left by the previous pair is the one after
             # this pair's newer word.
             limit_reached.eq(limit_reached_by(result, equal_position, decide_newer_inside,
@@ -449,12 +444,10 @@ class Scanner(QueryScanner):
                         read_addr.eq(self.query.top),
                         read_newer_odd.eq(self.query.top[0]),
                         read_present.eq(Cat(1, self.query.top >= 1)),
-                        read_newer_inside.eq(self.query.top > self.query.root),
-                        read_older_inside.eq(self.query.top - 1 > self.query.root),
                         *start_query(self.query, result, count_limit, root, count_reached,
                                      count_reached_next),
                         scanned_odd.eq(0),
-                        scanned_nonzero.eq(0),
+                        booking_ready.eq(0),
                     ]
                     m.next = "SCAN"
 
@@ -500,7 +493,8 @@ class Scanner(QueryScanner):
                                                     Mux(take_newer, plies_plus_one,
                                                         result.plies_scanned))),
                         scanned_odd.eq(scanned_odd ^ take_newer ^ take_older),
-                        scanned_nonzero.eq(scanned_nonzero | take_newer),
+                        booking_ready.eq(Mux(take_older, ~scanned_odd,
+                                             Mux(take_newer, scanned_odd, booking_ready))),
                     ]
                     with m.If(stop):
                         finish_query(m, result, stop_reason, self.query.done)
@@ -510,8 +504,7 @@ class Scanner(QueryScanner):
             fetch_addr=fetch_addr, fetch_newer_odd=fetch_newer_odd, even_row=even_row,
             odd_row=odd_row, single_step=single_step, count_limit=count_limit, root=root,
             read_valid=read_valid, read_addr=read_addr, read_newer_odd=read_newer_odd,
-            read_present=read_present, read_newer_inside=read_newer_inside,
-            read_older_inside=read_older_inside, ahead=ahead, hand=hand, decide_valid=decide_valid,
+            read_present=read_present, ahead=ahead, hand=hand, decide_valid=decide_valid,
             decide_single_step=decide_single_step, decide_newer_present=decide_newer_present,
             decide_older_present=decide_older_present,
             decide_newer_barrier=decide_newer_barrier,
@@ -522,7 +515,7 @@ class Scanner(QueryScanner):
             decide_newer_blocked=decide_newer_blocked, decide_older_blocked=decide_older_blocked,
             decide_older_checked=decide_older_checked, count_reached=count_reached,
             count_reached_next=count_reached_next, scanned_odd=scanned_odd,
-            scanned_nonzero=scanned_nonzero)
+            booking_ready=booking_ready)
         m.d.comb += [getattr(self.pipeline, name).eq(register)
                      for name, register in registers.items()]
         return m
