@@ -35,6 +35,8 @@ def test_soak_100k_queries():
     # Every way a scan ends, equal positions, both scanner paths, every source.
     assert set(report.stops) == {"barrier", "bottom", "limit", "overflow"}
     assert report.repetitions > 1000
+    # Draws for the search, and repetitions the root holds back.
+    assert 500 < report.draws < report.repetitions
     assert report.upcoming > 1000
     assert 0 < report.refetched < report.queries
     assert set(report.kinds) == {"game", *IMAGE_KINDS}
@@ -121,9 +123,13 @@ def test_batches_are_reproducible():
     assert sum(len(job.queries) for job in first) >= 600
     for job in first:
         assert all(0 <= top < len(job.words) and 0 <= limit <= 15 and 0 <= occupancy < 1 << 64
-                   for top, limit, occupancy in job.queries)
-    # The occupancies vary: empty boards, game positions, random blockers.
-    assert len({occupancy for job in first for _, _, occupancy in job.queries}) > 300
+                   and -1 <= root < len(job.words)
+                   for top, limit, occupancy, root in job.queries)
+    # The occupancies vary: empty boards, game positions, random blockers;
+    # so do the roots: below, at and above the query.
+    assert len({occupancy for job in first for _, _, occupancy, _ in job.queries}) > 300
+    places = {(root > top) - (root < top) for job in first for top, _, _, root in job.queries}
+    assert places == {-1, 0, 1}
 
 
 @pytest.mark.quick

@@ -87,8 +87,9 @@ def vcd_signals(vcd_path):
     return signals
 
 
-_QUERY = ["query__start", "query__top", "query__count_limit", "query__busy", "query__done",
-          r"\query__result.repetition", r"\query__result.distance", r"\query__result.count",
+_QUERY = ["query__start", "query__top", "query__root", "query__count_limit", "query__busy",
+          "query__done", r"\query__result.repetition", r"\query__result.draw",
+          r"\query__result.distance", r"\query__result.count",
           r"\query__result.overflow", r"\query__result.stop", r"\query__result.plies_scanned",
           "query__cycles"]
 
@@ -97,7 +98,8 @@ _HOST = ["memory__write_en", "memory__write_addr", "memory__write_word", "memory
 # The upcoming repetition: the answer at the top, then the candidate the
 # upcoming block picks and the path check's verdict on it.
 _UPCOMING = ["upcoming__occupancy", r"\upcoming__answer.found", r"\upcoming__answer.from_sq",
-             r"\upcoming__answer.to_sq", r"\upcoming__answer.distance", "upcoming__done"]
+             r"\upcoming__answer.to_sq", r"\upcoming__answer.distance",
+             r"\upcoming__answer.draw", "upcoming__done"]
 _UPCOMING_INSIDE = ["mover_black", r"\word.taken", r"\word.by_mover", r"\word.depth",
                     "candidate_valid", "candidate_kind", r"\candidate_tag.from_sq",
                     r"\candidate_tag.to_sq", r"\candidate_tag.distance", "in_flight"]

@@ -162,6 +162,12 @@ class Job:
     legal: bool
 
 
+def _random_root(rng, top, depth):
+    """A search's root for a query at ``top``: none, a few plies below the
+    query, at it, or anywhere in the move list (above it: game history)."""
+    return rng.choice((-1, max(-1, top - rng.randint(1, 12)), top, rng.randrange(-1, depth)))
+
+
 def make_batch(seed, index, queries=BATCH_QUERIES, depth=256):
     """The jobs of batch ``index`` of a soak with ``seed``: about ``queries`` queries."""
     rng = random.Random(f"axon-soak:{seed}:{index}")
@@ -180,7 +186,8 @@ def make_batch(seed, index, queries=BATCH_QUERIES, depth=256):
                 after.push(move)
                 occupied.append(int(after.occupied))
             game_queries = [(top, rng.randint(0, COUNT_LIMIT_MAX),
-                             _game_occupancy(rng, occupied[top])) for top in range(len(words))]
+                             _game_occupancy(rng, occupied[top]),
+                             _random_root(rng, top, len(words))) for top in range(len(words))]
             jobs.append(Job("game", words, game_queries, legal=True))
             asked += len(game_queries)
     while asked < queries:
@@ -188,7 +195,8 @@ def make_batch(seed, index, queries=BATCH_QUERIES, depth=256):
         tops = _random_tops(rng, depth, rng.randint(8, 32))
         image = random_image(rng, depth, kind)
         jobs.append(Job(kind, image,
-                        [(top, rng.randint(0, COUNT_LIMIT_MAX), random_occupancy(rng, image, top))
+                        [(top, rng.randint(0, COUNT_LIMIT_MAX), random_occupancy(rng, image, top),
+                          _random_root(rng, top, depth))
                          for top in tops], legal=False))
         asked += len(tops)
     return jobs
@@ -203,6 +211,7 @@ class Mismatch:
     job: int
     kind: str
     top: int
+    root: int
     count_limit: int
     occupancy: int
     words: list                    # the move list up to ``top``
@@ -215,7 +224,8 @@ class Mismatch:
                f"{self.got.result} in {self.got.cycles} clocks")
         newest = " ".join(word_str(word) for word in reversed(self.words[-8:]))
         return (f"batch {self.batch} job {self.job} ({self.kind}) top={self.top} "
-                f"count_limit={self.count_limit} occupancy={self.occupancy:#018x}\n"
+                f"root={self.root} count_limit={self.count_limit} "
+                f"occupancy={self.occupancy:#018x}\n"
                 f"    expected {self.expected} in {self.expected_cycles} clocks\n"
                 f"    got      {got}\n"
                 f"    newest words first: {newest}{' ...' if len(self.words) > 8 else ''}")
@@ -229,6 +239,7 @@ class BatchReport:
     stops: Counter = field(default_factory=Counter)
     kinds: Counter = field(default_factory=Counter)
     repetitions: int = 0
+    draws: int = 0
     upcoming: int = 0
     refetched: int = 0
     seconds: Counter = field(default_factory=Counter)
@@ -279,8 +290,8 @@ def check_batch(session, seed, index, queries=BATCH_QUERIES, keep=KEEP_MISMATCHE
     answers = session.run_batch([(job.words, job.queries) for job in jobs], on_timeout="none")
     simulated = time.perf_counter()
     for job_index, (job, job_answers) in enumerate(zip(jobs, answers)):
-        for (top, count_limit, occupancy), got in zip(job.queries, job_answers):
-            expected = golden.perpetual(job.words, top, rules=session.rules,
+        for (top, count_limit, occupancy, root), got in zip(job.queries, job_answers):
+            expected = golden.perpetual(job.words, top, root=root, rules=session.rules,
                                         chains=session.chains, count_limit=count_limit,
                                         pools=session.pools,
                                         occupancy=occupancy if session.upcoming else None)
@@ -290,15 +301,16 @@ def check_batch(session, seed, index, queries=BATCH_QUERIES, keep=KEEP_MISMATCHE
             report.stops[expected.stop.name.lower()] += 1
             report.kinds[job.kind] += 1
             report.repetitions += expected.repetition
+            report.draws += expected.draw
             report.upcoming += expected.upcoming
             # Two words of one side on the way: the pair scanner's slow path.
             report.refetched += clocks != latency(expected.plies_scanned, session.scan)
             if got is None or got.result != expected or got.cycles != clocks:
                 report.mismatches += 1
                 if len(report.first) < keep:
-                    report.first.append(Mismatch(index, job_index, job.kind, top, count_limit,
-                                                 occupancy, job.words[:top + 1], expected,
-                                                 clocks, got))
+                    report.first.append(Mismatch(index, job_index, job.kind, top, root,
+                                                 count_limit, occupancy, job.words[:top + 1],
+                                                 expected, clocks, got))
     report.seconds.update(generate=generated - began, cxxrtl=simulated - generated,
                           golden=time.perf_counter() - simulated)
     return report
@@ -334,6 +346,7 @@ class SoakReport:
     workers: int
     model: str = "cxxrtl"
     upcoming: int = 0           # queries with an upcoming repetition
+    draws: int = 0              # queries that are a draw for the search from their root
     interrupted: bool = False   # Ctrl-C: the figures are of the batches that finished
     pools: str = "kind"
     scan: str = "pair"
@@ -350,7 +363,8 @@ class SoakReport:
             f"{'s' if self.workers != 1 else ''}) in {self.seconds:.1f} s: "
             f"{self.queries_per_second:,.0f} queries/s",
             "  stops: " + ", ".join(f"{name} {count}" for name, count in sorted(self.stops.items()))
-            + f"; repetitions found: {self.repetitions}; upcoming repetitions found: "
+            + f"; repetitions found: {self.repetitions}, draws for the search: {self.draws}"
+              f"; upcoming repetitions found: "
               f"{self.upcoming}; queries with a refetch: "
               f"{self.refetched}",
             "  queries by source: " + ", ".join(f"{name} {count}"
@@ -412,6 +426,7 @@ def soak(queries=100_000, seed=0, rules="exact", chains=24, *, depth=256, worker
             total.stops.update(report.stops)
             total.kinds.update(report.kinds)
             total.repetitions += report.repetitions
+            total.draws += report.draws
             total.upcoming += report.upcoming
             total.refetched += report.refetched
             total.seconds.update(report.seconds)
@@ -437,7 +452,8 @@ def soak(queries=100_000, seed=0, rules="exact", chains=24, *, depth=256, worker
     return SoakReport(
         queries=total.queries, mismatches=total.mismatches, first_mismatches=total.first,
         seconds=seconds, queries_per_second=total.queries / seconds if seconds else 0.0, stops=total.stops,
-        kinds=total.kinds, repetitions=total.repetitions, upcoming=total.upcoming,
+        kinds=total.kinds, repetitions=total.repetitions, draws=total.draws,
+        upcoming=total.upcoming,
         refetched=total.refetched,
         work_seconds=dict(total.seconds),
         build_info=session.build_info, seed=seed, rules=rules, chains=chains, depth=depth,
