@@ -204,3 +204,15 @@ def test_readme_shows_the_search_workload_beside_the_game():
     # Without a search workload, the tables are the game workload's alone.
     assert SEARCH_LABEL not in readme_tables({key: value for key, value in bench.items()
                                               if key != "workloads"})
+
+
+@pytest.mark.quick
+def test_design_space_starts_from_the_scans_own_latency():
+    from axon.sim.bench.design_space import TIMINGS, design_space
+    plies = [0, 1, 2, 3, 4, 9, 30, 120]
+    table = design_space(plies)
+    today = table["this scan, floor(P/2) + 4"]
+    assert today["mean"] == round(sum(latency(p) for p in plies) / len(plies), 2)
+    # Every other timing is at most today's on every query, the bounds below all.
+    for name, clocks in TIMINGS.items():
+        assert all(clocks(p) <= latency(p) for p in plies), name
