@@ -773,3 +773,22 @@ def test_explain_says_which_occurrence_made_the_draw(capsys, tmp_path):
                              "position after ply 8, after the root (the root is the position "
                              "after ply 4)")
     assert draw_line(1).startswith("draw: no, no earlier occurrence")
+
+
+def test_verify_on_search_lines(capsys, tmp_path):
+    # The bench's search workload as PGN: start positions, null moves and a
+    # [Root] tag a line; the draw of every ply against python-chess.
+    from axon.sim.model.generate import game_corpus
+    from axon.sim.model.search_lines import search_lines, write_pgn
+    lines = search_lines(game_corpus(20, seed=3, plies=(20, 120)), 120, seed=4)
+    path = tmp_path / "lines.pgn"
+    with open(path, "w") as file:
+        write_pgn(lines, file)
+    code, out, _ = run(capsys, "verify", path, "--backend", "golden", "--count-limit", "1",
+                       "-q")
+    assert code == 0 and "disagreements: none" in out, out
+    code, out, _ = run(capsys, "scan", path, "--count-limit", "1", "--jsonl", "-q")
+    records = jsonl(out)
+    assert len(records) == sum(len(line.moves) for line in lines)
+    assert any(r["draw"] for r in records) and any(r["repetition"] and not r["draw"]
+                                                   for r in records)

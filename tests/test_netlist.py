@@ -87,8 +87,10 @@ def test_games_match_golden_and_the_rtl(session):
     from axon.sim.model.generate import game_corpus
     jobs = game_jobs(games) + game_jobs(game_corpus(60, seed=51, plies=(16, 200)))
     answers = session.run_batch(jobs)
-    stops = check_against_golden(session, jobs, answers, legal=True)
+    stops, draws = check_against_golden(session, jobs, answers, legal=True)
     assert {Stop.BARRIER, Stop.BOTTOM, Stop.LIMIT} <= stops
+    # The synthesised root logic: draws inside the search, and held back.
+    assert draws >= {(True, True), (True, False)}
     # Answer for answer and clock for clock the RTL's.
     assert answers == CxxrtlSession(depth=DEPTH).run_batch(jobs)
 

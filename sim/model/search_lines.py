@@ -18,11 +18,12 @@ from dataclasses import dataclass
 from typing import List
 
 import chess
+import chess.pgn
 
 from .encode import encode_moves
 
 
-__all__ = ["SearchLine", "search_lines", "WALK_PLIES", "UNDO_RATE", "NULL_RATE",
+__all__ = ["SearchLine", "search_lines", "write_pgn", "WALK_PLIES", "UNDO_RATE", "NULL_RATE",
            "REVERSIBLE_RATE"]
 
 # How long a walk is, in plies (inclusive).
@@ -143,3 +144,17 @@ def search_lines(games, count, seed, *, depth=256, walk_plies=WALK_PLIES):
         lines.append(SearchLine(board=first, moves=moves, words=encode_moves(first, moves),
                                 history=history, tops=list(range(history, len(moves)))))
     return lines
+
+
+def write_pgn(lines, file):
+    """Write ``lines`` to the text ``file`` as PGN, a game each, with its
+    start position and a ``[Root "N"]`` tag: what ``axon verify`` reads."""
+    for number, line in enumerate(lines, start=1):
+        game = chess.pgn.Game()
+        game.headers["Event"] = f"search line {number}"
+        game.headers["Root"] = str(line.history)
+        game.setup(line.board)
+        node = game
+        for move in line.moves:
+            node = node.add_variation(move)
+        print(game, file=file, end="\n\n")
