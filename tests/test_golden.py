@@ -161,7 +161,7 @@ def test_exact_matches_python_chess_on_generated_games(corpus, count_limit):
     assert plies > 15000 and repetitions > 500 and fivefolds > 20
 
 
-@pytest.mark.parametrize("count_limit", [1, 2])
+@pytest.mark.parametrize("count_limit", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_draw_matches_python_chess_for_every_root(corpus, count_limit):
     # Each game is asked with a root at every tenth ply and at its end, so
     # that occurrences before, at and after the root are all met.

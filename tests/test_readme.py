@@ -203,3 +203,13 @@ def test_property_table_comes_from_the_code():
     text = README.read_text()
     block = text.split("<!-- axon prove --list -->\n", 1)[1].split("<!-- end axon prove --list -->", 1)[0]
     assert block == properties_markdown()
+
+
+@pytest.mark.quick
+def test_bench_readme_warns_of_a_partial_run(tmp_path, capsys):
+    path = tmp_path / "bench.json"
+    path.write_text('{"partial": true, "interrupted_in": "place and route"}')
+    assert main(["bench", "--readme", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert err == (f"axon bench: warning: {path}: a partial run (interrupted during place and "
+                   f"route); its tables miss what it did not measure\n")

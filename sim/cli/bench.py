@@ -4,7 +4,7 @@ import json
 import os
 import sys
 
-from ..bench.benchmark import __doc__ as BENCH_DOC, markdown, run_bench
+from ..bench.benchmark import markdown, run_bench
 from ..bench.readme import readme_tables
 from .args import UsageError, check_directory
 
@@ -24,6 +24,11 @@ def readme_command(path):
     if not isinstance(bench, dict):
         print(f"axon bench: error: {path}: not a bench.json (no JSON object)", file=sys.stderr)
         return 2
+    if bench.get("partial"):
+        # Tables of an interrupted run would pass for a whole one's.
+        print(f"axon bench: warning: {path}: a partial run (interrupted during "
+              f"{bench.get('interrupted_in', '?')}); its tables miss what it did not measure",
+              file=sys.stderr)
     print(readme_tables(bench), end="")
     return 0
 
@@ -50,7 +55,10 @@ def bench_command(args):
 def register(subparsers):
     parser = subparsers.add_parser(
         "bench", help="measure clocks, Fmax, area and ns per query against software peers",
-        description=BENCH_DOC.split("\n\n")[0])
+        description="What one repetition query costs, in hardware and in software: the "
+                    "game and search workloads on the RTL (every answer checked against the "
+                    "golden model and python-chess), nextpnr's Fmax and area, and software "
+                    "peers on the same queries. Writes OUT/bench.json and OUT/bench.md.")
     parser.add_argument("--out", default="bench", help="output directory (default: bench/)")
     parser.add_argument("--seeds", type=int, default=5, help="nextpnr seeds per target (default 5)")
     parser.add_argument("--games", type=int, default=300, help="generated games in the corpus (default 300)")
