@@ -54,6 +54,7 @@ CAPABILITIES = {
     "test_uart.py":         "UART",
     "test_upcoming.py":     "upcoming repetition (model)",
     "test_upcoming_rtl.py": "upcoming repetition (RTL)",
+    "test_verilog.py":      "Verilog lint and testbenches",
     "test_waves.py":        "waveforms",
     "test_word.py":         "move word",
 }
