@@ -35,6 +35,7 @@ CAPABILITIES = {
     "test_export.py":       "Verilog export",
     "test_formal.py":       "formal proofs",
     "test_fuzz_cli.py":     "command-line errors",
+    "test_html.py":         "explanation page",
     "test_golden.py":       "golden model against python-chess",
     "test_hdl_params.py":   "embedding API and parameters",
     "test_interrupt.py":    "Ctrl-C",

@@ -132,6 +132,9 @@ def build_parser():
     explain.add_argument("--side", choices=SIDES, default="both",
                          help="show one side's moves and chains only (each side has its own "
                               "pool); Table 2 shows the knights alone (default both)")
+    explain.add_argument("--html", metavar="FILE",
+                         help="write the explanation as one self-contained page instead: the "
+                              "board, each step's move and chains as arrows, Table 2's rows")
 
     # The main job runs the other commands, so it lives here; the board
     # commands (build, program, query) and the long runs have modules of their own.
@@ -159,6 +162,8 @@ def _check_options(options):
         raise UsageError(f"--vcd needs the sim backend, not --backend {backend}")
     if vcd:
         check_output_file("--vcd", vcd)
+    if getattr(options, "html", None):
+        check_output_file("--html", options.html)
     if options.command != "explain" and options.rules != "cpw":
         warn_unpooled(options.command, options.chains, getattr(options, "pools", "kind"))
 

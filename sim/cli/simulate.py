@@ -8,6 +8,7 @@ Amaranth simulation for the whole file, loading each game (each window) once
 and querying it ply by ply.
 """
 
+import itertools
 import json
 import sys
 
@@ -21,6 +22,7 @@ from ..backends.cxxrtl import CxxrtlSession
 from ..backends.pysim import RtlSession, expected_cycles
 from ..backends.session import GoldenSession, PlyAnswer, answers
 from ..model.explain import explain_query, for_side, format_table
+from ..model.explain_html import explanation_page
 from ..model.games import plural
 from ..model.golden import Stop, perpetual
 from ..model.history import is_window_limited, iter_window_segments, root_address, windows
@@ -536,26 +538,41 @@ def explain(game, ply, options, out=None):
                                                                  window.base))
     explanation = for_side(explanation, getattr(options, "side", "both"))
     result = explanation.result
-    out.write(f"{game.label}, ply {ply}: {game.move_label(ply)} ({game.ucis[ply - 1]})\n")
-    out.write(f"rules {options.rules}, chains {options.chains}, count limit "
-              f"{options.count_limit}, order {options.order}"
-              + (f", {options.side} moves only" if getattr(options, "side", "both") != "both"
-                 else "")
-              + (f", move list holds plies {window.base + 1}..{ply}" if window.base else "")
-              + "\n")
     distance = "-" if result.distance is None else result.distance
-    out.write(f"answer: repetition {'yes' if result.repetition else 'no'}, distance {distance}, "
-              f"count {result.count}, plies scanned {result.plies_scanned}, "
-              f"stop {result.stop.name.lower()}\n")
-    out.write(explanation.draw + "\n")
+    heading = [
+        f"{game.label}, ply {ply}: {game.move_label(ply)} ({game.ucis[ply - 1]})",
+        f"rules {options.rules}, chains {options.chains}, count limit "
+        f"{options.count_limit}, order {options.order}"
+        + (f", {options.side} moves only" if getattr(options, "side", "both") != "both"
+           else "")
+        + (f", move list holds plies {window.base + 1}..{ply}" if window.base else ""),
+        f"answer: repetition {'yes' if result.repetition else 'no'}, distance {distance}, "
+        f"count {result.count}, plies scanned {result.plies_scanned}, "
+        f"stop {result.stop.name.lower()}",
+        explanation.draw,
+    ]
     if options.rules != "cpw":
-        out.write(_upcoming_line(words, window, game, options, root) + "\n")
-    out.write("\n")
+        heading.append(_upcoming_line(words, window, game, options, root))
 
     def labels(address):
         game_ply = window.base + address + 1
         return game_ply, game.sans[game_ply - 1]
 
+    if getattr(options, "html", None):
+        board = next(itertools.islice(game.positions(), ply - 1, None))
+        upcoming = perpetual(words, window.top, root=root, rules=options.rules,
+                             chains=options.chains, count_limit=options.count_limit,
+                             occupancy=int(board.occupied)) if options.rules != "cpw" else None
+        page = explanation_page(explanation, board, title=heading[0], answer_lines=heading[1:],
+                                labels=labels,
+                                upcoming_move=upcoming and upcoming.upcoming_move)
+        with open(options.html, "w") as file:
+            file.write(page)
+        out.write(f"wrote {options.html}\n")
+        return 0
+    for line in heading:
+        out.write(line + "\n")
+    out.write("\n")
     for line in format_table(explanation, labels):
         out.write(line + "\n")
     return 0

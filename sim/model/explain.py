@@ -33,7 +33,7 @@ from ...hdl.word import PIECE_LETTERS, pack_word, square_name, unpack_word
 from .golden import ChainList, Result, Rules, Stop, perpetual
 
 
-__all__ = ["ExplainRow", "Explanation", "explain_query", "for_side", "ORDERS", "SIDES",
+__all__ = ["table_rows", "ExplainRow", "Explanation", "explain_query", "for_side", "ORDERS", "SIDES",
            "format_table"]
 
 ORDERS = ("paper", "scan")
@@ -328,11 +328,11 @@ def for_side(explanation, side):
                        explanation.result, remaining, explanation.draw)
 
 
-def format_table(explanation, labels=None):
-    """The explanation as text lines, columns at least two spaces apart.
-
-    ``labels`` maps a row's address to ``(ply, san)`` for the first columns.
-    """
+def table_rows(explanation, labels=None):
+    """The table's cells: the header, one tuple per row in Table 2's
+    columns, and the final line. ``labels`` maps a row's address to ``(ply,
+    san)`` for the first columns. The text table and the page both print
+    these."""
     header = ("Ply", "SAN", "Move", "LIST_OF_MOVES", "UnClosed_chains", "Rule applied")
     table = [header]
     for row in explanation.rows:
@@ -340,6 +340,14 @@ def format_table(explanation, labels=None):
         table.append((str(ply), san, row.move, " ".join(row.chains) or "-",
                       str(row.unclosed), row.rule))
     table.append(("", "", "---", "---", str(explanation.unclosed), explanation.final))
+    return table
+
+
+def format_table(explanation, labels=None):
+    """The explanation as text lines, columns at least two spaces apart
+    (:func:`table_rows`)."""
+    table = table_rows(explanation, labels)
+    header = table[0]
     widths = [max(len(line[column]) for line in table) for column in range(len(header) - 1)]
     lines = []
     for line in table:
