@@ -143,3 +143,67 @@ def test_chromium_renders_the_page(capsys, tmp_path):
     subprocess.run([*browser, "--window-size=1200,900", f"--screenshot={shot}", path.as_uri()],
                    capture_output=True, timeout=120)
     assert shot.exists() and _png_colours(shot) > 10      # not a blank page
+
+
+# --- axon report --------------------------------------------------------------
+
+def _scan_counts(capsys, path, *options):
+    assert main(["scan", str(path), "--jsonl", "-q", *options]) == 0
+    import json
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    return (len({r["game"] for r in records}), len(records),
+            sum(r["repetition"] for r in records), sum(r["threefold"] is True for r in records),
+            sum(r["upcoming"] for r in records))
+
+
+def _report(capsys, tmp_path, pgn, *options):
+    out = tmp_path / "report.html"
+    assert main(["report", str(pgn), "-o", str(out), "-q", *options]) == 0
+    printed = capsys.readouterr().out
+    numbers = tuple(int(n) for n in re.findall(r"\d+", printed.split(": ", 1)[1]))
+    return out, numbers
+
+
+@pytest.mark.quick
+def test_report_counts_are_scans(capsys, tmp_path):
+    traps = next(path for path in bundled_files() if path.endswith("traps.pgn"))
+    out, numbers = _report(capsys, tmp_path, traps)
+    assert numbers == _scan_counts(capsys, traps)
+    text = out.read_text()
+    # Every ply a cell; the plies with a repetition or upcoming one link to
+    # their explanation page, which exists beside the report.
+    assert len(re.findall(r'class="ply[^"]*" (?:href="[^"]*" )?title=', text)) == numbers[1]
+    links = re.findall(r'href="([^"]+)"', text)
+    assert len(links) >= numbers[2] and all((out.parent / link).is_file() for link in links)
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", text, flags=re.I)
+
+
+def test_report_of_a_hundred_games_with_a_root(capsys, tmp_path):
+    from axon.sim.model.generate import game_corpus
+    import chess.pgn
+    pgn = tmp_path / "hundred.pgn"
+    with open(pgn, "w") as file:
+        for number, (board, moves) in enumerate(game_corpus(100, seed=9, plies=(20, 60)), 1):
+            game = chess.pgn.Game()
+            game.headers["Event"] = f"generated {number}"
+            game.setup(board)
+            node = game
+            for move in moves:
+                node = node.add_variation(move)
+            print(game, file=file, end="\n\n")
+    _, numbers = _report(capsys, tmp_path, pgn, "--root", "10")
+    assert numbers[0] == 100 and numbers == _scan_counts(capsys, pgn, "--root", "10")
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Chromium is not installed")
+def test_chromium_renders_the_report(capsys, tmp_path):
+    traps = next(path for path in bundled_files() if path.endswith("traps.pgn"))
+    out, numbers = _report(capsys, tmp_path, traps)
+    browser = ["chromium", "--headless", "--no-sandbox", "--disable-gpu"]
+    dom = subprocess.run([*browser, "--dump-dom", out.as_uri()], capture_output=True,
+                         text=True, timeout=120).stdout
+    assert f"{numbers[0]} games, {numbers[1]} plies" in dom and "Trap a1" in dom
+    shot = tmp_path / "report.png"
+    subprocess.run([*browser, "--window-size=1000,700", f"--screenshot={shot}", out.as_uri()],
+                   capture_output=True, timeout=120)
+    assert shot.exists() and _png_colours(shot) > 10

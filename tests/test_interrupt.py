@@ -126,6 +126,24 @@ def test_scan_and_verify_stop(command, tmp_path):
     assert_interrupted(status, stderr, seconds, command)
 
 
+def test_report_writes_the_games_answered_so_far(tmp_path):
+    import chess.pgn
+    from axon.sim.model.generate import game_corpus
+    path = tmp_path / "games.pgn"
+    with open(path, "w") as file:
+        for board, moves in game_corpus(400, seed=4, plies=(60, 160)):
+            game = chess.pgn.Game()
+            game.setup(board)
+            game.add_line(moves)
+            print(game, file=file, end="\n\n")
+    page = tmp_path / "report.html"
+    status, stdout, stderr, seconds = interrupt(["report", str(path), "-o", str(page)],
+                                                ready="axon report: game 3")
+    assert_interrupted(status, stderr, seconds, "report")
+    assert stdout.startswith(f"wrote {page}: ") and "(interrupted" in stdout
+    assert "(interrupted: the games answered so far)" in page.read_text()
+
+
 # -- progress on the long phases ----------------------------------------------------
 
 def test_first_cxxrtl_compile_says_so(tmp_path):

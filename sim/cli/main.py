@@ -23,6 +23,7 @@ from .args import (COUNT_LIMIT_MAX, EXIT_INTERRUPTED, SIM_RULES, GameStream, Usa
                    add_pgn_input, check_layout, check_output_file, finish_skipped, load_input,
                    warn_unpooled)
 from . import bench, board, export, prove, simulate, soak
+from .report import report_command
 from .simulate import JSONL_KEYS
 from ..model.golden import RULES
 
@@ -136,6 +137,17 @@ def build_parser():
                          help="write the explanation as one self-contained page instead: the "
                               "board, each step's move and chains as arrows, Table 2's rows")
 
+    report = commands.add_parser(
+        "report", help="one page for a PGN file: a strip of plies a game, coloured by the answer",
+        description="Write one self-contained page for a PGN file: a summary (the counts of "
+                    "axon scan), then a strip of plies a game, each coloured by the golden "
+                    "model's answer; a ply with a repetition or an upcoming repetition links to "
+                    "its axon explain --html page, written beside the report (OUT_files/).")
+    _add_common(report)
+    report.add_argument("-o", "--output", required=True, metavar="FILE",
+                        help="the page to write")
+    report.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+
     # The main job runs the other commands, so it lives here; the board
     # commands (build, program, query) and the long runs have modules of their own.
     _register_demo(commands)
@@ -218,7 +230,7 @@ def _demo(args):
 
 
 def _run(options):
-    if options.command not in ("scan", "verify", "explain"):
+    if options.command not in ("scan", "verify", "explain", "report"):
         return options.func(options)
     try:
         _check_options(options)
@@ -228,6 +240,8 @@ def _run(options):
         # Games are answered as they are read; bad input ends the run where
         # it is found, after the rows of the games before it.
         games = GameStream(options.command, options)
+        if options.command == "report":
+            return finish_skipped(options.command, report_command(options, games), games)
         run = simulate.scan if options.command == "scan" else simulate.verify
         return finish_skipped(options.command, run(games, options), games)
     except (UsageError, GameError) as error:
