@@ -24,7 +24,7 @@ import tempfile
 from ..backends.session import GoldenSession
 from ..model.games import plural
 from .args import check_output_file
-from .simulate import AnswerWriter, _ply_rows, _record, explain
+from .simulate import AnswerWriter, explain, ply_record, ply_rows
 
 
 __all__ = ["write_report"]
@@ -130,8 +130,8 @@ def _answer_games(games, options, session, counter, body, files, err, counts):
     for position, game in enumerate(games):
         counter.game_count += 1
         body.write(f"<h2>{html.escape(game.label)}</h2><div class=\"strip\">")
-        for answer, fifty in _ply_rows(game, session, options, _Quiet(), position):
-            record = _record(answer, fifty, options.count_limit)
+        for answer, fifty in ply_rows(game, session, options, _Quiet(), position):
+            record = ply_record(answer, fifty, options.count_limit)
             counter.plies += 1
             counter.repetitions += record["repetition"]
             counts["threefold"] += bool(record["threefold"])

@@ -148,7 +148,9 @@ def repetition_claim(answer, count_limit, earlier):
     return False if complete else None
 
 
-def _record(answer, fifty, count_limit):
+def ply_record(answer, fifty, count_limit):
+    """The JSONL record of one answer (:data:`JSONL_KEYS`), as ``axon scan``
+    and ``axon report`` print it."""
     result = answer.result
     return {
         "game": answer.game.number,
@@ -225,7 +227,7 @@ class AnswerWriter:
 
     def _row(self, game, answer, fifty):
         out = self.out
-        record = _record(answer, fifty, self.count_limit)
+        record = ply_record(answer, fifty, self.count_limit)
         self.plies += 1
         self.repetitions += record["repetition"]
         if self.jsonl:
@@ -278,7 +280,7 @@ def _batch_plies(options):
     return 0 if getattr(options, "vcd", None) else SIM_BATCH_PLIES
 
 
-def _ply_rows(game, session, options, progress, position):
+def ply_rows(game, session, options, progress, position):
     """``(PlyAnswer, fifty_move)`` after every ply of ``game``, one at a time:
     one window of the move list is loaded at a time and nothing is kept, so
     that a game of any length is answered in the memory of its move list."""
@@ -307,7 +309,7 @@ def scan(games, options, out=None, err=None):
         session = GoldenSession(depth=options.depth, rules=options.rules,
                                 chains=options.chains, pools=getattr(options, "pools", "kind"))
         for position, game in enumerate(games):
-            writer.game(game, _ply_rows(game, session, options, progress, position))
+            writer.game(game, ply_rows(game, session, options, progress, position))
             progress.done()
         writer.finish()
         return 0
