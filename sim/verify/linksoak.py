@@ -32,7 +32,7 @@ from ..model.encode import encode_moves
 from ..model.generate import game_corpus
 from ..model.golden import perpetual
 from ..backends.pysim import expected_cycles
-from .soak import random_occupancy
+from .soak import random_occupancy, random_root
 from ...boards import protocol
 from ...boards.protocol import (Command, ErrorCode, ERROR_RESPONSE, MAX_WORDS, RESPONSE_FLAG,
                        FrameDecoder, holds_known_frame)
@@ -224,10 +224,9 @@ def _plan(rng, queries, depth, chains, rules, golden, divisor, pools="kind", sca
     def query(top, limit):
         # The occupancy of the soak's random images: the newest words'
         # squares and random blockers (it need not be the game's). The lean
-        # scan has no upcoming repetition and answers none. The root: none,
-        # a few plies below the top, or anywhere.
+        # scan has no upcoming repetition and answers none.
         occupancy = random_occupancy(rng, memory, top)
-        root = rng.choice((-1, max(-1, top - rng.randint(1, 10)), rng.randrange(-1, depth)))
+        root = random_root(rng, top, depth)
         expected = golden(list(memory), top, root=root, rules=rules, chains=chains,
                           count_limit=limit, pools=pools,
                           occupancy=occupancy if scan == "pair" else None)

@@ -54,7 +54,7 @@ from ..backends.netlist import NetlistSession
 from ..backends.pysim import expected_cycles, latency
 
 
-__all__ = ["IMAGE_KINDS", "random_image", "make_batch", "check_batch", "soak",
+__all__ = ["IMAGE_KINDS", "random_image", "random_root", "make_batch", "check_batch", "soak",
            "Mismatch", "SoakReport", "netlist_session"]
 
 # Queries per batch: large enough that starting the C++ process (a few ms) and
@@ -162,7 +162,7 @@ class Job:
     legal: bool
 
 
-def _random_root(rng, top, depth):
+def random_root(rng, top, depth):
     """A search's root for a query at ``top``: none, a few plies below the
     query, at it, or anywhere in the move list (above it: game history)."""
     return rng.choice((-1, max(-1, top - rng.randint(1, 12)), top, rng.randrange(-1, depth)))
@@ -187,7 +187,7 @@ def make_batch(seed, index, queries=BATCH_QUERIES, depth=256):
                 occupied.append(int(after.occupied))
             game_queries = [(top, rng.randint(0, COUNT_LIMIT_MAX),
                              _game_occupancy(rng, occupied[top]),
-                             _random_root(rng, top, len(words))) for top in range(len(words))]
+                             random_root(rng, top, len(words))) for top in range(len(words))]
             jobs.append(Job("game", words, game_queries, legal=True))
             asked += len(game_queries)
     while asked < queries:
@@ -196,7 +196,7 @@ def make_batch(seed, index, queries=BATCH_QUERIES, depth=256):
         image = random_image(rng, depth, kind)
         jobs.append(Job(kind, image,
                         [(top, rng.randint(0, COUNT_LIMIT_MAX), random_occupancy(rng, image, top),
-                          _random_root(rng, top, depth))
+                          random_root(rng, top, depth))
                          for top in tops], legal=False))
         asked += len(tops)
     return jobs
