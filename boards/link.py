@@ -300,7 +300,7 @@ class HostLink(wiring.Component):
     Parameters
     ----------
     detector : AxonDetector
-        The detector to serve; its ``depth``, ``chains``, ``rules`` and port
+        The detector to serve; its ``config`` (``depth``, ``chains``, ``rules``) and port
         signature are read, and ``detector`` below has the flipped signature.
     timeout : int
         Inter-byte timeout in clocks, see :class:`FrameReceiver`.
@@ -326,19 +326,20 @@ class HostLink(wiring.Component):
 
     def __init__(self, detector, *, timeout):
         _check_timeout(timeout)
-        for name in ("depth", "chains", "rules", "signature"):
+        for name in ("config", "signature"):
             if not hasattr(detector, name):
                 raise TypeError(f"Detector must be an AxonDetector-like component with "
                                 f"'{name}', not {detector!r}")
-        if not 2 <= detector.depth <= 0x8000:
+        config = detector.config
+        if not 2 <= config.depth <= 0x8000:
             raise ValueError(f"Link addresses are 16 bits and the root a signed 16-bit "
-                             f"number; depth {detector.depth} does not fit")
-        if not 1 <= detector.chains <= 0xff:
+                             f"number; depth {config.depth} does not fit")
+        if not 1 <= config.chains <= 0xff:
             raise ValueError(f"Identify reports the chain count in one byte; "
-                             f"{detector.chains} does not fit")
-        self._depth  = detector.depth
-        self._chains = detector.chains
-        self._rules  = detector.rules
+                             f"{config.chains} does not fit")
+        self._depth  = config.depth
+        self._chains = config.chains
+        self._rules  = config.rules
         self._timeout = timeout
         super().__init__({
             "rx":         In(stream.Signature(8)),

@@ -24,6 +24,7 @@ from amaranth_boards.ice40_hx8k_b_evn import ICE40HX8KBEVNPlatform
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 
 from ..hdl.detector import AxonDetector
+from ..hdl.params import SHIPPED
 from .build import (NAME, BuildError, _count_flip_flops, _fit_message, _log, _over_capacity,
                     _prepare, find_tools)
 from .platforms import BOARDS, get_board
@@ -31,7 +32,7 @@ from .top import PlatformTop
 from .uart import divisor_for
 
 
-__all__ = ["BareCore", "Measurement", "measure", "TARGETS"]
+__all__ = ["BareCore", "Measurement", "measure", "config_for", "TARGETS"]
 
 
 class BareCore(Elaboratable):
@@ -39,19 +40,20 @@ class BareCore(Elaboratable):
 
     A serial input shifts into a register that drives every detector input; a
     load pin captures every output into a register that shifts out to a pin.
+    ``config`` is the detector's :class:`~axon.hdl.params.DetectorConfig`.
     """
 
-    def __init__(self, **detector_args):
-        self.detector_args = detector_args
+    def __init__(self, config):
+        self.config = config
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.core = core = AxonDetector(**self.detector_args)
+        m.submodules.core = core = AxonDetector(self.config)
         inputs = Cat(core.query.start, core.query.top, core.query.count_limit, core.memory.write_addr,
                      core.memory.write_word, core.memory.write_en, core.memory.read_addr)
         outputs = Cat(core.query.busy, core.query.done, core.query.result, core.query.cycles, core.memory.write_refused,
                       core.memory.read_word)
-        if core.upcoming_enabled:
+        if self.config.upcoming:
             # The occupancy and the upcoming answer, so that the path check is
             # not optimised away (their 86 shift-register cells are counted).
             inputs = Cat(inputs, core.upcoming.occupancy)
@@ -104,18 +106,21 @@ class Measurement:
         return asdict(self)
 
 
-def _top_for(target, chains, rules, pools=None, upcoming=False):
+def config_for(target):
+    """The detector configuration a target is measured with: a board's own,
+    or the shipped one for the bare core (with the upcoming repetition for a
+    ``core-*-upcoming`` target only)."""
     if target in TARGETS:
-        upcoming = upcoming or target.endswith("-upcoming")
-        platform = TARGETS[target]()
-        return platform, BareCore(chains=chains, rules=rules, pools=pools or "kind",
-                                  upcoming=upcoming)
+        return SHIPPED.replace(upcoming=target.endswith("-upcoming"))
+    return get_board(target).config
+
+
+def _top_for(target, config):
+    if target in TARGETS:
+        return TARGETS[target](), BareCore(config)
     spec = get_board(target)
-    platform = spec.platform()
     divisor = divisor_for(spec.clk_freq, spec.baud)
-    board_chains = spec.chains if chains is None else chains
-    return platform, PlatformTop(spec, depth=spec.depth, chains=board_chains, rules=rules,
-                                 divisor=divisor, pools=pools)
+    return spec.platform(), PlatformTop(spec, config, divisor=divisor)
 
 
 def _fit_message_bare(short):
@@ -135,14 +140,12 @@ def _critical_path(report):
     }
 
 
-def measure(target, *, seeds=5, chains=None, rules="exact", build_root="build/bench", log=None,
-            pools=None, upcoming=False):
-    """Synthesise ``target`` once and place and route it with seeds 1..``seeds``.
-    ``upcoming=True`` (or a ``core-*-upcoming`` target) measures a bare core
-    with the upcoming repetition."""
+def measure(target, *, seeds=5, config=None, build_root="build/bench", log=None):
+    """Synthesise ``target`` once and place and route it with seeds 1..``seeds``,
+    with the detector of ``config`` (default :func:`config_for` the target)."""
     env = find_tools()
-    platform, top = _top_for(target, 24 if chains is None and target in TARGETS else chains,
-                             rules, pools, upcoming)
+    config = config_for(target) if config is None else config
+    platform, top = _top_for(target, config)
     build_dir = os.path.join(build_root, target)
     os.makedirs(build_dir, exist_ok=True)
     plan = _prepare(platform, top, env,
@@ -158,7 +161,7 @@ def measure(target, *, seeds=5, chains=None, rules="exact", build_root="build/be
         short = _over_capacity(_log(build_dir) + process.stdout + process.stderr)
         if short and target not in TARGETS:
             spec = get_board(target)
-            raise BuildError(_fit_message(spec, spec.chains if chains is None else chains, short))
+            raise BuildError(_fit_message(spec, config.chains, short))
         if short:
             raise BuildError(_fit_message_bare(short))
         raise subprocess.CalledProcessError(process.returncode, process.args,

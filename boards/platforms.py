@@ -24,6 +24,8 @@ from amaranth_boards.icesugar import ICESugarPlatform
 from amaranth_boards.icesugar_nano import ICESugarNanoPlatform
 from amaranth_boards.nandland_go import NandlandGoPlatform
 
+from ..hdl.params import LEAN, SHIPPED, DetectorConfig
+
 
 __all__ = ["BoardSpec", "BOARDS", "DEFAULT_BOARD", "get_board"]
 
@@ -33,17 +35,16 @@ class BoardSpec:
     """One supported board.
 
     ``led_repetition``/``led_error`` are ``(resource name, number)`` or
-    ``None``. ``chains``/``depth``/``pools``/``scan`` are the default detector
-    configuration for the device (``pools``: :mod:`axon.hdl.pools`;
-    ``scan``: :mod:`axon.hdl.lean`). ``logic_cells`` is the device's
+    ``None``. ``config`` is the detector configuration built for the device
+    (:class:`~axon.hdl.params.DetectorConfig`: the shipped one, or the 1K
+    boards' :data:`~axon.hdl.params.LEAN`). ``logic_cells`` is the device's
     ICESTORM_LC count, for fit advice before nextpnr runs.
     """
     name:            str
     platform:        type
     description:     str
     baud:            int
-    chains:          int
-    depth:           int
+    config:          DetectorConfig
     logic_cells:     int
     led_repetition:  Optional[tuple]
     led_error:       Optional[tuple]
@@ -52,8 +53,6 @@ class BoardSpec:
     # the installed version lists is used (see axon.boards.program).
     openfpgaloader_boards: tuple = ()
     note:            str = ""
-    pools:           str = "kind"
-    scan:            str = "pair"
 
     @property
     def clk_freq(self):
@@ -65,31 +64,26 @@ class BoardSpec:
         return f"{self.platform.device}-{self.platform.package}"
 
 
-# The 1K boards (1280 logic cells) take the lean configuration: 4 chains in
-# one unpaired pool a side that keeps each chain's kind (axon.hdl.pools),
-# scanned one word a clock from a one-bank move list (axon.hdl.lean). With
-# the two-plies-a-clock scanner the same chains and link needed about 1440
-# logic cells (2026-11-23).
-_LEAN = dict(chains=4, pools="side", scan="single")
-
+# The 1K boards (1280 logic cells) take the lean configuration (LEAN, see
+# axon.hdl.params), the others the shipped one.
 BOARDS = {spec.name: spec for spec in [
     BoardSpec(
         name="icebreaker", platform=ICEBreakerPlatform,
         description="1BitSquared iCEBreaker (iCE40UP5K, FT2232H USB UART)",
-        baud=1_000_000, chains=24, depth=256, logic_cells=5280,
+        baud=1_000_000, config=SHIPPED, logic_cells=5280,
         led_repetition=("led_g", 0), led_error=("led_r", 0),
         openfpgaloader_boards=("ice40_generic",)),
     BoardSpec(
         name="icestick", platform=ICEStickPlatform,
         description="Lattice iCEstick (iCE40HX1K, FT2232H USB UART)",
-        baud=1_000_000, depth=256, logic_cells=1280, **_LEAN,
+        baud=1_000_000, config=LEAN, logic_cells=1280,
         # D5 is the green LED in the middle; D1 is red.
         led_repetition=("led", 4), led_error=("led", 0),
         openfpgaloader_boards=("ice40_generic",)),
     BoardSpec(
         name="hx8k", platform=ICE40HX8KBEVNPlatform,
         description="Lattice iCE40-HX8K breakout board (FT2232H USB UART)",
-        baud=1_000_000, chains=24, depth=256, logic_cells=7680,
+        baud=1_000_000, config=SHIPPED, logic_cells=7680,
         led_repetition=("led", 0), led_error=("led", 1),
         # SRAM configuration, as amaranth-boards does it (jumpers J6/J7 set for it).
         iceprog_args=("-S",), openfpgaloader_boards=("ice40_generic",)),
@@ -97,14 +91,14 @@ BOARDS = {spec.name: spec for spec in [
         name="icesugar", platform=ICESugarPlatform,
         description="MuseLab iCESugar (iCE40UP5K, iCELink USB UART)",
         # The iCELink CDC bridge is specified up to 115200 baud.
-        baud=115_200, chains=24, depth=256, logic_cells=5280,
+        baud=115_200, config=SHIPPED, logic_cells=5280,
         led_repetition=("led_g", 0), led_error=("led_r", 0),
         iceprog_args=None, openfpgaloader_boards=("icesugar",),
         note="iceprog cannot program it: use openFPGALoader or icesprog"),
     BoardSpec(
         name="icesugar-nano", platform=ICESugarNanoPlatform,
         description="MuseLab iCESugar-nano (iCE40LP1K, iCELink USB UART)",
-        baud=115_200, depth=256, logic_cells=1280, **_LEAN,
+        baud=115_200, config=LEAN, logic_cells=1280,
         # One LED only: it shows repetitions.
         led_repetition=("led", 0), led_error=None,
         iceprog_args=None, openfpgaloader_boards=("icesugar_nano",),
@@ -112,7 +106,7 @@ BOARDS = {spec.name: spec for spec in [
     BoardSpec(
         name="nandland-go", platform=NandlandGoPlatform,
         description="Nandland Go Board (iCE40HX1K, 25 MHz, FT2232H USB UART)",
-        baud=1_000_000, depth=256, logic_cells=1280, **_LEAN,
+        baud=1_000_000, config=LEAN, logic_cells=1280,
         led_repetition=("led", 0), led_error=("led", 3),
         openfpgaloader_boards=("ice40_generic",)),
 ]}

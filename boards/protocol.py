@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from amaranth.lib import data
 from amaranth.lib.crc import Algorithm, catalog
 
+from ..hdl.params import Rules
 from ..hdl.result import QueryResult, fields_of
 from ..sim.model.golden import Result
 
@@ -46,7 +47,7 @@ QUERY_REQUEST_BYTES = 3 + ROOT_BYTES + OCCUPANCY_BYTES
 QUERY_ANSWER_BYTES  = data.Layout.cast(QueryResult).size // 8
 RESPONSE_FLAG    = 0x80
 ERROR_RESPONSE   = 0xFF
-RULES_CODES      = {"paper": 0, "exact": 1}
+RULES_CODES      = {Rules.PAPER: 0, Rules.EXACT: 1}
 
 
 class Command(enum.IntEnum):
@@ -203,7 +204,7 @@ def reset_request():
 @dataclass(frozen=True)
 class Identity:
     version: int
-    rules:   str
+    rules:   object      # a Rules member, or "?N" for a code this host does not know
     chains:  int
     depth:   int
     max_words: int
@@ -212,7 +213,7 @@ class Identity:
 def parse_identity(payload):
     if len(payload) != 6:
         raise ValueError(f"identify answer has {len(payload)} bytes, expected 6")
-    rules = {code: name for name, code in RULES_CODES.items()}.get(payload[1], f"?{payload[1]}")
+    rules = {code: rules for rules, code in RULES_CODES.items()}.get(payload[1], f"?{payload[1]}")
     return Identity(version=payload[0], rules=rules, chains=payload[2],
                     depth=int.from_bytes(payload[3:5], "little"), max_words=payload[5])
 

@@ -19,8 +19,8 @@ from amaranth.hdl import *
 from amaranth.lib import io, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..hdl.detector import AxonDetector, upcoming_where_possible
-from ..hdl.params import CheckedComponent
+from ..hdl.detector import AxonDetector
+from ..hdl.params import SHIPPED, CheckedComponent
 from .link import HostLink
 from .uart import UARTReceiver, UARTTransmitter, MIN_DIVISOR
 
@@ -39,8 +39,8 @@ class AxonBoard(CheckedComponent, wiring.Component):
 
     Parameters
     ----------
-    depth, chains, rules, pools, scan :
-        As for :class:`~axon.hdl.detector.AxonDetector`.
+    config : DetectorConfig
+        The detector's, as for :class:`~axon.hdl.detector.AxonDetector`.
     divisor : int
         Clocks per UART bit (board clock / baud).
     timeout_bits : int
@@ -57,20 +57,17 @@ class AxonBoard(CheckedComponent, wiring.Component):
     """
 
     @staticmethod
-    def check_parameters(depth, chains, rules, divisor, timeout_bits, pools, scan, upcoming):
+    def check_parameters(config, divisor, timeout_bits):
         if not isinstance(divisor, int) or divisor < MIN_DIVISOR:
             raise TypeError(f"Divisor must be an integer of at least {MIN_DIVISOR} clocks per "
                             f"bit, not {divisor!r}")
         if not isinstance(timeout_bits, int) or timeout_bits < 20:
             raise TypeError(f"Timeout must be an integer of at least 20 bit times (two bytes), "
                             f"not {timeout_bits!r}")
-        AxonDetector.check_parameters(depth, chains, rules, pools, scan,
-                                      upcoming_where_possible(scan, upcoming))
+        AxonDetector.check_parameters(config)
 
-    def __init__(self, *, depth=256, chains=24, rules="exact", divisor=12,
-                 timeout_bits=DEFAULT_TIMEOUT_BITS, pools="kind", scan="pair", upcoming=None):
-        self.detector = AxonDetector(depth=depth, chains=chains, rules=rules, pools=pools,
-                                     scan=scan, upcoming=upcoming_where_possible(scan, upcoming))
+    def __init__(self, config=SHIPPED, *, divisor=12, timeout_bits=DEFAULT_TIMEOUT_BITS):
+        self.detector = AxonDetector(config)
         self.divisor = divisor
         self.timeout_bits = timeout_bits
         super().__init__({
@@ -80,11 +77,7 @@ class AxonBoard(CheckedComponent, wiring.Component):
             "led_error":      Out(1),
         })
 
-    depth  = property(lambda self: self.detector.depth)
-    chains = property(lambda self: self.detector.chains)
-    rules  = property(lambda self: self.detector.rules)
-    pools  = property(lambda self: self.detector.pools)
-    scan   = property(lambda self: self.detector.scan)
+    config = property(lambda self: self.detector.config)
 
     def elaborate(self, platform):
         m = Module()
@@ -124,11 +117,8 @@ class PlatformTop(CheckedComponent, Elaboratable):
     ----------
     spec : BoardSpec
         Which LEDs to use, see :mod:`axon.boards.platforms`.
-    depth, chains, rules :
-        Detector configuration.
-    pools, scan : str or None
-        The chain pools' layout and the scan (default ``spec.pools``,
-        ``spec.scan``).
+    config : DetectorConfig or None
+        The detector's (default ``spec.config``, the board's own).
     divisor : int
         Clocks per UART bit at the board clock.
     baud : int
@@ -137,18 +127,14 @@ class PlatformTop(CheckedComponent, Elaboratable):
     """
 
     @staticmethod
-    def check_parameters(spec, depth, chains, rules, divisor, baud, pools, scan):
-        AxonBoard.check_parameters(depth, chains, rules, divisor,
-                                   _timeout_bits(spec, baud), spec.pools if pools is None else pools,
-                                   spec.scan if scan is None else scan, None)
+    def check_parameters(spec, config, divisor, baud):
+        AxonBoard.check_parameters(spec.config if config is None else config, divisor,
+                                   _timeout_bits(spec, baud))
 
-    def __init__(self, spec, *, depth, chains, rules, divisor, baud=None, pools=None,
-                 scan=None):
+    def __init__(self, spec, config=None, *, divisor, baud=None):
         self.spec = spec
-        self.board = AxonBoard(depth=depth, chains=chains, rules=rules, divisor=divisor,
-                               timeout_bits=_timeout_bits(spec, baud),
-                               pools=spec.pools if pools is None else pools,
-                               scan=spec.scan if scan is None else scan)
+        self.board = AxonBoard(spec.config if config is None else config, divisor=divisor,
+                               timeout_bits=_timeout_bits(spec, baud))
 
     def elaborate(self, platform):
         m = Module()

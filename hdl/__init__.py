@@ -1,27 +1,29 @@
 """Gateware of the Axon repetition detector.
 
-The embedding API: :class:`AxonDetector` (the whole block), with its three
+The embedding API: :class:`AxonDetector` (the whole block), built from one
+:class:`DetectorConfig` (its :class:`Rules`, :class:`Pools` and :class:`Scan`;
+the named configurations :data:`SHIPPED` and :data:`LEAN`), with its three
 named ports (:class:`QuerySignature`, :class:`MoveMemorySignature`,
 :class:`UpcomingSignature`); the move word it
 stores (:class:`MoveWord`, :func:`pack_word`, :func:`unpack_word`); the answer
 it gives (the ``result`` port's :class:`ResultLayout` with its :class:`Stop`,
 the ``upcoming`` port's :class:`UpcomingLayout`, both in the fixed widths of
 the host link's :class:`QueryResult`, and :func:`fields_of` to read any of
-them from bits); and its clock counts (:data:`LATENCY_OVERHEAD`;
-:data:`UPCOMING_CLOCKS`; :data:`LEAN_LATENCY_OVERHEAD` with ``scan="single"``,
-one of :data:`SCANS`). See the README's "Embedding" section.
+them from bits); and its clock counts (:meth:`DetectorConfig.latency`, from
+:data:`LATENCY_OVERHEAD`, or :data:`LEAN_LATENCY_OVERHEAD` with
+``Scan.SINGLE``; :data:`UPCOMING_CLOCKS`). See the README's "Embedding" section.
 """
 
 from .detector import AxonDetector
-from .lean import LEAN_LATENCY_OVERHEAD, SCANS
-from .params import Stop
+from .params import (LATENCY_OVERHEAD, LEAN, LEAN_LATENCY_OVERHEAD, SHIPPED, DetectorConfig,
+                     Pools, Rules, Scan, Stop)
 from .ports import MoveMemorySignature, QuerySignature, UpcomingSignature
 from .result import QueryResult, ResultLayout, UpcomingLayout, fields_of
-from .scanner import LATENCY_OVERHEAD
 from .upcoming import UPCOMING_CLOCKS
 from .word import MoveWord, pack_word, unpack_word
 
 
-__all__ = ["AxonDetector", "QuerySignature", "MoveMemorySignature", "UpcomingSignature", "MoveWord", "pack_word", "unpack_word", "QueryResult", "ResultLayout",
+__all__ = ["AxonDetector", "DetectorConfig", "Rules", "Pools", "Scan", "SHIPPED", "LEAN",
+           "QuerySignature", "MoveMemorySignature", "UpcomingSignature", "MoveWord", "pack_word", "unpack_word", "QueryResult", "ResultLayout",
            "UpcomingLayout", "Stop", "fields_of", "LATENCY_OVERHEAD", "UPCOMING_CLOCKS",
-           "LEAN_LATENCY_OVERHEAD", "SCANS"]
+           "LEAN_LATENCY_OVERHEAD"]

@@ -32,8 +32,8 @@ from amaranth.hdl import *
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from .params import CheckedComponent, check_chains, check_rules
-from .pools import POOL_KINDS, check_pools_rules, side_pools, spill_slots
+from .params import CheckedComponent, DetectorConfig, Rules, gateware_rules
+from .pools import POOL_KINDS
 from .ports import ChainBusSignature
 from .word import MoveWord
 
@@ -114,10 +114,6 @@ def _pool_ports(slots):
     }
 
 
-def _check_rules(rules):
-    check_rules(rules, noun="Chain rules")
-
-
 class ChainPool(CheckedComponent, wiring.Component):
     """A pool of paired ``(kind, from, to)`` slots, updated by one move a clock
     (the ``paper`` rules; the ``exact`` ones use :class:`UnpairedPool`).
@@ -126,8 +122,8 @@ class ChainPool(CheckedComponent, wiring.Component):
     ----------
     slots : int
         Number of chains this pool holds.
-    rules : str
-        ``"paper"`` (transition, reflection, symmetry) or ``"exact"``
+    rules : Rules
+        ``Rules.PAPER`` (transition, reflection, symmetry) or ``Rules.EXACT``
         (transition, reflection, link), as in :mod:`axon.sim.model.golden`.
 
     Members
@@ -168,11 +164,11 @@ class ChainPool(CheckedComponent, wiring.Component):
     @staticmethod
     def check_parameters(slots, rules):
         _check_slots(slots)
-        _check_rules(rules)
+        gateware_rules(rules, "Chain rules")
 
-    def __init__(self, slots=12, rules="exact"):
+    def __init__(self, slots, rules):
         self._slots = slots
-        self._rules = rules
+        self._rules = gateware_rules(rules)
         super().__init__({
             **_pool_ports(slots),
             "occupied":    Out(slots),
@@ -251,7 +247,7 @@ class ChainPool(CheckedComponent, wiring.Component):
         take_from = Signal(n)   # slots whose chain gets the move's from-square
         take_to   = Signal(n)   # slots whose chain gets `updated_to` as its end
         insert    = Signal()
-        if self._rules == "paper":
+        if self._rules.symmetry:
             # Symmetry: A→B and B→A of one piece are two pieces that swapped.
             symmetry = Signal()
             m.d.comb += [
@@ -456,7 +452,7 @@ class UnpairedPool(CheckedComponent, wiring.Component):
     def shared(self):
         return self._shared
 
-    rules = "exact"
+    rules = Rules.EXACT
 
     # As in :class:`ChainPool`: the helpers the formal proofs' broken
     # variants override.
@@ -636,13 +632,13 @@ class SideChains(wiring.Component):
         The side's pools, made with it (for the end-to-end proof).
     """
 
-    def __init__(self, chains=24, rules="exact", pools="kind", *, layout=None, spill=None):
-        # ``layout`` and ``spill`` replace :mod:`axon.hdl.pools`' sizes: the
+    def __init__(self, config, *, layout=None, spill=None):
+        # ``layout`` and ``spill`` replace the configuration's sizes: the
         # formal proofs' small sides.
-        check_pools_rules(pools, rules)
-        self._layout = side_pools(chains, pools) if layout is None else tuple(layout)
-        self._rules = rules
-        spill = spill_slots(chains, pools) if spill is None else spill
+        config.check()
+        self._layout = config.side_pools if layout is None else tuple(layout)
+        rules = self._rules = config.rules
+        spill = config.spill_slots if spill is None else spill
         slots = sum(count for _, count in self._layout) + spill
         # A pool's members, but the apply is said a clock early.
         ports = _pool_ports(slots)
@@ -653,7 +649,7 @@ class SideChains(wiring.Component):
         # ``(kind, pool)``, ``kind`` as in :func:`axon.hdl.pools.side_pools`.
         shared = bool(spill)
         self.pools = tuple(
-            (kind, UnpairedPool(slots, kinds=kind is None, shared=shared) if rules == "exact"
+            (kind, UnpairedPool(slots, kinds=kind is None, shared=shared) if rules.unpaired
              else ChainPool(slots, rules))
             for kind, slots in self._layout)
         # The spill pool (the spill layout only), for the proofs.
@@ -802,14 +798,10 @@ class ChainList(CheckedComponent, wiring.Component):
 
     Parameters
     ----------
-    chains : int
-        Total number of slots, even: half serve White, half Black, split
-        between the piece kinds by :func:`axon.hdl.pools.side_pools`.
-    rules : str
-        ``"paper"`` or ``"exact"``.
-    pools : str
-        ``"kind"`` (a pool per side and kind), ``"spill"`` (a pool per kind
-        and a spill pool a side, ``exact`` only) or ``"side"`` (one a side).
+    config : DetectorConfig
+        Its ``chains`` (half serve White, half Black, split between the
+        piece kinds by :attr:`~axon.hdl.params.DetectorConfig.side_pools`),
+        ``rules`` and ``pools``.
 
     Members
     -------
@@ -828,37 +820,25 @@ class ChainList(CheckedComponent, wiring.Component):
     """
 
     @staticmethod
-    def check_parameters(chains, rules, pools):
-        check_chains(chains)
-        _check_rules(rules)
-        check_pools_rules(pools, rules)
+    def check_parameters(config):
+        DetectorConfig.checked(config)
 
-    def __init__(self, chains=24, rules="exact", pools="kind"):
-        self._chains = chains
-        self._rules = rules
-        self._pools = pools
+    def __init__(self, config):
+        self._config = config
         super().__init__({
             "scan":           In(ChainBusSignature()),
-            "open_chains":    Out(range(chains + 1)),
+            "open_chains":    Out(range(config.chains + 1)),
             "white_lone":     Out(LoneChainLayout),
             "black_lone":     Out(LoneChainLayout),
         })
         # Made here rather than in `elaborate`, so that the end-to-end proof
         # can reach each side's pools (:attr:`SideChains.pools`).
-        self.white_chains = SideChains(chains, rules, pools)
-        self.black_chains = SideChains(chains, rules, pools)
+        self.white_chains = SideChains(config)
+        self.black_chains = SideChains(config)
 
     @property
-    def chains(self):
-        return self._chains
-
-    @property
-    def rules(self):
-        return self._rules
-
-    @property
-    def pools(self):
-        return self._pools
+    def config(self):
+        return self._config
 
     def elaborate(self, platform):
         m = Module()

@@ -5,23 +5,15 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In
 
 from .chainlist import ChainList
-from .lean import LeanMoveList, LeanScanner, check_scan
+from .lean import LeanMoveList, LeanScanner
 from .movelist import MoveList
-from .params import CheckedComponent, check_chains, check_depth, check_rules
-from .pools import check_pools_rules
+from .params import SHIPPED, CheckedComponent, DetectorConfig
 from .ports import MoveMemorySignature, QuerySignature, UpcomingSignature
 from .scanner import Scanner
 from .upcoming import Upcoming
 
 
-__all__ = ["AxonDetector", "upcoming_where_possible"]
-
-
-def upcoming_where_possible(scan, upcoming=None):
-    """``upcoming`` if given, else whether ``scan`` can have the upcoming
-    repetition (the pair scan can, the lean one cannot): what the boards and
-    the simulation sessions build when not told otherwise."""
-    return scan == "pair" if upcoming is None else upcoming
+__all__ = ["AxonDetector"]
 
 
 class AxonDetector(CheckedComponent, wiring.Component):
@@ -29,28 +21,16 @@ class AxonDetector(CheckedComponent, wiring.Component):
 
     Parameters
     ----------
-    depth : int
-        Move-list entries (default 256), even.
-    chains : int
-        Chain-list slots (default 24, as in the chessprogramming wiki), even:
-        half serve each side.
-    rules : str
-        ``"exact"`` or ``"paper"``, see :mod:`axon.sim.model.golden`.
-    pools : str
-        ``"kind"`` (a chain pool per side and piece kind, the default),
-        ``"spill"`` (a pool per kind for the starting material and a spill
-        pool a side for any kind; ``exact`` rules only) or ``"side"`` (one a
-        side, the lean layout), see :mod:`axon.hdl.pools`.
-    scan : str
-        ``"pair"`` (two plies a clock from a two-bank move list, the default)
-        or ``"single"`` (one a clock from one bank, the lean scan for the 1K
-        boards), see :mod:`axon.hdl.lean`.
-    upcoming : bool
-        Also answer the upcoming repetition (default ``False``: the repetition
-        core alone), see :mod:`axon.hdl.upcoming`. Without it
-        ``upcoming.answer`` stays 0 and ``upcoming.done`` follows
-        ``query.done``; the block costs area, not clock. The lean scan has
-        none.
+    config : DetectorConfig
+        What to build (default the shipped configuration,
+        :data:`~axon.hdl.params.SHIPPED`): the move list's ``depth``, the
+        chain list's ``chains``, ``rules`` (see :mod:`axon.sim.model.golden`)
+        and ``pools`` (see :mod:`axon.hdl.pools`), the ``scan`` (two plies a
+        clock, or the lean one a clock of :mod:`axon.hdl.lean`), and whether
+        it also answers the ``upcoming`` repetition (see
+        :mod:`axon.hdl.upcoming`; the pair scan only). Without the upcoming
+        block ``upcoming.answer`` stays 0 and ``upcoming.done`` follows
+        ``query.done``; the block costs area, not clock.
 
     Members
     -------
@@ -78,45 +58,29 @@ class AxonDetector(CheckedComponent, wiring.Component):
     """
 
     @staticmethod
-    def check_parameters(depth, chains, rules, pools, scan, upcoming):
-        check_depth(depth)
-        check_chains(chains)
-        check_rules(rules, noun="Detector rules")
-        check_pools_rules(pools, rules)
-        check_scan(scan)
-        if not isinstance(upcoming, bool):
-            raise TypeError(f"Upcoming must be True or False, not {upcoming!r}")
-        if upcoming and scan != "pair":
-            raise ValueError(f"The upcoming repetition needs the pair scan, not scan={scan!r}")
+    def check_parameters(config):
+        DetectorConfig.checked(config)
 
-    def __init__(self, depth=256, chains=24, rules="exact", pools="kind", scan="pair",
-                 upcoming=False):
-        self._depth = depth
-        self._chains = chains
-        self._scan = scan
-        self._rules = rules
-        self._pools = pools
-        self._upcoming = upcoming
+    def __init__(self, config=SHIPPED):
+        self._config = config
+        depth = config.depth
         super().__init__({
             "query":    In(QuerySignature(depth)),
             "memory":   In(MoveMemorySignature(depth)),
             "upcoming": In(UpcomingSignature(depth)),
         })
 
-    depth  = property(lambda self: self._depth)
-    chains = property(lambda self: self._chains)
-    rules  = property(lambda self: self._rules)
-    pools  = property(lambda self: self._pools)
-    scan   = property(lambda self: self._scan)
-    upcoming_enabled = property(lambda self: self._upcoming)
+    @property
+    def config(self):
+        return self._config
 
     def elaborate(self, platform):
         m = Module()
-        pair = self._scan == "pair"
-        m.submodules.move_list  = move_list  = (MoveList if pair else LeanMoveList)(self._depth)
-        m.submodules.scanner    = scanner    = (Scanner if pair else LeanScanner)(self._depth)
-        m.submodules.chain_list = chain_list = ChainList(self._chains, self._rules,
-                                                         self._pools)
+        config = self._config
+        pair = config.pair_scan
+        m.submodules.move_list  = move_list  = (MoveList if pair else LeanMoveList)(config.depth)
+        m.submodules.scanner    = scanner    = (Scanner if pair else LeanScanner)(config.depth)
+        m.submodules.chain_list = chain_list = ChainList(config)
 
         # The host asks the scanner and owns the move list's port; the
         # scanner reads the move list and hands each move to the chain list.
@@ -125,8 +89,8 @@ class AxonDetector(CheckedComponent, wiring.Component):
         wiring.connect(m, scanner.reads, move_list.scan)
         wiring.connect(m, scanner.chains, chain_list.scan)
 
-        if self._upcoming:
-            m.submodules.upcoming_check = upcoming = Upcoming(self._depth)
+        if config.upcoming:
+            m.submodules.upcoming_check = upcoming = Upcoming(config.depth)
             wiring.connect(m, wiring.flipped(self.upcoming), upcoming.query)
             # It follows the scan: which side moves, what each side's pools
             # hold, and each word the scanner takes.

@@ -18,7 +18,7 @@ left by the words taken so far (chain list empty after an even, nonzero
 number of words), then stop for the limit, the bottom, a barrier or an
 overflow, in that order (:func:`axon.hdl.query.stop_reason_in_order`), or
 take the word. A query that applies *P* words raises ``done``
-``P + LEAN_LATENCY_OVERHEAD`` clocks after the clock that samples ``start``:
+``P + LEAN_LATENCY_OVERHEAD`` (:mod:`axon.hdl.params`) clocks after the clock that samples ``start``:
 one clock a word, plus the read and the hand stage of the word that stops it.
 """
 
@@ -34,22 +34,8 @@ from .result import ResultLayout
 from .word import MoveWord
 
 
-__all__ = ["SCANS", "LEAN_LATENCY_OVERHEAD", "LeanMoveList", "LeanScanner", "check_scan",
-           "lean_pipeline_layout"]
+__all__ = ["LeanMoveList", "LeanScanner", "lean_pipeline_layout"]
 
-# The scanners a detector can have: "pair", two plies a clock (the default),
-# or "single", one a clock (this module).
-SCANS = ("pair", "single")
-
-# Clocks from sampling ``start`` to ``done``, beyond one per applied word:
-# the read and hand stages of the word that stops the scan.
-LEAN_LATENCY_OVERHEAD = 2
-
-
-def check_scan(scan):
-    if scan not in SCANS:
-        raise ValueError(f"Scan must be one of {', '.join(SCANS)}, not {scan!r}")
-    return scan
 
 
 
@@ -69,7 +55,7 @@ class LeanMoveList(MoveMemory):
         The word at ``addr``.
     """
 
-    def __init__(self, depth=256):
+    def __init__(self, depth):
         super().__init__(depth, scan=SingleReadSignature(depth))
 
     def elaborate(self, platform):
@@ -131,7 +117,7 @@ class LeanScanner(QueryScanner):
     pipeline : Signal(lean_pipeline_layout(depth))
     """
 
-    def __init__(self, depth=256):
+    def __init__(self, depth):
         super().__init__(depth, reads=SingleReadSignature(depth),
                          pipeline=lean_pipeline_layout(depth))
 

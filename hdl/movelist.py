@@ -103,7 +103,7 @@ class MoveList(MoveMemory):
         Word ``2 * even_row`` and word ``2 * odd_row + 1``.
     """
 
-    def __init__(self, depth=256):
+    def __init__(self, depth):
         super().__init__(depth, scan=PairReadSignature(depth))
 
     def elaborate(self, platform):

@@ -1,17 +1,30 @@
 """The interface facts of the detector that hardware and software must agree on.
 
-One source for the widths and limits of the query port, the rule sets and the
-checks of a configuration. The gateware, the golden model, the command line,
-the host link and the CXXRTL harness generator all take them from here.
+One source for the widths and limits of the query port, the clock counts of
+a query, and the detector's configuration: :class:`DetectorConfig`, one
+frozen value of its depth, chain count, rules, pool layout, scan and
+upcoming block, with its one :meth:`~DetectorConfig.check` and the facts
+derived from it (the pool layout, the latency, the worst-case clocks). The
+gateware, the golden model, every backend, the board tops, the proofs, the
+command line, the host link and the CXXRTL harness generator all take them
+from here. This module is the only one that looks at what a rule set, a pool
+layout or a scan *is*; everything else asks the configuration.
 """
 
+import enum as py_enum
 import inspect
+from dataclasses import dataclass, replace
+from typing import Optional
 
 from amaranth.lib import enum
 
+from .pools import SPILL_KIND_SLOTS, kind_slots
 
-__all__ = ["COUNT_LIMIT_BITS", "COUNT_LIMIT_MAX", "CYCLE_BITS", "DEPTH_MAX", "RULES",
-           "Stop", "CheckedComponent", "check_depth", "check_chains", "check_rules", "check_count_limit"]
+
+__all__ = ["COUNT_LIMIT_BITS", "COUNT_LIMIT_MAX", "CYCLE_BITS", "DEPTH_MAX",
+           "LATENCY_OVERHEAD", "REFETCH_CLOCKS", "LEAN_LATENCY_OVERHEAD",
+           "Rules", "Pools", "Scan", "DetectorConfig", "SHIPPED", "LEAN", "NAMED_CONFIGS",
+           "Stop", "CheckedComponent", "gateware_rules", "check_depth", "check_count_limit"]
 
 # ``count_limit`` is a 4-bit port: a query looks for at most 15 equal positions
 # (4 is enough for the fivefold rule).
@@ -23,9 +36,323 @@ COUNT_LIMIT_MAX = (1 << COUNT_LIMIT_BITS) - 1
 CYCLE_BITS = 16
 DEPTH_MAX = 1 << (CYCLE_BITS - 1)
 
-# The rule sets the gateware implements (see :mod:`axon.sim.model.golden`; the
-# golden model also has the wiki's ``cpw`` pseudo-code, for comparison).
-RULES = ("paper", "exact")
+# The pair scanner (axon.hdl.scanner): clocks from sampling ``start`` to
+# ``done``, beyond one per applied pair: the read, ahead, hand and decide
+# stages of the last (stopping) pair.
+LATENCY_OVERHEAD = 4
+# A refetch after a same-side pair costs this many idle clocks: the fetch,
+# read and ahead stages refill.
+REFETCH_CLOCKS = 3
+# The lean scanner (axon.hdl.lean): clocks beyond one per applied word, the
+# read and hand stages of the word that stops the scan.
+LEAN_LATENCY_OVERHEAD = 2
+
+
+class Rules(py_enum.Enum):
+    """The chain-list rules (see :mod:`axon.sim.model.golden`).
+
+    ``PAPER`` is the paper's section 5 (symmetry closes a pair of chains);
+    ``EXACT`` adds the link rule, so that equal positions are exactly FIDE's.
+    Both are gateware. ``CPW`` is the chessprogramming wiki's pseudo-code,
+    in the golden model only, for comparison.
+    """
+    PAPER = "paper"
+    EXACT = "exact"
+    CPW   = "cpw"
+
+    @property
+    def in_gateware(self):
+        return self is not Rules.CPW
+
+    @property
+    def sided(self):
+        """Chains of one side never meet the other's: half the slots serve
+        each side, and an equal position needs an even number of plies."""
+        return self is not Rules.CPW
+
+    @property
+    def fide(self):
+        """Equal positions are exactly FIDE's (the others have known blind spots)."""
+        return self is Rules.EXACT
+
+    @property
+    def unpaired(self):
+        """A pool keeps its chains' starts and ends unpaired (the link rule
+        needs no pairing, the paper's symmetry rule does)."""
+        return self is Rules.EXACT
+
+    @property
+    def symmetry(self):
+        """Two chains that mirror each other close at once (the paper's rule)."""
+        return self is Rules.PAPER
+
+
+class Pools(py_enum.Enum):
+    """How a side's chain slots are split into pools (see :mod:`axon.hdl.pools`).
+
+    ``KIND``: a pool per piece kind (the shipped layout). ``SPILL``: a pool
+    per kind for the starting material and one spill pool a side for any
+    kind (``exact`` rules only). ``SIDE``: one pool a side that keeps each
+    chain's kind with it (the 1K boards' lean layout).
+    """
+    KIND  = "kind"
+    SPILL = "spill"
+    SIDE  = "side"
+
+
+class Scan(py_enum.Enum):
+    """How the scanner reads the move list. ``PAIR``: two plies a clock from
+    a two-bank move list (:mod:`axon.hdl.scanner`, the shipped scan).
+    ``SINGLE``: one a clock from one bank (:mod:`axon.hdl.lean`, the 1K
+    boards' lean scan); it has no upcoming repetition."""
+    PAIR   = "pair"
+    SINGLE = "single"
+
+
+# Words a build report adds for a layout other than the shipped one.
+_POOLS_NOTE = {Pools.KIND: "", Pools.SPILL: "a spill pool a side", Pools.SIDE: "one pool a side"}
+_SCAN_NOTE = {Scan.PAIR: "", Scan.SINGLE: "one ply a clock"}
+
+
+def _names(members):
+    return ", ".join(member.value for member in members)
+
+
+def _member(kind, value, noun):
+    """``value`` as a member of the enum ``kind``: a member, or its name."""
+    if isinstance(value, kind):
+        return value
+    try:
+        return kind(value)
+    except ValueError:
+        raise ValueError(f"{noun} must be one of {_names(kind)}, not {value!r}") from None
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def gateware_rules(rules, noun="rules"):
+    """``rules`` (a member of :class:`Rules` or its name) if the gateware
+    implements it; else a ``ValueError`` naming ``noun``."""
+    known = tuple(member for member in Rules if member.in_gateware)
+    if isinstance(rules, Rules) and rules in known:
+        return rules
+    shown = rules.value if isinstance(rules, Rules) else rules
+    if shown in (member.value for member in known):
+        return Rules(shown)
+    raise ValueError(f"{noun} must be one of {_names(known)}, not {shown!r}")
+
+
+@dataclass(frozen=True)
+class DetectorConfig:
+    """One detector's configuration: what the gateware is built with and
+    what every model of it answers for.
+
+    ``rules``, ``pools`` and ``scan`` take a member of :class:`Rules`,
+    :class:`Pools`, :class:`Scan` or its name (``"exact"``). ``upcoming``
+    ``None`` means wherever the scan can have it (the pair scan);
+    it is resolved on construction, so that ``config.upcoming`` is a bool.
+    Construction checks the names only; :meth:`check` checks the rest.
+
+    Attributes
+    ----------
+    depth : int
+        Move-list entries, even (the move list is two banks).
+    chains : int
+        Chain-list slots, even: half serve each side.
+    rules : Rules
+    pools : Pools
+    scan : Scan
+    upcoming : bool
+        Also answer the upcoming repetition (:mod:`axon.hdl.upcoming`).
+    """
+    depth:    int = 256
+    chains:   int = 24
+    rules:    Rules = Rules.EXACT
+    pools:    Pools = Pools.KIND
+    scan:     Scan = Scan.PAIR
+    upcoming: Optional[bool] = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "rules", _member(Rules, self.rules, "rules"))
+        object.__setattr__(self, "pools", _member(Pools, self.pools, "pools"))
+        object.__setattr__(self, "scan", _member(Scan, self.scan, "scan"))
+        if self.upcoming is None:
+            object.__setattr__(self, "upcoming", self.upcoming_possible)
+
+    def replace(self, **changes):
+        """This configuration with ``changes`` (``upcoming`` is resolved
+        again, for the new scan, unless given)."""
+        changes.setdefault("upcoming", None if "scan" in changes else self.upcoming)
+        return replace(self, **changes)
+
+    @classmethod
+    def checked(cls, config, **options):
+        """``config`` if it is a configuration that passes :meth:`check`
+        (``options`` are its)."""
+        if not isinstance(config, cls):
+            raise TypeError(f"Configuration must be a {cls.__name__}, not {config!r}")
+        return config.check(**options)
+
+    def check(self, *, gateware=True, where=""):
+        """Raise ``TypeError`` or ``ValueError`` for a configuration that
+        cannot be built (``gateware``) or modelled; the message names the
+        field, prefixed by ``where`` (``"--"`` for options). Returns ``self``."""
+        if gateware:
+            gateware_rules(self.rules, f"{where}rules")
+        check_depth(self.depth, f"{where}depth")
+        if not _is_int(self.chains):
+            raise TypeError(f"{where}chains must be a positive integer, not {self.chains!r}")
+        if self.chains < 1:
+            raise ValueError(f"{where}chains must be a positive integer, not {self.chains!r}")
+        if self.rules.sided and self.chains % 2:
+            raise ValueError(f"{where}chains must be even for the {self.rules.value} rules (half "
+                             f"the slots serve each side), not {self.chains!r}")
+        if self.pools is Pools.SPILL and not self.rules.unpaired:
+            # Its pools share entries by keeping starts and ends unpaired,
+            # which the paper's symmetry rule cannot do.
+            raise ValueError(f"the spill pool layout needs the exact rules, not "
+                             f"{self.rules.value!r}")
+        if not isinstance(self.upcoming, bool):
+            raise TypeError(f"{where}upcoming must be True or False, not {self.upcoming!r}")
+        if self.upcoming and not self.upcoming_possible:
+            raise ValueError(f"the upcoming repetition needs the pair scan, not "
+                             f"scan {self.scan.value!r}")
+        return self
+
+    # -- the pool layout ---------------------------------------------------
+
+    @property
+    def spill_slots(self):
+        """How many of a side's slots form its spill pool (0 but for
+        ``Pools.SPILL``): what its kinds' pools for the starting material
+        leave, and at least one."""
+        if self.pools is not Pools.SPILL:
+            return 0
+        per_side = self.chains // 2
+        return per_side - min(SPILL_KIND_SLOTS, per_side - 1)
+
+    @property
+    def side_pools(self):
+        """One side's pools: a tuple of ``(kind, slots)``.
+
+        ``kind`` is a Table 1 piece type, or ``None`` for a pool that takes
+        every kind (``Pools.SIDE``). Kinds without a pool are left out. With
+        24 chains a side has K1 Q2 R3 B3 N3; from 16 chains up every side's
+        starting material fits. With ``Pools.SPILL`` these are the kinds'
+        pools only (:attr:`spill_slots` gives the spill pool's size).
+        """
+        per_side = self.chains // 2 - self.spill_slots
+        if self.pools is Pools.SIDE:
+            return ((None, per_side),)
+        return kind_slots(per_side)
+
+    @property
+    def keeps_kinds(self):
+        """A pool holds chains of any kind and keeps each one's kind with it."""
+        return self.pools is Pools.SIDE
+
+    @property
+    def spills(self):
+        """A side has a spill pool beside its kinds' pools."""
+        return self.pools is Pools.SPILL
+
+    def never_overflows(self, material):
+        """The capacity guarantee: does a side with ``material`` (``{kind:
+        count}`` of its non-pawn pieces, Table 1 types) never overflow,
+        whatever it plays? A chain is one displaced piece, so a side needs
+        at most as many chains of a kind as it has pieces of that kind.
+        Pools by kind hold them when each kind fits its pool; one pool a
+        side when the pieces fit it; the spill layout when the pieces beyond
+        each kind's pool, summed over the kinds, fit the spill pool (a
+        spilled entry of a kind is only ever placed while that kind's pool
+        is full, so the spill pool never holds more of a kind than the
+        kind's pieces beyond its pool)."""
+        layout = dict(self.side_pools)
+        if self.pools is Pools.SIDE:
+            return sum(material.values()) <= layout[None]
+        beyond = sum(max(0, count - layout.get(kind, 0)) for kind, count in material.items())
+        return beyond <= self.spill_slots
+
+    # -- the scan and its clocks ---------------------------------------------
+
+    @property
+    def pair_scan(self):
+        """Two plies a clock from a two-bank move list (else one from one)."""
+        return self.scan is Scan.PAIR
+
+    @property
+    def upcoming_possible(self):
+        """Whether this scan can have the upcoming repetition (the pair scan can)."""
+        return self.scan is Scan.PAIR
+
+    @property
+    def latency_overhead(self):
+        """Clocks of a query beyond one per applied pair (pair scan) or word."""
+        return LATENCY_OVERHEAD if self.pair_scan else LEAN_LATENCY_OVERHEAD
+
+    @property
+    def latency_words(self):
+        """:meth:`latency` in words, for a query that applies P plies."""
+        if self.pair_scan:
+            return f"floor(P/2) + {LATENCY_OVERHEAD}"
+        return f"P + {LEAN_LATENCY_OVERHEAD}"
+
+    def latency(self, plies_scanned):
+        """Clocks from the clock that samples ``start`` to ``done``, for a
+        move list whose words alternate sides (every legal game): two plies
+        a clock, or one with the lean scan."""
+        if self.pair_scan:
+            return plies_scanned // 2 + LATENCY_OVERHEAD
+        return plies_scanned + LEAN_LATENCY_OVERHEAD
+
+    def worst_case_clocks(self, top):
+        """Clocks from the clock that samples ``start`` to the one where
+        ``done`` is high, at most, for a query whose top of stack is
+        ``top``: ``top + 1`` words can be read, one clock each in the worst
+        case (after a refetch), plus the pipeline and one refetch. The lean
+        scan reads one a clock always and never refetches. The termination
+        proof proves this bound."""
+        if self.pair_scan:
+            return top + 1 + LATENCY_OVERHEAD + REFETCH_CLOCKS
+        return top + 1 + LEAN_LATENCY_OVERHEAD
+
+    @property
+    def hung_after_clocks(self):
+        """Clocks after the starting one at which a simulated query is given
+        up as hung, on every backend: the worst case at the top of the move
+        list, and a few more, which turn a hung design into a failure, not a
+        hang."""
+        return self.worst_case_clocks(self.depth - 1) + 9
+
+    # -- names -------------------------------------------------------------
+
+    @property
+    def note(self):
+        """Words for a layout other than the shipped one (``""`` for it),
+        each after a comma: ``", one pool a side, one ply a clock"``."""
+        return "".join(f", {words}" for words in (_POOLS_NOTE[self.pools], _SCAN_NOTE[self.scan])
+                       if words)
+
+    @property
+    def key(self):
+        """A short name of the whole configuration, for file names and cache keys."""
+        return (f"d{self.depth}-c{self.chains}-{self.rules.value}-{self.pools.value}-"
+                f"{self.scan.value}{'-upcoming' if self.upcoming else ''}")
+
+
+# The shipped configuration: what a detector, a session and a board are built
+# with unless told otherwise.
+SHIPPED = DetectorConfig()
+
+# The 1K boards' (1280 logic cells) lean configuration: 4 chains in one
+# unpaired pool a side that keeps each chain's kind, scanned one word a clock
+# from a one-bank move list. With the two-plies-a-clock scanner the same
+# chains and link needed about 1440 logic cells (2026-11-23).
+LEAN = DetectorConfig(chains=4, pools=Pools.SIDE, scan=Scan.SINGLE)
+
+NAMED_CONFIGS = {"shipped": SHIPPED, "lean": LEAN}
 
 
 class Stop(enum.Enum, shape=2):
@@ -38,32 +365,17 @@ class Stop(enum.Enum, shape=2):
                   # at once, or moved nothing
 
 
-def _is_int(value):
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def check_depth(depth):
+def check_depth(depth, name="Move-list depth"):
     """Refuse a move-list depth that is not an even integer in 2..DEPTH_MAX.
 
     Even: the move list is two banks, and a scan reads a pair of plies a clock.
+    At most DEPTH_MAX: the clock counter's width.
     """
+    message = f"{name} must be an even integer in 2..{DEPTH_MAX}, not {depth!r}"
     if not _is_int(depth) or depth < 2 or depth % 2:
-        raise TypeError(f"Move-list depth must be an even integer of at least 2, not {depth!r}")
+        raise TypeError(message)
     if depth > DEPTH_MAX:
-        raise ValueError(f"Move-list depth must be at most {DEPTH_MAX} (the {CYCLE_BITS}-bit "
-                         f"clock counter), not {depth}")
-
-
-def check_chains(chains):
-    """Refuse a chain count that is not an even integer of at least 2: half serve each side."""
-    if not _is_int(chains) or chains < 2 or chains % 2:
-        raise TypeError(f"Chain count must be an even integer of at least 2, not {chains!r}")
-
-
-def check_rules(rules, *, noun="Rules", known=RULES):
-    """Refuse rules other than ``known`` (by default the gateware's)."""
-    if rules not in known:
-        raise ValueError(f"{noun} must be one of {', '.join(known)}, not {rules!r}")
+        raise ValueError(message)
 
 
 def check_count_limit(count_limit):

@@ -51,16 +51,8 @@ from .result import ResultLayout
 from .word import MoveWord
 
 
-__all__ = ["Scanner", "LATENCY_OVERHEAD", "REFETCH_CLOCKS", "pair_stage_layout",
-           "pair_pipeline_layout"]
+__all__ = ["Scanner", "pair_stage_layout", "pair_pipeline_layout"]
 
-# Clocks from sampling ``start`` to ``done``, beyond one per applied pair:
-# the read, ahead, hand and decide stages of the last (stopping) pair.
-LATENCY_OVERHEAD = 4
-
-# A refetch after a same-side pair costs this many idle clocks: the fetch,
-# read and ahead stages refill.
-REFETCH_CLOCKS = 3
 
 
 def _invalidate(pair):
@@ -168,7 +160,7 @@ class Scanner(QueryScanner):
     pipeline : Signal(pair_pipeline_layout(depth))
     """
 
-    def __init__(self, depth=256):
+    def __init__(self, depth):
         super().__init__(depth, reads=PairReadSignature(depth),
                          pipeline=pair_pipeline_layout(depth), members={
             "mover_black":       Out(1),

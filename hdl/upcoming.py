@@ -88,7 +88,7 @@ class Upcoming(CheckedComponent, wiring.Component):
 
     check_parameters = staticmethod(check_depth)
 
-    def __init__(self, depth=256):
+    def __init__(self, depth):
         self._depth = depth
         super().__init__({
             "query":             In(UpcomingSignature(depth)),

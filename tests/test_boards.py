@@ -17,6 +17,7 @@ import sys
 import pytest
 
 import axon.sim
+from axon.hdl.params import LEAN, DetectorConfig
 from axon.sim.cli import board as commands
 from axon.boards.build import BuildError, find_tools, _fit_message
 from axon.boards.platforms import BOARDS, get_board
@@ -113,7 +114,8 @@ def test_program_missing_bitstream(tmp_path, capsys):
 def test_build_bad_input(capsys):
     assert run(["build", "--chains", "3"]) == 2
     err = capsys.readouterr().err
-    assert err == "axon build: error: Chain count must be an even integer of at least 2, not 3\n"
+    assert err == ("axon build: error: --chains must be even for the exact rules (half the "
+                   "slots serve each side), not 3\n")
 
 
 def test_build_without_tools(monkeypatch, tmp_path):
@@ -136,11 +138,12 @@ def _check_build(tmp_path, monkeypatch, board, capsys):
     with open(os.path.join("build", board, "axon.report.json")) as file:
         report = json.load(file)
     spec = get_board(board)
-    assert report["chains"] == spec.chains and report["seed"] == 3
+    assert report["chains"] == spec.config.chains and report["seed"] == 3
     assert 0 < report["logic_cells"]["used"] <= report["logic_cells"]["available"]
     assert report["logic_cells"]["available"] == spec.logic_cells
     assert 0 < report["flip_flops"]["used"] < report["logic_cells"]["used"]
-    assert report["pools"] == spec.pools and report["scan"] == spec.scan
+    assert report["pools"] == spec.config.pools.value
+    assert report["scan"] == spec.config.scan.value
     # Move list (17-bit words: two block RAMs a bank) and the frame buffer.
     assert report["block_rams"]["used"] >= 3
     (clock, fmax), = report["fmax_mhz"].items()
@@ -231,8 +234,7 @@ def test_sim_port_of_a_1k_board_is_its_lean_design():
     from axon.sim.model.golden import perpetual
     from axon.sim.backends.pysim import expected_cycles
     transport = open_transport("sim://icestick")
-    assert (transport.design.chains, transport.design.pools, transport.design.scan) == \
-        (4, "side", "single")
+    assert transport.design.config == LEAN
     board = Board(transport)
     assert board.identify().chains == 4
     shuffle = [pack_word(6, 21, 2), pack_word(62, 45, 10),
@@ -240,9 +242,10 @@ def test_sim_port_of_a_1k_board_is_its_lean_design():
     board.write_moves(0, shuffle)
     for top in (3, 11):
         result, cycles = board.query(top, 15)
-        golden = perpetual(shuffle, top, chains=4, pools="side", count_limit=15)
+        golden = perpetual(shuffle, top, config=DetectorConfig(chains=4, pools="side"),
+                           count_limit=15)
         assert result == golden
-        assert cycles == expected_cycles(shuffle, top, golden, "single") == top + 1 + 2
+        assert cycles == expected_cycles(shuffle, top, golden, LEAN) == top + 1 + 2
 
 
 def test_program_prints_the_command_it_runs(bitstream, tmp_path, monkeypatch, capsys):

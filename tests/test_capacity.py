@@ -12,26 +12,26 @@ import chess
 import pytest
 
 from axon.hdl.chainlist import ChainList
-from axon.hdl.detector import AxonDetector
-from axon.hdl.pools import POOL_KINDS, never_overflows, side_pools, spill_slots
+from axon.hdl.pools import POOL_KINDS
 from axon.sim.model.encode import encode_moves
 from axon.sim.model.generate import crowded_corpus, game_corpus
 from axon.sim.model.golden import perpetual
+from axon.hdl.params import SHIPPED, DetectorConfig, Pools
 
 from hypothesis import given, settings, strategies as st
 
 from .test_rtl import check_jobs, game_jobs, memory_images, queries
 
 
-CHAINS = 24
+CHAINS = SHIPPED.chains
 # The bench's crowded workload is another seed of the same generator.
 CROWDED_GAMES, CROWDED_SEED = 24, 2211
 
 
 def overflowing_plies(games, pools, chains=CHAINS, count_limit=4):
     """How many queries (one after every ply) end in an overflow."""
-    return sum(perpetual(words, top, chains=chains, count_limit=count_limit,
-                         pools=pools).overflow
+    return sum(perpetual(words, top, config=DetectorConfig(chains=chains, pools=pools),
+                         count_limit=count_limit).overflow
                for _, _, words in games for top in range(len(words)))
 
 
@@ -59,28 +59,29 @@ def test_crowded_board_overflows_by_layout(crowded):
     # often, the spill layout an order of magnitude less, one pool a side
     # (the most capacity for the slots) least. The shipped layout is the
     # pools by kind: the spill pool costs clock (docs/capacity.md).
-    overflows = {pools: overflowing_plies(crowded, pools) for pools in ("kind", "spill", "side")}
-    assert AxonDetector().pools == "kind"
-    assert overflows["side"] <= overflows["spill"] <= overflows["kind"] // 10, overflows
-    assert overflows["kind"] > 100, overflows
+    overflows = {pools: overflowing_plies(crowded, pools) for pools in Pools}
+    assert SHIPPED.pools is Pools.KIND
+    assert overflows[Pools.SIDE] <= overflows[Pools.SPILL] <= overflows[Pools.KIND] // 10, \
+        overflows
+    assert overflows[Pools.KIND] > 100, overflows
 
 
 @pytest.mark.quick
 def test_spill_layout_needs_the_exact_rules():
     with pytest.raises(ValueError, match="spill pool layout needs the exact rules, not 'paper'"):
-        ChainList(24, rules="paper", pools="spill")
+        ChainList(DetectorConfig(rules="paper", pools="spill"))
     with pytest.raises(ValueError, match="spill pool layout needs the exact rules"):
-        perpetual([0, 0], 1, rules="paper", pools="spill")
+        perpetual([0, 0], 1, config=DetectorConfig(rules="paper", pools="spill"))
 
 
 @pytest.mark.quick
 def test_spill_layout_sizes():
     # Every slot of a side is in a kind's pool or the spill pool.
     for chains in range(2, 40, 2):
-        total = sum(slots for _, slots in side_pools(chains, "spill"))
-        assert total + spill_slots(chains, "spill") == chains // 2
-        assert spill_slots(chains, "spill") >= 1
-        assert {kind for kind, _ in side_pools(chains, "spill")} <= set(POOL_KINDS)
+        total = sum(slots for _, slots in DetectorConfig(chains=chains, pools="spill").side_pools)
+        assert total + DetectorConfig(chains=chains, pools="spill").spill_slots == chains // 2
+        assert DetectorConfig(chains=chains, pools="spill").spill_slots >= 1
+        assert {kind for kind, _ in DetectorConfig(chains=chains, pools="spill").side_pools} <= set(POOL_KINDS)
 
 
 @pytest.mark.parametrize("chains", [CHAINS, 16])
@@ -106,13 +107,13 @@ def test_spill_gateware_follows_the_golden_model_on_arbitrary_words(chains, jobs
 
 def test_guarantee_is_tight_for_the_spill_layout():
     # One piece more than the guarantee allows does not fit it.
-    layout = dict(side_pools(CHAINS, "spill"))
-    spill = spill_slots(CHAINS, "spill")
+    layout = dict(DetectorConfig(chains=CHAINS, pools="spill").side_pools)
+    spill = DetectorConfig(chains=CHAINS, pools="spill").spill_slots
     material = dict(layout)
     material[5] += spill
-    assert never_overflows(material, CHAINS, "spill")
+    assert DetectorConfig(chains=CHAINS, pools="spill").never_overflows(material)
     material[2] += 1
-    assert not never_overflows(material, CHAINS, "spill")
+    assert not DetectorConfig(chains=CHAINS, pools="spill").never_overflows(material)
 
 
 def test_bench_reports_overflows_per_layout_and_workload():
@@ -121,11 +122,11 @@ def test_bench_reports_overflows_per_layout_and_workload():
     from axon.sim.bench.capacity import LAYOUTS, capacity_figures
     corpus = [(board, moves, encode_moves(board, moves)) for board, moves in game_corpus(4, 5)]
     lines = []
-    figures = capacity_figures(corpus, chains=CHAINS, rules="exact", count_limit=1,
+    figures = capacity_figures(corpus, config=SHIPPED, count_limit=1,
                                crowded_games=20, log=lines.append)
     assert figures["crowded"]["games"] == 20 and len(lines) == 2
     assert figures["bench_corpus"]["queries"] == sum(len(words) for _, _, words in corpus)
     for workload in ("bench_corpus", "crowded"):
-        assert set(figures[workload]["overflows"]) == set(LAYOUTS)
+        assert set(figures[workload]["overflows"]) == {layout.value for layout in LAYOUTS}
     crowded = figures["crowded"]["overflows"]
     assert crowded["side"] <= crowded["spill"] < crowded["kind"], crowded

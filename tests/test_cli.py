@@ -12,7 +12,7 @@ from importlib import resources
 import chess
 import pytest
 
-from axon.hdl.pools import POOLS
+from axon.hdl.params import Pools
 from axon.hdl.word import pack_word
 from axon.sim.backends import session
 from axon.sim.cli import simulate as commands
@@ -21,6 +21,7 @@ from axon.sim.model.explain import explain_query, format_table
 from axon.sim.model.golden import Result, Stop, perpetual
 from axon.sim.model.history import is_window_limited, window_segments, windows
 from axon.sim.model.oracle import oracle_answers
+from axon.hdl.params import DetectorConfig
 
 
 DATA = resources.files("axon.sim") / "data"
@@ -310,7 +311,7 @@ def test_explain_reproduces_table2():
     # The paper's four knight moves alone, oldest first.
     words = [pack_word(chess.C4, chess.A3, 2), pack_word(chess.D2, chess.C4, 2),
              pack_word(chess.A3, chess.B1, 2), pack_word(chess.B1, chess.D2, 2)]
-    explanation = explain_query(words, 3, rules="paper", order="paper")
+    explanation = explain_query(words, 3, config=DetectorConfig(rules="paper"), order="paper")
     rows = [(row.move, " ".join(row.chains), str(row.unclosed), row.rule)
             for row in explanation.rows]
     assert rows == TABLE2
@@ -426,7 +427,7 @@ BAD_OPTIONS = [
     (["scan", FIGURE5, "--chains", "5"], "--chains must be even for the exact rules"),
     (["scan", FIGURE5, "--count-limit", "16"], "--count-limit must be in 0..15, not 16"),
     (["scan", FIGURE5, "--count-limit", "-1"], "--count-limit must be in 0..15, not -1"),
-    (["scan", FIGURE5, "--depth", "7"], "--depth must be an even number"),
+    (["scan", FIGURE5, "--depth", "7"], "--depth must be an even integer in 2..32768, not 7"),
     (["scan", FIGURE5, "--backend", "sim", "--rules", "cpw"],
      "--rules cpw is golden-only; the sim backend supports exact and paper"),
     (["verify", FIGURE5, "--rules", "cpw"], "--rules cpw is golden-only"),
@@ -500,12 +501,15 @@ def test_explain_every_ply_of_the_examples():
             for top in range(len(game.words)):
                 for rules in ("exact", "paper", "cpw"):
                     steps = []
-                    result = perpetual(game.words, top, rules=rules, steps=steps)
-                    scan = explain_query(game.words, top, rules=rules, order="scan")
+                    result = perpetual(game.words, top, config=DetectorConfig(rules=rules),
+                                       steps=steps)
+                    scan = explain_query(game.words, top, config=DetectorConfig(rules=rules),
+                                         order="scan")
                     assert [row.address for row in scan.rows] == \
                            [step.address for step in steps]
                     assert scan.unclosed == len(steps[-1].chains if steps else ())
-                    paper = explain_query(game.words, top, rules=rules, order="paper")
+                    paper = explain_query(game.words, top, config=DetectorConfig(rules=rules),
+                                          order="paper")
                     expected = result.distance if result.repetition else result.plies_scanned
                     assert len(paper.rows) == expected
                     assert [row.address for row in paper.rows] == \
@@ -586,7 +590,7 @@ def test_verify_that_compared_nothing_fails(capsys, tmp_path):
 def test_layout_options_everywhere(capsys, command):
     assert main([command, "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    pools = "{" + ",".join(POOLS) + "}"
+    pools = "{" + ",".join(pools.value for pools in Pools) + "}"
     assert f"--pools {pools}" in text and "--scan {pair,single}" in text
 
 

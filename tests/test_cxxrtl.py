@@ -22,8 +22,9 @@ from axon.hdl.word import pack_word
 from axon.sim.model.encode import encode_moves
 from axon.sim.model.generate import game_corpus
 from axon.sim.model.golden import Stop, perpetual
-from axon.sim.backends.pysim import RtlSession, expected_cycles, latency, split_query
+from axon.sim.backends.pysim import RtlSession, expected_cycles, split_query
 from axon.sim.verify.soak import IMAGE_KINDS, random_image
+from axon.hdl.params import DetectorConfig
 
 
 DEPTH = 256
@@ -47,8 +48,7 @@ def sessions():
     def get(rules, chains, pools="kind", scan="pair"):
         config = rules, chains, pools, scan
         if config not in built:
-            session = CxxrtlSession(depth=DEPTH, chains=chains, rules=rules, pools=pools,
-                                    scan=scan)
+            session = CxxrtlSession(config=DetectorConfig(depth=DEPTH, chains=chains, rules=rules, pools=pools, scan=scan))
             session.build()
             info = session.build_info
             print(f"\ncxxrtl {'/'.join(map(str, config))}: "
@@ -62,8 +62,7 @@ def sessions():
 
 def python_session(session):
     """Amaranth's simulator on the configuration of a CXXRTL ``session``."""
-    return RtlSession(depth=DEPTH, chains=session.chains, rules=session.rules,
-                      pools=session.pools, scan=session.scan)
+    return RtlSession(session.config)
 
 
 def search_root(rng, top, length):
@@ -105,14 +104,13 @@ def check_against_golden(session, jobs, answers, legal):
         assert len(job_answers) == len(queries)
         for query, got in zip(queries, job_answers):
             top, count_limit, _, root = split_query(query)
-            expected = perpetual(memory, top, root=root, rules=session.rules,
-                                 chains=session.chains, count_limit=count_limit,
-                                 pools=session.pools)
+            expected = perpetual(memory, top, root=root, config=session.config,
+                                 count_limit=count_limit)
             where = f"top={top} root={root} limit={count_limit} words={words[:top + 1]}"
             assert got.result == expected, where
-            assert got.cycles == expected_cycles(memory, top, expected, session.scan), where
+            assert got.cycles == expected_cycles(memory, top, expected, session.config), where
             if legal:
-                assert got.cycles == latency(expected.plies_scanned, session.scan), where
+                assert got.cycles == session.config.latency(expected.plies_scanned), where
             stops.add(expected.stop)
             draws.add((expected.repetition, expected.draw))
     return stops, draws
@@ -176,7 +174,7 @@ def test_speed_against_python_simulator(sessions):
     session = sessions("exact", 24)
     jobs = game_jobs(game_corpus(6, seed=41, plies=(60, 120)))
     began = time.perf_counter()
-    python_answers = RtlSession(depth=DEPTH, chains=24).run_batch(jobs)
+    python_answers = RtlSession(config=DetectorConfig(depth=DEPTH, chains=24)).run_batch(jobs)
     python_seconds = time.perf_counter() - began
     began = time.perf_counter()
     cxxrtl_answers = session.run_batch(jobs)
@@ -203,7 +201,7 @@ def test_speed_against_python_simulator(sessions):
 def test_second_session_uses_the_cache(sessions):
     from axon.sim.backends.cxxrtl import CxxrtlSession
     first = sessions("exact", 24)
-    second = CxxrtlSession(depth=DEPTH, chains=24, rules="exact")
+    second = CxxrtlSession(config=DetectorConfig(depth=DEPTH, chains=24, rules="exact"))
     assert second.build() == first.build()
     assert second.build_info["cached"]
     # No Yosys run and no g++ run: well under a second.
@@ -217,7 +215,7 @@ def test_builtin_yosys_wins_over_the_environment(tmp_path, monkeypatch):
     # conversion must still use the built-in one, and leave the setting alone.
     monkeypatch.setenv("YOSYS", str(tmp_path / "no-such-yosys"))
     monkeypatch.setenv("AMARANTH_USE_YOSYS", "system")
-    session = CxxrtlSession(depth=8, chains=2, build_dir=tmp_path)
+    session = CxxrtlSession(config=DetectorConfig(depth=8, chains=2), build_dir=tmp_path)
     source, cached = session._design_source()
     assert not cached and "struct p_axon__detector" in source
     assert os.environ["AMARANTH_USE_YOSYS"] == "system"
@@ -226,8 +224,9 @@ def test_builtin_yosys_wins_over_the_environment(tmp_path, monkeypatch):
 class NeverDone(wiring.Component):
     """The detector's ports, with a ``done`` that never rises."""
 
-    def __init__(self, depth):
-        self.depth = depth
+    def __init__(self, config):
+        self.config = config
+        depth = config.depth
         super().__init__({
             "query":    In(QuerySignature(depth)),
             "memory":   In(MoveMemorySignature(depth)),
@@ -247,9 +246,9 @@ def test_a_hung_query_times_out():
 
     class HungSession(CxxrtlSession):
         def _make_dut(self):
-            return NeverDone(self.depth)
+            return NeverDone(self.config)
 
-    session = HungSession(depth=16, chains=2)
+    session = HungSession(DetectorConfig(depth=16, chains=2))
     began = time.perf_counter()
     with pytest.raises(DetectorTimeout, match=r"job 0: query top=3 count_limit=4 did not "
                                               r"finish in 32 clocks"):
@@ -263,11 +262,11 @@ def test_pysim_gives_up_on_a_hung_query_where_cxxrtl_does():
 
     class HungRtlSession(RtlSession):
         def make_dut(self):
-            return NeverDone(self.depth)
+            return NeverDone(self.config)
 
     # The same clock count as the CXXRTL harness's (hung_after_clocks).
     with pytest.raises(DetectorTimeout, match=r"query top=3 did not finish in 32 clocks"):
-        HungRtlSession(depth=16, chains=2).run([0] * 4, [(3, 4)])
+        HungRtlSession(DetectorConfig(depth=16, chains=2)).run([0] * 4, [(3, 4)])
 
 
 @pytest.mark.quick
@@ -301,16 +300,16 @@ def test_harness_refuses_garbage(sessions):
 @needs_gxx
 def test_odd_chain_count_is_refused():
     from axon.sim.backends.cxxrtl import CxxrtlSession
-    with pytest.raises(TypeError, match=r"Chain count must be an even integer of at least 2, "
-                                        r"not 3"):
-        CxxrtlSession(chains=3)
+    with pytest.raises(ValueError, match=r"chains must be even for the exact rules \(half "
+                                         r"the slots serve each side\), not 3"):
+        CxxrtlSession(config=DetectorConfig(chains=3))
 
 
 def test_missing_compiler_is_a_clear_error(monkeypatch):
     from axon.sim.backends import cxxrtl
     monkeypatch.setattr(cxxrtl.shutil, "which", lambda name: None)
     with pytest.raises(cxxrtl.CxxrtlError, match=r"needs a C\+\+ compiler: `g\+\+` is not on PATH"):
-        cxxrtl.CxxrtlSession(depth=8, chains=2)
+        cxxrtl.CxxrtlSession(config=DetectorConfig(depth=8, chains=2))
 
 
 @pytest.mark.quick

@@ -5,12 +5,15 @@ import re
 
 import pytest
 
-from axon.hdl.params import Stop
+from axon.hdl.params import SHIPPED, Stop
 from axon.hdl.result import ResultLayout
 from axon.hdl.word import MoveWord
 from axon.sim.cli.main import main
 from axon.sim.backends.export import VerilogSession
 from axon.sim.verify.soak import check_batch
+
+# What `axon export` writes by default: the repetition core alone.
+CORE = SHIPPED.replace(upcoming=False)
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +67,7 @@ def test_exported_module_ports(exported):
 
 def test_exported_verilog_answers_like_the_golden_model(exported, tmp_path):
     verilog, _ = exported
-    session = VerilogSession(str(verilog), build_dir=tmp_path)
+    session = VerilogSession(str(verilog), CORE, build_dir=tmp_path)
     # The soak's batches: legal games and random move-list images.
     report = check_batch(session, seed=13, index=0, queries=3000)
     assert report.queries >= 3000 and report.mismatches == 0
@@ -80,6 +83,6 @@ def test_a_broken_export_is_caught(exported, tmp_path):
     assert edits == 1
     broken = tmp_path / "broken.v"
     broken.write_text(broken_text)
-    session = VerilogSession(str(broken), build_dir=tmp_path)
+    session = VerilogSession(str(broken), CORE, build_dir=tmp_path)
     report = check_batch(session, seed=13, index=0, queries=200)
     assert report.mismatches == report.queries > 0

@@ -20,9 +20,11 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from axon.hdl.detector import AxonDetector
-from axon.hdl.pools import POOL_KINDS, side_pools
+from axon.hdl.params import LEAN, SHIPPED
+from axon.hdl.pools import POOL_KINDS
 from axon.sim.verify import formal
 from axon.sim.cli.main import main
+from axon.hdl.params import DetectorConfig
 
 
 try:
@@ -144,7 +146,7 @@ def test_end_to_end_proven_at_the_shipped_chain_count():
 def test_end_to_end_gives_every_kind_a_pool():
     # The pair scan's end-to-end proof has every kind's pool, and the
     # dispatch to them, in it; the shipped build only has more entries.
-    assert sorted(kind for kind, _ in side_pools(formal.END_TO_END_CHAINS)) == sorted(POOL_KINDS)
+    assert sorted(kind for kind, _ in DetectorConfig(chains=formal.END_TO_END_CHAINS).side_pools) == sorted(POOL_KINDS)
     assert formal.END_TO_END_SHIPPED.name == "end-to-end"
 
 
@@ -162,7 +164,7 @@ def test_pool_sizes_are_the_shipped_ones():
     assert SIZED and all(prop.mode == "prove" for prop in SIZED)
     # The sizes come from the shipped layouts: K1 Q2 R3 B3 N3 a side, and
     # the lean layout's 2 a side.
-    assert (inspect.signature(AxonDetector).parameters["chains"].default ==
+    assert (inspect.signature(AxonDetector).parameters["config"].default.chains ==
             formal.DEFAULT_CHAINS)
     assert formal.POOL_SIZES == (1, 2, 3)
     assert formal.LEAN_POOL_SLOTS == 2
@@ -172,12 +174,12 @@ def test_pool_sizes_are_the_shipped_ones():
 
 
 def test_termination_is_proven_at_the_shipped_depth():
-    assert (inspect.signature(AxonDetector).parameters["depth"].default ==
+    assert (inspect.signature(AxonDetector).parameters["config"].default.depth ==
             formal.DEFAULT_DEPTH)
     assert [prop.name for prop in DEEP] == ["termination", "termination-lean"]
     assert formal.TERMINATION_DEPTHS == (2, 4, 8, 16, 32, 64, 128, 256)
     # A short induction, far below the longest scan (263 clocks at top 255).
-    assert all(prop.depth <= 8 < formal.termination_bound(formal.DEFAULT_DEPTH - 1)
+    assert all(prop.depth <= 8 < SHIPPED.worst_case_clocks(formal.DEFAULT_DEPTH - 1)
                for prop in DEEP)
 
 
@@ -222,12 +224,12 @@ def test_termination_bound_is_the_rtl_models_worst_case():
     words = [pack_word(8 + i, 16 + i, 2 if i % 2 else 10) for i in range(7)]
     words.append(pack_word(1, 2, 10))
     top = len(words) - 1
-    result = perpetual(words, top, chains=24)
-    assert expected_cycles(words, top, result) <= formal.termination_bound(top)
+    result = perpetual(words, top, config=DetectorConfig(chains=24))
+    assert expected_cycles(words, top, result, SHIPPED) <= SHIPPED.worst_case_clocks(top)
     # The lean scan's worst case is every word applied down to address 0:
     # knights shuffling, with no count limit.
     shuffle = [pack_word(1, 18, 2), pack_word(62, 45, 10),
                pack_word(18, 1, 2), pack_word(45, 62, 10)] * 2
-    lean = perpetual(shuffle, 7, chains=4, pools="side", count_limit=15)
+    lean = perpetual(shuffle, 7, config=DetectorConfig(chains=4, pools="side"), count_limit=15)
     assert lean.plies_scanned == 8
-    assert expected_cycles(shuffle, 7, lean, "single") == formal.termination_bound(7, "single")
+    assert expected_cycles(shuffle, 7, lean, LEAN) == LEAN.worst_case_clocks(7)

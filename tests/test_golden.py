@@ -16,7 +16,7 @@ from .lines import FIGURE1, KING_TRIANGLE, KNIGHT_SWAP, ROOK_SWAP, THREE_KNIGHTS
 
 def last_ply(line, **options):
     _, _, words = play(line)
-    return perpetual(words, len(words) - 1, **options)
+    return perpetual(words, len(words) - 1, config=DetectorConfig(**options))
 
 
 # -- the known blind spots, one named test each ------------------------------
@@ -81,8 +81,8 @@ def test_table2_in_scan_order():
     _, _, words = play(KNIGHT_SWAP)
     knight_moves = words[0::2]
     steps = []
-    perpetual(knight_moves + [pack_word(0, 0, 0, barrier=True)] * 0, 3, rules="paper",
-              steps=steps)
+    perpetual(knight_moves + [pack_word(0, 0, 0, barrier=True)] * 0, 3,
+              config=DetectorConfig(rules="paper"), steps=steps)
     assert [step.rule for step in steps] == \
         ["insert", "transition", "insert", "transition+symmetry"]
     assert [len(step.chains) for step in steps] == [1, 1, 2, 0]
@@ -96,7 +96,8 @@ def knight_steps(line, rules, chains=24, pools="kind"):
     # The four White knight moves of ``line``, newest first.
     _, _, words = play(line)
     steps = []
-    perpetual(words[0::2], 3, rules=rules, chains=chains, steps=steps, pools=pools)
+    perpetual(words[0::2], 3, config=DetectorConfig(rules=rules, chains=chains, pools=pools),
+              steps=steps)
     return steps
 
 
@@ -130,7 +131,7 @@ def test_steps_name_the_chains_of_a_link(chains, pools):
 def test_cpw_reflection_step_leaves_the_list_alone():
     steps = []
     perpetual([pack_word(chess.C4, chess.A3, N), pack_word(chess.E4, chess.E4, N)], 1,
-              rules="cpw", steps=steps)
+              config=DetectorConfig(rules="cpw"), steps=steps)
     assert steps[0].rule == "reflection"
     assert (steps[0].chain, steps[0].staged, steps[0].chains) == \
            ((N, chess.E4, chess.E4), (), ())
@@ -182,7 +183,8 @@ def test_overflow_keeps_what_was_found_before_it(corpus):
     overflows = kept = 0
     for board, moves, words, answers in corpus:
         for ply, answer in enumerate(answers, start=1):
-            result = perpetual(words, ply - 1, chains=2, count_limit=15, pools="side")
+            result = perpetual(words, ply - 1, config=DetectorConfig(chains=2, pools="side"),
+                               count_limit=15)
             if not result.overflow:
                 assert (result.repetition, result.distance, result.count) == \
                        (answer.repetition, answer.distance, answer.count)
@@ -200,7 +202,7 @@ def test_paper_rules_match_python_chess_where_no_rotation_occurs(corpus):
     # Rotations of three or more identical pieces are rare in shuffling games;
     # the count of disagreements is the paper's blind spot, measured here.
     disagreements = sum(
-        perpetual(words, ply - 1, rules="paper", count_limit=15).count != answer.count
+        perpetual(words, ply - 1, config=DetectorConfig(rules="paper"), count_limit=15).count != answer.count
         for board, moves, words, answers in corpus
         for ply, answer in enumerate(answers, start=1))
     assert disagreements < 50
@@ -294,7 +296,7 @@ def test_count_limit_stops_at_nth_find():
 def test_overflow_stops_before_the_move():
     # Two slots per side: the third White chain does not fit.
     words = [knight(0, 10), knight(1, 11), knight(2, 12)]
-    assert perpetual(words, 2, chains=4, pools="side") == \
+    assert perpetual(words, 2, config=DetectorConfig(chains=4, pools="side")) == \
         Result(False, None, 0, True, 2, Stop.OVERFLOW)
     # Three knight slots a side by default: the fourth knight chain does not fit.
     words = [knight(0, 10), knight(1, 11), knight(2, 12), knight(3, 13)]
@@ -305,8 +307,8 @@ def test_each_side_has_half_the_slots():
     black_knight = 10
     words = [knight(0, 10), pack_word(60, 50, black_knight), knight(2, 12),
              pack_word(61, 51, black_knight)]
-    assert perpetual(words, 3, chains=4, pools="side").stop is Stop.BOTTOM
-    assert perpetual(words, 3, chains=2, pools="side") == \
+    assert perpetual(words, 3, config=DetectorConfig(chains=4, pools="side")).stop is Stop.BOTTOM
+    assert perpetual(words, 3, config=DetectorConfig(chains=2, pools="side")) == \
         Result(False, None, 0, True, 2, Stop.OVERFLOW)
 
 
@@ -316,9 +318,9 @@ def test_each_kind_has_its_own_pool():
     # no pool (a pawn or null move without its barrier bit) never fits.
     rook = 4
     words = [pack_word(0, 8, rook), pack_word(7, 15, rook), knight(1, 18), knight(6, 21)]
-    assert perpetual(words, 3, chains=16).stop is Stop.BOTTOM
+    assert perpetual(words, 3, config=DetectorConfig(chains=16)).stop is Stop.BOTTOM
     words.insert(0, knight(2, 12))
-    assert perpetual(words, 4, chains=16) == Result(False, None, 0, True, 4, Stop.OVERFLOW)
+    assert perpetual(words, 4, config=DetectorConfig(chains=16)) == Result(False, None, 0, True, 4, Stop.OVERFLOW)
     for piece in (0, 1, 7, 8, 9, 15):
         assert perpetual([pack_word(1, 2, piece)], 0).stop is Stop.OVERFLOW
 
@@ -326,21 +328,20 @@ def test_each_kind_has_its_own_pool():
 @pytest.mark.parametrize("rules", ["paper", "exact"])
 def test_nonsense_word_that_moves_nothing_is_an_overflow(rules):
     words = [knight(5, 5), knight(5, 6)]
-    assert perpetual(words, 1, rules=rules) == Result(False, None, 0, True, 1, Stop.OVERFLOW)
+    assert perpetual(words, 1, config=DetectorConfig(rules=rules)) == Result(False, None, 0, True, 1, Stop.OVERFLOW)
 
 
 def test_cpw_closes_a_word_that_moves_nothing_at_once():
     words = [knight(5, 5), knight(5, 5)]
     # No side-to-move check either: both plies count.
-    assert perpetual(words, 1, rules="cpw") == Result(True, 1, 2, False, 2, Stop.BOTTOM,
-                                                      draw=True)
+    assert perpetual(words, 1, config=DetectorConfig(rules="cpw")) == \
+        Result(True, 1, 2, False, 2, Stop.BOTTOM, draw=True)
 
 
 @pytest.mark.quick
 @pytest.mark.parametrize("kwargs, message", [
-    (dict(rules="fide"), r"rules must be one of cpw, paper, exact, not 'fide'"),
-    (dict(chains=0), r"chain count must be a positive integer, not 0"),
-    (dict(chains=5), r"chain count must be even for the exact rules \(half the slots serve "
+    (dict(chains=0), r"chains must be a positive integer, not 0"),
+    (dict(chains=5), r"chains must be even for the exact rules \(half the slots serve "
                      r"each side\), not 5"),
     (dict(count_limit=-1), r"count limit must be a non-negative integer, not -1"),
     (dict(root=-2), r"root must be an address in -1\.\.\d+, not -2"),
@@ -350,8 +351,22 @@ def test_parameter_errors(kwargs, message):
     options = dict(top=1)
     options.update(kwargs)
     top = options.pop("top")
+    fields = {name: options.pop(name) for name in ("chains",) if name in options}
     with pytest.raises(ValueError, match=message):
-        perpetual([knight(1, 18), knight(18, 1)], top, **options)
+        perpetual([knight(1, 18), knight(18, 1)], top, config=DetectorConfig(**fields),
+                  **options)
+
+
+@pytest.mark.quick
+def test_the_golden_model_has_every_rule_set():
+    # The wiki's pseudo-code is the golden model's alone; an odd chain count
+    # is fine for it (its one pool is not split between the sides).
+    assert perpetual([knight(1, 18), knight(18, 1)], 1,
+                     config=DetectorConfig(rules="cpw", chains=3)).repetition
+    with pytest.raises(ValueError, match=r"rules must be one of paper, exact, cpw, not 'fide'"):
+        DetectorConfig(rules="fide")
+    with pytest.raises(TypeError, match=r"Configuration must be a DetectorConfig"):
+        perpetual([knight(1, 18), knight(18, 1)], 1, config="exact")
 
 
 def test_a_joined_chain_never_closes(corpus):
@@ -371,7 +386,7 @@ def test_a_joined_chain_never_closes(corpus):
     for words in memories:
         for top in range(len(words)):
             steps = []
-            perpetual(words, top, chains=24, count_limit=15, steps=steps)
+            perpetual(words, top, config=DetectorConfig(chains=24), count_limit=15, steps=steps)
             assert not any("link+reflection" in step.rule for step in steps)
             links += sum("link" in step.rule for step in steps)
     assert links > 1000
@@ -392,11 +407,11 @@ def test_exact_matches_python_chess_on_the_rtl_test_games():
 @pytest.mark.parametrize("rules", ["paper", "exact"])
 def test_a_move_meeting_two_chains_is_an_overflow(rules):
     words = two_chains_meet_one_move()
-    result = perpetual(words, len(words) - 1, rules=rules)
+    result = perpetual(words, len(words) - 1, config=DetectorConfig(rules=rules))
     assert result.stop is Stop.OVERFLOW and result.overflow
     assert result.plies_scanned == 4
     # With the older knight move gone the same list is followed to the bottom.
-    assert perpetual(words[1:], 3, rules=rules).stop is Stop.BOTTOM
+    assert perpetual(words[1:], 3, config=DetectorConfig(rules=rules)).stop is Stop.BOTTOM
 
 
 @pytest.mark.parametrize("rules", ["paper", "exact"])
@@ -404,11 +419,11 @@ def test_legal_games_never_meet_two_chains_at_once(corpus, rules):
     # The gateware takes each hit vector as the chosen slot; that is only
     # sound because no legal move list ever sets two bits in one.
     from axon.hdl.word import unpack_word
-    from axon.sim.model.golden import ChainList, Rules
+    from axon.sim.model.golden import ChainList
     checked = 0
     for board, moves, words, answers in corpus:
         for top in range(0, len(words), 3):
-            chain_list = ChainList(24, Rules(rules))
+            chain_list = ChainList(DetectorConfig(chains=24, rules=rules))
             for address in range(top, -1, -1):
                 from_sq, to_sq, piece, barrier = unpack_word(words[address])
                 if barrier:
@@ -423,16 +438,17 @@ def test_legal_games_never_meet_two_chains_at_once(corpus, rules):
 
 from hypothesis import given, settings, strategies as st
 
-from axon.hdl.pools import STARTING_MATERIAL, never_overflows, side_pools
+from axon.hdl.pools import STARTING_MATERIAL
 from axon.sim.model.golden import ChainPool, Rules
 from axon.sim.model.unpaired import UnpairedPool
+from axon.hdl.params import DetectorConfig
 
 
 def test_default_layout_covers_the_starting_material_with_spares():
-    assert dict(side_pools(24)) == {6: 1, 5: 2, 4: 3, 3: 3, 2: 3}
-    assert dict(side_pools(16)) == STARTING_MATERIAL
-    assert sum(slots for _, slots in side_pools(30)) == 15
-    assert side_pools(4, "side") == ((None, 2),)
+    assert dict(DetectorConfig(chains=24).side_pools) == {6: 1, 5: 2, 4: 3, 3: 3, 2: 3}
+    assert dict(DetectorConfig(chains=16).side_pools) == STARTING_MATERIAL
+    assert sum(slots for _, slots in DetectorConfig(chains=30).side_pools) == 15
+    assert DetectorConfig(chains=4, pools="side").side_pools == ((None, 2),)
 
 
 # Few squares, so that moves meet chains often; kinds and squares drawn so
@@ -477,7 +493,7 @@ def _material(board, color):
 
 
 def _guaranteed(board, chains, pools):
-    return all(never_overflows(_material(board, color), chains, pools) for color in chess.COLORS)
+    return all(DetectorConfig(chains=chains, pools=pools).never_overflows(_material(board, color)) for color in chess.COLORS)
 
 
 @pytest.fixture(scope="module")
@@ -520,8 +536,9 @@ def test_capacity_guarantee(corpus, wandering_games):
             board = board.copy()
             for ply, move in enumerate(moves):
                 board.push(move)
-                overflow = perpetual(words, ply, rules=rules, chains=chains, count_limit=15,
-                                     pools=pools).overflow
+                overflow = perpetual(words, ply,
+                                     config=DetectorConfig(rules=rules, chains=chains, pools=pools),
+                                     count_limit=15).overflow
                 if _guaranteed(board, chains, pools):
                     assert not overflow, f"chains {chains}, {pools}, rules {rules}, ply {ply + 1}"
                     checked[chains, pools, rules] += 1
@@ -534,6 +551,6 @@ def test_capacity_guarantee(corpus, wandering_games):
     assert beyond[24, "kind", "exact"] > 0 and beyond[16, "spill", "exact"] > 0, beyond
     # Starting material needs a slot of each: one knight slot a side (14
     # chains) is not enough.
-    short = sum(perpetual(words, ply, chains=14, count_limit=15).overflow
+    short = sum(perpetual(words, ply, config=DetectorConfig(chains=14), count_limit=15).overflow
                 for board, moves, words in wandering_games for ply in range(len(moves)))
     assert short > 0

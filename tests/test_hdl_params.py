@@ -5,6 +5,8 @@ a refused component must not warn "created but never used" on its own (the
 test run turns warnings into errors), so the header would hide a defect.
 """
 
+import dataclasses
+
 import pytest
 from amaranth.hdl import Fragment, Module
 from amaranth.lib import wiring
@@ -21,6 +23,8 @@ from axon.hdl.pathcheck import PathCheck
 from axon.hdl.scanner import Scanner
 from axon.hdl.upcoming import Upcoming
 from axon.boards.top import AxonBoard
+from axon.hdl.params import (LATENCY_OVERHEAD, LEAN, LEAN_LATENCY_OVERHEAD, REFETCH_CLOCKS,
+                             SHIPPED, DetectorConfig, Pools, Rules, Scan)
 
 
 # Every test here is quick: all of it is in the edit loop's tier.
@@ -28,40 +32,51 @@ pytestmark = pytest.mark.quick
 
 
 @pytest.mark.parametrize("make, error, message", [
-    (lambda: ChainList(chains=0), TypeError,
-     r"Chain count must be an even integer of at least 2, not 0"),
-    (lambda: ChainList(chains=7), TypeError,
-     r"Chain count must be an even integer of at least 2, not 7"),
-    (lambda: ChainList(rules="cpw"), ValueError,
-     r"Chain rules must be one of paper, exact, not 'cpw'"),
-    (lambda: ChainPool(slots=0), TypeError, r"Pool size must be a positive integer, not 0"),
+    (lambda: ChainList(DetectorConfig(chains=0)), ValueError,
+     r"^chains must be a positive integer, not 0$"),
+    (lambda: ChainList(DetectorConfig(chains=7)), ValueError,
+     r"^chains must be even for the exact rules \(half the slots serve each side\), not 7$"),
+    (lambda: ChainList(DetectorConfig(rules="cpw")), ValueError,
+     r"^rules must be one of paper, exact, not 'cpw'$"),
+    (lambda: ChainList(24), TypeError, r"^Configuration must be a DetectorConfig, not 24$"),
+    (lambda: ChainPool(0, Rules.PAPER), TypeError, r"Pool size must be a positive integer, not 0"),
+    (lambda: ChainPool(2, Rules.CPW), ValueError,
+     r"^Chain rules must be one of paper, exact, not 'cpw'$"),
     (lambda: UnpairedPool(slots=0), TypeError, r"Pool size must be a positive integer, not 0"),
-    (lambda: ChainList(pools="piece"), ValueError,
-     r"Pool layout must be one of kind, spill, side, not 'piece'"),
-    (lambda: ChainList(rules="paper", pools="spill"), ValueError,
-     r"The spill pool layout needs the exact rules, not 'paper'"),
-    (lambda: AxonDetector(pools="none"), ValueError,
-     r"Pool layout must be one of kind, spill, side, not 'none'"),
+    (lambda: DetectorConfig(pools="piece"), ValueError,
+     r"^pools must be one of kind, spill, side, not 'piece'$"),
+    (lambda: ChainList(DetectorConfig(rules="paper", pools="spill")), ValueError,
+     r"^the spill pool layout needs the exact rules, not 'paper'$"),
+    (lambda: AxonDetector(DetectorConfig(scan="single", upcoming=True)), ValueError,
+     r"^the upcoming repetition needs the pair scan, not scan 'single'$"),
+    (lambda: AxonDetector(DetectorConfig(upcoming=1)), TypeError,
+     r"^upcoming must be True or False, not 1$"),
     (lambda: MoveList(depth=255), TypeError,
-     r"Move-list depth must be an even integer of at least 2, not 255"),
+     r"^Move-list depth must be an even integer in 2\.\.32768, not 255$"),
     (lambda: Scanner(depth="256"), TypeError,
-     r"Move-list depth must be an even integer of at least 2, not '256'"),
-    (lambda: AxonDetector(chains=2.5), TypeError,
-     r"Chain count must be an even integer of at least 2, not 2\.5"),
-    (lambda: AxonDetector(depth=100.0), TypeError,
-     r"Move-list depth must be an even integer of at least 2, not 100\.0"),
-    (lambda: AxonDetector(rules="wiki"), ValueError,
-     r"Detector rules must be one of paper, exact, not 'wiki'"),
-    (lambda: AxonDetector(scan="double"), ValueError,
-     r"Scan must be one of pair, single, not 'double'"),
+     r"^Move-list depth must be an even integer in 2\.\.32768, not '256'$"),
+    (lambda: AxonDetector(DetectorConfig(chains=2.5)), TypeError,
+     r"^chains must be a positive integer, not 2\.5$"),
+    (lambda: AxonDetector(DetectorConfig(depth=100.0)), TypeError,
+     r"^depth must be an even integer in 2\.\.32768, not 100\.0$"),
+    (lambda: AxonDetector(DetectorConfig(depth=1 << 16)), ValueError,
+     r"^depth must be an even integer in 2\.\.32768, not 65536$"),
+    (lambda: AxonDetector(DetectorConfig(rules="cpw")), ValueError,
+     r"^rules must be one of paper, exact, not 'cpw'$"),
+    (lambda: DetectorConfig(rules="wiki"), ValueError,
+     r"^rules must be one of paper, exact, cpw, not 'wiki'$"),
+    (lambda: DetectorConfig(scan="double"), ValueError,
+     r"^scan must be one of pair, single, not 'double'$"),
+    (lambda: AxonDetector(dict(depth=16)), TypeError,
+     r"^Configuration must be a DetectorConfig, not \{'depth': 16\}$"),
     (lambda: LeanScanner(depth=3), TypeError,
-     r"Move-list depth must be an even integer of at least 2, not 3"),
+     r"Move-list depth must be an even integer in 2\.\.32768, not 3"),
     (lambda: LeanMoveList(depth=0), TypeError,
-     r"Move-list depth must be an even integer of at least 2, not 0"),
+     r"Move-list depth must be an even integer in 2\.\.32768, not 0"),
     (lambda: QuerySignature(depth=3), TypeError,
-     r"Move-list depth must be an even integer of at least 2, not 3"),
+     r"Move-list depth must be an even integer in 2\.\.32768, not 3"),
     (lambda: MoveMemorySignature(depth=None), TypeError,
-     r"Move-list depth must be an even integer of at least 2, not None"),
+     r"Move-list depth must be an even integer in 2\.\.32768, not None"),
 ])
 def test_parameter_errors(make, error, message):
     with pytest.raises(error, match=message):
@@ -69,13 +84,16 @@ def test_parameter_errors(make, error, message):
 
 
 def test_detector_reports_its_configuration():
-    detector = AxonDetector(depth=128, chains=8, rules="paper")
+    config = DetectorConfig(depth=128, chains=8, rules="paper")
+    detector = AxonDetector(config)
     Fragment.get(detector, None)   # used, so it need not warn
-    assert (detector.depth, detector.chains, detector.rules) == (128, 8, "paper")
-    assert (detector.pools, detector.scan) == ("kind", "pair")
-    lean = AxonDetector(depth=16, chains=4, pools="side", scan="single")
+    assert detector.config is config
+    assert (config.depth, config.chains, config.rules) == (128, 8, Rules.PAPER)
+    assert (config.pools, config.scan, config.upcoming) == (Pools.KIND, Scan.PAIR, True)
+    lean = AxonDetector(LEAN.replace(depth=16))
     Fragment.get(lean, None)
-    assert (lean.pools, lean.scan) == ("side", "single")
+    assert (lean.config.pools, lean.config.scan, lean.config.upcoming) == \
+        (Pools.SIDE, Scan.SINGLE, False)
     assert len(detector.query.top) == 7
     assert detector.query.result.distance.shape().width == 8
 
@@ -92,7 +110,7 @@ def test_signatures_are_equal_by_kind_and_depth(signature):
 
 
 def test_detector_ports_are_the_named_signatures():
-    detector = AxonDetector(depth=128)
+    detector = AxonDetector(DetectorConfig(depth=128))
     Fragment.get(detector, None)
     assert dict(detector.signature.members) == {
         "query":    In(QuerySignature(128)),
@@ -120,7 +138,7 @@ class _Asker(wiring.Component):
 def test_an_embedder_connects_by_signature():
     m = Module()
     m.submodules.asker = asker = _Asker(16)
-    m.submodules.detector = detector = AxonDetector(depth=16)
+    m.submodules.detector = detector = AxonDetector(DetectorConfig(depth=16))
     # A port of another depth does not fit: the address widths differ.
     m.submodules.wrong = wrong = _Asker(32)
     with pytest.raises(wiring.ConnectionError, match=r"top"):
@@ -128,3 +146,54 @@ def test_an_embedder_connects_by_signature():
     wiring.connect(m, asker.query, detector.query)
     wiring.connect(m, asker.memory, detector.memory)
     Fragment.get(m, None)
+
+
+def test_configuration_resolves_the_upcoming_block_by_its_scan():
+    # Unset, the upcoming block is built wherever the scan can have it.
+    assert SHIPPED.upcoming and not LEAN.upcoming
+    assert not SHIPPED.replace(scan=Scan.SINGLE).upcoming
+    assert LEAN.replace(scan="pair").upcoming
+    assert not SHIPPED.replace(upcoming=False).replace(depth=16).upcoming
+    # Names and members are one: a configuration is a value.
+    assert DetectorConfig(rules="paper", pools="side") == \
+        DetectorConfig(rules=Rules.PAPER, pools=Pools.SIDE)
+    assert len({SHIPPED, DetectorConfig(), LEAN}) == 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        SHIPPED.chains = 12
+
+
+def test_configuration_derives_the_clocks_of_its_scan():
+    # The pair scan takes two plies a clock, the lean one one; the worst case
+    # is one word a clock after a refetch (pair) and every word (lean), and a
+    # simulation gives up a few clocks after the worst case at the top.
+    assert [SHIPPED.latency(plies) for plies in (0, 1, 2, 9)] == \
+        [plies // 2 + LATENCY_OVERHEAD for plies in (0, 1, 2, 9)]
+    assert [LEAN.latency(plies) for plies in (0, 1, 9)] == \
+        [plies + LEAN_LATENCY_OVERHEAD for plies in (0, 1, 9)]
+    assert SHIPPED.worst_case_clocks(7) == 8 + LATENCY_OVERHEAD + REFETCH_CLOCKS
+    assert LEAN.worst_case_clocks(7) == 8 + LEAN_LATENCY_OVERHEAD
+    assert SHIPPED.hung_after_clocks == SHIPPED.worst_case_clocks(255) + 9
+    assert (SHIPPED.latency_words, LEAN.latency_words) == ("floor(P/2) + 4", "P + 2")
+
+
+def test_configuration_names_itself():
+    assert SHIPPED.note == "" and LEAN.note == ", one pool a side, one ply a clock"
+    keys = {config.key for config in (SHIPPED, LEAN, SHIPPED.replace(upcoming=False),
+                                      SHIPPED.replace(rules="paper"), LEAN.replace(depth=16))}
+    assert len(keys) == 5
+    assert SHIPPED.key == "d256-c24-exact-kind-pair-upcoming"
+
+
+def test_the_golden_models_rules_pass_the_model_check_only():
+    # The wiki's pseudo-code has one pool for both sides: any chain count.
+    cpw = DetectorConfig(rules="cpw", chains=3)
+    assert cpw.check(gateware=False) is cpw
+    with pytest.raises(ValueError, match=r"^--rules must be one of paper, exact, not 'cpw'$"):
+        cpw.check(where="--")
+
+
+def test_the_boards_build_the_named_configurations():
+    from axon.boards.platforms import BOARDS
+    assert {name: spec.config for name, spec in BOARDS.items()} == {
+        "icebreaker": SHIPPED, "icestick": LEAN, "hx8k": SHIPPED, "icesugar": SHIPPED,
+        "icesugar-nano": LEAN, "nandland-go": LEAN}

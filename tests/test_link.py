@@ -27,6 +27,7 @@ from axon.sim.model.encode import encode_moves
 from axon.sim.model.golden import perpetual
 from axon.sim.model.history import window_segments
 from axon.sim.backends.pysim import expected_cycles
+from axon.hdl.params import SHIPPED, DetectorConfig, Rules
 
 
 DATA = os.path.join(os.path.dirname(axon.sim.__file__), "data")
@@ -92,10 +93,11 @@ def board24():
     return Board(open_transport("sim://"))
 
 
-def _check_games(board, records, *, depth, rules="exact", chains=24, count_limit=4):
+def _check_games(board, records, config, *, count_limit=4):
     queries = 0
     for record in records:
-        for segment, (base, words, plies) in enumerate(window_segments(record.words, depth)):
+        for segment, (base, words, plies) in enumerate(window_segments(record.words,
+                                                                       config.depth)):
             board.write_moves(0, words)
             if segment == 0:
                 assert board.read_moves(0, len(words)) == words
@@ -103,18 +105,18 @@ def _check_games(board, records, *, depth, rules="exact", chains=24, count_limit
             for window in plies:
                 occupancy = occupancies[window.ply]
                 result, cycles = board.query(window.top, count_limit, occupancy)
-                expected = perpetual(words, window.top, rules=rules, chains=chains,
+                expected = perpetual(words, window.top, config=config,
                                      count_limit=count_limit, occupancy=occupancy)
                 assert result == expected, (record.label, window)
                 # The detector's own clock count, as the RTL harness predicts it.
-                assert cycles == expected_cycles(words, window.top, expected)
+                assert cycles == expected_cycles(words, window.top, expected, config)
                 queries += 1
     return queries
 
 
 def test_identify(board24):
     identity = board24.identify()
-    assert identity == protocol.Identity(version=protocol.PROTOCOL_VERSION, rules="exact",
+    assert identity == protocol.Identity(version=protocol.PROTOCOL_VERSION, rules=Rules.EXACT,
                                          chains=24, depth=256, max_words=84)
 
 
@@ -124,7 +126,7 @@ def test_bundled_games(board24):
     records = []
     for path in sorted(glob.glob(os.path.join(DATA, "*.pgn"))):
         records += load_games(path)[:2]
-    assert _check_games(board24, records, depth=256) > 100
+    assert _check_games(board24, records, SHIPPED) > 100
 
 
 @pytest.mark.slow
@@ -133,7 +135,7 @@ def test_bundled_games_all(board24):
     records = []
     for path in sorted(glob.glob(os.path.join(DATA, "*.pgn"))):
         records += load_games(path)
-    assert _check_games(board24, records, depth=256) > 100
+    assert _check_games(board24, records, SHIPPED) > 100
 
 
 def test_small_board_paper_rules():
@@ -154,7 +156,8 @@ def test_small_board_paper_rules():
             occupancies.append(int(after.occupied))
         record.occupancies = lambda occupancies=occupancies: occupancies
         records.append(record)
-    assert _check_games(board, records, depth=32, rules="paper", chains=4, count_limit=2) > 30
+    assert _check_games(board, records, DetectorConfig(depth=32, rules="paper", chains=4),
+                        count_limit=2) > 30
 
 
 def test_reset_keeps_move_list(board24):
@@ -167,7 +170,7 @@ def test_reset_keeps_move_list(board24):
     result, cycles = board24.query(11, 4)
     # The words below are what earlier tests on this board left there.
     full = board24.read_moves(0, 10) + words
-    assert result == perpetual(full, 11, chains=24)
+    assert result == perpetual(full, 11, config=DetectorConfig(chains=24))
 
 
 def test_leds(board24):
@@ -226,7 +229,7 @@ class FuzzBench:
     """A small board and the host's view of its move list."""
 
     def __init__(self):
-        self.transport = SimTransport(depth=FUZZ_DEPTH, chains=FUZZ_CHAINS, rules="exact",
+        self.transport = SimTransport(config=DetectorConfig(depth=FUZZ_DEPTH, chains=FUZZ_CHAINS, rules="exact"),
                                       timeout_bits=32)
         self.board = Board(self.transport)
 
@@ -337,12 +340,14 @@ def _check_valid(bench, memory, request, answers):
         top, limit = args
         result, cycles = protocol.parse_query(answer.payload)
         # The request carries occupancy 0: an empty board, every path clear.
-        expected = perpetual(memory, top, chains=FUZZ_CHAINS, count_limit=limit, occupancy=0)
+        expected = perpetual(memory, top, config=DetectorConfig(chains=FUZZ_CHAINS),
+                             count_limit=limit, occupancy=0)
         assert result == expected
-        assert cycles == expected_cycles(memory, top, expected)
+        assert cycles == expected_cycles(memory, top, expected, SHIPPED)
     elif kind == "identify":
         assert protocol.parse_identity(answer.payload) == protocol.Identity(
-            version=protocol.PROTOCOL_VERSION, rules="exact", chains=FUZZ_CHAINS, depth=FUZZ_DEPTH, max_words=84)
+            version=protocol.PROTOCOL_VERSION, rules=Rules.EXACT, chains=FUZZ_CHAINS,
+            depth=FUZZ_DEPTH, max_words=84)
     else:
         assert answer.payload == b""
 

@@ -32,6 +32,7 @@ from axon.sim.backends.pysim import expected_cycles
 from axon.sim.model.encode import encode_moves
 from axon.sim.model.generate import random_game
 from axon.sim.model.golden import perpetual
+from axon.hdl.params import SHIPPED, DetectorConfig
 
 
 TIMEOUT = 6
@@ -321,7 +322,7 @@ class ReferenceLink:
         if command == Command.IDENTIFY:
             if length:
                 return error(ErrorCode.BAD_LENGTH)
-            return command | RESPONSE_FLAG, bytes([PROTOCOL_VERSION, RULES_CODES["exact"],
+            return command | RESPONSE_FLAG, bytes([PROTOCOL_VERSION, RULES_CODES[SHIPPED.rules],
                                                    self.chains]) + \
                 self.depth.to_bytes(2, "little") + bytes([MAX_WORDS])
         if command in (Command.WRITE, Command.READ):
@@ -345,8 +346,9 @@ class ReferenceLink:
                 return error(ErrorCode.TOP_RANGE)
             if count > COUNT_LIMIT_MAX:
                 return error(ErrorCode.BAD_ARGUMENT)
-            result = perpetual(self.words, address, chains=self.chains, count_limit=count)
-            return command | RESPONSE_FLAG, (result, expected_cycles(self.words, address, result))
+            result = perpetual(self.words, address, config=DetectorConfig(chains=self.chains),
+                               count_limit=count)
+            return command | RESPONSE_FLAG, (result, expected_cycles(self.words, address, result, SHIPPED))
         if command == Command.RESET:
             return (error(ErrorCode.BAD_LENGTH) if length else
                     (command | RESPONSE_FLAG, b""))
@@ -356,7 +358,8 @@ class ReferenceLink:
 class _Claims:
     """Broken: a detector as the link sees it, claiming another depth than it has."""
     def __init__(self, detector, depth):
-        self._detector, self.depth = detector, depth
+        self._detector = detector
+        self.config = detector.config.replace(depth=depth)
 
     def __getattr__(self, name):
         return getattr(self._detector, name)
@@ -367,7 +370,7 @@ EXECUTOR_DEPTH, EXECUTOR_CHAINS = 16, 10
 
 def run_link(requests, *, claimed_depth=None):
     """The link's answers, as frames, to each request frame in turn."""
-    detector = AxonDetector(depth=EXECUTOR_DEPTH, chains=EXECUTOR_CHAINS)
+    detector = AxonDetector(DetectorConfig(depth=EXECUTOR_DEPTH, chains=EXECUTOR_CHAINS))
     shown = detector if claimed_depth is None else _Claims(detector, claimed_depth)
     m = Module()
     m.submodules.detector = detector

@@ -14,6 +14,7 @@ from axon.boards.protocol import holds_known_frame
 from axon.boards.top import AxonBoard
 from axon.sim.cli import soak as soak_module
 from axon.sim.model.golden import perpetual
+from axon.hdl.params import LEAN, Scan
 
 
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
@@ -43,8 +44,7 @@ def test_link_soak_10k_queries(board_model):
 def test_link_soak_lean_board():
     # The 1K boards' design (one pool a side, one ply a clock) behind the same
     # link: answers and clock counts at the pins, noise and resets included.
-    lean = dict(chains=4, pools="side", scan="single")
-    report = run_link_soak(3_000, seed=3, log=print, **lean)
+    report = run_link_soak(3_000, seed=3, log=print, config=LEAN)
     assert report.queries >= 3_000
     assert (report.lost, report.wrong) == (0, 0), report.failures
     assert report.resets > 20 and report.cut > 0
@@ -53,10 +53,9 @@ def test_link_soak_lean_board():
     # other clock counts, which the soak must catch.
     class MislabelledBoard(CxxrtlBoard):
         def _make_dut(self):
-            return AxonBoard(depth=self.depth, chains=self.chains, rules=self.rules,
-                             divisor=self.divisor, timeout_bits=self.timeout_bits,
-                             pools=self.pools, scan="pair")
-    report = run_link_soak(300, seed=4, model=MislabelledBoard(**lean), **lean)
+            return AxonBoard(self.config.replace(scan=Scan.PAIR), divisor=self.divisor,
+                             timeout_bits=self.timeout_bits)
+    report = run_link_soak(300, seed=4, model=MislabelledBoard(LEAN), config=LEAN)
     assert report.wrong > 0 and report.lost == 0
 
 
@@ -114,4 +113,4 @@ def test_soak_command_link(capsys):
 
     args = parser.parse_args(["soak", "--link", "--chains", "3"])
     assert args.func(args) == 2
-    assert "axon soak: error: Chain count must be an even integer" in capsys.readouterr().err
+    assert "axon soak: error: --chains must be even for the exact rules" in capsys.readouterr().err

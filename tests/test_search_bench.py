@@ -7,7 +7,10 @@ import json
 
 import pytest
 
-from axon.sim.backends.pysim import latency, split_query
+from axon.hdl.params import SHIPPED
+from axon.sim.backends.pysim import split_query
+
+latency = SHIPPED.latency
 from axon.sim.backends.session import Answer, GoldenSession
 from axon.sim.bench.benchmark import markdown, run_bench
 from axon.sim.bench.readme import SEARCH_LABEL, readme_tables
@@ -104,8 +107,9 @@ class ClockedGolden(GoldenSession):
     answers every query right."""
 
     def query(self, top, count_limit, occupancy=None, root=-1):
-        result = perpetual(self._memory[:top + 1], top, root=root, rules=self.rules,
-                           chains=self.chains, count_limit=count_limit, occupancy=occupancy)
+        result = perpetual(self._memory[:top + 1], top, root=root,
+                           config=self.config,
+                           count_limit=count_limit, occupancy=occupancy)
         return Answer(result, latency(result.plies_scanned))
 
 

@@ -10,9 +10,9 @@ import pytest
 
 from axon.hdl.word import unpack_word
 from axon.sim.model import golden
-from axon.sim.verify import soak as soak_module
 from axon.sim.cli.soak import register
 from axon.sim.verify.soak import IMAGE_KINDS, make_batch, random_image, soak
+from axon.hdl.params import DetectorConfig
 
 
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
@@ -45,7 +45,7 @@ def test_soak_100k_queries():
 @needs_gxx
 @pytest.mark.parametrize("rules, chains", [("paper", 24), ("exact", 4), ("paper", 4)])
 def test_soak_other_configurations(rules, chains):
-    report = run_soak(20_000, seed=2, rules=rules, chains=chains)
+    report = run_soak(20_000, seed=2, config=DetectorConfig(rules=rules, chains=chains))
     assert report.mismatches == 0, report.summary()
     assert "overflow" in report.stops
 
@@ -78,9 +78,13 @@ def test_soak_fails_when_the_golden_model_lies(monkeypatch):
 
 
 @needs_gxx
-def test_soak_checks_the_clock_count(monkeypatch):
-    monkeypatch.setattr(soak_module, "latency", lambda plies, scan="pair": plies // 2 + 5)
-    report = soak(1000, seed=5, workers=1, batch_queries=1000)
+def test_soak_checks_the_clock_count():
+    class SlowerOnPaper(DetectorConfig):
+        """The shipped detector, said to take one clock more a query."""
+        def latency(self, plies_scanned):
+            return super().latency(plies_scanned) + 1
+
+    report = soak(1000, seed=5, config=SlowerOnPaper(), workers=1, batch_queries=1000)
     # Every game query now expects one clock too many.
     assert report.mismatches >= report.kinds["game"] > 0
 
@@ -108,7 +112,7 @@ def test_soak_command_bad_options(capsys):
     register(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["soak", "--chains", "3", "-q"])
     assert args.func(args) == 2
-    assert "axon soak: error: Chain count must be an even integer of at least 2, not 3" in \
+    assert "axon soak: error: --chains must be even for the exact rules (half the slots serve each side), not 3" in \
         capsys.readouterr().err
     with pytest.raises(SystemExit):
         parser.parse_args(["soak", "--queries", "0"])
@@ -116,10 +120,10 @@ def test_soak_command_bad_options(capsys):
 
 @pytest.mark.quick
 def test_batches_are_reproducible():
-    first = make_batch(7, 3, queries=600)
-    assert first == make_batch(7, 3, queries=600)
-    assert first != make_batch(7, 4, queries=600)
-    assert first != make_batch(8, 3, queries=600)
+    first = make_batch(7, 3, queries=600, depth=256)
+    assert first == make_batch(7, 3, queries=600, depth=256)
+    assert first != make_batch(7, 4, queries=600, depth=256)
+    assert first != make_batch(8, 3, queries=600, depth=256)
     assert sum(len(job.queries) for job in first) >= 600
     for job in first:
         assert all(0 <= top < len(job.words) and 0 <= limit <= 15 and 0 <= occupancy < 1 << 64

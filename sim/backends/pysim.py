@@ -10,39 +10,31 @@ import os
 
 from amaranth.sim import Simulator
 
-from ...hdl.detector import AxonDetector, upcoming_where_possible
-from ...hdl.lean import LEAN_LATENCY_OVERHEAD
-from ...hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS
+from ...hdl.detector import AxonDetector
+from ...hdl.params import LATENCY_OVERHEAD, REFETCH_CLOCKS, SHIPPED, DetectorConfig
 from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import unpack_word
 from ...hdl.result import fields_of
 from ..model.golden import Result
-from .session import Answer, Session, hung_after_clocks
+from .session import Answer, Session
 from .waves import trace_signals, write_gtkw
 
 
-__all__ = ["RtlSession", "latency", "expected_cycles", "split_query"]
+__all__ = ["RtlSession", "expected_cycles", "split_query"]
 
 
-def latency(plies_scanned, scan="pair"):
-    """Clocks from the clock that samples ``start`` to ``done``, for a move list
-    whose words alternate sides (every legal game): two plies a clock, or one
-    with the lean ``scan="single"`` (:mod:`axon.hdl.lean`)."""
-    if scan == "single":
-        return plies_scanned + LEAN_LATENCY_OVERHEAD
-    return plies_scanned // 2 + LATENCY_OVERHEAD
+def expected_cycles(words, top, result, config):
+    """Clocks for any move list, given the golden model's ``result``, on a
+    detector of ``config``.
 
-
-def expected_cycles(words, top, result, scan="pair"):
-    """Clocks for any move list, given the golden model's ``result``.
-
-    The lean scan takes one word a clock whatever the words are. The pair
+    The lean scan takes one word a clock whatever the words are
+    (:meth:`~axon.hdl.params.DetectorConfig.latency`). The pair
     scan's clocks are counted by walking the pairs the way it does: a pair
     whose two words are of one side (nonsense, never a legal game) costs a
     refetch, after which the query goes on one word a clock.
     """
-    if scan == "single":
-        return latency(result.plies_scanned, scan)
+    if not config.pair_scan:
+        return config.latency(result.plies_scanned)
     def side(address):
         return unpack_word(words[address])[2] >> 3
 
@@ -115,7 +107,7 @@ async def run_query(ctx, dut, top, count_limit, occupancy=None, root=-1):
     waited = 0
     # `done` rises on the clock edge that ends the scan.
     while not ctx.get(dut.query.done):
-        if waited >= hung_after_clocks(dut.depth):
+        if waited >= dut.config.hung_after_clocks:
             raise DetectorTimeout(f"query top={top} did not finish in {waited} clocks")
         await ctx.tick()
         waited += 1
@@ -129,11 +121,11 @@ async def run_query(ctx, dut, top, count_limit, occupancy=None, root=-1):
                                   f"in {UPCOMING_CLOCKS} clocks")
         await ctx.tick()
         extra += 1
-    if dut.upcoming_enabled and extra != UPCOMING_CLOCKS:
+    if dut.config.upcoming and extra != UPCOMING_CLOCKS:
         raise DetectorTimeout(f"query top={top}: upcoming.done came {extra} clocks after "
                               f"done, not {UPCOMING_CLOCKS}")
     return Answer(_read_result(ctx, dut.query.result,
-                                    dut.upcoming.answer if dut.upcoming_enabled else None), cycles)
+                                    dut.upcoming.answer if dut.config.upcoming else None), cycles)
 
 
 class RtlSession(Session):
@@ -141,30 +133,22 @@ class RtlSession(Session):
 
     Parameters
     ----------
-    depth, chains, rules, pools, scan :
-        As for :class:`~axon.hdl.detector.AxonDetector`.
+    config : DetectorConfig
+        The detector to simulate (:class:`~axon.hdl.detector.AxonDetector`).
     vcd : str or None
         Write a waveform there (and a GTKWave save file beside it).
     """
 
-    def __init__(self, *, depth=256, chains=24, rules="exact", pools="kind", scan="pair",
-                 vcd=None, upcoming=None):
-        self.depth = depth
-        self.chains = chains
-        self.rules = rules
-        self.pools = pools
-        self.scan = scan
+    def __init__(self, config=SHIPPED, *, vcd=None):
+        self.config = DetectorConfig.checked(config)
         self.vcd = vcd
-        # The sessions answer every field they can.
-        self.upcoming = upcoming_where_possible(scan, upcoming)
 
     def make_dut(self):
-        return AxonDetector(depth=self.depth, chains=self.chains, rules=self.rules,
-                            pools=self.pools, scan=self.scan, upcoming=self.upcoming)
+        return AxonDetector(self.config)
 
     def expected_cycles(self, words, top, result):
-        """:func:`expected_cycles` for this session's scan."""
-        return expected_cycles(words, top, result, self.scan)
+        """:func:`expected_cycles` for this session's configuration."""
+        return expected_cycles(words, top, result, self.config)
 
     def run(self, words, queries):
         """Load ``words`` at address 0, then answer ``queries``, each ``(top,

@@ -4,7 +4,8 @@ A *detector session* holds a move list and answers queries about it. The
 golden model, the gateware in Amaranth's simulator, the gateware compiled
 with CXXRTL and a board on the host link are all sessions:
 
-* ``depth`` is the move list's size;
+* ``config`` is the :class:`~axon.hdl.params.DetectorConfig` it answers
+  for, and ``depth`` the move list's size, ``config.depth``;
 * ``load(words)`` stores ``words`` from address 0 (what a shorter load does
   not overwrite keeps its old value, which no query of that load reads);
 * ``query(top, count_limit, occupancy=None)`` answers one query with an
@@ -25,20 +26,12 @@ query each ply" that ``axon scan``, ``verify`` and ``query`` share.
 from dataclasses import dataclass
 from typing import NamedTuple, Optional
 
-from ...hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS
+from ...hdl.params import SHIPPED, DetectorConfig
 from ..model.golden import Result, perpetual
 from ..model.history import Window, is_window_limited, root_address, window_segments
 
 
-__all__ = ["Answer", "Session", "GoldenSession", "PlyAnswer", "answers", "hung_after_clocks"]
-
-
-def hung_after_clocks(depth):
-    """Clocks after the starting one at which a simulated query is given up
-    as hung, on every backend. No query needs more than ``depth +
-    LATENCY_OVERHEAD + REFETCH_CLOCKS`` (one word a clock after a refetch, at
-    worst); a few more turn a hung design into a failure, not a hang."""
-    return depth + LATENCY_OVERHEAD + REFETCH_CLOCKS + 9
+__all__ = ["Answer", "Session", "GoldenSession", "PlyAnswer", "answers"]
 
 
 class Answer(NamedTuple):
@@ -51,7 +44,11 @@ class Answer(NamedTuple):
 class Session:
     """The detector-session interface; see the module documentation."""
 
-    depth: int
+    config: DetectorConfig
+
+    @property
+    def depth(self):
+        return self.config.depth
 
     def load(self, words):
         self._words = list(words)
@@ -82,20 +79,17 @@ class Session:
 class GoldenSession(Session):
     """The golden model (:func:`~axon.sim.model.golden.perpetual`) as a session."""
 
-    def __init__(self, *, depth=256, chains=24, rules="exact", pools="kind"):
-        self.depth = depth
-        self.chains = chains
-        self.rules = rules
-        self.pools = pools
-        self._memory = [0] * depth
+    def __init__(self, config=SHIPPED):
+        self.config = DetectorConfig.checked(config, gateware=False)
+        self._memory = [0] * config.depth
 
     def load(self, words):
         self._check_fits(words)
         self._memory[:len(words)] = words
 
     def query(self, top, count_limit, occupancy=None, root=-1):
-        result = perpetual(self._memory, top, root=root, rules=self.rules, chains=self.chains,
-                           count_limit=count_limit, pools=self.pools, occupancy=occupancy)
+        result = perpetual(self._memory, top, root=root, config=self.config,
+                           count_limit=count_limit, occupancy=occupancy)
         return Answer(result, None)
 
 

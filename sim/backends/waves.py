@@ -196,12 +196,12 @@ def gtkw_layout(available, dut):
         entries += pick(scope, ["from_hits", "to_hits", "start_hits", "end_hits",
                                 "open_chains", "empty", "overflow"], required=False)
         chain_list.append((scope[-1], entries))
-    if slots != dut.chains:
-        missing.append(f"chain list: {slots} slots in the VCD, the detector has {dut.chains}")
+    if slots != dut.config.chains:
+        missing.append(f"chain list: {slots} slots in the VCD, the detector has {dut.config.chains}")
 
     groups = [("Query", False, query), ("Scanner", False, scanner)]
     groups.append(("Chain list", False, chain_list))
-    if getattr(dut, "upcoming_enabled", False):
+    if dut.config.upcoming:
         upcoming_scope = (*top, "upcoming_check")
         groups.append(("Upcoming", False,
                        pick(top, _UPCOMING) + pick(upcoming_scope, _UPCOMING_INSIDE) +

@@ -35,11 +35,12 @@ import time
 
 from ...boards.build import BuildError
 from ...boards.measure import all_targets, measure
+from ...hdl.params import Pools
 from ...hdl.pathcheck import PATH_CHECK_LATENCY
 from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import WORD_BITS
 from ..backends.cxxrtl import CxxrtlSession
-from ..backends.pysim import LATENCY_OVERHEAD, RtlSession, latency
+from ..backends.pysim import RtlSession
 from ..model.encode import encode_moves
 from ..model.games import bundled_files, load_games
 from ..model.generate import game_corpus
@@ -48,7 +49,7 @@ from .capacity import capacity_figures
 from .peers import make_peer_games, run_peers
 from .search import (build_search_lines, search_corpus_figures, search_software,
                      simulate_search)
-from .workload import (CHAINS, COUNT_LIMIT, DEPTH, RULES, distribution as _distribution,
+from .workload import (CONFIG, COUNT_LIMIT, distribution as _distribution,
                        rtl_query, workload_figures, workload_markdown)
 
 
@@ -63,15 +64,15 @@ def build_corpus(games, seed):
             corpus.append((record.board, record.moves, record.words))
     for board, moves in game_corpus(games, seed, plies=(20, 160)):
         corpus.append((board, moves, encode_moves(board, moves)))
-    return [game for game in corpus if 0 < len(game[2]) <= DEPTH]
+    return [game for game in corpus if 0 < len(game[2]) <= CONFIG.depth]
 
 
 def _rtl_session(log=None):
     """CXXRTL when it is available (500 times faster), else Amaranth's simulator."""
     try:
-        return CxxrtlSession(depth=DEPTH, chains=CHAINS, rules=RULES, log=log), "cxxrtl"
+        return CxxrtlSession(CONFIG, log=log), "cxxrtl"
     except Exception:  # pragma: no cover - depends on the machine's compiler
-        return RtlSession(depth=DEPTH, chains=CHAINS, rules=RULES), "amaranth"
+        return RtlSession(CONFIG), "amaranth"
 
 
 def simulate(corpus, log=print, rtl=None):
@@ -94,19 +95,20 @@ def simulate(corpus, log=print, rtl=None):
     plies, cycles, mismatches, upcoming = [], [], 0, 0
     # Overflows with the pools by kind, and with the one-pool-a-side layout
     # of the same size (the layout before the pools by kind), for comparison.
-    overflows = {"kind": 0, "side": 0}
+    one_pool_a_side = CONFIG.replace(pools=Pools.SIDE)
+    overflows = {CONFIG.pools.value: 0, Pools.SIDE.value: 0}
     for (words, queries), timed in zip(jobs, answers):
         for (top, _, occupancy, root), rtl in zip(queries, timed):
-            golden = perpetual(words, top, root=root, rules=RULES, chains=CHAINS,
+            golden = perpetual(words, top, root=root, config=CONFIG,
                                count_limit=COUNT_LIMIT, occupancy=occupancy)
             upcoming += golden.upcoming
-            if rtl.result != golden or rtl.cycles != latency(golden.plies_scanned):
+            if rtl.result != golden or rtl.cycles != CONFIG.latency(golden.plies_scanned):
                 mismatches += 1
             plies.append(golden.plies_scanned)
             cycles.append(rtl.cycles)
-            overflows["kind"] += golden.overflow
-            overflows["side"] += perpetual(words, top, rules=RULES, chains=CHAINS,
-                                           count_limit=COUNT_LIMIT, pools="side").overflow
+            overflows[CONFIG.pools.value] += golden.overflow
+            overflows[Pools.SIDE.value] += perpetual(words, top, config=one_pool_a_side,
+                                                     count_limit=COUNT_LIMIT).overflow
     log(f"simulated {len(plies)} queries on {backend} in {seconds:.1f} s, "
         f"{mismatches} mismatches, overflows {overflows}, {upcoming} with an upcoming "
         f"repetition")
@@ -182,7 +184,7 @@ def markdown(bench):
              f"({bench['machine']['python']}).", "",
              f"Corpus: {bench['corpus']['queries']} queries from {bench['corpus']['games']} games "
              f"(seed {bench['corpus']['seed']}), count limit {COUNT_LIMIT}, "
-             f"{CHAINS} chains, {RULES} rules.", "",
+             f"{CONFIG.chains} chains, {CONFIG.rules.value} rules.", "",
              "| | mean | median | p99 | max |", "|---|---|---|---|---|"]
     for name in ("plies_scanned", "clocks_per_query"):
         figures = bench[name]
@@ -316,10 +318,10 @@ def _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_h
     bench.update({
         "corpus": {"seed": seed, "games": len(corpus), "generated_games": games,
                    "bundled_files": [os.path.basename(path) for path in bundled_files()],
-                   "queries": len(plies), "count_limit": COUNT_LIMIT, "chains": CHAINS,
-                   "rules": RULES, "depth": DEPTH},
+                   "queries": len(plies), "count_limit": COUNT_LIMIT, "chains": CONFIG.chains,
+                   "rules": CONFIG.rules.value, "depth": CONFIG.depth},
         "simulation": {"backend": sim["backend"], "mismatches": sim["mismatches"],
-                       "latency_formula": f"floor(P/2) + {LATENCY_OVERHEAD}",
+                       "latency_formula": CONFIG.latency_words,
                        "formula_holds": sim["mismatches"] == 0},
         "plies_scanned": _distribution(plies),
         "clocks_per_query": _distribution(cycles),
@@ -340,8 +342,8 @@ def _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_h
     # The clocks of both workloads, written already if a later phase is interrupted.
     bench["workloads"] = _workloads(sim, lines, search, seed, {})
 
-    bench["capacity"] = capacity_figures(corpus, chains=CHAINS, rules=RULES,
-                                         count_limit=COUNT_LIMIT, log=log)
+    bench["capacity"] = capacity_figures(corpus, config=CONFIG, count_limit=COUNT_LIMIT,
+                                         log=log)
 
     phase[0] = "place and route"
     bench["hardware"] = {}

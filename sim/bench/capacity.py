@@ -13,6 +13,7 @@ Each gives the overflowing queries per layout at the same chain count, and
 the share of the queries they are.
 """
 
+from ...hdl.params import Pools
 from ..model.encode import encode_moves
 from ..model.generate import crowded_corpus
 from ..model.golden import perpetual
@@ -20,39 +21,38 @@ from ..model.golden import perpetual
 
 __all__ = ["LAYOUTS", "CROWDED_GAMES", "CROWDED_SEED", "layout_overflows", "capacity_figures"]
 
-# The layouts compared, by their ``pools`` name.
-LAYOUTS = ("kind", "spill", "side")
+# The layouts compared.
+LAYOUTS = tuple(Pools)
 # The crowded workload: a seed other than the test's.
 CROWDED_GAMES, CROWDED_SEED = 40, 7
 
 
-def layout_overflows(games, *, chains, rules, count_limit, layouts=LAYOUTS):
+def layout_overflows(games, *, config, count_limit, layouts=LAYOUTS):
     """``{"queries": n, "overflows": {layout: count}, "share": {layout: fraction}}``
-    over ``games``, ``[(board, moves, words)]``, queried after every ply."""
+    over ``games``, ``[(board, moves, words)]``, queried after every ply with
+    ``config`` in each pool layout (by its name)."""
     queries = sum(len(words) for _, _, words in games)
-    overflows = {layout: sum(perpetual(words, top, rules=rules, chains=chains,
-                                       count_limit=count_limit, pools=layout).overflow
-                             for _, _, words in games for top in range(len(words)))
+    overflows = {layout.value: sum(perpetual(words, top, config=config.replace(pools=layout),
+                                             count_limit=count_limit).overflow
+                                   for _, _, words in games for top in range(len(words)))
                  for layout in layouts}
     return {"games": len(games), "queries": queries, "overflows": overflows,
             "share": {layout: round(count / queries, 5) if queries else 0.0
                       for layout, count in overflows.items()}}
 
 
-def capacity_figures(corpus, *, chains, rules, count_limit, crowded_games=CROWDED_GAMES,
+def capacity_figures(corpus, *, config, count_limit, crowded_games=CROWDED_GAMES,
                      log=print):
     """The ``capacity`` entry of ``bench.json``."""
     crowded = [(board, moves, encode_moves(board, moves))
                for board, moves in crowded_corpus(crowded_games, CROWDED_SEED)]
     figures = {
-        "chains": chains,
-        "bench_corpus": layout_overflows(corpus, chains=chains, rules=rules,
-                                         count_limit=count_limit),
+        "chains": config.chains,
+        "bench_corpus": layout_overflows(corpus, config=config, count_limit=count_limit),
         "crowded": {"seed": CROWDED_SEED,
-                    **layout_overflows(crowded, chains=chains, rules=rules,
-                                       count_limit=count_limit)},
+                    **layout_overflows(crowded, config=config, count_limit=count_limit)},
     }
     for workload in ("bench_corpus", "crowded"):
-        log(f"overflows on the {workload.replace('_', ' ')} at {chains} chains: "
+        log(f"overflows on the {workload.replace('_', ' ')} at {config.chains} chains: "
             f"{figures[workload]['overflows']} of {figures[workload]['queries']} queries")
     return figures

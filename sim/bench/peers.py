@@ -310,13 +310,12 @@ def _run_golden(games, queries, *, count_limit, runs, repeats):
         for game, top in queries:
             words = games[game].words
             # The first call is untimed: it gives the answer and warms up.
-            answers.append(perpetual(words, top, rules="exact",
-                                     count_limit=count_limit).repetition)
+            answers.append(perpetual(words, top, count_limit=count_limit).repetition)
             samples = []
             for _ in range(runs):
                 began = timer()
                 for _ in range(repeats):
-                    perpetual(words, top, rules="exact", count_limit=count_limit)
+                    perpetual(words, top, count_limit=count_limit)
                 samples.append((timer() - began) / repeats)
             ns.append(statistics.median(samples))
     finally:

@@ -91,7 +91,7 @@ def _board_table(bench):
             rows.append([board, _short_device(spec.device), "does not fit", why, "", "", ""])
             continue
         rams = figures.get("block_rams", {})
-        rows.append([board, _short_device(figures.get("device", spec.device)), spec.chains,
+        rows.append([board, _short_device(figures.get("device", spec.device)), spec.config.chains,
                      _cells(figures), figures.get("flip_flops", ""),
                      f"{rams.get('used', '?')} / {rams.get('available', '?')}",
                      f"{_number(_seed_one(figures), 2)} MHz "
@@ -107,7 +107,7 @@ def _boards_readme_table(bench):
         board = f"`{name}`" + (" (default)" if name == DEFAULT_BOARD else "")
         baud = "1 M" if spec.baud == 1_000_000 else f"{spec.baud:,}".replace(",", " ")
         first = [board, spec.description.split(" (")[0], _short_device(spec.device),
-                 f"{_number(spec.clk_freq / 1e6, 0)} MHz", baud, spec.chains]
+                 f"{_number(spec.clk_freq / 1e6, 0)} MHz", baud, spec.config.chains]
         if "error" in figures:
             misfit = _misfit(figures)
             why = (f"does not fit (~{misfit[1]} / {misfit[2]})" if misfit

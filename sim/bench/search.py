@@ -14,12 +14,11 @@ the game workload's own games. Every query is checked three ways:
 
 import time
 
-from ..backends.pysim import latency
 from ..model.golden import Stop, perpetual
 from ..model.oracle import oracle_answers
 from ..model.search_lines import WALK_PLIES, search_lines
 from .peers import make_peer_games, run_peers
-from .workload import CHAINS, COUNT_LIMIT, DEPTH, RULES, rtl_query
+from .workload import CONFIG, COUNT_LIMIT, rtl_query
 
 
 __all__ = ["LINES_PER_GAME", "SEARCH_SEED_OFFSET", "build_search_lines", "simulate_search",
@@ -35,7 +34,7 @@ SEARCH_SEED_OFFSET = 1
 def build_search_lines(corpus, games, seed):
     """The search lines from the game workload's ``[(board, moves, words)]``."""
     return search_lines([(board, moves) for board, moves, _ in corpus],
-                        LINES_PER_GAME * games, seed + SEARCH_SEED_OFFSET, depth=DEPTH)
+                        LINES_PER_GAME * games, seed + SEARCH_SEED_OFFSET, depth=CONFIG.depth)
 
 
 def _occupancies(line):
@@ -64,10 +63,10 @@ def simulate_search(lines, session, backend, log=print):
         oracle = oracle_answers(line.board, line.moves, count_limit=COUNT_LIMIT,
                                 root=line.history)
         for top, rtl in zip(line.tops, timed):
-            golden = perpetual(line.words, top, root=line.root, rules=RULES, chains=CHAINS,
+            golden = perpetual(line.words, top, root=line.root, config=CONFIG,
                                count_limit=COUNT_LIMIT, occupancy=occupancy[top])
             counts["mismatches"] += (rtl.result != golden
-                                     or rtl.cycles != latency(golden.plies_scanned))
+                                     or rtl.cycles != CONFIG.latency(golden.plies_scanned))
             expected = oracle[top]
             # An overflow may leave a repetition unfound (python-chess knows
             # no chain list): it counts as a mismatch, and overflows are reported.

@@ -4,21 +4,26 @@ import argparse
 import os
 import sys
 
-from ...hdl.lean import SCANS
-from ...hdl.params import COUNT_LIMIT_MAX, DEPTH_MAX, RULES
-from ...hdl.pools import POOLS, POOL_KINDS, side_pools
+from ...hdl.params import COUNT_LIMIT_MAX, DEPTH_MAX, SHIPPED, Pools, Rules, Scan
+from ...hdl.pools import POOL_KINDS
 from ...hdl.word import PIECE_LETTERS
 from ..model.games import PgnFile, iter_pgn, plural
 
 
-__all__ = ["COUNT_LIMIT_MAX", "DEPTH_MAX", "EXIT_INTERRUPTED", "SIM_RULES", "UsageError",
-           "int_at_least", "add_pgn_input", "load_input", "finish_skipped", "add_layout",
-           "unpooled_kinds", "warn_unpooled", "check_output_file", "check_directory", "check_layout", "GameStream", "batches"]
+__all__ = ["COUNT_LIMIT_MAX", "DEPTH_MAX", "EXIT_INTERRUPTED", "SIM_RULES", "ALL_RULES",
+           "UsageError", "int_at_least", "add_pgn_input", "load_input", "finish_skipped",
+           "add_layout", "config_from", "unpooled_kinds", "warn_unpooled", "check_output_file",
+           "check_directory", "GameStream", "batches"]
 
 # What a shell reports for a command stopped by SIGINT (128 + 2).
 EXIT_INTERRUPTED = 130
-# The gateware's rule sets, the default first (as the options list them).
-SIM_RULES = ("exact",) + tuple(rules for rules in RULES if rules != "exact")
+# The gateware's rule sets, the shipped one first (as the options list them),
+# and every rule set the golden model has.
+SIM_RULES = (SHIPPED.rules.value,) + tuple(rules.value for rules in Rules
+                                          if rules.in_gateware and rules is not SHIPPED.rules)
+ALL_RULES = tuple(rules.value for rules in Rules)
+# The options that make a detector configuration, by their field names.
+CONFIG_OPTIONS = ("depth", "chains", "rules", "pools", "scan", "upcoming")
 
 
 class UsageError(Exception):
@@ -41,34 +46,55 @@ def int_at_least(minimum):
 
 
 def add_layout(parser):
-    """``--pools`` and ``--scan``: the detector's layout (:mod:`axon.hdl.pools`,
-    :mod:`axon.hdl.lean`), as the 1K boards build it with ``side`` and ``single``."""
-    parser.add_argument("--pools", choices=POOLS, default="kind",
-                        help="kind: a pool per piece kind and side; side: one pool a side "
-                             "(the 1K boards' lean layout) (default kind)")
-    parser.add_argument("--scan", choices=SCANS, default="pair",
-                        help="pair: two words a clock; single: one a clock (the 1K boards' "
-                             "lean scanner) (default pair)")
+    """``--pools`` and ``--scan``: the detector's layout
+    (:class:`~axon.hdl.params.Pools`, :class:`~axon.hdl.params.Scan`), as
+    the 1K boards build it with ``side`` and ``single``
+    (:data:`~axon.hdl.params.LEAN`)."""
+    parser.add_argument("--pools", choices=[pools.value for pools in Pools],
+                        default=SHIPPED.pools.value,
+                        help=f"kind: a pool per piece kind and side; side: one pool a side "
+                             f"(the 1K boards' lean layout) (default {SHIPPED.pools.value})")
+    parser.add_argument("--scan", choices=[scan.value for scan in Scan],
+                        default=SHIPPED.scan.value,
+                        help=f"pair: two words a clock; single: one a clock (the 1K boards' "
+                             f"lean scanner) (default {SHIPPED.scan.value})")
 
 
-def unpooled_kinds(chains, pools):
-    """The piece kinds (letters) that ``chains`` slots in the ``pools`` layout
+def config_from(options, base=SHIPPED, *, gateware=True, where="--"):
+    """The detector configuration the command line asks for: ``base`` with
+    each of ``depth``, ``chains``, ``rules``, ``pools``, ``scan`` and
+    ``upcoming`` that ``options`` (an argparse namespace) has and gives (not
+    ``None``), checked (:meth:`~axon.hdl.params.DetectorConfig.check`, for
+    the gateware or the golden model alone). A bad value is a
+    :class:`UsageError` that names its option, prefixed by ``where``."""
+    changes = {name: getattr(options, name) for name in CONFIG_OPTIONS
+               if getattr(options, name, None) is not None}
+    try:
+        return base.replace(**changes).check(gateware=gateware, where=where)
+    except (TypeError, ValueError) as error:
+        raise UsageError(str(error)) from None
+
+
+def unpooled_kinds(config):
+    """The piece kinds (letters) that ``config``'s chains and pool layout
     leave without a pool: every move of such a piece overflows the scan."""
-    pooled = {kind for kind, _ in side_pools(chains, pools)}
+    pooled = {kind for kind, _ in config.side_pools}
     if None in pooled:
         return ()
     return tuple(PIECE_LETTERS[kind] for kind in POOL_KINDS if kind not in pooled)
 
 
-def warn_unpooled(command, chains, pools, err=None):
-    """Say once, on stderr, which kinds the layout leaves without a pool."""
-    kinds = unpooled_kinds(chains, pools)
+def warn_unpooled(command, config, err=None):
+    """Say once, on stderr, which kinds the layout leaves without a pool
+    (nothing for the golden-only rules, whose one pool takes every kind)."""
+    kinds = unpooled_kinds(config) if config.rules.in_gateware else ()
     if kinds:
         err = sys.stderr if err is None else err
-        err.write(f"axon {command}: warning: --chains {chains} with --pools {pools} leaves "
+        err.write(f"axon {command}: warning: --chains {config.chains} with --pools "
+                  f"{config.pools.value} leaves "
                   f"no pool for {', '.join(kinds)}: every scan that meets a move of "
                   f"{'that kind' if len(kinds) == 1 else 'these kinds'} overflows "
-                  f"(--pools side gives each side one pool for every kind)\n")
+                  f"(--pools {Pools.SIDE.value} gives each side one pool for every kind)\n")
 
 
 def _reason(error):
@@ -109,19 +135,6 @@ def check_output_file(option, path):
         raise UsageError(f"{option} {path}: cannot write: {_reason(error)}") from None
     if not existed:
         os.remove(path)
-
-
-def check_layout(chains, rules, depth, where=""):
-    """The chain count and depth checks of every command, one style for all;
-    ``where`` prefixes the names (``--`` for options)."""
-    if chains < 1:
-        raise UsageError(f"{where}chains must be a positive integer, not {chains}")
-    if rules != "cpw" and chains % 2:
-        raise UsageError(f"{where}chains must be even for the {rules} rules (half the "
-                         f"slots serve each side), not {chains}")
-    if not 2 <= depth <= DEPTH_MAX or depth % 2:
-        raise UsageError(f"{where}depth must be an even number in 2..{DEPTH_MAX}, "
-                         f"not {depth}")
 
 
 def add_pgn_input(parser):

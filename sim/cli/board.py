@@ -15,7 +15,9 @@ from ...boards.build import BuildError, build
 from ...boards.platforms import BOARDS, DEFAULT_BOARD, get_board
 from ...boards.program import (BitstreamError, ProgrammerError, check_bitstream, failure_reason,
                                programmer_command)
-from .args import SIM_RULES, UsageError, add_pgn_input, check_directory, int_at_least
+from ...hdl.params import SHIPPED
+from .args import (SIM_RULES, UsageError, add_pgn_input, check_directory, config_from,
+                   int_at_least)
 from .board_query import QueryError, run_query
 
 
@@ -39,9 +41,9 @@ def register(subparsers):
     build.add_argument("--chains", type=int_at_least(0), default=None,
                        help="chain-list slots, even (default: the board's, see boards/README.md)")
     build.add_argument("--depth", type=int_at_least(0), default=None,
-                       help="move-list entries (default 256)")
-    build.add_argument("--rules", default="exact", choices=SIM_RULES,
-                       help="chain-list rules (default exact)")
+                       help=f"move-list entries (default {SHIPPED.depth})")
+    build.add_argument("--rules", default=None, choices=SIM_RULES,
+                       help=f"chain-list rules (default {SHIPPED.rules.value})")
     build.add_argument("--seed", type=int_at_least(0), default=1,
                        help="nextpnr placement seed (default 1)")
     build.add_argument("--build-dir", default=None,
@@ -95,8 +97,11 @@ def build_command(args):
     if not existed:
         os.rmdir(build_dir)
     try:
-        report = build(args.board, chains=args.chains, depth=args.depth, rules=args.rules,
-                       seed=args.seed, build_dir=args.build_dir,
+        config = config_from(args, base=get_board(args.board).config)
+    except UsageError as error:
+        return _error("build", str(error), 2)
+    try:
+        report = build(args.board, config=config, seed=args.seed, build_dir=args.build_dir,
                        log=lambda line: print(line, file=sys.stderr))
     except BuildError as error:
         # Set before printing, so that a reader gone early (| head) does not

@@ -12,10 +12,10 @@ from urllib.parse import urlsplit, parse_qs, urlencode, urlunsplit
 
 from ..model.games import GameError
 from ...hdl.params import COUNT_LIMIT_MAX
-from ...boards.host import Board, LinkError, LinkTimeout, open_transport
-from ...boards.platforms import BOARDS, DEFAULT_BOARD, get_board
+from ...boards.host import Board, LinkError, LinkTimeout, open_transport, sim_options
+from ...boards.platforms import BOARDS
 from ..backends.session import answers
-from .args import SIM_RULES, UsageError, check_layout, finish_skipped, load_input, warn_unpooled
+from .args import UsageError, finish_skipped, load_input, warn_unpooled
 from .simulate import Progress, write_answers
 
 
@@ -38,38 +38,20 @@ def _sim_url(port, **wanted):
     return urlunsplit(parts._replace(query=urlencode(options)))
 
 
-def _layout(url):
-    """``(chains, pools)`` of a checked ``sim://`` URL."""
-    parts = urlsplit(url)
-    spec = get_board(parts.netloc or DEFAULT_BOARD)
-    chains = parse_qs(parts.query).get("chains", [spec.chains])[-1]
-    return int(chains), spec.pools
-
-
-def _check_sim(url, where=""):
-    """The layout a ``sim://`` URL asks for, checked as ``axon scan`` checks its
-    options; ``where`` starts the message."""
+def _sim_config(url, where=""):
+    """The detector configuration a ``sim://`` URL asks for, checked as
+    ``axon scan`` checks its options; ``where`` starts the message."""
     parts = urlsplit(url)
     options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
     if parts.netloc and parts.netloc not in BOARDS:
         raise UsageError(f"{where}unknown board {parts.netloc!r}; choose from "
                          f"{', '.join(BOARDS)}")
-    spec = get_board(parts.netloc or DEFAULT_BOARD)
-    numbers = {}
-    for key in ("chains", "depth"):
-        text = options.get(key, str(getattr(spec, key)))
-        try:
-            numbers[key] = int(text)
-        except ValueError:
-            raise UsageError(f"{where}{key} must be an integer, not {text!r}") from None
-    rules = options.get("rules", "exact")
-    if rules not in SIM_RULES:
-        raise UsageError(f"{where}rules must be one of {', '.join(SIM_RULES)}, not {rules!r}")
+    prefix, field = ("", "--") if where == "--" else (where, "")
     try:
-        check_layout(numbers["chains"], rules, numbers["depth"], where="--" if where == "--"
-                     else "")
-    except UsageError as error:
-        raise UsageError(f"{where if where != '--' else ''}{error}") from None
+        config, _ = sim_options(parts.netloc, options)
+        return config.check(where=field)
+    except (TypeError, ValueError) as error:
+        raise UsageError(f"{prefix}{error}") from None
 
 
 def run_query(args, out=None):
@@ -90,11 +72,11 @@ def run_query(args, out=None):
             url = url or _sim_url(port, chains=args.chains, rules=args.rules,
                                   depth=args.depth)
             try:
-                _check_sim(url, where)
+                config = _sim_config(url, where)
             except UsageError as error:
                 raise QueryError(str(error)) from None
         port = url
-        warn_unpooled("query", *_layout(port))
+        warn_unpooled("query", config)
     try:
         transport = open_transport(port)
     except (TypeError, ValueError) as error:
@@ -106,8 +88,10 @@ def run_query(args, out=None):
         board = Board(transport)
         try:
             identity = board.identify()
+            # A rule set this host knows is shown by its name.
+            rules = getattr(identity.rules, "value", identity.rules)
             for name, wanted, actual in (("chains", args.chains, identity.chains),
-                                         ("rules", args.rules, identity.rules),
+                                         ("rules", args.rules, rules),
                                          ("depth", args.depth, identity.depth)):
                 if wanted is not None and wanted != actual:
                     raise QueryError(f"the board on {args.port} has {name} {actual}, "

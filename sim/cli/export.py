@@ -3,8 +3,9 @@
 import sys
 
 from ..backends.export import export
-from .args import (SIM_RULES, UsageError, add_layout, check_output_file, int_at_least,
-                   warn_unpooled)
+from ...hdl.params import SHIPPED
+from .args import (SIM_RULES, UsageError, add_layout, check_output_file, config_from,
+                   int_at_least, warn_unpooled)
 
 
 __all__ = ["register"]
@@ -23,12 +24,12 @@ def register(subparsers):
                          help="Verilog-2005 (the default)")
     formats.add_argument("--rtlil", dest="format", action="store_const", const="rtlil",
                          help="Yosys RTLIL")
-    parser.add_argument("--chains", type=int_at_least(1), default=24, metavar="N",
-                        help="chain-list slots, even, half per side (default 24)")
-    parser.add_argument("--depth", type=int_at_least(1), default=256, metavar="D",
-                        help="move-list entries, even (default 256)")
-    parser.add_argument("--rules", choices=SIM_RULES, default="exact",
-                        help="chain rules (default exact)")
+    parser.add_argument("--chains", type=int_at_least(1), default=SHIPPED.chains, metavar="N",
+                        help=f"chain-list slots, even, half per side (default {SHIPPED.chains})")
+    parser.add_argument("--depth", type=int_at_least(1), default=SHIPPED.depth, metavar="D",
+                        help=f"move-list entries, even (default {SHIPPED.depth})")
+    parser.add_argument("--rules", choices=SIM_RULES, default=SHIPPED.rules.value,
+                        help=f"chain rules (default {SHIPPED.rules.value})")
     parser.add_argument("--upcoming", action="store_true",
                         help="with the upcoming-repetition block (upcoming__occupancy in, "
                              "upcoming__answer out); default: the repetition core alone")
@@ -41,9 +42,8 @@ def register(subparsers):
 def export_command(args):
     try:
         check_output_file("-o", args.output)
-        written = export(args.output, args.format, depth=args.depth, chains=args.chains,
-                         upcoming=args.upcoming, rules=args.rules, pools=args.pools,
-                         scan=args.scan)
+        config = config_from(args)
+        written = export(args.output, args.format, config=config)
     except UsageError as error:
         print(f"axon export: error: {error}", file=sys.stderr)
         return 2
@@ -54,8 +54,7 @@ def export_command(args):
     except (TypeError, ValueError) as error:
         print(f"axon export: error: {error}", file=sys.stderr)
         return 2
-    if args.rules != "cpw":
-        warn_unpooled("export", args.chains, args.pools)
+    warn_unpooled("export", config)
     for path in written:
         print(f"wrote {path}")
     return 0

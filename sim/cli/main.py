@@ -18,14 +18,13 @@ import sys
 from ..model.explain import ORDERS, SIDES
 from ..model.games import GameError, bundled_files, display_name, plural
 from ...boards.platforms import BOARDS, DEFAULT_BOARD
-from .args import (COUNT_LIMIT_MAX, EXIT_INTERRUPTED, SIM_RULES, GameStream, UsageError,
-                   add_layout,
-                   add_pgn_input, check_layout, check_output_file, finish_skipped, load_input,
-                   warn_unpooled)
+from .args import (ALL_RULES, COUNT_LIMIT_MAX, EXIT_INTERRUPTED, SIM_RULES, GameStream,
+                   UsageError, add_layout, add_pgn_input, check_output_file, config_from,
+                   finish_skipped, load_input, warn_unpooled)
 from . import bench, board, export, prove, simulate, soak
 from .report import report_command
 from .simulate import JSONL_KEYS
-from ..model.golden import RULES
+from ...hdl.params import SHIPPED
 
 
 __all__ = ["main", "build_parser", "add_pgn_input", "load_input"]
@@ -72,15 +71,15 @@ def _add_common(parser, *, backend=None):
                                  f"compiled with CXXRTL and g++ (default {backend}; "
                                  f"sim with --vcd)")
         parser.set_defaults(default_backend=backend)
-    parser.add_argument("--rules", choices=RULES, default="exact",
-                        help="chain rules (default exact; cpw is golden-only)")
-    parser.add_argument("--chains", type=int, default=24, metavar="N",
-                        help="chain-list slots, half per side (default 24)")
+    parser.add_argument("--rules", choices=ALL_RULES, default=SHIPPED.rules.value,
+                        help=f"chain rules (default {SHIPPED.rules.value}; cpw is golden-only)")
+    parser.add_argument("--chains", type=int, default=SHIPPED.chains, metavar="N",
+                        help=f"chain-list slots, half per side (default {SHIPPED.chains})")
     parser.add_argument("--count-limit", type=int, default=4, metavar="K",
                         help=f"stop after K equal positions, 0..{COUNT_LIMIT_MAX} (default 4)")
-    parser.add_argument("--depth", type=int, default=256, metavar="D",
-                        help="move-list entries; longer games slide a window "
-                             "(axon.sim.model.history) (default 256)")
+    parser.add_argument("--depth", type=int, default=SHIPPED.depth, metavar="D",
+                        help=f"move-list entries; longer games slide a window "
+                             f"(axon.sim.model.history) (default {SHIPPED.depth})")
     parser.add_argument("--root", type=int, default=None, metavar="N",
                         help="a search from every game's ply N: its first N plies are game "
                              "history, where only a third occurrence is a draw; a game's "
@@ -161,14 +160,15 @@ def _check_options(options):
     if hasattr(options, "default_backend") and options.backend is None:
         options.backend = "sim" if vcd else options.default_backend
     backend = getattr(options, "backend", "golden")
-    check_layout(options.chains, options.rules, options.depth, where="--")
+    # The one configuration every part of the command answers for.
+    options.config = config = config_from(options, gateware=False)
     if getattr(options, "root", None) is not None and options.root < 0:
         raise UsageError(f"--root must be a number of plies, 0 or more, not {options.root}")
     if not 0 <= options.count_limit <= COUNT_LIMIT_MAX:
         raise UsageError(f"--count-limit must be in 0..{COUNT_LIMIT_MAX}, "
                          f"not {options.count_limit}")
-    if backend in ("sim", "cxxrtl") and options.rules not in SIM_RULES:
-        raise UsageError(f"--rules {options.rules} is golden-only; the sim backend "
+    if backend in ("sim", "cxxrtl") and not config.rules.in_gateware:
+        raise UsageError(f"--rules {config.rules.value} is golden-only; the sim backend "
                          f"supports {' and '.join(SIM_RULES)}")
     if vcd and backend != "sim":
         raise UsageError(f"--vcd needs the sim backend, not --backend {backend}")
@@ -176,8 +176,8 @@ def _check_options(options):
         check_output_file("--vcd", vcd)
     if getattr(options, "html", None):
         check_output_file("--html", options.html)
-    if options.command != "explain" and options.rules != "cpw":
-        warn_unpooled(options.command, options.chains, getattr(options, "pools", "kind"))
+    if options.command != "explain":
+        warn_unpooled(options.command, config)
 
 
 def _pick(found, options):
@@ -223,7 +223,7 @@ def _demo(args):
     if args.no_build:
         return 1 if failures else 0
     print(f"== axon build --board {args.board}", flush=True)
-    build = argparse.Namespace(board=args.board, chains=None, depth=None, rules="exact",
+    build = argparse.Namespace(board=args.board, chains=None, depth=None, rules=None,
                                seed=1, build_dir=None)
     status = board.build_command(build)
     return 1 if failures or status else 0

@@ -89,7 +89,7 @@ def write_report(games, options, out_path, err=None):
     """Answer ``games`` (an iterable of game records) and write the page to
     ``out_path``; return the summary line (the counts of ``axon scan``)."""
     files = os.path.splitext(out_path)[0] + "_files"
-    session = GoldenSession(depth=options.depth, rules=options.rules, chains=options.chains)
+    session = GoldenSession(options.config)
     counter = AnswerWriter(io.StringIO(), count_limit=options.count_limit)
     counts = {"threefold": 0, "upcoming": 0}
 

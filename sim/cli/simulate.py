@@ -16,7 +16,7 @@ import chess
 import time
 from dataclasses import dataclass
 
-from ...hdl.detector import upcoming_where_possible
+from ...hdl.params import SHIPPED
 from ...hdl.word import PIECE_LETTERS, square_name
 from ..backends.cxxrtl import CxxrtlSession
 from ..backends.pysim import RtlSession, expected_cycles
@@ -117,10 +117,7 @@ def _answers(games, options, progress, vcd=None):
         extra["vcd"] = vcd
     if options.backend == "cxxrtl" and progress:
         extra["log"] = progress.say
-    if options.backend != "golden":
-        extra["scan"] = getattr(options, "scan", "pair")
-    session = make(depth=options.depth, chains=options.chains, rules=options.rules,
-                   pools=getattr(options, "pools", "kind"), **extra)
+    session = make(options.config, **extra)
     return answers(games, session, count_limit=options.count_limit,
                    root=getattr(options, "root", None), progress=progress)
 
@@ -306,8 +303,7 @@ def scan(games, options, out=None, err=None):
                         enabled=not options.quiet)
     writer = AnswerWriter(out, jsonl=options.jsonl, count_limit=options.count_limit)
     if options.backend == "golden":
-        session = GoldenSession(depth=options.depth, rules=options.rules,
-                                chains=options.chains, pools=getattr(options, "pools", "kind"))
+        session = GoldenSession(options.config)
         for position, game in enumerate(games):
             writer.game(game, ply_rows(game, session, options, progress, position))
             progress.done()
@@ -412,7 +408,7 @@ class _Tally:
         return sum(self.kinds.values())
 
 
-def _verify_game(tally, game, game_golden, game_rtl, options, scan_mode):
+def _verify_game(tally, game, game_golden, game_rtl, options):
     tally.games += 1
     oracle = oracle_answers(game.board, game.moves, count_limit=options.count_limit,
                             root=game.history(options.root))
@@ -421,18 +417,18 @@ def _verify_game(tally, game, game_golden, game_rtl, options, scan_mode):
         tally.plies += 1
         tally.repetitions += answer.result.repetition
         tally.upcoming += answer.result.upcoming
-        if options.rules == "exact":
+        if options.config.rules.fide:
             tally.disagree(_compare_upcoming(answer, upcoming_truth[index],
                                              game.history(options.root)))
         if game_rtl is not None:
             hardware = game_rtl[index]
             # The lean scan answers no upcoming repetition.
-            fields = _RESULT_FIELDS if upcoming_where_possible(scan_mode) else \
+            fields = _RESULT_FIELDS if options.config.upcoming else \
                 tuple(field for field in _RESULT_FIELDS if not field.startswith("upcoming"))
             tally.disagree(_compare(answer, hardware.result, fields, "rtl"))
             window = answer.window
             cycles = expected_cycles(game.words[window.base:window.ply + 1], window.top,
-                                     answer.result, scan=scan_mode)
+                                     answer.result, options.config)
             if hardware.cycles != cycles:
                 tally.disagree([Disagreement("rtl cycles", answer, cycles, hardware.cycles)])
         if answer.result.overflow:
@@ -449,11 +445,10 @@ def verify(games, options, out=None, err=None):
     """``axon verify``: golden model against RTL and oracle, game by game (batch
     by batch for a simulation); return the exit code."""
     out = sys.stdout if out is None else out
-    pools, scan_mode = getattr(options, "pools", "kind"), getattr(options, "scan", "pair")
+    config = options.config
     progress = Progress(len(games) if isinstance(games, list) else None, err,
                         enabled=not options.quiet)
-    golden_session = GoldenSession(depth=options.depth, rules=options.rules,
-                                   chains=options.chains, pools=pools)
+    golden_session = GoldenSession(config)
     simulated = options.backend in ("sim", "cxxrtl")
     tally = _Tally()
     for batch in batches(games, _batch_plies(options) if simulated else None):
@@ -464,20 +459,20 @@ def verify(games, options, out=None, err=None):
             rtl = _answers(batch, options, _Offset(progress, tally.games), vcd=options.vcd)
             progress.done()
         for position, (game, game_golden) in enumerate(zip(batch, golden)):
-            _verify_game(tally, game, game_golden, rtl and rtl[position], options, scan_mode)
+            _verify_game(tally, game, game_golden, rtl and rtl[position], options)
 
     backend = ("golden model, RTL simulation and oracle" if simulated
                else "golden model and oracle")
-    layout = "" if (pools, scan_mode) == ("kind", "pair") else \
-        f", pools {pools}, scan {scan_mode}"
-    out.write(f"axon verify: {backend}; rules {options.rules}, chains {options.chains}{layout}, "
-              f"count limit {options.count_limit}, depth {options.depth}\n")
+    layout = "" if (config.pools, config.scan) == (SHIPPED.pools, SHIPPED.scan) else \
+        f", pools {config.pools.value}, scan {config.scan.value}"
+    out.write(f"axon verify: {backend}; rules {config.rules.value}, chains {config.chains}"
+              f"{layout}, count limit {options.count_limit}, depth {config.depth}\n")
     out.write(f"games {tally.games}, plies {tally.plies}, repetitions found "
               f"{tally.repetitions}, upcoming repetitions found {tally.upcoming}\n")
     out.write(f"overflow plies {tally.overflows}, window-limited plies {tally.limited} "
               f"(not compared with the oracle; {tally.compared} plies compared)\n")
-    if options.rules != "exact":
-        out.write(f"note: the {options.rules} rules have known blind spots; "
+    if not config.rules.fide:
+        out.write(f"note: the {config.rules.value} rules have known blind spots; "
                   f"disagreements with the oracle are expected\n")
     if not tally.compared:
         out.write("nothing was compared with the oracle: every ply overflowed or was "
@@ -503,7 +498,7 @@ def verify(games, options, out=None, err=None):
 def _upcoming_line(words, window, game, options, root):
     """The upcoming repetition, and the depth whose single open chain gives it."""
     steps = []
-    result = perpetual(words, window.top, root=root, rules=options.rules, chains=options.chains,
+    result = perpetual(words, window.top, root=root, config=options.config,
                        count_limit=options.count_limit, steps=steps,
                        occupancy=game.occupancies()[window.ply])
     if not result.upcoming:
@@ -526,14 +521,14 @@ def _upcoming_line(words, window, game, options, root):
 def explain(game, ply, options, out=None):
     """``axon explain``: the query after ``ply`` (1-based) of ``game``, step by step."""
     out = sys.stdout if out is None else out
-    window = windows(game.words, options.depth)[ply - 1]
+    window = windows(game.words, options.config.depth)[ply - 1]
     words = game.words[window.base:ply]
     history = game.history(options.root)
     root = root_address(window, history)
-    probe = perpetual(words, window.top, root=root, rules=options.rules, chains=options.chains,
+    config = options.config
+    probe = perpetual(words, window.top, root=root, config=config,
                       count_limit=options.count_limit)
-    explanation = explain_query(words, window.top, root=root, rules=options.rules,
-                                chains=options.chains,
+    explanation = explain_query(words, window.top, root=root, config=config,
                                 count_limit=options.count_limit, order=options.order,
                                 base=window.base, root_ply=history,
                                 window_limited=is_window_limited(probe, game.words,
@@ -543,7 +538,7 @@ def explain(game, ply, options, out=None):
     distance = "-" if result.distance is None else result.distance
     heading = [
         f"{game.label}, ply {ply}: {game.move_label(ply)} ({game.ucis[ply - 1]})",
-        f"rules {options.rules}, chains {options.chains}, count limit "
+        f"rules {config.rules.value}, chains {config.chains}, count limit "
         f"{options.count_limit}, order {options.order}"
         + (f", {options.side} moves only" if getattr(options, "side", "both") != "both"
            else "")
@@ -553,7 +548,7 @@ def explain(game, ply, options, out=None):
         f"stop {result.stop.name.lower()}",
         explanation.draw,
     ]
-    if options.rules != "cpw":
+    if config.rules.sided:
         heading.append(_upcoming_line(words, window, game, options, root))
 
     def labels(address):
@@ -562,9 +557,9 @@ def explain(game, ply, options, out=None):
 
     if getattr(options, "html", None):
         board = next(itertools.islice(game.positions(), ply - 1, None))
-        upcoming = perpetual(words, window.top, root=root, rules=options.rules,
-                             chains=options.chains, count_limit=options.count_limit,
-                             occupancy=int(board.occupied)) if options.rules != "cpw" else None
+        upcoming = perpetual(words, window.top, root=root, config=config,
+                             count_limit=options.count_limit,
+                             occupancy=int(board.occupied)) if config.rules.sided else None
         page = explanation_page(explanation, board, title=heading[0], answer_lines=heading[1:],
                                 labels=labels,
                                 upcoming_move=upcoming and upcoming.upcoming_move)

@@ -5,7 +5,9 @@ import sys
 from ..backends.cxxrtl import CxxrtlError
 from ..verify.linksoak import run_link_soak
 from ..verify.soak import BATCH_QUERIES, soak
-from .args import EXIT_INTERRUPTED, SIM_RULES, add_layout, int_at_least, warn_unpooled
+from ...hdl.params import SHIPPED
+from .args import (EXIT_INTERRUPTED, SIM_RULES, UsageError, add_layout, config_from,
+                   int_at_least, warn_unpooled)
 
 
 __all__ = ["register"]
@@ -35,12 +37,12 @@ def register(subparsers):
                              "of the RTL")
     parser.add_argument("--seed", type=int, default=0, metavar="S",
                         help="random seed; a batch is fixed by seed and index (default 0)")
-    parser.add_argument("--rules", choices=SIM_RULES, default="exact",
-                        help="chain rules (default exact)")
-    parser.add_argument("--chains", type=int_at_least(1), default=24, metavar="N",
-                        help="chain-list slots, even, half per side (default 24)")
-    parser.add_argument("--depth", type=int_at_least(1), default=256, metavar="D",
-                        help="move-list entries, even (default 256)")
+    parser.add_argument("--rules", choices=SIM_RULES, default=SHIPPED.rules.value,
+                        help=f"chain rules (default {SHIPPED.rules.value})")
+    parser.add_argument("--chains", type=int_at_least(1), default=SHIPPED.chains, metavar="N",
+                        help=f"chain-list slots, even, half per side (default {SHIPPED.chains})")
+    parser.add_argument("--depth", type=int_at_least(1), default=SHIPPED.depth, metavar="D",
+                        help=f"move-list entries, even (default {SHIPPED.depth})")
     add_layout(parser)
     parser.add_argument("--workers", type=int_at_least(1), default=None, metavar="W",
                         help="worker processes (default: one per core)")
@@ -61,14 +63,18 @@ def main_soak(args):
         print("axon soak: error: --link and --netlist are two different soaks; choose one",
               file=sys.stderr)
         return 2
-    warn_unpooled("soak", args.chains, args.pools)
-    if args.link:
-        return _main_link_soak(args)
     try:
-        report = soak(args.queries or 100_000, args.seed, args.rules, args.chains,
-                      depth=args.depth, workers=args.workers,
+        config = config_from(args)
+    except UsageError as error:
+        print(f"axon soak: error: {error}", file=sys.stderr)
+        return 2
+    warn_unpooled("soak", config)
+    if args.link:
+        return _main_link_soak(args, config)
+    try:
+        report = soak(args.queries or 100_000, args.seed, config, workers=args.workers,
                       progress=None if args.quiet else progress, netlist=args.netlist,
-                      log=None if args.quiet else log, pools=args.pools, scan=args.scan)
+                      log=None if args.quiet else log)
     except (CxxrtlError, ValueError, TypeError) as error:
         if not args.quiet:
             print(file=sys.stderr)
@@ -89,13 +95,11 @@ def main_soak(args):
     return 0 if report.mismatches == 0 else 1
 
 
-def _main_link_soak(args):
+def _main_link_soak(args, config):
     """``axon soak --link``: the board top at its UART pins."""
 
     try:
-        report = run_link_soak(args.queries or 10_000, seed=args.seed, depth=args.depth,
-                               chains=args.chains, rules=args.rules, pools=args.pools,
-                               scan=args.scan)
+        report = run_link_soak(args.queries or 10_000, seed=args.seed, config=config)
     except (CxxrtlError, ValueError, TypeError) as error:
         print(f"axon soak: error: {error}", file=sys.stderr)
         return 2

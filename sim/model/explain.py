@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Tuple
 
 from ...hdl.word import PIECE_LETTERS, pack_word, square_name, unpack_word
+from ...hdl.params import SHIPPED
 from .golden import ChainList, Result, Rules, Stop, perpetual
 
 
@@ -172,7 +173,7 @@ def _rows(steps, view):
     return rows, tuple(view.column(chain) for chain in remaining)
 
 
-def _stop_text(result, words, top, chains, count_limit, window_limited, ply_of, rules):
+def _stop_text(result, words, top, config, count_limit, window_limited, ply_of):
     address = top - result.plies_scanned
     if result.stop is Stop.BARRIER:
         word = words[address]
@@ -187,7 +188,8 @@ def _stop_text(result, words, top, chains, count_limit, window_limited, ply_of, 
         return f"Count limit {count_limit} reached: the scan stops"
     word = words[address]
     from_sq, to_sq, piece, _ = unpack_word(word)
-    chain_list = ChainList(chains, rules)
+    rules, chains = config.rules, config.chains
+    chain_list = ChainList(config)
     for applied in range(top, address, -1):
         applied_from, applied_to, applied_piece, _ = unpack_word(words[applied])
         chain_list.apply(applied_piece, applied_from, applied_to)
@@ -241,7 +243,7 @@ def _draw_text(result, steps, top, root, root_ply, ply_of):
             f"a third occurrence counts, and the scan found no other ({root_text})")
 
 
-def explain_query(words, top, *, root=-1, rules="exact", chains=24, count_limit=4,
+def explain_query(words, top, *, root=-1, config=SHIPPED, count_limit=4,
                   order="paper", base=0, window_limited=False, root_ply=None):
     """Explain the query at ``top`` of the move list ``words``, for a search
     from the position after ``root`` (see :func:`~axon.sim.model.golden.perpetual`).
@@ -255,16 +257,15 @@ def explain_query(words, top, *, root=-1, rules="exact", chains=24, count_limit=
     if order not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
     steps = []
-    result = perpetual(words, top, root=root, rules=rules, chains=chains,
-                       count_limit=count_limit, steps=steps)
-    rules = Rules(rules)
+    result = perpetual(words, top, root=root, config=config, count_limit=count_limit,
+                       steps=steps)
 
     def ply_of(address):
         return base + address + 1
 
     draw = _draw_text(result, steps, top, root,
                       ply_of(root) if root_ply is None else root_ply, ply_of)
-    stop = _stop_text(result, words, top, chains, count_limit, window_limited, ply_of, rules)
+    stop = _stop_text(result, words, top, config, count_limit, window_limited, ply_of)
     if order == "scan":
         rows, remaining = _rows(steps, _View(False))
         if result.repetition:
@@ -280,9 +281,9 @@ def explain_query(words, top, *, root=-1, rules="exact", chains=24, count_limit=
     mirrored = [_mirror(words[address]) for address in reversed(window)]
     mirrored_steps = []
     # Enough slots for every word of the window in each side's pool.
-    slots = max(chains, 2 * len(mirrored))
+    slots = max(config.chains, 2 * len(mirrored))
     if mirrored:
-        perpetual(mirrored, len(mirrored) - 1, rules=rules.value, chains=slots,
+        perpetual(mirrored, len(mirrored) - 1, config=config.replace(chains=slots),
                   count_limit=len(mirrored) + 1, steps=mirrored_steps)
     rows, remaining = _rows(mirrored_steps, _View(True))
     # Number the rows by the real move list, not the mirrored one.

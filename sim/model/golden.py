@@ -35,28 +35,17 @@ comparison's hit vector as the chosen slot, without a priority pick, and keep
 the from == to test out of its update loop.
 """
 
-import enum
 from dataclasses import dataclass
 from typing import Optional
 
-from ...hdl.pools import (BISHOP, KING, KNIGHT, POOL_KINDS, QUEEN, ROOK, check_pools,
-                          check_pools_rules, side_pools, spill_slots)
-from ...hdl.params import Stop
+from ...hdl.pools import BISHOP, KING, KNIGHT, POOL_KINDS, QUEEN, ROOK
+from ...hdl.params import SHIPPED, DetectorConfig, Rules, Stop
 from ...hdl.word import unpack_word
 from .spill import SpillSide
 
 
-__all__ = ["Rules", "Stop", "Result", "Step", "perpetual", "RULES", "reaches", "squares_between",
+__all__ = ["Rules", "Stop", "Result", "Step", "perpetual", "reaches", "squares_between",
            "inside_search", "decides_draw"]
-
-
-class Rules(enum.Enum):
-    CPW   = "cpw"
-    PAPER = "paper"
-    EXACT = "exact"
-
-
-RULES = tuple(rules.value for rules in Rules)
 
 
 @dataclass(frozen=True)
@@ -123,23 +112,14 @@ class Step:
     joined:  Optional[tuple]       # the chain that link made of the two
 
 
-def _check_query(words, top, root, rules, chains, count_limit):
-    try:
-        rules = Rules(rules)
-    except ValueError:
-        raise ValueError(f"rules must be one of {', '.join(RULES)}, not {rules!r}") from None
-    if not isinstance(chains, int) or chains < 1:
-        raise ValueError(f"chain count must be a positive integer, not {chains!r}")
-    if rules is not Rules.CPW and chains % 2:
-        raise ValueError(f"chain count must be even for the {rules.value} rules (half the "
-                         f"slots serve each side), not {chains!r}")
+def _check_query(words, top, root, config, count_limit):
+    DetectorConfig.checked(config, gateware=False)
     if not isinstance(count_limit, int) or count_limit < 0:
         raise ValueError(f"count limit must be a non-negative integer, not {count_limit!r}")
     if not isinstance(top, int) or not 0 <= top < len(words):
         raise ValueError(f"top of stack must be an address in 0..{len(words) - 1}, not {top!r}")
     if not isinstance(root, int) or not -1 <= root < len(words):
         raise ValueError(f"root must be an address in -1..{len(words) - 1}, not {root!r}")
-    return rules
 
 
 class ChainPool:
@@ -291,18 +271,17 @@ class ChainList:
 
     A chain only ever changes on a move of its own piece, so chains of
     different sides or kinds never meet: the ``paper`` and ``exact`` rules
-    give every side a pool per kind (``pools="kind"``), a pool per kind and
-    a spill pool (``pools="spill"``, ``exact`` only), or one pool
-    (``pools="side"``), as :mod:`axon.hdl.pools` lays them out for the
+    give every side a pool per kind (``Pools.KIND``), a pool per kind and
+    a spill pool (``Pools.SPILL``, ``exact`` only), or one pool
+    (``Pools.SIDE``), as the configuration (:class:`~axon.hdl.params.DetectorConfig`)
+    lays them out for the
     gateware. A move of a kind without a pool meets a pool of no slots and
     overflows. The wiki's pseudo-code matches squares regardless of the piece,
     so ``cpw`` keeps one shared pool.
     """
 
-    def __init__(self, size, rules, pools="kind"):
-        check_pools(pools)
-        if rules is not Rules.CPW:
-            check_pools_rules(pools, rules.value)
+    def __init__(self, config):
+        size, rules = config.chains, config.rules
         self.no_pool = ChainPool(0, rules)
         self.by_piece = {}
         if rules is Rules.CPW:
@@ -310,22 +289,22 @@ class ChainList:
             self.by_piece = dict.fromkeys(range(16), self.pools[0])
             return
         self.pools = []
-        if pools == "spill":
-            self._spill_pools(size, rules)
+        if config.spills:
+            self._spill_pools(config)
             return
         for colour in (0, 8):
-            for kind, slots in side_pools(size, pools):
+            for kind, slots in config.side_pools:
                 pool = ChainPool(slots, rules)
                 self.pools.append(pool)
                 kinds = range(8) if kind is None else (kind,)
                 self.by_piece.update({colour | each: pool for each in kinds})
 
-    def _spill_pools(self, size, rules):
-        layout, spill = side_pools(size, "spill"), spill_slots(size, "spill")
+    def _spill_pools(self, config):
+        layout, spill = config.side_pools, config.spill_slots
         for colour in (0, 8):
             side = SpillSide(layout, spill)
             for kind in POOL_KINDS:
-                pool = SpillingPool(dict(layout).get(kind, 0) + spill, rules, side)
+                pool = SpillingPool(dict(layout).get(kind, 0) + spill, config.rules, side)
                 self.pools.append(pool)
                 self.by_piece[colour | kind] = pool
 
@@ -437,13 +416,16 @@ def decides_draw(count, first_inside):
     return count >= 2 or (count == 1 and first_inside)
 
 
-def perpetual(words, top, *, root=-1, rules="exact", chains=24, count_limit=4, steps=None,
-              pools="kind", occupancy=None):
+def perpetual(words, top, *, root=-1, config=SHIPPED, count_limit=4, steps=None,
+              occupancy=None):
     """Scan ``words`` back from address ``top``; return a :class:`Result`.
 
     ``words`` is the move-list contents (17-bit move words, index = address).
     If ``steps`` is a list, one :class:`Step` per applied word is appended.
-    ``pools`` is the pool layout, see :mod:`axon.hdl.pools`.
+    ``config`` gives the ``rules`` (:class:`~axon.hdl.params.Rules`, with
+    the golden-only ``CPW``), the ``chains`` and the ``pools`` layout
+    (:class:`~axon.hdl.params.DetectorConfig`; its ``depth``, ``scan`` and
+    ``upcoming`` change no answer).
 
     ``root`` is the address of the last word of the game history: a search
     starts from the position after it (the *root position*), and the words
@@ -474,12 +456,13 @@ def perpetual(words, top, *, root=-1, rules="exact", chains=24, count_limit=4, s
     one that reaches a position at or before the root is a draw only if
     that position has occurred twice already, which the host must look up.
     """
-    rules = _check_query(words, top, root, rules, chains, count_limit)
+    _check_query(words, top, root, config, count_limit)
+    rules = config.rules
     if occupancy is not None and not (isinstance(occupancy, int) and 0 <= occupancy < 1 << 64):
         raise ValueError(f"occupancy must be a 64-bit bitboard, not {occupancy!r}")
     look_ahead = occupancy is not None and rules is not Rules.CPW
     mover_colour = 1 - (unpack_word(words[top])[2] >> 3)
-    chain_list = ChainList(chains, rules, pools)
+    chain_list = ChainList(config)
     address, plies, count, distance = top, 0, 0, None
     upcoming = None
     while True:

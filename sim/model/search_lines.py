@@ -20,6 +20,7 @@ from typing import List
 import chess
 import chess.pgn
 
+from ...hdl.params import SHIPPED
 from .encode import encode_moves
 
 
@@ -106,7 +107,7 @@ def _walk(rng, board, moves, plies):
     return walk
 
 
-def search_lines(games, count, seed, *, depth=256, walk_plies=WALK_PLIES):
+def search_lines(games, count, seed, *, depth=SHIPPED.depth, walk_plies=WALK_PLIES):
     """``count`` :class:`SearchLine` from the positions of ``games``, from ``seed``.
 
     ``games`` is a list of ``(start_board, moves)``. Each line picks a game

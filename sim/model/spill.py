@@ -21,11 +21,14 @@ from collections import Counter
 
 __all__ = ["SpillSide"]
 
+# Where a side's entry lies: its kind's pool, or the side's spill pool.
+OWN, SPILL = "own pool", "spill pool"
+
 
 class SpillSide:
     """One side's starts and ends in its kinds' pools and its spill pool.
 
-    ``layout`` is :func:`axon.hdl.pools.side_pools`'s ``(kind, slots)``
+    ``layout`` is :attr:`axon.hdl.params.DetectorConfig.side_pools`'s ``(kind, slots)``
     tuple; ``spill`` the spill pool's size. A kind with neither a pool nor
     spill slots never gets here (the golden model has no pool for it).
     """
@@ -34,25 +37,25 @@ class SpillSide:
         self.slots = dict(layout)
         self.spill = spill
         # Entries are (kind, square) pairs; a kind's pool holds only its own.
-        self.starts = {"kind": Counter(), "spill": Counter()}
-        self.ends = {"kind": Counter(), "spill": Counter()}
+        self.starts = {OWN: Counter(), SPILL: Counter()}
+        self.ends = {OWN: Counter(), SPILL: Counter()}
 
     def _used(self, entries, where, kind):
-        if where == "spill":
-            return sum(entries["spill"].values())
-        return sum(count for (each, _), count in entries["kind"].items() if each == kind)
+        if where == SPILL:
+            return sum(entries[SPILL].values())
+        return sum(count for (each, _), count in entries[OWN].items() if each == kind)
 
     def _room(self, entries, kind):
         """The pool a new entry of ``kind`` goes to, or ``None`` if all are full."""
-        if self._used(entries, "kind", kind) < self.slots.get(kind, 0):
-            return "kind"
-        if self._used(entries, "spill", kind) < self.spill:
-            return "spill"
+        if self._used(entries, OWN, kind) < self.slots.get(kind, 0):
+            return OWN
+        if self._used(entries, SPILL, kind) < self.spill:
+            return SPILL
         return None
 
     @staticmethod
     def _where(entries, key):
-        return next(where for where in ("kind", "spill") if entries[where][key])
+        return next(where for where in (OWN, SPILL) if entries[where][key])
 
     @staticmethod
     def _take(entries, where, key):
@@ -63,9 +66,9 @@ class SpillSide:
     def fits(self, kind, from_sq, to_sq):
         """Would a move of ``kind`` find its entries (a possible move: at most
         one start on ``to_sq`` and one end on ``from_sq``)?"""
-        if self.starts["kind"][(kind, to_sq)] + self.starts["spill"][(kind, to_sq)]:
+        if self.starts[OWN][(kind, to_sq)] + self.starts[SPILL][(kind, to_sq)]:
             return True
-        if self.ends["kind"][(kind, from_sq)] + self.ends["spill"][(kind, from_sq)]:
+        if self.ends[OWN][(kind, from_sq)] + self.ends[SPILL][(kind, from_sq)]:
             return True
         return (self._room(self.starts, kind) is not None and
                 self._room(self.ends, kind) is not None)
@@ -73,8 +76,8 @@ class SpillSide:
     def apply(self, kind, from_sq, to_sq):
         """Apply a move that :meth:`fits` (the unpaired rules)."""
         start, end = (kind, to_sq), (kind, from_sq)
-        start_hit = self.starts["kind"][start] + self.starts["spill"][start]
-        end_hit = self.ends["kind"][end] + self.ends["spill"][end]
+        start_hit = self.starts[OWN][start] + self.starts[SPILL][start]
+        end_hit = self.ends[OWN][end] + self.ends[SPILL][end]
         if start_hit:
             where = self._where(self.starts, start)
             self._take(self.starts, where, start)
@@ -91,4 +94,4 @@ class SpillSide:
 
     def spilled(self):
         """How many starts lie in the spill pool."""
-        return sum(self.starts["spill"].values())
+        return sum(self.starts[SPILL].values())

@@ -27,6 +27,7 @@ import time
 from array import array
 from dataclasses import dataclass, field
 
+from ...hdl.params import SHIPPED
 from ..backends.cxxrtl import CxxrtlError, CxxrtlModel
 from ..model.encode import encode_moves
 from ..model.generate import game_corpus
@@ -58,7 +59,7 @@ class CxxrtlBoard(CxxrtlModel):
 
     Parameters
     ----------
-    depth, chains, rules, divisor, timeout_bits, pools, scan :
+    config, divisor, timeout_bits :
         As for :class:`~axon.boards.top.AxonBoard`.
     build_dir :
         Cache directory, see :class:`~axon.sim.backends.cxxrtl.CxxrtlModel`.
@@ -69,24 +70,21 @@ class CxxrtlBoard(CxxrtlModel):
     HARNESS_PACKAGE = __package__
     HARNESS_PORTS   = ("clk", "rst", "uart_rx", "uart_tx")
 
-    def __init__(self, *, depth=256, chains=24, rules="exact", divisor=SOAK_DIVISOR,
-                 timeout_bits=SOAK_TIMEOUT_BITS, build_dir=None, pools="kind", scan="pair"):
-        self.depth, self.chains, self.rules = depth, chains, rules
-        self.pools, self.scan = pools, scan
+    def __init__(self, config=SHIPPED, *, divisor=SOAK_DIVISOR, timeout_bits=SOAK_TIMEOUT_BITS,
+                 build_dir=None):
+        self.config = config
         self.divisor, self.timeout_bits = divisor, timeout_bits
         super().__init__(build_dir)
 
     def _make_dut(self):
-        return AxonBoard(depth=self.depth, chains=self.chains, rules=self.rules,
-                         divisor=self.divisor, timeout_bits=self.timeout_bits,
-                         pools=self.pools, scan=self.scan)
+        return AxonBoard(self.config, divisor=self.divisor, timeout_bits=self.timeout_bits)
 
     @property
     def quiet_clocks(self):
         """Silence that ends a segment: longer than the board ever takes to
         start answering (the inter-byte timeout, then the longest write or
         read, or a full scan)."""
-        return (self.divisor * self.timeout_bits + 8 * MAX_WORDS + self.depth +
+        return (self.divisor * self.timeout_bits + 8 * MAX_WORDS + self.config.depth +
                 4 * self.divisor)
 
     def _defines(self):
@@ -177,8 +175,9 @@ class _Expect:
         self.kind, self.check, self.label = kind, check, label
 
 
-def _plan(rng, queries, depth, chains, rules, golden, divisor, pools="kind", scan="pair"):
+def _plan(rng, queries, config, golden, divisor):
     """The segments and what each must draw, with the move list modelled."""
+    depth = config.depth
     memory = [0] * depth
     segments, expects = [], []
     counts = {"queries": 0, "noise": 0, "refused": 0, "writes": 0, "reads": 0, "resets": 0}
@@ -192,10 +191,10 @@ def _plan(rng, queries, depth, chains, rules, golden, divisor, pools="kind", sca
         # On a clock from the frame's last stop bit to the end of the answer:
         # while the link decodes, the scanner scans, or the answer is sent.
         occupancy = random_occupancy(rng, memory, top)
-        expected = golden(list(memory), top, rules=rules, chains=chains, count_limit=limit,
-                          pools=pools, occupancy=occupancy if scan == "pair" else None)
+        expected = golden(list(memory), top, config=config, count_limit=limit,
+                          occupancy=occupancy if config.upcoming else None)
         frame = protocol.query_request(top, limit, occupancy)
-        busy = expected_cycles(memory, top, expected, scan) + 16 + 16 * byte_clocks
+        busy = expected_cycles(memory, top, expected, config) + 16 + 16 * byte_clocks
         if rng.random() < 0.5:
             busy = expected.plies_scanned // 2 + 8         # mid-scan, mostly
         add(frame, _Expect("reset", label=f"reset during query top={top}"),
@@ -227,10 +226,9 @@ def _plan(rng, queries, depth, chains, rules, golden, divisor, pools="kind", sca
         # scan has no upcoming repetition and answers none.
         occupancy = random_occupancy(rng, memory, top)
         root = random_root(rng, top, depth)
-        expected = golden(list(memory), top, root=root, rules=rules, chains=chains,
-                          count_limit=limit, pools=pools,
-                          occupancy=occupancy if scan == "pair" else None)
-        cycles = expected_cycles(memory, top, expected, scan)
+        expected = golden(list(memory), top, root=root, config=config, count_limit=limit,
+                          occupancy=occupancy if config.upcoming else None)
+        cycles = expected_cycles(memory, top, expected, config)
         add(protocol.query_request(top, limit, occupancy, root),
             _Expect(Command.QUERY, lambda payload, want=(expected, cycles):
                     protocol.parse_query(payload) == want,
@@ -339,22 +337,20 @@ def _judge(expect, hung, data):
     return None
 
 
-def run_link_soak(queries=10_000, *, seed=0, depth=256, chains=24, rules="exact",
-                  pools="kind", scan="pair", golden=perpetual, log=None, model=None):
+def run_link_soak(queries=10_000, *, seed=0, config=SHIPPED, golden=perpetual, log=None,
+                  model=None):
     """Soak the board at its UART pins; return a :class:`LinkSoakReport`.
 
     ``golden`` computes the expected answers (a test passes a wrong one to
     see the soak fail); ``model`` is a :class:`CxxrtlBoard` of the same
-    configuration to reuse. ``pools`` and ``scan`` are as for
-    :class:`~axon.hdl.detector.AxonDetector` (the 1K boards': ``"side"``,
-    ``"single"``).
+    configuration to reuse. ``config`` is the board's detector
+    (:class:`~axon.hdl.params.DetectorConfig`; the 1K boards':
+    :data:`~axon.hdl.params.LEAN`).
     """
     began = time.perf_counter()
     rng = random.Random(seed)
-    model = model or CxxrtlBoard(depth=depth, chains=chains, rules=rules, pools=pools,
-                                 scan=scan)
-    segments, expects, counts = _plan(rng, queries, depth, chains, rules, golden,
-                                      model.divisor, pools, scan)
+    model = model or CxxrtlBoard(config)
+    segments, expects, counts = _plan(rng, queries, config, golden, model.divisor)
     report = LinkSoakReport(**counts)
     # One process for the whole plan: the board keeps its state throughout.
     answers = model.exchange(segments)

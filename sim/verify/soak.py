@@ -11,7 +11,7 @@ mismatch can be replayed alone (:func:`make_batch`). A batch mixes
 
 * random legal games from :func:`axon.sim.model.generate.game_corpus`, queried after
   every ply: words alternate sides, so a query must take exactly
-  :func:`axon.sim.backends.pysim.latency` ``(plies_scanned)`` clocks;
+  :meth:`axon.hdl.params.DetectorConfig.latency` ``(plies_scanned)`` clocks;
 * random memory images of the full depth, the way a hypothesis strategy would
   draw them: uniform words, near-collision words over a few squares and two or
   three piece codes (in random or alternating colours), all-barrier images,
@@ -43,7 +43,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from ...hdl.params import COUNT_LIMIT_MAX
+from ...hdl.params import COUNT_LIMIT_MAX, SHIPPED, DetectorConfig
 from ...hdl.word import WORD_BITS, pack_word, word_str
 from ..model import golden
 from ..model.encode import encode_moves
@@ -51,7 +51,7 @@ from ..model.generate import game_corpus
 from ...boards.build import BuildError, synthesis_script
 from ..backends.cxxrtl import CxxrtlError, CxxrtlSession
 from ..backends.netlist import NetlistSession
-from ..backends.pysim import expected_cycles, latency
+from ..backends.pysim import expected_cycles
 
 
 __all__ = ["IMAGE_KINDS", "random_image", "random_root", "make_batch", "check_batch", "soak",
@@ -168,7 +168,7 @@ def random_root(rng, top, depth):
     return rng.choice((-1, max(-1, top - rng.randint(1, 12)), top, rng.randrange(-1, depth)))
 
 
-def make_batch(seed, index, queries=BATCH_QUERIES, depth=256):
+def make_batch(seed, index, queries=BATCH_QUERIES, *, depth):
     """The jobs of batch ``index`` of a soak with ``seed``: about ``queries`` queries."""
     rng = random.Random(f"axon-soak:{seed}:{index}")
     jobs, asked = [], 0
@@ -250,24 +250,20 @@ class BatchReport:
 NETLIST_BOARD = "icebreaker"
 
 
-def netlist_session(*, depth=256, chains=24, rules="exact", pools="kind", scan="pair",
-                    build_dir=None, log=None, netlist_edit=None):
+def netlist_session(config=SHIPPED, *, build_dir=None, log=None, netlist_edit=None):
     """The detector synthesised as the board build does it, as a CXXRTL session."""
     try:
         script = synthesis_script(NETLIST_BOARD, name=NetlistSession.DESIGN_NAME)
     except BuildError as error:
         raise CxxrtlError(str(error)) from None
-    return NetlistSession(script, depth=depth, chains=chains, rules=rules, pools=pools,
-                          scan=scan, build_dir=build_dir, log=log, netlist_edit=netlist_edit)
+    return NetlistSession(script, config, build_dir=build_dir, log=log,
+                          netlist_edit=netlist_edit)
 
 
-def _session(depth, chains, rules, build_dir, netlist=False, netlist_edit=None, log=None,
-             pools="kind", scan="pair"):
+def _session(config, build_dir, netlist=False, netlist_edit=None, log=None):
     if netlist:
-        return netlist_session(depth=depth, chains=chains, rules=rules, pools=pools, scan=scan,
-                               build_dir=build_dir, log=log, netlist_edit=netlist_edit)
-    return CxxrtlSession(depth=depth, chains=chains, rules=rules, pools=pools, scan=scan,
-                         build_dir=build_dir, log=log)
+        return netlist_session(config, build_dir=build_dir, log=log, netlist_edit=netlist_edit)
+    return CxxrtlSession(config, build_dir=build_dir, log=log)
 
 
 _worker_session = None
@@ -285,18 +281,18 @@ def check_batch(session, seed, index, queries=BATCH_QUERIES, keep=KEEP_MISMATCHE
     """Generate batch ``index``, run it on ``session`` and check every answer."""
     report = BatchReport()
     began = time.perf_counter()
-    jobs = make_batch(seed, index, queries, session.depth)
+    jobs = make_batch(seed, index, queries, depth=session.depth)
     generated = time.perf_counter()
     answers = session.run_batch([(job.words, job.queries) for job in jobs], on_timeout="none")
     simulated = time.perf_counter()
     for job_index, (job, job_answers) in enumerate(zip(jobs, answers)):
         for (top, count_limit, occupancy, root), got in zip(job.queries, job_answers):
-            expected = golden.perpetual(job.words, top, root=root, rules=session.rules,
-                                        chains=session.chains, count_limit=count_limit,
-                                        pools=session.pools,
-                                        occupancy=occupancy if session.upcoming else None)
-            clocks = (latency(expected.plies_scanned, session.scan) if job.legal else
-                      expected_cycles(job.words, top, expected, session.scan))
+            config = session.config
+            expected = golden.perpetual(job.words, top, root=root, config=config,
+                                        count_limit=count_limit,
+                                        occupancy=occupancy if config.upcoming else None)
+            clocks = (config.latency(expected.plies_scanned) if job.legal else
+                      expected_cycles(job.words, top, expected, config))
             report.queries += 1
             report.stops[expected.stop.name.lower()] += 1
             report.kinds[job.kind] += 1
@@ -304,7 +300,7 @@ def check_batch(session, seed, index, queries=BATCH_QUERIES, keep=KEEP_MISMATCHE
             report.draws += expected.draw
             report.upcoming += expected.upcoming
             # Two words of one side on the way: the pair scanner's slow path.
-            report.refetched += clocks != latency(expected.plies_scanned, session.scan)
+            report.refetched += clocks != config.latency(expected.plies_scanned)
             if got is None or got.result != expected or got.cycles != clocks:
                 report.mismatches += 1
                 if len(report.first) < keep:
@@ -340,26 +336,20 @@ class SoakReport:
     work_seconds: dict
     build_info: Optional[dict]
     seed: int
-    rules: str
-    chains: int
-    depth: int
+    config: DetectorConfig
     workers: int
     model: str = "cxxrtl"
     upcoming: int = 0           # queries with an upcoming repetition
     draws: int = 0              # queries that are a draw for the search from their root
     interrupted: bool = False   # Ctrl-C: the figures are of the batches that finished
-    pools: str = "kind"
-    scan: str = "pair"
 
     def summary(self):
         lines = [
             f"soak{' of the synth_ice40 netlist' if self.model == 'netlist' else ''}"
             f"{' (interrupted)' if self.interrupted else ''}: "
-            f"{self.queries} queries (seed {self.seed}, rules {self.rules}, "
-            f"{self.chains} chains"
-            f"{', one pool a side' if self.pools == 'side' else ''}"
-            f"{', one ply a clock' if self.scan == 'single' else ''}"
-            f", depth {self.depth}, {self.workers} worker"
+            f"{self.queries} queries (seed {self.seed}, rules {self.config.rules.value}, "
+            f"{self.config.chains} chains{self.config.note}"
+            f", depth {self.config.depth}, {self.workers} worker"
             f"{'s' if self.workers != 1 else ''}) in {self.seconds:.1f} s: "
             f"{self.queries_per_second:,.0f} queries/s",
             "  stops: " + ", ".join(f"{name} {count}" for name, count in sorted(self.stops.items()))
@@ -385,9 +375,9 @@ def _default_workers():
         return max(1, os.cpu_count() or 1)
 
 
-def soak(queries=100_000, seed=0, rules="exact", chains=24, *, depth=256, workers=None,
+def soak(queries=100_000, seed=0, config=SHIPPED, *, workers=None,
          batch_queries=BATCH_QUERIES, build_dir=None, keep=KEEP_MISMATCHES, progress=None,
-         netlist=False, netlist_edit=None, log=None, pools="kind", scan="pair"):
+         netlist=False, netlist_edit=None, log=None):
     """Run about ``queries`` random queries on the CXXRTL model; return a :class:`SoakReport`.
 
     The count is rounded up to whole batches of ``batch_queries``. ``workers``
@@ -396,9 +386,9 @@ def soak(queries=100_000, seed=0, rules="exact", chains=24, *, depth=256, worker
     total, mismatches)`` after each batch. ``netlist`` soaks the synthesised
     netlist instead of the RTL, changed by ``netlist_edit`` if given (see
     :class:`~axon.sim.backends.netlist.NetlistSession`). ``log`` receives the build's
-    progress lines (synthesis, compilation). ``pools`` and ``scan`` are as for
-    :class:`~axon.hdl.detector.AxonDetector` (the 1K boards': ``"side"``,
-    ``"single"``).
+    progress lines (synthesis, compilation). ``config`` is the detector's
+    (:class:`~axon.hdl.params.DetectorConfig`; the 1K boards':
+    :data:`~axon.hdl.params.LEAN`).
     """
     if not isinstance(queries, int) or queries < 1:
         raise ValueError(f"query count must be a positive integer, not {queries!r}")
@@ -411,7 +401,7 @@ def soak(queries=100_000, seed=0, rules="exact", chains=24, *, depth=256, worker
     batches = -(-queries // batch_queries)
     workers = min(workers, batches)
     # Built here, once, so that the workers find the binary in the cache.
-    session = _session(depth, chains, rules, build_dir, netlist, netlist_edit, log, pools, scan)
+    session = _session(config, build_dir, netlist, netlist_edit, log)
     session.build()
 
     began = time.perf_counter()
@@ -442,8 +432,8 @@ def soak(queries=100_000, seed=0, rules="exact", chains=24, *, depth=256, worker
         else:
             # Leaving the block terminates the workers, Ctrl-C or not.
             with multiprocessing.Pool(workers, initializer=_init_worker,
-                                      initargs=(depth, chains, rules, build_dir, netlist,
-                                                netlist_edit, None, pools, scan)) as pool:
+                                      initargs=(config, build_dir, netlist,
+                                                netlist_edit, None)) as pool:
                 collect(pool.imap(_check_batch_in_worker, tasks))
     except KeyboardInterrupt:
         # Report the batches that finished; the caller says it was cut short.
@@ -456,6 +446,5 @@ def soak(queries=100_000, seed=0, rules="exact", chains=24, *, depth=256, worker
         upcoming=total.upcoming,
         refetched=total.refetched,
         work_seconds=dict(total.seconds),
-        build_info=session.build_info, seed=seed, rules=rules, chains=chains, depth=depth,
-        workers=workers, model="netlist" if netlist else "cxxrtl", interrupted=interrupted,
-        pools=pools, scan=scan)
+        build_info=session.build_info, seed=seed, config=config,
+        workers=workers, model="netlist" if netlist else "cxxrtl", interrupted=interrupted)

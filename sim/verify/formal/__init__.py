@@ -25,13 +25,13 @@ at any size.
 """
 
 from .harness import DEFAULT_CHAINS, DEFAULT_POOL_SLOTS, LEAN_POOL_SLOTS, POOL_SIZES
-from .termination import DEFAULT_DEPTH, TERMINATION_DEPTHS, termination_bound
+from .termination import DEFAULT_DEPTH, TERMINATION_DEPTHS
 from .end_to_end import END_TO_END_CHAINS, END_TO_END_DEPTH
 from .properties import END_TO_END_SHIPPED, PROPERTIES, Property, properties_markdown
 from .runner import Outcome, ToolMissing, find_sby, run_property
 
 
 __all__ = ["Property", "Outcome", "PROPERTIES", "END_TO_END_SHIPPED", "run_property",
-           "find_sby", "ToolMissing", "properties_markdown", "termination_bound",
+           "find_sby", "ToolMissing", "properties_markdown",
            "DEFAULT_CHAINS", "DEFAULT_POOL_SLOTS", "LEAN_POOL_SLOTS", "POOL_SIZES",
            "DEFAULT_DEPTH", "TERMINATION_DEPTHS", "END_TO_END_CHAINS", "END_TO_END_DEPTH"]

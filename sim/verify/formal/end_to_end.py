@@ -7,11 +7,10 @@ from amaranth.lib import data
 
 from ....hdl.detector import AxonDetector
 from ....hdl.lean import lean_pipeline_layout
-from ....hdl.pools import side_pools
-from ....hdl.params import Stop as StopReason
+from ....hdl.params import LEAN, SHIPPED, Stop as StopReason
 from ....hdl.scanner import pair_pipeline_layout
 from ....hdl.word import MoveWord
-from .harness import free_host_inputs, Harness, LEAN_CHAINS
+from .harness import free_host_inputs, Harness
 from .pools import ReferenceUnpairedPool
 
 
@@ -23,6 +22,10 @@ from .pools import ReferenceUnpairedPool
 # the lean layout (one pool of 2 entries a side, keeping kinds).
 END_TO_END_DEPTH = 8
 END_TO_END_CHAINS = 10
+# The repetition core alone: the upcoming block has its own proof.
+END_TO_END_PAIR = SHIPPED.replace(depth=END_TO_END_DEPTH, chains=END_TO_END_CHAINS,
+                                  upcoming=False)
+END_TO_END_LEAN = LEAN.replace(depth=END_TO_END_DEPTH)
 
 
 def _unpaired_view(slots):
@@ -61,22 +64,22 @@ class _ObservedDetector(AxonDetector):
     ``pipeline`` is the scanner's (:func:`~axon.hdl.scanner.pair_pipeline_layout`
     or :func:`~axon.hdl.lean.lean_pipeline_layout`),
     ``pool_views`` White's and Black's pools, each a list of ``(kind, view)``
-    (:func:`axon.hdl.pools.side_pools`, :func:`_unpaired_view`)."""
+    (:attr:`axon.hdl.params.DetectorConfig.side_pools`, :func:`_unpaired_view`)."""
 
-    def __init__(self, depth, chains, pools, scan, rules="exact", upcoming=False):
-        super().__init__(depth=depth, chains=chains, rules=rules, pools=pools, scan=scan,
-                         upcoming=upcoming)
-        self.banks = 2 if scan == "pair" else 1
+    def __init__(self, config):
+        super().__init__(config)
+        depth = config.depth
+        self.banks = 2 if config.pair_scan else 1
         rows = range(depth // self.banks)
         self.bank_rows  = [Signal(rows, name=f"bank{bank}_row") for bank in range(self.banks)]
         self.bank_words = [Signal(MoveWord, name=f"bank{bank}_word")
                            for bank in range(self.banks)]
         self.reading    = Signal()
-        self.pipeline   = Signal(pair_pipeline_layout(depth) if scan == "pair" else
+        self.pipeline   = Signal(pair_pipeline_layout(depth) if config.pair_scan else
                                  lean_pipeline_layout(depth))
         self.pool_views = [
             [(kind, Signal(_unpaired_view(slots), name=f"{side}_pool_{kind or 'any'}"))
-             for kind, slots in side_pools(chains, pools)]
+             for kind, slots in config.side_pools]
             for side in ("white", "black")]
 
     def elaborate(self, platform):
@@ -124,13 +127,14 @@ class _RootBlindDetector(_ObservedDetector):
 END_TO_END_BROKEN = {True: _ChainBlindDetector, "root": _RootBlindDetector}
 
 
-def _end_to_end_detector(m, broken, scan, chains=LEAN_CHAINS, pools="side"):
-    """The detector under the end-to-end proof, its free inputs, and the
-    model's copy of the move list with the block RAM held to it. Returns
-    ``(dut, words, stored)``: ``stored[bank]`` is the word the bank returns."""
-    depth = END_TO_END_DEPTH
+def _end_to_end_detector(m, broken, config):
+    """The detector of ``config`` under the end-to-end proof, its free
+    inputs, and the model's copy of the move list with the block RAM held to
+    it. Returns ``(dut, words, stored)``: ``stored[bank]`` is the word the
+    bank returns."""
+    depth = config.depth
     detector = END_TO_END_BROKEN[broken] if broken else _ObservedDetector
-    m.submodules.dut = dut = detector(depth=depth, chains=chains, pools=pools, scan=scan)
+    m.submodules.dut = dut = detector(config)
     free_host_inputs(m, dut)
 
     # The move list as the host wrote it (the block RAM and this start
@@ -296,13 +300,13 @@ def _assert_hit_vectors_in_view(m, dut):
 def end_to_end_lean(broken):
     def body(m):
         depth = END_TO_END_DEPTH
-        dut, words, stored = _end_to_end_detector(m, broken, "single")
+        dut, words, stored = _end_to_end_detector(m, broken, END_TO_END_LEAN)
 
         # The scan model: the golden loop (axon.sim.model.golden.perpetual), one
         # word a clock, with the rules' plain model for each side's pool. It
         # decides about a word on the clock the scanner does (the scanner's
         # hand stage), a clock after its read stage (`pending` on the first).
-        models = [_SideModel(m, side, side_pools(LEAN_CHAINS, "side"))
+        models = [_SideModel(m, side, END_TO_END_LEAN.side_pools)
                   for side in ("white", "black")]
         (_, white), = models[0].pools
         (_, black), = models[1].pools
@@ -416,10 +420,12 @@ def end_to_end_lean(broken):
     return Harness(body)
 
 
-def end_to_end_pair(broken, chains=END_TO_END_CHAINS, pools="kind"):
+def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
+    config = END_TO_END_PAIR.replace(chains=chains)
+
     def body(m):
         depth = END_TO_END_DEPTH
-        dut, words, stored = _end_to_end_detector(m, broken, "pair", chains, pools)
+        dut, words, stored = _end_to_end_detector(m, broken, config)
         pipeline = dut.pipeline
         result   = dut.query.result
 
@@ -434,7 +440,7 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS, pools="kind"):
         # next word, as the scanner does; the golden loop books it with the
         # word that leaves it, and nothing is judged in between, so the
         # answer is the same.
-        models = [_SideModel(m, side, side_pools(chains, pools)) for side in ("white", "black")]
+        models = [_SideModel(m, side, config.side_pools) for side in ("white", "black")]
         white, black = models
         answer = _GoldenAnswer(depth)
         running, finished, top, plies, count, limit, distance = (

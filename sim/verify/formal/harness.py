@@ -4,12 +4,15 @@ from amaranth.asserts import AnySeq
 from amaranth.hdl import *
 from amaranth.lib import wiring
 
-from ....hdl.pools import side_pools
+from ....hdl.params import LEAN, SHIPPED
 
 
 # The configuration every detector-level proof uses.
 PROOF_DEPTH  = 8
 PROOF_CHAINS = 4
+PROOF_CONFIG = SHIPPED.replace(depth=PROOF_DEPTH, chains=PROOF_CHAINS)
+# The same for the 1K boards' lean scan and pools.
+PROOF_LEAN_CONFIG = LEAN.replace(depth=PROOF_DEPTH, chains=PROOF_CHAINS)
 
 
 def popcount(value):
@@ -47,13 +50,13 @@ class Harness(Elaboratable):
         return m
 
 
-# The shipped pool sizes: the default 24 chains give a side K1 Q2 R3 B3 N3
+# The shipped pool sizes: the shipped 24 chains give a side K1 Q2 R3 B3 N3
 # (axon.hdl.pools), and the lean layout's 4 chains give each side one pool of
 # 2 entries. Every pool property is proven at each size from 1 to the
 # largest by the same script (tests/test_formal.py); `axon prove` runs the
 # largest.
-DEFAULT_CHAINS = 24
-LEAN_CHAINS = 4
-DEFAULT_POOL_SLOTS = max(count for _, count in side_pools(DEFAULT_CHAINS))
+DEFAULT_CHAINS = SHIPPED.chains
+LEAN_CHAINS = LEAN.chains
+DEFAULT_POOL_SLOTS = max(count for _, count in SHIPPED.side_pools)
 POOL_SIZES = tuple(range(1, DEFAULT_POOL_SLOTS + 1))
-(_, LEAN_POOL_SLOTS), = side_pools(LEAN_CHAINS, "side")
+(_, LEAN_POOL_SLOTS), = LEAN.side_pools

@@ -4,6 +4,7 @@ from amaranth.hdl import *
 from amaranth.lib import data
 
 from ....hdl.chainlist import ChainEntry, ChainPool, UnpairedPool
+from ....hdl.params import Rules
 from ....hdl.word import MoveWord
 from .harness import free, Harness, popcount
 
@@ -86,7 +87,7 @@ def _assert_hit_vectors(m, pool, cleared):
 def paper_bookkeeping(slots):
     def build(broken):
         def body(m):
-            pool = (_MiscountingChainPool if broken else ChainPool)(slots, rules="paper")
+            pool = (_MiscountingChainPool if broken else ChainPool)(slots, Rules.PAPER)
             cleared = _free_pool(m, pool)
             _assert_hit_vectors(m, pool, cleared)
 
@@ -220,7 +221,7 @@ class _ReferencePool(Elaboratable):
             with m.If(f == old_to):
                 free(updated)                                   # reflection
             with m.Else():
-                if self.rules == "paper":
+                if self.rules.symmetry:
                     partner = _first(m, "ref_symmetric", Cat(
                         same[i] & ~updated[i] & (chains[i].from_sq == old_to) &
                         (chains[i].to_sq == f) for i in range(n)))
@@ -238,7 +239,7 @@ class _ReferencePool(Elaboratable):
         with m.Else():
             # Link (exact only): the inserted move continues a chain X->f.
             partner = _first(m, "ref_insert_link", ends_at_f)
-            link = partner.any() if self.rules == "exact" else C(0, 1)
+            link = partner.any() if self.rules.unpaired else C(0, 1)
             with m.If(link):
                 self._link(m, chains, new_chains, new_occupied, partner, t)
             with m.Elif(free_slot.any()):
@@ -399,10 +400,10 @@ def unpaired_follows_rules(slots, kinds=False):
 def paper_follows_rules(slots):
     def build(broken):
         def body(m):
-            pool = (_SlotZeroChainPool if broken else ChainPool)(slots, rules="paper")
+            pool = (_SlotZeroChainPool if broken else ChainPool)(slots, Rules.PAPER)
             cleared = _free_pool(m, pool)
             _assert_hit_vectors(m, pool, cleared)
-            m.submodules.reference = reference = _ReferencePool(slots, "paper")
+            m.submodules.reference = reference = _ReferencePool(slots, Rules.PAPER)
             tracking = _beside_reference(m, pool, reference)
             with m.If(tracking):
                 m.d.comb += [
@@ -438,11 +439,11 @@ def member(square, of_kind, squares, kinds, present):
 CAPACITY_KIND = 2
 
 
-def capacity(slots, pieces=None, rules="exact", kinds=False):
+def capacity(slots, pieces=None, paired=False, kinds=False):
     """A pool of ``slots`` entries for one kind never overflows while the side
     has at most ``slots`` pieces of that kind (``pieces`` more: the broken
-    variant, which must overflow). ``rules="exact"`` is the unpaired pool,
-    ``"paper"`` the paired pool of the paper's rules. With ``kinds``, the
+    variant, which must overflow). The unpaired pool of the ``exact`` rules,
+    or with ``paired`` the paired pool of the paper's rules. With ``kinds``, the
     pool of the lean layout: one for the side, and the pieces of any kinds.
 
     Material over free move words is a model of the pieces: at a clear, up
@@ -473,10 +474,10 @@ def capacity(slots, pieces=None, rules="exact", kinds=False):
         count = pieces + 1 if broken else pieces
 
         def body(m):
-            if rules == "exact":
+            if not paired:
                 pool = UnpairedPool(slots, kinds=kinds)
             else:
-                pool = ChainPool(slots, rules=rules)
+                pool = ChainPool(slots, Rules.PAPER)
             cleared = _free_pool(m, pool)
             _assert_hit_vectors(m, pool, cleared)
             now   = [Signal(6, name=f"piece{j}_now") for j in range(count)]
@@ -523,7 +524,7 @@ def capacity(slots, pieces=None, rules="exact", kinds=False):
                 Assert(distinct(now, there)),
                 Assert(distinct(top, there)),
             ]
-            if rules == "exact":
+            if not paired:
                 one_kind = [C(CAPACITY_KIND, 3)] * slots
                 start_kinds = pool.start_kinds if kinds else one_kind
                 end_kinds   = pool.end_kinds if kinds else one_kind

@@ -4,8 +4,9 @@ import functools
 from dataclasses import dataclass
 from typing import Callable
 
-from .harness import DEFAULT_CHAINS, DEFAULT_POOL_SLOTS, LEAN_POOL_SLOTS
-from .termination import DEFAULT_DEPTH, termination, termination_bound
+from ....hdl.params import LEAN, SHIPPED
+from .harness import DEFAULT_CHAINS, DEFAULT_POOL_SLOTS, LEAN_POOL_SLOTS, PROOF_LEAN_CONFIG
+from .termination import DEFAULT_DEPTH, termination
 from .pools import (capacity, paper_bookkeeping, paper_follows_rules, unpaired_bookkeeping,
                     unpaired_follows_rules)
 from .spill import capacity_spill
@@ -45,19 +46,19 @@ def _depth_property(name, description, at_depth, depth):
                     at_depth=at_depth)
 
 
-def _termination_at(scan):
-    """The termination harness of ``scan`` as a function of the move-list depth."""
-    return lambda depth: functools.partial(termination, scan=scan, depth=depth)
+def _termination_at(config):
+    """The termination harness of ``config``'s scan as a function of the move-list depth."""
+    return lambda depth: functools.partial(termination, config=config.replace(depth=depth))
 
 
 PROPERTIES = [
     _depth_property(
         "termination",
-        f"a started query raises done within top + {termination_bound(0)} clocks, on a "
+        f"a started query raises done within top + {SHIPPED.worst_case_clocks(0)} clocks, on a "
         f"{DEFAULT_DEPTH}-word move list, whatever it reads and the chain list says",
         # The ranking invariant closes the induction at any depth; 8 clocks
         # flush the scanner's pipeline (fetch, read, ahead, hand, decide).
-        _termination_at("pair"), 8),
+        _termination_at(SHIPPED), 8),
     _pool_property(
         "bookkeeping-exact",
         "the unpaired pool: open-chain count == valid starts (== valid ends until "
@@ -93,7 +94,7 @@ PROPERTIES = [
     _pool_property(
         "capacity-paper",
         "the same for the paired pool of the paper's rules",
-        functools.partial(capacity, rules="paper"), 2),
+        functools.partial(capacity, paired=True), 2),
     Property("capacity-spill",
              "a side of the spill layout (a pool for each of two kinds, one spill entry "
              "that takes either) never overflows while its pieces beyond each kind's pool, "
@@ -105,7 +106,7 @@ PROPERTIES = [
              capacity(LEAN_POOL_SLOTS, kinds=True), "prove", 2),
     Property("capacity-paper-lean",
              "the same for the lean layout's paired pool of the paper's rules",
-             capacity(LEAN_POOL_SLOTS, rules="paper", kinds=True), "prove", 2),
+             capacity(LEAN_POOL_SLOTS, paired=True, kinds=True), "prove", 2),
     Property("end-to-end",
              f"on a free {END_TO_END_DEPTH}-word move list and a free root, the detector's "
              "done (two plies a clock, pools by kind) comes with repetition, draw, count, "
@@ -134,8 +135,8 @@ PROPERTIES = [
     _depth_property(
         "termination-lean",
         f"the same for the 1K boards' lean scan (one ply a clock): within top + "
-        f"{termination_bound(0, 'single')} clocks",
-        _termination_at("single"), 3),
+        f"{LEAN.worst_case_clocks(0)} clocks",
+        _termination_at(LEAN), 3),
     Property("refused-writes-keep-words-lean",
              "the lean one-bank move list stores every write it takes and no write it "
              "refuses (its words read in turn, each every fourth clock): the contract the "
@@ -143,10 +144,10 @@ PROPERTIES = [
              lean_refused_writes_keep_words, "prove", 6),
     Property("stable-results-lean",
              "the same for the lean detector",
-             functools.partial(stable_results, scan="single"), "prove", 12),
+             functools.partial(stable_results, config=PROOF_LEAN_CONFIG), "prove", 12),
     Property("writes-refused-lean",
              "the same for the lean detector and its one-bank move list",
-             functools.partial(writes_refused, scan="single"), "prove", 4),
+             functools.partial(writes_refused, config=PROOF_LEAN_CONFIG), "prove", 4),
     Property("upcoming-single-chain",
              "upcoming implies that after an odd number of words, distance - 1, exactly one "
              "chain was open and it was the side to move's",

@@ -3,6 +3,7 @@
 from amaranth.hdl import *
 
 from ....hdl.chainlist import SideChains
+from ....hdl.params import SHIPPED, Pools, Rules
 from ....hdl.pools import BISHOP, KNIGHT
 from .harness import free, Harness, popcount
 from .pools import _assert_hit_vectors, distinct, member
@@ -13,11 +14,13 @@ __all__ = ["capacity_spill"]
 # The two kinds the proof moves, and their pools' sizes: enough for a piece
 # of one kind to spill while the other kind's pool holds its own.
 SPILL_PROOF_KINDS = (KNIGHT, BISHOP)
+# The spill layout's rules and pools (its sizes are the proof's own).
+SPILL_CONFIG = SHIPPED.replace(rules=Rules.EXACT, pools=Pools.SPILL)
 
 
 def capacity_spill(kind_slots=(1, 1), spill=1):
     """A side of the spill layout (:class:`axon.hdl.chainlist.SideChains`,
-    ``pools="spill"``, here with a pool of ``kind_slots`` for each of two
+    ``Pools.SPILL``, here with a pool of ``kind_slots`` for each of two
     kinds and ``spill`` spill entries) never overflows while its pieces
     beyond each kind's pool, summed over the kinds, are at most ``spill``
     (the broken variant allows one more, and must overflow).
@@ -40,7 +43,7 @@ def capacity_spill(kind_slots=(1, 1), spill=1):
         allowed = spill + 1 if broken else spill
 
         def body(m):
-            side = SideChains(rules="exact", pools="spill", layout=layout, spill=spill)
+            side = SideChains(SPILL_CONFIG, layout=layout, spill=spill)
             m.submodules.side = side
             free(m, side.clear)
             free(m, side.apply_next)

@@ -2,31 +2,19 @@
 
 from amaranth.hdl import *
 
-from ....hdl.lean import LEAN_LATENCY_OVERHEAD, LeanScanner
-from ....hdl.scanner import LATENCY_OVERHEAD, REFETCH_CLOCKS, Scanner
+from ....hdl.lean import LeanScanner
+from ....hdl.params import SHIPPED
+from ....hdl.scanner import Scanner
 from .harness import free, Harness
-
-
-def termination_bound(top, scan="pair"):
-    """Clocks from the clock that samples ``start`` to the one where ``done`` is
-    high, at most, for a query whose top of stack is ``top``: ``top + 1`` words
-    can be read, one clock each in the worst case (after a refetch), plus the
-    pipeline and one refetch (see :func:`axon.sim.backends.pysim.expected_cycles`). The
-    lean scan (``scan="single"``) reads one a clock always and never refetches."""
-    if scan == "single":
-        return top + 1 + LEAN_LATENCY_OVERHEAD
-    return top + 2 + LATENCY_OVERHEAD - 1 + REFETCH_CLOCKS
-
-
 
 
 # Termination is proven at the shipped move-list depth; tests/test_formal.py
 # proves it with the same script at every power of two down to 2.
-DEFAULT_DEPTH = 256
+DEFAULT_DEPTH = SHIPPED.depth
 TERMINATION_DEPTHS = tuple(2 ** power for power in range(1, DEFAULT_DEPTH.bit_length()))
 
 
-def _clocks_left(scan, fetch_addr, single_step, waited):
+def _clocks_left(config, fetch_addr, single_step, waited):
     """The ranking function of the termination proof: busy clocks after this
     one, at most, given where the scanner fetches (and, for the pair scan,
     whether it has gone one word a clock, and ``waited``, the clocks since
@@ -43,30 +31,32 @@ def _clocks_left(scan, fetch_addr, single_step, waited):
     first refetch one or two clocks away costs one or two clocks less. (A
     refetch stops the pair scan's fetch falling two words a clock, so it is
     worse than any stop without one.)"""
-    if scan == "single":
+    if not config.pair_scan:
         return fetch_addr + 3
     return Mux(single_step, fetch_addr + 5,
                fetch_addr + 11 - Mux(waited == 0, 2, Mux(waited == 1, 1, 0)))
 
 
-def termination(broken, scan="pair", depth=DEFAULT_DEPTH):
-    """The scanner alone, for a move list of ``depth`` words: whatever it
+def termination(broken, config=SHIPPED):
+    """The scanner of ``config`` alone, for a move list of ``config.depth``
+    words: whatever it
     reads and whatever the chain list says, it stops in time, so both are
     free inputs. (The detector's ``busy`` and ``done`` are the scanner's; it
     adds nothing but drivers for those inputs.)"""
     def body(m):
-        scanner = (LeanScanner if scan == "single" else Scanner)(depth)
+        pair = config.pair_scan
+        scanner = (Scanner if pair else LeanScanner)(config.depth)
         m.submodules.scanner = scanner
         query = scanner.query
-        words = ((scanner.reads.word,) if scan == "single" else
-                 (scanner.reads.even_word, scanner.reads.odd_word))
+        words = ((scanner.reads.even_word, scanner.reads.odd_word) if pair else
+                 (scanner.reads.word,))
         for port in (query.start, query.top, query.count_limit, *words,
                      scanner.chains.white_overflow, scanner.chains.black_overflow,
                      scanner.chains.empty):
             free(m, port)
         # `waited` counts the clocks after the one that sampled start, the
         # way the latency is documented.
-        longest = termination_bound(depth - 1, scan)
+        longest = config.worst_case_clocks(config.depth - 1)
         waiting = Signal()                    # a query has started and is not done
         waited  = Signal(range(longest + 1))
         top     = Signal.like(query.top)      # the query's
@@ -76,7 +66,7 @@ def termination(broken, scan="pair", depth=DEFAULT_DEPTH):
             m.d.sync += waited.eq(waited + 1)
         with m.Elif(query.done):
             m.d.sync += waiting.eq(0)
-        bound = termination_bound(top, scan)
+        bound = config.worst_case_clocks(top)
         # Wrong: a whole pair a clock, with no pipeline. A full scan takes
         # longer, so this must fail.
         claimed = (top + 1) >> 1 if broken else bound
@@ -88,10 +78,10 @@ def termination(broken, scan="pair", depth=DEFAULT_DEPTH):
         # (right) bound. The lean scan also never loses the word it reads.
         # (The scanner's `pipeline` shows its registers; it is no port.)
         pipeline = scanner.pipeline
-        left = _clocks_left(scan, pipeline.fetch_addr,
-                            0 if scan == "single" else pipeline.single_step, waited)
+        left = _clocks_left(config, pipeline.fetch_addr,
+                            pipeline.single_step if pair else 0, waited)
         with m.If(waiting & query.busy):
             m.d.comb += [Assert(left >= 0), Assert(waited + left < bound)]
-            if scan == "single":
+            if not pair:
                 m.d.comb += Assert(pipeline.read_valid)
     return Harness(body)

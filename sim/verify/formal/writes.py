@@ -5,20 +5,14 @@ from amaranth.hdl import *
 from ....hdl.detector import AxonDetector
 from ....hdl.lean import LeanMoveList
 from ....hdl.movelist import MoveList
-from .harness import free, free_host_inputs, Harness, PROOF_CHAINS, PROOF_DEPTH
+from .harness import free, free_host_inputs, Harness, PROOF_CONFIG
 
 
-def proof_detector(scan, **options):
-    """The detector under proof: the default one, or the 1K boards' lean one
-    (one pool a side, one ply a clock)."""
-    if scan == "single":
-        options.update(pools="side", scan="single")
-    return AxonDetector(chains=PROOF_CHAINS, **options)
-
-
-def stable_results(broken, scan="pair"):
+def stable_results(broken, config=PROOF_CONFIG):
+    """``config``: the detector under proof, the shipped one or the 1K boards'
+    lean one (one pool a side, one ply a clock), small."""
     def body(m):
-        m.submodules.dut = dut = proof_detector(scan, depth=PROOF_DEPTH)
+        m.submodules.dut = dut = AxonDetector(config)
         free_host_inputs(m, dut)
         result_before = Signal.like(dut.query.result)
         done_before   = Signal()
@@ -54,11 +48,10 @@ class _LeakyDetector(AxonDetector):
         return m
 
 
-def writes_refused(broken, scan="pair"):
+def writes_refused(broken, config=PROOF_CONFIG):
     def body(m):
         detector = _LeakyDetector if broken else AxonDetector
-        lean = dict(pools="side", scan="single") if scan == "single" else {}
-        m.submodules.dut = dut = detector(depth=PROOF_DEPTH, chains=PROOF_CHAINS, **lean)
+        m.submodules.dut = dut = detector(config)
         free_host_inputs(m, dut)
         # The starting clock and every busy clock refuse a write, and the
         # move list's own refusal is what the detector reports (so the move
