@@ -12,7 +12,7 @@ import pytest
 from axon.hdl.detector import AxonDetector
 from axon.sim.cli.main import main
 from axon.sim.backends.pysim import RtlSession
-from axon.sim.backends.gtkwave import headless_gtkwave, window_times
+from axon.sim.backends.gtkwave import grab, headless_gtkwave, window_times
 from axon.sim.backends.waves import (GTKWAVE_FRAME_PIXELS, RUN_PIXELS, SIGNALS_WIDTH, SST_WIDTH,
                                      WAVES_ENV, WINDOW_SIZE, trace_signals, vcd_end_time,
                                      wave_file_for_test, write_gtkw, zoom_to_fit)
@@ -246,3 +246,26 @@ def test_gtkwave_view_check_fails_on_a_wrong_zoom(figure5_waves, tmp_path, wrong
     print(f"GTKWave shows {view}")
     assert view.zoom == pytest.approx(zoom, abs=1e-4)
     assert not view.shows_whole_run()
+
+
+def png_size(path):
+    data = Path(path).read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", path
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_gtkwave_draws_the_picture_in_the_docs(figure5_waves, tmp_path):
+    # docs/waves.md gives the command that drew docs/waves.png; GTKWave
+    # draws a picture of its whole window, as large as the one committed.
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    command = ("python -m axon.sim.backends.gtkwave /tmp/waves/figure5.gtkw "
+               "--screenshot docs/waves.png")
+    assert command in (docs / "waves.md").read_text()
+    width, height = png_size(docs / "waves.png")
+    assert (docs / "waves.png").stat().st_size < 200_000
+    if headless_gtkwave() is None:
+        pytest.skip("needs GTKWave and xvfb-run (Debian: apt install gtkwave xvfb)")
+    _, gtkw = figure5_waves
+    grab(str(gtkw), str(tmp_path / "waves.png"))
+    assert png_size(tmp_path / "waves.png") == (width, height)
+    assert width >= WINDOW_SIZE[0] and height >= WINDOW_SIZE[1]

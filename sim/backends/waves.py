@@ -23,7 +23,7 @@ which returns a per-test VCD path when the environment variable
 ``AXON_WAVES`` names a directory, and ``None`` otherwise::
 
     AXON_WAVES=waves pytest tests/test_waves.py
-    gtkwave waves/tests_test_waves.py__test_query.gtkw
+    gtkwave waves/tests_test_waves.py_test_session_with_waves_fixture.gtkw
 """
 
 import math
