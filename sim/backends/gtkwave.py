@@ -92,12 +92,16 @@ def _run(gtkw, shown_tcl, timeout):
         with open(shown, "w") as file:
             file.write(f"if {{[catch {{{shown_tcl}}} message]}} {{puts \"FAILED $message\"}}\n"
                        "flush stdout\ngtkwave::/File/Quit\n")
-        try:
-            process = subprocess.run(
-                [*command, "-S", built, "-R", shown, "-P", str(_REPEAT_MS), gtkw],
-                capture_output=True, text=True, timeout=timeout, cwd=folder)
-        except subprocess.TimeoutExpired:
-            raise RuntimeError(f"{gtkw}: GTKWave did not quit within {timeout} s") from None
+        for attempt in range(3):
+            try:
+                process = subprocess.run(
+                    [*command, "-S", built, "-R", shown, "-P", str(_REPEAT_MS), gtkw],
+                    capture_output=True, text=True, timeout=timeout, cwd=folder)
+            except subprocess.TimeoutExpired:
+                raise RuntimeError(f"{gtkw}: GTKWave did not quit within {timeout} s") from None
+            # xvfb-run -a can pick the display number another run just took.
+            if "Xvfb failed to start" not in process.stderr:
+                break
     failed = re.search(r"^FAILED (.*)$", process.stdout, flags=re.M)
     errors = [line for line in process.stderr.splitlines() if "ERROR" in line]
     if failed or errors or process.returncode:
