@@ -256,10 +256,16 @@ def _samples(path):
         r"<!-- output of: (.*?) -->\n```\n(.*?)```", path.read_text(), flags=re.S)]
 
 
-@pytest.mark.quick
-@pytest.mark.parametrize("command, shown", _samples(README),
-                         ids=[command.split()[1] for command, _ in _samples(README)])
-def test_readme_samples_are_what_the_commands_print(command, shown, tmp_path, monkeypatch,
+def _all_samples():
+    # The README's are quick; a page's may take longer (a whole tournament).
+    for path in [README, *sorted(DOCS.glob("*.md"))]:
+        for command, shown in _samples(path):
+            yield pytest.param(command, shown, id=f"{path.stem}-{command.split()[1]}",
+                               marks=[pytest.mark.quick] if path == README else [])
+
+
+@pytest.mark.parametrize("command, shown", list(_all_samples()))
+def test_samples_are_what_the_commands_print(command, shown, tmp_path, monkeypatch,
                                                     capsys):
     # The sample may leave lines out, but every line it shows is printed, in
     # that order, by the command run as written from a copy of the checkout.
