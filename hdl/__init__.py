@@ -9,7 +9,7 @@ the ``upcoming`` port's :class:`UpcomingLayout`, both in the fixed widths of
 the host link's :class:`QueryResult`, and :func:`fields_of` to read any of
 them from bits); and its clock counts (:data:`LATENCY_OVERHEAD`;
 :data:`UPCOMING_CLOCKS`; :data:`LEAN_LATENCY_OVERHEAD` with ``scan="single"``,
-one of :data:`SCANS`). See the README's "Embedding" section.
+one of :data:`SCANS`). See ``docs/embedding.md``.
 """
 
 from .detector import AxonDetector

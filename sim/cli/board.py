@@ -37,7 +37,7 @@ def register(subparsers):
     build.add_argument("--board", default=DEFAULT_BOARD, choices=list(BOARDS),
                        help=f"target board (default {DEFAULT_BOARD})")
     build.add_argument("--chains", type=int_at_least(0), default=None,
-                       help="chain-list slots, even (default: the board's, see boards/README.md)")
+                       help="chain-list slots, even (default: the board's, see docs/boards.md)")
     build.add_argument("--depth", type=int_at_least(0), default=None,
                        help="move-list entries (default 256)")
     build.add_argument("--rules", default="exact", choices=SIM_RULES,

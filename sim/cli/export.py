@@ -1,5 +1,6 @@
 """``axon export``: the detector as a standalone Verilog or RTLIL module."""
 
+import os
 import sys
 
 from ..backends.export import export
@@ -57,5 +58,7 @@ def export_command(args):
     if args.rules != "cpw":
         warn_unpooled("export", args.chains, args.pools)
     for path in written:
-        print(f"wrote {path}")
+        # Name every file as the output was named: relative when -o was.
+        shown = path if os.path.isabs(args.output) else os.path.relpath(path)
+        print(f"wrote {shown}")
     return 0
