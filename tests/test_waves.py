@@ -12,7 +12,7 @@ import pytest
 from axon.hdl.detector import AxonDetector
 from axon.sim.cli.main import main
 from axon.sim.backends.pysim import RtlSession
-from axon.sim.backends.gtkwave import grab, headless_gtkwave, window_times
+from axon.sim.backends.gtkwave import WaveWindow, grab, headless_gtkwave, window_times
 from axon.sim.backends.waves import (GTKWAVE_FRAME_PIXELS, RUN_PIXELS, SIGNALS_WIDTH, SST_WIDTH,
                                      WAVES_ENV, WINDOW_SIZE, trace_signals, vcd_end_time,
                                      wave_file_for_test, write_gtkw, zoom_to_fit)
@@ -20,6 +20,7 @@ from axon.sim.backends.waves import (GTKWAVE_FRAME_PIXELS, RUN_PIXELS, SIGNALS_W
 from .lines import KNIGHT_SWAP, play
 
 
+DOCS = Path(__file__).resolve().parents[1] / "docs"
 FIGURE5 = str(resources.files("axon.sim") / "data" / "paper_figure5.pgn")
 
 
@@ -217,6 +218,19 @@ def test_gtkwave_shows_the_whole_run(figure5_waves):
     assert view.start <= view.first and view.end >= view.last
     assert view.end - view.start <= 2 * (view.last - view.first)
     assert view.shows_whole_run()
+    # docs/waves.md pastes what python -m axon.sim.backends.gtkwave prints for this run.
+    assert f"shown:    {view}\nthe whole run is shown" in (DOCS / "waves.md").read_text()
+
+
+@pytest.mark.quick
+def test_whole_run_check_reads_gtkwave_numbers():
+    run = dict(first=0, last=38_400_000_000, zoom=-33.0, unit_per_pixel=43_735_723.3)
+    assert WaveWindow(0, 42_686_065_974, **run).shows_whole_run()
+    assert WaveWindow(0, 42_686_065_974, **run).pane_pixels == 976
+    # The start of the run only, a pane that starts late, one four times too wide.
+    assert not WaveWindow(0, 174_545_325, **run).shows_whole_run()
+    assert not WaveWindow(1000, 42_686_065_974, **run).shows_whole_run()
+    assert not WaveWindow(0, 170_744_263_914, **run).shows_whole_run()
 
 
 # Save files that must fail the check above: GTKWave's zoom read as time per
@@ -257,7 +271,7 @@ def png_size(path):
 def test_gtkwave_draws_the_picture_in_the_docs(figure5_waves, tmp_path):
     # docs/waves.md gives the command that drew docs/waves.png; GTKWave
     # draws a picture of its whole window, as large as the one committed.
-    docs = Path(__file__).resolve().parents[1] / "docs"
+    docs = DOCS
     command = ("python -m axon.sim.backends.gtkwave /tmp/waves/figure5.gtkw "
                "--screenshot docs/waves.png")
     assert command in (docs / "waves.md").read_text()

@@ -215,7 +215,7 @@ def write_gtkw(vcd_path, gtkw_path, dut, zoom=None):
 
     The save file opens on the whole run: ``zoom`` (GTKWave's zoom factor)
     defaults to :func:`zoom_to_fit` of the VCD's last timestamp; another
-    value is for checking that GTKWave's view test can fail.
+    value makes a save file that the check of GTKWave's view must reject.
 
     Returns the list of wanted signals the VCD does not have (they are left
     out of the save file and named in a comment in it), so a test can insist
