@@ -38,7 +38,7 @@ NAME = "axon"
 REPORT = "report.json"          # nextpnr's report, inside the build directory
 
 # Measured by `axon bench` (2780 LCs at 24 chains on the UP5K, 1689 at 2 on
-# the HX1K; boards/README.md): each chain slot costs about this many logic
+# the HX1K; docs/boards.md): each chain slot costs about this many logic
 # cells on top of a fixed part for the scanner, move list, link and UART.
 # Only used for fit advice.
 LCS_PER_CHAIN = 48

@@ -1,7 +1,7 @@
 """Gateware half of the host link: frame receiver, command executor, frame sender.
 
 The host half and the frame format are in :mod:`axon.boards.protocol`, the
-description for people in ``PROTOCOL.md``. A request goes through three steps:
+description for people in ``docs/protocol.md``. A request goes through three steps:
 
 1. :class:`FrameReceiver` hunts for the start marker, stores the payload in
    the frame buffer and checks the CRC. Nothing outside the frame buffer

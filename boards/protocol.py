@@ -1,7 +1,7 @@
 """Host side of the link protocol: frame encoding, decoding and payload formats.
 
-The gateware half is :mod:`axon.boards.link`; ``PROTOCOL.md`` beside this
-file is the description for people. Every frame, in both directions, is::
+The gateware half is :mod:`axon.boards.link`; ``docs/protocol.md`` is
+the description for people. Every frame, in both directions, is::
 
     0xA5  LEN  CMD  payload[LEN]  CRC
 

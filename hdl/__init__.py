@@ -11,7 +11,7 @@ the ``upcoming`` port's :class:`UpcomingLayout`, both in the fixed widths of
 the host link's :class:`QueryResult`, and :func:`fields_of` to read any of
 them from bits); and its clock counts (:meth:`DetectorConfig.latency`, from
 :data:`LATENCY_OVERHEAD`, or :data:`LEAN_LATENCY_OVERHEAD` with
-``Scan.SINGLE``; :data:`UPCOMING_CLOCKS`). See the README's "Embedding" section.
+``Scan.SINGLE``; :data:`UPCOMING_CLOCKS`). See ``docs/embedding.md``.
 """
 
 from .detector import AxonDetector

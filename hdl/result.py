@@ -52,7 +52,7 @@ class UpcomingRecord(data.Struct):
 
 class QueryResult(data.Struct):
     """A query's whole answer in the fixed widths of the host link: the
-    QUERY answer's 13 bytes, little-endian (``boards/PROTOCOL.md``). The link
+    QUERY answer's 13 bytes, little-endian (``docs/protocol.md``). The link
     packs it from the detector's ports; the host reads it with
     :func:`fields_of`, as the simulators read the ports themselves."""
     repetition:     1

@@ -630,6 +630,39 @@ def test_rows_are_printed_before_the_file_ends():
         assert [json.loads(line)["game"] for line in rest] == [1, 1, 1, 2]
 
 
+def _peak_rss_of_scan(path):
+    """Peak resident memory (bytes) of ``axon scan path -q`` run as a process."""
+    import resource
+    script = ("import resource, sys\n"
+              "from axon.sim.cli.main import main\n"
+              "code = main(['scan', sys.argv[1], '-q'])\n"
+              "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+              "sys.exit(code)\n")
+    process = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True,
+                             text=True, timeout=900)
+    assert process.returncode == 0, process.stderr
+    return int(process.stdout.splitlines()[-1]) * 1024
+
+
+def _shuffles(plies):
+    return " ".join(f"{n}. {'Nf3 Nf6' if n % 2 else 'Ng1 Ng8'}" for n in range(1, plies // 2 + 1))
+
+
+@pytest.mark.slow
+def test_memory_is_one_games(tmp_path):
+    # A 500,000-ply game of knight shuffles is answered in the memory of one
+    # game (its moves and words, about 1 KB a ply)...
+    huge = tmp_path / "huge.pgn"
+    huge.write_text(pgn_game(_shuffles(500_000)))
+    assert _peak_rss_of_scan(huge) < 1 << 30
+    # ...and more games do not add up: four games take what two take.
+    game = pgn_game(_shuffles(50_000))
+    two, four = tmp_path / "two.pgn", tmp_path / "four.pgn"
+    two.write_text(game * 2)
+    four.write_text(game * 4)
+    assert _peak_rss_of_scan(four) < 1.05 * _peak_rss_of_scan(two)
+
+
 def test_game_chunks_hold_one_game_at_a_time():
     from axon.sim.model.games import game_chunks
     consumed = []

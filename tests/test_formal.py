@@ -6,7 +6,7 @@ subclass that miscounts, a detector that takes writes during a query, a
 parser subclass blind to the CRC) or with a deliberately wrong assertion or
 assumption. If one of them passed, the proof beside it would not be checking
 what it claims. The pool properties are proven at every shipped pool size by
-the same script, so that the size the README names is not a loophole.
+the same script, so that the size the docs name is not a loophole.
 
 Each SymbiYosys run is a subprocess: the runs the selected tests need are
 started together, as many at once as there are cores, and each test waits

@@ -178,31 +178,28 @@ def test_report_counts_are_scans(capsys, tmp_path):
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", text, flags=re.I)
 
 
-def test_report_of_a_hundred_games_with_a_root(capsys, tmp_path):
-    from axon.sim.model.generate import game_corpus
-    import chess.pgn
-    pgn = tmp_path / "hundred.pgn"
-    with open(pgn, "w") as file:
-        for number, (board, moves) in enumerate(game_corpus(100, seed=9, plies=(20, 60)), 1):
-            game = chess.pgn.Game()
-            game.headers["Event"] = f"generated {number}"
-            game.setup(board)
-            node = game
-            for move in moves:
-                node = node.add_variation(move)
-            print(game, file=file, end="\n\n")
-    _, numbers = _report(capsys, tmp_path, pgn, "--root", "10")
-    assert numbers[0] == 100 and numbers == _scan_counts(capsys, pgn, "--root", "10")
+LONDON_1851 = Path(bundled_files()[0]).parent / "tournaments" / "london1851.pgn"
+
+
+def test_report_of_a_real_tournament_with_a_root(capsys, tmp_path):
+    # 251 games of the London 1851 tournament, with the file's CRLF line ends.
+    _, numbers = _report(capsys, tmp_path, LONDON_1851, "--root", "10")
+    assert numbers[0] == 251 and numbers == _scan_counts(capsys, LONDON_1851, "--root", "10")
+    # The file holds repetitions and upcoming ones, so the counts test something.
+    assert numbers[2] > 0 and numbers[4] > 0
 
 
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Chromium is not installed")
-def test_chromium_renders_the_report(capsys, tmp_path):
-    traps = next(path for path in bundled_files() if path.endswith("traps.pgn"))
-    out, numbers = _report(capsys, tmp_path, traps)
+@pytest.mark.parametrize("pgn, event", [
+    (next(path for path in bundled_files() if path.endswith("traps.pgn")), "Trap a1"),
+    (LONDON_1851, "London"),
+])
+def test_chromium_renders_the_report(capsys, tmp_path, pgn, event):
+    out, numbers = _report(capsys, tmp_path, pgn)
     browser = ["chromium", "--headless", "--no-sandbox", "--disable-gpu"]
     dom = subprocess.run([*browser, "--dump-dom", out.as_uri()], capture_output=True,
                          text=True, timeout=120).stdout
-    assert f"{numbers[0]} games, {numbers[1]} plies" in dom and "Trap a1" in dom
+    assert f"{numbers[0]} games, {numbers[1]} plies" in dom and event in dom
     shot = tmp_path / "report.png"
     subprocess.run([*browser, "--window-size=1000,700", f"--screenshot={shot}", out.as_uri()],
                    capture_output=True, timeout=120)

@@ -301,7 +301,7 @@ def test_broken_sender_is_caught():
 # --- The command executor ---------------------------------------------------------
 
 class ReferenceLink:
-    """The protocol's commands as ``PROTOCOL.md`` states them, in plain Python:
+    """The protocol's commands as ``docs/protocol.md`` states them, in plain Python:
     the argument checks in their documented order, a move list of ``depth``
     words, and the golden model for QUERY."""
 

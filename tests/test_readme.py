@@ -1,6 +1,7 @@
 # amaranth: UnusedElaboratable=no
-"""The README tells the truth: its synopsis is the command line's, its figure
-tables are what ``axon bench --readme`` prints."""
+"""The README and the docs tell the truth: the synopsis is the command line's,
+the figure tables are what ``axon bench --readme`` prints from the run kept as
+``docs/bench.json``, and the sample outputs are what the commands print."""
 
 import argparse
 import json
@@ -15,17 +16,18 @@ from axon.sim.cli.main import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-BOARDS_README = ROOT / "boards" / "README.md"
+DOCS = ROOT / "docs"
+CLI_DOC = DOCS / "cli.md"
+BOARDS_DOC = DOCS / "boards.md"
+BENCH_RUN = DOCS / "bench.json"
 
 _OPTION = re.compile(r"(?<![\w/-])(--?[a-z][\w-]*)")
 _CHOICES = re.compile(r"(--?[a-z][\w-]*) ([\w-]+(?:\|[\w-]+)+)(?![\w/:|])")
 
 
 def _synopsis():
-    """``{command: text}`` from the first code block under "## Command line"."""
-    text = README.read_text()
-    section = text[text.index("## Command line\n"):]
-    block = section.split("```")[1]
+    """``{command: text}`` from the first code block of the command-line page."""
+    block = CLI_DOC.read_text().split("```")[1]
     commands = {}
     for line in block.strip().splitlines():
         if line.startswith("axon "):
@@ -146,7 +148,7 @@ def test_readme_tables_have_the_shape_bench_prints():
     known = {**BENCH, "ns_per_query": {name: figures for name, figures
                                        in BENCH["ns_per_query"].items() if name != "new_peer"}}
     generated = {table[0]: table for table in _tables(readme_tables(known))}
-    pasted = {table[0]: table for path in (README, BOARDS_README)
+    pasted = {table[0]: table for path in (README, BOARDS_DOC, DOCS / "performance.md")
               for table in _tables(path.read_text())}
     for header, table in generated.items():
         assert header in pasted, f"README lacks the table {header}"
@@ -157,14 +159,14 @@ def test_readme_tables_have_the_shape_bench_prints():
 @pytest.mark.quick
 def test_readme_figures_agree_with_each_other():
     # The build output block and the board table come from the same seed-1 build.
-    text = README.read_text()
+    text = BOARDS_DOC.read_text()
     build = text[text.index("Output of `axon build` on the iCEBreaker"):]
     cells = re.search(r"logic cells \(ICESTORM_LC\)\s+(\d+) / 5280", build).group(1)
     fmax = re.search(r"Fmax board.clk: ([\d.]+) MHz", build).group(1)
     row = next(line for line in text.splitlines() if line.startswith("| `icebreaker` (default)"))
     assert f"| {cells} / 5280" in row and f"| {fmax} MHz (12 MHz) |" in row
-    # The 1K boards' rows: the same build in both READMEs, within the device.
-    boards = BOARDS_README.read_text()
+    # The 1K boards' rows: the same build in both tables, within the device.
+    boards = text[text.index("## Supported boards"):]
     for board in ("icestick", "icesugar-nano", "nandland-go"):
         row = next(line for line in text.splitlines() if line.startswith(f"| `{board}` |"))
         cells = re.search(r"\| (\d+) / 1280 \(", row).group(1)
@@ -188,19 +190,19 @@ def test_bench_readme_command(tmp_path, capsys):
 
 @pytest.mark.quick
 def test_embedding_example_runs():
-    # The README's Amaranth example, exactly as printed.
-    example = re.search(r"<!-- embedding-example -->\n```python\n(.*?)```", README.read_text(),
-                        flags=re.S)
-    assert example, "the README has no embedding example"
-    exec(compile(example.group(1), "README.md (Embedding)", "exec"), {})
+    # The docs' Amaranth example, exactly as printed.
+    example = re.search(r"<!-- embedding-example -->\n```python\n(.*?)```",
+                        (DOCS / "embedding.md").read_text(), flags=re.S)
+    assert example, "docs/embedding.md has no embedding example"
+    exec(compile(example.group(1), "docs/embedding.md", "exec"), {})
 
 
 @pytest.mark.quick
 def test_property_table_comes_from_the_code():
-    """The README's table of proofs is `axon prove --list`'s, so that each
+    """The docs' table of proofs is `axon prove --list`'s, so that each
     property's description lives once, beside the proof."""
     from axon.sim.verify.formal import properties_markdown
-    text = README.read_text()
+    text = (DOCS / "formal.md").read_text()
     block = text.split("<!-- axon prove --list -->\n", 1)[1].split("<!-- end axon prove --list -->", 1)[0]
     assert block == properties_markdown()
 
@@ -213,3 +215,74 @@ def test_bench_readme_warns_of_a_partial_run(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err == (f"axon bench: warning: {path}: a partial run (interrupted during place and "
                    f"route); its tables miss what it did not measure\n")
+
+
+# --- pasted figures and samples against their sources ----------------------------
+
+def _sections(text):
+    """``{heading comment: lines}`` of ``axon bench --readme``'s output."""
+    sections = {}
+    for block in text.split("\n\n<!-- ")[1:]:
+        title, body = block.split(" -->\n", 1)
+        sections[title] = body.rstrip("\n").splitlines()
+    return sections
+
+
+@pytest.mark.quick
+def test_pasted_tables_are_the_kept_bench_run():
+    # Every table (and line of figures) `axon bench --readme docs/bench.json`
+    # prints is in each file its heading names, word for word: a figure typed
+    # in, or left behind by a new run, fails here.
+    generated = _sections(readme_tables(json.loads(BENCH_RUN.read_text())))
+    assert len(generated) == 5
+    for title, lines in generated.items():
+        for name in re.findall(r"[\w/]+\.md", title):
+            assert "\n".join(lines) in (ROOT / name).read_text(), f"{name}: {title} drifted"
+
+
+@pytest.mark.quick
+def test_readme_figures_are_the_kept_bench_run():
+    bench = json.loads(BENCH_RUN.read_text())
+    text = " ".join(README.read_text().split())
+    hx8k, up5k = bench["hardware"]["core-hx8k"], bench["hardware"]["core-up5k"]
+    assert (f"runs at {hx8k['fmax_mhz']['median']} MHz on the HX8K and "
+            f"{up5k['fmax_mhz']['median']} MHz on the UP5K") in text
+    assert f"in {hx8k['logic_cells']['used']} logic cells" in text
+
+
+def _samples(path):
+    """``[(command, shown lines)]`` of the ``<!-- output of: ... -->`` blocks of ``path``."""
+    return [(command, block.splitlines()) for command, block in re.findall(
+        r"<!-- output of: (.*?) -->\n```\n(.*?)```", path.read_text(), flags=re.S)]
+
+
+def _all_samples():
+    # The README's are quick; a page's may take longer (a whole tournament).
+    for path in [README, *sorted(DOCS.glob("*.md"))]:
+        for command, shown in _samples(path):
+            yield pytest.param(command, shown, id=f"{path.stem}-{command.split()[1]}",
+                               marks=[pytest.mark.quick] if path == README else [])
+
+
+@pytest.mark.parametrize("command, shown", list(_all_samples()))
+def test_samples_are_what_the_commands_print(command, shown, tmp_path, monkeypatch,
+                                                    capsys):
+    # The sample may leave lines out, but every line it shows is printed, in
+    # that order, by the command run as written from a copy of the checkout.
+    (tmp_path / "sim").symlink_to(ROOT / "sim")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AMARANTH_USE_YOSYS", "builtin")
+    words = command.split()
+    assert words[0] == "axon" and main(words[1:]) == 0
+    printed = iter(capsys.readouterr().out.splitlines())
+    for line in shown:
+        assert any(line == out for out in printed), f"{command}: not printed: {line!r}"
+
+
+@pytest.mark.quick
+def test_readme_is_a_front_door():
+    lines = README.read_text().splitlines()
+    assert len(lines) <= 300, f"README.md has {len(lines)} lines"
+    # Every page it links to exists.
+    for target in re.findall(r"\]\(((?:docs|sim)/[^)#]+)", README.read_text()):
+        assert (ROOT / target).is_file(), target

@@ -32,8 +32,8 @@ def exported(tmp_path_factory):
 
 
 @pytest.mark.quick
-def test_readme_port_list_is_the_files_in_its_order(exported):
-    text = (ROOT / "README.md").read_text()
+def test_documented_port_list_is_the_files_in_its_order(exported):
+    text = (ROOT / "docs" / "embedding.md").read_text()
     block = text[text.index("```verilog\nmodule axon_detector("):]
     block = block[:block.index("```", 3)]
     written = [(direction, int(high) + 1 if high else 1, name) for direction, high, name in

@@ -1,10 +1,9 @@
 # amaranth: UnusedElaboratable=no
 """Waveforms: the VCD and GTKWave save file written by ``--vcd`` and ``AXON_WAVES``."""
 
+import math
 import os
 import re
-import shutil
-import subprocess
 from importlib import resources
 from pathlib import Path
 
@@ -13,13 +12,16 @@ import pytest
 from axon.hdl.detector import AxonDetector
 from axon.sim.cli.main import main
 from axon.sim.backends.pysim import RtlSession
-from axon.sim.backends.waves import (WAVES_ENV, WINDOW_SIZE, _WAVE_PIXELS, trace_signals, vcd_end_time,
-                            wave_file_for_test, write_gtkw, zoom_to_fit)
+from axon.sim.backends.gtkwave import WaveWindow, grab, headless_gtkwave, window_times
+from axon.sim.backends.waves import (GTKWAVE_FRAME_PIXELS, RUN_PIXELS, SIGNALS_WIDTH, SST_WIDTH,
+                                     WAVES_ENV, WINDOW_SIZE, trace_signals, vcd_end_time,
+                                     wave_file_for_test, write_gtkw, zoom_to_fit)
 from axon.hdl.params import DetectorConfig
 
 from .lines import KNIGHT_SWAP, play
 
 
+DOCS = Path(__file__).resolve().parents[1] / "docs"
 FIGURE5 = str(resources.files("axon.sim") / "data" / "paper_figure5.pgn")
 
 
@@ -151,22 +153,32 @@ def test_session_with_waves_fixture(waves):
 
 @pytest.fixture(scope="module")
 def figure5_waves(tmp_path_factory):
+    # The bundled games at the default layout: 38,400 ns of simulation.
     vcd = tmp_path_factory.mktemp("waves") / "figure5.vcd"
-    assert main(["scan", FIGURE5, "--vcd", str(vcd), "--chains", "6", "-q"]) == 0
+    assert main(["scan", FIGURE5, "--vcd", str(vcd), "-q"]) == 0
     return vcd, vcd.with_suffix(".gtkw")
+
+
+def vcd_first_time(path):
+    """The first timestamp after a VCD's header."""
+    text = Path(path).read_text()
+    return int(re.search(r"^#(\d+)", text[text.index("$enddefinitions"):], flags=re.M).group(1))
 
 
 def test_gtkw_opens_on_the_whole_run(figure5_waves, capsys):
     capsys.readouterr()
     vcd, gtkw = figure5_waves
     text = gtkw.read_text()
-    assert f"[size] {WINDOW_SIZE[0]} {WINDOW_SIZE[1]}" in text
+    for line in (f"[size] {WINDOW_SIZE[0]} {WINDOW_SIZE[1]}", f"[sst_width] {SST_WIDTH}",
+                 f"[signals_width] {SIGNALS_WIDTH}", "[sst_expanded] 1", "[timestart] 0"):
+        assert line in text.splitlines(), line
     zoom = float(re.search(r"^\*(-?[\d.]+) ", text, flags=re.M).group(1))
     end = vcd_end_time(str(vcd))
     assert end > 10**9    # fs: more than a microsecond of simulation
     assert zoom == pytest.approx(zoom_to_fit(end), abs=1e-5)
-    # GTKWave shows 2 ** -zoom time units a pixel: the run fills the wave pane.
-    assert 2 ** -zoom * _WAVE_PIXELS == pytest.approx(end, rel=1e-4)
+    # GTKWave shows 2 ** -zoom time units a frame of 200 pixels: the run
+    # spans RUN_PIXELS of the wave pane.
+    assert 2 ** -zoom / GTKWAVE_FRAME_PIXELS * RUN_PIXELS == pytest.approx(end, rel=1e-4)
 
 
 def test_squares_and_pieces_are_translated(figure5_waves):
@@ -188,18 +200,87 @@ def test_squares_and_pieces_are_translated(figure5_waves):
     assert not any("plies_scanned" in trace or "fetch_addr" in trace for trace in filters)
 
 
-def test_gtkwave_opens_the_save_file_without_errors(figure5_waves, tmp_path):
-    gtkwave, xvfb_run = shutil.which("gtkwave"), shutil.which("xvfb-run")
-    if not gtkwave or not xvfb_run:
+def gtkwave_view(gtkw):
+    """What the real GTKWave's wave pane shows once its window is laid out and
+    once it is drawn; both must agree."""
+    if headless_gtkwave() is None:
         pytest.skip("needs GTKWave and xvfb-run (Debian: apt install gtkwave xvfb)")
+    built, shown = window_times(str(gtkw))
+    assert built == shown
+    return shown
+
+
+def test_gtkwave_shows_the_whole_run(figure5_waves):
     vcd, gtkw = figure5_waves
-    script = tmp_path / "report.tcl"
-    script.write_text('puts "OPENED [gtkwave::getZoomFactor] [gtkwave::getMaxTime]"\n'
-                      "gtkwave::/File/Quit\n")
-    process = subprocess.run([xvfb_run, "-a", gtkwave, "-S", str(script), str(gtkw)],
-                             capture_output=True, text=True, timeout=120)
-    assert "ERROR" not in process.stderr, process.stderr
-    zoom, max_time = re.search(r"OPENED (\S+) (\d+)", process.stdout).groups()
-    # GTKWave took the save file's zoom and read the whole VCD.
-    assert float(zoom) == pytest.approx(zoom_to_fit(vcd_end_time(str(vcd))), abs=1e-4)
-    assert int(max_time) == vcd_end_time(str(vcd))
+    view = gtkwave_view(gtkw)
+    print(f"GTKWave shows {view}")
+    # GTKWave read the whole VCD ...
+    assert (view.first, view.last) == (vcd_first_time(vcd), vcd_end_time(str(vcd)))
+    # ... and its wave pane shows all of it, filling at least half of the pane.
+    assert view.start <= view.first and view.end >= view.last
+    assert view.end - view.start <= 2 * (view.last - view.first)
+    assert view.shows_whole_run()
+    # docs/waves.md pastes what python -m axon.sim.backends.gtkwave prints for this run.
+    assert f"shown:    {view}\nthe whole run is shown" in (DOCS / "waves.md").read_text()
+
+
+@pytest.mark.quick
+def test_whole_run_check_reads_gtkwave_numbers():
+    run = dict(first=0, last=38_400_000_000, zoom=-33.0, unit_per_pixel=43_735_723.3)
+    assert WaveWindow(0, 42_686_065_974, **run).shows_whole_run()
+    assert WaveWindow(0, 42_686_065_974, **run).pane_pixels == 976
+    # The start of the run only, a pane that starts late, one four times too wide.
+    assert not WaveWindow(0, 174_545_325, **run).shows_whole_run()
+    assert not WaveWindow(1000, 42_686_065_974, **run).shows_whole_run()
+    assert not WaveWindow(0, 170_744_263_914, **run).shows_whole_run()
+
+
+# Save files that must fail the check above: GTKWave's zoom read as time per
+# pixel (2 ** -zoom is per 200-pixel frame), which shows the first 0.5 % of
+# the run; and a zoom 4 times too far out.
+WRONG_ZOOMS = {"time per pixel": lambda end: -math.log2(end / 1100),
+               "4 times out": lambda end: zoom_to_fit(end) - 2}
+
+
+@pytest.mark.parametrize("wrong", sorted(WRONG_ZOOMS))
+def test_gtkwave_view_check_fails_on_a_wrong_zoom(figure5_waves, tmp_path, wrong):
+    vcd, gtkw = figure5_waves
+    other = tmp_path / "wrong.gtkw"
+    zoom = WRONG_ZOOMS[wrong](vcd_end_time(str(vcd)))
+    session = RtlSession()      # the layout axon scan simulates by default
+    dut = AxonDetector(session.config)
+    assert write_gtkw(str(vcd), str(other), dut, zoom=zoom) == []
+
+    def lines(path):    # but for its own name and its filter files' names
+        return [line for line in path.read_text().splitlines()
+                if not line.startswith(("[savefile]", "^"))]
+    differ = [(a, b) for a, b in zip(lines(gtkw), lines(other)) if a != b]
+    assert len(lines(gtkw)) == len(lines(other)) and len(differ) == 1, differ
+    assert differ[0][1].startswith("*")
+    view = gtkwave_view(other)
+    print(f"GTKWave shows {view}")
+    assert view.zoom == pytest.approx(zoom, abs=1e-4)
+    assert not view.shows_whole_run()
+
+
+def png_size(path):
+    data = Path(path).read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", path
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_gtkwave_draws_the_picture_in_the_docs(figure5_waves, tmp_path):
+    # docs/waves.md gives the command that drew docs/waves.png; GTKWave
+    # draws a picture of its whole window, as large as the one committed.
+    docs = DOCS
+    command = ("python -m axon.sim.backends.gtkwave /tmp/waves/figure5.gtkw "
+               "--screenshot docs/waves.png")
+    assert command in (docs / "waves.md").read_text()
+    width, height = png_size(docs / "waves.png")
+    assert (docs / "waves.png").stat().st_size < 200_000
+    if headless_gtkwave() is None:
+        pytest.skip("needs GTKWave and xvfb-run (Debian: apt install gtkwave xvfb)")
+    _, gtkw = figure5_waves
+    grab(str(gtkw), str(tmp_path / "waves.png"))
+    assert png_size(tmp_path / "waves.png") == (width, height)
+    assert width >= WINDOW_SIZE[0] and height >= WINDOW_SIZE[1]

@@ -1,8 +1,10 @@
-"""``axon bench --readme``: the README's figure tables, printed from a ``bench.json``.
+"""``axon bench --readme``: the documentation's figure tables, printed from a ``bench.json``.
 
-The tables in README.md ("On your board", "Performance") and boards/README.md
-("Supported boards") are pasted from this output, so that every figure in
-them comes from one benchmark run instead of being typed in. The keys of
+The tables in README.md (the boards), docs/boards.md and docs/performance.md
+are pasted from this output, so that every figure in them comes from one
+benchmark run instead of being typed in. Each table's heading comment names
+the files it belongs in; the run they were pasted from is kept as
+docs/bench.json, and a test holds them to it. The keys of
 ``bench.json`` are read defensively: a run that skipped the hardware or the
 software peers, or an older or newer ``bench.json``, leaves cells empty
 rather than failing.
@@ -15,10 +17,10 @@ from ...boards.platforms import BOARDS, DEFAULT_BOARD
 
 __all__ = ["readme_tables", "BARE_CORES", "PEER_NAMES", "SEARCH_LABEL"]
 
-# Bench targets that are the bare core, and how the README names them.
+# Bench targets that are the bare core, and how the docs name them.
 BARE_CORES = {"core-up5k": "bare core, UP5K", "core-hx8k": "bare core, HX8K"}
 
-# How the README names each software peer of axon.sim.bench.peers; a peer not
+# How the docs name each software peer of axon.sim.bench.peers; a peer not
 # listed here is shown by its key.
 PEER_NAMES = {
     "cpw_c": "wiki chain list in C (`-O2`)",
@@ -245,14 +247,14 @@ def _peer_table(bench):
 
 
 def readme_tables(bench):
-    """The README's tables for ``bench`` (a loaded ``bench.json``), as Markdown text."""
+    """The documentation's tables for ``bench`` (a loaded ``bench.json``), as Markdown text."""
     machine = bench.get("machine", {})
     sections = [
-        ("README.md, On your board", _board_table(bench)),
-        ("README.md, Performance: clocks", _distribution_table(bench)),
-        ("README.md, Performance: targets", _target_table(bench)),
-        ("README.md, Performance: software peers", _peer_table(bench)),
-        ("boards/README.md, Supported boards", _boards_readme_table(bench)),
+        ("README.md and docs/boards.md: the boards", _board_table(bench)),
+        ("docs/performance.md: clocks", _distribution_table(bench)),
+        ("docs/performance.md: targets", _target_table(bench)),
+        ("docs/performance.md: software peers", _peer_table(bench)),
+        ("docs/boards.md: supported boards", _boards_readme_table(bench)),
     ]
     lines = [f"<!-- axon bench --readme: the run of {machine.get('date', '?')}, "
              f"{bench.get('seconds', '?')} s; Fmax of seed 1 in the board tables -->"]

@@ -13,7 +13,7 @@ __all__ = ["register"]
 
 
 def readme_command(path):
-    """``axon bench --readme``: print the README's tables from ``path`` (a bench.json)."""
+    """``axon bench --readme``: print the documentation's tables from ``path`` (a bench.json)."""
     try:
         with open(path) as file:
             bench = json.load(file)
@@ -67,7 +67,7 @@ def register(subparsers):
     parser.add_argument("--targets", nargs="+", metavar="TARGET",
                         help="nextpnr targets (default: core-up5k, core-hx8k and every board)")
     parser.add_argument("--readme", nargs="?", const="", metavar="BENCH_JSON",
-                        help="run nothing: print the README's figure tables from BENCH_JSON "
-                             "(default OUT/bench.json), to paste into README.md and "
-                             "boards/README.md")
+                        help="run nothing: print the documentation's figure tables from "
+                             "BENCH_JSON (default OUT/bench.json), each headed by the files "
+                             "it belongs in (README.md, docs/boards.md, docs/performance.md)")
     parser.set_defaults(func=bench_command)

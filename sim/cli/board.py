@@ -39,7 +39,7 @@ def register(subparsers):
     build.add_argument("--board", default=DEFAULT_BOARD, choices=list(BOARDS),
                        help=f"target board (default {DEFAULT_BOARD})")
     build.add_argument("--chains", type=int_at_least(0), default=None,
-                       help="chain-list slots, even (default: the board's, see boards/README.md)")
+                       help="chain-list slots, even (default: the board's, see docs/boards.md)")
     build.add_argument("--depth", type=int_at_least(0), default=None,
                        help=f"move-list entries (default {SHIPPED.depth})")
     build.add_argument("--rules", default=None, choices=SIM_RULES,

@@ -1,5 +1,6 @@
 """``axon export``: the detector as a standalone Verilog or RTLIL module."""
 
+import os
 import sys
 
 from ..backends.export import export
@@ -56,5 +57,7 @@ def export_command(args):
         return 2
     warn_unpooled("export", config)
     for path in written:
-        print(f"wrote {path}")
+        # Name every file as the output was named: relative when -o was.
+        shown = path if os.path.isabs(args.output) else os.path.relpath(path)
+        print(f"wrote {shown}")
     return 0

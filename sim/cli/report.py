@@ -152,7 +152,7 @@ def _answer_games(games, options, session, counter, body, files, err, counts):
                 body.write(f'<span class="{classes}" title="{tip}">{label}</span>')
         body.write("</div>\n")
         if err is not None and not getattr(options, "quiet", False):
-            err.write(f"axon report: {game.label}: {len(game.moves)} plies\n")
+            err.write(f"axon report: {game.label}: {plural(len(game.moves), 'ply', 'plies')}\n")
 
 
 def report_command(options, games):
