@@ -23,7 +23,7 @@ from .pools import SPILL_KIND_SLOTS, kind_slots
 
 __all__ = ["COUNT_LIMIT_BITS", "COUNT_LIMIT_MAX", "CYCLE_BITS", "DEPTH_MAX",
            "LATENCY_OVERHEAD", "REFETCH_CLOCKS", "LEAN_LATENCY_OVERHEAD",
-           "Rules", "Pools", "Scan", "DetectorConfig", "SHIPPED", "LEAN", "NAMED_CONFIGS",
+           "Rules", "Pools", "Scan", "DetectorConfig", "SHIPPED", "LEAN",
            "Stop", "CheckedComponent", "gateware_rules", "check_depth", "check_count_limit"]
 
 # ``count_limit`` is a 4-bit port: a query looks for at most 15 equal positions
@@ -351,8 +351,6 @@ SHIPPED = DetectorConfig()
 # from a one-bank move list. With the two-plies-a-clock scanner the same
 # chains and link needed about 1440 logic cells (2026-11-23).
 LEAN = DetectorConfig(chains=4, pools=Pools.SIDE, scan=Scan.SINGLE)
-
-NAMED_CONFIGS = {"shipped": SHIPPED, "lean": LEAN}
 
 
 class Stop(enum.Enum, shape=2):
