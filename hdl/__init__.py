@@ -15,15 +15,15 @@ them from bits); and its clock counts (:meth:`DetectorConfig.latency`, from
 """
 
 from .detector import AxonDetector
-from .params import (LATENCY_OVERHEAD, LEAN, LEAN_LATENCY_OVERHEAD, SHIPPED, DetectorConfig,
-                     Pools, Rules, Scan, Stop)
+from .params import (CORE, LATENCY_OVERHEAD, LEAN, LEAN_LATENCY_OVERHEAD, SHIPPED,
+                     DetectorConfig, Pools, Rules, Scan, Stop)
 from .ports import MoveMemorySignature, QuerySignature, UpcomingSignature
 from .result import QueryResult, ResultLayout, UpcomingLayout, fields_of
 from .upcoming import UPCOMING_CLOCKS
 from .word import MoveWord, pack_word, unpack_word
 
 
-__all__ = ["AxonDetector", "DetectorConfig", "Rules", "Pools", "Scan", "SHIPPED", "LEAN",
+__all__ = ["AxonDetector", "DetectorConfig", "Rules", "Pools", "Scan", "SHIPPED", "CORE", "LEAN",
            "QuerySignature", "MoveMemorySignature", "UpcomingSignature", "MoveWord", "pack_word", "unpack_word", "QueryResult", "ResultLayout",
            "UpcomingLayout", "Stop", "fields_of", "LATENCY_OVERHEAD", "UPCOMING_CLOCKS",
            "LEAN_LATENCY_OVERHEAD"]

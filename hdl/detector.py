@@ -7,7 +7,7 @@ from amaranth.lib.wiring import In
 from .chainlist import ChainList
 from .lean import LeanMoveList, LeanScanner
 from .movelist import MoveList
-from .params import SHIPPED, CheckedComponent, DetectorConfig
+from .params import CORE, CheckedComponent, DetectorConfig
 from .ports import MoveMemorySignature, QuerySignature, UpcomingSignature
 from .scanner import Scanner
 from .upcoming import Upcoming
@@ -22,8 +22,8 @@ class AxonDetector(CheckedComponent, wiring.Component):
     Parameters
     ----------
     config : DetectorConfig
-        What to build (default the shipped configuration,
-        :data:`~axon.hdl.params.SHIPPED`): the move list's ``depth``, the
+        What to build (default :data:`~axon.hdl.params.CORE`, the shipped
+        configuration without the upcoming block): the move list's ``depth``, the
         chain list's ``chains``, ``rules`` (see :mod:`axon.sim.model.golden`)
         and ``pools`` (see :mod:`axon.hdl.pools`), the ``scan`` (two plies a
         clock, or the lean one a clock of :mod:`axon.hdl.lean`), and whether
@@ -61,7 +61,7 @@ class AxonDetector(CheckedComponent, wiring.Component):
     def check_parameters(config):
         DetectorConfig.checked(config)
 
-    def __init__(self, config=SHIPPED):
+    def __init__(self, config=CORE):
         self._config = config
         depth = config.depth
         super().__init__({

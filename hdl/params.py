@@ -23,7 +23,7 @@ from .pools import SPILL_KIND_SLOTS, kind_slots
 
 __all__ = ["COUNT_LIMIT_BITS", "COUNT_LIMIT_MAX", "CYCLE_BITS", "DEPTH_MAX",
            "LATENCY_OVERHEAD", "REFETCH_CLOCKS", "LEAN_LATENCY_OVERHEAD",
-           "Rules", "Pools", "Scan", "DetectorConfig", "SHIPPED", "LEAN",
+           "Rules", "Pools", "Scan", "DetectorConfig", "SHIPPED", "CORE", "LEAN",
            "Stop", "CheckedComponent", "gateware_rules", "check_depth", "check_count_limit"]
 
 # ``count_limit`` is a 4-bit port: a query looks for at most 15 equal positions
@@ -345,6 +345,12 @@ class DetectorConfig:
 # The shipped configuration: what a detector, a session and a board are built
 # with unless told otherwise.
 SHIPPED = DetectorConfig()
+
+# The repetition core alone: the shipped configuration without the upcoming
+# block. It is the embedding API's default (`AxonDetector()`), and what the
+# core's clock and size figures are about; the block costs area, not clock
+# of the core's loop.
+CORE = SHIPPED.replace(upcoming=False)
 
 # The 1K boards' (1280 logic cells) lean configuration: 4 chains in one
 # unpaired pool a side that keeps each chain's kind, scanned one word a clock

@@ -219,6 +219,24 @@ def _target_table(bench):
                    "ns/query mean (p99) at median Fmax", "ratio to the C chain list"], rows)
 
 
+def _fmax_span(figures):
+    fmax = figures.get("fmax_mhz", {})
+    return " / ".join(_number(fmax.get(key), 2) for key in ("min", "median", "max"))
+
+
+def _upcoming_table(bench):
+    """The bare core with and without the upcoming block, on both devices."""
+    hardware = bench.get("hardware", {})
+    rows = []
+    for label, suffix in (("`CORE` (`upcoming=False`, the default)", ""),
+                          ("`SHIPPED` (`upcoming=True`)", "-upcoming")):
+        hx8k, up5k = (hardware.get(f"core-{device}{suffix}", {}) for device in ("hx8k", "up5k"))
+        rows.append([label, _fmax_span(hx8k), _fmax_span(up5k),
+                     hx8k.get("logic_cells", {}).get("used", ""), hx8k.get("flip_flops", "")])
+    return _table(["bare core", "Fmax HX8K min / median / max (MHz)",
+                   "Fmax UP5K min / median / max (MHz)", "logic cells", "FFs"], rows)
+
+
 def _peer_rows(ns, suffix=""):
     rows = []
     for name, figures in ns.items():
@@ -255,6 +273,7 @@ def readme_tables(bench):
         ("docs/performance.md: targets", _target_table(bench)),
         ("docs/performance.md: software peers", _peer_table(bench)),
         ("docs/boards.md: supported boards", _boards_readme_table(bench)),
+        ("docs/upcoming.md: the upcoming block's cost", _upcoming_table(bench)),
     ]
     lines = [f"<!-- axon bench --readme: the run of {machine.get('date', '?')}, "
              f"{bench.get('seconds', '?')} s; Fmax of seed 1 in the board tables -->"]
