@@ -24,13 +24,13 @@ from ..hdl.result import QueryResult
 from .protocol import (START, crc8, PROTOCOL_VERSION, MAX_PAYLOAD, MAX_WORDS,
                        WORD_BYTES, RESPONSE_FLAG, ERROR_RESPONSE, RULES_CODES,
                        ROOT_BYTES, OCCUPANCY_BYTES, QUERY_REQUEST_BYTES, QUERY_ANSWER_BYTES,
-                       Command, ErrorCode)
+                       IDENTITY_BYTES, Command, ErrorCode, IdentityRecord)
 
 
 __all__ = ["crc8_update", "FrameReceiver", "FrameSender", "HostLink"]
 
 # Answer records the executor copies into the frame buffer, and their bytes.
-_RECORDS = {"identity": 6, "query": QUERY_ANSWER_BYTES, "word": WORD_BYTES, "error": 2}
+_RECORDS = {"identity": IDENTITY_BYTES, "query": QUERY_ANSWER_BYTES, "word": WORD_BYTES, "error": 2}
 
 
 def crc8_update(crc, byte):
@@ -86,8 +86,8 @@ class FrameReceiver(wiring.Component):
     command, length : Signal(8), out
     args : Signal(24), out
         The first three payload bytes (little-endian address/top and count).
-    error : Signal(3), out
-        0, or ``ErrorCode.BAD_CRC`` or ``ErrorCode.TRUNCATED`` (codes fit 3 bits).
+    error : ErrorCode, out
+        ``NONE``, ``BAD_CRC`` or ``TRUNCATED``.
     stage : Signal(3), out
     crc, received : Signal(8), out
     silence : Signal(range(timeout + 1)), out
@@ -112,7 +112,7 @@ class FrameReceiver(wiring.Component):
             "command":     Out(8),
             "length":      Out(8),
             "args":        Out(24),
-            "error":       Out(3),
+            "error":       Out(ErrorCode),
             "stage":       Out(3),
             "crc":         Out(8),
             "received":    Out(8),
@@ -193,7 +193,7 @@ class FrameReceiver(wiring.Component):
                 with m.If(byte_in):
                     m.d.sync += [
                         self.frame_done.eq(1),
-                        self.error.eq(Mux(byte == crc, 0, ErrorCode.BAD_CRC)),
+                        self.error.eq(Mux(byte == crc, ErrorCode.NONE, ErrorCode.BAD_CRC)),
                     ]
                     m.next = "HUNT"
 
@@ -367,7 +367,7 @@ class HostLink(wiring.Component):
         command  = Signal(8)
         length   = Signal(8)
         args     = Signal(24)
-        error    = Signal(3)
+        error    = Signal(ErrorCode)
         address  = args[0:16]                 # start address, or query top; moves on
                                               # word by word during WRITE and READ
         count    = args[16:24]                # word count, or count limit; counts down
@@ -409,8 +409,9 @@ class HostLink(wiring.Component):
             detector.upcoming.occupancy.eq(occupancy),
         ]
 
-        identity = Cat(C(PROTOCOL_VERSION, 8), C(RULES_CODES[self._rules], 8),
-                       C(self._chains, 8), C(self._depth, 16), C(MAX_WORDS, 8))
+        identity = IdentityRecord.const({
+            "version": PROTOCOL_VERSION, "rules": RULES_CODES[self._rules],
+            "chains": self._chains, "depth": self._depth, "max_words": MAX_WORDS})
         # The QUERY answer is the detector's ports in the record's fixed widths.
         query_answer = Signal(QueryResult)
         for name, _ in detector.query.result.shape():
@@ -476,7 +477,7 @@ class HostLink(wiring.Component):
                     m.next = "DECODE"
 
             with m.State("DECODE"):
-                with m.If(error != 0):
+                with m.If(error != ErrorCode.NONE):
                     m.next = "ERROR"
                 with m.Elif(command == Command.IDENTIFY):
                     with m.If(length != 0):

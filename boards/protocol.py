@@ -14,6 +14,7 @@ import enum
 from dataclasses import dataclass
 
 from amaranth.lib import data
+from amaranth.lib import enum as hdl_enum
 from amaranth.lib.crc import Algorithm, catalog
 
 from ..hdl.params import Rules
@@ -26,6 +27,7 @@ __all__ = [
     "ROOT_BYTES", "OCCUPANCY_BYTES", "QUERY_REQUEST_BYTES", "QUERY_ANSWER_BYTES",
     "RULES_CODES", "Command", "ErrorCode", "RESPONSE_FLAG", "ERROR_RESPONSE",
     "CRC8", "crc8", "encode_frame", "holds_known_frame", "FrameDecoder", "Frame", "Identity",
+    "IdentityRecord", "IDENTITY_BYTES",
     "identify_request", "write_request", "read_request", "query_request", "reset_request",
     "parse_identity", "parse_words", "parse_query", "parse_error",
 ]
@@ -58,7 +60,10 @@ class Command(enum.IntEnum):
     RESET    = 0x05
 
 
-class ErrorCode(enum.IntEnum):
+class ErrorCode(hdl_enum.IntEnum, shape=3):
+    """The error answer's code: an Amaranth enum, so that the link's gateware
+    holds it in a signal of this shape and the host reads the same values."""
+    NONE            = 0x00  # no error: the frame is acted upon (never sent)
     BAD_CRC         = 0x01  # the CRC byte does not match
     TRUNCATED       = 0x02  # the line went idle for the inter-byte timeout mid-frame
     UNKNOWN_COMMAND = 0x03
@@ -210,12 +215,27 @@ class Identity:
     max_words: int
 
 
+class IdentityRecord(data.Struct):
+    """IDENTIFY's answer, little-endian: the link's gateware sends this
+    layout's constant and the host reads the bytes back with it."""
+    version:   8
+    rules:     8    # RULES_CODES
+    chains:    8
+    depth:     16
+    max_words: 8
+
+
+IDENTITY_BYTES = IdentityRecord.as_shape().size // 8
+
+
 def parse_identity(payload):
-    if len(payload) != 6:
-        raise ValueError(f"identify answer has {len(payload)} bytes, expected 6")
-    rules = {code: rules for rules, code in RULES_CODES.items()}.get(payload[1], f"?{payload[1]}")
-    return Identity(version=payload[0], rules=rules, chains=payload[2],
-                    depth=int.from_bytes(payload[3:5], "little"), max_words=payload[5])
+    if len(payload) != IDENTITY_BYTES:
+        raise ValueError(f"identify answer has {len(payload)} bytes, expected {IDENTITY_BYTES}")
+    record = IdentityRecord.as_shape().from_bits(int.from_bytes(payload, "little"))
+    rules = {code: rules for rules, code in RULES_CODES.items()}.get(record.rules,
+                                                                     f"?{record.rules}")
+    return Identity(version=record.version, rules=rules, chains=record.chains,
+                    depth=record.depth, max_words=record.max_words)
 
 
 def parse_words(payload):

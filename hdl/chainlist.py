@@ -34,7 +34,7 @@ from amaranth.lib.wiring import In, Out
 
 from .params import CheckedComponent, DetectorConfig, Rules, gateware_rules
 from .pools import POOL_KINDS
-from .ports import ChainBusSignature
+from .ports import ChainBusSignature, SideBusSignature
 from .word import MoveWord
 
 
@@ -612,11 +612,12 @@ class SideChains(wiring.Component):
 
     Members
     -------
-    clear, move, next_move, overflow, empty :
+    clear, empty :
         As for :class:`ChainPool`.
-    apply_next : Signal(1), in
-        Apply ``next_move`` on the next clock (then ``move``): the pools'
-        apply is a register, decoded with the kind a clock early.
+    bus : In(SideBusSignature())
+        The side's ``move``, its ``next`` a clock ahead, ``apply_next`` (apply
+        ``next`` on the next clock: the pools' apply is a register, decoded
+        with the kind a clock early) and the ``overflow`` the pools answer.
     open_chains : Signal(range(slots + 1)), out
         The pools' ``open_chains`` added (for the formal proofs).
     lone : LoneChainLayout, out
@@ -640,10 +641,13 @@ class SideChains(wiring.Component):
         rules = self._rules = config.rules
         spill = config.spill_slots if spill is None else spill
         slots = sum(count for _, count in self._layout) + spill
-        # A pool's members, but the apply is said a clock early.
+        # A pool's members, but the move, its apply (said a clock early) and
+        # the overflow come and go over the scanner's side bus.
         ports = _pool_ports(slots)
-        del ports["apply"]
-        super().__init__({**ports, "apply_next": In(1), "lone": Out(LoneChainLayout)})
+        for name in ("apply", "move", "next_move", "overflow"):
+            del ports[name]
+        super().__init__({**ports, "bus": In(SideBusSignature()),
+                          "lone": Out(LoneChainLayout)})
         # Made here rather than in `elaborate`, so that the end-to-end proof
         # can state its invariants over the pools' registers: a tuple of
         # ``(kind, pool)``, ``kind`` as in :func:`axon.hdl.pools.side_pools`.
@@ -666,14 +670,14 @@ class SideChains(wiring.Component):
                            init=int(kind is None))
             apply = Signal(name=f"kind{'any' if kind is None else kind}_apply")
             if kind is not None:
-                m.d.sync += match.eq(self.next_move.piece[:3] == kind)
-            m.d.sync += apply.eq(self.apply_next &
-                                 (1 if kind is None else self.next_move.piece[:3] == kind))
+                m.d.sync += match.eq(self.bus.next.piece[:3] == kind)
+            m.d.sync += apply.eq(self.bus.apply_next &
+                                 (1 if kind is None else self.bus.next.piece[:3] == kind))
             m.d.comb += [
                 pool.clear.eq(self.clear),
                 pool.apply.eq(apply),
-                pool.move.eq(self.move),
-                pool.next_move.eq(self.next_move),
+                pool.move.eq(self.bus.move),
+                pool.next_move.eq(self.bus.next),
             ]
             matches.append(match)
             overflows.append(match & pool.overflow)
@@ -691,10 +695,10 @@ class SideChains(wiring.Component):
         # the move in hand is the all-zero word, a null move.
         no_pool = Signal(init=int(None not in kinds))
         if None not in kinds:
-            m.d.sync += no_pool.eq(~Cat(self.next_move.piece[:3] == kind
+            m.d.sync += no_pool.eq(~Cat(self.bus.next.piece[:3] == kind
                                         for kind in kinds).any())
         m.d.comb += [
-            self.overflow.eq(no_pool | Cat(overflows).any()),
+            self.bus.overflow.eq(no_pool | Cat(overflows).any()),
             self.empty.eq(Cat(empties).all()),
             self.open_chains.eq(sum(counts)),
         ]
@@ -728,13 +732,13 @@ class SideChains(wiring.Component):
         m.submodules.pool_spill = spill
         # Any kind with a pool of its own or not, decoded a clock ahead.
         spilled = Signal(name="spill_apply")
-        m.d.sync += spilled.eq(self.apply_next & Cat(self.next_move.piece[:3] == kind
+        m.d.sync += spilled.eq(self.bus.apply_next & Cat(self.bus.next.piece[:3] == kind
                                                      for kind in POOL_KINDS).any())
         m.d.comb += [
             spill.clear.eq(self.clear),
             spill.apply.eq(spilled),
-            spill.move.eq(self.move),
-            spill.next_move.eq(self.next_move),
+            spill.move.eq(self.bus.move),
+            spill.next_move.eq(self.bus.next),
         ]
         own = [(match, pool) for match, (_, pool) in zip(matches, self.pools)]
         # What the move's own kind pool says (nothing for a kind without one).
@@ -845,17 +849,11 @@ class ChainList(CheckedComponent, wiring.Component):
         m.submodules.white = white = self.white_chains
         m.submodules.black = black = self.black_chains
         scan = self.scan
+        wiring.connect(m, wiring.flipped(scan.white), white.bus)
+        wiring.connect(m, wiring.flipped(scan.black), black.bus)
         m.d.comb += [
             white.clear.eq(scan.clear),
-            white.move.eq(scan.white_move),
-            white.next_move.eq(scan.white_next),
-            white.apply_next.eq(scan.apply_white_next),
-            scan.white_overflow.eq(white.overflow),
             black.clear.eq(scan.clear),
-            black.move.eq(scan.black_move),
-            black.next_move.eq(scan.black_next),
-            black.apply_next.eq(scan.apply_black_next),
-            scan.black_overflow.eq(black.overflow),
             scan.empty.eq(white.empty & black.empty),
             self.open_chains.eq(white.open_chains + black.open_chains),
             self.white_lone.eq(white.lone),

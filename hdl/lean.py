@@ -164,14 +164,14 @@ class LeanScanner(QueryScanner):
         read_black = Signal()
         m.d.comb += [
             read_black.eq(self.reads.word.piece[3]),
-            self.chains.white_next.eq(self.reads.word),
-            self.chains.black_next.eq(self.reads.word),
+            self.chains.white.next.eq(self.reads.word),
+            self.chains.black.next.eq(self.reads.word),
             # Low on the starting clock (nothing was read before it), so the
             # clock after the chain list's clear applies nothing.
-            self.chains.apply_white_next.eq(read_valid & ~read_black),
-            self.chains.apply_black_next.eq(read_valid & read_black),
-            self.chains.white_move.eq(hand_word),
-            self.chains.black_move.eq(hand_word),
+            self.chains.white.apply_next.eq(read_valid & ~read_black),
+            self.chains.black.apply_next.eq(read_valid & read_black),
+            self.chains.white.move.eq(hand_word),
+            self.chains.black.move.eq(hand_word),
         ]
         # The hand stage loads the block RAM output on every clock, so that
         # what the chain list compared a clock early is what it applies.
@@ -189,8 +189,8 @@ class LeanScanner(QueryScanner):
         stop           = Signal()
         stop_reason    = Signal(Stop)
         m.d.comb += [
-            overflow.eq(Mux(hand_word.piece[3], self.chains.black_overflow,
-                            self.chains.white_overflow)),
+            overflow.eq(Mux(hand_word.piece[3], self.chains.black.overflow,
+                            self.chains.white.overflow)),
             equal_position.eq(self.chains.empty & scanned_nonzero & ~scanned_odd),
             # The equal position left by the words taken so far is the one
             # after the word in hand.

@@ -19,7 +19,7 @@ from .word import MoveWord
 
 
 __all__ = ["QuerySignature", "MoveMemorySignature", "UpcomingSignature", "PairReadSignature",
-           "SingleReadSignature", "ChainBusSignature"]
+           "SingleReadSignature", "SideBusSignature", "ChainBusSignature"]
 
 
 class _DepthSignature(wiring.Signature):
@@ -192,6 +192,41 @@ class SingleReadSignature(_DepthSignature):
         }
 
 
+class SideBusSignature(wiring.Signature):
+    """The scanner's hold on one side's pools: a move a clock.
+
+    Members (from the scanner's side)
+    ---------------------------------
+    move : MoveWord, out
+        The move the side's pools apply on this clock, if told to.
+    next : MoveWord, out
+        What ``move`` will be on the next clock: the pools compare their
+        slots with it a clock ahead.
+    apply_next : Signal(1), out
+        Apply ``next`` on the next clock: said a clock early, so that the
+        pools' apply is a register.
+    overflow : Signal(1), in
+        The side's pool had no slot for its move; applying it changed nothing.
+    """
+
+    def __init__(self):
+        super().__init__({
+            "move":       Out(MoveWord),
+            "next":       Out(MoveWord),
+            "apply_next": Out(1),
+            "overflow":   In(1),
+        })
+
+    def __eq__(self, other):
+        return type(other) is type(self)
+
+    def __hash__(self):
+        return hash(type(self))
+
+    def __repr__(self):
+        return "SideBusSignature()"
+
+
 class ChainBusSignature(wiring.Signature):
     """The scanner's hold on the chain list: a move for each side a clock.
 
@@ -199,32 +234,18 @@ class ChainBusSignature(wiring.Signature):
     ---------------------------------
     clear : Signal(1), out
         Empty every chain (the first clock of a query).
-    white_move, black_move : MoveWord, out
-        The move each side's pools apply on this clock, if told to.
-    white_next, black_next : MoveWord, out
-        What ``white_move``/``black_move`` will be on the next clock: the
-        pools compare their slots with it a clock ahead.
-    apply_white_next, apply_black_next : Signal(1), out
-        Apply ``white_next``/``black_next`` on the next clock: said a clock
-        early, so that the pools' apply is a register.
-    white_overflow, black_overflow : Signal(1), in
-        The side's pool had no slot for its move; applying it changed nothing.
+    white, black : SideBusSignature, out
+        Each side's moves and its pools' overflow.
     empty : Signal(1), in
         Every chain is closed.
     """
 
     def __init__(self):
         super().__init__({
-            "clear":            Out(1),
-            "white_move":       Out(MoveWord),
-            "black_move":       Out(MoveWord),
-            "white_next":       Out(MoveWord),
-            "black_next":       Out(MoveWord),
-            "apply_white_next": Out(1),
-            "apply_black_next": Out(1),
-            "white_overflow":   In(1),
-            "black_overflow":   In(1),
-            "empty":            In(1),
+            "clear": Out(1),
+            "white": Out(SideBusSignature()),
+            "black": Out(SideBusSignature()),
+            "empty": In(1),
         })
 
     def __eq__(self, other):

@@ -317,12 +317,12 @@ class Scanner(QueryScanner):
             hand.eq(ahead),
         ]
         m.d.comb += [
-            self.chains.white_next.eq(ahead.white_move),
-            self.chains.black_next.eq(ahead.black_move),
-            self.chains.white_move.eq(hand.white_move),
-            self.chains.black_move.eq(hand.black_move),
-            self.chains.apply_white_next.eq(ahead.apply_white & ~hand_drop),
-            self.chains.apply_black_next.eq(ahead.apply_black & ~hand_drop),
+            self.chains.white.next.eq(ahead.white_move),
+            self.chains.black.next.eq(ahead.black_move),
+            self.chains.white.move.eq(hand.white_move),
+            self.chains.black.move.eq(hand.black_move),
+            self.chains.white.apply_next.eq(ahead.apply_white & ~hand_drop),
+            self.chains.black.apply_next.eq(ahead.apply_black & ~hand_drop),
         ]
 
         # Hand to decide.
@@ -337,8 +337,8 @@ class Scanner(QueryScanner):
             decide_newer_black.eq(hand.newer_black),
             decide_newer_inside.eq(hand.newer_inside),
             decide_older_inside.eq(hand.older_inside),
-            decide_white_overflow.eq(self.chains.white_overflow),
-            decide_black_overflow.eq(self.chains.black_overflow),
+            decide_white_overflow.eq(self.chains.white.overflow),
+            decide_black_overflow.eq(self.chains.black.overflow),
             decide_empty_before.eq(self.chains.empty),
             # What stops the scan apart from the chain list, summed up here so
             # that `stop` (which ends in `done`) is two LUT levels deep.

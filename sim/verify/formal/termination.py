@@ -51,7 +51,7 @@ def termination(broken, config=SHIPPED):
         words = ((scanner.reads.even_word, scanner.reads.odd_word) if pair else
                  (scanner.reads.word,))
         for port in (query.start, query.top, query.count_limit, *words,
-                     scanner.chains.white_overflow, scanner.chains.black_overflow,
+                     scanner.chains.white.overflow, scanner.chains.black.overflow,
                      scanner.chains.empty):
             free(m, port)
         # `waited` counts the clocks after the one that sampled start, the
