@@ -192,7 +192,20 @@ class SingleReadSignature(_DepthSignature):
         }
 
 
-class SideBusSignature(wiring.Signature):
+class _FixedSignature(wiring.Signature):
+    """A signature without parameters: any two of one class are equal."""
+
+    def __eq__(self, other):
+        return type(other) is type(self)
+
+    def __hash__(self):
+        return hash(type(self))
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+
+class SideBusSignature(_FixedSignature):
     """The scanner's hold on one side's pools: a move a clock.
 
     Members (from the scanner's side)
@@ -217,17 +230,8 @@ class SideBusSignature(wiring.Signature):
             "overflow":   In(1),
         })
 
-    def __eq__(self, other):
-        return type(other) is type(self)
 
-    def __hash__(self):
-        return hash(type(self))
-
-    def __repr__(self):
-        return "SideBusSignature()"
-
-
-class ChainBusSignature(wiring.Signature):
+class ChainBusSignature(_FixedSignature):
     """The scanner's hold on the chain list: a move for each side a clock.
 
     Members (from the scanner's side)
@@ -247,12 +251,3 @@ class ChainBusSignature(wiring.Signature):
             "black": Out(SideBusSignature()),
             "empty": In(1),
         })
-
-    def __eq__(self, other):
-        return type(other) is type(self)
-
-    def __hash__(self):
-        return hash(type(self))
-
-    def __repr__(self):
-        return "ChainBusSignature()"
