@@ -19,6 +19,7 @@ from amaranth.hdl import *
 from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..hdl.observe import Observation, registers
 from ..hdl.params import COUNT_LIMIT_MAX
 from ..hdl.result import QueryResult
 from .protocol import (START, crc8, PROTOCOL_VERSION, MAX_PAYLOAD, MAX_WORDS,
@@ -88,15 +89,16 @@ class FrameReceiver(wiring.Component):
         The first three payload bytes (little-endian address/top and count).
     error : ErrorCode, out
         ``NONE``, ``BAD_CRC`` or ``TRUNCATED``.
-    stage : Signal(3), out
-    crc, received : Signal(8), out
-    silence : Signal(range(timeout + 1)), out
-        The parser's state: the stage of the frame (0 hunting for a start
-        marker, 1 length, 2 command, 3 payload, 4 CRC byte; 7 if the state
-        register holds none of them, which never happens), the CRC so far,
-        the payload bytes so far and the clocks without a byte. For the
-        formal proof, whose invariants compare them with an independent
-        framer; nothing else reads them.
+
+    Attributes
+    ----------
+    observe : Observation
+        The parser's state (:mod:`axon.hdl.observe`): the ``stage`` of the
+        frame (0 hunting for a start marker, 1 length, 2 command, 3 payload,
+        4 CRC byte; 7 if the state register holds none of them, which never
+        happens), the ``crc`` so far, the payload bytes ``received`` so far
+        and the clocks of ``silence`` without a byte. The formal proof's
+        invariants compare them with an independent framer.
     """
 
     def __init__(self, *, timeout):
@@ -113,11 +115,9 @@ class FrameReceiver(wiring.Component):
             "length":      Out(8),
             "args":        Out(24),
             "error":       Out(ErrorCode),
-            "stage":       Out(3),
-            "crc":         Out(8),
-            "received":    Out(8),
-            "silence":     Out(range(timeout + 1)),
         })
+        self.observe = Observation(registers({"stage": 3, "crc": 8, "received": 8,
+                                              "silence": range(timeout + 1)}))
 
     def _crc_update(self, crc, byte):
         """The CRC register after ``byte``: a method so that the formal
@@ -129,9 +129,10 @@ class FrameReceiver(wiring.Component):
 
         byte     = self.rx.payload
         byte_in  = Signal()
-        crc      = self.crc
-        received = self.received              # payload bytes so far
-        silence  = self.silence
+        view     = self.observe
+        crc      = view.crc
+        received = view.received              # payload bytes so far
+        silence  = view.silence
         m.d.comb += [
             self.rx.ready.eq(1),
             byte_in.eq(self.rx.valid & self.listen),
@@ -197,10 +198,10 @@ class FrameReceiver(wiring.Component):
                     ]
                     m.next = "HUNT"
 
-        m.d.comb += self.stage.eq(7)
+        m.d.comb += view.stage.eq(7)
         for stage, name in enumerate(("HUNT", "LENGTH", "COMMAND", "PAYLOAD", "CHECK")):
             with m.If(fsm.ongoing(name)):
-                m.d.comb += self.stage.eq(stage)
+                m.d.comb += view.stage.eq(stage)
         return m
 
 

@@ -32,13 +32,15 @@ from amaranth.hdl import *
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
+from .observe import MOVE_WORD_MEANINGS, Meaning, Observation, registers
 from .params import CheckedComponent, DetectorConfig, Rules, gateware_rules
 from .pools import POOL_KINDS
 from .ports import ChainBusSignature, SideBusSignature
 from .word import MoveWord
 
 
-__all__ = ["ChainPool", "UnpairedPool", "ChainList", "ChainEntry", "LoneChainLayout"]
+__all__ = ["ChainPool", "UnpairedPool", "ChainList", "ChainEntry", "LoneChainLayout",
+           "PoolLoneLayout"]
 
 
 # A side's chains as the upcoming repetition asks about them: ``empty`` (none
@@ -50,6 +52,14 @@ LoneChainLayout = data.StructLayout({"empty": 1, "single": 1, "kind": 3, "start"
 
 def _pool_name(kind):
     return f"kind{'any' if kind is None else kind}"
+
+
+# What a pool tells its side about the chains it holds, for the upcoming
+# repetition: it ``holds`` one or more, ``several``, and the OR of its valid
+# entries' ``kind`` (0 in a pool of one kind), ``start`` and ``end`` squares
+# -- the chain's own, when it holds exactly one. Made from the registers
+# alone, a few LUT levels without a priority pick.
+PoolLoneLayout = data.StructLayout({"holds": 1, "several": 1, "kind": 3, "start": 6, "end": 6})
 
 
 class ChainEntry(data.Struct):
@@ -110,8 +120,24 @@ def _pool_ports(slots):
         "next_move":   In(MoveWord),
         "overflow":    Out(1),
         "empty":       Out(1),
-        "open_chains": Out(range(slots + 1)),
+        "lone":        Out(PoolLoneLayout),
     }
+
+
+def _pool_inputs(pool):
+    """What a pool's view shows first: the move it is given, and when."""
+    return {"clear": pool.clear, "apply": pool.apply, "move": pool.move}
+
+
+def _lone(m, lone, valid, ends_valid, kinds, starts, ends):
+    """Drive a pool's ``lone`` (:data:`PoolLoneLayout`) from its registers."""
+    m.d.comb += [
+        lone.holds.eq(valid.any()),
+        lone.several.eq(_several(valid)),
+        lone.kind.eq(_select(valid, kinds) if kinds else 0),
+        lone.start.eq(_select(valid, starts)),
+        lone.end.eq(_select(ends_valid, ends)),
+    ]
 
 
 class ChainPool(CheckedComponent, wiring.Component):
@@ -144,21 +170,26 @@ class ChainPool(CheckedComponent, wiring.Component):
         away.
     empty : Signal(1), out
         Every chain of this side is closed.
-    open_chains : Signal(range(slots + 1)), out
-        The paper's ``UnClosed_chains``: kept as a counter, raised on an
-        insert and lowered by every slot a rule frees. Nothing in the detector
-        needs it (``empty`` looks at the slots); the formal proofs check that
-        it always equals the number of occupied slots.
-    occupied : Signal(slots), out
-        One bit a slot: it holds an open chain. For the formal proofs.
-    chains : ArrayLayout(ChainEntry, slots), out
-        Every slot's contents (meaningful where ``occupied``). For the formal
-        proof that the pool follows the rules slot for slot; nothing else
-        reads it, so synthesis drops it.
-    from_hits, to_hits : Signal(slots), out
-        The registered hit vectors of ``move``: the slots whose chain starts
-        where it ends, and ends where it starts. For the formal proofs, whose
-        induction invariant is that they equal those comparisons.
+    lone : PoolLoneLayout, out
+        What the pool holds, for the upcoming repetition
+        (:data:`PoolLoneLayout`); synthesis drops it when nothing reads it.
+
+    Attributes
+    ----------
+    observe : Observation
+        The pool's registers (:mod:`axon.hdl.observe`), for the formal proofs
+        and the waveforms, after the ``clear``, ``apply`` and ``move`` it is
+        given: ``occupied`` (one bit a slot: it holds an open
+        chain); each slot's ``chain_kinds``, ``chain_from`` and ``chain_to``
+        (a :class:`ChainEntry`, meaningful where ``occupied``); ``from_hits``
+        and ``to_hits``, the registered hit vectors of ``move`` (the slots
+        whose chain starts where it ends, and ends where it starts: the
+        proofs' induction invariant is that they equal those comparisons);
+        and ``open_chains``, the paper's ``UnClosed_chains``, kept as a
+        counter, raised on an insert and lowered by every slot a rule frees.
+        Nothing in the detector needs the counter (``empty`` looks at the
+        slots); the proofs check that it always equals the number of
+        occupied slots.
     """
 
     @staticmethod
@@ -169,13 +200,17 @@ class ChainPool(CheckedComponent, wiring.Component):
     def __init__(self, slots, rules):
         self._slots = slots
         self._rules = gateware_rules(rules)
-        super().__init__({
-            **_pool_ports(slots),
-            "occupied":    Out(slots),
-            "chains":      Out(data.ArrayLayout(ChainEntry, slots)),
-            "from_hits":   Out(slots),
-            "to_hits":     Out(slots),
-        })
+        super().__init__(_pool_ports(slots))
+        # A pool holds one side's pieces, so a slot keeps only the piece type.
+        self.observe = Observation({
+            **_pool_inputs(self),
+            **registers({"occupied": slots}),
+            "chain_kinds": tuple(Signal(3, name=f"chain{i}_kind") for i in range(slots)),
+            "chain_from":  tuple(Signal(6, name=f"chain{i}_from") for i in range(slots)),
+            "chain_to":    tuple(Signal(6, name=f"chain{i}_to") for i in range(slots)),
+            **registers({"from_hits": slots, "to_hits": slots, "open_chains": range(slots + 1)}),
+        }, meanings={"move": MOVE_WORD_MEANINGS, "chain_kinds": Meaning.KIND,
+                     "chain_from": Meaning.SQUARE, "chain_to": Meaning.SQUARE})
 
     @property
     def slots(self):
@@ -202,27 +237,19 @@ class ChainPool(CheckedComponent, wiring.Component):
     def elaborate(self, platform):
         m = Module()
         n = self._slots
-
-        # A pool holds one side's pieces, so a slot keeps only the piece type.
-        chain_valid = Signal(n)
-        chain_kind  = [Signal(3, name=f"chain{i}_kind") for i in range(n)]
-        chain_from  = [Signal(6, name=f"chain{i}_from") for i in range(n)]
-        chain_to    = [Signal(6, name=f"chain{i}_to") for i in range(n)]
-        m.d.comb += self.occupied.eq(chain_valid)
-        for i in range(n):
-            m.d.comb += [
-                self.chains[i].kind.eq(chain_kind[i]),
-                self.chains[i].from_sq.eq(chain_from[i]),
-                self.chains[i].to_sq.eq(chain_to[i]),
-            ]
+        view = self.observe
+        chain_valid = view.occupied
+        chain_kind, chain_from, chain_to = view.chain_kinds, view.chain_from, view.chain_to
+        open_chains = view.open_chains
+        _lone(m, self.lone, chain_valid, chain_valid, chain_kind, chain_from, chain_to)
 
         move      = self.move
         move_kind = move.piece[:3]
         following = self.next_move
 
         # The hit vectors of the move in hand, made on the previous clock.
-        from_hits  = self.from_hits   # chains that start where the move ends
-        to_hits    = self.to_hits     # chains that end where the move starts
+        from_hits  = view.from_hits   # chains that start where the move ends
+        to_hits    = view.to_hits     # chains that end where the move starts
 
         # Transition: the move ends on the square where a chain begins.
         transition = Signal()
@@ -316,15 +343,14 @@ class ChainPool(CheckedComponent, wiring.Component):
         with m.If(self.clear):
             m.d.sync += [
                 chain_valid.eq(0),
-                self.open_chains.eq(0),
+                open_chains.eq(0),
                 from_hits.eq(0),
                 to_hits.eq(0),
             ]
         with m.Elif(self.apply):
             m.d.sync += [
                 chain_valid.eq(chain_valid & ~release | take_chain),
-                self.open_chains.eq(self.open_chains + take_chain.any() -
-                                    self._count_slots(release)),
+                open_chains.eq(open_chains + take_chain.any() - self._count_slots(release)),
                 from_hits.eq(from_hits_applied),
                 to_hits.eq(to_hits_applied),
             ]
@@ -385,21 +411,9 @@ class UnpairedPool(CheckedComponent, wiring.Component):
 
     Members
     -------
-    clear, apply, move, next_move, overflow, empty, open_chains :
+    clear, apply, move, next_move, overflow, empty, lone :
         As for :class:`ChainPool`, except that ``apply`` must be low on the
         clock after ``clear`` (the scanner's pipeline never applies then).
-        ``open_chains`` counts the valid starts.
-    start_valid, end_valid : Signal(slots), out
-    start_squares, end_squares : ArrayLayout(6, slots), out
-    start_kinds, end_kinds : ArrayLayout(3, slots), out
-        The register files, for the formal proofs (synthesis drops what
-        nothing reads). The kinds are 0 without ``kinds``.
-    start_hits, end_hits : Signal(slots), out
-    moves_nothing : Signal(1), out
-        The registered comparisons of ``move``: the entries holding a start
-        on its to-square and an end on its from-square, and whether its two
-        squares are equal. For the formal proofs, whose induction invariant
-        is that they equal those comparisons.
     peer_start_hit, peer_end_hit : Signal(1), in
         Only with ``shared``: the other pool holds a start on ``move``'s
         to-square, an end on its from-square.
@@ -410,6 +424,21 @@ class UnpairedPool(CheckedComponent, wiring.Component):
         meets; it has a free start, end entry; ``move`` meets no start or
         end in either pool; ``move`` comes from an impossible list as far as
         this pool can tell.
+
+    Attributes
+    ----------
+    observe : Observation
+        The pool's registers (:mod:`axon.hdl.observe`), for the formal proofs
+        and the waveforms, after the ``clear``, ``apply`` and ``move`` it is
+        given: the register files ``start_valid`` and
+        ``end_valid`` (a bit an entry), ``start_squares`` and
+        ``end_squares``, and with ``kinds`` ``start_kinds`` and
+        ``end_kinds`` (a signal an entry); the registered comparisons of
+        ``move``, ``start_hits`` and ``end_hits`` (the entries holding a
+        start on its to-square and an end on its from-square) and
+        ``moves_nothing`` (its two squares are equal), which the proofs'
+        induction invariant equates with those comparisons; and
+        ``open_chains``, the valid starts counted.
     """
 
     @staticmethod
@@ -426,19 +455,24 @@ class UnpairedPool(CheckedComponent, wiring.Component):
             "start_hit": Out(1), "end_hit": Out(1), "free_start": Out(1), "free_end": Out(1),
             "inserts": Out(1), "impossible": Out(1),
         } if shared else {}
-        super().__init__({
-            **sharing,
-            **_pool_ports(slots),
-            "start_valid":   Out(slots),
-            "end_valid":     Out(slots),
-            "start_squares": Out(data.ArrayLayout(6, slots)),
-            "end_squares":   Out(data.ArrayLayout(6, slots)),
-            "start_kinds":   Out(data.ArrayLayout(3, slots)),
-            "end_kinds":     Out(data.ArrayLayout(3, slots)),
-            "start_hits":    Out(slots),
-            "end_hits":      Out(slots),
-            "moves_nothing": Out(1, init=1),
-        })
+        super().__init__({**sharing, **_pool_ports(slots)})
+        files = {
+            "start_squares": tuple(Signal(6, name=f"start{i}_sq") for i in range(slots)),
+            "end_squares":   tuple(Signal(6, name=f"end{i}_sq") for i in range(slots)),
+        }
+        if self._kinds:
+            files["start_kinds"] = tuple(Signal(3, name=f"start{i}_kind") for i in range(slots))
+            files["end_kinds"]   = tuple(Signal(3, name=f"end{i}_kind") for i in range(slots))
+        # `moves_nothing` starts as the all-zero move word in hand after reset.
+        self.observe = Observation({
+            **_pool_inputs(self),
+            **registers({"start_valid": slots, "end_valid": slots}),
+            **files,
+            **registers({"start_hits": slots, "end_hits": slots, "moves_nothing": 1,
+                         "open_chains": range(slots + 1)}, init={"moves_nothing": 1}),
+        }, meanings={"move": MOVE_WORD_MEANINGS,
+                     **{name: Meaning.KIND if name.endswith("kinds") else Meaning.SQUARE
+                        for name in files}})
 
     @property
     def slots(self):
@@ -468,34 +502,23 @@ class UnpairedPool(CheckedComponent, wiring.Component):
         m = Module()
         n = self._slots
         move, following = self.move, self.next_move
-
-        start_valid = Signal(n)
-        end_valid   = Signal(n)
-        start_sq    = [Signal(6, name=f"start{i}_sq") for i in range(n)]
-        end_sq      = [Signal(6, name=f"end{i}_sq") for i in range(n)]
-        start_kind  = [Signal(3, name=f"start{i}_kind") for i in range(n)] if self._kinds else None
-        end_kind    = [Signal(3, name=f"end{i}_kind") for i in range(n)] if self._kinds else None
+        view = self.observe
+        start_valid, end_valid = view.start_valid, view.end_valid
+        start_sq, end_sq = view.start_squares, view.end_squares
+        start_kind = view.start_kinds if self._kinds else None
+        end_kind   = view.end_kinds if self._kinds else None
 
         m.d.comb += [
-            self.start_valid.eq(start_valid),
-            self.end_valid.eq(end_valid),
-            self.open_chains.eq(self._count_slots(start_valid)),
+            view.open_chains.eq(self._count_slots(start_valid)),
             self.empty.eq(~start_valid.any()),
         ]
-        for i in range(n):
-            m.d.comb += [
-                self.start_squares[i].eq(start_sq[i]),
-                self.end_squares[i].eq(end_sq[i]),
-            ]
-            if self._kinds:
-                m.d.comb += [
-                    self.start_kinds[i].eq(start_kind[i]),
-                    self.end_kinds[i].eq(end_kind[i]),
-                ]
+        # Until an overflow (which ends the scan) a pool has as many valid
+        # ends as starts, so one start means one chain.
+        _lone(m, self.lone, start_valid, end_valid, start_kind, start_sq, end_sq)
 
         # The hit vectors of the move in hand, made on the previous clock.
-        start_hits = self.start_hits   # starts on the move's to-square
-        end_hits   = self.end_hits     # ends on the move's from-square
+        start_hits = view.start_hits   # starts on the move's to-square
+        end_hits   = view.end_hits     # ends on the move's from-square
         start_hit  = Signal()   # a start on the move's to-square, here or in the peer
         end_hit    = Signal()
         insert     = Signal()
@@ -533,7 +556,7 @@ class UnpairedPool(CheckedComponent, wiring.Component):
         # from an impossible move list; the scan stops there. The first test
         # is made on the next move a clock ahead, like the hit vectors.
         # (Its reset value is that of the all-zero move word in hand after reset.)
-        moves_nothing = self.moves_nothing
+        moves_nothing = view.moves_nothing
         m.d.sync += moves_nothing.eq(following.from_sq == following.to_sq)
         impossible = Signal()
         m.d.comb += [
@@ -618,8 +641,6 @@ class SideChains(wiring.Component):
         The side's ``move``, its ``next`` a clock ahead, ``apply_next`` (apply
         ``next`` on the next clock: the pools' apply is a register, decoded
         with the kind a clock early) and the ``overflow`` the pools answer.
-    open_chains : Signal(range(slots + 1)), out
-        The pools' ``open_chains`` added (for the formal proofs).
     lone : LoneChainLayout, out
         Whether exactly one chain of this side is open, and which: what the
         upcoming repetition asks of the pools. Made from the registers alone,
@@ -630,7 +651,14 @@ class SideChains(wiring.Component):
     Attributes
     ----------
     pools : tuple of (kind, pool)
-        The side's pools, made with it (for the end-to-end proof).
+        The side's pools, made with it, ``kind`` as in
+        :func:`axon.hdl.pools.side_pools`.
+    spill : UnpairedPool or None
+        The spill pool (the spill layout only).
+    observe : Observation
+        Each pool's view, by the pool's name in the design: ``pool_2`` (the
+        knights' pool), ``pool_any`` (one pool for every kind), then
+        ``pool_spill``.
     """
 
     def __init__(self, config, *, layout=None, spill=None):
@@ -644,26 +672,32 @@ class SideChains(wiring.Component):
         # A pool's members, but the move, its apply (said a clock early) and
         # the overflow come and go over the scanner's side bus.
         ports = _pool_ports(slots)
-        for name in ("apply", "move", "next_move", "overflow"):
+        for name in ("apply", "move", "next_move", "overflow", "lone"):
             del ports[name]
         super().__init__({**ports, "bus": In(SideBusSignature()),
                           "lone": Out(LoneChainLayout)})
-        # Made here rather than in `elaborate`, so that the end-to-end proof
-        # can state its invariants over the pools' registers: a tuple of
-        # ``(kind, pool)``, ``kind`` as in :func:`axon.hdl.pools.side_pools`.
+        # Made here rather than in `elaborate`, so that the side's view shows
+        # its pools' registers.
         shared = bool(spill)
         self.pools = tuple(
             (kind, UnpairedPool(slots, kinds=kind is None, shared=shared) if rules.unpaired
              else ChainPool(slots, rules))
             for kind, slots in self._layout)
-        # The spill pool (the spill layout only), for the proofs.
         self.spill = UnpairedPool(spill, kinds=True, shared=True) if spill else None
+        self.observe = Observation({
+            **{self._submodule_name(kind): pool.observe for kind, pool in self.pools},
+            **({"pool_spill": self.spill.observe} if spill else {}),
+        })
+
+    @staticmethod
+    def _submodule_name(kind):
+        return f"pool_{'any' if kind is None else kind}"
 
     def elaborate(self, platform):
         m = Module()
-        matches, overflows, empties, counts, lones = [], [], [], [], []
+        matches, overflows, empties, lones = [], [], [], []
         for kind, pool in self.pools:
-            m.submodules[f"pool_{'any' if kind is None else kind}"] = pool
+            m.submodules[self._submodule_name(kind)] = pool
             # Decoded a clock ahead, from the next move: the pool's move then
             # is always last clock's next move.
             match = Signal(name=f"kind{'any' if kind is None else kind}_move",
@@ -682,14 +716,12 @@ class SideChains(wiring.Component):
             matches.append(match)
             overflows.append(match & pool.overflow)
             empties.append(pool.empty)
-            counts.append(pool.open_chains)
             lones.append(self._pool_lone(m, pool, kind))
         kinds = [kind for kind, _ in self._layout]
         if self.spill is not None:
             kinds = list(POOL_KINDS)
             overflows = self._spill(m, matches)
             empties.append(self.spill.empty)
-            counts.append(self.spill.open_chains)
             lones.append(self._pool_lone(m, self.spill, None))
         # A kind without a pool (nonsense), also a clock ahead; after reset
         # the move in hand is the all-zero word, a null move.
@@ -700,7 +732,6 @@ class SideChains(wiring.Component):
         m.d.comb += [
             self.bus.overflow.eq(no_pool | Cat(overflows).any()),
             self.empty.eq(Cat(empties).all()),
-            self.open_chains.eq(sum(counts)),
         ]
 
         # One chain in the side: one pool holds exactly one and the others
@@ -768,25 +799,13 @@ class SideChains(wiring.Component):
         return [spill.inserts & full, spill.impossible, kind_impossible, across]
 
     def _pool_lone(self, m, pool, kind):
-        """``(holds, several, kind, start, end)`` of one pool: it holds a
-        chain, more than one, and the OR of its valid entries' kinds, starts
-        and ends (the chain's, when it holds exactly one)."""
-        if isinstance(pool, UnpairedPool):
-            # Until an overflow (which ends the scan) a pool has as many
-            # valid ends as starts, so one start means one chain.
-            valid, ends_valid = pool.start_valid, pool.end_valid
-            starts = [pool.start_squares[i] for i in range(pool.slots)]
-            ends = [pool.end_squares[i] for i in range(pool.slots)]
-            kinds = [pool.start_kinds[i] for i in range(pool.slots)]
-        else:
-            valid = ends_valid = pool.occupied
-            starts = [pool.chains[i].from_sq for i in range(pool.slots)]
-            ends = [pool.chains[i].to_sq for i in range(pool.slots)]
-            kinds = [pool.chains[i].kind for i in range(pool.slots)]
+        """``(holds, several, kind, start, end)`` of one pool (its ``lone``,
+        with the kind of a pool of one kind)."""
+        lone = pool.lone
         holds = Signal(name=f"{_pool_name(kind)}_holds")
-        m.d.comb += holds.eq(valid.any())
-        lone_kind = Mux(holds, kind, 0) if kind is not None else _select(valid, kinds)
-        return holds, _several(valid), lone_kind, _select(valid, starts), _select(ends_valid, ends)
+        m.d.comb += holds.eq(lone.holds)
+        lone_kind = Mux(holds, kind, 0) if kind is not None else lone.kind
+        return holds, lone.several, lone_kind, lone.start, lone.end
 
 
 def _or_all(values):
@@ -812,15 +831,15 @@ class ChainList(CheckedComponent, wiring.Component):
     scan : In(ChainBusSignature())
         The scanner's moves for each side's pools, with ``next`` a clock ahead
         (see :class:`ChainPool`'s ``next_move``), and the pools' verdicts.
-    open_chains : Signal(range(chains + 1)), out
-        Both sides' ``open_chains`` added (for the formal proofs).
     white_lone, black_lone : LoneChainLayout, out
         Each side's single open chain, see :class:`SideChains`.
 
     Attributes
     ----------
     white_chains, black_chains : SideChains
-        Each side's pools, made with the list (for the end-to-end proof).
+        Each side's pools, made with the list.
+    observe : Observation
+        ``white`` and ``black``: each side's view (:class:`SideChains`).
     """
 
     @staticmethod
@@ -831,14 +850,15 @@ class ChainList(CheckedComponent, wiring.Component):
         self._config = config
         super().__init__({
             "scan":           In(ChainBusSignature()),
-            "open_chains":    Out(range(config.chains + 1)),
             "white_lone":     Out(LoneChainLayout),
             "black_lone":     Out(LoneChainLayout),
         })
-        # Made here rather than in `elaborate`, so that the end-to-end proof
-        # can reach each side's pools (:attr:`SideChains.pools`).
+        # Made here rather than in `elaborate`, so that the list's view shows
+        # each side's pools.
         self.white_chains = SideChains(config)
         self.black_chains = SideChains(config)
+        self.observe = Observation({"white": self.white_chains.observe,
+                                    "black": self.black_chains.observe})
 
     @property
     def config(self):
@@ -855,7 +875,6 @@ class ChainList(CheckedComponent, wiring.Component):
             white.clear.eq(scan.clear),
             black.clear.eq(scan.clear),
             scan.empty.eq(white.empty & black.empty),
-            self.open_chains.eq(white.open_chains + black.open_chains),
             self.white_lone.eq(white.lone),
             self.black_lone.eq(black.lone),
         ]

@@ -7,6 +7,7 @@ from amaranth.lib.wiring import In
 from .chainlist import ChainList
 from .lean import LeanMoveList, LeanScanner
 from .movelist import MoveList
+from .observe import Observation
 from .params import CORE, CheckedComponent, DetectorConfig
 from .ports import MoveMemorySignature, QuerySignature, UpcomingSignature
 from .scanner import Scanner
@@ -55,6 +56,16 @@ class AxonDetector(CheckedComponent, wiring.Component):
         the side to move can repeat an earlier position with one move, which
         move, and how far back (see :mod:`axon.hdl.upcoming`). Without the
         block, ``answer`` stays 0 and ``done`` follows ``query.done``.
+
+    Attributes
+    ----------
+    observe : Observation
+        The design's insides, for the formal proofs and the waveforms (see
+        :mod:`axon.hdl.observe`; not ports, nor exported): the ``scanner``'s
+        pipeline registers and its reads of the move list, the
+        ``chain_list``'s pools (``observe.chain_list.white.pool_2``), and
+        with the upcoming block its ``upcoming_check`` and the path check in
+        it. Each group is named like the part in the design.
     """
 
     @staticmethod
@@ -69,6 +80,18 @@ class AxonDetector(CheckedComponent, wiring.Component):
             "memory":   In(MoveMemorySignature(depth)),
             "upcoming": In(UpcomingSignature(depth)),
         })
+        # The parts are made here, so that the detector's view is theirs; by
+        # the names they take in the design.
+        pair = config.pair_scan
+        self._parts = {
+            "move_list":  (MoveList if pair else LeanMoveList)(depth),
+            "scanner":    (Scanner if pair else LeanScanner)(depth),
+            "chain_list": ChainList(config),
+        }
+        if config.upcoming:
+            self._parts["upcoming_check"] = Upcoming(depth)
+        self.observe = Observation({name: part.observe for name, part in self._parts.items()
+                                    if hasattr(part, "observe")})
 
     @property
     def config(self):
@@ -77,10 +100,10 @@ class AxonDetector(CheckedComponent, wiring.Component):
     def elaborate(self, platform):
         m = Module()
         config = self._config
-        pair = config.pair_scan
-        m.submodules.move_list  = move_list  = (MoveList if pair else LeanMoveList)(config.depth)
-        m.submodules.scanner    = scanner    = (Scanner if pair else LeanScanner)(config.depth)
-        m.submodules.chain_list = chain_list = ChainList(config)
+        for name, part in self._parts.items():
+            m.submodules[name] = part
+        move_list, scanner, chain_list = (self._parts[name]
+                                          for name in ("move_list", "scanner", "chain_list"))
 
         # The host asks the scanner and owns the move list's port; the
         # scanner reads the move list and hands each move to the chain list.
@@ -90,7 +113,7 @@ class AxonDetector(CheckedComponent, wiring.Component):
         wiring.connect(m, scanner.chains, chain_list.scan)
 
         if config.upcoming:
-            m.submodules.upcoming_check = upcoming = Upcoming(config.depth)
+            upcoming = self._parts["upcoming_check"]
             wiring.connect(m, wiring.flipped(self.upcoming), upcoming.query)
             # It follows the scan: which side moves, what each side's pools
             # hold, and each word the scanner takes.

@@ -34,7 +34,7 @@ from .result import ResultLayout
 from .word import MoveWord
 
 
-__all__ = ["LeanMoveList", "LeanScanner", "lean_pipeline_layout"]
+__all__ = ["LeanMoveList", "LeanScanner", "lean_pipeline"]
 
 
 
@@ -75,25 +75,35 @@ class LeanMoveList(MoveMemory):
         return m
 
 
-def lean_pipeline_layout(depth):
-    """The registers of :class:`LeanScanner`'s pipeline, as its ``pipeline``
-    attribute shows them (see there)."""
-    return data.StructLayout({
+def lean_pipeline(depth):
+    """The registers of :class:`LeanScanner`'s pipeline, ``{name: shape}``,
+    as its ``observe`` shows them (see
+    :class:`~axon.hdl.query.QueryScanner`)."""
+    return {
+        # Signed: the fetch runs ahead below address 0 (down to -4) before
+        # the hand stage stops the scan at the first absent word.
         "fetch_addr":         range(-4, depth),
         "read_valid":         1,
-        "read_present":       1,
-        "read_inside":        1,
+        "read_present":       1,   # the word read is at or above 0
+        "read_inside":        1,   # the position after it lies after the root
         "hand_valid":         1,
         "hand_present":       1,
         "hand_inside":        1,
         "hand_word":          MoveWord,
         "count_limit":        4,
         "root":               range(-1, depth),
-        "count_reached":      1,
-        "count_reached_next": 1,
+        "count_reached":      1,   # count >= count_limit
+        "count_reached_next": 1,   # count + 1 >= count_limit
+        # The parity of `plies_scanned` and whether it is nonzero, kept
+        # beside it so that spotting an equal position needs no wide test.
         "scanned_odd":        1,
         "scanned_nonzero":    1,
-    })
+    }
+
+
+# As in the pair scanner: set by every start, so no reset.
+_RESET_LESS = {"hand_present", "hand_inside", "hand_word", "count_limit", "root", "count_reached",
+               "count_reached_next", "scanned_odd", "scanned_nonzero"}
 
 
 class LeanScanner(QueryScanner):
@@ -114,12 +124,13 @@ class LeanScanner(QueryScanner):
 
     Attributes
     ----------
-    pipeline : Signal(lean_pipeline_layout(depth))
+    observe : Observation
+        The registers of :func:`lean_pipeline`, then ``reads``.
     """
 
     def __init__(self, depth):
-        super().__init__(depth, reads=SingleReadSignature(depth),
-                         pipeline=lean_pipeline_layout(depth))
+        super().__init__(depth, reads=SingleReadSignature(depth), pipeline=lean_pipeline(depth),
+                         reset_less=_RESET_LESS)
 
     def elaborate(self, platform):
         m = Module()
@@ -138,27 +149,12 @@ class LeanScanner(QueryScanner):
         #            the chain list's flags on the same clock: take it, or
         #            stop. What the chain list did after a stop is thrown
         #            away; the next start clears it.
-        # Signed: the fetch runs ahead below address 0 (down to -4) before
-        # the hand stage stops the scan at the first absent word.
-        fetch_addr   = Signal(range(-4, depth))
-        read_valid   = Signal()
-        read_present = Signal()                # the word read is at or above 0
-        read_inside  = Signal()                # the position after it lies after the root
-        hand_valid   = Signal()
-        hand_present = Signal(reset_less=True)
-        hand_inside  = Signal(reset_less=True)
-        hand_word    = Signal(MoveWord, reset_less=True)
-        count_limit  = Signal(4, reset_less=True)
-        root         = Signal(range(-1, depth), reset_less=True)
-        count_reached      = Signal(reset_less=True)   # count >= count_limit
-        count_reached_next = Signal(reset_less=True)   # count + 1 >= count_limit
-        # The parity of `plies_scanned` and whether it is nonzero, kept
-        # beside it so that spotting an equal position needs no wide test.
-        scanned_odd     = Signal(reset_less=True)
-        scanned_nonzero = Signal(reset_less=True)
+        # The pipeline's registers are made with the scanner (what each holds:
+        # `lean_pipeline`).
+        pipe = self.observe
 
         # The word a query reads first is `top`, on the starting clock itself.
-        m.d.comb += self.reads.addr.eq(Mux(self.query.busy, fetch_addr[:len(self.reads.addr)],
+        m.d.comb += self.reads.addr.eq(Mux(self.query.busy, pipe.fetch_addr[:len(self.reads.addr)],
                                           self.query.top))
 
         read_black = Signal()
@@ -168,18 +164,18 @@ class LeanScanner(QueryScanner):
             self.chains.black.next.eq(self.reads.word),
             # Low on the starting clock (nothing was read before it), so the
             # clock after the chain list's clear applies nothing.
-            self.chains.white.apply_next.eq(read_valid & ~read_black),
-            self.chains.black.apply_next.eq(read_valid & read_black),
-            self.chains.white.move.eq(hand_word),
-            self.chains.black.move.eq(hand_word),
+            self.chains.white.apply_next.eq(pipe.read_valid & ~read_black),
+            self.chains.black.apply_next.eq(pipe.read_valid & read_black),
+            self.chains.white.move.eq(pipe.hand_word),
+            self.chains.black.move.eq(pipe.hand_word),
         ]
         # The hand stage loads the block RAM output on every clock, so that
         # what the chain list compared a clock early is what it applies.
         m.d.sync += [
-            hand_word.eq(self.reads.word),
-            hand_present.eq(read_present),
-            hand_inside.eq(read_inside),
-            hand_valid.eq(read_valid),
+            pipe.hand_word.eq(self.reads.word),
+            pipe.hand_present.eq(pipe.read_present),
+            pipe.hand_inside.eq(pipe.read_inside),
+            pipe.hand_valid.eq(pipe.read_valid),
         ]
 
         # The decision about the word in hand.
@@ -189,24 +185,24 @@ class LeanScanner(QueryScanner):
         stop           = Signal()
         stop_reason    = Signal(Stop)
         m.d.comb += [
-            overflow.eq(Mux(hand_word.piece[3], self.chains.black.overflow,
+            overflow.eq(Mux(pipe.hand_word.piece[3], self.chains.black.overflow,
                             self.chains.white.overflow)),
-            equal_position.eq(self.chains.empty & scanned_nonzero & ~scanned_odd),
+            equal_position.eq(self.chains.empty & pipe.scanned_nonzero & ~pipe.scanned_odd),
             # The equal position left by the words taken so far is the one
             # after the word in hand.
-            limit_reached.eq(limit_reached_by(result, equal_position, hand_inside,
-                                              count_reached, count_reached_next)),
-            stop.eq(limit_reached | ~hand_present | hand_word.barrier | overflow),
+            limit_reached.eq(limit_reached_by(result, equal_position, pipe.hand_inside,
+                                              pipe.count_reached, pipe.count_reached_next)),
+            stop.eq(limit_reached | ~pipe.hand_present | pipe.hand_word.barrier | overflow),
         ]
         stop_reason_in_order(m, stop_reason, limit_reached,
-                             [(hand_present, hand_word.barrier, None)])
+                             [(pipe.hand_present, pipe.hand_word.barrier, None)])
 
         with m.FSM():
             with m.State("IDLE"):
                 m.d.sync += [
-                    read_valid.eq(0),
-                    hand_valid.eq(0),
-                    fetch_addr.eq(self.query.top - 1),
+                    pipe.read_valid.eq(0),
+                    pipe.hand_valid.eq(0),
+                    pipe.fetch_addr.eq(self.query.top - 1),
                 ]
                 with m.If(self.query.start):
                     m.d.comb += [
@@ -215,56 +211,39 @@ class LeanScanner(QueryScanner):
                     ]
                     m.d.sync += [
                         self.query.done.eq(0),
-                        read_valid.eq(1),
-                        read_present.eq(1),
-                        read_inside.eq(self.query.top > self.query.root),
-                        *start_query(self.query, result, count_limit, root, count_reached,
-                                     count_reached_next),
-                        scanned_odd.eq(0),
-                        scanned_nonzero.eq(0),
+                        pipe.read_valid.eq(1),
+                        pipe.read_present.eq(1),
+                        pipe.read_inside.eq(self.query.top > self.query.root),
+                        *start_query(self.query, result, pipe.count_limit, pipe.root, pipe.count_reached,
+                                     pipe.count_reached_next),
+                        pipe.scanned_odd.eq(0),
+                        pipe.scanned_nonzero.eq(0),
                     ]
                     m.next = "SCAN"
 
             with m.State("SCAN"):
                 m.d.comb += [self.query.busy.eq(1), self.reads.reading.eq(1)]
                 m.d.sync += [
-                    fetch_addr.eq(fetch_addr - 1),
-                    read_present.eq(fetch_addr >= 0),
+                    pipe.fetch_addr.eq(pipe.fetch_addr - 1),
+                    pipe.read_present.eq(pipe.fetch_addr >= 0),
                     # One word below the last: inside until the walk passes
                     # the root (an equality, cheaper than a comparison).
-                    read_inside.eq(read_inside & (fetch_addr != root)),
+                    pipe.read_inside.eq(pipe.read_inside & (pipe.fetch_addr != pipe.root)),
                 ]
-                with m.If(hand_valid):
+                with m.If(pipe.hand_valid):
                     with m.If(equal_position):
-                        book_equal_position(m, result, count_limit, count_reached,
-                                            count_reached_next, hand_inside)
+                        book_equal_position(m, result, pipe.count_limit, pipe.count_reached,
+                                            pipe.count_reached_next, pipe.hand_inside)
                     with m.If(stop):
                         finish_query(m, result, stop_reason, self.query.done)
                         # Nothing read after the stop reaches the hand stage.
-                        m.d.sync += read_valid.eq(0)
+                        m.d.sync += pipe.read_valid.eq(0)
                         m.next = "IDLE"
                     with m.Else():
                         m.d.sync += [
                             result.plies_scanned.eq(result.plies_scanned + 1),
-                            scanned_odd.eq(~scanned_odd),
-                            scanned_nonzero.eq(1),
+                            pipe.scanned_odd.eq(~pipe.scanned_odd),
+                            pipe.scanned_nonzero.eq(1),
                         ]
 
-        pipeline = self.pipeline
-        m.d.comb += [
-            pipeline.fetch_addr.eq(fetch_addr),
-            pipeline.read_valid.eq(read_valid),
-            pipeline.read_present.eq(read_present),
-            pipeline.read_inside.eq(read_inside),
-            pipeline.hand_valid.eq(hand_valid),
-            pipeline.hand_present.eq(hand_present),
-            pipeline.hand_inside.eq(hand_inside),
-            pipeline.hand_word.eq(hand_word),
-            pipeline.count_limit.eq(count_limit),
-            pipeline.root.eq(root),
-            pipeline.count_reached.eq(count_reached),
-            pipeline.count_reached_next.eq(count_reached_next),
-            pipeline.scanned_odd.eq(scanned_odd),
-            pipeline.scanned_nonzero.eq(scanned_nonzero),
-        ]
         return m

@@ -20,6 +20,7 @@ from amaranth.hdl import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from .observe import Observation
 from .params import CheckedComponent
 from .pools import BISHOP, KING, KNIGHT, QUEEN, ROOK
 
@@ -66,6 +67,12 @@ class PathCheck(CheckedComponent, wiring.Component):
         know about the candidate when its verdict comes).
     verdict_tag : Signal(tag_width), out
         The ``tag`` of the candidate whose verdict this is.
+
+    Attributes
+    ----------
+    observe : Observation
+        Its verdict, ``verdict_valid`` and ``reachable``, for the waveforms
+        (:mod:`axon.hdl.observe`).
     """
 
     @staticmethod
@@ -86,6 +93,8 @@ class PathCheck(CheckedComponent, wiring.Component):
             "reachable":     Out(1),
             "verdict_tag":   Out(tag_width),
         })
+        self.observe = Observation({"verdict_valid": self.verdict_valid,
+                                    "reachable": self.reachable})
 
     def elaborate(self, platform):
         m = Module()

@@ -12,6 +12,7 @@ from amaranth.hdl import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from .observe import MOVE_WORD_MEANINGS, Observation, registers
 from .params import CheckedComponent, Stop, check_depth
 from .ports import ChainBusSignature, QuerySignature
 
@@ -23,7 +24,7 @@ __all__ = ["QueryScanner", "count_query_clocks", "stop_reason_in_order", "book_e
 class QueryScanner(CheckedComponent, wiring.Component):
     """Query sequencing for one move list and one chain list: the members and
     attributes every scanner has. A scanner passes how it reads the move list,
-    the layout of its pipeline's registers, and any members of its own.
+    its pipeline's registers, and any members of its own.
 
     Parameters
     ----------
@@ -31,8 +32,11 @@ class QueryScanner(CheckedComponent, wiring.Component):
         Move-list entries; addresses run from 0 to ``depth - 1``.
     reads : wiring.Signature
         The scanner's side of its move list's read port.
-    pipeline : data.Layout
-        Every register of its pipeline.
+    pipeline : dict
+        Every register of its pipeline, ``{name: shape}`` in the order a
+        waveform shows them.
+    reset_less : set of str
+        The registers that take no reset (set by every start).
     members : dict
         Further members, by name.
 
@@ -50,16 +54,17 @@ class QueryScanner(CheckedComponent, wiring.Component):
 
     Attributes
     ----------
-    pipeline : Signal(pipeline)
-        Every register of the pipeline, for the invariants of the formal
-        proofs (``axon.sim.verify.formal``: the end-to-end model, and the
-        termination proof's ranking function); not a port, and nothing else
-        reads it, so synthesis drops it.
+    observe : Observation
+        Every register of the pipeline by its name (made here, driven by
+        ``elaborate``), then ``reads``: what the formal proofs' invariants
+        name (``axon.sim.verify.formal``: the end-to-end model, and the
+        termination proof's ranking function) and the waveforms show (see
+        :mod:`axon.hdl.observe`).
     """
 
     check_parameters = staticmethod(check_depth)
 
-    def __init__(self, depth, *, reads, pipeline, members={}):
+    def __init__(self, depth, *, reads, pipeline, reset_less, members={}):
         self._depth = depth
         super().__init__({
             "query":  In(QuerySignature(depth)),
@@ -67,7 +72,10 @@ class QueryScanner(CheckedComponent, wiring.Component):
             "chains": Out(ChainBusSignature()),
             **members,
         })
-        self.pipeline = Signal(pipeline)
+        pipeline = registers(pipeline, reset_less=reset_less)
+        # Any register that holds move words shows them as moves.
+        self.observe = Observation({**pipeline, "reads": self.reads}, meanings={
+            name: MOVE_WORD_MEANINGS for name in (*pipeline, "reads")})
 
     @property
     def depth(self):

@@ -51,7 +51,7 @@ from .result import ResultLayout
 from .word import MoveWord
 
 
-__all__ = ["Scanner", "pair_stage_layout", "pair_pipeline_layout"]
+__all__ = ["Scanner", "pair_stage_layout", "pair_pipeline"]
 
 
 
@@ -84,22 +84,28 @@ def pair_stage_layout(depth):
     })
 
 
-def pair_pipeline_layout(depth):
-    """The registers of :class:`Scanner`'s pipeline, as its ``pipeline``
-    attribute shows them (see there)."""
+def pair_pipeline(depth):
+    """The registers of :class:`Scanner`'s pipeline, ``{name: shape}``, as
+    its ``observe`` shows them (see
+    :class:`~axon.hdl.query.QueryScanner`)."""
     stage = pair_stage_layout(depth)
-    return data.StructLayout({
-        "fetch_addr":            range(-16, depth),
+    # Signed: the fetch runs a few pairs below address 0 before the decide
+    # stage stops the scan.
+    address = range(-16, depth)
+    return {
+        # The pair being fetched: its newer word's address and bank, and the
+        # row each bank reads (word `fetch_addr` and the one below it).
+        "fetch_addr":            address,
         "fetch_newer_odd":       1,
         "even_row":              range(depth // 2),
         "odd_row":               range(depth // 2),
-        "single_step":           1,
+        "single_step":           1,   # finish one word a clock (same-side words seen)
         "count_limit":           4,
         "root":                  range(-1, depth),
         "read_valid":            1,
-        "read_addr":             range(-16, depth),
+        "read_addr":             address,
         "read_newer_odd":        1,
-        "read_present":          2,
+        "read_present":          2,   # which of the pair's words are at or above 0
         "ahead":                 stage,
         "hand":                  stage,
         "decide_valid":          1,
@@ -114,15 +120,23 @@ def pair_pipeline_layout(depth):
         "decide_older_inside":   1,
         "decide_white_overflow": 1,
         "decide_black_overflow": 1,
-        "decide_empty_before":   1,
-        "decide_newer_blocked":  1,
-        "decide_older_blocked":  1,
-        "decide_older_checked":  1,
-        "count_reached":         1,
-        "count_reached_next":    1,
+        "decide_empty_before":   1,   # chain list empty before the pair
+        "decide_newer_blocked":  1,   # the newer word is missing or a barrier
+        "decide_older_blocked":  1,   # the older word is to be applied but cannot be
+        "decide_older_checked":  1,   # the older word was applied to the chain list
+        "count_reached":         1,   # count >= count_limit
+        "count_reached_next":    1,   # count + 1 >= count_limit
+        # The parity of `plies_scanned`, and whether it is even and nonzero
+        # (an empty chain list is then an equal position), kept beside it so
+        # that spotting an equal position is one register, not a wide test.
         "scanned_odd":           1,
         "booking_ready":         1,
-    })
+    }
+
+
+# Set by every start: no reset in their write enables (see `elaborate`).
+_RESET_LESS = {"count_limit", "root", "count_reached", "count_reached_next", "scanned_odd",
+               "booking_ready"}
 
 
 class Scanner(QueryScanner):
@@ -157,12 +171,13 @@ class Scanner(QueryScanner):
 
     Attributes
     ----------
-    pipeline : Signal(pair_pipeline_layout(depth))
+    observe : Observation
+        The registers of :func:`pair_pipeline`, then ``reads``.
     """
 
     def __init__(self, depth):
-        super().__init__(depth, reads=PairReadSignature(depth),
-                         pipeline=pair_pipeline_layout(depth), members={
+        super().__init__(depth, reads=PairReadSignature(depth), pipeline=pair_pipeline(depth),
+                         reset_less=_RESET_LESS, members={
             "mover_black":       Out(1),
             "taken_newer":       Out(1),
             "taken_newer_black": Out(1),
@@ -184,9 +199,6 @@ class Scanner(QueryScanner):
         # reads of the scan but not the first.
         m.d.comb += self.reads.active.eq(self.query.busy | self.query.start)
         count_query_clocks(m, self.query)
-        # Signed (range(-16, depth)): the fetch runs a few pairs below
-        # address 0 before the decide stage stops the scan.
-        address = range(-16, depth)
 
         # The scan runs as a pipeline, one pair a clock:
         #   fetch  -- the row counters go to the block RAM, running ahead;
@@ -200,52 +212,17 @@ class Scanner(QueryScanner):
         #             did after it; the list is cleared by the next start.
         pair_layout = pair_stage_layout(depth)
 
-        # The pair being fetched: its newer word's address and bank, and the
-        # row each bank reads (word `fetch_addr` and the one below it).
-        fetch_addr      = Signal(address)
-        fetch_newer_odd = Signal()
-        even_row        = Signal(range(depth // 2))
-        odd_row         = Signal(range(depth // 2))
-        single_step     = Signal()   # finish one word a clock (same-side words seen)
-        count_limit     = Signal(4, reset_less=True)
-        root            = Signal(range(-1, depth), reset_less=True)
-
-        read_valid        = Signal()
-        read_addr         = Signal(address)
-        read_newer_odd    = Signal()
-        read_present      = Signal(2)   # which of the pair's words are at or above 0
-
-        ahead = Signal(pair_layout)
-        hand  = Signal(pair_layout)
-
-        decide_valid          = Signal()
-        decide_single_step    = Signal()
-        decide_newer_present  = Signal()
-        decide_older_present  = Signal()
-        decide_newer_barrier  = Signal()
-        decide_older_barrier  = Signal()
-        decide_same_side      = Signal()
-        decide_newer_black    = Signal()
-        decide_newer_inside   = Signal()
-        decide_older_inside   = Signal()
-        decide_white_overflow = Signal()
-        decide_black_overflow = Signal()
+        # The pipeline's registers are made with the scanner (what each holds:
+        # `pair_pipeline`).
+        pipe = self.observe
         decide_newer_overflow = Signal()
         decide_older_overflow = Signal()
-        decide_empty_before   = Signal()   # chain list empty before the pair
-        decide_newer_blocked  = Signal()   # the newer word is missing or a barrier
-        decide_older_blocked  = Signal()   # the older word is to be applied but cannot be
-        decide_older_checked  = Signal()   # the older word was applied to the chain list
-        # The parity of `plies_scanned`, and whether it is even and nonzero
-        # (an empty chain list is then an equal position), kept beside it so
-        # that spotting an equal position is one register, not a wide test.
-        scanned_odd     = Signal(reset_less=True)
-        booking_ready   = Signal(reset_less=True)   # an even, nonzero count
 
         def rows_for(base, below):
             """The bank rows that hold the word at `base - below` and the one
             under it: one subtraction each, straight from `base`."""
-            return [even_row.eq((base - below) >> 1), odd_row.eq((base - (below + 1)) >> 1)]
+            return [pipe.even_row.eq((base - below) >> 1),
+                    pipe.odd_row.eq((base - (below + 1)) >> 1)]
 
         # Read to ahead: the pair sorted by side (Table 1: the top piece bit is
         # Black). Of a same-side pair only the newer word is applied.
@@ -258,27 +235,27 @@ class Scanner(QueryScanner):
         same_side   = Signal()
         apply_older = Signal()
         m.d.comb += [
-            newer.eq(Mux(read_newer_odd, self.reads.odd_word, self.reads.even_word)),
-            older.eq(Mux(read_newer_odd, self.reads.even_word, self.reads.odd_word)),
+            newer.eq(Mux(pipe.read_newer_odd, self.reads.odd_word, self.reads.even_word)),
+            older.eq(Mux(pipe.read_newer_odd, self.reads.even_word, self.reads.odd_word)),
             newer_black.eq(newer.piece[3]),
             same_side.eq(self.reads.even_word.piece[3] == self.reads.odd_word.piece[3]),
-            apply_older.eq(~same_side & ~single_step),
-            pair.valid.eq(read_valid),
-            pair.addr.eq(read_addr),
-            pair.newer_odd.eq(read_newer_odd),
-            pair.single_step.eq(single_step),
-            pair.newer_present.eq(read_present[0]),
-            pair.older_present.eq(read_present[1]),
+            apply_older.eq(~same_side & ~pipe.single_step),
+            pair.valid.eq(pipe.read_valid),
+            pair.addr.eq(pipe.read_addr),
+            pair.newer_odd.eq(pipe.read_newer_odd),
+            pair.single_step.eq(pipe.single_step),
+            pair.newer_present.eq(pipe.read_present[0]),
+            pair.older_present.eq(pipe.read_present[1]),
             pair.newer_barrier.eq(newer.barrier),
             pair.older_barrier.eq(older.barrier),
             pair.newer_black.eq(newer_black),
             # Compared with the root from registers, off the fetch's own paths.
-            pair.newer_inside.eq(read_addr > root),
-            pair.older_inside.eq(read_addr - 1 > root),
+            pair.newer_inside.eq(pipe.read_addr > pipe.root),
+            pair.older_inside.eq(pipe.read_addr - 1 > pipe.root),
             pair.same_side.eq(same_side),
             # Valid included, so that the chain list's apply is a register.
-            pair.apply_white.eq(read_valid & Mux(newer_black, apply_older, 1)),
-            pair.apply_black.eq(read_valid & Mux(newer_black, 1, apply_older)),
+            pair.apply_white.eq(pipe.read_valid & Mux(newer_black, apply_older, 1)),
+            pair.apply_black.eq(pipe.read_valid & Mux(newer_black, 1, apply_older)),
             pair.white_move.eq(Mux(newer_black, older, newer)),
             pair.black_move.eq(Mux(newer_black, newer, older)),
         ]
@@ -294,80 +271,78 @@ class Scanner(QueryScanner):
         m.d.comb += [
             top_row.eq(self.query.top[1:]),
             top_odd_row.eq(self.query.top[1:] - ~self.query.top[0]),
-            self.reads.even_row.eq(Mux(self.query.busy, even_row, top_row)),
-            self.reads.odd_row.eq(Mux(self.query.busy, odd_row, top_odd_row)),
+            self.reads.even_row.eq(Mux(self.query.busy, pipe.even_row, top_row)),
+            self.reads.odd_row.eq(Mux(self.query.busy, pipe.odd_row, top_odd_row)),
         ]
         m.d.sync += [
-            read_addr.eq(fetch_addr),
-            read_newer_odd.eq(fetch_newer_odd),
-            read_present.eq(Cat(fetch_addr >= 0, fetch_addr >= 1)),
+            pipe.read_addr.eq(pipe.fetch_addr),
+            pipe.read_newer_odd.eq(pipe.fetch_newer_odd),
+            pipe.read_present.eq(Cat(pipe.fetch_addr >= 0, pipe.fetch_addr >= 1)),
         ]
 
         # The hand stage drops what it would load from the ahead register:
         # between queries, and on a refetch (see the FSM below).
         hand_drop = Signal()
         refetch   = Signal()
-        m.d.comb += refetch.eq(hand.valid & hand.same_side & ~hand.single_step)
+        m.d.comb += refetch.eq(pipe.hand.valid & pipe.hand.same_side & ~pipe.hand.single_step)
 
         # Ahead to hand: the hand stage loads the ahead register on every
         # clock, valid or not, so that what the chain list compared a clock
         # early is what it applies.
         m.d.sync += [
-            ahead.eq(pair),
-            hand.eq(ahead),
+            pipe.ahead.eq(pair),
+            pipe.hand.eq(pipe.ahead),
         ]
         m.d.comb += [
-            self.chains.white.next.eq(ahead.white_move),
-            self.chains.black.next.eq(ahead.black_move),
-            self.chains.white.move.eq(hand.white_move),
-            self.chains.black.move.eq(hand.black_move),
-            self.chains.white.apply_next.eq(ahead.apply_white & ~hand_drop),
-            self.chains.black.apply_next.eq(ahead.apply_black & ~hand_drop),
+            self.chains.white.next.eq(pipe.ahead.white_move),
+            self.chains.black.next.eq(pipe.ahead.black_move),
+            self.chains.white.move.eq(pipe.hand.white_move),
+            self.chains.black.move.eq(pipe.hand.black_move),
+            self.chains.white.apply_next.eq(pipe.ahead.apply_white & ~hand_drop),
+            self.chains.black.apply_next.eq(pipe.ahead.apply_black & ~hand_drop),
         ]
 
         # Hand to decide.
         m.d.sync += [
-            decide_valid.eq(hand.valid),
-            decide_single_step.eq(hand.single_step),
-            decide_newer_present.eq(hand.newer_present),
-            decide_older_present.eq(hand.older_present),
-            decide_newer_barrier.eq(hand.newer_barrier),
-            decide_older_barrier.eq(hand.older_barrier),
-            decide_same_side.eq(hand.same_side),
-            decide_newer_black.eq(hand.newer_black),
-            decide_newer_inside.eq(hand.newer_inside),
-            decide_older_inside.eq(hand.older_inside),
-            decide_white_overflow.eq(self.chains.white.overflow),
-            decide_black_overflow.eq(self.chains.black.overflow),
-            decide_empty_before.eq(self.chains.empty),
+            pipe.decide_valid.eq(pipe.hand.valid),
+            pipe.decide_single_step.eq(pipe.hand.single_step),
+            pipe.decide_newer_present.eq(pipe.hand.newer_present),
+            pipe.decide_older_present.eq(pipe.hand.older_present),
+            pipe.decide_newer_barrier.eq(pipe.hand.newer_barrier),
+            pipe.decide_older_barrier.eq(pipe.hand.older_barrier),
+            pipe.decide_same_side.eq(pipe.hand.same_side),
+            pipe.decide_newer_black.eq(pipe.hand.newer_black),
+            pipe.decide_newer_inside.eq(pipe.hand.newer_inside),
+            pipe.decide_older_inside.eq(pipe.hand.older_inside),
+            pipe.decide_white_overflow.eq(self.chains.white.overflow),
+            pipe.decide_black_overflow.eq(self.chains.black.overflow),
+            pipe.decide_empty_before.eq(self.chains.empty),
             # What stops the scan apart from the chain list, summed up here so
             # that `stop` (which ends in `done`) is two LUT levels deep.
-            decide_newer_blocked.eq(~hand.newer_present | hand.newer_barrier),
-            decide_older_blocked.eq(~hand.single_step &
-                                    (~hand.older_present | hand.older_barrier)),
-            decide_older_checked.eq(~hand.single_step & ~hand.same_side),
+            pipe.decide_newer_blocked.eq(~pipe.hand.newer_present | pipe.hand.newer_barrier),
+            pipe.decide_older_blocked.eq(~pipe.hand.single_step &
+                                    (~pipe.hand.older_present | pipe.hand.older_barrier)),
+            pipe.decide_older_checked.eq(~pipe.hand.single_step & ~pipe.hand.same_side),
         ]
         # Sorted back into newer and older here, not before the registers:
         # the overflow is the end of a long path through the chain list.
         m.d.comb += [
-            decide_newer_overflow.eq(Mux(decide_newer_black, decide_black_overflow,
-                                         decide_white_overflow)),
-            decide_older_overflow.eq(Mux(decide_newer_black, decide_white_overflow,
-                                         decide_black_overflow)),
+            decide_newer_overflow.eq(Mux(pipe.decide_newer_black, pipe.decide_black_overflow,
+                                         pipe.decide_white_overflow)),
+            decide_older_overflow.eq(Mux(pipe.decide_newer_black, pipe.decide_white_overflow,
+                                         pipe.decide_black_overflow)),
         ]
         # The equal position left by the previous pair is booked first;
         # `count_reached` and `count_reached_next` are registered so that the
         # limit test costs one multiplexer, not an adder.
         equal_position     = Signal()
-        count_reached      = Signal(reset_less=True)   # count >= count_limit
-        count_reached_next = Signal(reset_less=True)   # count + 1 >= count_limit
         limit_reached      = Signal()
         m.d.comb += [
-            equal_position.eq(decide_empty_before & booking_ready),
+            equal_position.eq(pipe.decide_empty_before & pipe.booking_ready),
             # The equal position left by the previous pair is the one after
             # this pair's newer word.
-            limit_reached.eq(limit_reached_by(result, equal_position, decide_newer_inside,
-                                              count_reached, count_reached_next)),
+            limit_reached.eq(limit_reached_by(result, equal_position, pipe.decide_newer_inside,
+                                              pipe.count_reached, pipe.count_reached_next)),
         ]
 
         # Both sums are made from the register alone, so that the adders run
@@ -384,28 +359,28 @@ class Scanner(QueryScanner):
         take_newer  = Signal()
         take_older  = Signal()
         m.d.comb += [
-            stop.eq(limit_reached | decide_newer_blocked | decide_newer_overflow |
-                    decide_older_blocked | decide_older_checked & decide_older_overflow),
-            take_newer.eq(~limit_reached & ~decide_newer_blocked & ~decide_newer_overflow),
-            take_older.eq(~stop & decide_older_checked),
+            stop.eq(limit_reached | pipe.decide_newer_blocked | decide_newer_overflow |
+                    pipe.decide_older_blocked | pipe.decide_older_checked & decide_older_overflow),
+            take_newer.eq(~limit_reached & ~pipe.decide_newer_blocked & ~decide_newer_overflow),
+            take_older.eq(~stop & pipe.decide_older_checked),
         ]
         # Why it stopped: the first reason in the order of the module docstring.
         stop_reason_in_order(m, stop_reason, limit_reached,
-                             [(decide_newer_present, decide_newer_barrier, decide_newer_overflow),
-                              (decide_older_present, decide_older_barrier, None)])
+                             [(pipe.decide_newer_present, pipe.decide_newer_barrier, decide_newer_overflow),
+                              (pipe.decide_older_present, pipe.decide_older_barrier, None)])
 
         # The side to move is the other side than the word at `top`, the
         # newer word of the first pair read.
         mover_pending = Signal()
-        with m.If(mover_pending & read_valid):
+        with m.If(mover_pending & pipe.read_valid):
             m.d.sync += [
                 self.mover_black.eq(~newer_black),
                 mover_pending.eq(0),
             ]
         m.d.comb += [
-            self.taken_newer_black.eq(decide_newer_black),
+            self.taken_newer_black.eq(pipe.decide_newer_black),
             self.taken_depth.eq(plies_plus_one),
-            self.taken_inside.eq(decide_older_inside),
+            self.taken_inside.eq(pipe.decide_older_inside),
         ]
 
         with m.FSM():
@@ -414,14 +389,14 @@ class Scanner(QueryScanner):
                 # The fetch registers follow `top` on every idle clock, not
                 # only on the starting one: their write enables stay short.
                 m.d.sync += [
-                    read_valid.eq(0),
-                    *_invalidate(ahead),
-                    *_invalidate(hand),
-                    decide_valid.eq(0),
-                    fetch_addr.eq(self.query.top - 2),
-                    fetch_newer_odd.eq(self.query.top[0]),
+                    pipe.read_valid.eq(0),
+                    *_invalidate(pipe.ahead),
+                    *_invalidate(pipe.hand),
+                    pipe.decide_valid.eq(0),
+                    pipe.fetch_addr.eq(self.query.top - 2),
+                    pipe.fetch_newer_odd.eq(self.query.top[0]),
                     *rows_for(self.query.top, 2),
-                    single_step.eq(0),
+                    pipe.single_step.eq(0),
                 ]
                 with m.If(self.query.start):
                     # Fetch the first pair on the starting clock itself.
@@ -432,82 +407,64 @@ class Scanner(QueryScanner):
                     m.d.sync += [
                         self.query.done.eq(0),
                         mover_pending.eq(1),
-                        read_valid.eq(1),
-                        read_addr.eq(self.query.top),
-                        read_newer_odd.eq(self.query.top[0]),
-                        read_present.eq(Cat(1, self.query.top >= 1)),
-                        *start_query(self.query, result, count_limit, root, count_reached,
-                                     count_reached_next),
-                        scanned_odd.eq(0),
-                        booking_ready.eq(0),
+                        pipe.read_valid.eq(1),
+                        pipe.read_addr.eq(self.query.top),
+                        pipe.read_newer_odd.eq(self.query.top[0]),
+                        pipe.read_present.eq(Cat(1, self.query.top >= 1)),
+                        *start_query(self.query, result, pipe.count_limit, pipe.root, pipe.count_reached,
+                                     pipe.count_reached_next),
+                        pipe.scanned_odd.eq(0),
+                        pipe.booking_ready.eq(0),
                     ]
                     m.next = "SCAN"
 
             with m.State("SCAN"):
                 m.d.comb += [self.query.busy.eq(1), self.reads.reading.eq(1), hand_drop.eq(refetch)]
-                m.d.sync += read_valid.eq(1)
-                with m.If(~single_step):
+                m.d.sync += pipe.read_valid.eq(1)
+                with m.If(~pipe.single_step):
                     m.d.sync += [
-                        fetch_addr.eq(fetch_addr - 2),
-                        even_row.eq(even_row - 1),
-                        odd_row.eq(odd_row - 1),
+                        pipe.fetch_addr.eq(pipe.fetch_addr - 2),
+                        pipe.even_row.eq(pipe.even_row - 1),
+                        pipe.odd_row.eq(pipe.odd_row - 1),
                     ]
                 with m.Else():
                     # An odd newer word shares its row with the even word
                     # below it; an even one has the odd word a row down.
                     m.d.sync += [
-                        fetch_addr.eq(fetch_addr - 1),
-                        fetch_newer_odd.eq(~fetch_newer_odd),
+                        pipe.fetch_addr.eq(pipe.fetch_addr - 1),
+                        pipe.fetch_newer_odd.eq(~pipe.fetch_newer_odd),
                     ]
-                    with m.If(fetch_newer_odd):
-                        m.d.sync += odd_row.eq(odd_row - 1)
+                    with m.If(pipe.fetch_newer_odd):
+                        m.d.sync += pipe.odd_row.eq(pipe.odd_row - 1)
                     with m.Else():
-                        m.d.sync += even_row.eq(even_row - 1)
+                        m.d.sync += pipe.even_row.eq(pipe.even_row - 1)
                 with m.If(refetch):
                     # The pairs in flight were fetched two words apart; drop
                     # them and go on one word a clock.
                     m.d.sync += [
-                        single_step.eq(1),
-                        fetch_addr.eq(hand.addr - 1),
-                        fetch_newer_odd.eq(~hand.newer_odd),
-                        *rows_for(hand.addr, 1),
-                        read_valid.eq(0),
-                        *_invalidate(ahead),
-                        *_invalidate(hand),
+                        pipe.single_step.eq(1),
+                        pipe.fetch_addr.eq(pipe.hand.addr - 1),
+                        pipe.fetch_newer_odd.eq(~pipe.hand.newer_odd),
+                        *rows_for(pipe.hand.addr, 1),
+                        pipe.read_valid.eq(0),
+                        *_invalidate(pipe.ahead),
+                        *_invalidate(pipe.hand),
                     ]
-                m.d.comb += self.taken_newer.eq(decide_valid & take_newer)
-                with m.If(decide_valid):
+                m.d.comb += self.taken_newer.eq(pipe.decide_valid & take_newer)
+                with m.If(pipe.decide_valid):
                     with m.If(equal_position):
-                        book_equal_position(m, result, count_limit, count_reached,
-                                            count_reached_next, decide_newer_inside)
+                        book_equal_position(m, result, pipe.count_limit, pipe.count_reached,
+                                            pipe.count_reached_next, pipe.decide_newer_inside)
                     m.d.sync += [
                         result.plies_scanned.eq(Mux(take_older, plies_plus_two,
                                                     Mux(take_newer, plies_plus_one,
                                                         result.plies_scanned))),
-                        scanned_odd.eq(scanned_odd ^ take_newer ^ take_older),
-                        booking_ready.eq(Mux(take_older, ~scanned_odd,
-                                             Mux(take_newer, scanned_odd, booking_ready))),
+                        pipe.scanned_odd.eq(pipe.scanned_odd ^ take_newer ^ take_older),
+                        pipe.booking_ready.eq(Mux(take_older, ~pipe.scanned_odd,
+                                             Mux(take_newer, pipe.scanned_odd, pipe.booking_ready))),
                     ]
                     with m.If(stop):
                         finish_query(m, result, stop_reason, self.query.done)
                         m.next = "IDLE"
 
-        registers = dict(
-            fetch_addr=fetch_addr, fetch_newer_odd=fetch_newer_odd, even_row=even_row,
-            odd_row=odd_row, single_step=single_step, count_limit=count_limit, root=root,
-            read_valid=read_valid, read_addr=read_addr, read_newer_odd=read_newer_odd,
-            read_present=read_present, ahead=ahead, hand=hand, decide_valid=decide_valid,
-            decide_single_step=decide_single_step, decide_newer_present=decide_newer_present,
-            decide_older_present=decide_older_present,
-            decide_newer_barrier=decide_newer_barrier,
-            decide_older_barrier=decide_older_barrier, decide_same_side=decide_same_side,
-            decide_newer_black=decide_newer_black, decide_newer_inside=decide_newer_inside,
-            decide_older_inside=decide_older_inside, decide_white_overflow=decide_white_overflow,
-            decide_black_overflow=decide_black_overflow, decide_empty_before=decide_empty_before,
-            decide_newer_blocked=decide_newer_blocked, decide_older_blocked=decide_older_blocked,
-            decide_older_checked=decide_older_checked, count_reached=count_reached,
-            count_reached_next=count_reached_next, scanned_odd=scanned_odd,
-            booking_ready=booking_ready)
-        m.d.comb += [getattr(self.pipeline, name).eq(register)
-                     for name, register in registers.items()]
         return m

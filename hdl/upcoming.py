@@ -37,6 +37,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In
 
 from .chainlist import LoneChainLayout
+from .observe import Meaning, Observation, registers
 from .pathcheck import PATH_CHECK_LATENCY, PathCheck
 from .params import CheckedComponent, check_depth
 from .ports import UpcomingSignature
@@ -48,6 +49,16 @@ __all__ = ["UpcomingLayout", "Upcoming", "UPCOMING_CLOCKS"]
 # Clocks from `done` to `upcoming.done`: the summary register, the candidate
 # register, the path check, and the answer register.
 UPCOMING_CLOCKS = 2 + PATH_CHECK_LATENCY + 1
+
+
+def _taken_layout(depth):
+    """A word the scanner's decide stage took, as the block follows it."""
+    return data.StructLayout({"taken": 1, "by_mover": 1, "inside": 1, "depth": range(depth + 1)})
+
+
+def _tag_layout(depth):
+    """What a candidate carries through the path check to its verdict."""
+    return data.StructLayout({"from_sq": 6, "to_sq": 6, "draw": 1, "distance": range(depth + 1)})
 
 
 class Upcoming(CheckedComponent, wiring.Component):
@@ -84,6 +95,16 @@ class Upcoming(CheckedComponent, wiring.Component):
         move back to it is a draw for the search (``answer.draw``).
     scan_done : Signal(1), in
         The scanner's ``done``.
+
+    Attributes
+    ----------
+    observe : Observation
+        What the waveforms show of the block (:mod:`axon.hdl.observe`):
+        ``mover_black``; the decided ``word`` it follows (taken, by the mover,
+        inside the search, its depth); the ``candidate`` it offers the path
+        check (``candidate_valid``, ``candidate_kind``, ``candidate_tag``: the
+        move back and its distance); the candidates still ``in_flight``; and
+        the ``path_check``'s verdict.
     """
 
     check_parameters = staticmethod(check_depth)
@@ -102,6 +123,22 @@ class Upcoming(CheckedComponent, wiring.Component):
             "taken_inside":      In(1),
             "scan_done":         In(1),
         })
+        self._path_check = PathCheck(tag_width=_tag_layout(depth).size)
+        self.observe = Observation({
+            "mover_black": self.mover_black,
+            **registers({
+                "word":            _taken_layout(depth),
+                "candidate_valid": 1,
+                "candidate_kind":  3,
+                "candidate_tag":   _tag_layout(depth),
+                # Candidates of the last query still in the path check when a
+                # new one starts are dropped: this shadow of their valid bits
+                # is cleared.
+                "in_flight":       PATH_CHECK_LATENCY,
+            }),
+            "path_check": self._path_check.observe,
+        }, meanings={"candidate_kind": Meaning.KIND,
+                     "candidate_tag": {"from_sq": Meaning.SQUARE, "to_sq": Meaning.SQUARE}})
 
     @staticmethod
     def _odd(depth):
@@ -133,10 +170,9 @@ class Upcoming(CheckedComponent, wiring.Component):
         ]
 
         # The decide stage's word, two clocks later, when its "after" is here.
-        taken_layout = data.StructLayout({"taken": 1, "by_mover": 1, "inside": 1,
-                                          "depth": range(depth + 1)})
-        decided = Signal(taken_layout)
-        word    = Signal(taken_layout)
+        view = self.observe
+        decided = Signal(_taken_layout(depth))
+        word    = view.word
         m.d.sync += [
             decided.taken.eq(self.taken_newer & ~self.scan_start),
             decided.by_mover.eq(self.taken_newer_black == self.mover_black),
@@ -156,12 +192,10 @@ class Upcoming(CheckedComponent, wiring.Component):
             other_empty.eq(Mux(word_by_mover, other_empty_before, other_empty_after)),
         ]
 
-        tag_layout = data.StructLayout({"from_sq": 6, "to_sq": 6, "draw": 1,
-                                        "distance": range(depth + 1)})
-        m.submodules.path_check = path_check = PathCheck(tag_width=tag_layout.size)
-        candidate_valid = Signal()
-        candidate_kind  = Signal(3)
-        candidate_tag   = Signal(tag_layout)
+        m.submodules.path_check = path_check = self._path_check
+        candidate_valid = view.candidate_valid
+        candidate_kind  = view.candidate_kind
+        candidate_tag   = view.candidate_tag
         m.d.sync += [
             candidate_valid.eq(word_taken & self._odd(word_depth) & mover_state.single &
                                other_empty & ~self.scan_start),
@@ -182,13 +216,11 @@ class Upcoming(CheckedComponent, wiring.Component):
             path_check.occupancy.eq(self.query.occupancy),
         ]
 
-        # Candidates of the last query still in the path check when a new one
-        # starts are dropped: this shadow of their valid bits is cleared.
-        in_flight = Signal(PATH_CHECK_LATENCY)
+        in_flight = view.in_flight
         m.d.sync += in_flight.eq(Mux(self.scan_start, 0, Cat(candidate_valid, in_flight[:-1])))
 
         # The first reachable verdict is the most recent earlier position.
-        verdict = Signal(tag_layout)
+        verdict = Signal(_tag_layout(depth))
         m.d.comb += verdict.eq(path_check.verdict_tag)
         with m.If(self.scan_start):
             m.d.sync += self.query.answer.eq(0)

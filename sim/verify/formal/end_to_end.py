@@ -3,12 +3,9 @@
 import functools
 
 from amaranth.hdl import *
-from amaranth.lib import data
 
 from ....hdl.detector import AxonDetector
-from ....hdl.lean import lean_pipeline_layout
 from ....hdl.params import LEAN, SHIPPED, Stop as StopReason
-from ....hdl.scanner import pair_pipeline_layout
 from ....hdl.word import MoveWord
 from .harness import free_host_inputs, Harness
 from .pools import ReferenceUnpairedPool
@@ -28,91 +25,35 @@ END_TO_END_PAIR = SHIPPED.replace(depth=END_TO_END_DEPTH, chains=END_TO_END_CHAI
 END_TO_END_LEAN = LEAN.replace(depth=END_TO_END_DEPTH)
 
 
-def _unpaired_view(slots):
-    """What the end-to-end harness sees of an :class:`UnpairedPool`: its
-    ports and register files (the kinds are 0 in a pool of one kind)."""
-    return data.StructLayout({
-        "clear":         1,
-        "apply":         1,
-        "move":          MoveWord,
-        "start_valid":   slots,
-        "end_valid":     slots,
-        "start_squares": data.ArrayLayout(6, slots),
-        "end_squares":   data.ArrayLayout(6, slots),
-        "start_kinds":   data.ArrayLayout(3, slots),
-        "end_kinds":     data.ArrayLayout(3, slots),
-        "start_hits":    slots,
-        "end_hits":      slots,
-        "moves_nothing": 1,
-    })
+def _pool_views(dut):
+    """White's and Black's pools as the detector's view shows them: each a
+    list of ``(kind, view)`` in the order of
+    :attr:`axon.hdl.params.DetectorConfig.side_pools`."""
+    sides = dut.observe.chain_list
+    return [[(kind, view) for (kind, _), view in zip(dut.config.side_pools, side.values())]
+            for side in (sides.white, sides.black)]
 
 
-class _ObservedDetector(AxonDetector):
-    """The detector with the state its end-to-end proof's invariants name in
-    view (its parts are made in ``elaborate``, after the harness states its
-    assertions, so their signals are copied to these).
-
-    ``bank_rows`` and ``bank_words`` follow the rows the scanner reads while
-    ``reading`` and the words the move list's banks return (one bank for the
-    lean scan, two for the pair scan). The harness takes the block RAM at its
-    contract: a read returns the word last stored at that row, before the
-    clock's own write. That contract is proven on its own
-    (``refused-writes-keep-words`` and ``-lean``); a solver cannot
-    see into a memory's contents, and without it an induction step could
-    start from a memory that disagrees with the model's copy of the list.
-
-    ``pipeline`` is the scanner's (:func:`~axon.hdl.scanner.pair_pipeline_layout`
-    or :func:`~axon.hdl.lean.lean_pipeline_layout`),
-    ``pool_views`` White's and Black's pools, each a list of ``(kind, view)``
-    (:attr:`axon.hdl.params.DetectorConfig.side_pools`, :func:`_unpaired_view`)."""
-
-    def __init__(self, config):
-        super().__init__(config)
-        depth = config.depth
-        self.banks = 2 if config.pair_scan else 1
-        rows = range(depth // self.banks)
-        self.bank_rows  = [Signal(rows, name=f"bank{bank}_row") for bank in range(self.banks)]
-        self.bank_words = [Signal(MoveWord, name=f"bank{bank}_word")
-                           for bank in range(self.banks)]
-        self.reading    = Signal()
-        self.pipeline   = Signal(pair_pipeline_layout(depth) if config.pair_scan else
-                                 lean_pipeline_layout(depth))
-        self.pool_views = [
-            [(kind, Signal(_unpaired_view(slots), name=f"{side}_pool_{kind or 'any'}"))
-             for kind, slots in config.side_pools]
-            for side in ("white", "black")]
-
-    def elaborate(self, platform):
-        m = super().elaborate(platform)
-        reads = m.submodules.move_list.scan
-        if self.banks == 2:
-            ports = [(reads.even_row, reads.even_word), (reads.odd_row, reads.odd_word)]
-        else:
-            ports = [(reads.addr, reads.word)]
-        m.d.comb += self.reading.eq(reads.reading)
-        for (row, word), bank_row, bank_word in zip(ports, self.bank_rows, self.bank_words):
-            m.d.comb += [bank_row.eq(row), bank_word.eq(word)]
-        m.d.comb += self.pipeline.eq(m.submodules.scanner.pipeline)
-        chain_list = m.submodules.chain_list
-        for views, side in zip(self.pool_views, (chain_list.white_chains,
-                                                 chain_list.black_chains)):
-            for (_, view), (_, pool) in zip(views, side.pools):
-                for name, _ in _unpaired_view(pool.slots):
-                    m.d.comb += getattr(view, name).eq(getattr(pool, name))
-        return m
+def _bank_ports(dut):
+    """``(row, word)`` of each bank the scanner reads (two banks for the pair
+    scan, one for the lean scan): the scanner's reads, in the detector's view."""
+    reads = dut.observe.scanner.reads
+    if dut.config.pair_scan:
+        return [(reads.even_row, reads.even_word), (reads.odd_row, reads.odd_word)]
+    return [(reads.addr, reads.word)]
 
 
-class _ChainBlindDetector(_ObservedDetector):
+class _ChainBlindDetector(AxonDetector):
     """Broken: the scanner sees the chain list as empty while up to two
     chains are open, so two displaced pieces go unnoticed."""
     def elaborate(self, platform):
         m = super().elaborate(platform)
-        chain_list = m.submodules.chain_list
-        m.d.comb += m.submodules.scanner.chains.empty.eq(chain_list.open_chains <= 2)
+        open_chains = sum(view.open_chains for side in _pool_views(self) for _, view in side)
+        m.d.comb += m.submodules.scanner.chains.empty.eq(open_chains <= 2)
         return m
 
 
-class _RootBlindDetector(_ObservedDetector):
+class _RootBlindDetector(AxonDetector):
     """Broken: the scanner takes every search as starting before address 0,
     so it stops at an occurrence at or before the root, as if it were
     inside the search."""
@@ -133,7 +74,7 @@ def _end_to_end_detector(m, broken, config):
     it. Returns ``(dut, words, stored)``: ``stored[bank]`` is the word the
     bank returns."""
     depth = config.depth
-    detector = END_TO_END_BROKEN[broken] if broken else _ObservedDetector
+    detector = END_TO_END_BROKEN[broken] if broken else AxonDetector
     m.submodules.dut = dut = detector(config)
     free_host_inputs(m, dut)
 
@@ -142,14 +83,20 @@ def _end_to_end_detector(m, broken, config):
     words = Array(Signal(MoveWord, name=f"word{address}") for address in range(depth))
     with m.If(dut.memory.write_en & ~dut.memory.write_refused):
         m.d.sync += words[dut.memory.write_addr].eq(dut.memory.write_word)
-    # The block RAM's contract (see _ObservedDetector): a read by the
-    # scanner returns the copy's word as it was on the clock of the read.
+    # The harness takes the block RAM at its contract: a read by the scanner
+    # returns the copy's word as it was on the clock of the read (the word
+    # last stored at that row, before the clock's own write). That contract
+    # is proven on its own (``refused-writes-keep-words`` and ``-lean``); a
+    # solver cannot see into a memory's contents, and without it an
+    # induction step could start from a memory that disagrees with the
+    # model's copy of the list.
     scanned = Signal()
-    m.d.sync += scanned.eq(dut.reading)
+    m.d.sync += scanned.eq(dut.observe.scanner.reads.reading)
     stored = []
-    for bank, (row, word) in enumerate(zip(dut.bank_rows, dut.bank_words)):
+    ports = _bank_ports(dut)
+    for bank, (row, word) in enumerate(ports):
         stored.append(Signal(MoveWord, name=f"bank{bank}_stored"))
-        m.d.sync += stored[bank].eq(words[row * dut.banks + bank])
+        m.d.sync += stored[bank].eq(words[row * len(ports) + bank])
         with m.If(scanned):
             m.d.comb += Assume(word.as_value() == stored[bank].as_value())
     return dut, words, stored
@@ -255,7 +202,7 @@ class _SideModel:
 def _assert_pools_as_models(m, dut, models):
     """Each side's pools hold their model pools' entries (asserted while the
     model runs)."""
-    for views, model in zip(dut.pool_views, models):
+    for views, model in zip(_pool_views(dut), models):
         for (kind, view), (_, pool) in zip(views, model.pools):
             m.d.comb += [
                 Assert(view.start_valid == pool.start_valid),
@@ -278,7 +225,7 @@ def _assert_pools_as_models(m, dut, models):
 def _assert_hit_vectors_in_view(m, dut):
     """Every pool's hit vectors are its comparisons with the move in hand (as
     in every pool proof), always but on the clock after a clear."""
-    for views in dut.pool_views:
+    for views in _pool_views(dut):
         for kind, view in views:
             cleared = Signal()
             m.d.sync += cleared.eq(view.clear)
@@ -287,10 +234,10 @@ def _assert_hit_vectors_in_view(m, dut):
             move_kind, from_sq, to_sq = move.piece[:3], move.from_sq, move.to_sq
 
             def same(kinds, i):
-                return (kinds[i] == move_kind) if kind is None else C(1)
-            starts = Cat(view.start_valid[i] & same(view.start_kinds, i) &
+                return (view[kinds][i] == move_kind) if kind is None else C(1)
+            starts = Cat(view.start_valid[i] & same("start_kinds", i) &
                          (view.start_squares[i] == to_sq) for i in range(slots))
-            ends   = Cat(view.end_valid[i] & same(view.end_kinds, i) &
+            ends   = Cat(view.end_valid[i] & same("end_kinds", i) &
                          (view.end_squares[i] == from_sq) for i in range(slots))
             with m.If(~cleared):
                 m.d.comb += [Assert(view.start_hits == starts), Assert(view.end_hits == ends)]
@@ -362,7 +309,7 @@ def end_to_end_lean(broken):
         # pipeline holds the model's words and counts, stage by stage, and
         # each side's pool the model pool's entries.
         result   = dut.query.result
-        pipeline = dut.pipeline
+        pipeline = dut.observe.scanner
         active   = pending | running
         read_at  = Signal(range(-2, depth))   # the word in the read stage
         m.d.comb += read_at.eq(Mux(running, address - 1, address))
@@ -401,7 +348,7 @@ def end_to_end_lean(broken):
                 Assert(result.distance == Mux(result.count != 0, distance, 0)),
                 Assert((result.count != 0) | (distance == Mux(count != 0, plies, 0))),
             ]
-            for ((_, view),), side_black in zip(dut.pool_views, (0, 1)):
+            for ((_, view),), side_black in zip(_pool_views(dut), (0, 1)):
                 m.d.comb += Assert(view.apply ==
                                    (running & (pipeline.hand_word.piece[3] == side_black)))
             _assert_pools_as_models(m, dut, models)
@@ -426,7 +373,7 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
     def body(m):
         depth = END_TO_END_DEPTH
         dut, words, stored = _end_to_end_detector(m, broken, config)
-        pipeline = dut.pipeline
+        pipeline = dut.observe.scanner
         result   = dut.query.result
 
         # The scan model: the golden loop (axon.sim.model.golden.perpetual)
@@ -657,7 +604,7 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
             _assert_pools_as_models(m, dut, models)
         # The chain list applies what the hand stage holds, each move in the
         # pool of its kind, and nothing on the clock after a clear.
-        for views, apply, move in zip(dut.pool_views, (hand.apply_white, hand.apply_black),
+        for views, apply, move in zip(_pool_views(dut), (hand.apply_white, hand.apply_black),
                                       (hand.white_move, hand.black_move)):
             for kind, view in views:
                 m.d.comb += Assert(view.apply == (apply & _SideModel.takes(kind, move)))

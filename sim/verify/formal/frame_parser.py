@@ -70,13 +70,14 @@ def frame_parser(broken):
         # The invariant that makes it inductive, itself asserted: the parser
         # is in the shadow's stage, with the same CRC, length, byte count
         # and silence.
+        parsed = receiver.observe
         m.d.comb += [
             Assert(state <= 4),
-            Assert(receiver.stage == state),
-            Assert(receiver.crc == crc),
+            Assert(parsed.stage == state),
+            Assert(parsed.crc == crc),
             Assert(receiver.length == length),
-            Assert(receiver.received == seen),
-            Assert(receiver.silence == silence),
+            Assert(parsed.received == seen),
+            Assert(parsed.silence == silence),
         ]
         m.d.comb += Assert(receiver.frame_done == ended)
         with m.If(receiver.frame_done):

@@ -61,25 +61,26 @@ def _assert_hit_vectors(m, pool, cleared):
     move = pool.move
     kind, from_sq, to_sq = move.piece[:3], move.from_sq, move.to_sq
     n = pool.slots
+    view = pool.observe
     if isinstance(pool, UnpairedPool):
         def same(kinds, i):
-            return (kinds[i] == kind) if pool.kinds else C(1)
-        starts = Cat(pool.start_valid[i] & same(pool.start_kinds, i) &
-                     (pool.start_squares[i] == to_sq) for i in range(n))
-        ends   = Cat(pool.end_valid[i] & same(pool.end_kinds, i) &
-                     (pool.end_squares[i] == from_sq) for i in range(n))
+            return (view[kinds][i] == kind) if pool.kinds else C(1)
+        starts = Cat(pool.observe.start_valid[i] & same("start_kinds", i) &
+                     (pool.observe.start_squares[i] == to_sq) for i in range(n))
+        ends   = Cat(pool.observe.end_valid[i] & same("end_kinds", i) &
+                     (pool.observe.end_squares[i] == from_sq) for i in range(n))
         with m.If(~cleared):
             m.d.comb += [
-                Assert(pool.start_hits == starts),
-                Assert(pool.end_hits == ends),
+                Assert(pool.observe.start_hits == starts),
+                Assert(pool.observe.end_hits == ends),
             ]
-        m.d.comb += Assert(pool.moves_nothing == (from_sq == to_sq))
+        m.d.comb += Assert(pool.observe.moves_nothing == (from_sq == to_sq))
     else:
-        same = [pool.occupied[i] & (pool.chains[i].kind == kind) for i in range(n)]
+        same = [pool.observe.occupied[i] & (pool.observe.chain_kinds[i] == kind) for i in range(n)]
         m.d.comb += [
-            Assert(pool.from_hits == Cat(same[i] & (pool.chains[i].from_sq == to_sq)
+            Assert(pool.observe.from_hits == Cat(same[i] & (pool.observe.chain_from[i] == to_sq)
                                          for i in range(n))),
-            Assert(pool.to_hits == Cat(same[i] & (pool.chains[i].to_sq == from_sq)
+            Assert(pool.observe.to_hits == Cat(same[i] & (pool.observe.chain_to[i] == from_sq)
                                        for i in range(n))),
         ]
 
@@ -94,14 +95,14 @@ def paper_bookkeeping(slots):
             occupied_before = Signal(slots)
             applied_before  = Signal()            # the last clock applied a move cleanly
             m.d.sync += [
-                occupied_before.eq(pool.occupied),
+                occupied_before.eq(pool.observe.occupied),
                 applied_before.eq(pool.apply & ~pool.clear & ~pool.overflow),
             ]
-            freed = occupied_before & ~pool.occupied
-            taken = pool.occupied & ~occupied_before
+            freed = occupied_before & ~pool.observe.occupied
+            taken = pool.observe.occupied & ~occupied_before
             m.d.comb += [
-                Assert(pool.open_chains == popcount(pool.occupied)),
-                Assert(pool.empty == (pool.occupied == 0)),
+                Assert(pool.observe.open_chains == popcount(pool.observe.occupied)),
+                Assert(pool.empty == (pool.observe.occupied == 0)),
             ]
             # One move frees at most two slots (the paper's symmetry), takes
             # at most one, and never does both.
@@ -132,19 +133,19 @@ def unpaired_bookkeeping(slots, kinds=False):
             starts_before  = Signal(slots)
             applied_before = Signal()
             m.d.sync += [
-                starts_before.eq(pool.start_valid),
+                starts_before.eq(pool.observe.start_valid),
                 applied_before.eq(pool.apply & ~pool.clear & ~pool.overflow),
             ]
             m.d.comb += [
-                Assert(pool.open_chains == popcount(pool.start_valid)),
-                Assert(pool.empty == (pool.start_valid == 0)),
+                Assert(pool.observe.open_chains == popcount(pool.observe.start_valid)),
+                Assert(pool.empty == (pool.observe.start_valid == 0)),
             ]
             with m.If(tracking):
-                m.d.comb += Assert(popcount(pool.start_valid) == popcount(pool.end_valid))
+                m.d.comb += Assert(popcount(pool.observe.start_valid) == popcount(pool.observe.end_valid))
             # A move frees at most one start (a start and an end together) or
             # takes at most one, never both.
-            freed = starts_before & ~pool.start_valid
-            taken = pool.start_valid & ~starts_before
+            freed = starts_before & ~pool.observe.start_valid
+            taken = pool.observe.start_valid & ~starts_before
             with m.If(applied_before):
                 m.d.comb += [
                     Assert(popcount(freed) <= 1),
@@ -373,23 +374,23 @@ def unpaired_follows_rules(slots, kinds=False):
             tracking = _beside_reference(m, pool, reference)
             with m.If(tracking):
                 m.d.comb += [
-                    Assert(pool.start_valid == reference.start_valid),
-                    Assert(pool.end_valid == reference.end_valid),
+                    Assert(pool.observe.start_valid == reference.start_valid),
+                    Assert(pool.observe.end_valid == reference.end_valid),
                     Assert(pool.empty == (reference.start_valid == 0)),
                 ]
                 for i in range(slots):
                     m.d.comb += [
                         Assert(~reference.start_valid[i] |
-                               (pool.start_squares[i] == reference.start_sq[i])),
+                               (pool.observe.start_squares[i] == reference.start_sq[i])),
                         Assert(~reference.end_valid[i] |
-                               (pool.end_squares[i] == reference.end_sq[i])),
+                               (pool.observe.end_squares[i] == reference.end_sq[i])),
                     ]
                     if kinds:
                         m.d.comb += [
                             Assert(~reference.start_valid[i] |
-                                   (pool.start_kinds[i] == reference.start_kind[i])),
+                                   (pool.observe.start_kinds[i] == reference.start_kind[i])),
                             Assert(~reference.end_valid[i] |
-                                   (pool.end_kinds[i] == reference.end_kind[i])),
+                                   (pool.observe.end_kinds[i] == reference.end_kind[i])),
                         ]
                 with m.If(pool.apply & ~pool.clear):
                     m.d.comb += Assert(pool.overflow == reference.overflow)
@@ -407,13 +408,15 @@ def paper_follows_rules(slots):
             tracking = _beside_reference(m, pool, reference)
             with m.If(tracking):
                 m.d.comb += [
-                    Assert(pool.occupied == reference.occupied),
+                    Assert(pool.observe.occupied == reference.occupied),
                     Assert(pool.empty == (reference.occupied == 0)),
                 ]
                 for i in range(slots):
+                    view, chain = pool.observe, reference.chains[i]
                     m.d.comb += Assert(~reference.occupied[i] |
-                                       (pool.chains[i].as_value() ==
-                                        reference.chains[i].as_value()))
+                                       ((view.chain_kinds[i] == chain.kind) &
+                                        (view.chain_from[i] == chain.from_sq) &
+                                        (view.chain_to[i] == chain.to_sq)))
                 with m.If(pool.apply & ~pool.clear):
                     m.d.comb += Assert(pool.overflow == reference.overflow)
         return Harness(body)
@@ -526,30 +529,30 @@ def capacity(slots, pieces=None, paired=False, kinds=False):
             ]
             if not paired:
                 one_kind = [C(CAPACITY_KIND, 3)] * slots
-                start_kinds = pool.start_kinds if kinds else one_kind
-                end_kinds   = pool.end_kinds if kinds else one_kind
+                start_kinds = pool.observe.start_kinds if kinds else one_kind
+                end_kinds   = pool.observe.end_kinds if kinds else one_kind
                 moved = [there[j] & ~member(now[j], kind[j], top, kind, there)
                          for j in range(count)]
                 left  = [there[j] & ~member(top[j], kind[j], now, kind, there)
                          for j in range(count)]
                 m.d.comb += [
-                    Assert(popcount(pool.start_valid) == popcount(Cat(moved))),
-                    Assert(popcount(pool.end_valid) == popcount(Cat(left))),
-                    Assert(distinct(pool.start_squares, pool.start_valid)),
-                    Assert(distinct(pool.end_squares, pool.end_valid)),
+                    Assert(popcount(pool.observe.start_valid) == popcount(Cat(moved))),
+                    Assert(popcount(pool.observe.end_valid) == popcount(Cat(left))),
+                    Assert(distinct(pool.observe.start_squares, pool.observe.start_valid)),
+                    Assert(distinct(pool.observe.end_squares, pool.observe.end_valid)),
                 ]
                 for i in range(slots):
-                    with m.If(pool.start_valid[i]):
-                        m.d.comb += Assert(member(pool.start_squares[i], start_kinds[i],
+                    with m.If(pool.observe.start_valid[i]):
+                        m.d.comb += Assert(member(pool.observe.start_squares[i], start_kinds[i],
                                                   now, kind, moved))
-                    with m.If(pool.end_valid[i]):
-                        m.d.comb += Assert(member(pool.end_squares[i], end_kinds[i],
+                    with m.If(pool.observe.end_valid[i]):
+                        m.d.comb += Assert(member(pool.observe.end_squares[i], end_kinds[i],
                                                   top, kind, left))
             else:
-                occupied = pool.occupied
-                starts = [pool.chains[i].from_sq for i in range(slots)]
-                ends   = [pool.chains[i].to_sq for i in range(slots)]
-                chain_kinds = [pool.chains[i].kind for i in range(slots)]
+                occupied = pool.observe.occupied
+                starts = [pool.observe.chain_from[i] for i in range(slots)]
+                ends   = [pool.observe.chain_to[i] for i in range(slots)]
+                chain_kinds = [pool.observe.chain_kinds[i] for i in range(slots)]
                 m.d.comb += [
                     Assert(distinct(starts, occupied)),
                     Assert(distinct(ends, occupied)),

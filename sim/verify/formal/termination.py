@@ -76,8 +76,8 @@ def termination(broken, config=SHIPPED):
         # The invariant that makes it inductive at any depth, itself
         # asserted: the clocks waited and the clocks left stay within the
         # (right) bound. The lean scan also never loses the word it reads.
-        # (The scanner's `pipeline` shows its registers; it is no port.)
-        pipeline = scanner.pipeline
+        # (The scanner's view shows its registers; they are no ports.)
+        pipeline = scanner.observe
         left = _clocks_left(config, pipeline.fetch_addr,
                             pipeline.single_step if pair else 0, waited)
         with m.If(waiting & query.busy):
