@@ -1,3 +1,7 @@
+# amaranth: UnusedElaboratable=no
+# (The parts made here are made with the component that owns them, for its
+# observation view; they are used when it is. A component made and never
+# elaborated is still reported, where it was made.)
 """The chain list: the paper's ``CHAIN_LIST``, every slot compared at once, two moves a clock.
 
 A chain only ever changes on a move of its own piece, so chains of different
@@ -210,7 +214,8 @@ class ChainPool(CheckedComponent, wiring.Component):
             "chain_to":    tuple(Signal(6, name=f"chain{i}_to") for i in range(slots)),
             **registers({"from_hits": slots, "to_hits": slots, "open_chains": range(slots + 1)}),
         }, meanings={"move": MOVE_WORD_MEANINGS, "chain_kinds": Meaning.KIND,
-                     "chain_from": Meaning.SQUARE, "chain_to": Meaning.SQUARE})
+                     "chain_from": Meaning.SQUARE, "chain_to": Meaning.SQUARE,
+                     **dict.fromkeys(("occupied", "from_hits", "to_hits"), Meaning.FLAGS)})
 
     @property
     def slots(self):
@@ -472,7 +477,9 @@ class UnpairedPool(CheckedComponent, wiring.Component):
                          "open_chains": range(slots + 1)}, init={"moves_nothing": 1}),
         }, meanings={"move": MOVE_WORD_MEANINGS,
                      **{name: Meaning.KIND if name.endswith("kinds") else Meaning.SQUARE
-                        for name in files}})
+                        for name in files},
+                     **dict.fromkeys(("start_valid", "end_valid", "start_hits", "end_hits"),
+                                     Meaning.FLAGS)})
 
     @property
     def slots(self):

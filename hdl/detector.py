@@ -1,3 +1,7 @@
+# amaranth: UnusedElaboratable=no
+# (The parts made here are made with the component that owns them, for its
+# observation view; they are used when it is. A component made and never
+# elaborated is still reported, where it was made.)
 """The Axon repetition detector: move list, scanner and chain list together."""
 
 from amaranth.hdl import *
@@ -7,7 +11,7 @@ from amaranth.lib.wiring import In
 from .chainlist import ChainList
 from .lean import LeanMoveList, LeanScanner
 from .movelist import MoveList
-from .observe import Observation
+from .observe import MOVE_WORD_MEANINGS, Meaning, Observation
 from .params import CORE, CheckedComponent, DetectorConfig
 from .ports import MoveMemorySignature, QuerySignature, UpcomingSignature
 from .scanner import Scanner
@@ -60,12 +64,14 @@ class AxonDetector(CheckedComponent, wiring.Component):
     Attributes
     ----------
     observe : Observation
-        The design's insides, for the formal proofs and the waveforms (see
-        :mod:`axon.hdl.observe`; not ports, nor exported): the ``scanner``'s
-        pipeline registers and its reads of the move list, the
-        ``chain_list``'s pools (``observe.chain_list.white.pool_2``), and
-        with the upcoming block its ``upcoming_check`` and the path check in
-        it. Each group is named like the part in the design.
+        What the formal proofs and the waveforms see of the design (see
+        :mod:`axon.hdl.observe`; none of it becomes a port): the ``query``
+        port, the ``scanner``'s pipeline registers and its reads of the move
+        list, the ``chain_list``'s pools
+        (``observe.chain_list.white.pool_2``), with the upcoming block the
+        ``upcoming`` port and the block's view, ``upcoming_check`` (with the
+        path check in it), and last the ``memory`` port. Each part's group
+        is named like the part in the design.
     """
 
     @staticmethod
@@ -90,8 +96,17 @@ class AxonDetector(CheckedComponent, wiring.Component):
         }
         if config.upcoming:
             self._parts["upcoming_check"] = Upcoming(depth)
-        self.observe = Observation({name: part.observe for name, part in self._parts.items()
-                                    if hasattr(part, "observe")})
+        # The query first, as the host sees it, then the parts' views.
+        members = {"query": self.query, "scanner": self._parts["scanner"].observe,
+                   "chain_list": self._parts["chain_list"].observe}
+        if config.upcoming:
+            members["upcoming"] = self.upcoming
+            members["upcoming_check"] = self._parts["upcoming_check"].observe
+        members["memory"] = self.memory
+        self.observe = Observation(members, meanings={
+            "memory": MOVE_WORD_MEANINGS,
+            **({"upcoming": {"from_sq": Meaning.SQUARE, "to_sq": Meaning.SQUARE}}
+               if config.upcoming else {})})
 
     @property
     def config(self):

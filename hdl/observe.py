@@ -45,6 +45,8 @@ class Meaning(enum.Enum):
     PIECE = "pieces"
     #: A piece type of Table 1, without colour.
     KIND = "kinds"
+    #: One flag a slot or entry (bit *i* for slot *i*): read in binary.
+    FLAGS = "flags"
 
 
 #: The meanings of :class:`~axon.hdl.word.MoveWord`'s fields, for a member

@@ -1,3 +1,7 @@
+# amaranth: UnusedElaboratable=no
+# (The parts made here are made with the component that owns them, for its
+# observation view; they are used when it is. A component made and never
+# elaborated is still reported, where it was made.)
 """Upcoming repetition: can the side to move give an earlier position back with one move?
 
 After an odd number of words, if exactly one chain is open and it is a piece

@@ -8,8 +8,10 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+from amaranth.hdl import Signal
 
 from axon.hdl.detector import AxonDetector
+from axon.hdl.observe import Observation, fields
 from axon.sim.cli.main import main
 from axon.sim.backends.pysim import RtlSession
 from axon.sim.backends.gtkwave import WaveWindow, grab, headless_gtkwave, window_times
@@ -72,7 +74,7 @@ def check_waves(vcd, chains):
     names = read_vcd_names(vcd)
     groups, traces = read_gtkw(gtkw)
     assert traces and set(traces) <= names, sorted(set(traces) - names)
-    for group in ("Query", "Scanner", "Chain list", "Upcoming"):
+    for group in ("Query", "Scanner", "Chain list", "Upcoming", "Upcoming check", "Memory"):
         assert group in groups
     assert "not in the VCD" not in Path(gtkw).read_text()
     # Every entry of every pool (the exact rules' unpaired pools: a start
@@ -86,7 +88,7 @@ def check_waves(vcd, chains):
                  "query__cycles[15:0]"):
         assert f"bench.top.{port}" in traces or any(
             t.startswith(f"bench.top.{port}[") for t in traces), port
-    assert "bench.top.scanner.fsm_state" in traces
+    assert any(t.startswith("bench.top.scanner.fetch_addr[") for t in traces)
     return traces
 
 
@@ -108,17 +110,82 @@ def test_verify_vcd_option(tmp_path, capsys):
     check_waves(str(vcd), chains=4)
 
 
-@pytest.mark.quick
-def test_write_gtkw_reports_missing_signals(tmp_path):
-    session = RtlSession(config=DetectorConfig(depth=16, chains=2),
-                         vcd=str(tmp_path / "knights.vcd"))
+# The layouts whose every observed signal must be in the VCD: the pair scan
+# with pools by kind and the upcoming block, and the lean scan.
+VIEWED = {"pair": DetectorConfig(depth=16, chains=10),
+          "lean": DetectorConfig(depth=16, chains=4, pools="side", scan="single")}
+
+
+@pytest.fixture(scope="module", params=sorted(VIEWED))
+def knights_vcd(request, tmp_path_factory):
+    """A VCD of the knights' swap, and the configuration that wrote it."""
+    config = VIEWED[request.param]
+    vcd = tmp_path_factory.mktemp("knights") / "knights.vcd"
     start, moves, words = play(KNIGHT_SWAP)
-    session.run(words, [(7, 4)])
-    # A detector with more slots than the VCD holds: the layout says so.
-    missing = write_gtkw(str(tmp_path / "knights.vcd"), str(tmp_path / "other.gtkw"),
-                         AxonDetector(config=DetectorConfig(depth=16, chains=8)))
-    assert missing == ["chain list: 2 slots in the VCD, the detector has 8"]
-    assert "not in the VCD" in (tmp_path / "other.gtkw").read_text()
+    RtlSession(config=config, vcd=str(vcd)).run(words, [(7, 4)])
+    return vcd, config
+
+
+def observed_traces(dut):
+    """How many traces the detector's view asks for: a field of a layout each."""
+    return sum(len(fields(value)) for _, _, value, _ in dut.observe.signals())
+
+
+@pytest.mark.quick
+def test_every_observed_signal_is_in_the_vcd(knights_vcd, tmp_path):
+    vcd, config = knights_vcd
+    dut = AxonDetector(config)
+    assert write_gtkw(str(vcd), str(tmp_path / "knights.gtkw"), dut) == []
+    _, traces = read_gtkw(tmp_path / "knights.gtkw")
+    assert len(traces) == observed_traces(dut)
+    assert set(traces) <= read_vcd_names(vcd)
+
+
+class ViewOfAbsentRegister(AxonDetector):
+    """Broken: its view shows a register that nothing in the design drives or reads."""
+    def __init__(self, config):
+        super().__init__(config)
+        self.observe = Observation({**self.observe, "ghost": Signal(3, name="ghost")})
+
+
+@pytest.mark.quick
+def test_write_gtkw_reports_a_view_signal_not_in_the_design(knights_vcd, tmp_path):
+    vcd, config = knights_vcd
+    missing = write_gtkw(str(vcd), str(tmp_path / "other.gtkw"), ViewOfAbsentRegister(config))
+    assert missing == ["bench.top.ghost"]
+    assert "not in the VCD: bench.top.ghost" in (tmp_path / "other.gtkw").read_text()
+
+
+@pytest.mark.quick
+def test_write_gtkw_reports_a_signal_the_vcd_lacks(knights_vcd, tmp_path):
+    vcd, config = knights_vcd
+    # The same run, with the scanner's fetch address taken out of the header.
+    header, body = vcd.read_text().split("$enddefinitions", 1)
+    lines = header.splitlines()
+    scope, kept = [], []
+    for line in lines:
+        words = line.split()
+        if words[:1] == ["$scope"]:
+            scope.append(words[2])
+        elif words[:1] == ["$upscope"]:
+            scope.pop()
+        elif words[:1] == ["$var"] and scope[-1:] == ["scanner"] and words[4] == "fetch_addr":
+            continue
+        kept.append(line)
+    assert len(kept) == len(lines) - 1
+    lacking = tmp_path / "lacking.vcd"
+    lacking.write_text("\n".join(kept) + "\n$enddefinitions" + body)
+    missing = write_gtkw(str(lacking), str(tmp_path / "lacking.gtkw"), AxonDetector(config))
+    assert missing == ["bench.top.scanner.fetch_addr"]
+
+
+@pytest.mark.quick
+def test_write_gtkw_reports_a_detector_other_than_the_one_simulated(knights_vcd, tmp_path):
+    vcd, config = knights_vcd
+    # More chains than the VCD's detector has: pools it does not have.
+    missing = write_gtkw(str(vcd), str(tmp_path / "other.gtkw"),
+                         AxonDetector(config.replace(chains=24)))
+    assert missing and all(name.startswith("bench.top.chain_list.") for name in missing)
 
 
 @pytest.mark.quick

@@ -4,19 +4,31 @@
 Amaranth's simulator (which dumps every signal of the design) and then calls
 :func:`write_gtkw`, which lays the interesting ones out in groups:
 
-* **Query**: the host's view, ``start``, ``top``, ``count_limit``, ``busy``,
-  ``done``, the result fields and ``cycles``;
-* **Scanner**: the FSM state, the scan address, the word in hand, the plies
-  and equal positions counted so far, the stop decision;
-* **Chain list**: every slot's valid bit, piece type, from- and to-square, and the hit
-  vectors compared a clock ahead;
-* **Upcoming**: the occupancy, the upcoming answer and ``upcoming.done``, the
-  word the upcoming block follows, its candidate and the path check's verdict.
+the members of the detector's observation view
+(:attr:`axon.hdl.detector.AxonDetector.observe`, see :mod:`axon.hdl.observe`),
+in its order:
 
-Amaranth names a signal by its place in the hierarchy (``bench.top.scanner``)
-and resolves clashes with ``$n`` suffixes whose numbers depend on elaboration
-order, so :func:`write_gtkw` does not guess: it reads the names back from the
-VCD header and only references signals that are there.
+* **Query**: the host's port, ``start``, ``top``, ``root``, ``count_limit``,
+  ``busy``, ``done``, the result fields and ``cycles``;
+* **Scanner**: every register of the scanner's pipeline, stage by stage, and
+  its reads of the move list;
+* **Chain list**: each side's pools (``white.pool_2``, ...): the move a pool
+  is given, its valid bits, squares and kinds, its hit vectors compared a
+  clock ahead and its open-chain count;
+* **Upcoming** and **Upcoming check** (with the upcoming block): the port's
+  occupancy, answer and ``done``; the word the block follows, its candidate
+  and the path check's verdict;
+* **Memory**: the host's move-list port.
+
+Nothing here names a signal of the gateware. Amaranth's simulator names a
+signal in the VCD by its place in the hierarchy (``bench.top.scanner``) and
+its own name (``fetch_addr``; a field of a layout ``\\hand.valid``), and
+resolves clashes with ``$n`` suffixes whose numbers depend on elaboration
+order; the view's groups follow the hierarchy and its signals carry their
+names, so :func:`write_gtkw` finds each one in the VCD header, references only
+signals that are there, and reports the others. A view's
+:class:`~axon.hdl.observe.Meaning` picks GTKWave's translate filter (a
+square reads ``c4``, a piece ``N``) or the binary format (a flag a slot).
 
 Waveforms are written only when asked for. Tests call :func:`wave_file_for_test`,
 which returns a per-test VCD path when the environment variable
@@ -30,8 +42,10 @@ import math
 import os
 import re
 
+from amaranth.hdl import Value
 from vcd.gtkw import GTKWSave
 
+from ...hdl.observe import Meaning, fields
 from ...hdl.word import PIECE_LETTERS
 
 
@@ -87,126 +101,76 @@ def vcd_signals(vcd_path):
     return signals
 
 
-_QUERY = ["query__start", "query__top", "query__root", "query__count_limit", "query__busy",
-          "query__done", r"\query__result.repetition", r"\query__result.draw",
-          r"\query__result.distance", r"\query__result.count",
-          r"\query__result.overflow", r"\query__result.stop", r"\query__result.plies_scanned",
-          "query__cycles"]
-
-_HOST = ["memory__write_en", "memory__write_addr", "memory__write_word", "memory__write_refused"]
-
-# The upcoming repetition: the answer at the top, then the candidate the
-# upcoming block picks and the path check's verdict on it.
-_UPCOMING = ["upcoming__occupancy", r"\upcoming__answer.found", r"\upcoming__answer.from_sq",
-             r"\upcoming__answer.to_sq", r"\upcoming__answer.distance",
-             r"\upcoming__answer.draw", "upcoming__done"]
-_UPCOMING_INSIDE = ["mover_black", r"\word.taken", r"\word.by_mover", r"\word.depth",
-                    "candidate_valid", "candidate_kind", r"\candidate_tag.from_sq",
-                    r"\candidate_tag.to_sq", r"\candidate_tag.distance", "in_flight"]
-_PATH_CHECK = ["verdict_valid", "reachable"]
-
-# The scanner's internals change with its pipeline, so its group is built from
-# what the VCD has: each entry is a *role* and the names that play it, in the
-# order they are shown. Every role must be found at least once.
-_WORD_FIELDS = ("piece", "from_sq", "to_sq", "barrier")
-_SCANNER_ROLES = [
-    ("state", ["fsm_state"]),
-    ("scan address", ["fetch_addr", "scan_addr", "hand_addr", "word_present", "hand_valid"]),
-    ("word in hand", [f"\\{word}.{field}"
-                      for word in ("hand.white_move", "hand.black_move", "hand_white_move",
-                                   "hand_black_move", "read_word")
-                      for field in _WORD_FIELDS]
-                     + ["take_newer", "take_older", "chain_apply"]),
-    ("plies", [r"\result.plies_scanned"]),
-    ("count", ["equal_position", r"\result.count", "count_limit"]),
-    ("stop", ["stop", "stop_reason"]),
-]
-
-# A slot of a paired pool (`chain3_from`) or an entry of an unpaired one
-# (`start3_sq`); an unpaired pool holds as many chains as start entries.
-_SLOT_FIELD = re.compile(r"(?:chain(\d+)_(?:kind|from|to)|start(\d+)_(?:kind|sq))$")
+# Where the simulator puts the design in the VCD's scopes.
+_DESIGN_SCOPE = ("bench", "top")
 
 
-def _slot_index(match):
-    return int(match.group(1) if match.group(1) is not None else match.group(2))
+def _title(name):
+    return name.replace("_", " ").capitalize()
 
 
-def _scope_key(scope):
-    # White's pool before Black's, as the golden model lists the chains.
-    return (0 if "white" in scope[-1] else 1 if "black" in scope[-1] else 2, scope)
+def _vcd_name(signal_name, field):
+    """The VCD variable Amaranth's simulator writes for a field of a signal:
+    ``name``, or ``\\name.a[2]`` for the field ``("a", 2)``."""
+    if not field:
+        return signal_name
+    return "\\" + signal_name + "".join(f"[{item}]" if isinstance(item, int) else f".{item}"
+                                         for item in field)
+
+
+def _find(names, signal_name, field):
+    """The one VCD variable of ``names`` (a scope's ``{name: gtkw_name}``)
+    that is this field of a signal named ``signal_name``, allowing the
+    ``$n`` that resolves a clash of names in one scope; ``None`` if there is
+    none or more than one."""
+    wanted = _vcd_name(signal_name, field)
+    if wanted in names:
+        return names[wanted]
+    prefix = ("\\" if field else "") + signal_name
+    tail = wanted[len(prefix):]
+    clash = re.compile(re.escape(prefix) + r"\$\d+" + re.escape(tail) + "$")
+    found = [gtkw_name for name, gtkw_name in names.items() if clash.match(name)]
+    return found[0] if len(found) == 1 else None
 
 
 def gtkw_layout(available, dut):
     """Choose the traces from the VCD's signals ``available``.
 
+    The groups are the members of the detector's observation view
+    (:attr:`axon.hdl.detector.AxonDetector.observe`), in its order: a port
+    or a part is a group, a part's part a subgroup (``white.pool_2``), and
+    every signal in the view is shown, a layout field by field. Each signal
+    is found in the VCD by its scope (the view's path of parts, under the
+    simulated design's ``bench.top``) and its own name.
+
     Returns ``(groups, missing)``: ``groups`` is ``[(name, closed, entries)]``
-    where an entry is a GTKW name, or ``("bits", name, width)`` for a vector
-    to show bit by bit; ``missing`` names what the layout wanted but the VCD
+    where an entry is a trace ``(gtkw_name, meaning)`` (a
+    :class:`~axon.hdl.observe.Meaning` or ``None``) or a subgroup
+    ``(name, entries)``; ``missing`` names what the view shows but the VCD
     does not have.
     """
     by_scope = {}
-    for gtkw_name, (scope, name, size, _) in available.items():
-        by_scope.setdefault(scope, {})[name] = (gtkw_name, size)
-    top = ("bench", "top")
-    missing = []
-
-    def pick(scope, names, required=True):
-        found = [by_scope.get(scope, {})[name][0] for name in names
-                 if name in by_scope.get(scope, {})]
-        if required:
-            missing.extend(".".join([*scope, name]) for name in names
-                           if name not in by_scope.get(scope, {}))
-        return found
-
-    query = pick(top, _QUERY)
-    scanner_scope = (*top, "scanner")
-    scanner = []
-    for role, names in _SCANNER_ROLES:
-        found = pick(scanner_scope, names, required=False)
-        if not found:
-            missing.append(f"{'.'.join(scanner_scope)}: no signal for the {role}")
-        scanner += found
-
-    chain_list = []
-    slots = 0
-    pool_scopes = sorted((scope for scope in by_scope
-                          if scope[:3] == (*top, "chain_list")
-                          and any(_SLOT_FIELD.match(name) for name in by_scope[scope])),
-                         key=_scope_key)
-    for scope in pool_scopes:
-        names = by_scope[scope]
-        indices = sorted({_slot_index(match) for match in map(_SLOT_FIELD.match, names)
-                          if match})
-        slots += len(indices)
-        entries = []
-        paired = any(name.startswith("chain") for name in names if _SLOT_FIELD.match(name))
-        for valid in (["chain_valid"] if paired else ["start_valid", "end_valid"]):
-            if valid in names:
-                entries.append(("bits", *names[valid]))
+    for gtkw_name, (scope, name, _, _) in available.items():
+        by_scope.setdefault(scope, {})[name] = gtkw_name
+    groups, missing = [], []
+    for scope, path, value, meanings in dut.observe.signals():
+        signal_name = Value.cast(value).name
+        names = by_scope.get((*_DESIGN_SCOPE, *scope), {})
+        if not groups or groups[-1][0] != _title(scope[0] if scope else path[0]):
+            groups.append((_title(scope[0] if scope else path[0]), False, []))
+        entries = groups[-1][2]
+        if len(scope) > 1:
+            subgroup = ".".join(scope[1:])
+            if not entries or not isinstance(entries[-1][1], list) or \
+                    entries[-1][0] != subgroup:
+                entries.append((subgroup, []))
+            entries = entries[-1][1]
+        for field, _ in fields(value):
+            gtkw_name = _find(names, signal_name, field)
+            if gtkw_name is None:
+                missing.append(".".join((*_DESIGN_SCOPE, *scope, _vcd_name(signal_name, field))))
             else:
-                missing.append(".".join([*scope, valid]))
-        for index in indices:
-            if paired:
-                entries += pick(scope, [f"chain{index}_kind", f"chain{index}_from",
-                                        f"chain{index}_to"])
-            else:
-                entries += pick(scope, [f"start{index}_sq", f"end{index}_sq"])
-                entries += pick(scope, [f"start{index}_kind", f"end{index}_kind"],
-                                required=False)
-        entries += pick(scope, ["from_hits", "to_hits", "start_hits", "end_hits",
-                                "open_chains", "empty", "overflow"], required=False)
-        chain_list.append((scope[-1], entries))
-    if slots != dut.config.chains:
-        missing.append(f"chain list: {slots} slots in the VCD, the detector has {dut.config.chains}")
-
-    groups = [("Query", False, query), ("Scanner", False, scanner)]
-    groups.append(("Chain list", False, chain_list))
-    if dut.config.upcoming:
-        upcoming_scope = (*top, "upcoming_check")
-        groups.append(("Upcoming", False,
-                       pick(top, _UPCOMING) + pick(upcoming_scope, _UPCOMING_INSIDE) +
-                       pick((*upcoming_scope, "path_check"), _PATH_CHECK)))
-    groups.append(("Host write port", True, pick(top, _HOST)))
+                entries.append((gtkw_name, meanings.get(field)))
     return groups, missing
 
 
@@ -231,13 +195,14 @@ def write_gtkw(vcd_path, gtkw_path, dut, zoom=None):
         filters = write_filters(os.path.splitext(gtkw_path)[0])
 
         def trace(entry):
-            if isinstance(entry, tuple) and entry[0] == "bits":
+            name, meaning = entry
+            if meaning is Meaning.FLAGS:
                 # One bit per slot, shown as a binary number: GTKWave 3.3
                 # rejects the group that an expanded vector's bits close.
-                save.trace(entry[1], datafmt="bin")
+                save.trace(name, datafmt="bin")
             else:
-                save.trace(entry, datafmt="dec",
-                           translate_filter_file=filters.get(_value_kind(entry)))
+                save.trace(name, datafmt="dec",
+                           translate_filter_file=filters.get(meaning))
 
         save.comment("Generated by axon.sim.backends.waves for the Axon repetition detector")
         save.dumpfile(os.path.abspath(vcd_path))
@@ -256,7 +221,7 @@ def write_gtkw(vcd_path, gtkw_path, dut, zoom=None):
         for group, closed, entries in groups:
             with save.group(group, closed=closed):
                 for entry in entries:
-                    if isinstance(entry, tuple) and entry[0] != "bits":
+                    if isinstance(entry[1], list):
                         subgroup, subentries = entry
                         with save.group(subgroup):
                             for subentry in subentries:
@@ -305,39 +270,26 @@ def _square_names():
     return {square: "abcdefgh"[square % 8] + str(square // 8 + 1) for square in range(64)}
 
 
-# What a value of each kind of signal means, for GTKWave's translate filters:
-# squares as c4, pieces as N or n (Table 1 codes), piece types as N.
+# GTKWave's translate filters, by what a value means: squares as c4, pieces
+# as N or n (Table 1 codes), piece types as N.
 _FILTERS = {
-    "squares": _square_names(),
-    "pieces": {code: letter for code, letter in PIECE_LETTERS.items()},
-    "kinds": {code: letter for code, letter in PIECE_LETTERS.items() if code < 8},
+    Meaning.SQUARE: _square_names(),
+    Meaning.PIECE: {code: letter for code, letter in PIECE_LETTERS.items()},
+    Meaning.KIND: {code: letter for code, letter in PIECE_LETTERS.items() if code < 8},
 }
-
-
-def _value_kind(name):
-    """Which translate filter a trace takes, from its name, or ``None``."""
-    leaf = name.rsplit(".", 1)[-1].split("[")[0]
-    if leaf in ("from_sq", "to_sq") or re.fullmatch(r"(chain\d+_(from|to)|(start|end)\d+_sq)",
-                                                    leaf):
-        return "squares"
-    if leaf == "piece":
-        return "pieces"
-    if re.fullmatch(r"(chain|start|end)\d+_kind", leaf):
-        return "kinds"
-    return None
 
 
 def write_filters(stem):
     """Write the translate filter files beside a save file (``STEM.squares.txt``
-    and so on); return ``{kind: absolute path}``. Values are in decimal, as the
-    save file shows them."""
+    and so on); return ``{meaning: absolute path}``. Values are in decimal, as
+    the save file shows them."""
     paths = {}
-    for kind, names in _FILTERS.items():
-        path = os.path.abspath(f"{stem}.{kind}.txt")
+    for meaning, names in _FILTERS.items():
+        path = os.path.abspath(f"{stem}.{meaning.value}.txt")
         with open(path, "w") as file:
             for value, text in sorted(names.items()):
                 file.write(f"{value} {text}\n")
-        paths[kind] = path
+        paths[meaning] = path
     return paths
 
 
