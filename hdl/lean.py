@@ -154,8 +154,9 @@ class LeanScanner(QueryScanner):
         pipe = self.observe
 
         # The word a query reads first is `top`, on the starting clock itself.
-        m.d.comb += self.reads.addr.eq(Mux(self.query.busy, pipe.fetch_addr[:len(self.reads.addr)],
-                                          self.query.top))
+        m.d.comb += self.reads.addr.eq(Mux(self.query.busy,
+                                           pipe.fetch_addr[:len(self.reads.addr)],
+                                           self.query.top))
 
         read_black = Signal()
         m.d.comb += [
@@ -214,8 +215,8 @@ class LeanScanner(QueryScanner):
                         pipe.read_valid.eq(1),
                         pipe.read_present.eq(1),
                         pipe.read_inside.eq(self.query.top > self.query.root),
-                        *start_query(self.query, result, pipe.count_limit, pipe.root, pipe.count_reached,
-                                     pipe.count_reached_next),
+                        *start_query(self.query, result, pipe.count_limit, pipe.root,
+                                     pipe.count_reached, pipe.count_reached_next),
                         pipe.scanned_odd.eq(0),
                         pipe.scanned_nonzero.eq(0),
                     ]

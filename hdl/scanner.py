@@ -321,7 +321,7 @@ class Scanner(QueryScanner):
             # that `stop` (which ends in `done`) is two LUT levels deep.
             pipe.decide_newer_blocked.eq(~pipe.hand.newer_present | pipe.hand.newer_barrier),
             pipe.decide_older_blocked.eq(~pipe.hand.single_step &
-                                    (~pipe.hand.older_present | pipe.hand.older_barrier)),
+                                         (~pipe.hand.older_present | pipe.hand.older_barrier)),
             pipe.decide_older_checked.eq(~pipe.hand.single_step & ~pipe.hand.same_side),
         ]
         # Sorted back into newer and older here, not before the registers:
@@ -366,7 +366,8 @@ class Scanner(QueryScanner):
         ]
         # Why it stopped: the first reason in the order of the module docstring.
         stop_reason_in_order(m, stop_reason, limit_reached,
-                             [(pipe.decide_newer_present, pipe.decide_newer_barrier, decide_newer_overflow),
+                             [(pipe.decide_newer_present, pipe.decide_newer_barrier,
+                               decide_newer_overflow),
                               (pipe.decide_older_present, pipe.decide_older_barrier, None)])
 
         # The side to move is the other side than the word at `top`, the
@@ -411,8 +412,8 @@ class Scanner(QueryScanner):
                         pipe.read_addr.eq(self.query.top),
                         pipe.read_newer_odd.eq(self.query.top[0]),
                         pipe.read_present.eq(Cat(1, self.query.top >= 1)),
-                        *start_query(self.query, result, pipe.count_limit, pipe.root, pipe.count_reached,
-                                     pipe.count_reached_next),
+                        *start_query(self.query, result, pipe.count_limit, pipe.root,
+                                     pipe.count_reached, pipe.count_reached_next),
                         pipe.scanned_odd.eq(0),
                         pipe.booking_ready.eq(0),
                     ]
@@ -461,7 +462,8 @@ class Scanner(QueryScanner):
                                                         result.plies_scanned))),
                         pipe.scanned_odd.eq(pipe.scanned_odd ^ take_newer ^ take_older),
                         pipe.booking_ready.eq(Mux(take_older, ~pipe.scanned_odd,
-                                             Mux(take_newer, pipe.scanned_odd, pipe.booking_ready))),
+                                                  Mux(take_newer, pipe.scanned_odd,
+                                                      pipe.booking_ready))),
                     ]
                     with m.If(stop):
                         finish_query(m, result, stop_reason, self.query.done)

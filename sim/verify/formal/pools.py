@@ -141,7 +141,8 @@ def unpaired_bookkeeping(slots, kinds=False):
                 Assert(pool.empty == (pool.observe.start_valid == 0)),
             ]
             with m.If(tracking):
-                m.d.comb += Assert(popcount(pool.observe.start_valid) == popcount(pool.observe.end_valid))
+                m.d.comb += Assert(popcount(pool.observe.start_valid) ==
+                                   popcount(pool.observe.end_valid))
             # A move frees at most one start (a start and an end together) or
             # takes at most one, never both.
             freed = starts_before & ~pool.observe.start_valid

@@ -119,15 +119,16 @@ def capacity_spill(kind_slots=(1, 1), spill=1):
                     m.d.comb += Assert(Cat(kind[j] == each for each in SPILL_PROOF_KINDS).any())
             moved = [there[j] & ~member(now[j], kind[j], top, kind, there) for j in range(most)]
             left  = [there[j] & ~member(top[j], kind[j], now, kind, there) for j in range(most)]
-            spill_pool = side.spill
+            spill_pool = side.spill.observe
             for (pool_kind, slots), (_, pool) in zip(layout, side.pools):
+                pool = pool.observe
                 pieces = popcount(Cat(there[j] & (kind[j] == pool_kind) for j in range(most)))
                 for entries, valid, spilled_squares, spilled_kinds, spilled_valid, chosen, \
                         reference in (
-                        (pool.observe.start_squares, pool.observe.start_valid, spill_pool.observe.start_squares,
-                         spill_pool.observe.start_kinds, spill_pool.observe.start_valid, moved, now),
-                        (pool.observe.end_squares, pool.observe.end_valid, spill_pool.observe.end_squares,
-                         spill_pool.observe.end_kinds, spill_pool.observe.end_valid, left, top)):
+                        (pool.start_squares, pool.start_valid, spill_pool.start_squares,
+                         spill_pool.start_kinds, spill_pool.start_valid, moved, now),
+                        (pool.end_squares, pool.end_valid, spill_pool.end_squares,
+                         spill_pool.end_kinds, spill_pool.end_valid, left, top)):
                     # This kind's entries in both pools, as one list.
                     squares = [entries[i] for i in range(slots)] + \
                               [spilled_squares[i] for i in range(spill)]
@@ -147,8 +148,8 @@ def capacity_spill(kind_slots=(1, 1), spill=1):
                             m.d.comb += Assert(member(square, C(pool_kind, 3), reference,
                                                       kind, chosen))
             # The spill pool holds only the proof's kinds.
-            for valid, kinds_ in ((spill_pool.observe.start_valid, spill_pool.observe.start_kinds),
-                                  (spill_pool.observe.end_valid, spill_pool.observe.end_kinds)):
+            for valid, kinds_ in ((spill_pool.start_valid, spill_pool.start_kinds),
+                                  (spill_pool.end_valid, spill_pool.end_kinds)):
                 for i in range(spill):
                     with m.If(valid[i]):
                         m.d.comb += Assert(Cat(kinds_[i] == each
