@@ -18,7 +18,7 @@ from amaranth.lib import enum as hdl_enum
 from amaranth.lib.crc import Algorithm, catalog
 
 from ..hdl.params import Rules
-from ..hdl.result import QueryResult, fields_of
+from ..hdl.result import QueryResult
 from ..sim.model.golden import Result
 
 
@@ -252,9 +252,9 @@ def parse_query(payload, upcoming=True):
     if len(payload) != QUERY_ANSWER_BYTES:
         raise ValueError(f"query answer has {len(payload)} bytes, expected "
                          f"{QUERY_ANSWER_BYTES}")
-    fields = fields_of(QueryResult, int.from_bytes(payload, "little"))
-    result = Result.from_fields(fields, fields["upcoming"] if upcoming else None)
-    return result, fields["cycles"]
+    record = QueryResult.from_bits(int.from_bytes(payload, "little"))
+    result = Result.from_fields(record, record.upcoming if upcoming else None)
+    return result, record.cycles
 
 
 def parse_error(payload):
