@@ -34,7 +34,7 @@ from amaranth.hdl import Signal, Value, ValueCastable
 from amaranth.lib import data, wiring
 
 
-__all__ = ["Meaning", "Observation", "MOVE_WORD_MEANINGS", "registers"]
+__all__ = ["Meaning", "Observation", "MOVE_WORD_MEANINGS", "registers", "fields"]
 
 
 class Meaning(enum.Enum):
@@ -73,15 +73,17 @@ def _is_interface(member):
     return isinstance(getattr(member, "signature", None), wiring.Signature)
 
 
-def _check_member(name, member):
-    if isinstance(member, Observation) or _is_interface(member):
-        return member
-    values = member if isinstance(member, tuple) else (member,)
-    for value in values:
-        if not isinstance(value, (Value, ValueCastable)):
-            raise TypeError(f"Observed member {name!r} must be a signal, a tuple of signals, "
-                            f"an interface or an Observation, not {value!r}")
-    return member
+def _entries(name, member):
+    """``[(path, value)]`` of a member that is not a group: its signals."""
+    if _is_interface(member):
+        return [((name, *path), value) for path, _, value in member.signature.flatten(member)]
+    if isinstance(member, tuple):
+        return [((name, index), value) for index, value in enumerate(member)]
+    return [((name,), member)]
+
+
+def _is_signal(value):
+    return isinstance(value, (Value, ValueCastable)) and isinstance(Value.cast(value), Signal)
 
 
 class Observation(Mapping):
@@ -101,7 +103,14 @@ class Observation(Mapping):
     """
 
     def __init__(self, members, *, meanings=None):
-        members = {name: _check_member(name, member) for name, member in dict(members).items()}
+        members = dict(members)
+        for name, member in members.items():
+            if isinstance(member, Observation):
+                continue
+            for path, value in _entries(name, member):
+                if not _is_signal(value):
+                    raise TypeError(f"Observed member {'.'.join(map(str, path))} must be a "
+                                    f"signal (or a data view of one), not {value!r}")
         meanings = dict(meanings or {})
         unknown = set(meanings) - set(members)
         if unknown:
@@ -110,6 +119,8 @@ class Observation(Mapping):
         object.__setattr__(self, "_meanings", meanings)
 
     def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
         try:
             return self._members[name]
         except KeyError:
@@ -131,12 +142,10 @@ class Observation(Mapping):
     def __repr__(self):
         return f"Observation({', '.join(self._members)})"
 
-    def meaning(self, name, field=None):
-        """The :class:`Meaning` of member ``name`` (of its ``field``, the last
-        name of a field's path, for a member with a layout), or ``None``."""
+    def _meaning(self, name, field):
         meaning = self._meanings.get(name)
         if isinstance(meaning, dict):
-            return meaning.get(field)
+            return meaning.get(field[-1]) if field else None
         return meaning
 
     def signals(self):
@@ -147,30 +156,17 @@ class Observation(Mapping):
         ``scope`` is the path of parts' groups (the hierarchy below the
         component), ``path`` the names from there to the signal (an interface
         member's path, or a register file's entry index), and ``meanings``
-        ``{field path: Meaning}`` of the signal's fields, ``()`` naming the
-        signal as a whole (see :func:`fields`)."""
+        ``{field path: Meaning}`` for those of the signal's fields that have
+        one, ``()`` naming the signal as a whole (see :func:`fields`)."""
         for name, member in self._members.items():
             if isinstance(member, Observation):
-                for scope, path, signal, meanings in member.signals():
-                    yield (name, *scope), path, signal, meanings
+                for scope, path, value, meanings in member.signals():
+                    yield (name, *scope), path, value, meanings
                 continue
-            if _is_interface(member):
-                entries = [((name, *path), value)
-                           for path, _, value in member.signature.flatten(member)]
-            elif isinstance(member, tuple):
-                entries = [((name, index), value) for index, value in enumerate(member)]
-            else:
-                entries = [((name,), member)]
-            for path, value in entries:
-                if not isinstance(Value.cast(value), Signal):
-                    raise TypeError(f"Observed member {'.'.join(map(str, path))} is not a "
-                                    f"signal: {value!r}")
-                meanings = {field: self.meaning(name, field[-1] if field else None)
-                            for field, _ in fields(value)}
-                if name in self._meanings and not isinstance(self._meanings[name], dict):
-                    meanings = {field: self._meanings[name] for field in meanings}
+            for path, value in _entries(name, member):
+                meanings = {field: self._meaning(name, field) for field, _ in fields(value)}
                 yield (), path, value, {field: meaning for field, meaning in meanings.items()
-                                         if meaning is not None}
+                                        if meaning is not None}
 
 
 def fields(value):

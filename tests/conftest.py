@@ -45,6 +45,7 @@ CAPABILITIES = {
     "test_link_parts.py":   "host link, part by part",
     "test_linksoak.py":     "host link soak",
     "test_netlist.py":      "synthesised netlist",
+    "test_observe.py":      "observation view of the gateware",
     "test_pathcheck.py":    "upcoming repetition (gateware)",
     "test_peers.py":        "benchmark peers",
     "test_pgn_input.py":    "PGN input",

@@ -152,25 +152,23 @@ def gtkw_layout(available, dut):
     by_scope = {}
     for gtkw_name, (scope, name, _, _) in available.items():
         by_scope.setdefault(scope, {})[name] = gtkw_name
-    groups, missing = [], []
+    # {group: {subgroup or "": entries}}, in the view's order.
+    layout, missing = {}, []
     for scope, path, value, meanings in dut.observe.signals():
-        signal_name = Value.cast(value).name
+        group = layout.setdefault(scope[0] if scope else path[0], {})
+        entries = group.setdefault(".".join(scope[1:]), [])
         names = by_scope.get((*_DESIGN_SCOPE, *scope), {})
-        if not groups or groups[-1][0] != _title(scope[0] if scope else path[0]):
-            groups.append((_title(scope[0] if scope else path[0]), False, []))
-        entries = groups[-1][2]
-        if len(scope) > 1:
-            subgroup = ".".join(scope[1:])
-            if not entries or not isinstance(entries[-1][1], list) or \
-                    entries[-1][0] != subgroup:
-                entries.append((subgroup, []))
-            entries = entries[-1][1]
+        signal_name = Value.cast(value).name
         for field, _ in fields(value):
             gtkw_name = _find(names, signal_name, field)
             if gtkw_name is None:
                 missing.append(".".join((*_DESIGN_SCOPE, *scope, _vcd_name(signal_name, field))))
             else:
                 entries.append((gtkw_name, meanings.get(field)))
+    groups = [(_title(name), False,
+               [entry for subgroup, entries in group.items()
+                for entry in ([(subgroup, entries)] if subgroup else entries)])
+              for name, group in layout.items()]
     return groups, missing
 
 
