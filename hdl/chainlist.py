@@ -468,7 +468,6 @@ class UnpairedPool(CheckedComponent, wiring.Component):
         if self._kinds:
             files["start_kinds"] = tuple(Signal(3, name=f"start{i}_kind") for i in range(slots))
             files["end_kinds"]   = tuple(Signal(3, name=f"end{i}_kind") for i in range(slots))
-        # `moves_nothing` starts as the all-zero move word in hand after reset.
         self.observe = Observation({
             **_pool_inputs(self),
             **registers({"start_valid": slots, "end_valid": slots}),

@@ -86,8 +86,8 @@ class AxonDetector(CheckedComponent, wiring.Component):
             "memory":   In(MoveMemorySignature(depth)),
             "upcoming": In(UpcomingSignature(depth)),
         })
-        # The parts are made here, so that the detector's view is theirs; by
-        # the names they take in the design.
+        # The parts are made here rather than in `elaborate`, so that the
+        # detector's view can show theirs; keyed by their names in the design.
         pair = config.pair_scan
         self._parts = {
             "move_list":  (MoveList if pair else LeanMoveList)(depth),
