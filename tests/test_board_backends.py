@@ -28,8 +28,9 @@ from axon.sim.verify.soak import make_batch, random_image, random_occupancy, ran
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
                                reason="the CXXRTL board is compiled with g++, not on PATH")
 
-# Small boards keep a query at the pins to milliseconds: the shipped pair
-# scan with the upcoming block, and the 1K boards' lean scan.
+# In Amaranth's simulator, small boards keep a game's load and a query at the
+# pins to a fraction of a second: the shipped pair scan with the upcoming
+# block, and the 1K boards' lean scan.
 CONFIGS = {"shipped": SHIPPED.replace(depth=32, chains=4), "lean": LEAN.replace(depth=32)}
 QUERIES = 6
 
@@ -88,21 +89,22 @@ def test_pysim_board_answers_like_the_golden_model(name):
 
 @needs_gxx
 @pytest.mark.quick
-@pytest.mark.parametrize("name", CONFIGS)
-def test_cxxrtl_board_answers_like_the_golden_model(name):
-    config = CONFIGS[name]
+@pytest.mark.parametrize("config", [SHIPPED, LEAN], ids=["shipped", "lean"])
+def test_cxxrtl_board_answers_like_the_golden_model(config):
+    # The boards as built, which the link soak compiles too: one cache.
     with CxxrtlBoard(config) as board:
         assert disagreements(board, config) == 0
-    with MislabelledCxxrtlBoard(config) as board:
-        assert disagreements(board, config, first=True) > 0
+    if config == LEAN:
+        with MislabelledCxxrtlBoard(config) as board:
+            assert disagreements(board, config, first=True) > 0
 
 
 @needs_gxx
 def test_cxxrtl_board_is_a_port_url():
     # `axon query --port cxxrtl://...` opens this; a request the board
     # refuses, and a resync, leave it answering.
-    with open_transport("cxxrtl://icestick?depth=32") as transport:
-        assert isinstance(transport, CxxrtlBoard) and transport.config == LEAN.replace(depth=32)
+    with open_transport("cxxrtl://icestick") as transport:
+        assert isinstance(transport, CxxrtlBoard) and transport.config == LEAN
         board = Board(transport)
         board.load([0] * 8)
         transport.write(b"\xa5\x05")        # half a frame: the line goes idle after it
