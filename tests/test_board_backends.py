@@ -111,3 +111,18 @@ def test_cxxrtl_board_is_a_port_url():
         transport.resync()
         assert board.read_moves(0, 8) == [0] * 8
         assert board.identify().chains == 4
+
+
+@needs_gxx
+def test_query_command_over_cxxrtl_prints_what_sim_prints(capsys):
+    import os
+    import axon.sim
+    from axon.sim.cli.main import main
+    pgn = os.path.join(os.path.dirname(axon.sim.__file__), "data", "paper_figure5.pgn")
+    outputs = []
+    for port in ("sim://icestick", "cxxrtl://icestick"):
+        assert main(["query", "--port", port, "--jsonl", "-q", pgn]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) > 10
+    assert main(["query", "--port", "cxxrtl://?chain=3", pgn]) == 2
+    assert "unknown cxxrtl:// option 'chain'" in capsys.readouterr().err

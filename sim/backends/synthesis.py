@@ -7,9 +7,6 @@ script and the overrides passed here (:func:`prepare`), so that the netlist
 the soak simulates is the one the bitstream is made of.
 """
 
-import contextlib
-import os
-
 from amaranth.hdl import Elaboratable, Module
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 
@@ -27,25 +24,11 @@ __all__ = ["SYNTH_SCRIPT_AFTER_READ", "prepare", "synthesis_script"]
 SYNTH_SCRIPT_AFTER_READ = "setparam -set COLLISION_X_MASK 1 t:$memrd_v2"
 
 
-@contextlib.contextmanager
-def _environment(variables):
-    saved = {key: os.environ.get(key) for key in variables}
-    os.environ.update(variables)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-
-
 def prepare(platform, top, env, nextpnr_opts, name):
     """``platform.prepare(top, ...)`` with the tools of ``env``
     (:func:`~axon.sim.backends.toolchain.find_tools`) and the project's
     overrides: the one place that passes them to Amaranth."""
-    with _environment({"AMARANTH_USE_YOSYS": "builtin", **env}):
+    with toolchain.environment({"AMARANTH_USE_YOSYS": "builtin", **env}):
         return platform.prepare(top, name=name, nextpnr_opts=nextpnr_opts,
                                 script_after_read=SYNTH_SCRIPT_AFTER_READ)
 
