@@ -18,7 +18,7 @@ import serial
 import time
 from urllib.parse import urlsplit, parse_qs
 
-from ..hdl.result import QueryResult, fields_of
+from ..hdl.result import QueryResult
 from ..sim.backends.board_cxxrtl import CxxrtlBoard
 from ..sim.backends.board_pysim import PysimBoard
 from ..sim.backends.session import Answer, Session
@@ -147,9 +147,9 @@ def parse_query(payload, upcoming=True):
     if len(payload) != QUERY_ANSWER_BYTES:
         raise ValueError(f"query answer has {len(payload)} bytes, expected "
                          f"{QUERY_ANSWER_BYTES}")
-    fields = fields_of(QueryResult, int.from_bytes(payload, "little"))
-    result = Result.from_fields(fields, fields["upcoming"] if upcoming else None)
-    return result, fields["cycles"]
+    record = QueryResult.from_bits(int.from_bytes(payload, "little"))
+    result = Result.from_fields(record, record.upcoming if upcoming else None)
+    return result, record.cycles
 
 
 class Board(Session):

@@ -8,8 +8,8 @@ named ports (:class:`QuerySignature`, :class:`MoveMemorySignature`,
 stores (:class:`MoveWord`, :func:`pack_word`, :func:`unpack_word`); the answer
 it gives (the ``result`` port's :class:`ResultLayout` with its :class:`Stop`,
 the ``upcoming`` port's :class:`UpcomingLayout`, both in the fixed widths of
-the host link's :class:`QueryResult`, and :func:`fields_of` to read any of
-them from bits); and its clock counts (:meth:`DetectorConfig.latency`, from
+the host link's :class:`QueryResult`, each read back from bits by its
+layout's ``from_bits``); and its clock counts (:meth:`DetectorConfig.latency`, from
 :data:`LATENCY_OVERHEAD`, or :data:`LEAN_LATENCY_OVERHEAD` with
 ``Scan.SINGLE``; :data:`UPCOMING_CLOCKS`). See ``docs/embedding.md``.
 """
@@ -18,12 +18,12 @@ from .detector import AxonDetector
 from .params import (CORE, LATENCY_OVERHEAD, LEAN, LEAN_LATENCY_OVERHEAD, SHIPPED,
                      DetectorConfig, Pools, Rules, Scan, Stop)
 from .ports import MoveMemorySignature, QuerySignature, UpcomingSignature
-from .result import QueryResult, ResultLayout, UpcomingLayout, fields_of
+from .result import QueryResult, ResultLayout, UpcomingLayout
 from .upcoming import UPCOMING_CLOCKS
 from .word import MoveWord, pack_word, unpack_word
 
 
 __all__ = ["AxonDetector", "DetectorConfig", "Rules", "Pools", "Scan", "SHIPPED", "CORE", "LEAN",
            "QuerySignature", "MoveMemorySignature", "UpcomingSignature", "MoveWord", "pack_word", "unpack_word", "QueryResult", "ResultLayout",
-           "UpcomingLayout", "Stop", "fields_of", "LATENCY_OVERHEAD", "UPCOMING_CLOCKS",
+           "UpcomingLayout", "Stop", "LATENCY_OVERHEAD", "UPCOMING_CLOCKS",
            "LEAN_LATENCY_OVERHEAD"]

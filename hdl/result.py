@@ -1,12 +1,14 @@
 """The answer of a query: the layouts of the detector's answer ports and of
-the host link's query record, and one way to read any of them back."""
+the host link's query record. Software reads any of them back with the
+layout's own ``from_bits``, which gives a :class:`amaranth.lib.data.Const`
+with a field per name."""
 
 from amaranth.lib import data
 
 from .params import Stop
 
 
-__all__ = ["ResultLayout", "UpcomingLayout", "UpcomingRecord", "QueryResult", "fields_of"]
+__all__ = ["ResultLayout", "UpcomingLayout", "UpcomingRecord", "QueryResult"]
 
 
 class ResultLayout(data.StructLayout):
@@ -54,7 +56,7 @@ class QueryResult(data.Struct):
     """A query's whole answer in the fixed widths of the host link: the
     QUERY answer's 13 bytes, little-endian (``docs/protocol.md``). The link
     packs it from the detector's ports; the host reads it with
-    :func:`fields_of`, as the simulators read the ports themselves."""
+    ``QueryResult.from_bits``, as the simulators read the ports themselves."""
     repetition:     1
     overflow:       1
     stop:           Stop
@@ -65,19 +67,3 @@ class QueryResult(data.Struct):
     plies_scanned:  16
     cycles:         16
     upcoming:       UpcomingRecord
-
-
-def fields_of(layout, bits):
-    """``{name: int}`` (nested for a nested layout) of the integer ``bits``
-    laid out as ``layout``, which is any :mod:`amaranth.lib.data` layout or
-    struct class."""
-    fields = {}
-    for name, field in data.Layout.cast(layout):
-        value = bits >> field.offset & ((1 << field.width) - 1)
-        try:
-            inner = data.Layout.cast(field.shape)
-        except TypeError:
-            fields[name] = value
-        else:
-            fields[name] = fields_of(inner, value)
-    return fields

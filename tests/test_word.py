@@ -1,7 +1,8 @@
 # amaranth: UnusedElaboratable=no
 import pytest
+from hypothesis import given, strategies as st
 
-from axon.hdl.word import WORD_BITS, pack_word, unpack_word, word_str
+from axon.hdl.word import WORD_BITS, MoveWord, pack_word, unpack_word, word_str
 
 
 # Every test here is quick: all of it is in the edit loop's tier.
@@ -16,6 +17,17 @@ def test_round_trip_every_field():
     word = pack_word(0o32, 0o63, 0b1010, barrier=True)
     assert unpack_word(word) == (0o32, 0o63, 0b1010, True)
     assert word == 0o32 | 0o63 << 6 | 0b1010 << 12 | 1 << 16
+
+
+@given(st.integers(0, 63), st.integers(0, 63), st.integers(0, 15), st.booleans())
+def test_pack_and_unpack_agree_with_the_layout(from_sq, to_sq, piece, barrier):
+    # The integer helpers are the fast path of the golden model; the layout's
+    # own const/from_bits are the reference they must equal.
+    fields = {"from_sq": from_sq, "to_sq": to_sq, "piece": piece, "barrier": int(barrier)}
+    word = pack_word(from_sq, to_sq, piece, barrier)
+    assert word == MoveWord.const(fields).as_bits()
+    view = MoveWord.from_bits(word)
+    assert unpack_word(word) == (view.from_sq, view.to_sq, view.piece, bool(view.barrier))
 
 
 def test_word_str_uses_paper_notation():

@@ -42,7 +42,7 @@ from amaranth.back import cxxrtl, rtlil
 from amaranth.hdl import Shape
 
 from ...hdl.detector import AxonDetector
-from ...hdl.result import ResultLayout, UpcomingLayout, fields_of
+from ...hdl.result import ResultLayout, UpcomingLayout
 from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import WORD_BITS
 from ...hdl.params import COUNT_LIMIT_MAX, SHIPPED, DetectorConfig
@@ -323,9 +323,11 @@ class CxxrtlSession(CxxrtlModel, Session):
         self.config = DetectorConfig.checked(config)
         depth = config.depth
         super().__init__(build_dir, log=log)
-        if ResultLayout(depth).size > 64:
+        self._result_layout = ResultLayout(depth)
+        self._upcoming_layout = UpcomingLayout(depth)
+        if self._result_layout.size > 64:
             raise ValueError(f"the CXXRTL harness reads a result of at most 64 bits; depth "
-                             f"{depth} makes it {ResultLayout(depth).size}")
+                             f"{depth} makes it {self._result_layout.size}")
 
     def _make_dut(self):
         return AxonDetector(self.config)
@@ -440,5 +442,5 @@ class CxxrtlSession(CxxrtlModel, Session):
         """The ``result`` port's bits (and the ``upcoming`` port's, when the
         query asked) as a golden :class:`~axon.sim.model.golden.Result`."""
         upcoming = (None if raw_upcoming is None else
-                    fields_of(UpcomingLayout(self.depth), raw_upcoming))
-        return Result.from_fields(fields_of(ResultLayout(self.depth), raw), upcoming)
+                    self._upcoming_layout.from_bits(raw_upcoming))
+        return Result.from_fields(self._result_layout.from_bits(raw), upcoming)

@@ -14,7 +14,6 @@ from ...hdl.detector import AxonDetector
 from ...hdl.params import LATENCY_OVERHEAD, REFETCH_CLOCKS, SHIPPED, DetectorConfig
 from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import unpack_word
-from ...hdl.result import fields_of
 from ..model.golden import Result
 from .session import Answer, Session
 from .waves import trace_signals, write_gtkw
@@ -65,10 +64,9 @@ class DetectorTimeout(RuntimeError):
 
 
 def _read_result(ctx, port, upcoming_port=None):
-    upcoming = None
-    if upcoming_port is not None:
-        upcoming = fields_of(upcoming_port.shape(), ctx.get(upcoming_port.as_value()))
-    return Result.from_fields(fields_of(port.shape(), ctx.get(port.as_value())), upcoming)
+    # A port of a data layout reads back as a data.Const of it.
+    upcoming = None if upcoming_port is None else ctx.get(upcoming_port)
+    return Result.from_fields(ctx.get(port), upcoming)
 
 
 def split_query(query):

@@ -70,23 +70,25 @@ class Result:
 
     @classmethod
     def from_fields(cls, fields, upcoming=None):
-        """The answer that the gateware's fields say (:func:`axon.hdl.result.fields_of`
-        of the ``result`` port or of the link's record; ``upcoming``, those of
-        the upcoming answer, or ``None`` where the query asked for none). The
-        one place where hardware fields become a :class:`Result`: the Python
-        simulator, CXXRTL and the host link all read their answers here."""
-        repetition = bool(fields["repetition"])
+        """The answer that the gateware's fields say: ``fields`` is the
+        ``result`` port or the link's record read back as a
+        :class:`amaranth.lib.data.Const` (the layout's ``from_bits``);
+        ``upcoming``, the upcoming answer's, or ``None`` where the query asked
+        for none. The one place where hardware fields become a
+        :class:`Result`: the Python simulator, CXXRTL and the host link all
+        read their answers here."""
+        repetition = bool(fields.repetition)
         found = {}
-        if upcoming is not None and upcoming["found"]:
-            found = dict(upcoming=True, upcoming_move=(upcoming["from_sq"], upcoming["to_sq"]),
-                         upcoming_distance=upcoming["distance"],
-                         upcoming_draw=bool(upcoming["draw"]))
+        if upcoming is not None and upcoming.found:
+            found = dict(upcoming=True, upcoming_move=(upcoming.from_sq, upcoming.to_sq),
+                         upcoming_distance=upcoming.distance,
+                         upcoming_draw=bool(upcoming.draw))
         return cls(repetition=repetition,
                    # The gateware shows distance 0 when nothing was found.
-                   distance=fields["distance"] if repetition else None,
-                   count=fields["count"], overflow=bool(fields["overflow"]),
-                   plies_scanned=fields["plies_scanned"], stop=Stop(fields["stop"]),
-                   draw=bool(fields["draw"]), **found)
+                   distance=fields.distance if repetition else None,
+                   count=fields.count, overflow=bool(fields.overflow),
+                   plies_scanned=fields.plies_scanned, stop=Stop(fields.stop),
+                   draw=bool(fields.draw), **found)
 
 
 @dataclass(frozen=True)
