@@ -63,12 +63,14 @@ class CxxrtlBoard(CxxrtlModel, Transport):
     config, divisor, timeout_bits :
         As for :class:`~axon.boards.top.AxonBoard`.
     build_dir, log :
-        Cache directory and progress lines, see
-        :class:`~axon.sim.backends.cxxrtl.CxxrtlModel`.
+        Cache directory and progress lines, see :class:`~axon.sim.backends.cxxrtl.CxxrtlModel`.
 
-    Members are those of :class:`~axon.sim.backends.cxxrtl.CxxrtlModel`, and
-    ``hung``: the last segment sent as a transport was still drawing bytes
-    after :data:`SEGMENT_LIMIT` clocks.
+    Members
+    -------
+    hung : bool
+        The last segment sent as a transport was still drawing bytes after
+        ``SEGMENT_LIMIT`` clocks. The others are
+        :class:`~axon.sim.backends.cxxrtl.CxxrtlModel`'s.
     """
 
     DESIGN_NAME     = "axon_board"
