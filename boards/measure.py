@@ -25,8 +25,9 @@ from amaranth_boards.icebreaker import ICEBreakerPlatform
 
 from ..hdl.detector import AxonDetector
 from ..hdl.params import SHIPPED
+from ..sim.backends.synthesis import prepare
 from .build import (NAME, BuildError, _count_flip_flops, _fit_message, _log, _over_capacity,
-                    _prepare, find_tools)
+                    find_tools)
 from .platforms import BOARDS, get_board
 from .top import PlatformTop
 from .uart import divisor_for
@@ -148,8 +149,8 @@ def measure(target, *, seeds=5, config=None, build_root="build/bench", log=None)
     platform, top = _top_for(target, config)
     build_dir = os.path.join(build_root, target)
     os.makedirs(build_dir, exist_ok=True)
-    plan = _prepare(platform, top, env,
-                    ["--report", "report-1.json", "--seed", "1", "--timing-allow-fail"])
+    plan = prepare(platform, top, env,
+                   ["--report", "report-1.json", "--seed", "1", "--timing-allow-fail"], NAME)
     plan.extract(build_dir)
     run_env = {**os.environ, "AMARANTH_USE_YOSYS": "builtin", **env}
     if log:

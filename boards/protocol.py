@@ -1,7 +1,11 @@
-"""Host side of the link protocol: frame encoding, decoding and payload formats.
+"""The link protocol's definitions, and frame encoding and decoding.
 
-The gateware half is :mod:`axon.boards.link`; ``docs/protocol.md`` is
-the description for people. Every frame, in both directions, is::
+What the link's gateware (:mod:`axon.boards.link`) and the host share: the
+frame format, the commands, the error codes, the CRC, the payload layouts,
+and the host's requests and payload readers. It is part of the board
+gateware and so imports nothing above it; the host reads a query's answer
+into the golden model's terms in :mod:`axon.boards.host`; ``docs/protocol.md``
+is the description for people. Every frame, in both directions, is::
 
     0xA5  LEN  CMD  payload[LEN]  CRC
 
@@ -19,7 +23,6 @@ from amaranth.lib.crc import Algorithm, catalog
 
 from ..hdl.params import Rules
 from ..hdl.result import QueryResult
-from ..sim.model.golden import Result
 
 
 __all__ = [
@@ -29,7 +32,7 @@ __all__ = [
     "CRC8", "crc8", "encode_frame", "holds_known_frame", "FrameDecoder", "Frame", "Identity",
     "IdentityRecord", "IDENTITY_BYTES",
     "identify_request", "write_request", "read_request", "query_request", "reset_request",
-    "parse_identity", "parse_words", "parse_query", "parse_error",
+    "parse_identity", "parse_words", "parse_error",
 ]
 
 START            = 0xA5
@@ -243,18 +246,6 @@ def parse_words(payload):
         raise ValueError(f"read answer of {len(payload)} bytes is not a whole number of words")
     return [int.from_bytes(payload[i:i + WORD_BYTES], "little")
             for i in range(0, len(payload), WORD_BYTES)]
-
-
-def parse_query(payload, upcoming=True):
-    """``(Result, cycles)`` from a query answer, a :class:`~axon.hdl.result.QueryResult`;
-    without ``upcoming`` (a query that gave no occupancy) the upcoming fields
-    are left out."""
-    if len(payload) != QUERY_ANSWER_BYTES:
-        raise ValueError(f"query answer has {len(payload)} bytes, expected "
-                         f"{QUERY_ANSWER_BYTES}")
-    record = QueryResult.from_bits(int.from_bytes(payload, "little"))
-    result = Result.from_fields(record, record.upcoming if upcoming else None)
-    return result, record.cycles
 
 
 def parse_error(payload):

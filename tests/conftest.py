@@ -27,6 +27,7 @@ def pytest_addoption(parser):
 # What each test module pays for: `pytest --budget N` reports the run's time
 # by these names, so that a growing run shows which capability grew.
 CAPABILITIES = {
+    "test_board_backends.py": "the board simulated at its pins",
     "test_boards.py":       "board builds and fit",
     "test_capacity.py":     "pool layouts and capacity",
     "test_cli.py":          "command line",

@@ -13,7 +13,6 @@ non-interactive shell (CI) would otherwise ignore it.
 import json
 import re
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -22,6 +21,7 @@ import time
 
 import pytest
 
+from axon.sim.backends.toolchain import ToolMissing, find_sby
 from axon.sim.cli.main import EXIT_INTERRUPTED
 
 
@@ -103,8 +103,10 @@ def test_build_leaves_no_half_built_directory(tmp_path):
 
 
 def test_prove_stops():
-    if shutil.which("yowasp-sby", path=os.path.dirname(sys.executable)) is None:
-        pytest.skip("yowasp-sby is not installed")
+    try:
+        find_sby()
+    except ToolMissing as missing:
+        pytest.skip(str(missing))
     status, _, stderr, seconds = interrupt(["prove"], ready="prove: ")
     assert_interrupted(status, stderr, seconds, "prove")
 

@@ -16,7 +16,7 @@ from hypothesis import assume, given, settings, strategies as st
 
 import axon.sim
 from axon.boards import protocol
-from axon.boards.host import Board, LinkError, SimTransport, open_transport
+from axon.boards.host import Board, LinkError, open_transport, parse_query
 from axon.boards.link import crc8_update
 from axon.sim.verify.linksoak import NOISE_KINDS, noise
 from axon.boards.protocol import (Command, ErrorCode, ERROR_RESPONSE, RESPONSE_FLAG,
@@ -26,6 +26,7 @@ from axon.sim.model.generate import game_corpus
 from axon.sim.model.encode import encode_moves
 from axon.sim.model.golden import perpetual
 from axon.sim.model.history import window_segments
+from axon.sim.backends.board_pysim import PysimBoard
 from axon.sim.backends.pysim import expected_cycles
 from axon.hdl.params import SHIPPED, DetectorConfig, Rules
 
@@ -229,8 +230,8 @@ class FuzzBench:
     """A small board and the host's view of its move list."""
 
     def __init__(self):
-        self.transport = SimTransport(config=DetectorConfig(depth=FUZZ_DEPTH, chains=FUZZ_CHAINS, rules="exact"),
-                                      timeout_bits=32)
+        self.transport = PysimBoard(DetectorConfig(depth=FUZZ_DEPTH, chains=FUZZ_CHAINS,
+                                                    rules="exact"), timeout_bits=32)
         self.board = Board(self.transport)
 
     def exchange(self, data):
@@ -338,7 +339,7 @@ def _check_valid(bench, memory, request, answers):
         assert protocol.parse_words(answer.payload) == memory[address:address + count]
     elif kind == "query":
         top, limit = args
-        result, cycles = protocol.parse_query(answer.payload)
+        result, cycles = parse_query(answer.payload)
         # The request carries occupancy 0: an empty board, every path clear.
         expected = perpetual(memory, top, config=DetectorConfig(chains=FUZZ_CHAINS),
                              count_limit=limit, occupancy=0)

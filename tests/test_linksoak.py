@@ -9,7 +9,8 @@ import shutil
 import pytest
 
 from axon.boards import protocol
-from axon.sim.verify.linksoak import NOISE_KINDS, CxxrtlBoard, noise, run_link_soak
+from axon.sim.backends.board_cxxrtl import CxxrtlBoard
+from axon.sim.verify.linksoak import NOISE_KINDS, noise, run_link_soak
 from axon.boards.protocol import holds_known_frame
 from axon.boards.top import AxonBoard
 from axon.sim.cli import soak as soak_module

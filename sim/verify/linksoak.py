@@ -1,14 +1,12 @@
 """A long soak of the whole board at its UART pins, with line noise in between.
 
 The board design (:class:`~axon.boards.top.AxonBoard`: UART, framed link,
-detector) is compiled with CXXRTL like the detector alone in
-:mod:`axon.sim.backends.cxxrtl`, with a testbench (``cxxrtl_uart_harness.cc``, beside
-this file) that plays the host's UART: it serialises bytes onto ``uart_rx``
-and samples ``uart_tx`` mid-bit. The host's traffic is a list of *segments*;
-after each, the line stays idle until the board has been silent for longer
-than it ever takes to answer, so every byte the board sends belongs to one
-segment. A segment may also carry a fault: the design's reset (the top's
-``rst``) pulsed on a chosen clock of it.
+detector) runs compiled with CXXRTL at its UART pins
+(:class:`~axon.sim.backends.board_cxxrtl.CxxrtlBoard`), one process for the
+whole soak: the host's traffic is a list of *segments*, after each of which
+the line stays idle until the board has fallen silent, so every byte the
+board sends belongs to one segment. A segment may also carry a fault: the
+design's reset (the top's ``rst``) pulsed on a chosen clock of it.
 
 :func:`run_link_soak` loads games and random words with write frames, asks
 queries, reads words back, sends requests the board must refuse, and between
@@ -24,102 +22,25 @@ no noise and no reset ever wrote it.
 
 import random
 import time
-from array import array
 from dataclasses import dataclass, field
 
 from ...hdl.params import SHIPPED
-from ..backends.cxxrtl import CxxrtlError, CxxrtlModel
+from ..backends.board_cxxrtl import CxxrtlBoard
 from ..model.encode import encode_moves
 from ..model.generate import game_corpus
 from ..model.golden import perpetual
 from ..backends.pysim import expected_cycles
 from .soak import random_occupancy, random_root
 from ...boards import protocol
+from ...boards.host import parse_query
 from ...boards.protocol import (Command, ErrorCode, ERROR_RESPONSE, MAX_WORDS, RESPONSE_FLAG,
-                       FrameDecoder, holds_known_frame)
-from ...boards.top import AxonBoard
+                                FrameDecoder, holds_known_frame)
 
 
-__all__ = ["CxxrtlBoard", "LinkSoakReport", "run_link_soak", "NOISE_KINDS", "noise"]
+__all__ = ["LinkSoakReport", "run_link_soak", "NOISE_KINDS", "noise"]
 
-# Clocks per UART bit in the soak: the smallest the UART takes, so that a
-# segment costs few clocks; the link is the same at any divisor.
-SOAK_DIVISOR = 4
-SOAK_TIMEOUT_BITS = 64
-# A segment still sending after this many clocks is a hang.
-SEGMENT_LIMIT = 1_000_000
-# Marks a segment with a reset clock, as the harness reads it.
-RESET_FLAG = 1 << 31
 # Clocks a byte takes on the line: start bit, 8 data bits, stop bit.
 BYTE_BITS = 10
-
-
-class CxxrtlBoard(CxxrtlModel):
-    """:class:`~axon.boards.top.AxonBoard` compiled with CXXRTL, at its UART pins.
-
-    Parameters
-    ----------
-    config, divisor, timeout_bits :
-        As for :class:`~axon.boards.top.AxonBoard`.
-    build_dir :
-        Cache directory, see :class:`~axon.sim.backends.cxxrtl.CxxrtlModel`.
-    """
-
-    DESIGN_NAME     = "axon_board"
-    HARNESS         = "cxxrtl_uart_harness.cc"
-    HARNESS_PACKAGE = __package__
-    HARNESS_PORTS   = ("clk", "rst", "uart_rx", "uart_tx")
-
-    def __init__(self, config=SHIPPED, *, divisor=SOAK_DIVISOR, timeout_bits=SOAK_TIMEOUT_BITS,
-                 build_dir=None):
-        self.config = config
-        self.divisor, self.timeout_bits = divisor, timeout_bits
-        super().__init__(build_dir)
-
-    def _make_dut(self):
-        return AxonBoard(self.config, divisor=self.divisor, timeout_bits=self.timeout_bits)
-
-    @property
-    def quiet_clocks(self):
-        """Silence that ends a segment: longer than the board ever takes to
-        start answering (the inter-byte timeout, then the longest write or
-        read, or a full scan)."""
-        return (self.divisor * self.timeout_bits + 8 * MAX_WORDS + self.config.depth +
-                4 * self.divisor)
-
-    def _defines(self):
-        return [f"#define AXON_DIVISOR {self.divisor}u",
-                f"#define AXON_QUIET_CLOCKS {self.quiet_clocks}u",
-                f"#define AXON_SEGMENT_LIMIT {SEGMENT_LIMIT}u"]
-
-    def exchange(self, segments):
-        """Send each segment in turn from power-up; return, per segment,
-        ``(hung, answer bytes)``.
-
-        A segment is ``bytes``, or ``(bytes, reset_clock)`` to hold the
-        design's reset high on that clock of the segment (counted from its
-        first clock, while the bytes are being sent or after).
-        """
-        payload = array("I")
-        for segment in segments:
-            if isinstance(segment, tuple):
-                segment, reset_clock = segment
-                payload.extend((RESET_FLAG | len(segment), reset_clock))
-            else:
-                payload.append(len(segment))
-            payload.extend(segment)
-        words = array("I")
-        words.frombytes(self._run_binary(payload.tobytes()))
-        answers, at = [], 0
-        while at < len(words):
-            status, count = words[at], words[at + 1]
-            answers.append((status == 1, bytes(words[at + 2:at + 2 + count].tolist())))
-            at += 2 + count
-        if len(answers) != len(segments):
-            raise CxxrtlError(f"the board model answered {len(answers)} segments of "
-                              f"{len(segments)}")
-        return answers
-
 
 NOISE_KINDS = ("flip", "truncate", "garbage", "long", "garbage+bad-crc")
 
@@ -231,7 +152,7 @@ def _plan(rng, queries, config, golden, divisor):
         cycles = expected_cycles(memory, top, expected, config)
         add(protocol.query_request(top, limit, occupancy, root),
             _Expect(Command.QUERY, lambda payload, want=(expected, cycles):
-                    protocol.parse_query(payload) == want,
+                    parse_query(payload) == want,
                     f"query top={top} root={root} limit={limit} occupancy={occupancy:#018x}"))
         counts["queries"] += 1
 
@@ -342,7 +263,8 @@ def run_link_soak(queries=10_000, *, seed=0, config=SHIPPED, golden=perpetual, l
     """Soak the board at its UART pins; return a :class:`LinkSoakReport`.
 
     ``golden`` computes the expected answers (a test passes a wrong one to
-    see the soak fail); ``model`` is a :class:`CxxrtlBoard` of the same
+    see the soak fail); ``model`` is a
+    :class:`~axon.sim.backends.board_cxxrtl.CxxrtlBoard` of the same
     configuration to reuse. ``config`` is the board's detector
     (:class:`~axon.hdl.params.DetectorConfig`; the 1K boards':
     :data:`~axon.hdl.params.LEAN`).

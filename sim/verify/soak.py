@@ -48,14 +48,13 @@ from ...hdl.word import WORD_BITS, pack_word, word_str
 from ..model import golden
 from ..model.encode import encode_moves
 from ..model.generate import game_corpus
-from ...boards.build import BuildError, synthesis_script
 from ..backends.cxxrtl import CxxrtlError, CxxrtlSession
 from ..backends.netlist import NetlistSession
 from ..backends.pysim import expected_cycles
 
 
 __all__ = ["IMAGE_KINDS", "random_image", "random_root", "make_batch", "check_batch", "soak",
-           "Mismatch", "SoakReport", "netlist_session"]
+           "Mismatch", "SoakReport"]
 
 # Queries per batch: large enough that starting the C++ process (a few ms) and
 # sending a pool task are lost in the noise, small enough to spread 100,000
@@ -245,24 +244,9 @@ class BatchReport:
     seconds: Counter = field(default_factory=Counter)
 
 
-# Board whose build script synthesises the netlist. Every iCE40 board of the
-# project renders the same script; the iCEBreaker is the default board.
-NETLIST_BOARD = "icebreaker"
-
-
-def netlist_session(config=SHIPPED, *, build_dir=None, log=None, netlist_edit=None):
-    """The detector synthesised as the board build does it, as a CXXRTL session."""
-    try:
-        script = synthesis_script(NETLIST_BOARD, name=NetlistSession.DESIGN_NAME)
-    except BuildError as error:
-        raise CxxrtlError(str(error)) from None
-    return NetlistSession(script, config, build_dir=build_dir, log=log,
-                          netlist_edit=netlist_edit)
-
-
 def _session(config, build_dir, netlist=False, netlist_edit=None, log=None):
     if netlist:
-        return netlist_session(config, build_dir=build_dir, log=log, netlist_edit=netlist_edit)
+        return NetlistSession(config, build_dir=build_dir, log=log, netlist_edit=netlist_edit)
     return CxxrtlSession(config, build_dir=build_dir, log=log)
 
 

@@ -1,5 +1,5 @@
 // Testbench for the CXXRTL model of AxonBoard, driven at its UART pins; see
-// axon/boards/linksoak.py.
+// axon/sim/backends/board_cxxrtl.py.
 //
 // axon.sim.backends.cxxrtl writes a prelude before this file that includes the
 // generated design and defines
@@ -22,7 +22,9 @@
 // stdout: per segment, STATUS M r0 .. r(M-1): the M bytes the board sent on
 //   uart_tx during the segment, sampled mid-bit as a UART would. STATUS 0:
 //   the board fell silent; 1: it was still sending after AXON_SEGMENT_LIMIT
-//   clocks (a hang, as far as the host can tell).
+//   clocks (a hang, as far as the host can tell). Each segment's answer is
+//   flushed before the next segment is read, so that a host may send one
+//   segment at a time and wait for its answer.
 // Bad input ends the run with exit status 2 and a message on stderr.
 
 #include <cstdint>
@@ -85,7 +87,7 @@ struct Receiver {
 Receiver host_rx;
 
 // One clock: the rising edge, then the falling one (see the detector
-// harness, sim/cxxrtl_harness.cc, for why in this order), then the host's
+// harness, cxxrtl_harness.cc, for why in this order), then the host's
 // receiver samples the line.
 void tick() {
 	dut.AXON_PORT_RST.set<bool>(segment_clock++ == reset_clock);
@@ -153,6 +155,7 @@ int main() {
 		uint32_t header[2] = {status, uint32_t(host_rx.bytes.size())};
 		std::fwrite(header, sizeof header[0], 2, stdout);
 		std::fwrite(host_rx.bytes.data(), sizeof(uint32_t), host_rx.bytes.size(), stdout);
+		std::fflush(stdout);
 		host_rx.bytes.clear();
 	}
 	return 0;
