@@ -320,9 +320,6 @@ class HostLink(wiring.Component):
         One clock: a request was executed, or answered with an error.
     repetition : Signal(1), out
         The last query found an equal position.
-    listening : Signal(1), out
-        Incoming bytes are parsed; at other times (executing a request,
-        answering) they are dropped. For the formal proof of the parser.
     """
 
     def __init__(self, detector, *, timeout):
@@ -350,7 +347,6 @@ class HostLink(wiring.Component):
             "good_frame": Out(1),
             "bad_frame":  Out(1),
             "repetition": Out(1),
-            "listening":  Out(1),
         })
 
     def elaborate(self, platform):
@@ -470,7 +466,7 @@ class HostLink(wiring.Component):
 
         with m.FSM():
             with m.State("IDLE"):
-                m.d.comb += [receiver.listen.eq(1), self.listening.eq(1)]
+                m.d.comb += receiver.listen.eq(1)
                 with m.If(receiver.frame_done):
                     m.d.sync += [command.eq(receiver.command), length.eq(receiver.length),
                                  args.eq(receiver.args), error.eq(receiver.error),
