@@ -111,6 +111,35 @@ def test_prove_stops():
     assert_interrupted(status, stderr, seconds, "prove")
 
 
+# An interrupt that strikes inside a constructor leaves a half-made object
+# whose destructor fails as it is collected (Amaranth's unused-elaboratable
+# check does, reading an attribute never set). Made to happen on purpose: the
+# command's work is replaced by one that holds such an object when Ctrl-C
+# comes.
+_HALF_MADE = """
+import sys
+from axon.sim.cli import main as cli
+
+class HalfMade:
+    def __del__(self):
+        raise AttributeError("an attribute its constructor never set")
+
+def interrupted_inside_a_constructor(options):
+    held = HalfMade()
+    raise KeyboardInterrupt
+
+cli._run = interrupted_inside_a_constructor
+sys.exit(cli.main(["scan", "any.pgn"]))
+"""
+
+
+@pytest.mark.quick
+def test_a_half_made_object_prints_no_traceback():
+    process = subprocess.run([sys.executable, "-c", _HALF_MADE], capture_output=True, text=True)
+    assert process.returncode == EXIT_INTERRUPTED
+    assert process.stderr == "axon scan: interrupted\n"
+
+
 @pytest.mark.quick
 @pytest.mark.parametrize("command", ["scan", "verify"])
 def test_scan_and_verify_stop(command, tmp_path):

@@ -249,6 +249,10 @@ def _run(options):
         return 2
 
 
+def _ignore_unraisable(unraisable):
+    pass
+
+
 def main(argv=None):
     """Run the command line; return the exit status."""
     parser = build_parser()
@@ -271,6 +275,11 @@ def main(argv=None):
         # A second Ctrl-C during the interpreter's clean-up must not print a
         # traceback either.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        # The interrupt may have struck inside a constructor: the half-made
+        # object then fails in its destructor as it is collected (Amaranth's
+        # unused-elaboratable check reads an attribute never set), which
+        # Python reports with a traceback. Nothing it could say matters now.
+        sys.unraisablehook = _ignore_unraisable
         print(f"axon {options.command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
