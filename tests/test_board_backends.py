@@ -14,7 +14,7 @@ import shutil
 import pytest
 
 from axon.boards.host import Board, open_transport
-from axon.boards.top import AxonBoard
+from axon.hdl.board.top import AxonBoard
 from axon.hdl.params import COUNT_LIMIT_MAX, LEAN, SHIPPED, Scan
 from axon.sim.backends.board_cxxrtl import CxxrtlBoard
 from axon.sim.backends.board_pysim import PysimBoard

@@ -21,8 +21,8 @@ from axon.hdl.params import LEAN, DetectorConfig
 from axon.sim.cli import board as commands
 from axon.boards.build import BuildError, find_tools, _fit_message
 from axon.boards.platforms import BOARDS, get_board
-from axon.boards.top import AxonBoard
-from axon.boards.uart import divisor_for
+from axon.hdl.board.top import AxonBoard
+from axon.hdl.board.uart import divisor_for
 
 from .test_program import bitstream as icepack_bitstream
 

@@ -22,7 +22,7 @@ from axon.hdl.movelist import MoveList
 from axon.hdl.pathcheck import PathCheck
 from axon.hdl.scanner import Scanner
 from axon.hdl.upcoming import Upcoming
-from axon.boards.top import AxonBoard
+from axon.hdl.board.top import AxonBoard
 from axon.hdl.params import (LATENCY_OVERHEAD, LEAN, LEAN_LATENCY_OVERHEAD, REFETCH_CLOCKS,
                              SHIPPED, DetectorConfig, Pools, Rules, Scan)
 

@@ -1,5 +1,5 @@
-"""The packages import one way: gateware ← board gateware ← model ← backends
-← boards ← tools ← CLI.
+"""The packages import one way: gateware ← model ← backends ← boards ← tools
+← CLI.
 
 Each module's imports (those inside functions included) are read from its
 source with :mod:`ast` and checked against the layer of every project module
@@ -22,14 +22,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 FOLDERS = {"hdl": "axon.hdl", "sim": "axon.sim", "boards": "axon.boards"}
 
 # Lowest first. A package is in the layer of the longest prefix listed here.
-# The board tops are gateware that lives in boards/ (with the wire format they
-# and the host share), below the backends so that those can simulate the
-# board at its pins.
-BOARD_GATEWARE = ["axon.boards.top", "axon.boards.link", "axon.boards.uart",
-                  "axon.boards.protocol"]
+# Each top folder is a layer, and sim/ is split into its own from the bottom
+# up: the model, then the backends, and above the boards its tools and CLI.
 LAYERS = [
     ("gateware", ["axon.hdl"]),
-    ("board gateware", BOARD_GATEWARE),
     ("model",    ["axon.sim.model", "axon.sim"]),
     ("backends", ["axon.sim.backends"]),
     ("boards",   ["axon.boards"]),
@@ -108,7 +104,7 @@ def violations(module, source=None):
         if imported_rank > rank:
             found.append(f"{where}:{line}: {module} ({name}) imports {imported} "
                          f"({imported_name}), a layer above it")
-        elif name == "model" and imported_name in ("gateware", "board gateware") and \
+        elif name == "model" and imported_name == "gateware" and \
                 imported not in MODEL_MAY_USE_FROM_GATEWARE:
             found.append(f"{where}:{line}: the model imports the circuit {imported}; it may "
                          f"only use {', '.join(sorted(MODEL_MAY_USE_FROM_GATEWARE))}")
@@ -137,34 +133,47 @@ def test_nothing_imports_the_command_line():
     ("axon.sim.model.golden", "def f():\n    from ..cli.main import main\n"),
     ("axon.hdl.detector", "from ..sim.model import golden\n"),
     ("axon.boards.host", "import axon.sim.verify.soak\n"),
-    # The board gateware sits below the model, the backends and the host.
-    ("axon.boards.protocol", "from ..sim.model.golden import Result\n"),
-    ("axon.boards.top", "def f():\n    from ..sim.backends.board_pysim import PysimBoard\n"),
-    ("axon.boards.link", "from .host import parse_query\n"),
-    ("axon.hdl.detector", "from ..boards.uart import UARTReceiver\n"),
+    # The board's gateware sits below the model, the backends and the host.
+    ("axon.hdl.board.protocol", "from ...sim.model.golden import Result\n"),
+    ("axon.hdl.board.top", "def f():\n    from ...sim.backends.board_pysim import PysimBoard\n"),
+    ("axon.hdl.board.link", "from ...boards.host import parse_query\n"),
     # The model may use the gateware's definitions, not its circuits.
     ("axon.sim.model.encode", "from ...hdl.detector import AxonDetector\n"),
-    ("axon.sim.model.encode", "from ...boards.uart import UARTReceiver\n"),
+    ("axon.sim.model.encode", "from ...hdl.board.uart import UARTReceiver\n"),
 ])
 def test_the_rule_can_fail(module, source):
     assert len(violations(module, source)) == 1
     allowed = {"sim": "from ...hdl.word import MoveWord\n", "hdl": "from .word import MoveWord\n",
                "boards": "from ..hdl.word import MoveWord\n"}[module.split(".")[1]]
+    if module.startswith("axon.hdl.board."):
+        allowed = "from ..word import MoveWord\n"
     assert violations(module, allowed) == []
 
 
-def test_the_board_tops_are_below_the_backends():
-    """What the backends simulate at its pins is theirs to import; the
-    host's client and the build are above them."""
-    assert layer_of("axon.boards.top")[1] == layer_of("axon.boards.protocol")[1] == \
-        "board gateware"
+def test_every_folder_is_one_layer():
+    """A top folder's modules share its layer (sim/ is cut into its own
+    sub-layers), so the folders show the order with no exception."""
+    for module in MODULES:
+        folder = module.split(".")[1]
+        expected = {"hdl": {"gateware"}, "boards": {"boards"},
+                    "sim": {"model", "backends", "tools", "cli"}}[folder]
+        assert layer_of(module)[1] in expected, module
+    assert layer_of("axon.hdl.board.top")[1] == layer_of("axon.hdl.board.protocol")[1] == \
+        "gateware"
     assert layer_of("axon.boards.host")[1] == layer_of("axon.boards.build")[1] == "boards"
     assert violations("axon.sim.backends.board_pysim",
-                      "from ...boards.top import AxonBoard\n") == []
+                      "from ...hdl.board.top import AxonBoard\n") == []
     assert len(violations("axon.sim.backends.board_pysim",
                           "from ...boards.host import Board\n")) == 1
-    for module in BOARD_GATEWARE:
-        assert module in MODULES, module
+
+
+def test_every_circuit_is_under_hdl():
+    """``boards/`` is the host's side of a board: no Elaboratable lives there,
+    and ``sim/`` keeps only its benches, proof harnesses and measurement tops."""
+    for module, path in MODULES.items():
+        if module.startswith("axon.boards"):
+            source = path.read_text()
+            assert "def elaborate(" not in source, module
 
 
 def marks_quick(source):

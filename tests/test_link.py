@@ -15,11 +15,11 @@ from amaranth.sim import Simulator
 from hypothesis import assume, given, settings, strategies as st
 
 import axon.sim
-from axon.boards import protocol
+from axon.hdl.board import protocol
 from axon.boards.host import Board, LinkError, open_transport, parse_query
-from axon.boards.link import crc8_update
+from axon.hdl.board.link import crc8_update
 from axon.sim.verify.linksoak import NOISE_KINDS, noise
-from axon.boards.protocol import (Command, ErrorCode, ERROR_RESPONSE, RESPONSE_FLAG,
+from axon.hdl.board.protocol import (Command, ErrorCode, ERROR_RESPONSE, RESPONSE_FLAG,
                                   FrameDecoder, crc8, encode_frame, holds_known_frame)
 from axon.sim.model.games import load_games
 from axon.sim.model.generate import game_corpus

@@ -21,8 +21,8 @@ from amaranth.sim import Simulator
 from hypothesis import given, settings, strategies as st
 
 from axon.boards.host import parse_query
-from axon.boards.link import FrameReceiver, FrameSender, HostLink
-from axon.boards.protocol import (ERROR_RESPONSE, MAX_WORDS, PROTOCOL_VERSION,
+from axon.hdl.board.link import FrameReceiver, FrameSender, HostLink
+from axon.hdl.board.protocol import (ERROR_RESPONSE, MAX_WORDS, PROTOCOL_VERSION,
                                   QUERY_REQUEST_BYTES, RESPONSE_FLAG, RULES_CODES, START,
                                   WORD_BYTES, Command, ErrorCode, FrameDecoder, crc8,
                                   encode_frame, identify_request, query_request,

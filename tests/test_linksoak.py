@@ -8,11 +8,11 @@ import shutil
 
 import pytest
 
-from axon.boards import protocol
+from axon.hdl.board import protocol
 from axon.sim.backends.board_cxxrtl import CxxrtlBoard
 from axon.sim.verify.linksoak import NOISE_KINDS, noise, run_link_soak
-from axon.boards.protocol import holds_known_frame
-from axon.boards.top import AxonBoard
+from axon.hdl.board.protocol import holds_known_frame
+from axon.hdl.board.top import AxonBoard
 from axon.sim.cli import soak as soak_module
 from axon.sim.model.golden import perpetual
 from axon.hdl.params import LEAN, Scan

@@ -55,8 +55,8 @@ def test_the_netlist_is_synthesised_by_the_board_build_script():
     from amaranth.hdl import Module
     from axon.boards.build import NAME, find_tools
     from axon.boards.platforms import BOARDS, get_board
-    from axon.boards.top import PlatformTop
-    from axon.boards.uart import divisor_for
+    from axon.hdl.board.top import PlatformTop
+    from axon.hdl.board.uart import divisor_for
     from axon.sim.backends.synthesis import prepare, synthesis_script
     spec = get_board("icebreaker")
     top = PlatformTop(spec, divisor=divisor_for(spec.clk_freq, spec.baud))

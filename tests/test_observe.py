@@ -6,7 +6,7 @@ from amaranth.hdl import Const, Signal, Value
 from amaranth.lib import data
 from amaranth.sim import Simulator
 
-from axon.boards.link import FrameReceiver
+from axon.hdl.board.link import FrameReceiver
 from axon.hdl.detector import AxonDetector
 from axon.hdl.observe import MOVE_WORD_MEANINGS, Meaning, Observation, fields, registers
 from axon.hdl.params import LEAN, DetectorConfig

@@ -7,7 +7,7 @@ import pytest
 from amaranth.hdl import *
 from amaranth.sim import Simulator
 
-from axon.boards.uart import UARTReceiver, UARTTransmitter, divisor_for
+from axon.hdl.board.uart import UARTReceiver, UARTTransmitter, divisor_for
 
 
 @pytest.mark.quick

@@ -1,6 +1,6 @@
 """The board design compiled with CXXRTL, spoken to at its UART pins.
 
-The board design (:class:`~axon.boards.top.AxonBoard`: UART, framed link,
+The board design (:class:`~axon.hdl.board.top.AxonBoard`: UART, framed link,
 detector) is compiled like the detector alone in
 :mod:`axon.sim.backends.cxxrtl`, with a testbench
 (``cxxrtl_uart_harness.cc``, beside this file) that plays the host's UART: it
@@ -23,8 +23,8 @@ import time
 from array import array
 
 from ...hdl.params import SHIPPED
-from ...boards.protocol import MAX_WORDS
-from ...boards.top import AxonBoard
+from ...hdl.board.protocol import MAX_WORDS
+from ...hdl.board.top import AxonBoard
 from .cxxrtl import CxxrtlError, CxxrtlModel
 from .transport import Transport
 
@@ -56,12 +56,12 @@ def _segment_words(segment):
 
 
 class CxxrtlBoard(CxxrtlModel, Transport):
-    """:class:`~axon.boards.top.AxonBoard` compiled with CXXRTL, at its UART pins.
+    """:class:`~axon.hdl.board.top.AxonBoard` compiled with CXXRTL, at its UART pins.
 
     Parameters
     ----------
     config, divisor, timeout_bits :
-        As for :class:`~axon.boards.top.AxonBoard`.
+        As for :class:`~axon.hdl.board.top.AxonBoard`.
     build_dir, log :
         Cache directory and progress lines, see :class:`~axon.sim.backends.cxxrtl.CxxrtlModel`.
 

@@ -3,7 +3,7 @@
 :class:`PysimBoard` is a :class:`~axon.sim.backends.transport.Transport`:
 the host's link client (:class:`axon.boards.host.Board`) talks to it as to a
 board on a serial port, and every byte goes through the board's UART, link
-and detector (:class:`~axon.boards.top.AxonBoard`) clock by clock. It is what
+and detector (:class:`~axon.hdl.board.top.AxonBoard`) clock by clock. It is what
 ``axon query --port sim://`` runs.
 """
 
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from amaranth.sim import Simulator
 
 from ...hdl.params import SHIPPED
-from ...boards.protocol import MAX_WORDS
-from ...boards.top import AxonBoard
+from ...hdl.board.protocol import MAX_WORDS
+from ...hdl.board.top import AxonBoard
 from .transport import Transport
 
 

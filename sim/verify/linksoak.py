@@ -1,6 +1,6 @@
 """A long soak of the whole board at its UART pins, with line noise in between.
 
-The board design (:class:`~axon.boards.top.AxonBoard`: UART, framed link,
+The board design (:class:`~axon.hdl.board.top.AxonBoard`: UART, framed link,
 detector) runs compiled with CXXRTL at its UART pins
 (:class:`~axon.sim.backends.board_cxxrtl.CxxrtlBoard`), one process for the
 whole soak: the host's traffic is a list of *segments*, after each of which
@@ -31,9 +31,9 @@ from ..model.generate import game_corpus
 from ..model.golden import perpetual
 from ..backends.pysim import expected_cycles
 from .soak import random_occupancy, random_root
-from ...boards import protocol
+from ...hdl.board import protocol
 from ...boards.host import parse_query
-from ...boards.protocol import (Command, ErrorCode, ERROR_RESPONSE, MAX_WORDS, RESPONSE_FLAG,
+from ...hdl.board.protocol import (Command, ErrorCode, ERROR_RESPONSE, MAX_WORDS, RESPONSE_FLAG,
                                 FrameDecoder, holds_known_frame)
 
 

@@ -2,8 +2,8 @@
 
 from amaranth.hdl import *
 
-from ....boards.link import FrameReceiver
-from ....boards.protocol import CRC8, START
+from ....hdl.board.link import FrameReceiver
+from ....hdl.board.protocol import CRC8, START
 from .harness import free, Harness
 
 

@@ -19,8 +19,8 @@ from amaranth.hdl import *
 from amaranth.lib import io, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..hdl.detector import AxonDetector
-from ..hdl.params import SHIPPED, CheckedComponent
+from ..detector import AxonDetector
+from ..params import SHIPPED, CheckedComponent
 from .link import HostLink
 from .uart import UARTReceiver, UARTTransmitter, MIN_DIVISOR
 

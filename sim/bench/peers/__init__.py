@@ -60,9 +60,9 @@ from typing import List, Optional
 import chess
 import chess.polyglot
 
-from ...hdl.word import WORD_BITS
-from ..model.encode import encode_moves
-from ..model.golden import perpetual
+from ....hdl.word import WORD_BITS
+from ...model.encode import encode_moves
+from ...model.golden import perpetual
 
 
 __all__ = ["PeerGame", "PeerError", "PEERS", "CFLAGS", "make_peer_games", "zobrist_key",
@@ -194,7 +194,7 @@ def find_compiler(cc=None):
 
 
 def _source_dir():
-    return Path(__file__).resolve().parent / "peers"
+    return Path(__file__).resolve().parent
 
 
 def build_peers(build_dir, *, cc=None, sources=None):

@@ -1,6 +1,6 @@
 """Gateware half of the host link: frame receiver, command executor, frame sender.
 
-The host half and the frame format are in :mod:`axon.boards.protocol`, the
+The host half and the frame format are in :mod:`axon.hdl.board.protocol`, the
 description for people in ``docs/protocol.md``. A request goes through three steps:
 
 1. :class:`FrameReceiver` hunts for the start marker, stores the payload in
@@ -19,9 +19,9 @@ from amaranth.hdl import *
 from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..hdl.observe import Observation, registers
-from ..hdl.params import COUNT_LIMIT_MAX
-from ..hdl.result import QueryResult
+from ..observe import Observation, registers
+from ..params import COUNT_LIMIT_MAX
+from ..result import QueryResult
 from .protocol import (START, crc8, PROTOCOL_VERSION, MAX_PAYLOAD, MAX_WORDS,
                        WORD_BYTES, RESPONSE_FLAG, ERROR_RESPONSE, RULES_CODES,
                        ROOT_BYTES, OCCUPANCY_BYTES, QUERY_REQUEST_BYTES, QUERY_ANSWER_BYTES,
@@ -39,7 +39,7 @@ def crc8_update(crc, byte):
 
     The CRC is linear over GF(2), so each output bit is the XOR of a fixed set
     of the bits of ``crc ^ byte``; the sets come from the software CRC
-    (:data:`axon.boards.protocol.CRC8`, Amaranth's ``lib.crc`` catalogue) of
+    (:data:`axon.hdl.board.protocol.CRC8`, Amaranth's ``lib.crc`` catalogue) of
     single-bit bytes. Unrolling the bit-serial loop as eight nested
     multiplexers instead gives the same logic after synthesis, but an
     expression that doubles at every step: CXXRTL inlines it, and the board

@@ -1,6 +1,6 @@
 """The link protocol's definitions, and frame encoding and decoding.
 
-What the link's gateware (:mod:`axon.boards.link`) and the host share: the
+What the link's gateware (:mod:`axon.hdl.board.link`) and the host share: the
 frame format, the commands, the error codes, the CRC, the payload layouts,
 and the host's requests and payload readers. It is part of the board
 gateware and so imports nothing above it; the host reads a query's answer
@@ -21,8 +21,8 @@ from amaranth.lib import data
 from amaranth.lib import enum as hdl_enum
 from amaranth.lib.crc import Algorithm, catalog
 
-from ..hdl.params import Rules
-from ..hdl.result import QueryResult
+from ..params import Rules
+from ..result import QueryResult
 
 
 __all__ = [
@@ -77,7 +77,7 @@ class ErrorCode(hdl_enum.IntEnum, shape=3):
 
 
 # The frame check, from Amaranth's catalogue: the same definition serves the
-# host here and the gateware (axon.boards.link derives its update from it).
+# host here and the gateware (axon.hdl.board.link derives its update from it).
 CRC8 = catalog.CRC8_SMBUS
 assert CRC8.polynomial == CRC_POLY
 

@@ -1,0 +1,59 @@
+"""The bare core: the detector alone, with every input and output registered.
+
+The benchmark measures the detector's own area and clock on a device with
+this top. It is fed and read through shift registers, so that it needs only
+three pins and nothing of the detector is optimised away.
+"""
+
+from amaranth.hdl import *
+from amaranth.lib import io
+
+from ..detector import AxonDetector
+
+
+__all__ = ["BareCore"]
+
+
+class BareCore(Elaboratable):
+    """The detector with registered inputs and outputs, for timing and area.
+
+    A serial input shifts into a register that drives every detector input; a
+    load pin captures every output into a register that shifts out to a pin.
+    ``config`` is the detector's :class:`~axon.hdl.params.DetectorConfig`.
+    """
+
+    def __init__(self, config):
+        self.config = config
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.core = core = AxonDetector(self.config)
+        inputs = Cat(core.query.start, core.query.top, core.query.count_limit, core.memory.write_addr,
+                     core.memory.write_word, core.memory.write_en, core.memory.read_addr)
+        outputs = Cat(core.query.busy, core.query.done, core.query.result, core.query.cycles, core.memory.write_refused,
+                      core.memory.read_word)
+        if self.config.upcoming:
+            # The occupancy and the upcoming answer, so that the path check is
+            # not optimised away (their 86 shift-register cells are counted).
+            inputs = Cat(inputs, core.upcoming.occupancy)
+            outputs = Cat(outputs, core.upcoming.answer, core.upcoming.done)
+
+        uart = platform.request("uart", 0, dir="-")
+        m.submodules.serial_in = serial_in = io.Buffer("i", uart.rx)
+        m.submodules.serial_out = serial_out = io.Buffer("o", uart.tx)
+        shift_in = Signal(len(inputs))
+        captured = Signal(len(outputs))
+        load = Signal()
+        m.d.sync += [
+            shift_in.eq(Cat(serial_in.i, shift_in[:-1])),
+            load.eq(shift_in[-1] & serial_in.i),
+        ]
+        m.d.comb += [
+            inputs.eq(shift_in),
+            serial_out.o.eq(captured[0]),
+        ]
+        with m.If(load):
+            m.d.sync += captured.eq(outputs)
+        with m.Else():
+            m.d.sync += captured.eq(captured >> 1)
+        return m

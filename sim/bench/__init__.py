@@ -1,0 +1,1 @@
+"""``axon bench``: the figures of the detector, its peers and its workloads."""
