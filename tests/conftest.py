@@ -59,6 +59,7 @@ CAPABILITIES = {
     "test_upcoming.py":     "upcoming repetition (model)",
     "test_upcoming_rtl.py": "upcoming repetition (RTL)",
     "test_verilog.py":      "Verilog lint and testbenches",
+    "test_version.py":      "interface version, changelog and licence",
     "test_waves.py":        "waveforms",
     "test_word.py":         "move word",
 }

@@ -7,6 +7,7 @@ import pytest
 
 from axon.hdl.params import SHIPPED, Stop
 from axon.hdl.result import ResultLayout
+from axon.hdl.version import INTERFACE_VERSION, VERSION
 from axon.hdl.word import MoveWord
 from axon.sim.cli.main import main
 from axon.sim.backends.export import VerilogSession
@@ -50,6 +51,15 @@ def test_header_gives_every_field_and_stop_code(exported):
     assert params["AXON_DETECTOR_RESULT_BITS"] == ResultLayout(256).size
     assert params["AXON_DETECTOR_ROOT_BITS"] == 9     # signed, -1..255
     assert "localparam AXON_DETECTOR_ROOT_NONE = -1;" in header.read_text()
+
+
+@pytest.mark.quick
+def test_header_carries_the_interface_version(exported):
+    _, header = exported
+    params = _localparams(header)
+    carried = tuple(params[f"AXON_DETECTOR_VERSION_{part}"] for part in ("MAJOR", "MINOR", "PATCH"))
+    assert carried == INTERFACE_VERSION
+    assert f"// Interface version {VERSION}:" in header.read_text()
 
 
 @pytest.mark.quick

@@ -3,9 +3,11 @@ documented port list, and a plain testbench in Icarus and Verilator.
 
 Each tool's test skips cleanly where the tool is not installed."""
 
+import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -65,41 +67,68 @@ def test_lint_finds_what_the_waivers_cover(tmp_path):
     assert lint.returncode != 0 and "UNUSEDSIGNAL" in lint.stderr
 
 
-def _testbench(directory):
-    shutil.copy(TESTBENCH, directory / TESTBENCH.name)
-    return TESTBENCH.name
+def _printed_in_header():
+    """The shell commands in the testbench's header, each after its ``$``."""
+    return re.findall(r"^//   \$ (.+)$", TESTBENCH.read_text(), flags=re.M)
+
+
+def _printed_on_page():
+    """The shell commands in the Verilog page's console blocks."""
+    text = (ROOT / "docs" / "embedding.md").read_text()
+    blocks = re.findall(r"^```console\n(.*?)^```", text, flags=re.M | re.S)
+    return [line[2:] for block in blocks for line in block.splitlines() if line.startswith("$ ")]
+
+
+def _tools(command):
+    return {part.split()[0] for part in command.split("&&")}
+
+
+def _run_as_printed(directory, commands, testbench=TESTBENCH):
+    """Run ``commands`` one by one in ``directory``, beside the testbench,
+    through the shell, exactly as printed; return the failed ones with their
+    exit status and output."""
+    shutil.copy(testbench, directory / TESTBENCH.name)
+    # `axon` is the one installed beside the interpreter running the tests.
+    env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent),
+                                                 os.environ.get("PATH", "")]))
+    failed = []
+    for command in commands:
+        run = subprocess.run(command, shell=True, cwd=directory, env=env, capture_output=True,
+                             text=True, timeout=900)
+        if run.returncode != 0 or "FAIL" in run.stdout:
+            failed.append((command, run.returncode, (run.stdout + run.stderr)[-2000:]))
+    return failed
+
+
+@pytest.mark.quick
+def test_the_header_and_the_page_print_the_same_commands():
+    header, page = _printed_in_header(), _printed_on_page()
+    assert any("iverilog" in command for command in header)
+    assert any("verilator --binary" in command for command in header)
+    assert set(header) <= set(page), set(header) - set(page)
+
+
+@pytest.mark.parametrize("simulator", ["iverilog", "verilator"])
+def test_printed_commands_run_as_printed(tmp_path, simulator):
+    if shutil.which(simulator) is None:
+        pytest.skip(f"{simulator} is not installed")
+    commands = list(dict.fromkeys(_printed_in_header() + _printed_on_page()))
+    mine = [command for command in commands if _tools(command) & {"axon", simulator}]
+    assert mine[0].startswith("axon export") and len(mine) >= 2
+    assert _run_as_printed(tmp_path, mine) == []
 
 
 @_needs("iverilog")
-def test_testbench_in_icarus(exported):
-    bench = _testbench(exported)
-    subprocess.run(["iverilog", "-g2005", "-o", "tb.vvp", bench, "axon_detector.v"],
-                   cwd=exported, check=True, capture_output=True)
-    run = subprocess.run(["vvp", "-n", "tb.vvp"], cwd=exported, capture_output=True, text=True,
-                         timeout=300)
-    assert "PASS" in run.stdout and "FAIL" not in run.stdout, run.stdout
-
-
-@_needs("verilator")
-def test_testbench_in_verilator(exported):
-    bench = _testbench(exported)
-    subprocess.run(["verilator", "--binary", "--top-module", "tb", "-Wno-fatal", bench,
-                    "axon_detector.v"], cwd=exported, check=True, capture_output=True,
-                   timeout=900)
-    run = subprocess.run([str(exported / "obj_dir" / "Vtb")], cwd=exported,
-                         capture_output=True, text=True, timeout=300)
-    assert "PASS" in run.stdout and "FAIL" not in run.stdout, run.stdout
-
-
-@_needs("iverilog")
-def test_testbench_catches_a_wrong_answer(exported, tmp_path):
+def test_a_wrong_answer_fails_the_printed_command(tmp_path):
     # The same bench expecting a count of 3 where the detector finds 2.
-    bench = (exported / _testbench(exported)).read_text().replace("query(7, 3, 2, 1);",
-                                                                  "query(7, 3, 3, 1);")
+    bench = TESTBENCH.read_text().replace("query(7, 3, 2, 1);", "query(7, 3, 3, 1);")
     assert "query(7, 3, 3, 1);" in bench
-    (exported / "wrong_tb.v").write_text(bench)
-    subprocess.run(["iverilog", "-g2005", "-o", "wrong.vvp", "wrong_tb.v", "axon_detector.v"],
-                   cwd=exported, check=True, capture_output=True)
-    run = subprocess.run(["vvp", "-n", "wrong.vvp"], cwd=exported, capture_output=True,
-                         text=True, timeout=300)
-    assert "FAIL: top 7 root 3" in run.stdout and "PASS" not in run.stdout
+    wrong = tmp_path / "wrong" / TESTBENCH.name
+    wrong.parent.mkdir()
+    wrong.write_text(bench)
+    commands = [command for command in dict.fromkeys(_printed_in_header())
+                if _tools(command) & {"axon", "iverilog"}]
+    failed = _run_as_printed(tmp_path, commands, testbench=wrong)
+    assert [command for command, _, _ in failed] == [commands[-1]]
+    command, status, output = failed[0]
+    assert status == 1 and "FAIL: top 7 root 3" in output and "PASS" not in output

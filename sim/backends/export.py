@@ -23,6 +23,7 @@ from ...hdl.detector import AxonDetector
 from ...hdl.params import COUNT_LIMIT_MAX, SHIPPED, Stop
 from ...hdl.result import ResultLayout
 from ...hdl.upcoming import UPCOMING_CLOCKS, UpcomingLayout
+from ...hdl.version import INTERFACE_VERSION, VERSION
 from ...hdl.word import MoveWord, PIECE_LETTERS, WORD_BITS
 from .cxxrtl import (DESIGN_NAME, CxxrtlError, CxxrtlSession, _digest,
                      _write_atomically)
@@ -110,6 +111,11 @@ def header_text(dut, name=DESIGN_NAME):
         f"// belongs in a module body; at file scope Verilog-2005 refuses it).",
         f"// Clock and reset: clk, and rst, synchronous and active high; after reset",
         f"// query__done is 0 until the first answer.",
+        f"// Interface version {VERSION}: the ports, their fields and their meaning as",
+        f"// CHANGELOG.md records them. A testbench written for one version can check",
+        f"// the major and minor numbers (before 1.0, a new minor number may break it).",
+        *[f"localparam {prefix}_VERSION_{part} = {number};"
+          for part, number in zip(("MAJOR", "MINOR", "PATCH"), INTERFACE_VERSION)],
         f"localparam {prefix}_DEPTH = {config.depth};",
         f"// Move-list addresses (query__top, memory__*_addr) are this many bits.",
         f"localparam {prefix}_ADDR_BITS = {Shape.cast(range(config.depth)).width};",

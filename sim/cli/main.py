@@ -25,6 +25,7 @@ from . import bench, board, export, prove, simulate, soak
 from .report import report_command
 from .simulate import JSONL_KEYS
 from ...hdl.params import SHIPPED
+from ...hdl.version import VERSION
 
 
 __all__ = ["main", "build_parser", "add_pgn_input", "load_input"]
@@ -88,6 +89,8 @@ def _add_common(parser, *, backend=None):
 
 def build_parser():
     parser = argparse.ArgumentParser(prog="axon", description=_DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"axon {VERSION}",
+                        help="print the interface's version (CHANGELOG.md) and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     scan = commands.add_parser("scan", help="answer a query after every ply",
