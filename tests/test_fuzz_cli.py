@@ -257,3 +257,52 @@ def test_bad_board_is_refused_before_any_work(capsys):
     assert main(["demo", "--board", "nosuch"]) == 2
     err = capsys.readouterr().err
     assert "invalid choice: 'nosuch'" in err and "icestick" in err
+
+
+# --- a closed or vanished standard output ---------------------------------------
+
+OUTPUT_COMMANDS = [
+    ["scan", "sim/data/paper_figure1.pgn"],
+    ["scan", "sim/data/paper_figure1.pgn", "--jsonl"],
+    ["explain", "sim/data/paper_figure1.pgn", "--game", "1", "--ply", "8"],
+    ["prove", "--list"],
+    ["--version"],
+    ["scan", "--help"],
+]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _shell(argv, redirect):
+    import shlex
+    import subprocess
+    import sys
+    command = " ".join(shlex.quote(part) for part in
+                       [sys.executable, "-m", "axon.sim.cli.main", *argv])
+    # `: ` reads nothing and exits at once, so the command writes to a pipe
+    # whose reader has gone.
+    script = {"closed": f"{command} >&-", "broken": f"{command} | :; exit ${{PIPESTATUS[0]}}"}
+    return subprocess.run(["bash", "-c", script[redirect]], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("redirect", ["closed", "broken"])
+@pytest.mark.parametrize("argv", OUTPUT_COMMANDS, ids=lambda argv: " ".join(argv[:1] + argv[2:3]))
+def test_no_traceback_without_a_reader(argv, redirect):
+    run = _shell(argv, redirect)
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr[-2000:]
+    if redirect == "closed":
+        assert "standard output is closed" in run.stderr
+
+
+def test_a_closed_stdout_was_a_traceback_before():
+    # The same command in an interpreter that does not give the closed
+    # stream a null device: the check above sees what it guards against.
+    import subprocess
+    import sys
+    script = ("import sys; from axon.sim.cli.main import main; "
+              "sys.exit(main(['scan', 'sim/data/paper_figure1.pgn'], "
+              "reopen_closed_streams=False))")
+    run = subprocess.run(["bash", "-c", f'"{sys.executable}" -c "{script}" >&-'], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode != 0 and "Traceback" in run.stderr

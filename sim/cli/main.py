@@ -256,8 +256,35 @@ def _ignore_unraisable(unraisable):
     pass
 
 
-def main(argv=None):
-    """Run the command line; return the exit status."""
+def _reopen_closed_streams(err_name="axon"):
+    """Give a closed standard output or error (``axon scan FILE >&-``) a
+    null device to write to, so that a command runs as it would with its
+    output thrown away; say so once on standard error, if that is open.
+
+    Python leaves ``sys.stdout`` as ``None`` when file descriptor 1 was
+    closed at start; a write to it would end in an ``AttributeError``.
+    """
+    closed = []
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        if getattr(sys, name) is None:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            if devnull != fd:
+                os.dup2(devnull, fd)
+                os.close(devnull)
+            setattr(sys, name, open(fd, "w", closefd=False))
+            closed.append(name)
+    if "stdout" in closed and "stderr" not in closed:
+        print(f"{err_name}: warning: standard output is closed; what the command prints "
+              f"there is discarded", file=sys.stderr)
+
+
+def main(argv=None, *, reopen_closed_streams=True):
+    """Run the command line; return the exit status.
+
+    ``reopen_closed_streams=False`` leaves a closed standard output as
+    Python found it (``None``), as a check of the null device needs."""
+    if reopen_closed_streams:
+        _reopen_closed_streams()
     parser = build_parser()
     try:
         options = parser.parse_args(argv)
