@@ -2,6 +2,7 @@
 as the text table, self-contained, and rendered by a real browser where one
 is installed."""
 
+import html
 import re
 import shutil
 import struct
@@ -19,11 +20,13 @@ from .test_cli import FIGURE5, TABLE2
 
 
 class _Tables(HTMLParser):
-    """Every table of a page as a list of rows of cell texts."""
+    """Every table of a page as a list of rows of cell texts. A cell that
+    says a thing in plain words over the paper's (``span.paper``) is read
+    as the paper's words, which the text table prints."""
 
     def __init__(self):
         super().__init__()
-        self.tables, self._cell = [], None
+        self.tables, self._cell, self._paper, self._span = [], None, None, []
 
     def handle_starttag(self, tag, attrs):
         if tag == "table":
@@ -31,16 +34,24 @@ class _Tables(HTMLParser):
         elif tag == "tr":
             self.tables[-1].append([])
         elif tag in ("td", "th"):
-            self._cell = ""
+            self._cell, self._paper = "", None
+        elif tag == "span" and self._cell is not None:
+            self._span.append(dict(attrs).get("class"))
+            if self._span[-1] == "paper":
+                self._paper = ""
 
     def handle_endtag(self, tag):
         if tag in ("td", "th"):
-            self.tables[-1][-1].append(self._cell)
+            self.tables[-1][-1].append(self._cell if self._paper is None else self._paper)
             self._cell = None
+        elif tag == "span" and self._span:
+            self._span.pop()
 
     def handle_data(self, data):
         if self._cell is not None:
             self._cell += data
+            if self._span and self._span[-1] == "paper":
+                self._paper += data
 
 
 def _page(capsys, tmp_path, *argv):
@@ -65,11 +76,26 @@ def test_figure5_page_holds_table2(capsys, tmp_path):
     rows = parser.tables[-1][1:-1]        # the whole table, without header and final line
     assert [(row[2], row[3], row[4], row[5]) for row in rows] == TABLE2
     assert parser.tables[-1][-1][-1] == "Repetition detected."
-    # One section per step, each with its board (an SVG) and its row.
+    # One row a step, with its move and chains for the board the script
+    # draws from the position's FEN; the pieces' pictures are in the page once.
     text = path.read_text()
-    assert len(re.findall(r'<section class="step"', text)) == 4
-    assert text.count("<svg") >= 4
+    assert len(re.findall(r'<tr class="step"', text)) == 4
+    assert 'data-fen="' in text and text.count('id="white-knight"') == 1
     assert "Rule of symmetry applied" in text and "repetition yes, distance 8" in text
+
+
+@pytest.mark.quick
+def test_page_speaks_a_chess_players_words(capsys, tmp_path):
+    path = _page(capsys, tmp_path, FIGURE5, "--game", 1, "--ply", 8, "--rules", "paper")
+    text = path.read_text()
+    # The paper's column names are the second line under plain ones.
+    assert re.search(r"Moves not yet undone<span class=\"paper\">LIST_OF_MOVES</span>", text)
+    assert re.search(r"How many<span class=\"paper\">UnClosed_chains</span>", text)
+    # The answer first in plain words, the detector's line below it.
+    answer = text[text.index('<div class="answer">'):text.index('<p class="paper">')]
+    assert "This position stood on the board before" in answer
+    assert "the root is" not in answer and "LIST_OF_MOVES" not in answer
+    assert "White's knight c4-a3 is a new move not yet undone." in html.unescape(text)
 
 
 def test_page_rows_are_the_text_tables_for_every_bundled_game(capsys, tmp_path):
@@ -174,7 +200,10 @@ def test_report_counts_are_scans(capsys, tmp_path):
     # their explanation page, which exists beside the report.
     assert len(re.findall(r'class="ply[^"]*" (?:href="[^"]*" )?title=', text)) == numbers[1]
     links = re.findall(r'href="([^"]+)"', text)
-    assert len(links) >= numbers[2] and all((out.parent / link).is_file() for link in links)
+    assert len(links) >= numbers[2]
+    for link in links:
+        page, anchor = link.split("#")
+        assert f'id="{anchor}"' in (out.parent / page).read_text()
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", text, flags=re.I)
 
 
@@ -204,3 +233,171 @@ def test_chromium_renders_the_report(capsys, tmp_path, pgn, event):
     subprocess.run([*browser, "--window-size=1000,700", f"--screenshot={shot}", out.as_uri()],
                    capture_output=True, timeout=120)
     assert shot.exists() and _png_colours(shot) > 10
+
+
+# --- a report that stays small ------------------------------------------------------
+
+def _generated_pgn(path, count, plies, seed=150):
+    """``count`` generated games (half from the opening, half pawnless
+    endgames that shuttle and repeat) as a PGN file."""
+    import chess
+    import chess.pgn
+    from axon.sim.model.generate import game_corpus
+    with open(path, "w") as out:
+        for number, (start, moves) in enumerate(game_corpus(count, seed, plies=plies), 1):
+            game = chess.pgn.Game()
+            game.headers["Event"] = f"generated {number}"
+            if start.fen() != chess.STARTING_FEN:
+                game.setup(start)
+            node = game
+            for move in moves:
+                node = node.add_variation(move)
+            print(game, file=out, end="\n\n")
+    return path
+
+
+def _tree_size(path):
+    return sum(file.stat().st_size for file in path.rglob("*") if file.is_file())
+
+
+# What a report of 150 games may take: at most this many bytes, page and
+# explanation pages together, and this many times the CPU time of axon scan.
+REPORT_BYTES = 20_000_000
+REPORT_TIME_FACTOR = 3.0
+
+
+def test_report_of_150_games_stays_small_and_quick(capsys, tmp_path):
+    import time
+    # 150 games of 100 to 200 plies (about 22,000, as many as 150 engine
+    # games), which repeat far more often than engine games do.
+    pgn = _generated_pgn(tmp_path / "games.pgn", 150, (100, 200))
+    started = time.process_time()
+    assert main(["scan", str(pgn), "-q"]) == 0
+    scan_time = time.process_time() - started
+    capsys.readouterr()
+    report = tmp_path / "report" / "report.html"
+    started = time.process_time()
+    assert main(["report", str(pgn), "-o", str(report), "-q"]) == 0
+    report_time = time.process_time() - started
+    summary = capsys.readouterr().out
+    size = _tree_size(report.parent)
+    assert "150 games" in summary and int(re.search(r"(\d+) plies", summary).group(1)) > 20_000
+    assert size <= REPORT_BYTES, f"{size:,} bytes"
+    assert report_time <= REPORT_TIME_FACTOR * scan_time, (report_time, scan_time)
+    # One explanation page a game, no more.
+    pages = list((report.parent / "report_files").iterdir())
+    assert 0 < len(pages) <= 150
+
+
+def test_report_explains_what_is_asked(capsys, tmp_path):
+    pgn = _generated_pgn(tmp_path / "games.pgn", 4, (30, 60))
+    sizes, links = {}, {}
+    for choice in ("none", "repetitions", "all"):
+        out = tmp_path / choice / "report.html"
+        assert main(["report", str(pgn), "-o", str(out), "-q", "--explain", choice]) == 0
+        plies = int(re.search(r"(\d+) plies", capsys.readouterr().out).group(1))
+        links[choice] = len(re.findall(r'href="report_files/game-\d+\.html#ply-\d+"',
+                                       out.read_text()))
+        sizes[choice] = _tree_size(out.parent)
+    assert links["none"] == 0 and not (tmp_path / "none" / "report_files").exists()
+    assert 0 < links["repetitions"] < plies and links["all"] == plies
+    assert sizes["none"] < sizes["repetitions"] < sizes["all"]
+
+
+@pytest.mark.quick
+def test_report_numbers_the_moves(capsys, tmp_path):
+    path = tmp_path / "game.pgn"
+    path.write_text('[Event "numbers"]\n\n1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 *\n\n'
+                    '[Event "black first"]\n[SetUp "1"]\n'
+                    '[FEN "4k3/8/8/8/8/8/8/4K1N1 b - - 0 30"]\n\n30... Kd7 31. Nf3 Ke8 *\n')
+    out, _ = _report(capsys, tmp_path, path)
+    strips = re.findall(r'<div class="strip">(.*?)</div>', out.read_text())
+    numbers = [re.findall(r'<span class="n">([^<]+)</span>', strip) for strip in strips]
+    assert numbers == [["1", "2", "3"], ["30\u2026", "31"]]
+
+
+@pytest.mark.quick
+def test_report_states_skipped_games(capsys, tmp_path):
+    path = tmp_path / "games.pgn"
+    path.write_text('[Event "good"]\n\n1. Nf3 Nf6 *\n\n[Event "bad"]\n\n1. e4 e5 2. Ke3 *\n\n'
+                    '[Event "good too"]\n\n1. d4 d5 *\n')
+    out = tmp_path / "report.html"
+    assert main(["report", str(path), "-o", str(out), "-q", "--keep-going"]) == 2
+    printed = capsys.readouterr().out
+    assert "1 game skipped" in printed
+    text = html.unescape(out.read_text())
+    assert "1 game skipped" in text[:text.index("</p>", text.index('class="summary"'))]
+    # The skipped game is named in its place, between the two it stood between.
+    assert text.index('"good"') < text.index('class="skipped"') < text.index('"good too"')
+
+
+# A pawnless ending 96 halfmoves after the last capture: by the fourth ply the
+# fifty-move rule holds, and the knights' shuffle repeats the position.
+FIFTY_AND_REPETITION = ('[Event "both"]\n[SetUp "1"]\n[FEN "4k1n1/8/8/8/8/8/8/4K1N1 w - - 96 60"]'
+                        '\n\n60. Nf3 Nf6 61. Ng1 Ng8 62. Nf3 Nf6 *\n')
+
+
+def _chromium_dom(page, script=""):
+    """The document Chromium renders from ``page`` (a path), after the
+    page's own script and then ``script``, which may write into it."""
+    browser = ["chromium", "--headless", "--no-sandbox", "--disable-gpu"]
+    if script:
+        probe = page.with_name("probe-" + page.name)
+        probe.write_text(page.read_text().replace("</body>", f"<script>{script}</script></body>"))
+        page = probe
+    return subprocess.run([*browser, "--dump-dom", page.as_uri()], capture_output=True,
+                          text=True, timeout=120).stdout
+
+
+# Each answer's look in the report (the computed style that shows it).
+ANSWER_LOOKS = {
+    "repetition": ("backgroundColor", "rgb(242, 193, 78)"),
+    "fifty": ("boxShadow", "rgb(30, 120, 200)"),
+    "upcoming": ("boxShadow", "rgb(155, 63, 209)"),
+    "draw": ("outlineColor", "rgb(91, 63, 209)"),
+}
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Chromium is not installed")
+def test_chromium_shows_every_answer_where_they_meet(capsys, tmp_path):
+    path = tmp_path / "both.pgn"
+    path.write_text(FIFTY_AND_REPETITION)
+    out, _ = _report(capsys, tmp_path, path, "--root", "0")
+    text = out.read_text()
+    assert re.search(r'class="ply repetition[^"]*fifty', text)
+    # Every cell that carries an answer shows each of its answers' looks.
+    script = """
+      const found = [];
+      for (const cell of document.querySelectorAll(".strip .ply")) {
+        const style = getComputedStyle(cell);
+        found.push(cell.className + "=" + [style.backgroundColor, style.boxShadow,
+                                           style.outlineColor, style.outlineStyle].join("|"));
+      }
+      const out = document.createElement("pre"); out.id = "looks";
+      out.textContent = found.join("\\n"); document.body.appendChild(out);
+    """
+    dom = _chromium_dom(out, script)
+    looks = html.unescape(dom[dom.index('<pre id="looks">') + 16:dom.index("</pre>")])
+    checked = 0
+    for line in looks.splitlines():
+        classes, style = line.split("=", 1)
+        for answer in set(classes.split()) & set(ANSWER_LOOKS):
+            assert ANSWER_LOOKS[answer][1] in style, (classes, style)
+            checked += 1
+        if {"repetition", "fifty"} <= set(classes.split()):
+            checked += 100
+    assert checked > 100
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Chromium is not installed")
+def test_chromium_draws_coinciding_arrows_side_by_side(capsys, tmp_path):
+    # Figure 5's first step: the move c4-a3 and the chain it starts share squares.
+    path = _page(capsys, tmp_path, FIGURE5, "--game", 1, "--ply", 8, "--rules", "paper")
+    dom = _chromium_dom(path)
+    lines = re.findall(r'<line class="arrow (\w+)" data-squares="c4a3" x1="([\d.-]+)" '
+                       r'y1="([\d.-]+)" x2="([\d.-]+)" y2="([\d.-]+)"', dom)
+    assert {kind for kind, *_ in lines} == {"move", "white"}
+    (_, *first), (_, *second) = lines
+    # Parallel, a lane apart: no point of one is a point of the other.
+    assert first != second
+    assert min(abs(float(a) - float(b)) for a, b in zip(first, second)) > 3

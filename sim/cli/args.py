@@ -13,7 +13,7 @@ from ..model.games import PgnFile, iter_pgn, plural
 __all__ = ["COUNT_LIMIT_MAX", "DEPTH_MAX", "EXIT_INTERRUPTED", "SIM_RULES", "ALL_RULES",
            "UsageError", "int_at_least", "add_pgn_input", "load_input", "finish_skipped",
            "add_layout", "config_from", "unpooled_kinds", "warn_unpooled", "check_output_file",
-           "check_directory", "GameStream", "batches"]
+           "check_directory", "GameStream", "batches", "expected_games"]
 
 # What a shell reports for a command stopped by SIGINT (128 + 2).
 EXIT_INTERRUPTED = 130
@@ -175,6 +175,14 @@ class GameStream:
         self.answered = 0
         self.total = 0
 
+    @property
+    def expected(self):
+        """The number of games the file seems to hold (its ``[Event`` tags),
+        for progress; ``None`` for standard input or a file without them."""
+        if not hasattr(self, "_expected"):
+            self._expected = expected_games(self.options.pgn)
+        return self._expected
+
     def __iter__(self):
         for kind, item in iter_pgn(self.options.pgn,
                                    keep_going=getattr(self.options, "keep_going", False)):
@@ -190,6 +198,20 @@ class GameStream:
             else:
                 self.err.write(f"axon {self.command}: warning: {item}\n")
             self.err.flush()
+
+
+def expected_games(path):
+    """How many games the PGN file at ``path`` seems to hold: the lines that
+    start an ``[Event`` tag, counted without parsing. ``None`` for standard
+    input, a file that cannot be read, or one with no such line."""
+    if path == "-":
+        return None
+    try:
+        with open(path, "rb") as file:
+            count = sum(1 for line in file if line.lstrip(b"\xef\xbb\xbf").startswith(b"[Event "))
+    except OSError:
+        return None
+    return count or None
 
 
 def batches(games, plies=None):

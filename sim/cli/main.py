@@ -22,7 +22,7 @@ from .args import (ALL_RULES, COUNT_LIMIT_MAX, EXIT_INTERRUPTED, SIM_RULES, Game
                    UsageError, add_layout, add_pgn_input, check_output_file, config_from,
                    finish_skipped, load_input, warn_unpooled)
 from . import bench, board, export, prove, simulate, soak
-from .report import report_command
+from .report import EXPLAIN_CHOICES, report_command
 from .simulate import JSONL_KEYS
 from ...hdl.params import SHIPPED
 from ...hdl.version import VERSION
@@ -144,10 +144,16 @@ def build_parser():
         description="Write one self-contained page for a PGN file: a summary (the counts of "
                     "axon scan), then a strip of plies a game, each coloured by the golden "
                     "model's answer; a ply with a repetition or an upcoming repetition links to "
-                    "its axon explain --html page, written beside the report (OUT_files/).")
+                    "its explanation, on one page a game written beside the report "
+                    "(OUT_files/game-G.html).")
     _add_common(report)
     report.add_argument("-o", "--output", required=True, metavar="FILE",
                         help="the page to write")
+    report.add_argument("--explain", choices=EXPLAIN_CHOICES, default="repetitions",
+                        help="which plies link to their explanation, one page a game "
+                             "beside the report: none; repetitions, the plies with a "
+                             "repetition (with their steps) or an upcoming one; all, every "
+                             "ply with every step (default repetitions)")
     report.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
 
     # The main job runs the other commands, so it lives here; the board

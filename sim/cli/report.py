@@ -1,19 +1,25 @@
 """``axon report``: one page for a PGN file, a strip of plies a game.
 
 Each ply is a cell coloured by the golden model's answer, as ``axon scan``
-gives it: a repetition (its count written in it), a threefold or fivefold
-claim, a draw for the search's root, an upcoming repetition, the fifty-move
-rule, an overflow. A ply with a repetition or an upcoming repetition links to
-its explanation, an ``axon explain --html`` page written beside the report
-(``OUT_files/``); the others say their answer in a tooltip. A summary heads
-the page with the counts ``axon scan`` prints.
+gives it, each answer on a channel of its own so that all of them show where
+they meet: a repetition, a threefold or fivefold claim fill the cell (its
+count written in it), the fifty-move rule is a bar on top, an upcoming
+repetition a bar below, a draw for the search's root a frame and an overflow
+a dashed border. The move numbers stand beside the cells. A summary heads
+the page with the counts ``axon scan`` prints, and the games skipped.
+
+``--explain`` chooses the plies that link to their explanation: ``none``;
+``repetitions`` (the default), the plies with a repetition, with its steps,
+and those with only an upcoming one, with the answer and the board; ``all``,
+every ply with every step. The explanations of a game share one page,
+``OUT_files/game-G.html#ply-N``, whose boards the browser draws from a FEN a
+ply, so that the report grows with the plies it explains.
 
 The report streams: games are read, answered and written one at a time into
 the page's body, which is then copied under the summary, so that a large
 file needs the memory of one game.
 """
 
-import argparse
 import html
 import io
 import os
@@ -22,50 +28,52 @@ import sys
 import tempfile
 
 from ..backends.session import GoldenSession
+from ..model.explain_html import game_page, ply_section
 from ..model.games import plural
 from .args import check_output_file
-from .simulate import AnswerWriter, explain, ply_record, ply_rows
+from .simulate import AnswerWriter, Progress, explain_ply, ply_record, ply_rows
 
 
-__all__ = ["write_report"]
+__all__ = ["write_report", "EXPLAIN_CHOICES"]
+
+#: ``--explain``: which plies link to their explanation (see the module's text).
+EXPLAIN_CHOICES = ("none", "repetitions", "all")
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; }
 .summary { background: #f3f3f3; padding: .6em 1em; }
-.strip { display: flex; flex-wrap: wrap; gap: 2px; margin: .3em 0 1em; }
+.strip { display: flex; flex-wrap: wrap; gap: 2px; margin: .3em 0 1em; align-items: center; }
 .ply { width: 1.6em; height: 1.6em; font-size: .7em; display: flex; align-items: center;
-       justify-content: center; background: #e8e8e8; color: #444; text-decoration: none; }
+       justify-content: center; background: #e8e8e8; color: #444; text-decoration: none;
+       box-sizing: border-box; }
+.n { font-size: .6em; color: #888; margin-left: .4em; min-width: 1.4em; text-align: right; }
 .repetition { background: #f2c14e; } .threefold { background: #e07a2f; color: #fff; }
 .fivefold { background: #b3261e; color: #fff; } .draw { outline: 2px solid #5b3fd1; }
-.upcoming { box-shadow: inset 0 -4px 0 #9b3fd1; } .fifty { background: #9ec5e8; }
-.overflow { background: #555; color: #fff; }
-.legend span { display: inline-block; padding: 0 .4em; margin-right: .4em; }
+.overflow { border: 2px dashed #333; }
+.fifty { box-shadow: inset 0 4px 0 #1e78c8; } .upcoming { box-shadow: inset 0 -4px 0 #9b3fd1; }
+.fifty.upcoming { box-shadow: inset 0 4px 0 #1e78c8, inset 0 -4px 0 #9b3fd1; }
+.legend span.ply { display: inline-flex; margin: 0 .3em 0 .8em; vertical-align: middle; }
+.skipped { color: #b3261e; }
 """
 
-_LEGEND = ('<p class="legend"><span class="ply repetition">2</span>repetition (count) '
-           '<span class="ply threefold">2</span>threefold <span class="ply fivefold">4</span>'
-           'fivefold <span class="ply draw">&nbsp;</span>draw for the search '
-           '<span class="ply upcoming">&nbsp;</span>upcoming repetition '
+_LEGEND = ('<p class="legend">'
+           '<span class="ply repetition">2</span>the position repeats (how many times before) '
+           '<span class="ply threefold">2</span>threefold repetition '
+           '<span class="ply fivefold">4</span>fivefold '
+           '<span class="ply draw">&nbsp;</span>a draw for the search '
+           '<span class="ply upcoming">&nbsp;</span>a move can repeat at once (upcoming) '
            '<span class="ply fifty">&nbsp;</span>fifty-move rule '
-           '<span class="ply overflow">&nbsp;</span>overflow</p>')
+           '<span class="ply overflow">&nbsp;</span>overflow (the answer may miss one) '
+           '<span class="n">12</span>move number. A cell may carry several at once.</p>')
 
 
 def _classes(record):
     names = []
-    if record["repetition"]:
-        names.append("repetition")
-    if record["threefold"]:
-        names.append("threefold")
-    if record["fivefold"]:
-        names.append("fivefold")
-    if record["draw"]:
-        names.append("draw")
-    if record["upcoming"]:
-        names.append("upcoming")
-    if record["fifty_move"] and not record["repetition"]:
-        names.append("fifty")
-    if record["overflow"]:
-        names.append("overflow")
+    for name, key in (("repetition", "repetition"), ("threefold", "threefold"),
+                      ("fivefold", "fivefold"), ("draw", "draw"), ("upcoming", "upcoming"),
+                      ("fifty", "fifty_move"), ("overflow", "overflow")):
+        if record[key]:
+            names.append(name)
     return names
 
 
@@ -74,6 +82,10 @@ def _tooltip(game, record):
     if record["repetition"]:
         parts.append(f"repetition, {record['count']} earlier, nearest {record['distance']} "
                      f"plies back")
+    if record["threefold"]:
+        parts.append("threefold repetition")
+    if record["fivefold"]:
+        parts.append("fivefold repetition")
     if record["draw"]:
         parts.append("a draw for the search")
     if record["upcoming"]:
@@ -85,34 +97,57 @@ def _tooltip(game, record):
     return "; ".join(parts)
 
 
+def _explained(record, choice):
+    """Whether the ply links to an explanation, and whether with its steps."""
+    if choice == "all":
+        return True, True
+    if choice == "repetitions" and (record["repetition"] or record["upcoming"]):
+        return True, bool(record["repetition"])
+    return False, False
+
+
 def write_report(games, options, out_path, err=None):
-    """Answer ``games`` (an iterable of game records) and write the page to
-    ``out_path``; return the summary line (the counts of ``axon scan``)."""
+    """Answer ``games`` (an iterable of game records; a
+    :class:`~axon.sim.cli.args.GameStream` also says which it skipped) and
+    write the page to ``out_path``; return the summary line (the counts of
+    ``axon scan``, and the games skipped)."""
     files = os.path.splitext(out_path)[0] + "_files"
     session = GoldenSession(options.config)
     counter = AnswerWriter(io.StringIO(), count_limit=options.count_limit)
-    counts = {"threefold": 0, "upcoming": 0}
+    counts = {"threefold": 0, "upcoming": 0, "explained": 0}
+    progress = Progress(getattr(games, "expected", None), err,
+                        enabled=err is not None and not getattr(options, "quiet", False),
+                        command="axon report")
 
     interrupted = False
     with tempfile.TemporaryFile("w+") as body:
         try:
-            _answer_games(games, options, session, counter, body, files, err, counts)
+            _answer_games(games, options, session, counter, body, files, progress, counts)
         except KeyboardInterrupt:
             # Ctrl-C: the page of the games answered so far, said to be partial.
             interrupted = True
+        progress.done()
         body.seek(0)
+        skipped = list(getattr(games, "skipped", ()))
         summary = (f"{plural(counter.game_count, 'game')}, "
                    f"{plural(counter.plies, 'ply', 'plies')}, "
                    f"{plural(counter.repetitions, 'ply repeats', 'plies repeat')} an earlier "
                    f"position, {counts['threefold']} with a threefold repetition, "
                    f"{counts['upcoming']} with an upcoming repetition"
+                   + (f"; {plural(len(skipped), 'game')} skipped, unreadable (listed in "
+                      f"their place)" if skipped else "")
                    + (" (interrupted: the games answered so far)" if interrupted else ""))
         with open(out_path, "w") as out:
             title = f"axon report: {os.path.basename(options.pgn)}"
+            explained = {"none": "No ply links to an explanation (--explain none).",
+                         "repetitions": "A ply with a repetition or an upcoming one links "
+                                        "to its explanation.",
+                         "all": "Every ply links to its explanation."}[options.explain]
             out.write(f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
                       f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head>"
                       f"<body><h1>{html.escape(title)}</h1>"
-                      f'<p class="summary">{html.escape(summary)}</p>{_LEGEND}\n')
+                      f'<p class="summary">{html.escape(summary)}</p>{_LEGEND}'
+                      f"<p>{explained}</p>\n")
             shutil.copyfileobj(body, out)
             out.write("</body></html>\n")
     if interrupted:
@@ -121,38 +156,63 @@ def write_report(games, options, out_path, err=None):
     return summary
 
 
-def _answer_games(games, options, session, counter, body, files, err, counts):
-    """Write each game's strip to ``body``, counting as ``axon scan`` does."""
-    class _Quiet:
-        def update(self, position, ply):
-            pass
+def _move_number(game, ply):
+    """The move number to print before ``ply`` (1-based), or ``None`` inside a move."""
+    board = game.board
+    white = (ply - 1) % 2 == (0 if board.turn else 1)
+    number = board.fullmove_number + (ply - 1 + (not board.turn)) // 2
+    if white:
+        return f"{number}"
+    return f"{number}\u2026" if ply == 1 else None
 
+
+def _answer_games(games, options, session, counter, body, files, progress, counts):
+    """Write each game's strip to ``body``, counting as ``axon scan`` does,
+    and each game's explanation page into ``files``."""
+    skipped = getattr(games, "skipped", [])
+    listed = 0
     for position, game in enumerate(games):
+        for message in skipped[listed:]:
+            body.write(f'<h2 class="skipped">{html.escape(message)}: skipped</h2>\n')
+        listed = len(skipped)
         counter.game_count += 1
         body.write(f"<h2>{html.escape(game.label)}</h2><div class=\"strip\">")
-        for answer, fifty in ply_rows(game, session, options, _Quiet(), position):
+        page_name = f"game-{game.number}.html"
+        link_base = html.escape(f"{os.path.basename(files)}/{page_name}", quote=True)
+        sections = []
+        board = game.board.copy(stack=False)
+        for answer, fifty in ply_rows(game, session, options, progress, position):
+            board.push(game.moves[answer.window.ply])
             record = ply_record(answer, fifty, options.count_limit)
             counter.plies += 1
             counter.repetitions += record["repetition"]
             counts["threefold"] += bool(record["threefold"])
             counts["upcoming"] += record["upcoming"]
+            ply = record["ply"]
+            number = _move_number(game, ply)
+            if number is not None:
+                body.write(f'<span class="n">{number}</span>')
             classes = " ".join(["ply", *_classes(record)])
             label = str(record["count"]) if record["repetition"] else ""
             tip = html.escape(_tooltip(game, record), quote=True)
-            if record["repetition"] or record["upcoming"]:
-                name = f"game-{game.number}-ply-{record['ply']}.html"
-                os.makedirs(files, exist_ok=True)
-                page = argparse.Namespace(**{**vars(options),
-                                             "html": os.path.join(files, name),
-                                             "order": "paper", "side": "both"})
-                explain(game, record["ply"], page, out=io.StringIO())
-                link = html.escape(f"{os.path.basename(files)}/{name}", quote=True)
-                body.write(f'<a class="{classes}" href="{link}" title="{tip}">{label}</a>')
+            linked, steps = _explained(record, options.explain)
+            if linked:
+                shown = explain_ply(game, ply, options, window=answer.window,
+                                    board=board.copy(stack=False), result=answer.result,
+                                    steps=steps)
+                sections.append(ply_section(shown, game=game, ply=ply, steps=steps))
+                counts["explained"] += 1
+                body.write(f'<a class="{classes}" href="{link_base}#ply-{ply}" '
+                           f'title="{tip}">{label}</a>')
             else:
                 body.write(f'<span class="{classes}" title="{tip}">{label}</span>')
         body.write("</div>\n")
-        if err is not None and not getattr(options, "quiet", False):
-            err.write(f"axon report: {game.label}: {plural(len(game.moves), 'ply', 'plies')}\n")
+        if sections:
+            os.makedirs(files, exist_ok=True)
+            with open(os.path.join(files, page_name), "w") as page:
+                page.write(game_page(f"{game.label}: the plies explained", sections))
+    for message in skipped[listed:]:
+        body.write(f'<h2 class="skipped">{html.escape(message)}: skipped</h2>\n')
 
 
 def report_command(options, games):
