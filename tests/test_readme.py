@@ -265,19 +265,62 @@ def _all_samples():
                                marks=[pytest.mark.quick] if path == README else [])
 
 
+# A sample's line that stands for lines the command printed and it leaves out.
+ELISION = "..."
+
+
+def check_sample(shown, printed):
+    """Raise ``AssertionError`` unless ``printed`` (the command's lines)
+    reads as ``shown``: its lines in order, next to each other except where
+    an :data:`ELISION` line stands between them, and from the first line to
+    the last unless it starts or ends with one."""
+    runs, run = [], []
+    for line in shown:
+        if line == ELISION:
+            runs.append(run)
+            run = []
+        else:
+            run.append(line)
+    runs.append(run)
+    at = 0
+    for index, run in enumerate(runs):
+        if not run:
+            continue
+        starts = [start for start in range(at, len(printed) - len(run) + 1)
+                  if printed[start:start + len(run)] == run]
+        if index == 0:
+            starts = starts[:1] if starts[:1] == [0] else []
+        assert starts, f"not printed as shown: {run[0]!r} and the {len(run) - 1} lines after it"
+        at = starts[0] + len(run)
+    if runs[-1]:
+        assert at == len(printed), f"{len(printed) - at} more lines printed after {runs[-1][-1]!r} " \
+                                   f"and no {ELISION!r} says so"
+
+
+@pytest.mark.quick
+def test_a_sample_must_mark_what_it_leaves_out():
+    printed = ["one", "two", "three", "four"]
+    check_sample(printed, printed)
+    check_sample(["one", ELISION, "three", "four"], printed)
+    check_sample([ELISION, "two", ELISION], printed)
+    for unmarked in (["one", "three", "four"], ["two", "three", "four"], ["one", "two"],
+                     ["one", ELISION, "four", "three"]):
+        with pytest.raises(AssertionError):
+            check_sample(unmarked, printed)
+
+
 @pytest.mark.parametrize("command, shown", list(_all_samples()))
 def test_samples_are_what_the_commands_print(command, shown, tmp_path, monkeypatch,
                                                     capsys):
-    # The sample may leave lines out, but every line it shows is printed, in
-    # that order, by the command run as written from a copy of the checkout.
+    # The sample may leave lines out where it says so, and every line it
+    # shows is printed, in that order, by the command run as written from a
+    # copy of the checkout.
     (tmp_path / "sim").symlink_to(ROOT / "sim")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("AMARANTH_USE_YOSYS", "builtin")
     words = command.split()
     assert words[0] == "axon" and main(words[1:]) == 0
-    printed = iter(capsys.readouterr().out.splitlines())
-    for line in shown:
-        assert any(line == out for out in printed), f"{command}: not printed: {line!r}"
+    check_sample(shown, capsys.readouterr().out.splitlines())
 
 
 @pytest.mark.quick
