@@ -4,6 +4,7 @@
 import math
 import os
 import re
+import shutil
 from importlib import resources
 from pathlib import Path
 
@@ -15,7 +16,9 @@ from axon.hdl.observe import Observation, fields
 from axon.sim.cli.main import main
 from axon.sim.backends.pysim import RtlSession
 from axon.sim.backends.gtkwave import WaveWindow, grab, headless_gtkwave, window_times
-from axon.sim.backends.waves import (GTKWAVE_FRAME_PIXELS, RUN_PIXELS, SIGNALS_WIDTH, SST_WIDTH,
+from axon.sim.backends.gtkwave import main as gtkwave_main
+from axon.sim.backends.waves import (GTKWAVE_FRAME_PIXELS, RUN_PIXELS, SCREEN, SIGNALS_WIDTH,
+                                     SST_WIDTH, WINDOW_DRAWN,
                                      WAVES_ENV, WINDOW_SIZE, trace_signals, vcd_end_time,
                                      wave_file_for_test, write_gtkw, zoom_to_fit)
 from axon.hdl.params import DetectorConfig
@@ -137,7 +140,11 @@ def test_every_observed_signal_is_in_the_vcd(knights_vcd, tmp_path):
     dut = AxonDetector(config)
     assert write_gtkw(str(vcd), str(tmp_path / "knights.gtkw"), dut) == []
     _, traces = read_gtkw(tmp_path / "knights.gtkw")
-    assert len(traces) == observed_traces(dut)
+    # Each once, but for the move the query group shows again in chess terms.
+    assert len(set(traces)) == observed_traces(dut)
+    again = [trace for trace in set(traces) if traces.count(trace) > 1]
+    assert len(traces) - len(set(traces)) == len(again) in (3, 6)
+    assert all(re.search(r"(_move|_word)\.(from_sq|to_sq|piece)", trace) for trace in again)
     assert set(traces) <= read_vcd_names(vcd)
 
 
@@ -257,6 +264,8 @@ def test_squares_and_pieces_are_translated(figure5_waves):
             filters[line] = previous.split(" ", 1)[1]
     squares = [trace for trace in filters if re.search(r"(start|end)\d+_sq\[|\.(from|to)_sq", trace)]
     assert squares and all(filters[trace].endswith(".squares.txt") for trace in squares)
+    # The filter files are named relative to the save file's folder.
+    filters = {trace: str(gtkw.parent / path) for trace, path in filters.items()}
     table = dict(line.split() for line in Path(filters[squares[0]]).read_text().splitlines())
     assert len(table) == 64 and table["26"] == "c4" and table["0"] == "a1" and table["63"] == "h8"
     pieces = [trace for trace in filters if trace.endswith(".piece[3:0]")]
@@ -265,6 +274,58 @@ def test_squares_and_pieces_are_translated(figure5_waves):
     assert (table["2"], table["10"], table["6"], table["14"]) == ("N", "n", "K", "k")
     # Nothing else is translated: counters and addresses stay numbers.
     assert not any("plies_scanned" in trace or "fetch_addr" in trace for trace in filters)
+
+
+def test_save_file_names_no_absolute_path(figure5_waves, tmp_path):
+    vcd, gtkw = figure5_waves
+    text = gtkw.read_text()
+    assert str(tmp_path) not in text and str(gtkw.parent) not in text
+    for line in text.splitlines():
+        assert not re.search(r'(^|[\s"])/', line), line
+    assert f'[dumpfile] "{vcd.name}"' in text.splitlines()
+    # Moved elsewhere, the folder still opens: its files are found from the save file.
+    moved = tmp_path / "moved"
+    shutil.copytree(gtkw.parent, moved)
+    if headless_gtkwave() is not None:
+        view = gtkwave_view(moved / gtkw.name)
+        assert view.last == vcd_end_time(str(vcd)) and view.shows_whole_run()
+
+
+def _traces(gtkw, group):
+    """``[(alias, name)]`` of the traces directly in ``group`` of a save file."""
+    lines = gtkw.read_text().splitlines()
+    start = lines.index(f"-{group}")
+    end = lines.index(f"-{group}", start + 1)
+    return [re.match(r"\+\{(.*)\} (\S+)$", line).groups() for line in lines[start:end]
+            if line.startswith("+")]
+
+
+def test_query_group_opens_on_the_answer_and_the_move(figure5_waves):
+    _, gtkw = figure5_waves
+    traces = _traces(gtkw, "Query")
+    names = [name for _, name in traces]
+    # The answer's fields first, then a move in chess terms, both sides.
+    assert all("query__result." in name for name in names[:7])
+    move = names[7:13]
+    assert [re.search(r"(white|black)_move\.(\w+)", name).groups() for name in move] == [
+        ("white", "from_sq"), ("white", "to_sq"), ("white", "piece"),
+        ("black", "from_sq"), ("black", "to_sq"), ("black", "piece")]
+    lines = gtkw.read_text().splitlines()
+    for name in move:
+        filtered = lines[lines.index(next(line for line in lines if line.endswith(" " + name))) - 1]
+        assert filtered.startswith("^") and filtered.endswith((".squares.txt", ".pieces.txt"))
+    assert "query__start" in names[13]
+
+
+def test_names_are_shown_unescaped(figure5_waves):
+    _, gtkw = figure5_waves
+    aliases = re.findall(r"^\+\{(.*)\} ", gtkw.read_text(), flags=re.M)
+    traces = [line for line in gtkw.read_text().splitlines() if line.startswith("bench.")]
+    # Every trace has its alias; none keeps the VCD's backslash, or a dot
+    # that GTKWave would read as a scope and cut at.
+    assert aliases and not traces
+    assert not any("\\" in alias or "." in alias for alias in aliases)
+    assert "query__result repetition" in aliases and "ahead white_move to_sq[5:0]" in aliases
 
 
 def gtkwave_view(gtkw):
@@ -320,7 +381,7 @@ def test_gtkwave_view_check_fails_on_a_wrong_zoom(figure5_waves, tmp_path, wrong
 
     def lines(path):    # but for its own name and its filter files' names
         return [line for line in path.read_text().splitlines()
-                if not line.startswith(("[savefile]", "^"))]
+                if not line.startswith(("[savefile]", "[dumpfile]", "^"))]
     differ = [(a, b) for a, b in zip(lines(gtkw), lines(other)) if a != b]
     assert len(lines(gtkw)) == len(lines(other)) and len(differ) == 1, differ
     assert differ[0][1].startswith("*")
@@ -351,3 +412,64 @@ def test_gtkwave_draws_the_picture_in_the_docs(figure5_waves, tmp_path):
     grab(str(gtkw), str(tmp_path / "waves.png"))
     assert png_size(tmp_path / "waves.png") == (width, height)
     assert width >= WINDOW_SIZE[0] and height >= WINDOW_SIZE[1]
+    # The window fits a 1600 x 900 screen with room for a title bar.
+    assert width <= WINDOW_DRAWN[0] and height <= WINDOW_DRAWN[1]
+    assert width <= SCREEN[0] and height <= SCREEN[1] - 30
+
+
+# --- a long run -------------------------------------------------------------------
+
+def repeat_vcd(source, target, copies):
+    """Write ``target``: the VCD ``source`` with its value changes after time
+    0 played ``copies`` times in a row, a VCD of a long run made in a second."""
+    text = Path(source).read_text()
+    head, body = text.split("$enddefinitions $end", 1)
+    end = int(re.findall(r"^#(\d+)", body, flags=re.M)[-1]) + 1
+    first = body.index("\n#", body.index("#0") + 2)
+    start, rest = body[:first], body[first:]
+    with open(target, "w") as out:
+        out.write(head + "$enddefinitions $end" + start)
+        for copy in range(copies):
+            out.write(re.sub(r"^#(\d+)", lambda m: f"#{int(m.group(1)) + copy * end}", rest,
+                             flags=re.M))
+
+
+@pytest.fixture(scope="module")
+def long_waves(figure5_waves, tmp_path_factory):
+    """A 45 MB VCD, as long as ten games' and more, with its save file."""
+    vcd, _ = figure5_waves
+    folder = tmp_path_factory.mktemp("long")
+    long_vcd = folder / "long.vcd"
+    repeat_vcd(vcd, long_vcd, 110)
+    assert long_vcd.stat().st_size > 40_000_000
+    write_gtkw(str(long_vcd), str(folder / "long.gtkw"), AxonDetector(RtlSession().config))
+    return long_vcd, folder / "long.gtkw"
+
+
+def test_gtkwave_check_and_picture_of_a_long_run(long_waves, tmp_path):
+    vcd, gtkw = long_waves
+    view = gtkwave_view(gtkw)
+    assert view.last == vcd_end_time(str(vcd)) and view.shows_whole_run()
+    grab(str(gtkw), str(tmp_path / "long.png"))
+    width, height = png_size(tmp_path / "long.png")
+    assert width <= SCREEN[0] and height <= SCREEN[1] - 30
+
+
+def test_a_check_that_does_not_wait_for_the_layout_fails_on_a_long_run(long_waves):
+    # GTKWave's main loop runs the -R script before the -S one on a large
+    # dump: a check that quits at its first tick never reads the layout.
+    _, gtkw = long_waves
+    if headless_gtkwave() is None:
+        pytest.skip("needs GTKWave and xvfb-run (Debian: apt install gtkwave xvfb)")
+    with pytest.raises(RuntimeError, match="printed no window times"):
+        window_times(str(gtkw), wait_for_layout=False)
+
+
+def test_a_run_too_big_for_the_time_given_is_one_line_and_exit_1(long_waves, capsys):
+    _, gtkw = long_waves
+    if headless_gtkwave() is None:
+        pytest.skip("needs GTKWave and xvfb-run (Debian: apt install gtkwave xvfb)")
+    assert gtkwave_main([str(gtkw), "--timeout", "0.3"]) == 1
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "too big" in err and "MB" in err
+    assert "fewer games" in err and "--timeout" in err

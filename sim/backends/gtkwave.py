@@ -18,16 +18,18 @@ import dataclasses
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 
 
-__all__ = ["XVFB_SCREEN", "WaveWindow", "headless_gtkwave", "window_times", "grab", "main"]
+__all__ = ["XVFB_SCREEN", "WaveWindow", "RunTooBig", "headless_gtkwave", "window_times", "grab",
+           "main"]
 
-# A screen larger than the save file's window, so that nothing clips it.
-XVFB_SCREEN = "-screen 0 1920x1080x24"
+# The screen the save file's window must fit (axon.sim.backends.waves.SCREEN).
+XVFB_SCREEN = "-screen 0 1600x900x24"
 # How often GTKWave's main loop runs the -R script, in ms (it skips the first tick).
 _REPEAT_MS = 250
 _TIMEOUT_S = 60
@@ -75,11 +77,29 @@ def _tcl_word(text):
     return re.sub(r"([\\\[\]{}$\";\s])", r"\\\1", text)
 
 
-def _run(gtkw, shown_tcl, timeout):
+class RunTooBig(RuntimeError):
+    """GTKWave did not get through the dump in the time given."""
+
+
+def _dump_of(gtkw):
+    """The dump a save file names, as GTKWave finds it (beside the save file
+    when the path is relative), or ``None``."""
+    with open(gtkw) as file:
+        for line in file:
+            if line.startswith("[dumpfile]"):
+                path = line.split(None, 1)[1].strip().strip('"')
+                return os.path.join(os.path.dirname(os.path.abspath(gtkw)), path)
+    return None
+
+
+def _run(gtkw, shown_tcl, timeout, wait_for_layout=True):
     """Open ``gtkw`` in GTKWave with the two scripts; return its stdout.
 
-    ``shown_tcl`` runs from the main loop once the window is drawn; GTKWave
-    quits after it, whether it succeeded or not."""
+    ``shown_tcl`` runs from the main loop once the window is drawn and, with
+    ``wait_for_layout``, once the layout script has run; GTKWave quits after
+    it, whether it succeeded or not. ``wait_for_layout=False`` quits at the
+    main loop's first tick, which on a large dump comes before the layout
+    script: a check that must then fail."""
     command = headless_gtkwave()
     if command is None:
         raise RuntimeError("needs gtkwave and xvfb-run (Debian: apt install gtkwave xvfb)")
@@ -89,17 +109,39 @@ def _run(gtkw, shown_tcl, timeout):
         built = os.path.join(folder, "built.tcl")
         shown = os.path.join(folder, "shown.tcl")
         with open(built, "w") as file:
-            file.write(f'puts "BUILT {_READ}"\nflush stdout\n')
+            file.write(f'set ::axon_built 1\nputs "BUILT {_READ}"\nflush stdout\n')
+        # On a large dump the main loop's timer runs the -R script before
+        # GTKWave gets to the -S one: wait for it (both share one Tcl
+        # interpreter), for at most as many ticks as the timeout allows.
+        ticks = int(timeout * 1000 / _REPEAT_MS * 0.8)
         with open(shown, "w") as file:
-            file.write(f"if {{[catch {{{shown_tcl}}} message]}} {{puts \"FAILED $message\"}}\n"
-                       "flush stdout\ngtkwave::/File/Quit\n")
+            file.write("if {![info exists ::axon_ticks]} {set ::axon_ticks 0}\n"
+                       "incr ::axon_ticks\n"
+                       f"if {{[info exists ::axon_built] || $::axon_ticks > {ticks}"
+                       f" || {int(not wait_for_layout)}}} {{\n"
+                       f"  if {{[catch {{{shown_tcl}}} message]}} {{puts \"FAILED $message\"}}\n"
+                       "  flush stdout\n  gtkwave::/File/Quit\n}\n")
         for attempt in range(3):
+            # A session of its own, so that a timeout ends Xvfb and GTKWave
+            # with xvfb-run.
+            process = subprocess.Popen(
+                [*command, "-S", built, "-R", shown, "-P", str(_REPEAT_MS), gtkw],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=folder,
+                start_new_session=True)
             try:
-                process = subprocess.run(
-                    [*command, "-S", built, "-R", shown, "-P", str(_REPEAT_MS), gtkw],
-                    capture_output=True, text=True, timeout=timeout, cwd=folder)
+                stdout, stderr = process.communicate(timeout=timeout)
+                process = subprocess.CompletedProcess(process.args, process.returncode,
+                                                      stdout, stderr)
             except subprocess.TimeoutExpired:
-                raise RuntimeError(f"{gtkw}: GTKWave did not quit within {timeout} s") from None
+                os.killpg(process.pid, signal.SIGKILL)
+                process.communicate()
+                dump = _dump_of(gtkw)
+                size = (f" ({os.path.getsize(dump) / 1e6:.0f} MB)"
+                        if dump and os.path.isfile(dump) else "")
+                raise RunTooBig(
+                    f"{gtkw}: GTKWave did not open its dump{size} within {timeout} s: the run "
+                    f"is too big to check here; give it more time (--timeout), or write the "
+                    f"waveform of fewer games (axon scan FEW.pgn --vcd FILE.vcd)") from None
             # xvfb-run -a can pick the display number another run just took,
             # and on a loaded machine the server may not be up in time: both
             # end before GTKWave ran its scripts, and a second try settles it.
@@ -117,11 +159,12 @@ def _run(gtkw, shown_tcl, timeout):
     return process.stdout
 
 
-def window_times(gtkw, timeout=_TIMEOUT_S):
+def window_times(gtkw, timeout=_TIMEOUT_S, wait_for_layout=True):
     """Open ``gtkw`` in GTKWave; return ``(built, shown)``, the
     :class:`WaveWindow` read once the window is laid out (``-S``) and once
-    the main loop has drawn it (``-R``)."""
-    output = _run(gtkw, f'puts "SHOWN {_READ}"', timeout)
+    the main loop has drawn it (``-R``). ``wait_for_layout``: see
+    :func:`_run`."""
+    output = _run(gtkw, f'puts "SHOWN {_READ}"', timeout, wait_for_layout)
     readings = {match.group(1): WaveWindow(*map(int, match.groups()[1:5]),
                                            *map(float, match.groups()[5:]))
                 for match in _LINE.finditer(output)}
@@ -148,16 +191,21 @@ def main(argv=None):
                     "its wave pane shows, and optionally write a picture of its window.")
     parser.add_argument("gtkw", help="the save file, e.g. FILE.gtkw from axon scan --vcd FILE.vcd")
     parser.add_argument("--screenshot", metavar="PNG", help="write GTKWave's window to PNG")
+    parser.add_argument("--timeout", type=float, default=_TIMEOUT_S, metavar="SECONDS",
+                        help=f"give GTKWave this long to open the dump (default {_TIMEOUT_S})")
     args = parser.parse_args(argv)
     try:
-        built, shown = window_times(args.gtkw)
+        built, shown = window_times(args.gtkw, timeout=args.timeout)
         print(f"laid out: {built}")
         print(f"shown:    {shown}")
         print("the whole run is shown" if shown.shows_whole_run() else
               "the whole run is NOT shown")
         if args.screenshot:
-            grab(args.gtkw, args.screenshot)
+            grab(args.gtkw, args.screenshot, timeout=args.timeout)
             print(f"wrote {args.screenshot}")
+    except RunTooBig as error:
+        print(f"{parser.prog}: {error}", file=sys.stderr)
+        return 1
     except RuntimeError as error:
         print(f"{parser.prog}: {error}", file=sys.stderr)
         return 2
