@@ -6,10 +6,13 @@ the figure tables are what ``axon bench --readme`` prints from the run kept as
 import argparse
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
+from axon.sim.bench.benchmark import REGENERATE, bench_header
+from axon.sim.bench.fingerprint import GATEWARE_ROOT, gateware_fingerprint
 from axon.sim.bench.readme import readme_tables
 from axon.sim.cli.main import build_parser, main
 
@@ -330,3 +333,59 @@ def test_readme_is_a_front_door():
     # Every page it links to exists.
     for target in re.findall(r"\]\(((?:docs|sim)/[^)#]+)", README.read_text()):
         assert (ROOT / target).is_file(), target
+
+
+# --- the kept run measured today's gateware ----------------------------------------
+
+def check_bench_gateware(bench, fingerprint):
+    """Raise ``AssertionError`` unless ``bench`` (a bench.json) measured the
+    gateware whose fingerprint is ``fingerprint``."""
+    measured = bench.get("gateware", {}).get("fingerprint")
+    assert measured == fingerprint, (
+        f"docs/bench.json measured the gateware {measured or '(no fingerprint recorded)'}, "
+        f"and the gateware is now {fingerprint}: its figures are out of date. Regenerate it "
+        f"with `{REGENERATE}` and paste what `axon bench --readme docs/bench.json` prints")
+
+
+def test_kept_bench_run_is_of_the_present_gateware():
+    check_bench_gateware(json.loads(BENCH_RUN.read_text()), gateware_fingerprint())
+
+
+def _gateware_copy(tmp_path, name):
+    copy = tmp_path / name
+    shutil.copytree(GATEWARE_ROOT, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
+
+
+@pytest.mark.quick
+def test_a_changed_gateware_fails_the_kept_run(tmp_path):
+    measured = {"gateware": {"fingerprint": gateware_fingerprint()}}
+    check_bench_gateware(measured, gateware_fingerprint())
+    # Comments and docstrings are not the gateware: the same fingerprint.
+    reworded = _gateware_copy(tmp_path, "reworded")
+    params = reworded / "params.py"
+    params.write_text('"""Other words."""\n# A new comment.\n' +
+                      params.read_text().split('"""', 2)[2])
+    check_bench_gateware(measured, gateware_fingerprint(reworded))
+    # One number of the gateware changed: the kept run is of another gateware.
+    changed = _gateware_copy(tmp_path, "changed")
+    scanner = changed / "scanner.py"
+    text = scanner.read_text()
+    number = re.search(r"\b(\d+)\b", text.split('"""', 2)[2])
+    scanner.write_text(text[:len(text) - len(text.split('"""', 2)[2])]
+                       + text.split('"""', 2)[2].replace(number.group(0),
+                                                          str(int(number.group(0)) + 1), 1))
+    with pytest.raises(AssertionError, match="out of date"):
+        check_bench_gateware(measured, gateware_fingerprint(changed))
+    # And a run that recorded none, as before the fingerprint, is out of date too.
+    with pytest.raises(AssertionError, match="no fingerprint recorded"):
+        check_bench_gateware({}, gateware_fingerprint())
+
+
+@pytest.mark.quick
+def test_a_bench_run_records_its_gateware():
+    header = bench_header()
+    assert header["gateware"]["fingerprint"] == gateware_fingerprint()
+    assert header["partial"] is False and header["machine"]["cores"]
+    # The regeneration command is the documented one.
+    assert f"`{REGENERATE}`" in (DOCS / "performance.md").read_text()

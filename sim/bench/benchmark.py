@@ -38,6 +38,7 @@ from ...boards.measure import all_targets, measure
 from ...hdl.params import Pools
 from ...hdl.pathcheck import PATH_CHECK_LATENCY
 from ...hdl.upcoming import UPCOMING_CLOCKS
+from ...hdl.version import VERSION
 from ...hdl.word import WORD_BITS
 from ..backends.cxxrtl import CxxrtlSession
 from ..backends.pysim import RtlSession
@@ -46,6 +47,7 @@ from ..model.games import bundled_files, load_games
 from ..model.generate import game_corpus
 from ..model.golden import perpetual
 from .capacity import capacity_figures
+from .fingerprint import gateware_fingerprint
 from .peers import make_peer_games, run_peers
 from .search import (build_search_lines, search_corpus_figures, search_software,
                      simulate_search)
@@ -53,7 +55,7 @@ from .workload import (CONFIG, COUNT_LIMIT, distribution as _distribution,
                        rtl_query, workload_figures, workload_markdown)
 
 
-__all__ = ["run_bench", "markdown"]
+__all__ = ["run_bench", "markdown", "bench_header", "REGENERATE"]
 
 
 def build_corpus(games, seed):
@@ -258,6 +260,28 @@ def _pictures(bench, cycles, out_dir, log):
     plt.close(figure)
 
 
+#: The one command that regenerates the kept run, ``docs/bench.json``.
+REGENERATE = "axon bench --out bench && cp bench/bench.json docs/bench.json"
+
+
+def bench_header():
+    """What a ``bench.json`` says before its figures: the machine, the
+    gateware measured (:func:`~axon.sim.bench.fingerprint.gateware_fingerprint`)
+    and whether the run is partial."""
+    return {
+        "machine": {
+            "date": datetime.date.today().isoformat(),
+            "cpu": host_platform.processor() or host_platform.machine(),
+            "cores": os.cpu_count(),
+            "python": sys.version.split()[0],
+        },
+        # The figures are of this gateware; a test compares it with today's.
+        "gateware": {"fingerprint": gateware_fingerprint(), "version": VERSION},
+        # Ctrl-C writes what was measured, marked partial, before stopping.
+        "partial": False,
+    }
+
+
 def run_bench(out_dir="bench", *, seeds=5, games=300, seed=2024, hardware_targets=None,
               skip_hardware=False, skip_software=False, log=print, rtl=None):
     """Run the benchmark into ``out_dir``; return what ``bench.json`` holds.
@@ -266,16 +290,7 @@ def run_bench(out_dir="bench", *, seeds=5, games=300, seed=2024, hardware_target
     default CXXRTL (else Amaranth's simulator) at the bench's parameters."""
     started = time.monotonic()
     os.makedirs(out_dir, exist_ok=True)
-    bench = {
-        "machine": {
-            "date": datetime.date.today().isoformat(),
-            "cpu": host_platform.processor() or host_platform.machine(),
-            "cores": os.cpu_count(),
-            "python": sys.version.split()[0],
-        },
-        # Ctrl-C writes what was measured, marked partial, before stopping.
-        "partial": False,
-    }
+    bench = bench_header()
     phase = ["simulation"]
     try:
         _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_hardware,
