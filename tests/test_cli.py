@@ -172,6 +172,10 @@ def test_progress(tmp_path, capsys):
     code, out, err = run(capsys, "scan", path, "--jsonl")
     assert code == 0 and len(jsonl(out)) == 48
     assert err == ""
+    # The total it shows is the file's games, counted by their Event tags.
+    from axon.sim.cli.args import expected_games
+    assert expected_games(str(path)) == 12 and expected_games("-") is None
+    assert expected_games(str(tmp_path / "absent.pgn")) is None
 
     class Stream:
         def __init__(self, tty):
@@ -183,23 +187,35 @@ def test_progress(tmp_path, capsys):
         def flush(self):
             pass
 
+    # A terminal: the command, the games done of the total, the plies and the rate.
+    now = [0.0]
     terminal = Stream(True)
-    progress = commands.Progress(40, terminal)
-    progress.update(2, 120)
+    progress = commands.Progress(40, terminal, command="axon scan", clock=lambda: now[0])
+    progress.update(0, 60)
+    now[0] = 2.0
+    progress.update(2, 60)
     progress.done()
-    assert terminal.text.startswith("\rgame 3/40, ply 120")
+    assert terminal.text.startswith("\raxon scan: game 1/40, 60 plies")
+    assert "\raxon scan: game 3/40, 120 plies, 60 plies/s" in terminal.text
     assert terminal.text.endswith("\r")
 
-    # A log gets one plain line per interval (30 s), however many games pass.
+    # A log gets one plain line with the totals per interval (30 s), however
+    # many games pass.
     now = [0.0]
     log = Stream(False)
-    progress = commands.Progress(1000, log, clock=lambda: now[0])
+    progress = commands.Progress(1000, log, command="axon verify", clock=lambda: now[0])
     for position in range(1000):
         now[0] = position * 0.1          # 100 s in all
         progress.update(position, 1)
     progress.done()
-    assert log.text.splitlines() == ["game 301/1000, ply 1", "game 601/1000, ply 1",
-                                     "game 901/1000, ply 1"]
+    assert log.text.splitlines() == ["axon verify: game 301/1000, 301 plies, 10 plies/s",
+                                     "axon verify: game 601/1000, 601 plies, 10 plies/s",
+                                     "axon verify: game 901/1000, 901 plies, 10 plies/s"]
+    # A file that holds fewer games than counted is shown without a total.
+    short = Stream(True)
+    progress = commands.Progress(2, short, clock=lambda: 1.0)
+    progress.update(4, 1)
+    assert "game 5," in short.text and "/2" not in short.text
     quiet = Stream(True)
     progress = commands.Progress(40, quiet, enabled=False)
     progress.update(0, 1)
