@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import chess
 import pytest
@@ -33,6 +34,7 @@ from axon.sim.model.games import load_games
 
 
 DATA = os.path.join(os.path.dirname(__file__), os.pardir, "sim", "data")
+DOCS_SEARCH = Path(__file__).resolve().parents[1] / "docs" / "search.md"
 AXON = os.path.join(os.path.dirname(sys.executable), "axon")
 WAC_018 = "R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1"
 
@@ -165,24 +167,43 @@ def test_link_detector_gives_python_chess_tree():
     assert sum(row[5] for row in found) > 0
 
 
-@pytest.mark.quick
-def test_trace_recomputed_by_python_chess(tmp_path):
-    board, history = corners()
-    path = tmp_path / "trace.jsonl.gz"
+def _trace(path, board, history, depth, **options):
     trace = TraceWriter(str(path))
-    engine = Engine(board, history, DetectorTest(GoldenSession(), upcoming=True,
-                                                 on_query=trace.record), upcoming=True)
-    for _ in engine.iterate(5):
+    test = DetectorTest(GoldenSession(), upcoming=options.get("upcoming", False),
+                        on_query=trace.record)
+    for _ in Engine(board, history, test, **options).iterate(depth):
         pass
     trace.close()
+    rows = read_trace(path)
+    assert len(rows) == trace.rows == test.queries
+    return rows
+
+
+def _docs_checker():
+    """The checker docs/search.md prints, as printed."""
+    source = DOCS_SEARCH.read_text().split("```python\n")[1].split("```")[0]
+    namespace = {}
+    exec(source, namespace)
+    return namespace["expected"]
+
+
+@pytest.mark.quick
+def test_trace_recomputed_by_python_chess(tmp_path):
+    path = tmp_path / "trace.jsonl.gz"
+    rows = _trace(path, *corners(), 5, upcoming=True)
     with gzip.open(path, "rt") as file:
         assert json.loads(file.readline())["root"] == len(CORNERS_HISTORY)
-    rows = read_trace(path)
-    assert len(rows) == trace.rows == engine.test.queries
     assert sum(row["draw"] for row in rows) > 0
     # The host's look-up for an upcoming repetition at or before the root is a row too.
     assert {row["count_limit"] for row in rows} == {1, 2}
+    # Null moves, written 0000, on WAC.018 searched with null-move pruning.
+    rows += _trace(tmp_path / "wac.jsonl", chess.Board(WAC_018), [], 5, null_move=True)
+    assert any("0000" in row["moves"] for row in rows)
+    assert sum(row["draw"] for row in rows) > 0
     assert check_trace(rows) == []
+    expected = _docs_checker()
+    fields = ("repetition", "count", "distance", "draw")
+    assert all(expected(row) == {key: row[key] for key in fields} for row in rows)
     # The check can fail: a row with another answer is found.
     tampered = [dict(row) for row in rows]
     first_draw = next(row for row in tampered if row["draw"])

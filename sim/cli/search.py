@@ -79,6 +79,8 @@ def register(commands):
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--trace", metavar="FILE",
                         help="write one JSON row per detector query (.jsonl, or .jsonl.gz)")
+    parser.add_argument("--show", metavar="JSON",
+                        help="search nothing: print the table of a kept --json output")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     parser.set_defaults(func=search_command)
 
@@ -229,8 +231,31 @@ def _rate(run):
     return round(total["nodes"] / total["seconds"]) if total["seconds"] else None
 
 
+# The options a --json output keeps, so that its search can be run again.
+KEPT_OPTIONS = ("fen", "pgn", "game", "ply", "depth", "repetition", "backend", "port",
+                "upcoming", "null_move", "compare")
+
+
+def show_command(options, out):
+    """``--show``: the table of a kept ``--json`` output."""
+    try:
+        with open(options.show) as file:
+            document = json.load(file)
+        kept = argparse.Namespace(json=False, **document["options"])
+        runs = document["runs"]
+        where, history = document["position"], document["history_plies"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        print(f"axon search: error: --show {options.show}: not a kept axon search --json "
+              f"output: {getattr(error, 'strerror', None) or error}", file=sys.stderr)
+        return 2
+    _write(out, kept, where, history, runs, document.get("interrupted", False))
+    return 0
+
+
 def search_command(options, out=None):
     out = sys.stdout if out is None else out
+    if options.show is not None:
+        return show_command(options, out)
     session = trace = None
     runs, interrupted = [], False
     try:
@@ -280,7 +305,7 @@ def search_command(options, out=None):
         for run in runs:
             del run["depths"][finished:]
             run["nodes_per_second"] = _rate(run)
-        _write(out, options, where, history, runs, interrupted)
+        _write(out, options, where, len(history), runs, interrupted)
         if interrupted:
             print(f"axon search: interrupted; {plural(finished, 'depth')} finished",
                   file=sys.stderr)
@@ -302,10 +327,9 @@ def search_command(options, out=None):
 def _write(out, options, where, history, runs, interrupted):
     compare = len(runs) == 2
     if options.json:
-        document = {"position": where, "history_plies": len(history),
-                    "depth": options.depth, "upcoming": options.upcoming,
-                    "null_move": options.null_move, "runs": runs,
-                    "interrupted": interrupted}
+        document = {"position": where, "history_plies": history,
+                    "options": {name: getattr(options, name) for name in KEPT_OPTIONS},
+                    "runs": runs, "interrupted": interrupted}
         if compare:
             document["shrinkage"] = [shrinkage(off, on) for off, on in
                                      zip(runs[0]["depths"], runs[1]["depths"])]
@@ -313,7 +337,7 @@ def _write(out, options, where, history, runs, interrupted):
                                                     _totals(runs[1]["depths"]))
         out.write(json.dumps(document, indent=1) + "\n")
         return
-    out.write(f"axon search: {where}; {plural(len(history), 'ply', 'plies')} of game history"
+    out.write(f"axon search: {where}; {plural(history, 'ply', 'plies')} of game history"
               f"{'; upcoming cutoff' if options.upcoming else ''}"
               f"{'; null move' if options.null_move else ''}\n")
     if runs and runs[0]["depths"]:

@@ -160,7 +160,9 @@ class DetectorTest:
         occupancy).
     on_query : callable or None
         ``on_query(test, top, count_limit, occupancy, result)`` after every
-        query: the trace and the bench's recorded workload.
+        query: the trace and the bench's recorded workload. ``occupancy`` is
+        the node's (given to the session with ``upcoming`` only), ``None``
+        for the host's look-up of an upcoming repetition.
     """
 
     name = "detector"
@@ -188,6 +190,8 @@ class DetectorTest:
         self.words = words[first:]
         self.root = len(self.words) - 1
         self.top = self.root
+        # What the move list holds, as the host wrote it.
+        self.written = self.words + [0] * (self.session.depth - len(self.words))
         self.session.load(self.words)
 
     def push(self, board, move):
@@ -197,6 +201,7 @@ class DetectorTest:
                                 f"entries")
         word = encode_move(board, move)
         self.session.write(self.top, word)
+        self.written[self.top] = word
         self.line.append(move.uci())
 
     def pop(self):
@@ -204,15 +209,15 @@ class DetectorTest:
         self.line.pop()
 
     def _ask(self, top, count_limit, occupancy):
-        result = self.session.query(top, count_limit, occupancy, self.root).result
+        result = self.session.query(top, count_limit, occupancy if self.upcoming else None,
+                                    self.root).result
         self.queries += 1
         if self.on_query is not None:
             self.on_query(self, top, count_limit, occupancy, result)
         return result
 
     def is_draw(self, board):
-        occupancy = int(board.occupied) if self.upcoming else None
-        self._last = self._ask(self.top, QUERY_COUNT_LIMIT, occupancy)
+        self._last = self._ask(self.top, QUERY_COUNT_LIMIT, int(board.occupied))
         return self._last.draw
 
     def upcoming_draw(self, board):
@@ -231,7 +236,9 @@ class DetectorTest:
             raise SearchTooDeep(f"the search path outgrew the move list's "
                                 f"{self.session.depth} entries")
         move = chess.Move(*result.upcoming_move)
-        self.session.write(self.top + 1, encode_move(board, move))
+        word = encode_move(board, move)
+        self.session.write(self.top + 1, word)
+        self.written[self.top + 1] = word
         self.line.append(move.uci())
         try:
             return self._ask(self.top + 1, UPCOMING_CHECK_LIMIT, None).draw
