@@ -287,3 +287,91 @@ def test_ctrl_c_prints_the_finished_depths():
     assert process.returncode == EXIT_INTERRUPTED, stderr
     assert b"Traceback" not in stderr and b"depths finished" in stderr
     assert b"\n    1 " in stdout
+
+
+# -- the kept runs of docs/search.md ----------------------------------------------
+
+KEPT_RUNS = sorted((DOCS_SEARCH.parent / "search").glob("*.json"))
+# What a run of the same search must reproduce, depth by depth.
+DETERMINED = ("depth", "move", "score", "nodes", "terminal", "repetitions", "upcoming",
+              "queries")
+
+
+def _command(options, depth):
+    argv = [] if options["pgn"] is None else [options["pgn"], "--game", str(options["game"])]
+    for name in ("fen", "ply", "repetition", "backend", "port"):
+        if options[name] is not None:
+            argv += [f"--{name}", str(options[name])]
+    argv += [f"--{name.replace('_', '-')}" for name in ("upcoming", "null_move", "compare")
+             if options[name]]
+    return argv + ["--depth", str(depth)]
+
+
+@pytest.mark.parametrize("path", KEPT_RUNS, ids=[path.stem for path in KEPT_RUNS])
+def test_kept_runs_are_what_the_command_gives(path, capsys, monkeypatch):
+    """The docs' long runs are kept as their --json output; the same search,
+    run again to a few plies, gives the same first depths."""
+    kept = json.loads(path.read_text())
+    assert not kept["interrupted"]
+    monkeypatch.chdir(DOCS_SEARCH.parents[1])
+    assert main(["search", *_command(kept["options"], 3), "--json", "-q"]) == 0
+    fresh = json.loads(capsys.readouterr().out)
+    assert fresh["position"] == kept["position"]
+    assert [run["label"] for run in fresh["runs"]] == [run["label"] for run in kept["runs"]]
+    for fresh_run, kept_run in zip(fresh["runs"], kept["runs"]):
+        assert len(kept_run["depths"]) == kept["options"]["depth"]
+        for row, kept_row in zip(fresh_run["depths"], kept_run["depths"]):
+            assert {key: row[key] for key in DETERMINED} == \
+                {key: kept_row[key] for key in DETERMINED}
+
+
+# -- the bench's recorded search workload -------------------------------------------
+
+SMALL_SEARCHES = (("WAC.018", WAC_018, None, 0, 3),
+                  ("DIEP - AXON after 44... Qd3+", None, "diep_axon.pgn", 88, 2))
+
+
+def _cxxrtl_session():
+    cxxrtl = pytest.importorskip("axon.sim.backends.cxxrtl")
+    try:
+        return cxxrtl.CxxrtlSession()
+    except cxxrtl.CxxrtlError as error:
+        pytest.skip(str(error))
+
+
+def test_recorded_workload_replays_on_the_rtl():
+    from axon.sim.bench.recorded import record_searches, simulate_recorded
+    groups, summary = record_searches(log=lambda line: None, searches=SMALL_SEARCHES)
+    queries = sum(len(group[3]) for group in groups)
+    assert queries == sum(found["queries"] for found in summary)
+    # A search asks along its lines: far fewer loads than queries.
+    assert len(groups) < queries
+    session = _cxxrtl_session()
+    sim = simulate_recorded(groups, session, "cxxrtl", log=lambda line: None)
+    assert sim["mismatches"] == 0 and len(sim["cycles"]) == queries
+    # A recorded answer the search was not told is caught.
+    (query, told), ply = groups[0][3][0]
+    groups[0][3][0] = ((query, told.__class__(**{**told.__dict__, "draw": not told.draw})), ply)
+    assert simulate_recorded(groups, session, "cxxrtl", log=lambda line: None)["mismatches"] == 1
+
+
+def _host_rates(links):
+    from axon.sim.bench.recorded import host_rates
+    _cxxrtl_session()
+    return host_rates(log=lambda line: None, depths={"host": 2, "link": 1}, links=links)
+
+
+def test_host_rates_of_each_test():
+    rates = _host_rates(())
+    assert set(rates) == {"off", "python-chess", "golden", "cxxrtl"}
+    assert rates["off"]["queries"] == 0
+    assert rates["golden"]["queries"] == rates["cxxrtl"]["queries"] > 0
+    assert all(figures["nodes_per_second"] > 0 for figures in rates.values())
+
+
+@pytest.mark.slow
+def test_link_bytes_per_node():
+    link = _host_rates(("sim://icebreaker",))["link:sim://icebreaker"]
+    # A node is a WRITE frame of one word and a QUERY frame, and their answers.
+    assert link["bytes_per_node"] > 0
+    assert link["nodes_per_second_at_1_mbaud"] == round(100_000 / link["bytes_per_node"])

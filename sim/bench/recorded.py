@@ -64,15 +64,22 @@ def position(fen, pgn, plies):
 class _Recorder:
     """Groups the queries of a search: a query whose line extends or is a
     prefix of the group's line joins it (one load of the move list serves
-    them all)."""
+    them all). A group's line starts where the move list does (the last
+    barrier of the game history), which is all a query reaches."""
 
-    def __init__(self, label):
-        self.label = label
-        self.groups = []            # (start board, moves, words, queries, expected results)
+    def __init__(self, board):
+        self._board = board
+        self._start = None
+        self.groups = []            # [start board, line (UCI), words, [(query, result), ply]]
         self._line = None
 
     def record(self, test, top, count_limit, occupancy, result):
-        line = test.line[:test.history_plies + top - test.root]
+        first = test.history_plies - (test.root + 1)
+        if self._start is None:
+            self._start = self._board.copy(stack=False)
+            for uci in test.line[:first]:
+                self._start.push_uci(uci)
+        line = test.line[first:test.history_plies + top - test.root]
         query = (rtl_query(top, count_limit, occupancy, test.root), result)
         if self._line is not None and line[:len(self._line)] == self._line:
             self._line = self._group[1] = list(line)
@@ -81,11 +88,7 @@ class _Recorder:
             self._line = list(line)
             self._group = [self._start, self._line, test.written[:top + 1], []]
             self.groups.append(self._group)
-        # The peers count plies from the start position, game history included.
         self._group[3].append((query, len(line) - 1))
-
-    def start(self, board):
-        self._start = board
 
 
 def record_searches(log=print, searches=RECORDED_SEARCHES):
@@ -94,8 +97,7 @@ def record_searches(log=print, searches=RECORDED_SEARCHES):
     groups, summary = [], []
     for label, fen, pgn, plies, depth in searches:
         board, history = position(fen, pgn, plies)
-        recorder = _Recorder(label)
-        recorder.start(board)
+        recorder = _Recorder(board)
         test = DetectorTest(GoldenSession(CONFIG), on_query=recorder.record)
         engine = Engine(board, history, test)
         began = time.monotonic()
