@@ -47,7 +47,7 @@ RECORDED_SEARCHES = (
 )
 # Node rates: WAC.018 to this depth for the host's tests, shallower over
 # the link simulated at its pins (a few nodes a second).
-RATE_DEPTHS = {"host": 5, "link": 2}
+RATE_DEPTHS = {"host": 5, "link": 1}
 LINK_BAUD = 1_000_000
 # 8 data bits, a start and a stop bit.
 BITS_PER_BYTE = 10

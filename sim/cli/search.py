@@ -11,7 +11,6 @@ with it, depth by depth, and prints how much smaller the tree got.
 import argparse
 import json
 import sys
-import time
 
 import chess
 
@@ -218,12 +217,16 @@ def format_table(runs, compare):
         table.append(line)
     widths = [max(len(row[column]) for row in table) for column in range(len(header))]
     for row in table:
-        lines.append("  ".join(cell.rjust(width) if index else cell.rjust(width)
-                               for index, (cell, width) in enumerate(zip(row, widths))))
-    titles = []
-    for run in runs:
-        titles.append(run["label"])
-    return "\n".join(["  |  ".join(titles)] + lines) + "\n"
+        lines.append("  ".join(cell.rjust(width) for cell, width in zip(row, widths)))
+    # Each run's label over its first column.
+    title, column = "", 1
+    for run, run_heads in zip(runs, heads):
+        start = sum(width + 2 for width in widths[:column])
+        title = title.ljust(start) + run["label"] + ":"
+        column += len(run_heads)
+    if compare:
+        title = title.ljust(sum(width + 2 for width in widths[:column])) + "with the test:"
+    return "\n".join([title.rstrip()] + lines) + "\n"
 
 
 def _rate(run):
