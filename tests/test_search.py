@@ -375,3 +375,15 @@ def test_link_bytes_per_node():
     # A node is a WRITE frame of one word and a QUERY frame, and their answers.
     assert link["bytes_per_node"] > 0
     assert link["nodes_per_second_at_1_mbaud"] == round(100_000 / link["bytes_per_node"])
+
+
+def test_kept_wac018_runs_are_one_tree():
+    """The depth-12 runs of docs/search.md: python-chess's test and the
+    golden model's detector searched the same tree, depth by depth."""
+    detector = json.loads((DOCS_SEARCH.parent / "search" / "wac018.json").read_text())
+    chess_run = json.loads((DOCS_SEARCH.parent / "search" /
+                            "wac018-python-chess.json").read_text())
+    tested, = [run for run in detector["runs"] if run["repetition"] == "detector"]
+    assert len(tested["depths"]) == 12
+    assert [{key: row[key] for key in DETERMINED} for row in tested["depths"]] == \
+        [{key: row[key] for key in DETERMINED} for row in chess_run["runs"][0]["depths"]]
