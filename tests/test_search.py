@@ -139,7 +139,7 @@ def test_cxxrtl_detector_gives_python_chess_tree(expected):
     except cxxrtl.CxxrtlError as error:
         pytest.skip(str(error))
     with session:
-        for name in ("wac018", "diep-endgame", "corners-upcoming"):
+        for name in ("wac018", "corners-upcoming"):
             position, depth, options = CASES[name]
             board, history = position()
             assert tree(board, history, DetectorTest(session, **_upcoming(options)), depth,
@@ -197,7 +197,7 @@ def test_trace_recomputed_by_python_chess(tmp_path):
     # The host's look-up for an upcoming repetition at or before the root is a row too.
     assert {row["count_limit"] for row in rows} == {1, 2}
     # Null moves, written 0000, on WAC.018 searched with null-move pruning.
-    rows += _trace(tmp_path / "wac.jsonl", chess.Board(WAC_018), [], 5, null_move=True)
+    rows += _trace(tmp_path / "wac.jsonl", chess.Board(WAC_018), [], 4, null_move=True)
     assert any("0000" in row["moves"] for row in rows)
     assert sum(row["draw"] for row in rows) > 0
     assert check_trace(rows) == []
@@ -242,7 +242,8 @@ def test_engine_checks_its_arguments():
 def test_compare_prints_both_runs(capsys):
     assert main(["search", "--fen", WAC_018, "--depth", "5", "--compare", "-q"]) == 0
     out = capsys.readouterr().out
-    assert "off  |  detector (golden)" in out
+    title = next(line for line in out.splitlines() if "off:" in line)
+    assert title.split() == ["off:", "detector", "(golden):", "with", "the", "test:"]
     assert "nodes -%" in out
     assert len([line for line in out.splitlines() if line.strip().startswith("5 ")]) == 1
 
