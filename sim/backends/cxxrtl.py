@@ -463,7 +463,10 @@ class CxxrtlSession(CxxrtlModel, Session):
         """End the model process of ``load``, ``write`` and ``query``, if any."""
         process, self._process = self._process, None
         if process is not None:
-            process.stdin.close()
+            try:
+                process.stdin.close()
+            except OSError:         # the model has gone already (Ctrl-C reached it too)
+                pass
             process.wait()
             process.stdout.close()
             process.stderr.close()
