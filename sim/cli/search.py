@@ -172,21 +172,23 @@ def _totals(rows):
     return {key: sum(row[key] for row in rows) for key in keys}
 
 
-def format_table(runs, compare):
+def format_table(runs, compare, upcoming=False):
     """The per-depth table of one run, or of the run without the test beside
     the run with it (``compare``)."""
     def cells(row, tested):
         found = [row["move"] or "-", row["evaluation"], f"{row['nodes']:,}",
                  f"{row['terminal']:,}"]
         if tested:
-            found += [f"{row['repetitions']:,}", f"{row['queries']:,}"]
+            found += [f"{row['repetitions']:,}"] + \
+                ([f"{row['upcoming']:,}"] if upcoming else []) + [f"{row['queries']:,}"]
         return found + [f"{row['seconds']:.2f}"]
 
     heads = []
     for run in runs:
         tested = run["repetition"] != "off"
         heads.append(["move", "eval", "nodes", "terminal"] +
-                     (["reps", "queries"] if tested else []) + ["s"])
+                     (["reps"] + (["cutoffs"] if upcoming else []) + ["queries"]
+                      if tested else []) + ["s"])
     lines = []
     header = ["depth"] + [head for run_heads in heads for head in run_heads]
     if compare:
@@ -209,7 +211,8 @@ def format_table(runs, compare):
             tested = run["repetition"] != "off"
             line += ["", "", f"{total['nodes']:,}", f"{total['terminal']:,}"]
             if tested:
-                line += [f"{total['repetitions']:,}", f"{total['queries']:,}"]
+                line += [f"{total['repetitions']:,}"] + \
+                    ([f"{total['upcoming']:,}"] if upcoming else []) + [f"{total['queries']:,}"]
             line.append(f"{total['seconds']:.2f}")
         if compare:
             shrunk = shrinkage(totals[0], totals[1])
@@ -344,7 +347,7 @@ def _write(out, options, where, history, runs, interrupted):
               f"{'; upcoming cutoff' if options.upcoming else ''}"
               f"{'; null move' if options.null_move else ''}\n")
     if runs and runs[0]["depths"]:
-        out.write(format_table(runs, compare))
+        out.write(format_table(runs, compare, options.upcoming))
         rates = ", ".join(f"{run['label']} {run['nodes_per_second']:,}"
                           for run in runs if run["nodes_per_second"])
         out.write(f"nodes per second: {rates}\n")
