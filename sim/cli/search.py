@@ -37,7 +37,8 @@ inside the search). Every node but the root asks the repetition test once;
 a draw by repetition scores 0.00. Columns: depth; the key move; the
 evaluation in pawns for the side to move (#N: mate in N moves); nodes
 (positions visited, the root included); terminal (nodes searched no further);
-reps (nodes scored a draw by repetition); queries (questions to the test);
+reps (nodes scored a draw by repetition); cutoffs (with --upcoming: nodes
+whose alpha became the draw value); queries (questions to the test);
 seconds. Exit status: 0; 1 when the detector or the link fails; 2 on bad
 input; 130 on Ctrl-C, after the depths finished so far.
 """
