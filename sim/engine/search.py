@@ -38,6 +38,9 @@ PAWN_ADVANCE = 10
 # Null-move pruning: the reduction, and the least depth it is tried at.
 NULL_REDUCTION = 2
 NULL_MIN_DEPTH = 3
+# The deepest a quiescence search goes before it takes the evaluation as it is;
+# below the move list's room for the path (axon.sim.engine.repetition.MAX_PLY).
+MAX_SEARCH_PLY = 48
 # Nodes between two looks at the clock for progress.
 PROGRESS_NODES = 2048
 
@@ -146,12 +149,11 @@ class Engine:
         self._shown = began
         self._depth = depth
         self._root_done, self._root_moves = 0, 0
-        pv = self._pv
-        self._follow, self._pv = pv, []
+        # The last iteration's principal variation is searched first.
+        self._follow = self._pv
         score = self._node(depth, -INFINITY, INFINITY, 0, True, True)
-        best = self._pv_at[0] if self._pv_at.get(0) else []
-        self._pv = best
-        move = best[0] if best else None
+        self._pv = self._pv_at[0]
+        move = self._pv[0] if self._pv else None
         return DepthResult(depth=depth, move=self.root_board.san(move) if move else None,
                            uci=move.uci() if move else None, score=score, nodes=self.nodes,
                            terminal=self.terminal, repetitions=self.repetitions,
@@ -187,7 +189,9 @@ class Engine:
                 self.progress(self._depth, self.nodes, self._root_done, self._root_moves)
 
     def _node(self, depth, alpha, beta, ply, on_pv, null_ok):
-        """Negamax, fail-soft; ``depth <= 0`` is the quiescence search."""
+        """Negamax, fail-soft; ``depth <= 0`` is the quiescence search.
+        ``on_pv``: the path so far is the last principal variation's;
+        ``null_ok``: the move into this node was not a null move."""
         board = self.board
         self.nodes += 1
         self._tick()
@@ -256,7 +260,3 @@ class Engine:
         return any(board.pieces_mask(kind, side) for kind in
                    (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN))
 
-
-# The deepest a quiescence search goes before it takes the evaluation as it is;
-# below the move list's room for the path (axon.sim.engine.repetition.MAX_PLY).
-MAX_SEARCH_PLY = 48
