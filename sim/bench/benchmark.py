@@ -52,8 +52,8 @@ from ..model.generate import game_corpus
 from ..model.golden import perpetual
 from .capacity import capacity_figures
 from .peers import make_peer_games, run_peers
-from .recorded import (host_rates, record_searches, recorded_figures, recorded_software,
-                       simulate_recorded)
+from .recorded import (RECORDED_SEARCHES, host_rates, record_searches, recorded_figures,
+                       recorded_software, simulate_recorded)
 from .search import (build_search_lines, search_corpus_figures, search_software,
                      simulate_search)
 from .workload import (CONFIG, COUNT_LIMIT, distribution as _distribution,
@@ -266,11 +266,14 @@ def _pictures(bench, cycles, out_dir, log):
 
 
 def run_bench(out_dir="bench", *, seeds=5, games=300, seed=2024, hardware_targets=None,
-              skip_hardware=False, skip_software=False, log=print, rtl=None):
+              skip_hardware=False, skip_software=False, log=print, rtl=None,
+              searches=RECORDED_SEARCHES):
     """Run the benchmark into ``out_dir``; return what ``bench.json`` holds.
 
     ``rtl`` is ``(session, backend name)`` to answer the queries with, by
-    default CXXRTL (else Amaranth's simulator) at the bench's parameters."""
+    default CXXRTL (else Amaranth's simulator) at the bench's parameters;
+    ``searches`` the searches whose queries are the search workload
+    (:data:`~axon.sim.bench.recorded.RECORDED_SEARCHES`)."""
     started = time.monotonic()
     os.makedirs(out_dir, exist_ok=True)
     bench = {
@@ -286,7 +289,7 @@ def run_bench(out_dir="bench", *, seeds=5, games=300, seed=2024, hardware_target
     phase = ["simulation"]
     try:
         _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_hardware,
-                 skip_software, log, rtl)
+                 skip_software, log, rtl, searches)
     except KeyboardInterrupt:
         bench.update(partial=True, interrupted_in=phase[0],
                      seconds=round(time.monotonic() - started, 1))
@@ -311,7 +314,7 @@ def _write_json(bench, out_dir):
 
 
 def _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_hardware,
-             skip_software, log, rtl):
+             skip_software, log, rtl, searches):
     """Fill ``bench`` phase by phase; ``phase[0]`` names the one running."""
     corpus = build_corpus(games, seed)
     rtl = rtl or _rtl_session(log)
@@ -321,9 +324,9 @@ def _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_h
     overhead = max(c - math.ceil(p / 2) for p, c in zip(plies, cycles))
     lines = build_search_lines(corpus, games, seed)
     search = simulate_search(lines, *rtl, log=log)
-    groups, searches = record_searches(log)
+    groups, summary = record_searches(log, searches)
     recorded = simulate_recorded(groups, *rtl, log=log)
-    search_run = (groups, searches, recorded)
+    search_run = (groups, summary, recorded)
 
     bench.update({
         "corpus": {"seed": seed, "games": len(corpus), "generated_games": games,
