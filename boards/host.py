@@ -212,6 +212,10 @@ class Board(Session):
             self.transact(write_request(address + offset, words[offset:offset + step]),
                           Command.WRITE)
 
+    def write(self, address, word):
+        """Store one word at ``address``: one WRITE frame of one word."""
+        self.write_moves(address, [word])
+
     def read_moves(self, address, count):
         step = self.identity.max_words
         words = []

@@ -52,6 +52,7 @@ CAPABILITIES = {
     "test_pgn_input.py":    "PGN input",
     "test_program.py":      "flashing a board",
     "test_readme.py":       "documentation against its sources",
+    "test_search.py":       "the detector inside a search",
     "test_search_bench.py": "benchmark search workload",
     "test_rtl.py":          "RTL against the golden model",
     "test_soak.py":         "soaks",

@@ -29,7 +29,7 @@ LAYERS = [
     ("model",    ["axon.sim.model", "axon.sim"]),
     ("backends", ["axon.sim.backends"]),
     ("boards",   ["axon.boards"]),
-    ("tools",    ["axon.sim.verify", "axon.sim.bench"]),
+    ("tools",    ["axon.sim.verify", "axon.sim.bench", "axon.sim.engine"]),
     ("cli",      ["axon.sim.cli"]),
 ]
 

@@ -13,7 +13,7 @@ from axon.sim.backends.pysim import split_query
 latency = SHIPPED.latency
 from axon.sim.backends.session import Answer, GoldenSession
 from axon.sim.bench.benchmark import markdown, run_bench
-from axon.sim.bench.readme import SEARCH_LABEL, readme_tables
+from axon.sim.bench.readme import SEARCH_LABEL, WALKS_LABEL, readme_tables
 from axon.sim.bench.search import simulate_search
 from axon.sim.bench.workload import rtl_query, workload_figures
 from axon.sim.model.encode import encode_moves
@@ -157,31 +157,42 @@ def test_workload_figures_per_device_and_peer():
     assert workload_figures([1], [4], {}, None)["ratio_to_c_chain_list"] == {}
 
 
+# A small recorded search workload: WAC.018 to three plies.
+SMALL_SEARCHES = (("WAC.018", "R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1", None, 0, 3),)
+
+
 def test_bench_reports_the_search_workload_apart(tmp_path):
     bench = run_bench(str(tmp_path), games=2, skip_hardware=True, skip_software=True,
-                      log=lambda line: None, rtl=(ClockedGolden(), "golden"))
+                      log=lambda line: None, rtl=(ClockedGolden(), "golden"),
+                      searches=SMALL_SEARCHES)
     with open(tmp_path / "bench.json") as file:
         written = json.load(file)
     workloads = written["workloads"]
-    assert set(workloads) == {"game", "search"}
+    assert set(workloads) == {"game", "search", "search_walks"}
     for figures in workloads.values():
         for key in ("plies_scanned", "clocks_per_query"):
             assert set(figures[key]) >= {"mean", "median", "p99"}
         assert figures["queries"] > 0 and figures["mismatches"] == 0
         assert figures["ns_per_query"] == {} and figures["ratio_to_c_chain_list"] == {}
+    # The search workload: every query of the recorded search.
     search = workloads["search"]
-    assert search["lines"] == 16 and search["oracle_mismatches"] == 0
-    assert 4 * search["lines"] <= search["queries"] <= 10 * search["lines"]
-    assert 4 <= search["walk_plies"]["min"] <= search["walk_plies"]["max"] <= 10
+    assert [found["position"] for found in search["searches"]] == ["WAC.018"]
+    assert search["queries"] == search["searches"][0]["queries"] == 469
+    walks = workloads["search_walks"]
+    assert walks["lines"] == 16 and walks["oracle_mismatches"] == 0
+    assert 4 * walks["lines"] <= walks["queries"] <= 10 * walks["lines"]
+    assert 4 <= walks["walk_plies"]["min"] <= walks["walk_plies"]["max"] <= 10
     # The game workload keeps its top-level keys.
     assert written["corpus"]["queries"] == workloads["game"]["queries"]
     assert written["clocks_per_query"] == workloads["game"]["clocks_per_query"]
     assert written["simulation"]["mismatches"] == 0 and "ns_per_query" in written
     text = markdown(bench)
-    assert "| search | " in text and "Search workload: 16 lines" in text
+    assert "| search | " in text and "Search walks: 16 lines" in text
+    assert "Search workload: the queries of axon search, recorded: WAC.018 to depth 3" in text
     tables = readme_tables(written)
     assert f"| clocks per query{SEARCH_LABEL} |" in tables
-    assert "Search workload: " in tables
+    assert f"| clocks per query{WALKS_LABEL} |" in tables
+    assert "Search workload: the 469 queries of `axon search` (WAC.018 to depth 3)" in tables
 
 
 def test_readme_shows_the_search_workload_beside_the_game():

@@ -76,6 +76,8 @@ _HARNESS_PORTS = ("clk", "rst", "query__start", "query__top", "query__root", "qu
 _OP_WRITE = 1
 _OP_QUERY = 2
 _OP_QUERY_UPCOMING = 3
+_OP_WRITE_AT = 4
+_OP_FLUSH = 5
 _ANSWER_WORDS = 6
 _STATUS_DONE = 0
 _STATUS_TIMEOUT = 1
@@ -313,6 +315,11 @@ class CxxrtlSession(CxxrtlModel, Session):
         Progress lines, see :class:`CxxrtlModel`.
 
     Members are those of :class:`CxxrtlModel`.
+
+    ``load``, ``write`` and ``query`` talk to one model process that stays
+    up between calls (started at the first, ended by :meth:`close`), so a
+    search pays a word's write and a query a node; ``run_batch`` runs a
+    process of its own.
     """
 
     DESIGN_NAME   = DESIGN_NAME
@@ -328,6 +335,7 @@ class CxxrtlSession(CxxrtlModel, Session):
         if self._result_layout.size > 64:
             raise ValueError(f"the CXXRTL harness reads a result of at most 64 bits; depth "
                              f"{depth} makes it {self._result_layout.size}")
+        self._process = None
 
     def _make_dut(self):
         return AxonDetector(self.config)
@@ -401,6 +409,83 @@ class CxxrtlSession(CxxrtlModel, Session):
             results.append(job_results)
         return results
 
+    # -- one query at a time ----------------------------------------------------
+
+    def _live(self):
+        if self._process is None or self._process.poll() is not None:
+            self._process = subprocess.Popen([str(self.build())], stdin=subprocess.PIPE,
+                                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        return self._process
+
+    def _send(self, *words):
+        try:
+            self._live().stdin.write(array("I", words).tobytes())
+        except BrokenPipeError:
+            self._failed()
+
+    def _failed(self):
+        process, self._process = self._process, None
+        process.kill()
+        error = process.stderr.read().decode(errors="replace")
+        raise CxxrtlError(f"the CXXRTL model stopped: {error.strip() or 'no message'}")
+
+    def load(self, words):
+        words = list(words)
+        self._check_fits(words)
+        self._send(_OP_WRITE, len(words), *self._checked_words(words))
+
+    def write(self, address, word):
+        self._check_address(address)
+        self._send(_OP_WRITE_AT, address, 1, *self._checked_words([word]))
+
+    def query(self, top, count_limit, occupancy=None, root=-1):
+        payload = array("I")
+        payload.frombytes(self._encode([([], [(top, count_limit, occupancy, root)])]))
+        # The job's empty load (two words) is left out: the model holds the list.
+        self._send(*payload[2:], _OP_FLUSH)
+        process = self._process
+        try:
+            process.stdin.flush()
+        except BrokenPipeError:
+            self._failed()
+        raw = process.stdout.read(4 * _ANSWER_WORDS)
+        if len(raw) != 4 * _ANSWER_WORDS:
+            self._failed()
+        status, low, high, cycles, upcoming, extra = array("I", raw)
+        if not self.config.upcoming:
+            occupancy = None
+        if status == _STATUS_TIMEOUT or (occupancy is not None and extra != UPCOMING_CLOCKS):
+            raise DetectorTimeout(f"query top={top} count_limit={count_limit} did not finish")
+        return Answer(self._decode(low | high << 32,
+                                   upcoming if occupancy is not None else None), cycles)
+
+    def close(self):
+        """End the model process of ``load``, ``write`` and ``query``, if any."""
+        process, self._process = self._process, None
+        if process is not None:
+            try:
+                process.stdin.close()
+            except OSError:         # the model has gone already (Ctrl-C reached it too)
+                pass
+            process.wait()
+            process.stdout.close()
+            process.stderr.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exception):
+        self.close()
+
+    @staticmethod
+    def _checked_words(words, index=None):
+        where = "" if index is None else f"job {index}: "
+        for word in words:
+            if not isinstance(word, int) or not 0 <= word < 1 << WORD_BITS:
+                raise ValueError(f"{where}move word must be an integer in range "
+                                 f"0..{(1 << WORD_BITS) - 1}, not {word!r}")
+        return words
+
     def _encode(self, jobs):
         payload = array("I")
         if payload.itemsize != 4:
@@ -409,10 +494,7 @@ class CxxrtlSession(CxxrtlModel, Session):
             if len(words) > self.depth:
                 raise ValueError(f"job {index}: {len(words)} words do not fit a move list of "
                                  f"depth {self.depth}")
-            for word in words:
-                if not isinstance(word, int) or not 0 <= word < 1 << WORD_BITS:
-                    raise ValueError(f"job {index}: move word must be an integer in range "
-                                     f"0..{(1 << WORD_BITS) - 1}, not {word!r}")
+            self._checked_words(words, index)
             payload.extend((_OP_WRITE, len(words)))
             payload.extend(words)
             for query in queries:

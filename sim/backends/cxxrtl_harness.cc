@@ -14,11 +14,16 @@
 // axon/sim/backends/pysim.py do, so that the two simulators see the same clock edges.
 //
 // stdin: a stream of uint32 (host byte order) commands until end of file,
+// each carried out as soon as it has been read,
 //   1 N w0 .. w(N-1)   store N move words at addresses 0..N-1, one a clock
 //   2 TOP LIMIT        run one query
 //   3 TOP LIMIT OCC_LO OCC_HI
 //                      run one query with this occupancy and wait for
 //                      `upcoming.done` too
+//   4 ADDR N w0 .. w(N-1)
+//                      store N move words at addresses ADDR.., one a clock
+//                      (a search writes one word a node)
+//   5                  flush stdout: the answers so far reach the reader now
 // stdout: six uint32 per query, in order,
 //   STATUS RESULT_LO RESULT_HI CYCLES UPCOMING UPCOMING_CLOCKS
 // STATUS 0: done rose, RESULT is the raw `result` port (ResultLayout bits)
@@ -37,7 +42,8 @@
 
 namespace {
 
-enum : uint32_t { OP_WRITE = 1, OP_QUERY = 2, OP_QUERY_UPCOMING = 3 };
+enum : uint32_t { OP_WRITE = 1, OP_QUERY = 2, OP_QUERY_UPCOMING = 3, OP_WRITE_AT = 4,
+                  OP_FLUSH = 5 };
 enum : uint32_t { STATUS_DONE = 0, STATUS_TIMEOUT = 1 };
 
 AXON_DESIGN dut;
@@ -63,10 +69,10 @@ void tick() {
 	dut.step();
 }
 
-void write_words(const uint32_t *words, uint32_t count) {
-	for (uint32_t address = 0; address < count; address++) {
-		dut.AXON_PORT_MEMORY_WRITE_ADDR.set<uint32_t>(address);
-		dut.AXON_PORT_MEMORY_WRITE_WORD.set<uint32_t>(words[address]);
+void write_words(uint32_t base, const uint32_t *words, uint32_t count) {
+	for (uint32_t offset = 0; offset < count; offset++) {
+		dut.AXON_PORT_MEMORY_WRITE_ADDR.set<uint32_t>(base + offset);
+		dut.AXON_PORT_MEMORY_WRITE_WORD.set<uint32_t>(words[offset]);
 		dut.AXON_PORT_MEMORY_WRITE_EN.set<bool>(true);
 		tick();
 	}
@@ -118,44 +124,50 @@ void run_query(uint32_t top, int32_t root, uint32_t count_limit, bool upcoming,
 	answer[5] = extra;
 }
 
-std::vector<uint32_t> read_all_input() {
-	std::vector<uint32_t> input;
-	uint32_t chunk[4096];
-	size_t got;
-	while ((got = std::fread(chunk, sizeof(uint32_t), 4096, stdin)) > 0)
-		input.insert(input.end(), chunk, chunk + got);
+// The next word of stdin; `false` at its end.
+bool read_word(uint32_t &word) {
+	if (std::fread(&word, sizeof(uint32_t), 1, stdin) == 1)
+		return true;
 	if (std::ferror(stdin))
 		fail("cannot read stdin", 0);
-	return input;
+	return false;
+}
+
+void put_words(const uint32_t *words, size_t count) {
+	if (std::fwrite(words, sizeof(uint32_t), count, stdout) != count)
+		fail("cannot write stdout", count);
 }
 
 } // namespace
 
 int main() {
 	static_assert(sizeof(uint32_t) == 4, "uint32_t");
-	const std::vector<uint32_t> input = read_all_input();
 	// Settle the outputs for the reset state before the first edge.
 	dut.step();
-	std::vector<uint32_t> output;
-	size_t at = 0;
+	uint64_t at = 0;
 	auto next = [&]() -> uint32_t {
-		if (at >= input.size())
+		uint32_t word;
+		if (!read_word(word))
 			fail("command cut short at word", at);
-		return input[at++];
+		at++;
+		return word;
 	};
-	while (at < input.size()) {
-		uint32_t op = next();
-		if (op == OP_WRITE) {
+	std::vector<uint32_t> words;
+	uint32_t op;
+	while (read_word(op)) {
+		at++;
+		if (op == OP_WRITE || op == OP_WRITE_AT) {
+			uint32_t base = op == OP_WRITE_AT ? next() : 0;
 			uint32_t count = next();
-			if (count > AXON_DEPTH)
+			if (base > AXON_DEPTH || count > AXON_DEPTH - base)
 				fail("more words than the move list holds", count);
-			if (input.size() - at < count)
-				fail("write command cut short at word", at);
-			for (uint32_t index = 0; index < count; index++)
-				if (input[at + index] >> 17)
-					fail("move word wider than 17 bits", input[at + index]);
-			write_words(&input[at], count);
-			at += count;
+			words.resize(count);
+			for (uint32_t index = 0; index < count; index++) {
+				words[index] = next();
+				if (words[index] >> 17)
+					fail("move word wider than 17 bits", words[index]);
+			}
+			write_words(base, words.data(), count);
 		} else if (op == OP_QUERY || op == OP_QUERY_UPCOMING) {
 			// The root comes as root + 1, so that -1 is a plain 0.
 			uint32_t top = next(), root_plus_one = next(), count_limit = next();
@@ -173,13 +185,15 @@ int main() {
 			uint32_t answer[6];
 			run_query(top, static_cast<int32_t>(root_plus_one) - 1, count_limit,
 			          op == OP_QUERY_UPCOMING, occupancy, answer);
-			output.insert(output.end(), answer, answer + 6);
+			put_words(answer, 6);
+		} else if (op == OP_FLUSH) {
+			if (std::fflush(stdout) != 0)
+				fail("cannot write stdout", 0);
 		} else {
 			fail("unknown command", op);
 		}
 	}
-	if (std::fwrite(output.data(), sizeof(uint32_t), output.size(), stdout) != output.size() ||
-	    std::fflush(stdout) != 0)
-		fail("cannot write stdout", output.size());
+	if (std::fflush(stdout) != 0)
+		fail("cannot write stdout", 0);
 	return 0;
 }

@@ -7,6 +7,8 @@ test reads ``assert rtl.result == golden``.
 """
 
 import os
+import queue
+import threading
 
 from amaranth.sim import Simulator
 
@@ -126,6 +128,35 @@ async def run_query(ctx, dut, top, count_limit, occupancy=None, root=-1):
                                     dut.upcoming.answer if dut.config.upcoming else None), cycles)
 
 
+class _LiveSimulation:
+    """A simulation in a thread of its own whose testbench waits for each
+    step (:func:`write_words` or :func:`run_query` and its arguments) from
+    the caller's thread and hands back what it returns."""
+
+    def __init__(self, session):
+        self.requests, self.replies = queue.Queue(), queue.Queue()
+        dut = session.make_dut()
+
+        async def testbench(ctx):
+            while (request := self.requests.get()) is not None:
+                step, args = request
+                try:
+                    self.replies.put((True, await step(ctx, dut, *args)))
+                except Exception as error:
+                    self.replies.put((False, error))
+
+        self.thread = threading.Thread(target=session.simulate, args=(dut, testbench),
+                                       daemon=True)
+        self.thread.start()
+
+    def call(self, step, *args):
+        self.requests.put((step, args))
+        ok, reply = self.replies.get()
+        if not ok:
+            raise reply
+        return reply
+
+
 class RtlSession(Session):
     """A detector instance in the Python simulator.
 
@@ -135,11 +166,47 @@ class RtlSession(Session):
         The detector to simulate (:class:`~axon.hdl.detector.AxonDetector`).
     vcd : str or None
         Write a waveform there (and a GTKWave save file beside it).
+
+    ``load``, ``write`` and ``query`` talk to one simulation that stays up
+    between calls (started at the first, ended by :meth:`close`), so a
+    search pays a word's write and a query a node; ``run`` and
+    ``run_batch`` run a simulation of their own.
     """
 
     def __init__(self, config=SHIPPED, *, vcd=None):
         self.config = DetectorConfig.checked(config)
         self.vcd = vcd
+        self._live = None
+
+    def load(self, words):
+        words = list(words)
+        self._check_fits(words)
+        self._call(write_words, words)
+
+    def write(self, address, word):
+        self._check_address(address)
+        self._call(write_words, [word], address)
+
+    def query(self, top, count_limit, occupancy=None, root=-1):
+        return self._call(run_query, top, count_limit, occupancy, root)
+
+    def close(self):
+        """End the simulation of ``load``, ``write`` and ``query``, if any."""
+        live, self._live = self._live, None
+        if live is not None:
+            live.requests.put(None)
+            live.thread.join()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exception):
+        self.close()
+
+    def _call(self, step, *args):
+        if self._live is None:
+            self._live = _LiveSimulation(self)
+        return self._live.call(step, *args)
 
     def make_dut(self):
         return AxonDetector(self.config)

@@ -8,6 +8,8 @@ with CXXRTL and a board on the host link are all sessions:
   for, and ``depth`` the move list's size, ``config.depth``;
 * ``load(words)`` stores ``words`` from address 0 (what a shorter load does
   not overwrite keeps its old value, which no query of that load reads);
+* ``write(address, word)`` stores one word, leaving the others as they are:
+  a search writes each move's word as it goes down the tree;
 * ``query(top, count_limit, occupancy=None)`` answers one query with an
   :class:`Answer`; with the position's ``occupancy`` (a 64-bit bitboard) the
   answer has the upcoming repetition too;
@@ -53,6 +55,13 @@ class Session:
     def load(self, words):
         self._words = list(words)
 
+    def write(self, address, word):
+        self._check_address(address)
+        words = getattr(self, "_words", [])
+        words += [0] * (address + 1 - len(words))
+        words[address] = word
+        self._words = words
+
     def query(self, top, count_limit, occupancy=None, root=-1):
         return self.run_batch([(self._words, [(top, count_limit, occupancy, root)])])[0][0]
 
@@ -68,6 +77,10 @@ class Session:
                     on_answer(job, index, answer)
             results.append(job_answers)
         return results
+
+    def _check_address(self, address):
+        if not isinstance(address, int) or not 0 <= address < self.depth:
+            raise ValueError(f"address must be in 0..{self.depth - 1}, not {address!r}")
 
     def _check_fits(self, words, job=None):
         if len(words) > self.depth:
@@ -86,6 +99,10 @@ class GoldenSession(Session):
     def load(self, words):
         self._check_fits(words)
         self._memory[:len(words)] = words
+
+    def write(self, address, word):
+        self._check_address(address)
+        self._memory[address] = word
 
     def query(self, top, count_limit, occupancy=None, root=-1):
         result = perpetual(self._memory, top, root=root, config=self.config,

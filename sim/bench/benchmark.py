@@ -12,11 +12,16 @@ a search would ask it. For each query:
 * the software peers (the wiki's chain list in C, a Stockfish-style Zobrist
   scan in C, the golden model in Python) time the same queries here.
 
-Beside this game workload runs a search workload (:mod:`axon.sim.bench.search`):
-lines of 4 to 10 plies walked from positions of the same games, each asked
-at every ply with the search's root, as a search asks at every node; each
-answer is also checked against python-chess's draw. ``bench.json`` reports
-each workload apart under ``workloads``.
+Beside this game workload runs the search workload
+(:mod:`axon.sim.bench.recorded`): every query ``axon search`` asks in
+searches of WAC.018 and of two positions of the paper's appendix game,
+replayed through the RTL and the peers; and, as a second row, seeded random
+walks of 4 to 10 plies from positions of the same games
+(:mod:`axon.sim.bench.search`), each answer also checked against
+python-chess's draw. ``bench.json`` reports each workload apart under
+``workloads`` (``search`` the recorded one, ``search_walks`` the walks), and
+under ``search_host`` what the detector costs a host search: nodes per
+second with each repetition test, and the link's bytes per node.
 
 Outputs ``DIR/bench.json``, ``DIR/bench.md`` and, with matplotlib installed,
 ``DIR/clocks.png`` and ``DIR/ns_per_query.png``.
@@ -49,6 +54,8 @@ from ..model.golden import perpetual
 from .capacity import capacity_figures
 from .fingerprint import gateware_fingerprint
 from .peers import make_peer_games, run_peers
+from .recorded import (RECORDED_SEARCHES, host_rates, record_searches, recorded_figures,
+                       recorded_software, simulate_recorded)
 from .search import (build_search_lines, search_corpus_figures, search_software,
                      simulate_search)
 from .workload import (CONFIG, COUNT_LIMIT, distribution as _distribution,
@@ -283,18 +290,21 @@ def bench_header():
 
 
 def run_bench(out_dir="bench", *, seeds=5, games=300, seed=2024, hardware_targets=None,
-              skip_hardware=False, skip_software=False, log=print, rtl=None):
+              skip_hardware=False, skip_software=False, log=print, rtl=None,
+              searches=RECORDED_SEARCHES):
     """Run the benchmark into ``out_dir``; return what ``bench.json`` holds.
 
     ``rtl`` is ``(session, backend name)`` to answer the queries with, by
-    default CXXRTL (else Amaranth's simulator) at the bench's parameters."""
+    default CXXRTL (else Amaranth's simulator) at the bench's parameters;
+    ``searches`` the searches whose queries are the search workload
+    (:data:`~axon.sim.bench.recorded.RECORDED_SEARCHES`)."""
     started = time.monotonic()
     os.makedirs(out_dir, exist_ok=True)
     bench = bench_header()
     phase = ["simulation"]
     try:
         _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_hardware,
-                 skip_software, log, rtl)
+                 skip_software, log, rtl, searches)
     except KeyboardInterrupt:
         bench.update(partial=True, interrupted_in=phase[0],
                      seconds=round(time.monotonic() - started, 1))
@@ -319,7 +329,7 @@ def _write_json(bench, out_dir):
 
 
 def _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_hardware,
-             skip_software, log, rtl):
+             skip_software, log, rtl, searches):
     """Fill ``bench`` phase by phase; ``phase[0]`` names the one running."""
     corpus = build_corpus(games, seed)
     rtl = rtl or _rtl_session(log)
@@ -329,6 +339,9 @@ def _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_h
     overhead = max(c - math.ceil(p / 2) for p, c in zip(plies, cycles))
     lines = build_search_lines(corpus, games, seed)
     search = simulate_search(lines, *rtl, log=log)
+    groups, summary = record_searches(log, searches)
+    recorded = simulate_recorded(groups, *rtl, log=log)
+    search_run = (groups, summary, recorded)
 
     bench.update({
         "corpus": {"seed": seed, "games": len(corpus), "generated_games": games,
@@ -355,7 +368,7 @@ def _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_h
     })
 
     # The clocks of both workloads, written already if a later phase is interrupted.
-    bench["workloads"] = _workloads(sim, lines, search, seed, {})
+    bench["workloads"] = _workloads(sim, lines, search, seed, {}, search_run=search_run)
 
     bench["capacity"] = capacity_figures(corpus, config=CONFIG, count_limit=COUNT_LIMIT,
                                          log=log)
@@ -372,31 +385,40 @@ def _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_h
                             for target, figures in bench["hardware"].items()
                             if "logic_cells" in figures}
 
-    peers = search_peers = None
+    peers = search_peers = recorded_peers = None
     if not skip_software:
         phase[0] = "the software peers"
         peers = software(corpus, log)
         search_peers = search_software(lines, log)
+        recorded_peers = recorded_software(groups, log)
         bench["software"] = {key: value for key, value in peers.items()
                              if not key.endswith("answers")}
+        phase[0] = "the search rates"
+        bench["search_host"] = host_rates(log)
     bench["workloads"] = _workloads(sim, lines, search, seed, bench["fmax_mhz"], peers,
-                                    search_peers)
-    if search_peers:
-        bench["workloads"]["search"]["software"] = {
-            key: value for key, value in search_peers.items() if not key.endswith("answers")}
+                                    search_peers, search_run, recorded_peers)
+    for name, found in (("search", recorded_peers), ("search_walks", search_peers)):
+        if found:
+            bench["workloads"][name]["software"] = {
+                key: value for key, value in found.items() if not key.endswith("answers")}
     # The game workload's figures keep their top-level keys.
     bench["ns_per_query"] = bench["workloads"]["game"]["ns_per_query"]
     if bench["workloads"]["game"]["ratio_to_c_chain_list"]:
         bench["ratio_to_c_chain_list"] = bench["workloads"]["game"]["ratio_to_c_chain_list"]
 
 
-def _workloads(sim, lines, search, seed, fmax_mhz, peers=None, search_peers=None):
+def _workloads(sim, lines, search, seed, fmax_mhz, peers=None, search_peers=None,
+               search_run=None, recorded_peers=None):
     """Each workload on its own: the same figures, from its own queries."""
+    _, searches, recorded = search_run
     return {
         "game": {"corpus": "every ply of the corpus's games",
                  "mismatches": sim["mismatches"],
                  **workload_figures(sim["plies"], sim["cycles"], fmax_mhz, peers)},
-        "search": {**search_corpus_figures(lines, search, seed),
-                   **workload_figures(search["plies"], search["cycles"], fmax_mhz,
-                                      search_peers)},
+        "search": {**recorded_figures(searches, recorded),
+                   **workload_figures(recorded["plies"], recorded["cycles"], fmax_mhz,
+                                      recorded_peers)},
+        "search_walks": {**search_corpus_figures(lines, search, seed),
+                         **workload_figures(search["plies"], search["cycles"], fmax_mhz,
+                                            search_peers)},
     }

@@ -127,13 +127,20 @@ def _boards_readme_table(bench):
                    "BRAMs", "Fmax"], rows)
 
 
-# The search workload's rows follow the game workload's, their labels marked so.
+# The search workload's rows follow the game workload's, their labels marked
+# so; the seeded walks' rows, where a bench has both, come last.
 SEARCH_LABEL = ", search workload"
+WALKS_LABEL = ", search walks"
 
 
 def _search(bench):
     """``bench.json``'s search workload, or ``{}`` (a bench from before it)."""
     return bench.get("workloads", {}).get("search", {})
+
+
+def _walks(bench):
+    """The seeded walks beside the recorded search workload, or ``{}``."""
+    return bench.get("workloads", {}).get("search_walks", {})
 
 
 def _distribution_rows(figures_of, suffix=""):
@@ -148,6 +155,14 @@ def _distribution_rows(figures_of, suffix=""):
 
 def _search_sentence(search):
     share = search.get("share_below_4_plies")
+    if "searches" in search:
+        done = "; ".join(f"{found.get('position')} to depth {found.get('depth')}"
+                         for found in search["searches"])
+        return (f"Search workload: the {_number(search.get('queries'))} queries of "
+                f"`axon search` ({done}), replayed with "
+                f"{search.get('mismatches', '?')} mismatches against the golden model; "
+                f"{'?' if share is None else _number(100 * share, 1)} % of its queries "
+                f"apply fewer than 4 words." + _ratio_clause(search))
     return (f"Search workload: {_number(search.get('queries'))} queries from "
             f"{_number(search.get('lines'))} lines, {search.get('mismatches', '?')} "
             f"mismatches against the golden model, {search.get('oracle_mismatches', '?')} "
@@ -167,9 +182,11 @@ def _ratio_clause(search):
 
 def _distribution_table(bench):
     rows = _distribution_rows(bench)
-    search = _search(bench)
+    search, walks = _search(bench), _walks(bench)
     if search:
         rows += _distribution_rows(search, SEARCH_LABEL)
+    if walks:
+        rows += _distribution_rows(walks, WALKS_LABEL)
     table = _table(["", "mean", "median", "p99", "max"], rows)
     simulation = bench.get("simulation", {})
     queries = bench.get("corpus", {}).get("queries")
@@ -183,6 +200,11 @@ def _distribution_table(bench):
                      f"kind, {overflows.get('one_pool_a_side', '?')} with one pool a side.")
     if search:
         sentence += " " + _search_sentence(search)
+    if walks:
+        sentence += (f" Search walks: {_number(walks.get('queries'))} queries from "
+                     f"{_number(walks.get('lines'))} seeded lines, "
+                     f"{walks.get('mismatches', '?')} mismatches, "
+                     f"{walks.get('oracle_mismatches', '?')} against python-chess's draw.")
     return table + ["", sentence]
 
 
@@ -264,6 +286,29 @@ def _peer_table(bench):
                    f"ratio to the {BARE_CORES[RATIO_TARGET].split(', ')[1]} core"], rows)
 
 
+def _search_host_table(bench):
+    """What the detector costs a host search: its node rate with each
+    repetition test, the link's bytes a node and the rate they allow at
+    1 Mbaud, beside the bare cores' time per query at their median Fmax."""
+    host = bench.get("search_host", {})
+    rows = []
+    for name, figures in host.items():
+        rows.append([f"`{name}`", figures.get("depth"), _number(figures.get("nodes")),
+                     _number(figures.get("nodes_per_second")),
+                     _number(figures.get("us_per_node")),
+                     _number(figures.get("bytes_per_node"), 2) if "bytes_per_node" in figures
+                     else "", _number(figures.get("nodes_per_second_at_1_mbaud"))
+                     if "bytes_per_node" in figures else ""])
+    ns = _search(bench).get("ns_per_query", {})
+    for name, label in BARE_CORES.items():
+        if f"fpga:{name}" in ns:
+            per_query = ns[f"fpga:{name}"].get("mean")
+            rows.append([label + ", a query", "", "", "",
+                         _number(None if per_query is None else per_query / 1000, 3), "", ""])
+    return _table(["repetition test", "depth", "nodes", "nodes/s", "µs a node",
+                   "link bytes a node", "nodes/s the link allows at 1 Mbaud"], rows)
+
+
 def readme_tables(bench):
     """The documentation's tables for ``bench`` (a loaded ``bench.json``), as Markdown text."""
     machine = bench.get("machine", {})
@@ -275,6 +320,9 @@ def readme_tables(bench):
         ("docs/boards.md: supported boards", _boards_readme_table(bench)),
         ("docs/upcoming.md: the upcoming block's cost", _upcoming_table(bench)),
     ]
+    if "search_host" in bench:
+        sections.append(("docs/search.md: what the detector costs a search",
+                         _search_host_table(bench)))
     lines = [f"<!-- axon bench --readme: the run of {machine.get('date', '?')}, "
              f"{bench.get('seconds', '?')} s; Fmax of seed 1 in the board tables -->"]
     for title, table in sections:

@@ -100,13 +100,30 @@ workload's ns per query."""
                      f"{plies['p99']} | {clocks['mean']} / {clocks['median']} / {clocks['p99']} "
                      f"| {100 * figures['share_below_4_plies']:.1f} % | {checks} |")
     search = workloads["search"]
-    lines += ["", f"Search workload: {search['lines']} lines of {search['walk_plies']['min']} "
-              f"to {search['walk_plies']['max']} plies from the corpus's positions (seed "
-              f"{search['seed']}), {search['null_moves']} null moves; {search['draws']} "
-              f"draws at the root. The RTL takes each line's root.", "",
-              "| implementation | search ns/query mean | median | p99 | "
+    if "searches" in search:
+        done = "; ".join(f"{found['position']} to depth {found['depth']} ({found['queries']} "
+                         f"queries, {found['repetitions']} repetitions)"
+                         for found in search["searches"])
+        lines += ["", f"Search workload: the queries of axon search, recorded: {done}; "
+                  f"replayed in {search['loads']} loads of the move list."]
+    walks = workloads.get("search_walks", search if "lines" in search else None)
+    if walks:
+        lines += ["", f"Search walks: {walks['lines']} lines of {walks['walk_plies']['min']} "
+                  f"to {walks['walk_plies']['max']} plies from the corpus's positions (seed "
+                  f"{walks['seed']}), {walks['null_moves']} null moves; {walks['draws']} "
+                  f"draws at the root. The RTL takes each line's root."]
+    lines += ["", "| implementation | search ns/query mean | median | p99 | "
               "ratio to the C chain list |", "|---|---|---|---|---|"]
     for name, figures in search["ns_per_query"].items():
         lines.append(f"| {name} | {figures['mean']} | {figures['median']} | {figures['p99']} | "
                      f"{figures.get('ratio_to_c_chain_list', '')} |")
+    host = bench.get("search_host")
+    if host:
+        lines += ["", "| repetition test | depth | nodes | nodes/s | µs/node | bytes/node | "
+                  "nodes/s at 1 Mbaud |", "|---|---|---|---|---|---|---|"]
+        for name, figures in host.items():
+            lines.append(f"| {name} | {figures['depth']} | {figures['nodes']} | "
+                         f"{figures['nodes_per_second']} | {figures['us_per_node']} | "
+                         f"{figures.get('bytes_per_node', '')} | "
+                         f"{figures.get('nodes_per_second_at_1_mbaud', '')} |")
     return lines

@@ -46,9 +46,10 @@ def bench_command(args):
                       skip_hardware=args.no_hardware, skip_software=args.no_software,
                       log=lambda line: print(line, file=sys.stderr))
     print(markdown(bench))
-    search = bench["workloads"]["search"]
-    failed = (bench["simulation"]["mismatches"] or search["mismatches"]
-              or search["oracle_mismatches"])
+    workloads = bench["workloads"]
+    failed = (bench["simulation"]["mismatches"] or
+              any(workload.get("mismatches") or workload.get("oracle_mismatches")
+                  for workload in workloads.values()))
     return 1 if failed else 0
 
 

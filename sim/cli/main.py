@@ -21,7 +21,7 @@ from ...boards.platforms import BOARDS, DEFAULT_BOARD
 from .args import (ALL_RULES, COUNT_LIMIT_MAX, EXIT_INTERRUPTED, SIM_RULES, GameStream,
                    UsageError, add_layout, add_pgn_input, check_output_file, config_from,
                    finish_skipped, load_input, warn_unpooled)
-from . import bench, board, export, prove, simulate, soak
+from . import bench, board, export, prove, search, simulate, soak
 from .report import EXPLAIN_CHOICES, report_command
 from .simulate import JSONL_KEYS
 from ...hdl.params import SHIPPED
@@ -159,7 +159,7 @@ def build_parser():
     # The main job runs the other commands, so it lives here; the board
     # commands (build, program, query) and the long runs have modules of their own.
     _register_demo(commands)
-    for module in (board, bench, soak, prove, export):
+    for module in (board, bench, soak, prove, export, search):
         module.register(commands)
     return parser
 

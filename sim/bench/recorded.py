@@ -1,0 +1,229 @@
+"""The bench's search workload, recorded from real searches.
+
+``axon search`` (:mod:`axon.sim.engine`) searches a few positions to fixed
+depths with the golden model as its repetition test, and every query it asks
+is recorded: the move-list words as the host wrote them, ``top``, ``root``,
+the count limit and the node's occupancy. The queries are then replayed
+through the RTL for their clocks, every answer checked against the golden
+model (and against what the search was told), and timed on the software
+peers. A search asks its queries along its lines, so queries whose lines
+are prefixes of one another share one load of the move list.
+
+:func:`host_rates` measures what the detector costs the host's search: nodes
+per second with no repetition test, with python-chess and with the golden,
+CXXRTL and link detectors, and the link's bytes per node.
+"""
+
+import os
+import time
+
+import chess
+
+from ...boards.host import Board, open_transport
+from ..backends.cxxrtl import CxxrtlSession
+from ..backends.session import GoldenSession
+from ..backends.transport import Transport
+from ..engine.repetition import ChessTest, DetectorTest, NoTest
+from ..engine.search import Engine
+from ..model.games import load_games
+from ..model.golden import perpetual
+from .peers import make_peer_games, run_peers
+from .workload import CONFIG, rtl_query
+
+
+__all__ = ["RECORDED_SEARCHES", "RATE_DEPTHS", "LINK_BAUD", "record_searches",
+           "simulate_recorded", "recorded_software", "recorded_figures", "host_rates"]
+
+DATA = os.path.join(os.path.dirname(__file__), os.pardir, "data")
+WAC_018 = "R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1"
+
+# (label, FEN or None, bundled PGN or None, plies of game history, depth):
+# the paper's WAC.018, and a middlegame and an endgame of the paper's
+# appendix game, whose history holds the perpetual check's first cycle.
+RECORDED_SEARCHES = (
+    ("WAC.018", WAC_018, None, 0, 6),
+    ("DIEP - AXON after 38. Qb7", None, "diep_axon.pgn", 75, 4),
+    ("DIEP - AXON after 44... Qd3+", None, "diep_axon.pgn", 88, 5),
+)
+# Node rates: WAC.018 to this depth for the host's tests, shallower over
+# the link simulated at its pins (a few nodes a second).
+RATE_DEPTHS = {"host": 5, "link": 1}
+LINK_BAUD = 1_000_000
+# 8 data bits, a start and a stop bit.
+BITS_PER_BYTE = 10
+
+
+def position(fen, pgn, plies):
+    """``(start board, game history)`` of a recorded search."""
+    if fen is not None:
+        return chess.Board(fen), []
+    game = load_games(os.path.join(DATA, pgn))[0]
+    return game.board, game.moves[:plies]
+
+
+class _Recorder:
+    """Groups the queries of a search: a query whose line extends or is a
+    prefix of the group's line joins it (one load of the move list serves
+    them all). A group's line starts where the move list does (the last
+    barrier of the game history), which is all a query reaches."""
+
+    def __init__(self, board):
+        self._board = board
+        self._start = None
+        self.groups = []            # [start board, line (UCI), words, [(query, result), ply]]
+        self._line = None
+
+    def record(self, test, top, count_limit, occupancy, result):
+        first = test.history_plies - (test.root + 1)
+        if self._start is None:
+            self._start = self._board.copy(stack=False)
+            for uci in test.line[:first]:
+                self._start.push_uci(uci)
+        line = test.line[first:test.history_plies + top - test.root]
+        query = (rtl_query(top, count_limit, occupancy, test.root), result)
+        if self._line is not None and line[:len(self._line)] == self._line:
+            self._line = self._group[1] = list(line)
+            self._group[2] = test.written[:top + 1]
+        elif self._line is None or self._line[:len(line)] != line:
+            self._line = list(line)
+            self._group = [self._start, self._line, test.written[:top + 1], []]
+            self.groups.append(self._group)
+        self._group[3].append((query, len(line) - 1))
+
+
+def record_searches(log=print, searches=RECORDED_SEARCHES):
+    """The recorded groups of every search, each ``[start board, line (UCI),
+    words, [((top, count_limit, occupancy, root), result), line index]]``."""
+    groups, summary = [], []
+    for label, fen, pgn, plies, depth in searches:
+        board, history = position(fen, pgn, plies)
+        recorder = _Recorder(board)
+        test = DetectorTest(GoldenSession(CONFIG), on_query=recorder.record)
+        engine = Engine(board, history, test)
+        began = time.monotonic()
+        results = list(engine.iterate(depth))
+        queries = sum(len(group[3]) for group in recorder.groups)
+        summary.append({"position": label, "history_plies": plies, "depth": depth,
+                        "nodes": sum(result.nodes for result in results),
+                        "repetitions": sum(result.repetitions for result in results),
+                        "queries": queries, "key_move": results[-1].move,
+                        "evaluation": results[-1].evaluation})
+        log(f"recorded search {label} to depth {depth}: {queries} queries in "
+            f"{time.monotonic() - began:.1f} s")
+        groups += recorder.groups
+    return groups, summary
+
+
+def simulate_recorded(groups, session, backend, log=print):
+    """Replay the recorded queries on the RTL ``session``; check each answer
+    against the golden model and against what the search was told."""
+    jobs = [(words, [query for (query, _), _ in queries]) for _, _, words, queries in groups]
+    started = time.monotonic()
+    answers = session.run_batch(jobs)
+    seconds = time.monotonic() - started
+    plies, cycles, mismatches, draws, overflows = [], [], 0, 0, 0
+    for (_, _, words, queries), timed in zip(groups, answers):
+        for ((query, told), _), rtl in zip(queries, timed):
+            top, count_limit, occupancy, root = query
+            golden = perpetual(words, top, root=root, config=CONFIG, count_limit=count_limit,
+                               occupancy=occupancy)
+            # The search ran without the upcoming block's answer: compare the rest.
+            same_as_told = golden.draw == told.draw and golden.count == told.count and \
+                golden.distance == told.distance and golden.stop == told.stop
+            mismatches += (rtl.result != golden or not same_as_told or
+                           rtl.cycles != CONFIG.latency(golden.plies_scanned))
+            draws += golden.draw
+            overflows += golden.overflow
+            plies.append(golden.plies_scanned)
+            cycles.append(rtl.cycles)
+    log(f"recorded search workload: {len(plies)} queries in {len(groups)} loads on {backend} "
+        f"in {seconds:.1f} s, {mismatches} mismatches, {draws} draws")
+    return {"plies": plies, "cycles": cycles, "mismatches": mismatches, "draws": draws,
+            "overflows": overflows, "loads": len(groups)}
+
+
+def recorded_software(groups, log=print):
+    """The software peers on the recorded queries (repetition at count limit
+    1 without a root, as for the other workloads: the same kind of scan)."""
+    games = make_peer_games([(board, [chess.Move.from_uci(uci) for uci in line])
+                             for board, line, _, _ in groups])
+    queries = [(index, ply) for index, (_, _, _, recorded) in enumerate(groups)
+               for _, ply in recorded]
+    started = time.monotonic()
+    peers = run_peers(games, queries, count_limit=1)
+    log(f"software peers on the recorded search workload timed in "
+        f"{time.monotonic() - started:.1f} s")
+    return peers
+
+
+def recorded_figures(summary, sim):
+    """What ``workloads.search`` says of its searches and checks, besides
+    the figures every workload has."""
+    return {"corpus": "the detector queries of axon search", "searches": summary,
+            "loads": sim["loads"], "mismatches": sim["mismatches"], "draws": sim["draws"],
+            "overflows": sim["overflows"], "root": "the last word of the game history"}
+
+
+class CountingTransport(Transport):
+    """A transport that counts the bytes each way."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.sent = self.received = 0
+        self.config = getattr(inner, "config", None)
+
+    def write(self, data):
+        self.sent += len(data)
+        self.inner.write(data)
+
+    def read(self, count, timeout):
+        data = self.inner.read(count, timeout)
+        self.received += len(data)
+        return data
+
+    def resync(self):
+        self.inner.resync()
+
+    def close(self):
+        self.inner.close()
+
+
+def _rate(board, test, depth):
+    engine = Engine(board, [], test)
+    results = list(engine.iterate(depth))
+    nodes = sum(result.nodes for result in results)
+    seconds = sum(result.seconds for result in results)
+    return {"depth": depth, "nodes": nodes, "queries": test.queries,
+            "seconds": round(seconds, 3), "nodes_per_second": round(nodes / seconds),
+            "us_per_node": round(1e6 * seconds / nodes, 1)}
+
+
+def host_rates(log=print, depths=RATE_DEPTHS, links=("sim://icebreaker",)):
+    """Nodes per second of the WAC.018 search with each repetition test, in
+    one run; and over each link, the bytes per node and the node rate the
+    link's bytes allow at :data:`LINK_BAUD`."""
+    board = chess.Board(WAC_018)
+    rates = {}
+    for name, make in (("off", NoTest), ("python-chess", ChessTest),
+                       ("golden", lambda: DetectorTest(GoldenSession(CONFIG))),
+                       ("cxxrtl", None)):
+        if name == "cxxrtl":
+            with CxxrtlSession(CONFIG) as session:
+                rates[name] = _rate(board, DetectorTest(session), depths["host"])
+        else:
+            rates[name] = _rate(board, make(), depths["host"])
+        log(f"search rate {name}: {rates[name]['nodes_per_second']} nodes/s")
+    for url in links:
+        with CountingTransport(open_transport(url)) as transport:
+            link = Board(transport)
+            link.identify()
+            transport.sent = transport.received = 0
+            figures = _rate(board, DetectorTest(link), depths["link"])
+        per_node = (transport.sent + transport.received) / figures["nodes"]
+        figures.update(bytes_sent=transport.sent, bytes_received=transport.received,
+                       bytes_per_node=round(per_node, 2),
+                       nodes_per_second_at_1_mbaud=round(LINK_BAUD / BITS_PER_BYTE / per_node))
+        rates[f"link:{url}"] = figures
+        log(f"search rate over {url}: {figures['nodes_per_second']} nodes/s, "
+            f"{figures['bytes_per_node']} bytes a node")
+    return rates

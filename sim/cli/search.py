@@ -1,0 +1,354 @@
+"""``axon search``: the detector inside a search, node by node.
+
+A small alpha-beta engine (:mod:`axon.sim.engine.search`) searches a
+position to a fixed depth by iterative deepening and asks its repetition test
+at every node: none, python-chess, or a detector session of any backend (the
+golden model, the RTL in Amaranth's simulator or CXXRTL, a board or a
+simulated board over the link). ``--compare`` searches without the test and
+with it, depth by depth, and prints how much smaller the tree got.
+"""
+
+import argparse
+import json
+import sys
+
+import chess
+
+from ...boards.host import Board, LinkError, LinkTimeout, open_transport
+from ..backends.cxxrtl import CxxrtlError
+from ..engine.repetition import ChessTest, DetectorTest, NoTest, SearchTooDeep
+from ..engine.search import Engine
+from ..engine.trace import TraceWriter
+from ..model.games import GameError, display_name, plural
+from .args import EXIT_INTERRUPTED, UsageError, check_output_file, config_from, int_at_least, \
+    load_input
+from .simulate import BACKENDS
+
+
+__all__ = ["register", "search_command", "REPETITION_TESTS"]
+
+REPETITION_TESTS = ("off", "detector", "python-chess")
+
+_EPILOG = """\
+The position is --fen FEN, or a game's position after --ply N plies
+(GAME.pgn --game G --ply N): the game's moves up to it are game history,
+where a repetition counts only as a third occurrence (a second one counts
+inside the search). Every node but the root asks the repetition test once;
+a draw by repetition scores 0.00. Columns: depth; the key move; the
+evaluation in pawns for the side to move (#N: mate in N moves); nodes
+(positions visited, the root included); terminal (nodes searched no further);
+reps (nodes scored a draw by repetition); cutoffs (with --upcoming: nodes
+whose alpha became the draw value); queries (questions to the test);
+seconds. Exit status: 0; 1 when the detector or the link fails; 2 on bad
+input; 130 on Ctrl-C, after the depths finished so far.
+"""
+
+
+def register(commands):
+    parser = commands.add_parser(
+        "search", help="search a position with the detector as the repetition test",
+        description="Search a position by iterative deepening (negamax alpha-beta, "
+                    "quiescence on captures and promotions, material and pawn advance) "
+                    "and ask the repetition test at every node.",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("pgn", nargs="?", metavar="GAME.pgn",
+                        help="a PGN file whose game --game, after --ply plies, is the root")
+    parser.add_argument("--fen", help="the root position, without game history")
+    parser.add_argument("--game", type=int_at_least(1), default=1, metavar="G",
+                        help="the game, from 1 in file order (default 1)")
+    parser.add_argument("--ply", type=int_at_least(0), default=None, metavar="N",
+                        help="the game's first N plies are game history (default: all)")
+    parser.add_argument("--depth", type=int_at_least(1), default=6, metavar="D",
+                        help="search to 1, 2, ... D plies (default 6)")
+    parser.add_argument("--repetition", choices=REPETITION_TESTS, default="detector",
+                        help="the repetition test at every node (default detector)")
+    parser.add_argument("--backend", choices=tuple(BACKENDS), default="golden",
+                        help="the detector: golden model, RTL in Amaranth's simulator, or "
+                             "RTL compiled with CXXRTL (default golden)")
+    parser.add_argument("--port", metavar="URL",
+                        help="the detector of a board over the link instead: a serial port, "
+                             "sim://BOARD or cxxrtl://BOARD")
+    parser.add_argument("--upcoming", action="store_true",
+                        help="cut alpha to the draw value where the side to move can reach "
+                             "a draw by repetition in one move (Stockfish's cutoff)")
+    parser.add_argument("--null-move", action="store_true",
+                        help="null-move pruning (a null move is a barrier for the test)")
+    parser.add_argument("--compare", action="store_true",
+                        help="search without the test and with it, depth by depth, and "
+                             "print the shrinkage")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--trace", metavar="FILE",
+                        help="write one JSON row per detector query (.jsonl, or .jsonl.gz)")
+    parser.add_argument("--show", metavar="JSON",
+                        help="search nothing: print the table of a kept --json output")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    parser.set_defaults(func=search_command)
+
+
+class SearchError(Exception):
+    """The detector or its link failed; exit status 1."""
+
+
+def root_from(options):
+    """``(start board, game history, description)`` of the options."""
+    if options.fen is not None:
+        if options.pgn is not None:
+            raise UsageError("give --fen or GAME.pgn, not both")
+        try:
+            board = chess.Board(options.fen)
+        except ValueError as error:
+            raise UsageError(f"--fen {options.fen!r}: {error}") from None
+        if not board.is_valid():
+            raise UsageError(f"--fen {options.fen!r}: not a legal position")
+        return board, [], options.fen
+    if options.pgn is None:
+        raise UsageError("give the position: --fen FEN, or GAME.pgn --game G --ply N")
+    options.keep_going = False
+    found = load_input("search", options)
+    name = display_name(options.pgn)
+    game = next((game for game in found.games if game.number == options.game), None)
+    if game is None:
+        raise GameError(f"{name}: --game {options.game} is out of range: the file has "
+                        f"{plural(found.total, 'game')} (1..{found.total})")
+    ply = len(game.moves) if options.ply is None else options.ply
+    if ply > len(game.moves):
+        raise GameError(f"{name}: {game.label}: --ply {ply} is out of range "
+                        f"(0..{len(game.moves)})")
+    return game.board, game.moves[:ply], f"{name} {game.label} after ply {ply}"
+
+
+def detector_session(options):
+    """The detector session ``--backend`` or ``--port`` asks for."""
+    if options.port is not None:
+        try:
+            transport = open_transport(options.port, log=None if options.quiet else _say)
+        except (TypeError, ValueError) as error:
+            raise UsageError(f"--port {options.port}: {error}") from None
+        board = Board(transport)
+        # A simulated board knows its configuration; a real one is taken at its word.
+        board.config = getattr(transport, "config", None)
+        return board, f"link {options.port}"
+    # --depth is the search's here; the detector is the shipped configuration.
+    config = config_from(argparse.Namespace(), gateware=options.backend != "golden")
+    extra = {"log": _say} if options.backend == "cxxrtl" and not options.quiet else {}
+    return BACKENDS[options.backend](config, **extra), options.backend
+
+
+def _say(line):
+    print(f"axon search: {line}", file=sys.stderr, flush=True)
+
+
+class _Progress:
+    def __init__(self, label, enabled):
+        self.label = label
+        self.enabled = enabled and sys.stderr.isatty()
+        self.shown = False
+
+    def __call__(self, depth, nodes, done, moves):
+        if self.enabled:
+            sys.stderr.write(f"\r{self.label} depth {depth}: {nodes:,} nodes, root move "
+                             f"{done + 1}/{moves}   ")
+            sys.stderr.flush()
+            self.shown = True
+
+    def clear(self):
+        if self.shown:
+            sys.stderr.write("\r" + " " * 72 + "\r")
+            sys.stderr.flush()
+            self.shown = False
+
+
+def _percent(before, after):
+    return None if not before else round(100 * (before - after) / before, 1)
+
+
+def shrinkage(off, on):
+    """Per cent fewer nodes and terminal nodes with the test than without."""
+    return {"nodes": _percent(off["nodes"], on["nodes"]),
+            "terminal": _percent(off["terminal"], on["terminal"])}
+
+
+def _totals(rows):
+    keys = ("nodes", "terminal", "repetitions", "upcoming", "queries", "seconds")
+    return {key: sum(row[key] for row in rows) for key in keys}
+
+
+def format_table(runs, compare, upcoming=False):
+    """The per-depth table of one run, or of the run without the test beside
+    the run with it (``compare``)."""
+    def cells(row, tested):
+        found = [row["move"] or "-", row["evaluation"], f"{row['nodes']:,}",
+                 f"{row['terminal']:,}"]
+        if tested:
+            found += [f"{row['repetitions']:,}"] + \
+                ([f"{row['upcoming']:,}"] if upcoming else []) + [f"{row['queries']:,}"]
+        return found + [f"{row['seconds']:.2f}"]
+
+    heads = []
+    for run in runs:
+        tested = run["repetition"] != "off"
+        heads.append(["move", "eval", "nodes", "terminal"] +
+                     (["reps"] + (["cutoffs"] if upcoming else []) + ["queries"]
+                      if tested else []) + ["s"])
+    lines = []
+    header = ["depth"] + [head for run_heads in heads for head in run_heads]
+    if compare:
+        header += ["nodes -%", "terminal -%"]
+    table = [header]
+    depths = min(len(run["depths"]) for run in runs)
+    for index in range(depths):
+        rows = [run["depths"][index] for run in runs]
+        line = [str(rows[0]["depth"])]
+        for run, row in zip(runs, rows):
+            line += cells(row, run["repetition"] != "off")
+        if compare:
+            shrunk = shrinkage(rows[0], rows[1])
+            line += [f"{shrunk['nodes']:.1f}", f"{shrunk['terminal']:.1f}"]
+        table.append(line)
+    if depths:
+        totals = [_totals(run["depths"][:depths]) for run in runs]
+        line = ["all"]
+        for run, total in zip(runs, totals):
+            tested = run["repetition"] != "off"
+            line += ["", "", f"{total['nodes']:,}", f"{total['terminal']:,}"]
+            if tested:
+                line += [f"{total['repetitions']:,}"] + \
+                    ([f"{total['upcoming']:,}"] if upcoming else []) + [f"{total['queries']:,}"]
+            line.append(f"{total['seconds']:.2f}")
+        if compare:
+            shrunk = shrinkage(totals[0], totals[1])
+            line += [f"{shrunk['nodes']:.1f}", f"{shrunk['terminal']:.1f}"]
+        table.append(line)
+    widths = [max(len(row[column]) for row in table) for column in range(len(header))]
+    for row in table:
+        lines.append("  ".join(cell.rjust(width) for cell, width in zip(row, widths)))
+    # Each run's label over its first column.
+    title, column = "", 1
+    for run, run_heads in zip(runs, heads):
+        start = sum(width + 2 for width in widths[:column])
+        title = title.ljust(start) + run["label"] + ":"
+        column += len(run_heads)
+    if compare:
+        title = title.ljust(sum(width + 2 for width in widths[:column])) + "with the test:"
+    return "\n".join([title.rstrip()] + lines) + "\n"
+
+
+def _rate(run):
+    total = _totals(run["depths"])
+    return round(total["nodes"] / total["seconds"]) if total["seconds"] else None
+
+
+# The options a --json output keeps, so that its search can be run again.
+KEPT_OPTIONS = ("fen", "pgn", "game", "ply", "depth", "repetition", "backend", "port",
+                "upcoming", "null_move", "compare")
+
+
+def show_command(options, out):
+    """``--show``: the table of a kept ``--json`` output."""
+    try:
+        with open(options.show) as file:
+            document = json.load(file)
+        kept = argparse.Namespace(json=False, **document["options"])
+        runs = document["runs"]
+        where, history = document["position"], document["history_plies"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        print(f"axon search: error: --show {options.show}: not a kept axon search --json "
+              f"output: {getattr(error, 'strerror', None) or error}", file=sys.stderr)
+        return 2
+    _write(out, kept, where, history, runs, document.get("interrupted", False))
+    return 0
+
+
+def search_command(options, out=None):
+    out = sys.stdout if out is None else out
+    if options.show is not None:
+        return show_command(options, out)
+    session = trace = None
+    runs, interrupted = [], False
+    try:
+        if options.trace:
+            check_output_file("--trace", options.trace)
+        start, history, where = root_from(options)
+        tests = []
+        if options.compare and options.repetition != "off":
+            tests.append(("off", NoTest()))
+        if options.repetition == "detector":
+            session, backend = detector_session(options)
+            if options.trace:
+                trace = TraceWriter(options.trace)
+            try:
+                test = DetectorTest(session, upcoming=options.upcoming,
+                                    on_query=trace.record if trace else None)
+            except ValueError as error:
+                raise UsageError(str(error)) from None
+            tests.append((f"detector ({backend})", test))
+        elif options.repetition == "python-chess":
+            tests.append(("python-chess", ChessTest()))
+        else:
+            tests.append(("off", NoTest()))
+        if options.trace and trace is None:
+            raise UsageError("--trace records detector queries: it needs --repetition detector")
+        engines = []
+        for label, test in tests:
+            try:
+                engine = Engine(start, history, test, upcoming=options.upcoming,
+                                null_move=options.null_move,
+                                progress=_Progress(label, not options.quiet))
+            except ValueError as error:
+                raise UsageError(str(error)) from None
+            engines.append(engine)
+            runs.append({"label": label, "repetition": test.name, "depths": []})
+        try:
+            for depth in range(1, options.depth + 1):
+                for engine, run in zip(engines, runs):
+                    result = engine.search(depth)
+                    engine.progress.clear()
+                    run["depths"].append(result.as_dict())
+        except KeyboardInterrupt:
+            interrupted = True
+            for engine in engines:
+                engine.progress.clear()
+        finished = min(len(run["depths"]) for run in runs)
+        for run in runs:
+            del run["depths"][finished:]
+            run["nodes_per_second"] = _rate(run)
+        _write(out, options, where, len(history), runs, interrupted)
+        if interrupted:
+            print(f"axon search: interrupted; {plural(finished, 'depth')} finished",
+                  file=sys.stderr)
+            return EXIT_INTERRUPTED
+        return 0
+    except (UsageError, GameError) as error:
+        print(f"axon search: error: {error}", file=sys.stderr)
+        return 2
+    except (LinkError, LinkTimeout, CxxrtlError, SearchTooDeep) as error:
+        print(f"axon search: error: {error}", file=sys.stderr)
+        return 1
+    finally:
+        if trace is not None:
+            trace.close()
+        if session is not None and hasattr(session, "close"):
+            session.close()
+
+
+def _write(out, options, where, history, runs, interrupted):
+    compare = len(runs) == 2
+    if options.json:
+        document = {"position": where, "history_plies": history,
+                    "options": {name: getattr(options, name) for name in KEPT_OPTIONS},
+                    "runs": runs, "interrupted": interrupted}
+        if compare:
+            document["shrinkage"] = [shrinkage(off, on) for off, on in
+                                     zip(runs[0]["depths"], runs[1]["depths"])]
+            document["shrinkage_total"] = shrinkage(_totals(runs[0]["depths"]),
+                                                    _totals(runs[1]["depths"]))
+        out.write(json.dumps(document, indent=1) + "\n")
+        return
+    out.write(f"axon search: {where}; {plural(history, 'ply', 'plies')} of game history"
+              f"{'; upcoming cutoff' if options.upcoming else ''}"
+              f"{'; null move' if options.null_move else ''}\n")
+    if runs and runs[0]["depths"]:
+        out.write(format_table(runs, compare, options.upcoming))
+        rates = ", ".join(f"{run['label']} {run['nodes_per_second']:,}"
+                          for run in runs if run["nodes_per_second"])
+        out.write(f"nodes per second: {rates}\n")

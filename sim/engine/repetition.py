@@ -1,0 +1,246 @@
+"""The repetition test inside a search: at every node, is this position a draw?
+
+A search asks its repetition test three things, as it walks the tree:
+
+* :meth:`push` the move it is about to play from ``board`` (going down);
+* :meth:`pop` when it takes the move back (coming up);
+* :meth:`is_draw`: is the position after the last push a draw by
+  repetition for a search from the root (a third occurrence anywhere, or a
+  second one strictly after the root position: the chessprogramming wiki's
+  "Assigning Draw Score", Stockfish's ``is_draw(ply)``); and, for
+  ``--upcoming``, :meth:`upcoming_draw`: can the side to move reach such a
+  draw with one move (Stockfish's ``upcoming_repetition``)?
+
+Three tests answer them: :class:`NoTest` (never a draw),
+:class:`ChessTest` (python-chess's transposition keys, no chain list) and
+:class:`DetectorTest` (any detector session: the move list holds the game
+history and the path, one word written per push, one query per node). A
+null move is a barrier for all of them: no position before it is compared
+with one after it.
+"""
+
+import chess
+
+from ..model.encode import encode_move
+
+
+__all__ = ["MAX_PLY", "NoTest", "ChessTest", "DetectorTest", "SearchTooDeep", "history_window",
+           "QUERY_COUNT_LIMIT", "UPCOMING_CHECK_LIMIT"]
+
+# Plies of search path (main search and quiescence) the move list keeps room
+# for above the game history.
+MAX_PLY = 64
+# A node's query stops at the first earlier occurrence after the root, or
+# goes on for a second one (limit 1 leaves a lone occurrence at or before
+# the root undecided, see axon.sim.model.golden.perpetual): the least scan
+# that decides ``draw``.
+QUERY_COUNT_LIMIT = 1
+# The host's look-up for an upcoming repetition of a position at or before
+# the root: two earlier occurrences make the move's position a third one.
+UPCOMING_CHECK_LIMIT = 2
+
+
+class SearchTooDeep(RuntimeError):
+    """The path outgrew the room the move list keeps for it."""
+
+
+def _key(board):
+    # python-chess's own repetition key (Board.is_repetition compares it):
+    # placement, side to move, castling rights and a legal en-passant square.
+    return board._transposition_key()
+
+
+class NoTest:
+    """``--repetition off``: no position is ever a draw by repetition."""
+
+    name = "off"
+    queries = 0
+
+    def start(self, board, history):
+        pass
+
+    def push(self, board, move):
+        pass
+
+    def pop(self):
+        pass
+
+    def is_draw(self, board):
+        return False
+
+    def upcoming_draw(self, board):
+        return False
+
+
+class ChessTest:
+    """``--repetition python-chess``: the draw rule applied to python-chess's
+    transposition keys of every position since the last null move, with no
+    barrier shortcut and nothing of the detector."""
+
+    name = "python-chess"
+
+    def __init__(self):
+        self.queries = 0
+
+    def start(self, board, history):
+        board = board.copy(stack=False)
+        self._keys = [_key(board)]
+        self._since = [0]          # index of the first position each null move leaves comparable
+        for move in history:
+            self.push(board, move)
+            board.push(move)
+        self._root = len(self._keys) - 1
+
+    def push(self, board, move):
+        if not move:
+            self._since.append(len(self._keys))
+        board.push(move)
+        self._keys.append(_key(board))
+        board.pop()
+
+    def pop(self):
+        self._keys.pop()
+        if self._since[-1] == len(self._keys):
+            self._since.pop()
+
+    def _earlier(self, key, before):
+        return [index for index in range(self._since[-1], before) if self._keys[index] == key]
+
+    def _decides(self, earlier):
+        return len(earlier) >= 2 or (bool(earlier) and earlier[-1] > self._root)
+
+    def is_draw(self, board):
+        self.queries += 1
+        now = len(self._keys) - 1
+        return self._decides(self._earlier(self._keys[now], now))
+
+    def upcoming_draw(self, board):
+        """The most recent earlier position a legal move gives back: a draw if
+        it lies after the root, or if it has occurred twice already."""
+        now = len(self._keys)
+        latest = None
+        for move in board.legal_moves:
+            if board.is_capture(move) or board.piece_type_at(move.from_square) == chess.PAWN:
+                continue        # an irreversible move reaches no earlier position
+            board.push(move)
+            earlier = self._earlier(_key(board), now)
+            board.pop()
+            if earlier and (latest is None or earlier[-1] > latest[-1]):
+                latest = earlier
+        return latest is not None and self._decides(latest)
+
+
+def history_window(words, depth):
+    """The index of the first game-history word the move list keeps: the
+    last barrier (no query reaches past it), or as far back as leaves
+    :data:`MAX_PLY` words of room for the path."""
+    room = depth - MAX_PLY
+    if room < 1:
+        raise ValueError(f"a move list of depth {depth} leaves no room for game history "
+                         f"below a search path of {MAX_PLY} plies")
+    first = max(0, len(words) - room)
+    barriers = [index for index, word in enumerate(words) if word >> 16 & 1]
+    if barriers and barriers[-1] >= first:
+        first = barriers[-1]
+    return first
+
+
+class DetectorTest:
+    """``--repetition detector``: a detector session holds the game history
+    and the path; a push writes the move's word at its address (a pop writes
+    nothing: the next push overwrites it), and every node is one query with
+    ``top`` the node's address and ``root`` the last game-history word.
+
+    Parameters
+    ----------
+    session : Session
+        Any detector session with ``write(address, word)``.
+    upcoming : bool
+        Ask for the upcoming repetition too (each query carries the position's
+        occupancy).
+    on_query : callable or None
+        ``on_query(test, top, count_limit, occupancy, result)`` after every
+        query: the trace and the bench's recorded workload. ``occupancy`` is
+        the node's (given to the session with ``upcoming`` only), ``None``
+        for the host's look-up of an upcoming repetition.
+    """
+
+    name = "detector"
+
+    def __init__(self, session, *, upcoming=False, on_query=None):
+        config = getattr(session, "config", None)     # a real board's is not known
+        if upcoming and config is not None and not config.upcoming:
+            raise ValueError("this detector has no upcoming-repetition block; "
+                             "--upcoming needs one")
+        self.session = session
+        self.upcoming = upcoming
+        self.on_query = on_query
+        self.queries = 0
+
+    def start(self, board, history):
+        words, walk = [], board.copy(stack=False)
+        for move in history:
+            words.append(encode_move(walk, move))
+            walk.push(move)
+        first = history_window(words, self.session.depth)
+        # The trace's line: from the start position, game history included.
+        self.start_fen = board.fen()
+        self.history_plies = len(history)
+        self.line = [move.uci() for move in history]
+        self.words = words[first:]
+        self.root = len(self.words) - 1
+        self.top = self.root
+        # What the move list holds, as the host wrote it.
+        self.written = self.words + [0] * (self.session.depth - len(self.words))
+        self.session.load(self.words)
+
+    def push(self, board, move):
+        self.top += 1
+        if self.top >= self.session.depth:
+            raise SearchTooDeep(f"the search path outgrew the move list's {self.session.depth} "
+                                f"entries")
+        word = encode_move(board, move)
+        self.session.write(self.top, word)
+        self.written[self.top] = word
+        self.line.append(move.uci())
+
+    def pop(self):
+        self.top -= 1
+        self.line.pop()
+
+    def _ask(self, top, count_limit, occupancy):
+        result = self.session.query(top, count_limit, occupancy if self.upcoming else None,
+                                    self.root).result
+        self.queries += 1
+        if self.on_query is not None:
+            self.on_query(self, top, count_limit, occupancy, result)
+        return result
+
+    def is_draw(self, board):
+        self._last = self._ask(self.top, QUERY_COUNT_LIMIT, int(board.occupied))
+        return self._last.draw
+
+    def upcoming_draw(self, board):
+        """The detector's upcoming repetition of this node's query: a draw
+        when the position the move gives back lies after the root
+        (``upcoming_draw``). One at or before the root is a draw only as a
+        third occurrence, which the detector's answer cannot tell: the host
+        writes the move's word above the node and asks once more, at count
+        limit 2."""
+        result = self._last
+        if not result.upcoming:
+            return False
+        if result.upcoming_draw:
+            return True
+        if self.top + 1 >= self.session.depth:
+            raise SearchTooDeep(f"the search path outgrew the move list's "
+                                f"{self.session.depth} entries")
+        move = chess.Move(*result.upcoming_move)
+        word = encode_move(board, move)
+        self.session.write(self.top + 1, word)
+        self.written[self.top + 1] = word
+        self.line.append(move.uci())
+        try:
+            return self._ask(self.top + 1, UPCOMING_CHECK_LIMIT, None).draw
+        finally:
+            self.line.pop()

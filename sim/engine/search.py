@@ -1,0 +1,262 @@
+"""A small alpha-beta engine with a repetition test at every node.
+
+It is the detector's client, built to ask the detector as an engine does,
+not to play strong chess: python-chess makes the moves; negamax alpha-beta
+with iterative deepening searches them, captures first (most valuable
+victim, least valuable attacker), the previous iteration's principal
+variation first of all; a quiescence search follows captures and
+promotions; the evaluation is material plus a bonus for each rank a pawn has
+advanced. No transposition table: a position's score here depends on the
+path that led to it (a repetition is a draw only on some paths), which a
+table keyed by the position alone would mix up.
+
+At every node but the root the repetition test
+(:mod:`axon.sim.engine.repetition`) says whether the position is a draw by
+repetition; such a node scores :data:`DRAW` and is not searched further.
+With ``upcoming``, a node whose alpha is below the draw value and whose side
+to move can reach a draw by repetition in one move raises alpha to the draw
+value first (Stockfish's upcoming-repetition cutoff). With ``null_move``, a
+null move (a barrier for the repetition test) prunes as AXON did.
+"""
+
+import time
+from dataclasses import asdict, dataclass
+from typing import Optional
+
+import chess
+
+
+__all__ = ["DRAW", "MATE", "DepthResult", "Engine", "evaluate", "format_score"]
+
+DRAW = 0
+MATE = 1_000_000
+INFINITY = 10 * MATE
+# Centipawns: the usual material values, and a bonus per rank a pawn has advanced.
+PIECE_VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500,
+                chess.QUEEN: 900, chess.KING: 0}
+PAWN_ADVANCE = 10
+# Null-move pruning: the reduction, and the least depth it is tried at.
+NULL_REDUCTION = 2
+NULL_MIN_DEPTH = 3
+# The deepest a quiescence search goes before it takes the evaluation as it is;
+# below the move list's room for the path (axon.sim.engine.repetition.MAX_PLY).
+MAX_SEARCH_PLY = 48
+# Nodes between two looks at the clock for progress.
+PROGRESS_NODES = 2048
+
+
+def evaluate(board):
+    """Material and pawn advance in centipawns, from the side to move's view."""
+    score = 0
+    for piece_type, value in PIECE_VALUES.items():
+        score += value * (chess.popcount(board.pieces_mask(piece_type, chess.WHITE)) -
+                          chess.popcount(board.pieces_mask(piece_type, chess.BLACK)))
+    for square in chess.scan_forward(board.pieces_mask(chess.PAWN, chess.WHITE)):
+        score += PAWN_ADVANCE * (chess.square_rank(square) - 1)
+    for square in chess.scan_forward(board.pieces_mask(chess.PAWN, chess.BLACK)):
+        score -= PAWN_ADVANCE * (6 - chess.square_rank(square))
+    return score if board.turn == chess.WHITE else -score
+
+
+def format_score(score):
+    """Pawns with a sign (``+1.40``), or a mate in moves (``#3``, ``#-2``)."""
+    if abs(score) >= MATE - 1000:
+        moves = (MATE - abs(score) + 1) // 2
+        return f"#{moves}" if score > 0 else f"#-{moves}"
+    return f"{score / 100:+.2f}"
+
+
+def _capture_order(board, move):
+    """Most valuable victim first, then least valuable attacker; promotions
+    count their new piece as a victim."""
+    victim = board.piece_type_at(move.to_square) or (chess.PAWN if board.is_en_passant(move)
+                                                      else None)
+    gain = (PIECE_VALUES[victim] if victim else 0) + \
+        (PIECE_VALUES[move.promotion] if move.promotion else 0)
+    return 16 * gain - PIECE_VALUES[board.piece_type_at(move.from_square)] // 100
+
+
+@dataclass
+class DepthResult:
+    """One iteration of the deepening: the paper's columns and what the
+    repetition test did."""
+    depth:       int
+    move:        Optional[str]   # the key move, SAN
+    uci:         Optional[str]
+    score:       int             # centipawns from the root's side to move
+    nodes:       int             # positions the iteration visited, the root included
+    terminal:    int             # of them, the ones it searched no move from
+    repetitions: int             # nodes the repetition test scored a draw
+    upcoming:    int             # upcoming-repetition cutoffs of alpha
+    queries:     int             # questions to the repetition test
+    seconds:     float
+
+    @property
+    def evaluation(self):
+        return format_score(self.score)
+
+    def as_dict(self):
+        return {**asdict(self), "evaluation": self.evaluation}
+
+
+class Engine:
+    """Search one position with one repetition test.
+
+    Parameters
+    ----------
+    board : chess.Board
+        The start position, before the game history.
+    history : list of chess.Move
+        The game's moves up to the root; the root position is after them.
+    test : NoTest, ChessTest or DetectorTest
+        The repetition test (:mod:`axon.sim.engine.repetition`).
+    upcoming : bool
+        The upcoming-repetition cutoff.
+    null_move : bool
+        Null-move pruning.
+    progress : callable or None
+        ``progress(depth, nodes, done, moves)`` now and then during an
+        iteration: ``done`` of the root's ``moves`` searched.
+    """
+
+    def __init__(self, board, history=(), test=None, *, upcoming=False, null_move=False,
+                 progress=None):
+        if test is None:
+            raise ValueError("an engine needs a repetition test")
+        self.root_board = board.copy(stack=False)
+        for move in history:
+            self.root_board.push(move)
+        if self.root_board.is_game_over(claim_draw=False):
+            raise ValueError(f"the position {self.root_board.fen()} has no move to search")
+        self.test = test
+        self.upcoming = upcoming
+        self.null_move = null_move
+        self.progress = progress
+        test.start(board, list(history))
+        self.board = self.root_board.copy(stack=False)
+        self._pv = []
+
+    def iterate(self, depth):
+        """Search to 1, 2, ... ``depth`` plies; yield a :class:`DepthResult` each."""
+        for current in range(1, depth + 1):
+            yield self.search(current)
+
+    def search(self, depth):
+        """One iteration to ``depth`` plies."""
+        self.nodes = self.terminal = self.repetitions = self.cutoffs = 0
+        queries = self.test.queries
+        began = time.perf_counter()
+        self._shown = began
+        self._depth = depth
+        self._root_done, self._root_moves = 0, 0
+        # The last iteration's principal variation is searched first.
+        self._follow = self._pv
+        score = self._node(depth, -INFINITY, INFINITY, 0, True, True)
+        self._pv = self._pv_at[0]
+        move = self._pv[0] if self._pv else None
+        return DepthResult(depth=depth, move=self.root_board.san(move) if move else None,
+                           uci=move.uci() if move else None, score=score, nodes=self.nodes,
+                           terminal=self.terminal, repetitions=self.repetitions,
+                           upcoming=self.cutoffs, queries=self.test.queries - queries,
+                           seconds=time.perf_counter() - began)
+
+    # -- the tree -------------------------------------------------------------
+
+    def _push(self, move):
+        self.test.push(self.board, move)
+        self.board.push(move)
+
+    def _pop(self):
+        self.board.pop()
+        self.test.pop()
+
+    def _ordered(self, moves, hint):
+        board = self.board
+        captures = [move for move in moves if board.is_capture(move) or move.promotion]
+        captures.sort(key=lambda move: _capture_order(board, move), reverse=True)
+        quiet = [move for move in moves if not (board.is_capture(move) or move.promotion)]
+        ordered = captures + quiet
+        if hint in ordered:
+            ordered.remove(hint)
+            ordered.insert(0, hint)
+        return ordered
+
+    def _tick(self):
+        if self.progress is not None and self.nodes % PROGRESS_NODES == 0:
+            now = time.perf_counter()
+            if now - self._shown >= 0.5:
+                self._shown = now
+                self.progress(self._depth, self.nodes, self._root_done, self._root_moves)
+
+    def _node(self, depth, alpha, beta, ply, on_pv, null_ok):
+        """Negamax, fail-soft; ``depth <= 0`` is the quiescence search.
+        ``on_pv``: the path so far is the last principal variation's;
+        ``null_ok``: the move into this node was not a null move."""
+        board = self.board
+        self.nodes += 1
+        self._tick()
+        if ply == 0:
+            self._pv_at = {}
+        self._pv_at[ply] = []
+        if ply > 0:
+            if self.test.is_draw(board):
+                self.repetitions += 1
+                self.terminal += 1
+                return DRAW
+            if self.upcoming and alpha < DRAW and self.test.upcoming_draw(board):
+                self.cutoffs += 1
+                alpha = DRAW
+                if alpha >= beta:
+                    self.terminal += 1
+                    return alpha
+        hint = self._follow[ply] if on_pv and ply < len(self._follow) else None
+        if depth <= 0:
+            best = evaluate(board)
+            if best >= beta or ply >= MAX_SEARCH_PLY:
+                self.terminal += 1
+                return best
+            alpha = max(alpha, best)
+            moves = self._ordered([move for move in board.legal_moves
+                                   if board.is_capture(move) or move.promotion], hint)
+        else:
+            in_check = board.is_check()
+            if (self.null_move and null_ok and ply > 0 and depth >= NULL_MIN_DEPTH
+                    and not in_check and self._has_pieces()):
+                self._push(chess.Move.null())
+                score = -self._node(depth - 1 - NULL_REDUCTION, -beta, -beta + 1, ply + 1,
+                                    False, False)
+                self._pop()
+                if score >= beta:
+                    return score
+            moves = self._ordered(list(board.legal_moves), hint)
+            if not moves:
+                self.terminal += 1
+                return -MATE + ply if in_check else DRAW
+            best = -INFINITY
+        if ply == 0:
+            self._root_moves = len(moves)
+        if not moves:
+            self.terminal += 1
+            return best
+        for move in moves:
+            self._push(move)
+            score = -self._node(depth - 1, -beta, -alpha, ply + 1, on_pv and move == hint, True)
+            self._pop()
+            if ply == 0:
+                self._root_done += 1
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    self._pv_at[ply] = [move] + self._pv_at.get(ply + 1, [])
+                    if alpha >= beta:
+                        break
+        return best
+
+    def _has_pieces(self):
+        """Has the side to move more than king and pawns? (In a pawn ending
+        passing the move can be the worst move, and null-move pruning is unsound.)"""
+        board, side = self.board, self.board.turn
+        return any(board.pieces_mask(kind, side) for kind in
+                   (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN))
+

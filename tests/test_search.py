@@ -1,0 +1,390 @@
+# amaranth: UnusedElaboratable=no
+"""``axon search``: the same tree from every repetition test, node for node.
+
+The engine searches with python-chess's transposition keys as its
+repetition test, then with a detector session of each backend (the golden
+model, the RTL in Amaranth's simulator and in CXXRTL, the board simulated at
+its pins over the link): node counts, key moves, evaluations and repetitions
+noted must be identical at every depth, at depths where repetitions occur.
+A detector blind to the root, or one that misses a capture's barrier, must
+give another tree; a trace of the detector's queries recomputed by
+python-chess alone must show no difference.
+"""
+
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import chess
+import pytest
+
+from axon.boards.host import Board, open_transport
+from axon.hdl.word import pack_word, unpack_word
+from axon.sim.backends.session import GoldenSession
+from axon.sim.cli.main import EXIT_INTERRUPTED, main
+from axon.sim.engine.repetition import ChessTest, DetectorTest, NoTest, history_window
+from axon.sim.engine.search import Engine, evaluate, format_score
+from axon.sim.engine.trace import TraceWriter, check_trace, read_trace
+from axon.sim.model.games import load_games
+
+
+DATA = os.path.join(os.path.dirname(__file__), os.pardir, "sim", "data")
+DOCS_SEARCH = Path(__file__).resolve().parents[1] / "docs" / "search.md"
+AXON = os.path.join(os.path.dirname(sys.executable), "axon")
+WAC_018 = "R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1"
+
+# Kings in their corners behind blocked pawns, after the kings have stepped
+# out and back twice: the root is the start position's third occurrence, and
+# the tree is small enough for the board simulated at its pins.
+CORNERS = "7k/8/8/p7/P7/8/8/7K w - - 0 1"
+CORNERS_HISTORY = "h1g1 h8g8 g1h1 g8h8 h1g1 h8g8 g1h1 g8h8".split()
+
+
+def diep_history(ply):
+    """DIEP - AXON (the paper's appendix game) up to ``ply``: the start and the moves."""
+    game = load_games(os.path.join(DATA, "diep_axon.pgn"))[0]
+    return game.board, game.moves[:ply]
+
+
+def tree(board, history, test, depth, **options):
+    """What must not depend on the repetition test: per depth the key move,
+    the score, the nodes, the terminal nodes, the repetitions noted and the
+    upcoming cutoffs."""
+    engine = Engine(board, history, test, **options)
+    return [(result.depth, result.uci, result.score, result.nodes, result.terminal,
+             result.repetitions, result.upcoming) for result in engine.iterate(depth)]
+
+
+def corners():
+    return chess.Board(CORNERS), [chess.Move.from_uci(uci) for uci in CORNERS_HISTORY]
+
+
+class BlindToRoot(GoldenSession):
+    """A detector that ignores the root: every earlier occurrence counts as
+    one inside the search."""
+    def query(self, top, count_limit, occupancy=None, root=-1):
+        return super().query(top, count_limit, occupancy, -1)
+
+
+class MissesCaptureBarrier(GoldenSession):
+    """A detector that stores a capture by a piece without its barrier bit,
+    so that its scans run on past the capture."""
+    def write(self, address, word):
+        from_sq, to_sq, piece, barrier = unpack_word(word)
+        if barrier and piece & 7 not in (0, 1):      # not a null move, not a pawn
+            word = pack_word(from_sq, to_sq, piece, barrier=False)
+        super().write(address, word)
+
+
+# Positions and depths at which repetitions occur, each a few seconds at most.
+CASES = {
+    "wac018": (lambda: (chess.Board(WAC_018), []), 6, {}),
+    "wac018-null-move": (lambda: (chess.Board(WAC_018), []), 6, {"null_move": True}),
+    "diep-endgame": (lambda: diep_history(88), 5, {}),
+    "corners-upcoming": (corners, 6, {"upcoming": True}),
+}
+
+
+@pytest.fixture(scope="module")
+def expected():
+    """python-chess's tree of each case."""
+    found = {}
+    for name, (position, depth, options) in CASES.items():
+        board, history = position()
+        found[name] = tree(board, history, ChessTest(), depth, **options)
+    return found
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("name", list(CASES))
+def test_golden_detector_gives_python_chess_tree(name, expected):
+    position, depth, options = CASES[name]
+    board, history = position()
+    found = tree(board, history, DetectorTest(GoldenSession(), **_upcoming(options)), depth,
+                 **options)
+    assert found == expected[name]
+    # A case where nothing repeats would prove nothing.
+    assert sum(row[5] for row in found) > 0
+
+
+def _upcoming(options):
+    return {"upcoming": options.get("upcoming", False)}
+
+
+def test_repetitions_change_the_tree(expected):
+    """The test matters: without it, the trees of the cases differ."""
+    for name, (position, depth, options) in CASES.items():
+        board, history = position()
+        assert tree(board, history, NoTest(), depth, **options) != expected[name], name
+
+
+@pytest.mark.parametrize("broken, name", [(BlindToRoot, "diep-endgame"),
+                                          (MissesCaptureBarrier, "wac018")])
+def test_broken_detector_gives_another_tree(broken, name, expected):
+    position, depth, options = CASES[name]
+    board, history = position()
+    found = tree(board, history, DetectorTest(broken(), **_upcoming(options)), depth, **options)
+    assert found != expected[name]
+
+
+def test_cxxrtl_detector_gives_python_chess_tree(expected):
+    cxxrtl = pytest.importorskip("axon.sim.backends.cxxrtl")
+    try:
+        session = cxxrtl.CxxrtlSession()
+    except cxxrtl.CxxrtlError as error:
+        pytest.skip(str(error))
+    with session:
+        for name in ("wac018", "corners-upcoming"):
+            position, depth, options = CASES[name]
+            board, history = position()
+            assert tree(board, history, DetectorTest(session, **_upcoming(options)), depth,
+                        **options) == expected[name], name
+
+
+def test_pysim_detector_gives_python_chess_tree():
+    from axon.sim.backends.pysim import RtlSession
+    board, history = corners()
+    wanted = tree(board, history, ChessTest(), 4, upcoming=True)
+    with RtlSession() as session:
+        found = tree(board, history, DetectorTest(session, upcoming=True), 4, upcoming=True)
+    assert found == wanted
+    assert sum(row[5] for row in found) > 0
+
+
+def test_link_detector_gives_python_chess_tree():
+    """The board simulated at its UART pins, a word's WRITE and a QUERY a node."""
+    board, history = corners()
+    wanted = tree(board, history, ChessTest(), 2)
+    with open_transport("sim://icebreaker") as transport:
+        link = Board(transport)
+        found = tree(board, history, DetectorTest(link), 2)
+    assert found == wanted
+    assert sum(row[5] for row in found) > 0
+
+
+def _trace(path, board, history, depth, **options):
+    trace = TraceWriter(str(path))
+    test = DetectorTest(GoldenSession(), upcoming=options.get("upcoming", False),
+                        on_query=trace.record)
+    for _ in Engine(board, history, test, **options).iterate(depth):
+        pass
+    trace.close()
+    rows = read_trace(path)
+    assert len(rows) == trace.rows == test.queries
+    return rows
+
+
+def _docs_checker():
+    """The checker docs/search.md prints, as printed."""
+    source = DOCS_SEARCH.read_text().split("```python\n")[1].split("```")[0]
+    namespace = {}
+    exec(source, namespace)
+    return namespace["expected"]
+
+
+@pytest.mark.quick
+def test_trace_recomputed_by_python_chess(tmp_path):
+    path = tmp_path / "trace.jsonl.gz"
+    rows = _trace(path, *corners(), 5, upcoming=True)
+    with gzip.open(path, "rt") as file:
+        assert json.loads(file.readline())["root"] == len(CORNERS_HISTORY)
+    assert sum(row["draw"] for row in rows) > 0
+    # The host's look-up for an upcoming repetition at or before the root is a row too.
+    assert {row["count_limit"] for row in rows} == {1, 2}
+    # Null moves, written 0000, on WAC.018 searched with null-move pruning.
+    rows += _trace(tmp_path / "wac.jsonl", chess.Board(WAC_018), [], 4, null_move=True)
+    assert any("0000" in row["moves"] for row in rows)
+    assert sum(row["draw"] for row in rows) > 0
+    assert check_trace(rows) == []
+    expected = _docs_checker()
+    fields = ("repetition", "count", "distance", "draw")
+    assert all(expected(row) == {key: row[key] for key in fields} for row in rows)
+    # The check can fail: a row with another answer is found.
+    tampered = [dict(row) for row in rows]
+    first_draw = next(row for row in tampered if row["draw"])
+    first_draw["draw"] = False
+    assert len(check_trace(tampered)) == 1
+
+
+def test_history_window_keeps_from_the_last_barrier():
+    barrier = pack_word(12, 28, 1, barrier=True)
+    quiet = pack_word(6, 21, 2)
+    assert history_window([quiet, barrier, quiet, quiet], 256) == 1
+    # No barrier, or one too far back: as much as leaves room for the path.
+    assert history_window([quiet] * 300, 256) == 300 - (256 - 64)
+    with pytest.raises(ValueError, match="no room for game history"):
+        history_window([quiet], 64)
+
+
+def test_evaluation_and_scores():
+    assert evaluate(chess.Board(WAC_018)) == 150           # a pawn five ranks up
+    assert evaluate(chess.Board(WAC_018.replace(" w ", " b "))) == -150
+    assert format_score(150) == "+1.50"
+    assert format_score(1_000_000 - 3) == "#2"
+    assert format_score(-(1_000_000 - 2)) == "#-1"
+
+
+def test_engine_checks_its_arguments():
+    with pytest.raises(ValueError, match="needs a repetition test"):
+        Engine(chess.Board(), [])
+    with pytest.raises(ValueError, match="no move to search"):
+        Engine(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"), [], NoTest())
+
+
+# -- the command line -----------------------------------------------------------
+
+@pytest.mark.quick
+def test_compare_prints_both_runs(capsys):
+    assert main(["search", "--fen", WAC_018, "--depth", "5", "--compare", "-q"]) == 0
+    out = capsys.readouterr().out
+    title = next(line for line in out.splitlines() if "off:" in line)
+    assert title.split() == ["off:", "detector", "(golden):", "with", "the", "test:"]
+    assert "nodes -%" in out
+    assert len([line for line in out.splitlines() if line.strip().startswith("5 ")]) == 1
+
+
+def test_json_of_a_game_position(capsys):
+    assert main(["search", os.path.join(DATA, "diep_axon.pgn"), "--ply", "88", "--depth", "3",
+                 "--repetition", "python-chess", "--compare", "--json", "-q"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["history_plies"] == 88
+    assert [run["repetition"] for run in document["runs"]] == ["off", "python-chess"]
+    assert [row["depth"] for row in document["runs"][1]["depths"]] == [1, 2, 3]
+    assert set(document["shrinkage_total"]) == {"nodes", "terminal"}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--fen", "not a fen"], "--fen 'not a fen'"),
+    ([], "give the position"),
+    (["DIEP", "--game", "2"], "--game 2 is out of range"),
+    (["DIEP", "--ply", "99"], "--ply 99 is out of range"),
+    (["--fen", WAC_018, "--repetition", "off", "--trace", "t.jsonl"], "needs --repetition"),
+])
+def test_bad_input_is_one_line(args, message, capsys):
+    args = [os.path.join(DATA, "diep_axon.pgn") if arg == "DIEP" else arg for arg in args]
+    assert main(["search", *args, "-q"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def _restore_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.setpgrp()
+
+
+def test_ctrl_c_prints_the_finished_depths():
+    process = subprocess.Popen([AXON, "search", "--fen", WAC_018, "--depth", "30", "-q"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=_restore_sigint)
+    time.sleep(3)
+    assert process.poll() is None
+    os.killpg(process.pid, signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=30)
+    assert process.returncode == EXIT_INTERRUPTED, stderr
+    assert b"Traceback" not in stderr and b"depths finished" in stderr
+    assert b"\n    1 " in stdout
+
+
+# -- the kept runs of docs/search.md ----------------------------------------------
+
+KEPT_RUNS = sorted((DOCS_SEARCH.parent / "search").glob("*.json"))
+# What a run of the same search must reproduce, depth by depth.
+DETERMINED = ("depth", "move", "score", "nodes", "terminal", "repetitions", "upcoming",
+              "queries")
+
+
+def _command(options, depth):
+    argv = [] if options["pgn"] is None else [options["pgn"], "--game", str(options["game"])]
+    for name in ("fen", "ply", "repetition", "backend", "port"):
+        if options[name] is not None:
+            argv += [f"--{name}", str(options[name])]
+    argv += [f"--{name.replace('_', '-')}" for name in ("upcoming", "null_move", "compare")
+             if options[name]]
+    return argv + ["--depth", str(depth)]
+
+
+@pytest.mark.parametrize("path", KEPT_RUNS, ids=[path.stem for path in KEPT_RUNS])
+def test_kept_runs_are_what_the_command_gives(path, capsys, monkeypatch):
+    """The docs' long runs are kept as their --json output; the same search,
+    run again to a few plies, gives the same first depths."""
+    kept = json.loads(path.read_text())
+    assert not kept["interrupted"]
+    monkeypatch.chdir(DOCS_SEARCH.parents[1])
+    assert main(["search", *_command(kept["options"], 3), "--json", "-q"]) == 0
+    fresh = json.loads(capsys.readouterr().out)
+    assert fresh["position"] == kept["position"]
+    assert [run["label"] for run in fresh["runs"]] == [run["label"] for run in kept["runs"]]
+    for fresh_run, kept_run in zip(fresh["runs"], kept["runs"]):
+        assert len(kept_run["depths"]) == kept["options"]["depth"]
+        for row, kept_row in zip(fresh_run["depths"], kept_run["depths"]):
+            assert {key: row[key] for key in DETERMINED} == \
+                {key: kept_row[key] for key in DETERMINED}
+
+
+# -- the bench's recorded search workload -------------------------------------------
+
+SMALL_SEARCHES = (("WAC.018", WAC_018, None, 0, 3),
+                  ("DIEP - AXON after 44... Qd3+", None, "diep_axon.pgn", 88, 2))
+
+
+def _cxxrtl_session():
+    cxxrtl = pytest.importorskip("axon.sim.backends.cxxrtl")
+    try:
+        return cxxrtl.CxxrtlSession()
+    except cxxrtl.CxxrtlError as error:
+        pytest.skip(str(error))
+
+
+def test_recorded_workload_replays_on_the_rtl():
+    from axon.sim.bench.recorded import record_searches, simulate_recorded
+    groups, summary = record_searches(log=lambda line: None, searches=SMALL_SEARCHES)
+    queries = sum(len(group[3]) for group in groups)
+    assert queries == sum(found["queries"] for found in summary)
+    # A search asks along its lines: far fewer loads than queries.
+    assert len(groups) < queries
+    session = _cxxrtl_session()
+    sim = simulate_recorded(groups, session, "cxxrtl", log=lambda line: None)
+    assert sim["mismatches"] == 0 and len(sim["cycles"]) == queries
+    # A recorded answer the search was not told is caught.
+    (query, told), ply = groups[0][3][0]
+    groups[0][3][0] = ((query, told.__class__(**{**told.__dict__, "draw": not told.draw})), ply)
+    assert simulate_recorded(groups, session, "cxxrtl", log=lambda line: None)["mismatches"] == 1
+
+
+def _host_rates(links):
+    from axon.sim.bench.recorded import host_rates
+    _cxxrtl_session()
+    return host_rates(log=lambda line: None, depths={"host": 2, "link": 1}, links=links)
+
+
+def test_host_rates_of_each_test():
+    rates = _host_rates(())
+    assert set(rates) == {"off", "python-chess", "golden", "cxxrtl"}
+    assert rates["off"]["queries"] == 0
+    assert rates["golden"]["queries"] == rates["cxxrtl"]["queries"] > 0
+    assert all(figures["nodes_per_second"] > 0 for figures in rates.values())
+
+
+@pytest.mark.slow
+def test_link_bytes_per_node():
+    link = _host_rates(("sim://icebreaker",))["link:sim://icebreaker"]
+    # A node is a WRITE frame of one word and a QUERY frame, and their answers.
+    assert link["bytes_per_node"] > 0
+    assert link["nodes_per_second_at_1_mbaud"] == round(100_000 / link["bytes_per_node"])
+
+
+def test_kept_wac018_runs_are_one_tree():
+    """The depth-12 runs of docs/search.md: python-chess's test and the
+    golden model's detector searched the same tree, depth by depth."""
+    detector = json.loads((DOCS_SEARCH.parent / "search" / "wac018.json").read_text())
+    chess_run = json.loads((DOCS_SEARCH.parent / "search" /
+                            "wac018-python-chess.json").read_text())
+    tested, = [run for run in detector["runs"] if run["repetition"] == "detector"]
+    assert len(tested["depths"]) == 12
+    assert [{key: row[key] for key in DETERMINED} for row in tested["depths"]] == \
+        [{key: row[key] for key in DETERMINED} for row in chess_run["runs"][0]["depths"]]
