@@ -29,6 +29,9 @@ DEPTH = 256
 CONFIGS = [(rules, chains, pools, scan) for rules in ("exact", "paper")
            for chains, pools, scan in ((24, "kind", "pair"), (10, "kind", "pair"),
                                        (4, "side", "pair"), (4, "side", "single"))]
+# The serial list in block RAM (exact rules only): the 1K boards' 16 entries
+# a side, and 2 a side, which overflows often.
+CONFIGS += [("exact", chains, "serial", "single") for chains in (32, 4)]
 
 
 def check_jobs(rules, chains, jobs, legal=False, pools="kind", scan="pair"):
@@ -50,7 +53,7 @@ def check_jobs(rules, chains, jobs, legal=False, pools="kind", scan="pair"):
             assert rtl.result == golden, \
                 f"top={top} root={root} limit={count_limit} words={words[:top + 1]}"
             assert rtl.cycles == expected_cycles(memory, top, golden, config)
-            if legal:
+            if legal and config.latency_fixed:
                 assert rtl.cycles == config.latency(golden.plies_scanned)
             stops.add(golden.stop)
     return stops
