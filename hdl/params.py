@@ -384,8 +384,9 @@ class DetectorConfig:
     def note(self):
         """Words for a layout other than the shipped one (``""`` for it),
         each after a comma: ``", one pool a side, one ply a clock"``."""
-        return "".join(f", {words}" for words in (_POOLS_NOTE[self.pools], _SCAN_NOTE[self.scan])
-                       if words)
+        # The serial list has its own pace, one word at a time as it is ready.
+        scan = "" if self.serial else _SCAN_NOTE[self.scan]
+        return "".join(f", {words}" for words in (_POOLS_NOTE[self.pools], scan) if words)
 
     @property
     def key(self):
