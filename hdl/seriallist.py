@@ -1,3 +1,6 @@
+# amaranth: UnusedElaboratable=no
+# (The block RAMs are made with the list, for the formal proofs to read; they
+# are used when it is.)
 """The serial chain list: the paper's linear list of unclosed chains, in block RAM.
 
 A side never has more chains open than it has pieces, at most 16, so a list
@@ -114,6 +117,9 @@ class SerialChainList(wiring.Component):
 
     Attributes
     ----------
+    starts, ends : amaranth.lib.memory.Memory
+        The block RAMs of the starts and the ends: row ``i`` is White's entry
+        ``i``, row ``entries + i`` Black's.
     observe : Observation
         The list's registers (:mod:`axon.hdl.observe`), for the formal
         proofs and the waveforms: the ``move`` it applies, ``walking`` (it
@@ -138,6 +144,11 @@ class SerialChainList(wiring.Component):
         self._config = config
         self._entries = entries
         super().__init__({"scan": In(SerialBusSignature())})
+        # The two block RAMs, White's entries in the first ``entries`` rows
+        # and Black's after them; made here, so that a formal proof can read
+        # every row (with read ports of its own) to state what they hold.
+        self.starts = memory.Memory(shape=SerialEntry, depth=2 * entries, init=[])
+        self.ends = memory.Memory(shape=SerialEntry, depth=2 * entries, init=[])
         self.observe = Observation({
             **registers({"move": MoveWord, "walking": 1, "updating": 1,
                          "walk_index": range(entries),
@@ -168,8 +179,8 @@ class SerialChainList(wiring.Component):
         scan = self.scan
         view = self.observe
         move = view.move
-        m.submodules.starts = starts = memory.Memory(shape=SerialEntry, depth=2 * n, init=[])
-        m.submodules.ends = ends = memory.Memory(shape=SerialEntry, depth=2 * n, init=[])
+        m.submodules.starts = starts = self.starts
+        m.submodules.ends = ends = self.ends
         start_read, end_read = starts.read_port(), ends.read_port()
         start_write, end_write = starts.write_port(), ends.write_port()
 

@@ -46,6 +46,7 @@ from ..model.games import bundled_files, load_games
 from ..model.generate import game_corpus
 from ..model.golden import perpetual
 from .capacity import capacity_figures
+from .serial import serial_figures
 from .peers import make_peer_games, run_peers
 from .search import (build_search_lines, search_corpus_figures, search_software,
                      simulate_search)
@@ -344,6 +345,8 @@ def _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_h
 
     bench["capacity"] = capacity_figures(corpus, config=CONFIG, count_limit=COUNT_LIMIT,
                                          log=log)
+    # The 1K boards' serial list: its clocks per query beside the link's time.
+    bench["serial"] = serial_figures(corpus, lines, count_limit=COUNT_LIMIT, log=log)
 
     phase[0] = "place and route"
     bench["hardware"] = {}
