@@ -1,3 +1,5 @@
+# amaranth: UnusedElaboratable=no
+# (A broken variant replaces a part the detector made.)
 """The serial chain list's proofs: capacity, termination with its worst case, end to end.
 
 The list keeps its entries in block RAM (:mod:`axon.hdl.seriallist`). A
@@ -8,16 +10,19 @@ its constructor for that) and state what the rows hold.
 
 from amaranth.hdl import *
 
+from ....hdl.detector import AxonDetector
 from ....hdl.params import SERIAL, Stop as StopReason
 from ....hdl.seriallist import SerialChainList
 from ....hdl.serialscan import SerialScanner
 from ....hdl.word import MoveWord
 from .harness import Harness, free, free_host_inputs, popcount
-from .pools import distinct, member
+from .end_to_end import _GoldenAnswer
+from .pools import ReferenceUnpairedPool, distinct, member
 
 
 __all__ = ["SERIAL_PROOF_ENTRIES", "SERIAL_TERMINATION_ENTRIES", "capacity_serial",
-           "termination_serial"]
+           "termination_serial", "SERIAL_END_TO_END", "SERIAL_END_TO_END_BROKEN",
+           "end_to_end_serial"]
 
 # The capacity proof's side: this many entries and as many pieces. Its
 # broken variant keeps the pieces and takes one entry fewer.
@@ -259,4 +264,110 @@ def termination_serial(broken, config=None, entries=None):
                 Assert(~pipe.applying | (pipe.word_addr >= 0)),
                 Assert(waited + left < bound),
             ]
+    return Harness(body)
+
+
+# The end-to-end check: a small serial detector from power-up, its move list
+# written by the free host port, every query against the golden scan loop.
+SERIAL_END_TO_END = SERIAL.replace(depth=4, chains=4)
+
+
+class _SerialChainBlindDetector(AxonDetector):
+    """Broken: the scanner sees the serial list as empty always, so every
+    even number of words looks like a repetition."""
+    def elaborate(self, platform):
+        m = super().elaborate(platform)
+        m.d.comb += m.submodules.scanner.chains.empty.eq(1)
+        return m
+
+
+class _WalkBlindList(SerialChainList):
+    """Broken: the walk is cut short after one entry, so a move that meets a
+    chain in a later entry is taken for a new one."""
+    def elaborate(self, platform):
+        m = super().elaborate(platform)
+        view = self.observe
+        with m.If(view.walking):
+            m.d.sync += [view.walking.eq(0), view.updating.eq(1)]
+        return m
+
+
+class _WalkBlindDetector(AxonDetector):
+    """Broken: a detector with :class:`_WalkBlindList` for its list."""
+    def __init__(self, config):
+        super().__init__(config)
+        self._parts["chain_list"] = _WalkBlindList(config)
+
+
+SERIAL_END_TO_END_BROKEN = {True: _SerialChainBlindDetector, "walk": _WalkBlindDetector}
+
+
+def end_to_end_serial(broken, config=SERIAL_END_TO_END):
+    """From power-up, whatever the host writes and asks: every answer of the
+    serial detector, and its clock count, is the golden scan loop's, with
+    the rules' plain model for each side's list
+    (:class:`~axon.sim.verify.formal.pools.ReferenceUnpairedPool`) and the
+    clocks of :func:`axon.sim.model.serial.serial_clocks` (two a word, one
+    a walked chain, one for the word that stops the scan). Bounded: checked
+    for every input sequence up to the property's length in clocks."""
+    def body(m):
+        depth = config.depth
+        detector = SERIAL_END_TO_END_BROKEN[broken] if broken else AxonDetector
+        m.submodules.dut = dut = detector(config)
+        free_host_inputs(m, dut)
+        words = Array(Signal(MoveWord, name=f"word{address}") for address in range(depth))
+        with m.If(dut.memory.write_en & ~dut.memory.write_refused):
+            m.d.sync += words[dut.memory.write_addr].eq(dut.memory.write_word)
+
+        entries = config.chains // 2
+        white = ReferenceUnpairedPool(entries, kinds=True)
+        black = ReferenceUnpairedPool(entries, kinds=True)
+        m.submodules.white_model, m.submodules.black_model = white, black
+        answer = _GoldenAnswer(depth)
+        running, plies, count, distance = answer.running, answer.plies, answer.count, \
+            answer.distance
+        address = Signal(range(-1, depth))
+        clocks = Signal(range(config.hung_after_clocks))
+        word = words[address[:(depth - 1).bit_length()]]
+        black_move = word.piece[3]
+        starting = dut.query.start & ~dut.query.busy
+        apply = Signal()
+        m.d.comb += [
+            white.clear.eq(starting), black.clear.eq(starting),
+            white.move.eq(word), black.move.eq(word),
+            white.apply.eq(apply & ~black_move), black.apply.eq(apply & black_move),
+        ]
+        overflow = Mux(black_move, black.overflow, white.overflow)
+        walked = Mux(black_move, popcount(black.start_valid), popcount(white.start_valid))
+        empty_after = Mux(black_move, black.empty_after & (white.start_valid == 0),
+                          white.empty_after & (black.start_valid == 0))
+
+        with m.If(starting):
+            m.d.sync += [running.eq(1), address.eq(dut.query.top), clocks.eq(0),
+                         *answer.start(dut.query)]
+        with m.Elif(running):
+            with m.If(answer.limit_stops(count, answer.first_inside)):
+                answer.finish(m, StopReason.LIMIT)
+                m.d.sync += clocks.eq(clocks + 1)
+            with m.Elif(address < 0):
+                answer.finish(m, StopReason.BOTTOM)
+                m.d.sync += clocks.eq(clocks + 1)
+            with m.Elif(word.barrier):
+                answer.finish(m, StopReason.BARRIER)
+                m.d.sync += clocks.eq(clocks + 1)
+            with m.Elif(overflow):
+                answer.finish(m, StopReason.OVERFLOW)
+                m.d.sync += clocks.eq(clocks + 2 + walked)
+            with m.Else():
+                m.d.comb += apply.eq(1)
+                m.d.sync += [plies.eq(plies + 1), address.eq(address - 1),
+                             clocks.eq(clocks + 2 + walked)]
+                with m.If(plies[0] & empty_after):
+                    answer.book(m, count, address - 1)
+                    with m.If(count == 0):
+                        m.d.sync += distance.eq(plies + 1)
+
+        answer.assert_agrees(m, dut)
+        with m.If(dut.query.done):
+            m.d.comb += Assert(dut.query.cycles == clocks)
     return Harness(body)
