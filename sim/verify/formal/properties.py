@@ -192,8 +192,8 @@ PROPERTIES = [
              f"from power-up, the serial detector ({SERIAL_END_TO_END.depth} words, "
              f"{SERIAL_END_TO_END.chains // 2} entries a side) answers every query, every "
              "field and its clock count, as the golden scan loop with the rules' plain "
-             "model and two clocks a word plus one a walked chain; broken variants blind "
-             "to chains and cutting the walk short",
+             "model and two clocks a word plus one a walked chain; broken: blind to "
+             "chains",
              end_to_end_serial, "bmc", 16, engine="abc bmc3", broken_engine="smtbmc z3",
              broken_variants=tuple(SERIAL_END_TO_END_BROKEN), slow=True),
     Property("frame-parser",

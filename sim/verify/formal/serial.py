@@ -1,5 +1,3 @@
-# amaranth: UnusedElaboratable=no
-# (A broken variant replaces a part the detector made.)
 """The serial chain list's proofs: capacity, termination with its worst case, end to end.
 
 The list keeps its entries in block RAM (:mod:`axon.hdl.seriallist`). A
@@ -281,25 +279,7 @@ class _SerialChainBlindDetector(AxonDetector):
         return m
 
 
-class _WalkBlindList(SerialChainList):
-    """Broken: the walk is cut short after one entry, so a move that meets a
-    chain in a later entry is taken for a new one."""
-    def elaborate(self, platform):
-        m = super().elaborate(platform)
-        view = self.observe
-        with m.If(view.walking):
-            m.d.sync += [view.walking.eq(0), view.updating.eq(1)]
-        return m
-
-
-class _WalkBlindDetector(AxonDetector):
-    """Broken: a detector with :class:`_WalkBlindList` for its list."""
-    def __init__(self, config):
-        super().__init__(config)
-        self._parts["chain_list"] = _WalkBlindList(config)
-
-
-SERIAL_END_TO_END_BROKEN = {True: _SerialChainBlindDetector, "walk": _WalkBlindDetector}
+SERIAL_END_TO_END_BROKEN = {True: _SerialChainBlindDetector}
 
 
 def end_to_end_serial(broken, config=SERIAL_END_TO_END):
