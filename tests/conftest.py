@@ -53,6 +53,7 @@ CAPABILITIES = {
     "test_program.py":      "flashing a board",
     "test_readme.py":       "documentation against its sources",
     "test_search_bench.py": "benchmark search workload",
+    "test_serial.py":       "serial chain list in block RAM",
     "test_rtl.py":          "RTL against the golden model",
     "test_soak.py":         "soaks",
     "test_uart.py":         "UART",
