@@ -51,6 +51,8 @@ class Property:
 # The default test run proves the serial scan's termination on a move list
 # this deep (seconds); the shipped depth takes minutes (--runslow).
 SERIAL_TERMINATION_SMALL_DEPTH = 16
+# The serial detector at the proofs' small size (8 words, 2 entries a side).
+SERIAL_SMALL = SERIAL.replace(depth=8, chains=4)
 
 
 def _pool_property(name, description, sized, depth, slots=DEFAULT_POOL_SLOTS):
@@ -196,6 +198,13 @@ PROPERTIES = [
              "chains",
              end_to_end_serial, "bmc", 16, engine="abc bmc3", broken_engine="smtbmc z3",
              broken_variants=tuple(SERIAL_END_TO_END_BROKEN), slow=True),
+    Property("stable-results-serial",
+             "the same for the serial detector",
+             functools.partial(stable_results, config=SERIAL_SMALL), "prove", 12),
+    Property("writes-refused-serial",
+             "the same for the serial detector (its one-bank move list is the lean one: "
+             "refused-writes-keep-words-lean)",
+             functools.partial(writes_refused, config=SERIAL_SMALL), "prove", 4),
     Property("frame-parser",
              "the parser ends every frame where an independent framer does, and "
              "passes exactly the frames whose CRC matches",
