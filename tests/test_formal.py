@@ -237,3 +237,14 @@ def test_termination_bound_is_the_rtl_models_worst_case():
     lean = perpetual(shuffle, 7, config=DetectorConfig(chains=4, pools="side"), count_limit=15)
     assert lean.plies_scanned == 8
     assert expected_cycles(shuffle, 7, lean, LEAN) == LEAN.worst_case_clocks(7)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("entries", [4, 5])
+def test_serial_capacity_proven_at_more_entries(entries):
+    # The same induction for a longer serial list side (38 s and 102 s).
+    from axon.sim.verify.formal.serial import capacity_serial
+    prop = next(prop for prop in formal.PROPERTIES if prop.name == "capacity-serial")
+    outcome = formal.run_property(formal.Property(prop.name, prop.description,
+                                                  capacity_serial(entries), "prove", 2))
+    assert outcome.passed and outcome.status == "proven", outcome.log[-3000:]
