@@ -587,6 +587,16 @@ def test_verify_that_compared_nothing_fails(capsys, tmp_path):
     assert code == 0 and "6 plies compared" in out
 
 
+def test_serial_layout_needs_its_scan_in_the_gateware(capsys):
+    # The golden model answers the serial layout with any scan; the gateware
+    # only with its own, and says so in one line.
+    code, _, err = run(capsys, "verify", FIGURE5, "--backend", "sim", "--pools", "serial",
+                       "--chains", "32")
+    assert code == 2 and err == ("axon verify: error: the serial pool layout needs the "
+                                 "'single' scan, not 'pair'\n")
+    assert run(capsys, "scan", FIGURE5, "--pools", "serial", "--chains", "32", "-q")[0] == 0
+
+
 @pytest.mark.parametrize("command", ["scan", "verify", "soak", "export"])
 def test_layout_options_everywhere(capsys, command):
     assert main([command, "--help"]) == 0
