@@ -243,12 +243,15 @@ class SerialChainList(wiring.Component):
         with m.If(start_hit & end_hit):
             # Both freed: the last entries fill their places.
             m.d.comb += [
-                new_start.eq(view.last_start), start_write.addr.eq(self._address(black, view.start_at)),
-                new_end.eq(view.last_end), end_write.addr.eq(self._address(black, view.end_at)),
+                new_start.eq(view.last_start),
+                start_write.addr.eq(self._address(black, view.start_at)),
+                new_end.eq(view.last_end),
+                end_write.addr.eq(self._address(black, view.end_at)),
                 start_write.en.eq(1), end_write.en.eq(1),
                 opened.eq(side_open - 1),
             ]
         with m.Elif(start_hit):
+            # A transition: the start moves back to the move's from-square.
             m.d.comb += [
                 new_start.kind.eq(kind), new_start.square.eq(move.from_sq),
                 start_write.addr.eq(self._address(black, view.start_at)),
@@ -256,6 +259,7 @@ class SerialChainList(wiring.Component):
                 opened.eq(side_open),
             ]
         with m.Elif(end_hit):
+            # A link on insertion: the end moves on to the move's to-square.
             m.d.comb += [
                 new_end.kind.eq(kind), new_end.square.eq(move.to_sq),
                 end_write.addr.eq(self._address(black, view.end_at)),
@@ -263,6 +267,8 @@ class SerialChainList(wiring.Component):
                 opened.eq(side_open),
             ]
         with m.Else():
+            # An insert: a new chain after the live ones (a full list has
+            # overflowed, and nothing is written).
             m.d.comb += [
                 new_start.kind.eq(kind), new_start.square.eq(move.from_sq),
                 new_end.kind.eq(kind), new_end.square.eq(move.to_sq),
