@@ -176,8 +176,8 @@ PROPERTIES = [
              "pieces; its rows hold the moved pieces' squares (a model of the pieces drives "
              "the moves); broken: one entry fewer",
              capacity_serial(), "prove", 2,
-             # Filling the short list takes a clear and three inserts, each
-             # walking the entries before it: 10 clocks.
+             # Filling the short list takes a clear and an insert for each
+             # piece, each walking the entries before it: 10 clocks for 3.
              broken_depth=12),
     Property("termination-serial",
              f"the serial scan with its list ({SERIAL.chains // 2} entries a side) raises done "
