@@ -24,7 +24,7 @@ from amaranth_boards.icesugar import ICESugarPlatform
 from amaranth_boards.icesugar_nano import ICESugarNanoPlatform
 from amaranth_boards.nandland_go import NandlandGoPlatform
 
-from ..hdl.params import LEAN, SHIPPED, DetectorConfig
+from ..hdl.params import SERIAL, SHIPPED, DetectorConfig
 
 
 __all__ = ["BoardSpec", "BOARDS", "DEFAULT_BOARD", "get_board"]
@@ -37,7 +37,7 @@ class BoardSpec:
     ``led_repetition``/``led_error`` are ``(resource name, number)`` or
     ``None``. ``config`` is the detector configuration built for the device
     (:class:`~axon.hdl.params.DetectorConfig`: the shipped one, or the 1K
-    boards' :data:`~axon.hdl.params.LEAN`). ``logic_cells`` is the device's
+    boards' :data:`~axon.hdl.params.SERIAL`). ``logic_cells`` is the device's
     ICESTORM_LC count, for fit advice before nextpnr runs.
     """
     name:            str
@@ -64,8 +64,9 @@ class BoardSpec:
         return f"{self.platform.device}-{self.platform.package}"
 
 
-# The 1K boards (1280 logic cells) take the lean configuration (LEAN, see
-# axon.hdl.params), the others the shipped one.
+# The 1K boards (1280 logic cells) take the serial chain list in block RAM
+# behind the one-word scan (SERIAL, see axon.hdl.params), the others the
+# shipped one.
 BOARDS = {spec.name: spec for spec in [
     BoardSpec(
         name="icebreaker", platform=ICEBreakerPlatform,
@@ -76,7 +77,7 @@ BOARDS = {spec.name: spec for spec in [
     BoardSpec(
         name="icestick", platform=ICEStickPlatform,
         description="Lattice iCEstick (iCE40HX1K, FT2232H USB UART)",
-        baud=1_000_000, config=LEAN, logic_cells=1280,
+        baud=1_000_000, config=SERIAL, logic_cells=1280,
         # D5 is the green LED in the middle; D1 is red.
         led_repetition=("led", 4), led_error=("led", 0),
         openfpgaloader_boards=("ice40_generic",)),
@@ -98,7 +99,7 @@ BOARDS = {spec.name: spec for spec in [
     BoardSpec(
         name="icesugar-nano", platform=ICESugarNanoPlatform,
         description="MuseLab iCESugar-nano (iCE40LP1K, iCELink USB UART)",
-        baud=115_200, config=LEAN, logic_cells=1280,
+        baud=115_200, config=SERIAL, logic_cells=1280,
         # One LED only: it shows repetitions.
         led_repetition=("led", 0), led_error=None,
         iceprog_args=None, openfpgaloader_boards=("icesugar_nano",),
@@ -106,7 +107,7 @@ BOARDS = {spec.name: spec for spec in [
     BoardSpec(
         name="nandland-go", platform=NandlandGoPlatform,
         description="Nandland Go Board (iCE40HX1K, 25 MHz, FT2232H USB UART)",
-        baud=1_000_000, config=LEAN, logic_cells=1280,
+        baud=1_000_000, config=SERIAL, logic_cells=1280,
         led_repetition=("led", 0), led_error=("led", 3),
         openfpgaloader_boards=("ice40_generic",)),
 ]}

@@ -2,7 +2,8 @@
 
 The embedding API: :class:`AxonDetector` (the whole block), built from one
 :class:`DetectorConfig` (its :class:`Rules`, :class:`Pools` and :class:`Scan`;
-the named configurations :data:`SHIPPED` and :data:`LEAN`), with its three
+the named configurations :data:`SHIPPED`, :data:`LEAN` and the 1K boards'
+:data:`SERIAL`), with its three
 named ports (:class:`QuerySignature`, :class:`MoveMemorySignature`,
 :class:`UpcomingSignature`); the move word it
 stores (:class:`MoveWord`, :func:`pack_word`, :func:`unpack_word`); the answer
@@ -11,12 +12,13 @@ the ``upcoming`` port's :class:`UpcomingLayout`, both in the fixed widths of
 the host link's :class:`QueryResult`, each read back from bits by its
 layout's ``from_bits``); and its clock counts (:meth:`DetectorConfig.latency`, from
 :data:`LATENCY_OVERHEAD`, or :data:`LEAN_LATENCY_OVERHEAD` with
-``Scan.SINGLE``; :data:`UPCOMING_CLOCKS`). See ``docs/embedding.md``.
+``Scan.SINGLE``; the serial list's walk adds one a chain to its
+:data:`SERIAL_LATENCY_OVERHEAD`; :data:`UPCOMING_CLOCKS`). See ``docs/embedding.md``.
 """
 
 from .detector import AxonDetector
-from .params import (CORE, LATENCY_OVERHEAD, LEAN, LEAN_LATENCY_OVERHEAD, SHIPPED,
-                     DetectorConfig, Pools, Rules, Scan, Stop)
+from .params import (CORE, LATENCY_OVERHEAD, LEAN, LEAN_LATENCY_OVERHEAD, SERIAL,
+                     SERIAL_LATENCY_OVERHEAD, SHIPPED, DetectorConfig, Pools, Rules, Scan, Stop)
 from .ports import MoveMemorySignature, QuerySignature, UpcomingSignature
 from .result import QueryResult, ResultLayout, UpcomingLayout
 from .upcoming import UPCOMING_CLOCKS
@@ -24,6 +26,7 @@ from .word import MoveWord, pack_word, unpack_word
 
 
 __all__ = ["AxonDetector", "DetectorConfig", "Rules", "Pools", "Scan", "SHIPPED", "CORE", "LEAN",
+           "SERIAL", "SERIAL_LATENCY_OVERHEAD",
            "QuerySignature", "MoveMemorySignature", "UpcomingSignature", "MoveWord", "pack_word", "unpack_word", "QueryResult", "ResultLayout",
            "UpcomingLayout", "Stop", "LATENCY_OVERHEAD", "UPCOMING_CLOCKS",
            "LEAN_LATENCY_OVERHEAD"]

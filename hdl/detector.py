@@ -15,6 +15,8 @@ from .observe import MOVE_WORD_MEANINGS, Meaning, Observation
 from .params import CORE, CheckedComponent, DetectorConfig
 from .ports import MoveMemorySignature, QuerySignature, UpcomingSignature
 from .scanner import Scanner
+from .seriallist import SerialChainList
+from .serialscan import SerialScanner
 from .upcoming import Upcoming
 
 
@@ -31,7 +33,9 @@ class AxonDetector(CheckedComponent, wiring.Component):
         configuration without the upcoming block): the move list's ``depth``, the
         chain list's ``chains``, ``rules`` (see :mod:`axon.sim.model.golden`)
         and ``pools`` (see :mod:`axon.hdl.pools`), the ``scan`` (two plies a
-        clock, or the lean one a clock of :mod:`axon.hdl.lean`), and whether
+        clock, or the lean one a clock of :mod:`axon.hdl.lean`; the serial
+        list of :mod:`axon.hdl.seriallist` has its own, one word at a time,
+        :mod:`axon.hdl.serialscan`), and whether
         it also answers the ``upcoming`` repetition (see
         :mod:`axon.hdl.upcoming`; the pair scan only). Without the upcoming
         block ``upcoming.answer`` stays 0 and ``upcoming.done`` follows
@@ -89,10 +93,12 @@ class AxonDetector(CheckedComponent, wiring.Component):
         # The parts are made here rather than in `elaborate`, so that the
         # detector's view can show theirs; keyed by their names in the design.
         pair = config.pair_scan
+        # The serial list takes a word at a time, as its own scanner hands it.
+        scanner = SerialScanner if config.serial else Scanner if pair else LeanScanner
         self._parts = {
             "move_list":  (MoveList if pair else LeanMoveList)(depth),
-            "scanner":    (Scanner if pair else LeanScanner)(depth),
-            "chain_list": ChainList(config),
+            "scanner":    scanner(depth),
+            "chain_list": (SerialChainList if config.serial else ChainList)(config),
         }
         if config.upcoming:
             self._parts["upcoming_check"] = Upcoming(depth)

@@ -23,7 +23,8 @@ from .pools import SPILL_KIND_SLOTS, kind_slots
 
 __all__ = ["COUNT_LIMIT_BITS", "COUNT_LIMIT_MAX", "CYCLE_BITS", "DEPTH_MAX",
            "LATENCY_OVERHEAD", "REFETCH_CLOCKS", "LEAN_LATENCY_OVERHEAD",
-           "Rules", "Pools", "Scan", "DetectorConfig", "SHIPPED", "CORE", "LEAN",
+           "SERIAL_LATENCY_OVERHEAD",
+           "Rules", "Pools", "Scan", "DetectorConfig", "SHIPPED", "CORE", "LEAN", "SERIAL",
            "Stop", "CheckedComponent", "gateware_rules", "check_depth", "check_count_limit"]
 
 # ``count_limit`` is a 4-bit port: a query looks for at most 15 equal positions
@@ -46,6 +47,12 @@ REFETCH_CLOCKS = 3
 # The lean scanner (axon.hdl.lean): clocks beyond one per applied word, the
 # read and hand stages of the word that stops the scan.
 LEAN_LATENCY_OVERHEAD = 2
+# The serial list (axon.hdl.seriallist) behind the one-word scan: a word it
+# applies takes two clocks (judged and handed over; the list's update)
+# besides one for each open chain of its side that the list walks. The word
+# that stops the scan takes this many, its judging clock (a stop at an
+# overflow costs the word's walk and update instead).
+SERIAL_LATENCY_OVERHEAD = 1
 
 
 class Rules(py_enum.Enum):
@@ -93,11 +100,16 @@ class Pools(py_enum.Enum):
     ``KIND``: a pool per piece kind (the shipped layout). ``SPILL``: a pool
     per kind for the starting material and one spill pool a side for any
     kind (``exact`` rules only). ``SIDE``: one pool a side that keeps each
-    chain's kind with it (the 1K boards' lean layout).
+    chain's kind with it (the lean layout at 4 chains). ``SERIAL``: one list a
+    side in block RAM, walked an entry a clock for each word
+    (:mod:`axon.hdl.seriallist`; ``exact`` rules and the one-word scan only);
+    at 32 chains a side holds all 16 pieces it can have, so it never
+    overflows on a legal game (the 1K boards' layout).
     """
-    KIND  = "kind"
-    SPILL = "spill"
-    SIDE  = "side"
+    KIND   = "kind"
+    SPILL  = "spill"
+    SIDE   = "side"
+    SERIAL = "serial"
 
 
 class Scan(py_enum.Enum):
@@ -110,7 +122,8 @@ class Scan(py_enum.Enum):
 
 
 # Words a build report adds for a layout other than the shipped one.
-_POOLS_NOTE = {Pools.KIND: "", Pools.SPILL: "a spill pool a side", Pools.SIDE: "one pool a side"}
+_POOLS_NOTE = {Pools.KIND: "", Pools.SPILL: "a spill pool a side", Pools.SIDE: "one pool a side",
+               Pools.SERIAL: "a serial list a side in block RAM"}
 _SCAN_NOTE = {Scan.PAIR: "", Scan.SINGLE: "one ply a clock"}
 
 
@@ -214,6 +227,20 @@ class DetectorConfig:
             # which the paper's symmetry rule cannot do.
             raise ValueError(f"the spill pool layout needs the exact rules, not "
                              f"{self.rules.value!r}")
+        if self.serial:
+            # The list walks its entries between the words it is given; only
+            # the one-word scan waits for it (the golden model's answers do
+            # not depend on the scan).
+            if not self.rules.unpaired:
+                raise ValueError(f"the serial pool layout needs the exact rules, not "
+                                 f"{self.rules.value!r}")
+            if gateware and self.pair_scan:
+                raise ValueError(f"the serial pool layout needs the {Scan.SINGLE.value!r} scan, "
+                                 f"not {self.scan.value!r}")
+            if self.hung_after_clocks >= 1 << CYCLE_BITS:
+                raise ValueError(f"{where}depth {self.depth} is too deep for a serial list of "
+                                 f"{self.chains // 2} entries a side: a query could take more "
+                                 f"than {(1 << CYCLE_BITS) - 1} clocks")
         if not isinstance(self.upcoming, bool):
             raise TypeError(f"{where}upcoming must be True or False, not {self.upcoming!r}")
         if self.upcoming and not self.upcoming_possible:
@@ -244,14 +271,21 @@ class DetectorConfig:
         pools only (:attr:`spill_slots` gives the spill pool's size).
         """
         per_side = self.chains // 2 - self.spill_slots
-        if self.pools is Pools.SIDE:
+        if self.pools in (Pools.SIDE, Pools.SERIAL):
             return ((None, per_side),)
         return kind_slots(per_side)
 
     @property
     def keeps_kinds(self):
         """A pool holds chains of any kind and keeps each one's kind with it."""
-        return self.pools is Pools.SIDE
+        return self.pools in (Pools.SIDE, Pools.SERIAL)
+
+    @property
+    def serial(self):
+        """A side's chains are one list in block RAM, walked an entry a clock
+        (:mod:`axon.hdl.seriallist`): a query's clocks depend on how many
+        chains are open, not on its plies alone."""
+        return self.pools is Pools.SERIAL
 
     @property
     def spills(self):
@@ -270,7 +304,7 @@ class DetectorConfig:
         is full, so the spill pool never holds more of a kind than the
         kind's pieces beyond its pool)."""
         layout = dict(self.side_pools)
-        if self.pools is Pools.SIDE:
+        if self.keeps_kinds:
             return sum(material.values()) <= layout[None]
         beyond = sum(max(0, count - layout.get(kind, 0)) for kind, count in material.items())
         return beyond <= self.spill_slots
@@ -289,12 +323,24 @@ class DetectorConfig:
 
     @property
     def latency_overhead(self):
-        """Clocks of a query beyond one per applied pair (pair scan) or word."""
+        """Clocks of a query beyond one per applied pair (pair scan) or word
+        (beyond the walks' clocks too, for the serial list)."""
+        if self.serial:
+            return SERIAL_LATENCY_OVERHEAD
         return LATENCY_OVERHEAD if self.pair_scan else LEAN_LATENCY_OVERHEAD
+
+    @property
+    def latency_fixed(self):
+        """Whether a legal game's query takes :meth:`latency` clocks, known
+        from its plies alone (not with the serial list, whose walks depend
+        on the chains open: :func:`axon.sim.model.serial.serial_clocks`)."""
+        return not self.serial
 
     @property
     def latency_words(self):
         """:meth:`latency` in words, for a query that applies P plies."""
+        if self.serial:
+            return f"2P + W + {SERIAL_LATENCY_OVERHEAD}"
         if self.pair_scan:
             return f"floor(P/2) + {LATENCY_OVERHEAD}"
         return f"P + {LEAN_LATENCY_OVERHEAD}"
@@ -302,7 +348,11 @@ class DetectorConfig:
     def latency(self, plies_scanned):
         """Clocks from the clock that samples ``start`` to ``done``, for a
         move list whose words alternate sides (every legal game): two plies
-        a clock, or one with the lean scan."""
+        a clock, or one with the lean scan. The serial list's depend on the
+        chains it walks too (:attr:`latency_fixed`), so it has none."""
+        if self.serial:
+            raise ValueError("a serial list's clocks depend on the chains it walks: "
+                             "see axon.sim.model.serial.serial_clocks")
         if self.pair_scan:
             return plies_scanned // 2 + LATENCY_OVERHEAD
         return plies_scanned + LEAN_LATENCY_OVERHEAD
@@ -312,8 +362,11 @@ class DetectorConfig:
         ``done`` is high, at most, for a query whose top of stack is
         ``top``: ``top + 1`` words can be read, one clock each in the worst
         case (after a refetch), plus the pipeline and one refetch. The lean
-        scan reads one a clock always and never refetches. The termination
-        proof proves this bound."""
+        scan reads one a clock always and never refetches. The serial list
+        takes two clocks a word and walks at most a side's entries for it.
+        The termination proof proves this bound."""
+        if self.serial:
+            return (top + 1) * (2 + self.chains // 2) + SERIAL_LATENCY_OVERHEAD
         if self.pair_scan:
             return top + 1 + LATENCY_OVERHEAD + REFETCH_CLOCKS
         return top + 1 + LEAN_LATENCY_OVERHEAD
@@ -332,8 +385,9 @@ class DetectorConfig:
     def note(self):
         """Words for a layout other than the shipped one (``""`` for it),
         each after a comma: ``", one pool a side, one ply a clock"``."""
-        return "".join(f", {words}" for words in (_POOLS_NOTE[self.pools], _SCAN_NOTE[self.scan])
-                       if words)
+        # The serial list has its own pace, one word at a time as it is ready.
+        scan = "" if self.serial else _SCAN_NOTE[self.scan]
+        return "".join(f", {words}" for words in (_POOLS_NOTE[self.pools], scan) if words)
 
     @property
     def key(self):
@@ -357,6 +411,11 @@ CORE = SHIPPED.replace(upcoming=False)
 # from a one-bank move list. With the two-plies-a-clock scanner the same
 # chains and link needed about 1440 logic cells (2026-11-23).
 LEAN = DetectorConfig(chains=4, pools=Pools.SIDE, scan=Scan.SINGLE)
+
+# The 1K boards' configuration: the one-word scan with a serial chain list in
+# block RAM, 16 entries a side, as many as a side has pieces, so that no
+# legal game overflows. The chains cost block RAM, not logic cells.
+SERIAL = DetectorConfig(chains=32, pools=Pools.SERIAL, scan=Scan.SINGLE)
 
 
 class Stop(enum.Enum, shape=2):

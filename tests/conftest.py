@@ -54,6 +54,7 @@ CAPABILITIES = {
     "test_readme.py":       "documentation against its sources",
     "test_search.py":       "the detector inside a search",
     "test_search_bench.py": "benchmark search workload",
+    "test_serial.py":       "serial chain list in block RAM",
     "test_rtl.py":          "RTL against the golden model",
     "test_soak.py":         "soaks",
     "test_uart.py":         "UART",

@@ -15,7 +15,7 @@ import pytest
 
 from axon.boards.host import Board, open_transport
 from axon.hdl.board.top import AxonBoard
-from axon.hdl.params import COUNT_LIMIT_MAX, LEAN, SHIPPED, Scan
+from axon.hdl.params import COUNT_LIMIT_MAX, LEAN, SERIAL, SHIPPED, Pools, Scan
 from axon.sim.backends.board_cxxrtl import CxxrtlBoard
 from axon.sim.backends.board_pysim import PysimBoard
 from axon.sim.backends.pysim import expected_cycles
@@ -31,7 +31,8 @@ needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
 # In Amaranth's simulator, small boards keep a game's load and a query at the
 # pins to a fraction of a second: the shipped pair scan with the upcoming
 # block, and the 1K boards' lean scan.
-CONFIGS = {"shipped": SHIPPED.replace(depth=32, chains=4), "lean": LEAN.replace(depth=32)}
+CONFIGS = {"shipped": SHIPPED.replace(depth=32, chains=4), "lean": LEAN.replace(depth=32),
+           "serial": SERIAL.replace(depth=32)}
 QUERIES = 6
 
 
@@ -67,11 +68,15 @@ def disagreements(transport, config, *, first=False):
 
 
 class MislabelledPysimBoard(PysimBoard):
-    """A board whose scan is not the one its configuration says."""
+    """A board whose scan (or, for the serial list, pool layout) is not the
+    one its configuration says."""
     def _make_dut(self):
-        other = Scan.PAIR if self.config.scan == Scan.SINGLE else Scan.SINGLE
-        return AxonBoard(self.config.replace(scan=other), divisor=self.divisor,
-                         timeout_bits=self.timeout_bits)
+        if self.config.serial:
+            built = self.config.replace(pools=Pools.SIDE)
+        else:
+            built = self.config.replace(scan=Scan.PAIR if self.config.scan == Scan.SINGLE
+                                        else Scan.SINGLE)
+        return AxonBoard(built, divisor=self.divisor, timeout_bits=self.timeout_bits)
 
 
 class MislabelledCxxrtlBoard(CxxrtlBoard):
@@ -89,12 +94,12 @@ def test_pysim_board_answers_like_the_golden_model(name):
 
 @needs_gxx
 @pytest.mark.quick
-@pytest.mark.parametrize("config", [SHIPPED, LEAN], ids=["shipped", "lean"])
+@pytest.mark.parametrize("config", [SHIPPED, SERIAL], ids=["shipped", "serial"])
 def test_cxxrtl_board_answers_like_the_golden_model(config):
     # The boards as built, which the link soak compiles too: one cache.
     with CxxrtlBoard(config) as board:
         assert disagreements(board, config) == 0
-    if config == LEAN:
+    if config == SERIAL:
         with MislabelledCxxrtlBoard(config) as board:
             assert disagreements(board, config, first=True) > 0
 
@@ -104,13 +109,13 @@ def test_cxxrtl_board_is_a_port_url():
     # `axon query --port cxxrtl://...` opens this; a request the board
     # refuses, and a resync, leave it answering.
     with open_transport("cxxrtl://icestick") as transport:
-        assert isinstance(transport, CxxrtlBoard) and transport.config == LEAN
+        assert isinstance(transport, CxxrtlBoard) and transport.config == SERIAL
         board = Board(transport)
         board.load([0] * 8)
         transport.write(b"\xa5\x05")        # half a frame: the line goes idle after it
         transport.resync()
         assert board.read_moves(0, 8) == [0] * 8
-        assert board.identify().chains == 4
+        assert board.identify().chains == 32
 
 
 @needs_gxx

@@ -17,7 +17,7 @@ import sys
 import pytest
 
 import axon.sim
-from axon.hdl.params import LEAN, DetectorConfig
+from axon.hdl.params import SERIAL, DetectorConfig
 from axon.sim.cli import board as commands
 from axon.boards.build import BuildError, find_tools, _fit_message
 from axon.boards.platforms import BOARDS, get_board
@@ -164,27 +164,28 @@ def test_build_hx8k(tmp_path, monkeypatch, capsys):
 
 
 def test_build_icestick(tmp_path, monkeypatch, capsys):
-    # A 1K board: the lean configuration (4 chains in one pool a side, one ply
-    # a clock) with the UART link, within the device and the board clock.
+    # A 1K board: the serial chain list in block RAM (16 entries a side) with
+    # the UART link, within the device and the board clock.
     report, out = _check_build(tmp_path, monkeypatch, "icestick", capsys)
-    assert report["device"] == "iCE40HX1K-TQ144" and report["chains"] == 4
-    assert (report["pools"], report["scan"]) == ("side", "single")
-    assert "4 chains, one pool a side, one ply a clock, depth 256, exact rules" in out
+    assert report["device"] == "iCE40HX1K-TQ144" and report["chains"] == 32
+    assert (report["pools"], report["scan"]) == ("serial", "single")
+    assert "32 chains, a serial list a side in block RAM, depth 256, exact rules" in out
+    assert report["block_rams"]["used"] <= 6
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("board", ["icesugar-nano", "nandland-go"])
 def test_build_other_1k_boards(tmp_path, monkeypatch, capsys, board):
     report, _ = _check_build(tmp_path, monkeypatch, board, capsys)
-    assert report["logic_cells"]["available"] == 1280 and report["chains"] == 4
+    assert report["logic_cells"]["available"] == 1280 and report["chains"] == 32
 
 
 @pytest.mark.slow
 def test_build_too_big_for_hx1k(tmp_path, monkeypatch, capsys):
-    # 24 chains do not fit a 1K device even with the lean scan; the build
-    # says so in one line instead of a nextpnr error.
+    # 24 chains in parallel pools do not fit a 1K device even with the lean
+    # scan; the build says so in one line instead of a nextpnr error.
     monkeypatch.chdir(tmp_path)
-    assert run(["build", "--board", "icestick", "--chains", "24"]) == 1
+    assert run(["build", "--board", "icestick", "--chains", "24", "--pools", "side"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     # The progress lines, then the reason in one line, with a count that fits.
     assert err[0].startswith("building icestick: 24 chains")
@@ -226,26 +227,30 @@ def test_query_bad_input(capsys):
         "axon query: error: cannot open serial port /dev/does-not-exist")
 
 
-def test_sim_port_of_a_1k_board_is_its_lean_design():
-    # `sim://icestick` simulates the board as it is built: the lean
-    # configuration, behind the same link and protocol, one ply a clock.
+def test_sim_port_of_a_1k_board_is_its_serial_design():
+    # `sim://icestick` simulates the board as it is built: the serial chain
+    # list in block RAM, behind the same link and protocol.
     from axon.boards.host import Board, open_transport
     from axon.hdl.word import pack_word
     from axon.sim.model.golden import perpetual
     from axon.sim.backends.pysim import expected_cycles
     transport = open_transport("sim://icestick")
-    assert transport.design.config == LEAN
+    assert transport.design.config == SERIAL
     board = Board(transport)
-    assert board.identify().chains == 4
+    assert board.identify().chains == 32
     shuffle = [pack_word(6, 21, 2), pack_word(62, 45, 10),
                pack_word(21, 6, 2), pack_word(45, 62, 10)] * 3
     board.write_moves(0, shuffle)
     for top in (3, 11):
         result, cycles = board.query(top, 15)
-        golden = perpetual(shuffle, top, config=DetectorConfig(chains=4, pools="side"),
+        golden = perpetual(shuffle, top, config=DetectorConfig(chains=32, pools="side"),
                            count_limit=15)
         assert result == golden
-        assert cycles == expected_cycles(shuffle, top, golden, LEAN) == top + 1 + 2
+        # Pinned by hand: two clocks a word, one more for the chain of its
+        # side each knight's return walks, and the judging clock of the
+        # absent word below address 0.
+        assert cycles == expected_cycles(shuffle, top, golden, SERIAL) == \
+            (top + 1) // 4 * (2 + 2 + 3 + 3) + 1
 
 
 def test_program_prints_the_command_it_runs(bitstream, tmp_path, monkeypatch, capsys):

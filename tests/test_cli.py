@@ -567,16 +567,17 @@ def test_cxxrtl_backend_prints_what_the_sim_backend_prints(capsys):
 
 # --- layouts from the command line ------------------------------------------------
 
-def test_lean_layout_scan_prints_what_the_lean_board_prints(capsys):
-    # The iCEstick builds 4 chains in one pool a side, scanned a word a clock.
-    code, scan, _ = run(capsys, "scan", FIGURE5, "--backend", "sim", "--pools", "side",
-                        "--scan", "single", "--chains", "4", "-q")
+def test_serial_layout_scan_prints_what_the_1k_board_prints(capsys):
+    # The iCEstick builds the serial list, 32 chains, handed a word at a time.
+    code, scan, _ = run(capsys, "scan", FIGURE5, "--backend", "sim", "--pools", "serial",
+                        "--scan", "single", "--chains", "32", "-q")
     code_query, query, _ = run(capsys, "query", "--port", "sim://icestick", FIGURE5, "-q")
     assert code == code_query == 0
     assert scan == query and len(scan.splitlines()) > 10
-    # The default layout and scanner answer otherwise: more clocks, overflows.
-    default = run(capsys, "scan", FIGURE5, "--backend", "sim", "--chains", "4", "-q")[1]
-    assert default != scan
+    # The lean layout answers otherwise: other clocks, overflows.
+    lean = run(capsys, "scan", FIGURE5, "--backend", "sim", "--pools", "side", "--scan",
+               "single", "--chains", "4", "-q")[1]
+    assert lean != scan
 
 
 @pytest.mark.quick
@@ -600,6 +601,16 @@ def test_verify_that_compared_nothing_fails(capsys, tmp_path):
     code, out, _ = run(capsys, "verify", path, "--backend", "golden", "--chains", "2",
                        "--pools", "side", "-q")
     assert code == 0 and "6 plies compared" in out
+
+
+def test_serial_layout_needs_its_scan_in_the_gateware(capsys):
+    # The golden model answers the serial layout with any scan; the gateware
+    # only with its own, and says so in one line.
+    code, _, err = run(capsys, "verify", FIGURE5, "--backend", "sim", "--pools", "serial",
+                       "--chains", "32")
+    assert code == 2 and err == ("axon verify: error: the serial pool layout needs the "
+                                 "'single' scan, not 'pair'\n")
+    assert run(capsys, "scan", FIGURE5, "--pools", "serial", "--chains", "32", "-q")[0] == 0
 
 
 @pytest.mark.parametrize("command", ["scan", "verify", "soak", "export"])

@@ -56,7 +56,9 @@ def _job(item):
 def _run_selected_together(request):
     """Start every run the selected tests of this module need, two (or as
     many as there are cores) at a time, slowest first."""
-    jobs = [_job(item) for item in request.session.items if item.module is request.module]
+    # Not the skipped ones (the slow properties without --runslow).
+    jobs = [_job(item) for item in request.session.items if item.module is request.module
+            and item.get_closest_marker("skip") is None]
     jobs = sorted({job for job in jobs if job is not None},
                   key=lambda job: job[0] not in ("end-to-end", "end-to-end-lean", "termination"))
     by_name = {prop.name: prop for prop in formal.PROPERTIES}
@@ -74,14 +76,16 @@ def _outcome(prop, broken=False, slots=None, list_depth=None):
     return _runs[prop.name, broken, slots, list_depth].result()
 
 
-def _quick(properties, names):
-    """``properties``, those called ``names`` marked for the quick tier."""
-    return [pytest.param(prop, marks=pytest.mark.quick) if prop.name in names else prop
-            for prop in properties]
+def _slow(prop, *values, id=None, marks=()):
+    """A parameter of ``prop``'s test, behind --runslow if the property is slow."""
+    return pytest.param(prop, *values, id=id,
+                        marks=[*marks, *([pytest.mark.slow] if prop.slow else [])])
 
 
-@pytest.mark.parametrize("prop", _quick(formal.PROPERTIES, {"frame-parser"}),
-                         ids=lambda prop: prop.name)
+@pytest.mark.parametrize("prop", [_slow(prop, id=prop.name,
+                                        marks=[pytest.mark.quick] if prop.name == "frame-parser"
+                                        else [])
+                                  for prop in formal.PROPERTIES])
 def test_property_holds(prop):
     outcome = _outcome(prop)
     assert outcome.passed, outcome.log[-3000:]
@@ -91,8 +95,8 @@ def test_property_holds(prop):
                               else f"bounded {prop.depth}")
 
 
-BROKEN = [pytest.param(prop, variant, id=prop.name + ("" if variant is True else f"-{variant}"),
-                       marks=[pytest.mark.quick] if prop.name == "rules-exact" else [])
+BROKEN = [_slow(prop, variant, id=prop.name + ("" if variant is True else f"-{variant}"),
+                marks=[pytest.mark.quick] if prop.name == "rules-exact" else [])
           for prop in formal.PROPERTIES for variant in prop.broken_variants]
 
 
@@ -233,3 +237,14 @@ def test_termination_bound_is_the_rtl_models_worst_case():
     lean = perpetual(shuffle, 7, config=DetectorConfig(chains=4, pools="side"), count_limit=15)
     assert lean.plies_scanned == 8
     assert expected_cycles(shuffle, 7, lean, LEAN) == LEAN.worst_case_clocks(7)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("entries", [3, 4, 5])
+def test_serial_capacity_proven_at_more_entries(entries):
+    # The same induction for a longer serial list side (11 s, 38 s, 102 s).
+    from axon.sim.verify.formal.serial import capacity_serial
+    prop = next(prop for prop in formal.PROPERTIES if prop.name == "capacity-serial")
+    outcome = formal.run_property(formal.Property(prop.name, prop.description,
+                                                  capacity_serial(entries), "prove", 2))
+    assert outcome.passed and outcome.status == "proven", outcome.log[-3000:]

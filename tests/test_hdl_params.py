@@ -24,7 +24,8 @@ from axon.hdl.scanner import Scanner
 from axon.hdl.upcoming import Upcoming
 from axon.hdl.board.top import AxonBoard
 from axon.hdl.params import (LATENCY_OVERHEAD, LEAN, LEAN_LATENCY_OVERHEAD, REFETCH_CLOCKS,
-                             SHIPPED, DetectorConfig, Pools, Rules, Scan)
+                             SERIAL, SERIAL_LATENCY_OVERHEAD, SHIPPED, DetectorConfig, Pools,
+                             Rules, Scan)
 
 
 # Every test here is quick: all of it is in the edit loop's tier.
@@ -44,7 +45,7 @@ pytestmark = pytest.mark.quick
      r"^Chain rules must be one of paper, exact, not 'cpw'$"),
     (lambda: UnpairedPool(slots=0), TypeError, r"Pool size must be a positive integer, not 0"),
     (lambda: DetectorConfig(pools="piece"), ValueError,
-     r"^pools must be one of kind, spill, side, not 'piece'$"),
+     r"^pools must be one of kind, spill, side, serial, not 'piece'$"),
     (lambda: ChainList(DetectorConfig(rules="paper", pools="spill")), ValueError,
      r"^the spill pool layout needs the exact rules, not 'paper'$"),
     (lambda: AxonDetector(DetectorConfig(scan="single", upcoming=True)), ValueError,
@@ -176,6 +177,29 @@ def test_configuration_derives_the_clocks_of_its_scan():
     assert (SHIPPED.latency_words, LEAN.latency_words) == ("floor(P/2) + 4", "P + 2")
 
 
+@pytest.mark.quick
+def test_serial_configuration_holds_a_sides_pieces():
+    # 16 entries a side, any kind in each: never an overflow while a side has
+    # at most 16 non-pawn pieces; 17 would overflow (no legal game has them).
+    assert SERIAL.side_pools == ((None, 16),) and SERIAL.keeps_kinds and SERIAL.serial
+    assert SERIAL.never_overflows({6: 1, 5: 9, 4: 2, 3: 2, 2: 2})
+    assert not SERIAL.never_overflows({6: 1, 5: 10, 4: 2, 3: 2, 2: 2})
+    assert not SERIAL.upcoming and SERIAL.note == ", a serial list a side in block RAM"
+    # Its clocks depend on the chains walked: no closed form from the plies.
+    assert not SERIAL.latency_fixed and LEAN.latency_fixed
+    with pytest.raises(ValueError, match="serial_clocks"):
+        SERIAL.latency(4)
+    assert SERIAL.worst_case_clocks(7) == 8 * (2 + 16) + SERIAL_LATENCY_OVERHEAD
+    with pytest.raises(ValueError, match=r"^the serial pool layout needs the exact rules"):
+        SERIAL.replace(rules="paper").check()
+    with pytest.raises(ValueError, match=r"^the serial pool layout needs the 'single' scan"):
+        SERIAL.replace(scan="pair", upcoming=False).check()
+    # The clock counter bounds the move list it can walk.
+    with pytest.raises(ValueError, match=r"^--depth 4096 is too deep for a serial list"):
+        SERIAL.replace(depth=4096).check(where="--")
+    assert SERIAL.replace(depth=2048).check()
+
+
 def test_configuration_names_itself():
     assert SHIPPED.note == "" and LEAN.note == ", one pool a side, one ply a clock"
     keys = {config.key for config in (SHIPPED, LEAN, SHIPPED.replace(upcoming=False),
@@ -195,5 +219,5 @@ def test_the_golden_models_rules_pass_the_model_check_only():
 def test_the_boards_build_the_named_configurations():
     from axon.boards.platforms import BOARDS
     assert {name: spec.config for name, spec in BOARDS.items()} == {
-        "icebreaker": SHIPPED, "icestick": LEAN, "hx8k": SHIPPED, "icesugar": SHIPPED,
-        "icesugar-nano": LEAN, "nandland-go": LEAN}
+        "icebreaker": SHIPPED, "icestick": SERIAL, "hx8k": SHIPPED, "icesugar": SHIPPED,
+        "icesugar-nano": SERIAL, "nandland-go": SERIAL}

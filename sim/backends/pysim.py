@@ -17,6 +17,7 @@ from ...hdl.params import LATENCY_OVERHEAD, REFETCH_CLOCKS, SHIPPED, DetectorCon
 from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import unpack_word
 from ..model.golden import Result
+from ..model.serial import serial_clocks
 from .session import Answer, Session
 from .waves import trace_signals, write_gtkw
 
@@ -29,11 +30,14 @@ def expected_cycles(words, top, result, config):
     detector of ``config``.
 
     The lean scan takes one word a clock whatever the words are
-    (:meth:`~axon.hdl.params.DetectorConfig.latency`). The pair
+    (:meth:`~axon.hdl.params.DetectorConfig.latency`); the serial list
+    walks its open chains too (:func:`axon.sim.model.serial.serial_clocks`). The pair
     scan's clocks are counted by walking the pairs the way it does: a pair
     whose two words are of one side (nonsense, never a legal game) costs a
     refetch, after which the query goes on one word a clock.
     """
+    if config.serial:
+        return serial_clocks(words, top, result, config)
     if not config.pair_scan:
         return config.latency(result.plies_scanned)
     def side(address):

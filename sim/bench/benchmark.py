@@ -56,6 +56,7 @@ from .fingerprint import gateware_fingerprint
 from .peers import make_peer_games, run_peers
 from .recorded import (RECORDED_SEARCHES, host_rates, record_searches, recorded_figures,
                        recorded_software, simulate_recorded)
+from .serial import serial_figures
 from .search import (build_search_lines, search_corpus_figures, search_software,
                      simulate_search)
 from .workload import (CONFIG, COUNT_LIMIT, distribution as _distribution,
@@ -372,6 +373,8 @@ def _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_h
 
     bench["capacity"] = capacity_figures(corpus, config=CONFIG, count_limit=COUNT_LIMIT,
                                          log=log)
+    # The 1K boards' serial list: its clocks per query beside the link's time.
+    bench["serial"] = serial_figures(corpus, lines, count_limit=COUNT_LIMIT, log=log)
 
     phase[0] = "place and route"
     bench["hardware"] = {}

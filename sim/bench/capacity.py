@@ -13,7 +13,7 @@ Each gives the overflowing queries per layout at the same chain count, and
 the share of the queries they are.
 """
 
-from ...hdl.params import Pools
+from ...hdl.params import SERIAL, Pools, Scan
 from ..model.encode import encode_moves
 from ..model.generate import crowded_corpus
 from ..model.golden import perpetual
@@ -32,13 +32,21 @@ def layout_overflows(games, *, config, count_limit, layouts=LAYOUTS):
     over ``games``, ``[(board, moves, words)]``, queried after every ply with
     ``config`` in each pool layout (by its name)."""
     queries = sum(len(words) for _, _, words in games)
-    overflows = {layout.value: sum(perpetual(words, top, config=config.replace(pools=layout),
+    overflows = {layout.value: sum(perpetual(words, top, config=_in_layout(config, layout),
                                              count_limit=count_limit).overflow
                                    for _, _, words in games for top in range(len(words)))
                  for layout in layouts}
     return {"games": len(games), "queries": queries, "overflows": overflows,
             "share": {layout: round(count / queries, 5) if queries else 0.0
                       for layout, count in overflows.items()}}
+
+
+def _in_layout(config, layout):
+    """``config`` with the pool layout ``layout``, and the serial list's own
+    scan for it (the answers do not depend on the scan)."""
+    if layout is Pools.SERIAL:
+        return config.replace(pools=layout, scan=Scan.SINGLE)
+    return config.replace(pools=layout)
 
 
 def capacity_figures(corpus, *, config, count_limit, crowded_games=CROWDED_GAMES,
@@ -51,8 +59,15 @@ def capacity_figures(corpus, *, config, count_limit, crowded_games=CROWDED_GAMES
         "bench_corpus": layout_overflows(corpus, config=config, count_limit=count_limit),
         "crowded": {"seed": CROWDED_SEED,
                     **layout_overflows(crowded, config=config, count_limit=count_limit)},
+        # The 1K boards' serial list at its own 32 chains (16 a side).
+        "serial": {"chains": SERIAL.chains, **{
+            workload: layout_overflows(games, config=SERIAL, count_limit=count_limit,
+                                       layouts=(Pools.SERIAL,))
+            for workload, games in (("bench_corpus", corpus), ("crowded", crowded))}},
     }
     for workload in ("bench_corpus", "crowded"):
         log(f"overflows on the {workload.replace('_', ' ')} at {config.chains} chains: "
-            f"{figures[workload]['overflows']} of {figures[workload]['queries']} queries")
+            f"{figures[workload]['overflows']} of {figures[workload]['queries']} queries; "
+            f"the serial list at {SERIAL.chains}: "
+            f"{figures['serial'][workload]['overflows'][Pools.SERIAL.value]}")
     return figures

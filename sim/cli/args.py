@@ -52,8 +52,11 @@ def add_layout(parser):
     (:data:`~axon.hdl.params.LEAN`)."""
     parser.add_argument("--pools", choices=[pools.value for pools in Pools],
                         default=SHIPPED.pools.value,
-                        help=f"kind: a pool per piece kind and side; side: one pool a side "
-                             f"(the 1K boards' lean layout) (default {SHIPPED.pools.value})")
+                        help=f"kind: a pool per piece kind and side; spill: a pool per kind "
+                             f"and a spill pool a side; side: one pool a side; serial: one "
+                             f"list a side in block RAM, walked an entry a clock (the 1K "
+                             f"boards' layout, with --scan single) "
+                             f"(default {SHIPPED.pools.value})")
     parser.add_argument("--scan", choices=[scan.value for scan in Scan],
                         default=SHIPPED.scan.value,
                         help=f"pair: two words a clock; single: one a clock (the 1K boards' "

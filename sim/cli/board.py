@@ -15,7 +15,7 @@ from ...boards.build import BuildError, build
 from ...boards.platforms import BOARDS, DEFAULT_BOARD, get_board
 from ...boards.program import (BitstreamError, ProgrammerError, check_bitstream, failure_reason,
                                programmer_command)
-from ...hdl.params import SHIPPED
+from ...hdl.params import SHIPPED, Pools, Scan
 from .args import (SIM_RULES, UsageError, add_pgn_input, check_directory, config_from,
                    int_at_least)
 from .board_query import QueryError, run_query
@@ -44,6 +44,11 @@ def register(subparsers):
                        help=f"move-list entries (default {SHIPPED.depth})")
     build.add_argument("--rules", default=None, choices=SIM_RULES,
                        help=f"chain-list rules (default {SHIPPED.rules.value})")
+    build.add_argument("--pools", default=None, choices=[pools.value for pools in Pools],
+                       help="chain-list layout (default: the board's; serial on the 1K "
+                            "boards, kind on the others)")
+    build.add_argument("--scan", default=None, choices=[scan.value for scan in Scan],
+                       help="how the scanner reads the move list (default: the board's)")
     build.add_argument("--seed", type=int_at_least(0), default=1,
                        help="nextpnr placement seed (default 1)")
     build.add_argument("--build-dir", default=None,

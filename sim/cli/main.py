@@ -179,6 +179,12 @@ def _check_options(options):
     if backend in ("sim", "cxxrtl") and not config.rules.in_gateware:
         raise UsageError(f"--rules {config.rules.value} is golden-only; the sim backend "
                          f"supports {' and '.join(SIM_RULES)}")
+    if backend in ("sim", "cxxrtl"):
+        # What only the gateware needs (the serial list's own scan).
+        try:
+            config.check(where="--")
+        except (TypeError, ValueError) as error:
+            raise UsageError(str(error)) from None
     if vcd and backend != "sim":
         raise UsageError(f"--vcd needs the sim backend, not --backend {backend}")
     if vcd:

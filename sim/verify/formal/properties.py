@@ -4,7 +4,7 @@ import functools
 from dataclasses import dataclass
 from typing import Callable
 
-from ....hdl.params import LEAN, SHIPPED
+from ....hdl.params import LEAN, SERIAL, SHIPPED
 from .harness import DEFAULT_CHAINS, DEFAULT_POOL_SLOTS, LEAN_POOL_SLOTS, PROOF_LEAN_CONFIG
 from .termination import DEFAULT_DEPTH, termination
 from .pools import (capacity, paper_bookkeeping, paper_follows_rules, unpaired_bookkeeping,
@@ -15,6 +15,8 @@ from .writes import (lean_refused_writes_keep_words, refused_writes_keep_words, 
                      writes_refused)
 from .frame_parser import frame_parser
 from .upcoming import upcoming_single_chain
+from .serial import (SERIAL_END_TO_END, SERIAL_END_TO_END_BROKEN, SERIAL_PROOF_ENTRIES,
+                     capacity_serial, end_to_end_serial, termination_serial)
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,22 @@ class Property:
     # The broken variants, each passed to ``build`` as ``broken``: every one
     # must fail. Most properties have one.
     broken_variants: tuple = (True,)
+    # Minutes rather than seconds: the default test run leaves it (and its
+    # broken variants) to --runslow; `axon prove` runs it.
+    slow:        bool = False
+    # Clocks from power-up its broken variants need to fail, if more than
+    # the runner's least (``BROKEN_DEPTH``).
+    broken_depth: int = 0
+    # The engine of its broken variants, if not ``engine`` (the one whose
+    # counterexample traces SymbiYosys can read back).
+    broken_engine: str = ""
+
+
+# The default test run proves the serial scan's termination on a move list
+# this deep (seconds); the shipped depth takes minutes (--runslow).
+SERIAL_TERMINATION_SMALL_DEPTH = 16
+# The serial detector at the proofs' small size (8 words, 2 entries a side).
+SERIAL_SMALL = SERIAL.replace(depth=8, chains=4)
 
 
 def _pool_property(name, description, sized, depth, slots=DEFAULT_POOL_SLOTS):
@@ -152,6 +170,41 @@ PROPERTIES = [
              "upcoming implies that after an odd number of words, distance - 1, exactly one "
              "chain was open and it was the side to move's",
              upcoming_single_chain, "prove", 12),
+    Property("capacity-serial",
+             f"a side of the serial list in block RAM with {SERIAL_PROOF_ENTRIES} entries "
+             f"(any kinds) never overflows while the side has at most {SERIAL_PROOF_ENTRIES} "
+             "pieces; its rows hold the moved pieces' squares (a model of the pieces drives "
+             "the moves); broken: one entry fewer",
+             capacity_serial(), "prove", 2,
+             # Filling the short list takes a clear and an insert for each
+             # piece, each walking the entries before it: 10 clocks for 3.
+             broken_depth=12),
+    Property("termination-serial",
+             f"the serial scan with its list ({SERIAL.chains // 2} entries a side) raises done "
+             f"within (top + 1) * {2 + SERIAL.chains // 2} + 1 clocks, on a "
+             f"{SERIAL_TERMINATION_SMALL_DEPTH}-word move list, whatever it reads; broken: "
+             "two clocks a word",
+             functools.partial(termination_serial,
+                               config=SERIAL.replace(depth=SERIAL_TERMINATION_SMALL_DEPTH)),
+             "prove", 2),
+    Property("termination-serial-shipped",
+             f"the same on the shipped {SERIAL.depth}-word move list",
+             functools.partial(termination_serial, config=SERIAL), "prove", 2, slow=True),
+    Property("end-to-end-serial",
+             f"from power-up, the serial detector ({SERIAL_END_TO_END.depth} words, "
+             f"{SERIAL_END_TO_END.chains // 2} entries a side) answers every query, every "
+             "field and its clock count, as the golden scan loop with the rules' plain "
+             "model and two clocks a word plus one a walked chain; broken: blind to "
+             "chains",
+             end_to_end_serial, "bmc", 16, engine="abc bmc3", broken_engine="smtbmc z3",
+             broken_variants=tuple(SERIAL_END_TO_END_BROKEN), slow=True),
+    Property("stable-results-serial",
+             "the same for the serial detector",
+             functools.partial(stable_results, config=SERIAL_SMALL), "prove", 12),
+    Property("writes-refused-serial",
+             "the same for the serial detector (its one-bank move list is the lean one: "
+             "refused-writes-keep-words-lean)",
+             functools.partial(writes_refused, config=SERIAL_SMALL), "prove", 4),
     Property("frame-parser",
              "the parser ends every frame where an independent framer does, and "
              "passes exactly the frames whose CRC matches",

@@ -66,7 +66,8 @@ def run_property(prop, *, broken=False, depth=None, work_dir=None, slots=None,
     tools = find_sby()
     mode = "bmc" if broken else prop.mode
     if depth is None:
-        depth = max(prop.depth, BROKEN_DEPTH) if broken else prop.depth
+        depth = (max(prop.depth, BROKEN_DEPTH, getattr(prop, "broken_depth", 0)) if broken
+                 else prop.depth)
     if slots is None and list_depth is None:
         build = prop.build
     elif slots is not None and prop.sized is None:
@@ -89,8 +90,8 @@ def run_property(prop, *, broken=False, depth=None, work_dir=None, slots=None,
         with open(os.path.join(work_dir, f"{name}.il"), "w") as file:
             file.write(text)
         with open(os.path.join(work_dir, f"{name}.sby"), "w") as file:
-            file.write(_SBY.format(mode=mode, depth=depth, name=name,
-                                   engine=prop.engine))
+            engine = (getattr(prop, "broken_engine", "") or prop.engine) if broken else prop.engine
+            file.write(_SBY.format(mode=mode, depth=depth, name=name, engine=engine))
         env = dict(os.environ)
         env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
         began = time.monotonic()

@@ -1,0 +1,178 @@
+"""The scan for the serial chain list: one word at a time, as the list is ready.
+
+:class:`SerialScanner` reads a one-bank move list
+(:class:`~axon.hdl.lean.LeanMoveList`) back from the top of stack and hands
+each word to the :class:`~axon.hdl.seriallist.SerialChainList`, which walks
+the open chains of the word's side before it takes the next. The decision is
+the other scanners' (:func:`axon.hdl.query.stop_reason_in_order`): on the
+clock it *judges* a word, the scanner books the equal position left by the
+words taken so far (every chain closed after an even, nonzero number of
+words), then stops for the limit, the bottom or a barrier, or hands the word
+over; an overflow, the last reason in the order, comes from the list when it
+is done with the word.
+
+A query raises ``done`` after ``2 + W`` clocks for each word it applies,
+``W`` being the open chains of the word's side that the list walks, and one
+more for the word that stops it (an overflowing word takes its own ``2 +
+W``). :func:`axon.sim.model.serial.serial_clocks` counts them from the
+golden model's chain list.
+"""
+
+from amaranth.hdl import *
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from .observe import MOVE_WORD_MEANINGS, Observation, registers
+from .params import Stop, check_depth
+from .ports import QuerySignature, SingleReadSignature
+from .query import (book_equal_position, count_query_clocks, finish_query, limit_reached_by,
+                    start_query, stop_reason_in_order)
+from .result import ResultLayout
+from .seriallist import SerialBusSignature
+
+
+__all__ = ["SerialScanner", "serial_pipeline"]
+
+
+def serial_pipeline(depth):
+    """The registers of :class:`SerialScanner`, ``{name: shape}``, as its
+    ``observe`` shows them."""
+    return {
+        # The word judged, or applied by the list. Signed: the scan ends
+        # when it reaches -1, the absent word below the bottom.
+        "word_addr":          range(-1, depth),
+        "judging":            1,   # the scanner judges the word at `word_addr`
+        "applying":           1,   # the list applies it
+        "count_limit":        4,
+        "root":               range(-1, depth),
+        "count_reached":      1,   # count >= count_limit, and the draw decided
+        "count_reached_next": 1,   # count + 1 >= count_limit
+        "scanned_odd":        1,   # the parity of `plies_scanned`
+        "scanned_nonzero":    1,
+    }
+
+
+# Set by every start, so no reset.
+_RESET_LESS = {"count_limit", "root", "count_reached", "count_reached_next", "scanned_odd",
+               "scanned_nonzero"}
+
+
+class SerialScanner(wiring.Component):
+    """Query sequencing for a serial chain list, one word at a time.
+
+    Parameters
+    ----------
+    depth : int
+        Move-list entries; addresses run from 0 to ``depth - 1``.
+
+    Members
+    -------
+    query : In(QuerySignature(depth))
+        The query, as the detector's (``busy``: the scanner owns the move
+        list's read port).
+    reads : Out(SingleReadSignature(depth))
+        Its reads of the move list: the word to judge next is read while the
+        list walks.
+    chains : Out(SerialBusSignature())
+        The words it hands the serial chain list.
+
+    Attributes
+    ----------
+    observe : Observation
+        The registers of :func:`serial_pipeline`, then ``reads``.
+    """
+
+    def __init__(self, depth):
+        check_depth(depth)
+        self._depth = depth
+        super().__init__({
+            "query":  In(QuerySignature(depth)),
+            "reads":  Out(SingleReadSignature(depth)),
+            "chains": Out(SerialBusSignature()),
+        })
+        pipeline = registers(serial_pipeline(depth), reset_less=_RESET_LESS)
+        self.observe = Observation({**pipeline, "reads": self.reads},
+                                   meanings={"reads": MOVE_WORD_MEANINGS})
+
+    @property
+    def depth(self):
+        return self._depth
+
+    def elaborate(self, platform):
+        m = Module()
+        query, reads, chains = self.query, self.reads, self.chains
+        pipe = self.observe
+        # As in the other scanners: set by every start, so no reset.
+        result = Signal(ResultLayout(self._depth), reset_less=True)
+        starts = Signal()
+        m.d.comb += [
+            query.result.eq(result),
+            query.busy.eq(pipe.judging | pipe.applying),
+            starts.eq(query.start & ~query.busy),
+            reads.active.eq(query.busy | query.start),
+            reads.reading.eq(query.busy | query.start),
+        ]
+        count_query_clocks(m, query)
+
+        # The read: the top on the starting clock, else the word below the
+        # one in hand, so that it is there when the list is done.
+        m.d.comb += reads.addr.eq(Mux(query.busy, pipe.word_addr - 1, query.top))
+
+        word = reads.word
+        present = Signal()
+        inside = Signal()
+        m.d.comb += [
+            present.eq(pipe.word_addr >= 0),
+            # The equal position booked when judging this word is the one
+            # after it: inside the search if the word lies above the root.
+            inside.eq(pipe.word_addr > pipe.root),
+            chains.word.eq(word),
+        ]
+
+        # Judging a word.
+        equal_position = Signal()
+        limit_reached = Signal()
+        stop = Signal()
+        stop_reason = Signal(Stop)
+        m.d.comb += [
+            equal_position.eq(chains.empty & pipe.scanned_nonzero & ~pipe.scanned_odd),
+            limit_reached.eq(limit_reached_by(result, equal_position, inside,
+                                              pipe.count_reached, pipe.count_reached_next)),
+            stop.eq(limit_reached | ~present | word.barrier),
+        ]
+        stop_reason_in_order(m, stop_reason, limit_reached, [(present, word.barrier, None)])
+
+        with m.If(starts):
+            m.d.comb += chains.clear.eq(1)
+            m.d.sync += [
+                query.done.eq(0),
+                pipe.judging.eq(1),
+                pipe.word_addr.eq(query.top),
+                *start_query(query, result, pipe.count_limit, pipe.root,
+                             pipe.count_reached, pipe.count_reached_next),
+                pipe.scanned_odd.eq(0),
+                pipe.scanned_nonzero.eq(0),
+            ]
+        with m.Elif(pipe.judging):
+            with m.If(equal_position):
+                book_equal_position(m, result, pipe.count_limit, pipe.count_reached,
+                                    pipe.count_reached_next, inside)
+            m.d.sync += pipe.judging.eq(0)
+            with m.If(stop):
+                finish_query(m, result, stop_reason, query.done)
+            with m.Else():
+                m.d.comb += chains.apply.eq(1)
+                m.d.sync += pipe.applying.eq(1)
+        with m.Elif(pipe.applying & chains.done):
+            m.d.sync += pipe.applying.eq(0)
+            with m.If(chains.overflow):
+                finish_query(m, result, Stop.OVERFLOW, query.done)
+            with m.Else():
+                m.d.sync += [
+                    result.plies_scanned.eq(result.plies_scanned + 1),
+                    pipe.scanned_odd.eq(~pipe.scanned_odd),
+                    pipe.scanned_nonzero.eq(1),
+                    pipe.word_addr.eq(pipe.word_addr - 1),
+                    pipe.judging.eq(1),
+                ]
+        return m

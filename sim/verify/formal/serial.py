@@ -1,0 +1,354 @@
+"""The serial chain list's proofs: capacity, termination with its worst case, end to end.
+
+The list keeps its entries in block RAM (:mod:`axon.hdl.seriallist`). A
+solver sees a memory's rows only through read ports, so the harnesses read
+every row with comb read ports of their own (the list makes its memories in
+its constructor for that) and state what the rows hold.
+"""
+
+from amaranth.hdl import *
+
+from ....hdl.detector import AxonDetector
+from ....hdl.params import SERIAL, Stop as StopReason
+from ....hdl.seriallist import SerialChainList
+from ....hdl.serialscan import SerialScanner
+from ....hdl.word import MoveWord
+from .harness import Harness, free, free_host_inputs, popcount
+from .end_to_end import _GoldenAnswer
+from .pools import ReferenceUnpairedPool, distinct, member
+
+
+__all__ = ["SERIAL_PROOF_ENTRIES", "SERIAL_TERMINATION_ENTRIES", "capacity_serial",
+           "termination_serial", "SERIAL_END_TO_END", "SERIAL_END_TO_END_BROKEN",
+           "end_to_end_serial"]
+
+# The capacity proof's side: this many entries and as many pieces. Its
+# broken variant keeps the pieces and takes one entry fewer. (The same
+# script at 3 to 5 entries: tests/test_formal.py, --runslow.)
+SERIAL_PROOF_ENTRIES = 2
+# Termination is proven at the shipped size: 16 entries a side, 256 words.
+SERIAL_TERMINATION_ENTRIES = SERIAL.chains // 2
+
+
+def _rows(m, memory, first, count, name):
+    """The rows ``first .. first + count - 1`` of ``memory``, as the harness
+    reads them (a comb read port each)."""
+    rows = []
+    for row in range(first, first + count):
+        port = memory.read_port(domain="comb")
+        m.d.comb += port.addr.eq(row)
+        entry = Signal.like(port.data, name=f"{name}{row - first}")
+        m.d.comb += entry.eq(port.data)
+        rows.append(entry)
+    return rows
+
+
+def capacity_serial(entries=SERIAL_PROOF_ENTRIES):
+    """A side of the serial list with ``entries`` entries never overflows
+    while it has at most ``entries`` pieces, of any kinds (the broken
+    variant: the same pieces and one entry fewer, which must overflow).
+
+    As in the pools' ``capacity`` proof, material over free move words is a
+    model of the pieces: at a clear they stand on free distinct squares
+    (the top of the scan), and every applied move ``a->b``, read backwards,
+    takes the piece of its kind that stands on ``b`` back to ``a``, a square
+    none stands on. The model moves when the list updates itself with the
+    move (``updating``), so that while the list walks, its rows and the
+    model say the same. White moves only: Black's entries are the same
+    gateware at other rows.
+
+    The invariant, asserted: the side's live rows hold, as sets, the squares
+    (with kinds) the pieces stand on now but not at the top (starts) and
+    those they stood on at the top but not now (ends), each once, as many
+    as the open count; what the walk has counted, where it found it and
+    the last row it read are those of the rows below its index; the move in
+    hand is a legal one. An insert then means that the moving piece stood on
+    ``b`` at the top too, so not every piece has moved: the list is not
+    full."""
+    def build(broken):
+        pieces = entries
+        size = entries - 1 if broken else entries
+
+        def body(m):
+            config = SERIAL.replace(depth=8, chains=2 * size)
+            m.submodules.chains = chains = SerialChainList(config)
+            view = chains.observe
+            bus = chains.scan
+            starts = _rows(m, chains.starts, 0, size, "start")
+            ends = _rows(m, chains.ends, 0, size, "end")
+            for port in (bus.clear, bus.apply, bus.word):
+                free(m, port)
+            busy = view.walking | view.updating
+            # Its contract: a word only while idle; White's words only.
+            m.d.comb += Assume(~bus.apply | bus.clear | ~busy)
+            m.d.comb += Assume(~bus.apply | ~bus.word.piece[3])
+
+            now    = [Signal(6, name=f"piece{j}_now") for j in range(pieces)]
+            top    = [Signal(6, name=f"piece{j}_top") for j in range(pieces)]
+            kind   = [Signal(3, name=f"piece{j}_kind") for j in range(pieces)]
+            there  = [Signal(name=f"piece{j}_there") for j in range(pieces)]
+            placed = [Signal(6, name=f"piece{j}_placed") for j in range(pieces)]
+            placed_kind  = [Signal(3, name=f"piece{j}_placed_kind") for j in range(pieces)]
+            placed_there = [Signal(name=f"piece{j}_placed_there") for j in range(pieces)]
+            for j in range(pieces):
+                free(m, placed[j])
+                free(m, placed_kind[j])
+                free(m, placed_there[j])
+
+            def stands_on_to(move):
+                return Cat(there[j] & (now[j] == move.to_sq) & (kind[j] == move.piece[:3])
+                           for j in range(pieces))
+
+            def stands_on_from(move):
+                return Cat(there[j] & (now[j] == move.from_sq) for j in range(pieces))
+
+            def legal(move):
+                return stands_on_to(move).any() & ~stands_on_from(move).any()
+
+            with m.If(bus.clear):
+                m.d.comb += Assume(distinct(placed, placed_there))
+                for j in range(pieces):
+                    m.d.sync += [now[j].eq(placed[j]), top[j].eq(placed[j]),
+                                 kind[j].eq(placed_kind[j]), there[j].eq(placed_there[j])]
+            with m.Else():
+                with m.If(bus.apply):
+                    m.d.comb += Assume(legal(bus.word))
+                with m.If(view.updating):
+                    moving = stands_on_to(view.move)
+                    for j in range(pieces):
+                        with m.If(moving[j]):
+                            m.d.sync += now[j].eq(view.move.from_sq)
+
+            # The guarantee.
+            m.d.comb += Assert(~bus.done | ~bus.overflow)
+
+            # The invariant that makes it inductive.
+            moved = [there[j] & ~member(now[j], kind[j], top, kind, there)
+                     for j in range(pieces)]
+            left  = [there[j] & ~member(top[j], kind[j], now, kind, there)
+                     for j in range(pieces)]
+            live = [view.white_open > i for i in range(size)]
+            start_squares = [entry.square for entry in starts]
+            start_kinds = [entry.kind for entry in starts]
+            end_squares = [entry.square for entry in ends]
+            end_kinds = [entry.kind for entry in ends]
+            m.d.comb += [
+                Assert(distinct(now, there)),
+                Assert(distinct(top, there)),
+                Assert(view.black_open == 0),
+                Assert(view.white_open <= size),
+                Assert(view.white_open == popcount(Cat(moved))),
+                Assert(view.white_open == popcount(Cat(left))),
+                Assert(~(view.walking & view.updating)),
+            ]
+            for i in range(size):
+                with m.If(live[i]):
+                    m.d.comb += [
+                        Assert(member(starts[i].square, starts[i].kind, now, kind, moved)),
+                        Assert(member(ends[i].square, ends[i].kind, top, kind, left)),
+                    ]
+                    for k in range(i + 1, size):
+                        with m.If(live[k]):
+                            m.d.comb += [
+                                Assert((starts[i].square != starts[k].square) |
+                                       (starts[i].kind != starts[k].kind)),
+                                Assert((ends[i].square != ends[k].square) |
+                                       (ends[i].kind != ends[k].kind)),
+                            ]
+            move = view.move
+            on_start = [(entry.kind == move.piece[:3]) & (entry.square == move.to_sq)
+                        for entry in starts]
+            on_end = [(entry.kind == move.piece[:3]) & (entry.square == move.from_sq)
+                      for entry in ends]
+            # Rows the walk has compared: below its index while it walks,
+            # every live one when it updates.
+            compared = [Mux(view.walking, view.walk_index > i, live[i]) for i in range(size)]
+            with m.If(busy):
+                m.d.comb += [
+                    Assert(legal(move)),
+                    Assert(~move.piece[3]),
+                    Assert(view.start_hits == popcount(Cat(c & s for c, s in
+                                                           zip(compared, on_start)))),
+                    Assert(view.end_hits == popcount(Cat(c & e for c, e in
+                                                         zip(compared, on_end)))),
+                    Assert((view.start_hits == 0) | (view.start_at < view.white_open)),
+                    Assert((view.end_hits == 0) | (view.end_at < view.white_open)),
+                ]
+                for i in range(size):
+                    with m.If((view.start_hits != 0) & (view.start_at == i)):
+                        m.d.comb += Assert(compared[i] & on_start[i])
+                    with m.If((view.end_hits != 0) & (view.end_at == i)):
+                        m.d.comb += Assert(compared[i] & on_end[i])
+                    # The last row read: the one below the walk's index, or
+                    # the last live one.
+                    last = Mux(view.walking, view.walk_index == i + 1, view.white_open == i + 1)
+                    with m.If(last):
+                        m.d.comb += [Assert(view.last_start == starts[i]),
+                                     Assert(view.last_end == ends[i])]
+            with m.If(view.walking):
+                m.d.comb += Assert(view.walk_index < view.white_open)
+        return Harness(body)
+    return build
+
+
+def _serial_clocks_left(entries, word_addr, judging, walking, walk_index, updating):
+    """The termination proof's ranking function: busy clocks after this one,
+    at most. Judging the word at ``A``: each of ``A .. 0`` applied with a
+    full walk (``2 + entries`` clocks), then the judging clock of the absent
+    word at -1. Applying it: what is left of its walk and its update, then
+    the words below."""
+    below = word_addr * (2 + entries) + 1
+    return Mux(judging, (word_addr + 1) * (2 + entries),
+               Mux(walking, entries - walk_index + below, below))
+
+
+def termination_serial(broken, config=None, entries=None):
+    """The serial scanner with its chain list, for a move list of
+    ``config.depth`` words whatever it reads (the words are free): a started
+    query raises ``done`` within :meth:`~axon.hdl.params.DetectorConfig.worst_case_clocks`
+    (``(top + 1) * (2 + entries) + 1``). The broken variant claims two
+    clocks a word without the walks, which must fail."""
+    config = SERIAL if config is None else config
+    entries = config.chains // 2 if entries is None else entries
+
+    def body(m):
+        m.submodules.scanner = scanner = SerialScanner(config.depth)
+        m.submodules.chains = chains = SerialChainList(config, entries=entries)
+        m.d.comb += [
+            chains.scan.clear.eq(scanner.chains.clear),
+            chains.scan.apply.eq(scanner.chains.apply),
+            chains.scan.word.eq(scanner.chains.word),
+            scanner.chains.done.eq(chains.scan.done),
+            scanner.chains.overflow.eq(chains.scan.overflow),
+            scanner.chains.empty.eq(chains.scan.empty),
+        ]
+        query = scanner.query
+        for port in (query.start, query.top, query.count_limit, query.root, scanner.reads.word):
+            free(m, port)
+        longest = config.worst_case_clocks(config.depth - 1)
+        waiting = Signal()
+        waited  = Signal(range(longest + 1))
+        top     = Signal.like(query.top)
+        with m.If(query.start & ~query.busy):
+            m.d.sync += [waiting.eq(1), waited.eq(0), top.eq(query.top)]
+        with m.Elif(waiting & ~query.done):
+            m.d.sync += waited.eq(waited + 1)
+        with m.Elif(query.done):
+            m.d.sync += waiting.eq(0)
+        bound = (top + 1) * (2 + entries) + 1
+        claimed = 2 * (top + 1) + 1 if broken else bound
+        m.d.comb += Assert(~waiting | query.done | (waited < claimed))
+        m.d.comb += Assert(~waiting | query.busy | query.done)
+
+        # The ranking invariant, asserted.
+        pipe, view = scanner.observe, chains.observe
+        side_open = Mux(view.move.piece[3], view.black_open, view.white_open)
+        left = _serial_clocks_left(entries, pipe.word_addr, pipe.judging, view.walking,
+                                   view.walk_index, view.updating)
+        m.d.comb += [
+            Assert(~(pipe.judging & pipe.applying)),
+            Assert(pipe.applying == (view.walking | view.updating)),
+            Assert(~(view.walking & view.updating)),
+            Assert(view.white_open <= entries),
+            Assert(view.black_open <= entries),
+            Assert(query.busy == (pipe.judging | pipe.applying)),
+            Assert(~query.busy | waiting),
+        ]
+        with m.If(view.walking):
+            m.d.comb += Assert(view.walk_index < side_open)
+        with m.If(query.busy):
+            m.d.comb += [
+                Assert(pipe.word_addr >= -1),
+                Assert(pipe.word_addr <= top),
+                Assert(~pipe.applying | (pipe.word_addr >= 0)),
+                Assert(waited + left < bound),
+            ]
+    return Harness(body)
+
+
+# The end-to-end check: a small serial detector from power-up, its move list
+# written by the free host port, every query against the golden scan loop.
+SERIAL_END_TO_END = SERIAL.replace(depth=4, chains=4)
+
+
+class _SerialChainBlindDetector(AxonDetector):
+    """Broken: the scanner sees the serial list as empty always, so every
+    even number of words looks like a repetition."""
+    def elaborate(self, platform):
+        m = super().elaborate(platform)
+        m.d.comb += m.submodules.scanner.chains.empty.eq(1)
+        return m
+
+
+SERIAL_END_TO_END_BROKEN = {True: _SerialChainBlindDetector}
+
+
+def end_to_end_serial(broken, config=SERIAL_END_TO_END):
+    """From power-up, whatever the host writes and asks: every answer of the
+    serial detector, and its clock count, is the golden scan loop's, with
+    the rules' plain model for each side's list
+    (:class:`~axon.sim.verify.formal.pools.ReferenceUnpairedPool`) and the
+    clocks of :func:`axon.sim.model.serial.serial_clocks` (two a word, one
+    a walked chain, one for the word that stops the scan). Bounded: checked
+    for every input sequence up to the property's length in clocks."""
+    def body(m):
+        depth = config.depth
+        detector = SERIAL_END_TO_END_BROKEN[broken] if broken else AxonDetector
+        m.submodules.dut = dut = detector(config)
+        free_host_inputs(m, dut)
+        words = Array(Signal(MoveWord, name=f"word{address}") for address in range(depth))
+        with m.If(dut.memory.write_en & ~dut.memory.write_refused):
+            m.d.sync += words[dut.memory.write_addr].eq(dut.memory.write_word)
+
+        entries = config.chains // 2
+        white = ReferenceUnpairedPool(entries, kinds=True)
+        black = ReferenceUnpairedPool(entries, kinds=True)
+        m.submodules.white_model, m.submodules.black_model = white, black
+        answer = _GoldenAnswer(depth)
+        running, plies, count, distance = answer.running, answer.plies, answer.count, \
+            answer.distance
+        address = Signal(range(-1, depth))
+        clocks = Signal(range(config.hung_after_clocks))
+        word = words[address[:(depth - 1).bit_length()]]
+        black_move = word.piece[3]
+        starting = dut.query.start & ~dut.query.busy
+        apply = Signal()
+        m.d.comb += [
+            white.clear.eq(starting), black.clear.eq(starting),
+            white.move.eq(word), black.move.eq(word),
+            white.apply.eq(apply & ~black_move), black.apply.eq(apply & black_move),
+        ]
+        overflow = Mux(black_move, black.overflow, white.overflow)
+        walked = Mux(black_move, popcount(black.start_valid), popcount(white.start_valid))
+        empty_after = Mux(black_move, black.empty_after & (white.start_valid == 0),
+                          white.empty_after & (black.start_valid == 0))
+
+        with m.If(starting):
+            m.d.sync += [running.eq(1), address.eq(dut.query.top), clocks.eq(0),
+                         *answer.start(dut.query)]
+        with m.Elif(running):
+            with m.If(answer.limit_stops(count, answer.first_inside)):
+                answer.finish(m, StopReason.LIMIT)
+                m.d.sync += clocks.eq(clocks + 1)
+            with m.Elif(address < 0):
+                answer.finish(m, StopReason.BOTTOM)
+                m.d.sync += clocks.eq(clocks + 1)
+            with m.Elif(word.barrier):
+                answer.finish(m, StopReason.BARRIER)
+                m.d.sync += clocks.eq(clocks + 1)
+            with m.Elif(overflow):
+                answer.finish(m, StopReason.OVERFLOW)
+                m.d.sync += clocks.eq(clocks + 2 + walked)
+            with m.Else():
+                m.d.comb += apply.eq(1)
+                m.d.sync += [plies.eq(plies + 1), address.eq(address - 1),
+                             clocks.eq(clocks + 2 + walked)]
+                with m.If(plies[0] & empty_after):
+                    answer.book(m, count, address - 1)
+                    with m.If(count == 0):
+                        m.d.sync += distance.eq(plies + 1)
+
+        answer.assert_agrees(m, dut)
+        with m.If(dut.query.done):
+            m.d.comb += Assert(dut.query.cycles == clocks)
+    return Harness(body)

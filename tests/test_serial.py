@@ -1,0 +1,64 @@
+# amaranth: UnusedElaboratable=no
+"""The serial chain list in block RAM: its clocks pinned by hand, its parameters.
+
+The wide comparisons with the golden model (every field and clock, games,
+crowded boards and arbitrary words) are in ``tests/test_rtl.py``,
+``tests/test_cxxrtl.py`` and ``tests/test_capacity.py``; these pin what the
+clock model says on lines small enough to count by hand, so that the model
+and the gateware cannot drift together.
+"""
+
+import pytest
+
+from axon.hdl.params import SERIAL, SERIAL_LATENCY_OVERHEAD, DetectorConfig, Stop
+from axon.hdl.seriallist import SerialChainList
+from axon.hdl.serialscan import SerialScanner
+from axon.hdl.word import pack_word
+from axon.sim.backends.pysim import RtlSession
+from axon.sim.model.golden import perpetual
+from axon.sim.model.serial import serial_clocks, walked_chains
+
+
+SMALL = SERIAL.replace(depth=16)
+# White's knight out and back, Black's the same, twice: a repetition every
+# four plies.
+SHUFFLE = [pack_word(1, 18, 2), pack_word(62, 45, 10),
+           pack_word(18, 1, 2), pack_word(45, 62, 10)] * 2
+
+
+@pytest.mark.quick
+def test_clocks_pinned_by_hand():
+    # From the top, each group of four words walks 0, 0, 1 and 1 open chains
+    # of the mover's side (the knight's return meets its own chain): 2 + 2 +
+    # 3 + 3 clocks; then the judging clock of the absent word below 0.
+    golden = perpetual(SHUFFLE, 7, config=SMALL, count_limit=15)
+    assert golden.stop is Stop.BOTTOM and golden.plies_scanned == 8
+    assert walked_chains(SHUFFLE, 7, golden, SMALL) == [0, 0, 1, 1] * 2
+    assert serial_clocks(SHUFFLE, 7, golden, SMALL) == 2 * 10 + SERIAL_LATENCY_OVERHEAD
+    (answer,) = RtlSession(SMALL).run(SHUFFLE, [(7, 15)])
+    assert answer.result == golden and answer.cycles == 21
+
+
+def test_overflow_costs_its_walk():
+    # Two white knights' moves with one entry a side (2 chains): the second
+    # word inserts a chain into a full list and overflows after walking the
+    # first one, 2 + 1 clocks, with nothing after it.
+    small = SMALL.replace(chains=2)
+    words = [pack_word(1, 18, 2), pack_word(6, 21, 2)]
+    golden = perpetual(words, 1, config=small, count_limit=15)
+    assert golden.stop is Stop.OVERFLOW and golden.plies_scanned == 1
+    assert serial_clocks(words, 1, golden, small) == 2 + (2 + 1)
+    (answer,) = RtlSession(small).run(words, [(1, 15)])
+    assert answer.result == golden and answer.cycles == 5
+
+
+@pytest.mark.quick
+def test_parameters_are_refused_plainly():
+    with pytest.raises(ValueError, match=r"^a serial chain list needs the 'serial' pool layout"):
+        SerialChainList(DetectorConfig(depth=16))
+    with pytest.raises(TypeError, match=r"^A side's entries must be a positive integer, not 0$"):
+        SerialChainList(SMALL, entries=0)
+    with pytest.raises(TypeError, match=r"Move-list depth must be an even integer"):
+        SerialScanner(7)
+    assert SerialChainList(SMALL).entries == 16
+    assert SerialChainList(SMALL, entries=15).entries == 15
