@@ -128,6 +128,10 @@ def _member(kind, value, noun):
         raise ValueError(f"{noun} must be one of {_names(kind)}, not {value!r}") from None
 
 
+def _can_have_upcoming(scan):
+    return scan is Scan.PAIR
+
+
 def _is_int(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -182,9 +186,12 @@ class DetectorConfig:
             object.__setattr__(self, "upcoming", self.upcoming_possible)
 
     def replace(self, **changes):
-        """This configuration with ``changes`` (``upcoming`` is resolved
-        again, for the new scan, unless given)."""
-        changes.setdefault("upcoming", None if "scan" in changes else self.upcoming)
+        """This configuration with ``changes``. Unless given, ``upcoming``
+        stays what it is, but for a scan that cannot have it (so that
+        ``CORE.replace(scan="pair") == CORE``)."""
+        if "upcoming" not in changes:
+            scan = _member(Scan, changes.get("scan", self.scan), "scan")
+            changes["upcoming"] = self.upcoming and _can_have_upcoming(scan)
         return replace(self, **changes)
 
     @classmethod
@@ -285,7 +292,7 @@ class DetectorConfig:
     @property
     def upcoming_possible(self):
         """Whether this scan can have the upcoming repetition (the pair scan can)."""
-        return self.scan is Scan.PAIR
+        return _can_have_upcoming(self.scan)
 
     @property
     def latency_overhead(self):

@@ -226,6 +226,44 @@ def test_query_bad_input(capsys):
         "axon query: error: cannot open serial port /dev/does-not-exist")
 
 
+def test_lean_board_answers_the_upcoming_repetition_as_not_available(capsys):
+    pgn = os.path.join(DATA, "paper_figure5.pgn")
+    assert run(["query", "--port", "sim://icestick", "--jsonl", "-q", pgn]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows and all(row["upcoming"] is None and row["upcoming_draw"] is None
+                        for row in rows)
+    # The same board with the block answers it, found or not.
+    assert run(["query", "--port", "sim://icestick", "--jsonl", "-q", "--scan", "pair",
+                "--upcoming", pgn]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows and all(row["upcoming"] in (True, False) for row in rows)
+
+
+def test_query_prints_each_game_before_reading_the_next(tmp_path, capsys):
+    # A bad second game stops the run after the first game's rows: they were
+    # printed as they were answered, not kept for the end.
+    pgn = tmp_path / "two.pgn"
+    pgn.write_text("1. Nf3 Nf6 2. Ng1 Ng8 *\n\n1. e4 Kxe8 *\n")
+    assert run(["query", "--port", "sim://", "--jsonl", "-q", str(pgn)]) == 2
+    out, err = capsys.readouterr()
+    assert [json.loads(line)["ply"] for line in out.splitlines()] == [1, 2, 3, 4]
+    assert err.startswith("axon query: error: ") and "game 2" in err
+
+
+def test_query_checks_the_board_has_the_options_layout(capsys):
+    pgn = os.path.join(DATA, "paper_figure5.pgn")
+    # What the URL sets is the board's; an option that differs is refused.
+    port = "sim://icestick?pools=side"
+    assert run(["query", "--port", port, "-q", "--pools", "kind", pgn]) == 2
+    assert capsys.readouterr().err == (
+        f"axon query: error: the board on {port} has pools side, not kind; rebuild it "
+        f"with axon build --pools kind\n")
+    assert run(["query", "--port", "sim://?upcoming=no", "-q", "--upcoming", pgn]) == 2
+    assert capsys.readouterr().err == (
+        "axon query: error: the board on sim://?upcoming=no has upcoming no, not yes; "
+        "rebuild it with axon build --upcoming\n")
+
+
 def test_sim_port_of_a_1k_board_is_its_lean_design():
     # `sim://icestick` simulates the board as it is built: the lean
     # configuration, behind the same link and protocol, one ply a clock.
@@ -236,7 +274,7 @@ def test_sim_port_of_a_1k_board_is_its_lean_design():
     transport = open_transport("sim://icestick")
     assert transport.design.config == LEAN
     board = Board(transport)
-    assert board.identify().chains == 4
+    assert board.identify().config == LEAN
     shuffle = [pack_word(6, 21, 2), pack_word(62, 45, 10),
                pack_word(21, 6, 2), pack_word(45, 62, 10)] * 3
     board.write_moves(0, shuffle)
@@ -244,7 +282,8 @@ def test_sim_port_of_a_1k_board_is_its_lean_design():
         result, cycles = board.query(top, 15)
         golden = perpetual(shuffle, top, config=DetectorConfig(chains=4, pools="side"),
                            count_limit=15)
-        assert result == golden
+        # No upcoming block: its answer is not available, not "none".
+        assert result == golden.without_upcoming() and result.upcoming is None
         assert cycles == expected_cycles(shuffle, top, golden, LEAN) == top + 1 + 2
 
 

@@ -24,7 +24,7 @@ from axon.hdl.scanner import Scanner
 from axon.hdl.upcoming import Upcoming
 from axon.hdl.board.top import AxonBoard
 from axon.hdl.params import (LATENCY_OVERHEAD, LEAN, LEAN_LATENCY_OVERHEAD, REFETCH_CLOCKS,
-                             SHIPPED, DetectorConfig, Pools, Rules, Scan)
+                             CORE, SHIPPED, DetectorConfig, Pools, Rules, Scan)
 
 
 # Every test here is quick: all of it is in the edit loop's tier.
@@ -151,8 +151,12 @@ def test_an_embedder_connects_by_signature():
 def test_configuration_resolves_the_upcoming_block_by_its_scan():
     # Unset, the upcoming block is built wherever the scan can have it.
     assert SHIPPED.upcoming and not LEAN.upcoming
+    assert DetectorConfig(scan="pair").upcoming and not DetectorConfig(scan="single").upcoming
+    # A change keeps it, but for a scan that cannot have it.
     assert not SHIPPED.replace(scan=Scan.SINGLE).upcoming
-    assert LEAN.replace(scan="pair").upcoming
+    assert not LEAN.replace(scan="pair").upcoming
+    assert LEAN.replace(scan="pair", upcoming=True).upcoming
+    assert CORE.replace(scan="pair") == CORE and SHIPPED.replace(scan="pair") == SHIPPED
     assert not SHIPPED.replace(upcoming=False).replace(depth=16).upcoming
     # Names and members are one: a configuration is a value.
     assert DetectorConfig(rules="paper", pools="side") == \

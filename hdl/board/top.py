@@ -85,8 +85,9 @@ class AxonBoard(CheckedComponent, wiring.Component):
         m.submodules.uart_rx = uart_rx = UARTReceiver(divisor=self.divisor)
         m.submodules.uart_tx = uart_tx = UARTTransmitter(divisor=self.divisor)
         m.submodules.link = link = HostLink(detector, timeout=self.divisor * self.timeout_bits)
-        # RESET clears the scanner, chain list and result registers; block RAM
-        # has no reset, so the move list survives it.
+        # RESET clears the scanner and chain list; the result registers are
+        # reset-less (the next query replaces them) and block RAM has no
+        # reset, so the last answer and the move list survive it.
         m.submodules.detector = ResetInserter({"sync": link.soft_reset})(detector)
 
         wiring.connect(m, uart_rx.stream, link.rx)

@@ -15,7 +15,7 @@ from ...hdl.params import LATENCY_OVERHEAD, REFETCH_CLOCKS, SHIPPED, DetectorCon
 from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import unpack_word
 from ..model.golden import Result
-from .session import Answer, Session
+from .session import SIMULATION_BATCH_PLIES, Answer, Session
 from .waves import trace_signals, write_gtkw
 
 
@@ -140,6 +140,8 @@ class RtlSession(Session):
     def __init__(self, config=SHIPPED, *, vcd=None):
         self.config = DetectorConfig.checked(config)
         self.vcd = vcd
+        # One waveform holds the whole run.
+        self.batch_plies = 0 if vcd else SIMULATION_BATCH_PLIES
 
     def make_dut(self):
         return AxonDetector(self.config)

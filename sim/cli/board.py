@@ -16,8 +16,8 @@ from ...boards.platforms import BOARDS, DEFAULT_BOARD, get_board
 from ...boards.program import (BitstreamError, ProgrammerError, check_bitstream, failure_reason,
                                programmer_command)
 from ...hdl.params import SHIPPED
-from .args import (SIM_RULES, UsageError, add_pgn_input, check_directory, config_from,
-                   int_at_least)
+from .args import (SIM_RULES, UsageError, add_layout, add_pgn_input, check_directory,
+                   config_from, int_at_least)
 from .board_query import QueryError, run_query
 
 
@@ -44,6 +44,7 @@ def register(subparsers):
                        help=f"move-list entries (default {SHIPPED.depth})")
     build.add_argument("--rules", default=None, choices=SIM_RULES,
                        help=f"chain-list rules (default {SHIPPED.rules.value})")
+    add_layout(build, base=None)
     build.add_argument("--seed", type=int_at_least(0), default=1,
                        help="nextpnr placement seed (default 1)")
     build.add_argument("--build-dir", default=None,
@@ -62,13 +63,17 @@ def register(subparsers):
     query = subparsers.add_parser(
         "query", help="scan games on a board (or sim://) like axon scan",
         description="Load each game into a detector board and query it after every ply; "
-                    "prints the same JSONL as `axon scan --backend sim`. The board has no "
-                    "--backend or --vcd: for a waveform, run axon scan --backend sim --vcd.")
+                    "prints the same JSONL as `axon scan --backend sim`, each row as soon as "
+                    "it is answered. The configuration options are what the board must "
+                    "have (the board says what it has), or for sim:// what to simulate "
+                    "where the URL does not say. The board has no --backend or --vcd: for "
+                    "a waveform, run axon scan --backend sim --vcd.")
     query.add_argument("--port", required=True,
                        help="serial port (/dev/ttyUSB1, COM3[?baud=N]), or the board "
-                            "simulated at its UART pins: sim://[BOARD][?chains=N&rules=R&depth=N] "
-                            "(Amaranth's simulator) or cxxrtl://[BOARD][?...] (compiled with "
-                            "CXXRTL and g++)")
+                            "simulated at its UART pins: sim://[BOARD][?OPTION=VALUE&...], "
+                            "options depth, chains, rules, pools, scan, upcoming (yes/no) and "
+                            "divisor (Amaranth's simulator) or cxxrtl://[BOARD][?...] "
+                            "(compiled with CXXRTL and g++)")
     add_pgn_input(query)
     query.add_argument("--jsonl", action="store_true", help="one JSON object per ply")
     query.add_argument("--rules", choices=SIM_RULES, default=None,
@@ -78,6 +83,7 @@ def register(subparsers):
     query.add_argument("--depth", type=int_at_least(0), default=None, metavar="D",
                        help="move-list entries the board must have (sim://: the depth to "
                             "simulate)")
+    add_layout(query, base=None)
     query.add_argument("--count-limit", type=int_at_least(0), default=4, metavar="K",
                        help="stop a scan after this many equal positions (default 4, max 15)")
     query.add_argument("--root", type=int_at_least(0), default=None, metavar="N",

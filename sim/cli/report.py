@@ -24,7 +24,7 @@ import tempfile
 from ..backends.session import GoldenSession
 from ..model.games import plural
 from .args import check_output_file
-from .simulate import AnswerWriter, explain, ply_record, ply_rows
+from .simulate import AnswerWriter, answered_games, explain, ply_record
 
 
 __all__ = ["write_report"]
@@ -123,19 +123,15 @@ def write_report(games, options, out_path, err=None):
 
 def _answer_games(games, options, session, counter, body, files, err, counts):
     """Write each game's strip to ``body``, counting as ``axon scan`` does."""
-    class _Quiet:
-        def update(self, position, ply):
-            pass
-
-    for position, game in enumerate(games):
+    for game, rows in answered_games(games, session, options):
         counter.game_count += 1
         body.write(f"<h2>{html.escape(game.label)}</h2><div class=\"strip\">")
-        for answer, fifty in ply_rows(game, session, options, _Quiet(), position):
+        for answer, fifty in rows:
             record = ply_record(answer, fifty, options.count_limit)
             counter.plies += 1
             counter.repetitions += record["repetition"]
             counts["threefold"] += bool(record["threefold"])
-            counts["upcoming"] += record["upcoming"]
+            counts["upcoming"] += bool(record["upcoming"])
             classes = " ".join(["ply", *_classes(record)])
             label = str(record["count"]) if record["repetition"] else ""
             tip = html.escape(_tooltip(game, record), quote=True)

@@ -35,7 +35,7 @@ comparison's hit vector as the chosen slot, without a priority pick, and keep
 the from == to test out of its update loop.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from ...hdl.pools import BISHOP, KING, KNIGHT, POOL_KINDS, QUEEN, ROOK
@@ -62,11 +62,20 @@ class Result:
     draw:          bool = False
     # Upcoming repetition (only with an ``occupancy``, see :func:`perpetual`):
     # the side to move can return to an earlier position with one move.
-    upcoming:          bool = False
+    # ``None`` in each upcoming field: not available, the detector has no
+    # upcoming block (:meth:`without_upcoming`).
+    upcoming:          Optional[bool] = False
     upcoming_move:     Optional[tuple] = None   # (from, to) of that move
     upcoming_distance: Optional[int] = None     # plies from the position after it
                                                 # back to the earlier position
-    upcoming_draw:     bool = False             # that earlier position lies after the root
+    upcoming_draw:     Optional[bool] = False   # that earlier position lies after the root
+
+    def without_upcoming(self):
+        """This answer from a detector without the upcoming block: the
+        upcoming repetition is not available (``None``), which is not the
+        same as "none found" (``False``)."""
+        return replace(self, upcoming=None, upcoming_move=None, upcoming_distance=None,
+                       upcoming_draw=None)
 
     @classmethod
     def from_fields(cls, fields, upcoming=None):
