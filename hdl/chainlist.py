@@ -37,7 +37,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from .observe import MOVE_WORD_MEANINGS, Meaning, Observation, registers
-from .params import CheckedComponent, DetectorConfig, Rules, gateware_rules
+from .params import DetectorConfig, Rules, gateware_rules
 from .pools import POOL_KINDS
 from .ports import ChainBusSignature, SideBusSignature
 from .word import MoveWord
@@ -144,7 +144,7 @@ def _lone(m, lone, valid, ends_valid, kinds, starts, ends):
     ]
 
 
-class ChainPool(CheckedComponent, wiring.Component):
+class ChainPool(wiring.Component):
     """A pool of paired ``(kind, from, to)`` slots, updated by one move a clock
     (the ``paper`` rules; the ``exact`` ones use :class:`UnpairedPool`).
 
@@ -196,14 +196,10 @@ class ChainPool(CheckedComponent, wiring.Component):
         occupied slots.
     """
 
-    @staticmethod
-    def check_parameters(slots, rules):
-        _check_slots(slots)
-        gateware_rules(rules, "Chain rules")
-
     def __init__(self, slots, rules):
+        _check_slots(slots)
         self._slots = slots
-        self._rules = gateware_rules(rules)
+        self._rules = gateware_rules(rules, "Chain rules")
         super().__init__(_pool_ports(slots))
         # A pool holds one side's pieces, so a slot keeps only the piece type.
         self.observe = Observation({
@@ -377,7 +373,7 @@ class ChainPool(CheckedComponent, wiring.Component):
         return m
 
 
-class UnpairedPool(CheckedComponent, wiring.Component):
+class UnpairedPool(wiring.Component):
     """An ``exact`` pool that keeps its chains' starts and ends unpaired.
 
     For the ``exact`` rules it does not matter which start belongs to which
@@ -446,11 +442,8 @@ class UnpairedPool(CheckedComponent, wiring.Component):
         ``open_chains``, the valid starts counted.
     """
 
-    @staticmethod
-    def check_parameters(slots):
-        _check_slots(slots)
-
     def __init__(self, slots=3, kinds=False, shared=False):
+        _check_slots(slots)
         self._slots = slots
         self._kinds = bool(kinds)
         self._shared = bool(shared)
@@ -822,7 +815,7 @@ def _or_all(values):
     return total
 
 
-class ChainList(CheckedComponent, wiring.Component):
+class ChainList(wiring.Component):
     """Both sides' pools: a White move and a Black move in the same clock.
 
     Parameters
@@ -848,12 +841,8 @@ class ChainList(CheckedComponent, wiring.Component):
         ``white`` and ``black``: each side's view (:class:`SideChains`).
     """
 
-    @staticmethod
-    def check_parameters(config):
-        DetectorConfig.checked(config)
-
     def __init__(self, config):
-        self._config = config
+        self._config = DetectorConfig.checked(config)
         super().__init__({
             "scan":           In(ChainBusSignature()),
             "white_lone":     Out(LoneChainLayout),

@@ -12,7 +12,6 @@ layout or a scan *is*; everything else asks the configuration.
 """
 
 import enum as py_enum
-import inspect
 from dataclasses import dataclass, replace
 from typing import Optional
 
@@ -24,7 +23,7 @@ from .pools import SPILL_KIND_SLOTS, kind_slots
 __all__ = ["COUNT_LIMIT_BITS", "COUNT_LIMIT_MAX", "CYCLE_BITS", "DEPTH_MAX",
            "LATENCY_OVERHEAD", "REFETCH_CLOCKS", "LEAN_LATENCY_OVERHEAD",
            "Rules", "Pools", "Scan", "DetectorConfig", "SHIPPED", "CORE", "LEAN",
-           "Stop", "CheckedComponent", "gateware_rules", "check_depth", "check_count_limit"]
+           "Stop", "gateware_rules", "check_depth", "check_count_limit"]
 
 # ``count_limit`` is a 4-bit port: a query looks for at most 15 equal positions
 # (4 is enough for the fivefold rule).
@@ -393,30 +392,3 @@ def check_count_limit(count_limit):
     """Refuse a count limit that the 4-bit port cannot carry."""
     if not _is_int(count_limit) or not 0 <= count_limit <= COUNT_LIMIT_MAX:
         raise ValueError(f"count_limit must be in 0..{COUNT_LIMIT_MAX}, not {count_limit!r}")
-
-
-class CheckedComponent:
-    """Mix-in (before ``wiring.Component`` or ``Elaboratable``) for a component
-    whose constructor can refuse its parameters.
-
-    Amaranth warns "created but never used" about an elaboratable that is made
-    and never elaborated. A component whose parameters are refused can never be
-    used, so it must not be made at all: ``check_parameters``, a static method
-    that takes the constructor's parameters by name (defaults filled in; it may
-    name only those it checks), runs in ``__new__``, before the object exists,
-    and raises the error for the user.
-    """
-
-    @staticmethod
-    def check_parameters():
-        pass
-
-    def __new__(cls, *args, src_loc_at=0, **kwargs):
-        arguments = inspect.signature(cls.__init__).bind(None, *args, **kwargs)
-        arguments.apply_defaults()
-        wanted = inspect.signature(cls.check_parameters).parameters
-        cls.check_parameters(**{name: value for name, value in arguments.arguments.items()
-                                if name in wanted})
-        # One frame more between the caller and Amaranth's record of where
-        # the component was made.
-        return super().__new__(cls, *args, src_loc_at=src_loc_at + 1, **kwargs)

@@ -21,7 +21,6 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from .observe import Observation
-from .params import CheckedComponent
 from .pools import BISHOP, KING, KNIGHT, QUEEN, ROOK
 
 
@@ -36,7 +35,7 @@ OCCUPANCY_READ_CLOCK = 2
 _MAX_BETWEEN = 6
 
 
-class PathCheck(CheckedComponent, wiring.Component):
+class PathCheck(wiring.Component):
     """Pseudo-legality of one piece's move back, one candidate a clock.
 
     Parameters
@@ -75,12 +74,9 @@ class PathCheck(CheckedComponent, wiring.Component):
         (:mod:`axon.hdl.observe`).
     """
 
-    @staticmethod
-    def check_parameters(tag_width):
+    def __init__(self, tag_width=0):
         if not isinstance(tag_width, int) or tag_width < 0:
             raise TypeError(f"Tag width must be a non-negative integer, not {tag_width!r}")
-
-    def __init__(self, tag_width=0):
         self._tag_width = tag_width
         super().__init__({
             "valid":         In(1),
