@@ -55,7 +55,9 @@ LoneChainLayout = data.StructLayout({"empty": 1, "single": 1, "kind": 3, "start"
 
 
 def _pool_name(kind):
-    return f"kind{'any' if kind is None else kind}"
+    """A side's pool of ``kind`` (``None``: any kind), as the design, its
+    signals and its view name it: ``pool_2``, ``pool_any``."""
+    return f"pool_{'any' if kind is None else kind}"
 
 
 # What a pool tells its side about the chains it holds, for the upcoming
@@ -684,24 +686,19 @@ class SideChains(wiring.Component):
             for kind, slots in self._layout)
         self.spill = UnpairedPool(spill, kinds=True, shared=True) if spill else None
         self.observe = Observation({
-            **{self._submodule_name(kind): pool.observe for kind, pool in self.pools},
+            **{_pool_name(kind): pool.observe for kind, pool in self.pools},
             **({"pool_spill": self.spill.observe} if spill else {}),
         })
-
-    @staticmethod
-    def _submodule_name(kind):
-        return f"pool_{'any' if kind is None else kind}"
 
     def elaborate(self, platform):
         m = Module()
         matches, overflows, empties, lones = [], [], [], []
         for kind, pool in self.pools:
-            m.submodules[self._submodule_name(kind)] = pool
+            m.submodules[_pool_name(kind)] = pool
             # Decoded a clock ahead, from the next move: the pool's move then
             # is always last clock's next move.
-            match = Signal(name=f"kind{'any' if kind is None else kind}_move",
-                           init=int(kind is None))
-            apply = Signal(name=f"kind{'any' if kind is None else kind}_apply")
+            match = Signal(name=f"{_pool_name(kind)}_move", init=int(kind is None))
+            apply = Signal(name=f"{_pool_name(kind)}_apply")
             if kind is not None:
                 m.d.sync += match.eq(self.bus.next.piece[:3] == kind)
             m.d.sync += apply.eq(self.bus.apply_next &
