@@ -85,10 +85,10 @@ def _quick(properties, names):
 def test_property_holds(prop):
     outcome = _outcome(prop)
     assert outcome.passed, outcome.log[-3000:]
-    expected = "proven" if prop.mode == "prove" else f"bounded {prop.depth}"
+    expected = "proven" if prop.mode == "prove" else f"bounded {prop.bmc_depth}"
     assert outcome.status == expected
-    assert outcome.figure == (f"proven k={prop.depth}" if prop.mode == "prove"
-                              else f"bounded {prop.depth}")
+    assert outcome.figure == (f"proven k={prop.bmc_depth}" if prop.mode == "prove"
+                              else f"bounded {prop.bmc_depth}")
 
 
 BROKEN = [pytest.param(prop, variant, id=prop.name + ("" if variant is True else f"-{variant}"),
@@ -122,7 +122,7 @@ def test_scan_property_proven_at_every_depth(prop, list_depth):
     # ranking invariant, not a length above the longest scan, closes it.
     outcome = _outcome(prop, list_depth=list_depth)
     assert outcome.passed and outcome.status == "proven", outcome.log[-3000:]
-    assert outcome.figure == f"proven k={prop.depth}"
+    assert outcome.figure == f"proven k={prop.bmc_depth}"
 
 
 @pytest.mark.slow
@@ -179,7 +179,7 @@ def test_termination_is_proven_at_the_shipped_depth():
     assert [prop.name for prop in DEEP] == ["termination", "termination-lean"]
     assert formal.TERMINATION_DEPTHS == (2, 4, 8, 16, 32, 64, 128, 256)
     # A short induction, far below the longest scan (263 clocks at top 255).
-    assert all(prop.depth <= 8 < SHIPPED.worst_case_clocks(formal.DEFAULT_DEPTH - 1)
+    assert all(prop.bmc_depth <= 8 < SHIPPED.worst_case_clocks(formal.DEFAULT_DEPTH - 1)
                for prop in DEEP)
 
 

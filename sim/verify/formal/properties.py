@@ -23,7 +23,7 @@ class Property:
     description: str
     build:       Callable            # build(broken) -> Elaboratable
     mode:        str                 # "prove" (k-induction) or "bmc"
-    depth:       int                 # induction length, or clocks checked
+    bmc_depth:   int                 # clocks: induction length, or clocks checked
     engine:      str = "smtbmc z3"   # the SymbiYosys engine line
     # For a pool property: sized(slots) -> build, the same harness at any
     # pool size (tests/test_formal.py proves it at every shipped size).
@@ -174,6 +174,6 @@ def properties_markdown(properties=PROPERTIES):
     modes = {"prove": "k-induction", "bmc": "bounded"}
     rows = ["| property | mode | length | what it says |", "|---|---|---|---|"]
     for prop in properties:
-        length = f"k = {prop.depth}" if prop.mode == "prove" else f"{prop.depth} clocks"
+        length = f"k = {prop.bmc_depth}" if prop.mode == "prove" else f"{prop.bmc_depth} clocks"
         rows.append(f"| `{prop.name}` | {modes[prop.mode]} | {length} | {prop.description} |")
     return "\n".join(rows) + "\n"
