@@ -198,7 +198,7 @@ def test_build_too_big_for_hx1k(tmp_path, monkeypatch, capsys):
 def test_query_sim_matches_scan(capsys):
     from axon.sim.cli.main import main
     pgn = os.path.join(DATA, "paper_figure5.pgn")
-    assert main(["scan", "--backend", "sim", "--jsonl", "-q", "--chains", "8",
+    assert main(["scan", "--backend", "pysim", "--jsonl", "-q", "--chains", "8",
                  "--rules", "paper", "--count-limit", "2", pgn]) == 0
     scan = capsys.readouterr().out
     assert run(["query", "--port", "sim://", "--jsonl", "--chains", "8", "--rules", "paper",

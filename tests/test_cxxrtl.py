@@ -2,7 +2,7 @@
 """The CXXRTL model against the golden model and against Amaranth's simulator.
 
 The C++ model must give the golden model's answer and clock count, and the
-very same ``TimedResult`` as :class:`~axon.sim.backends.pysim.RtlSession` on the same
+very same ``TimedResult`` as :class:`~axon.sim.backends.pysim.PysimSession` on the same
 jobs: the harness drives the ports as the Python testbench does.
 """
 
@@ -22,7 +22,7 @@ from axon.hdl.word import pack_word
 from axon.sim.model.encode import encode_moves
 from axon.sim.model.generate import game_corpus
 from axon.sim.model.golden import Stop, perpetual
-from axon.sim.backends.pysim import RtlSession, expected_cycles, split_query
+from axon.sim.backends.pysim import PysimSession, expected_cycles, split_query
 from axon.sim.verify.soak import IMAGE_KINDS, random_image
 from axon.hdl.params import DetectorConfig
 
@@ -62,7 +62,7 @@ def sessions():
 
 def python_session(session):
     """Amaranth's simulator on the configuration of a CXXRTL ``session``."""
-    return RtlSession(session.config)
+    return PysimSession(session.config)
 
 
 def search_root(rng, top, length):
@@ -174,7 +174,7 @@ def test_speed_against_python_simulator(sessions):
     session = sessions("exact", 24)
     jobs = game_jobs(game_corpus(6, seed=41, plies=(60, 120)))
     began = time.perf_counter()
-    python_answers = RtlSession(config=DetectorConfig(depth=DEPTH, chains=24)).run_batch(jobs)
+    python_answers = PysimSession(config=DetectorConfig(depth=DEPTH, chains=24)).run_batch(jobs)
     python_seconds = time.perf_counter() - began
     began = time.perf_counter()
     cxxrtl_answers = session.run_batch(jobs)
@@ -260,7 +260,7 @@ def test_a_hung_query_times_out():
 def test_pysim_gives_up_on_a_hung_query_where_cxxrtl_does():
     from axon.sim.backends.pysim import DetectorTimeout
 
-    class HungRtlSession(RtlSession):
+    class HungRtlSession(PysimSession):
         def make_dut(self):
             return NeverDone(self.config)
 

@@ -153,7 +153,7 @@ def test_scan_and_verify_stop(command, tmp_path):
             game.setup(board)
             game.add_line(moves)
             print(game, file=file, end="\n\n")
-    status, _, stderr, seconds = interrupt([command, str(path), "--backend", "sim"], ready=3)
+    status, _, stderr, seconds = interrupt([command, str(path), "--backend", "pysim"], ready=3)
     assert_interrupted(status, stderr, seconds, command)
 
 

@@ -1,7 +1,7 @@
 """Run the gateware as compiled C++ (CXXRTL), a few hundred times faster than
 Amaranth's Python simulator.
 
-``CxxrtlSession`` has the API of :class:`axon.sim.backends.pysim.RtlSession`: ``.run(words,
+``CxxrtlSession`` has the API of :class:`axon.sim.backends.pysim.PysimSession`: ``.run(words,
 queries)`` and ``.run_batch(jobs)`` return :class:`~axon.sim.backends.session.Answer`
 lists, so the same test can run on either. The detector is converted with
 ``amaranth.back.cxxrtl`` (Amaranth's built-in Yosys), a small testbench in C++

@@ -1,6 +1,6 @@
 """Run the gateware in Amaranth's simulator and answer queries like the golden model.
 
-``RtlSession(...).run(words, queries)`` loads the move list through the host
+``PysimSession(...).run(words, queries)`` loads the move list through the host
 write port, runs every query and returns one
 :class:`~axon.sim.backends.session.Answer` each, so a
 test reads ``assert rtl.result == golden``.
@@ -19,7 +19,7 @@ from .session import SIMULATION_BATCH_PLIES, Answer, Session
 from .waves import trace_signals, write_gtkw
 
 
-__all__ = ["RtlSession", "expected_cycles", "split_query"]
+__all__ = ["PysimSession", "expected_cycles", "split_query"]
 
 
 def expected_cycles(words, top, result, config):
@@ -126,7 +126,7 @@ async def run_query(ctx, dut, top, count_limit, occupancy=None, root=-1):
                                     dut.upcoming.answer if dut.config.upcoming else None), cycles)
 
 
-class RtlSession(Session):
+class PysimSession(Session):
     """A detector instance in the Python simulator.
 
     Parameters

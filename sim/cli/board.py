@@ -63,11 +63,11 @@ def register(subparsers):
     query = subparsers.add_parser(
         "query", help="scan games on a board (or sim://) like axon scan",
         description="Load each game into a detector board and query it after every ply; "
-                    "prints the same JSONL as `axon scan --backend sim`, each row as soon as "
+                    "prints the same JSONL as `axon scan --backend pysim`, each row as soon as "
                     "it is answered. The configuration options are what the board must "
                     "have (the board says what it has), or for sim:// what to simulate "
                     "where the URL does not say. The board has no --backend or --vcd: for "
-                    "a waveform, run axon scan --backend sim --vcd.")
+                    "a waveform, run axon scan --backend pysim --vcd.")
     query.add_argument("--port", required=True,
                        help="serial port (/dev/ttyUSB1, COM3[?baud=N]), or the board "
                             "simulated at its UART pins: sim://[BOARD][?OPTION=VALUE&...], "

@@ -5,7 +5,7 @@ after every ply, by the loop every backend shares
 (:func:`~axon.sim.backends.session.answer_games`); each row is printed by
 ``axon scan``'s own code as soon as it is answered, so that
 ``axon query --port sim:// --jsonl`` prints exactly what
-``axon scan --backend sim --jsonl`` prints.
+``axon scan --backend pysim --jsonl`` prints.
 """
 
 import sys

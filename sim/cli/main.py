@@ -23,7 +23,7 @@ from .args import (ALL_RULES, COUNT_LIMIT_MAX, EXIT_INTERRUPTED, SIM_RULES, Game
                    finish_skipped, load_input, warn_unpooled)
 from . import bench, board, export, prove, simulate, soak
 from .report import report_command
-from .simulate import JSONL_KEYS
+from .simulate import BACKEND_ALIASES, BACKENDS, JSONL_KEYS
 from ...hdl.params import SHIPPED
 
 
@@ -62,14 +62,20 @@ with --rules paper the knight swap of Figure 5 gives exactly Table 2's rows.
 """
 
 
+def _backend_name(name):
+    """``--backend``'s value: ``sim``, the name it had first, is ``pysim``."""
+    return BACKEND_ALIASES.get(name, name)
+
+
 def _add_common(parser, *, backend=None):
     add_pgn_input(parser)
     if backend is not None:
-        # Unset means the command's default, or sim when --vcd asks for a waveform.
-        parser.add_argument("--backend", choices=("golden", "sim", "cxxrtl"), default=None,
-                            help=f"golden model, RTL in Amaranth's simulator, or RTL "
-                                 f"compiled with CXXRTL and g++ (default {backend}; "
-                                 f"sim with --vcd)")
+        # Unset means the command's default, or pysim when --vcd asks for a waveform.
+        parser.add_argument("--backend", choices=tuple(BACKENDS), default=None,
+                            type=_backend_name,
+                            help=f"golden model, RTL in Amaranth's simulator (pysim; sim is "
+                                 f"another name for it), or RTL compiled with CXXRTL and g++ "
+                                 f"(default {backend}; pysim with --vcd)")
         parser.set_defaults(default_backend=backend)
     parser.add_argument("--rules", choices=ALL_RULES, default=SHIPPED.rules.value,
                         help=f"chain rules (default {SHIPPED.rules.value}; cpw is golden-only)")
@@ -99,7 +105,7 @@ def build_parser():
     scan.add_argument("--jsonl", action="store_true",
                       help="one JSON object per ply: " + ", ".join(JSONL_KEYS))
     scan.add_argument("--vcd", metavar="FILE",
-                      help="sim backend: write a waveform and a .gtkw beside it")
+                      help="pysim backend: write a waveform and a .gtkw beside it")
     scan.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
 
     verify = commands.add_parser(
@@ -110,10 +116,10 @@ def build_parser():
                     "where the scan reached a barrier or the bottom, else that what it "
                     "reports is true) on every ply.",
         epilog=_VERIFY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    _add_common(verify, backend="sim")
+    _add_common(verify, backend="pysim")
     add_layout(verify)
     verify.add_argument("--vcd", metavar="FILE",
-                        help="sim backend: write a waveform and a .gtkw beside it")
+                        help="pysim backend: write a waveform and a .gtkw beside it")
     verify.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
 
     explain = commands.add_parser(
@@ -158,7 +164,7 @@ def build_parser():
 def _check_options(options):
     vcd = getattr(options, "vcd", None)
     if hasattr(options, "default_backend") and options.backend is None:
-        options.backend = "sim" if vcd else options.default_backend
+        options.backend = "pysim" if vcd else options.default_backend
     backend = getattr(options, "backend", "golden")
     # The one configuration every part of the command answers for.
     options.config = config = config_from(options, gateware=False)
@@ -167,11 +173,11 @@ def _check_options(options):
     if not 0 <= options.count_limit <= COUNT_LIMIT_MAX:
         raise UsageError(f"--count-limit must be in 0..{COUNT_LIMIT_MAX}, "
                          f"not {options.count_limit}")
-    if backend in ("sim", "cxxrtl") and not config.rules.in_gateware:
-        raise UsageError(f"--rules {config.rules.value} is golden-only; the sim backend "
+    if backend in ("pysim", "cxxrtl") and not config.rules.in_gateware:
+        raise UsageError(f"--rules {config.rules.value} is golden-only; the pysim backend "
                          f"supports {' and '.join(SIM_RULES)}")
-    if vcd and backend != "sim":
-        raise UsageError(f"--vcd needs the sim backend, not --backend {backend}")
+    if vcd and backend != "pysim":
+        raise UsageError(f"--vcd needs the pysim backend, not --backend {backend}")
     if vcd:
         check_output_file("--vcd", vcd)
     if getattr(options, "html", None):
@@ -218,7 +224,7 @@ def _demo(args):
     failures = 0
     for path in bundled_files():
         print(f"== axon verify {os.path.relpath(path)}", flush=True)
-        status = main(["verify", path, "--backend", "sim", "--quiet"])
+        status = main(["verify", path, "--backend", "pysim", "--quiet"])
         failures += status != 0
     if args.no_build:
         return 1 if failures else 0

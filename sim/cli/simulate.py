@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ...hdl.params import SHIPPED
 from ...hdl.word import PIECE_LETTERS, square_name
 from ..backends.cxxrtl import CxxrtlSession
-from ..backends.pysim import RtlSession, expected_cycles
+from ..backends.pysim import PysimSession, expected_cycles
 from ..backends.session import GoldenSession, PlyAnswer, answer_games, answers
 from ..model.explain import explain_query, for_side, format_table
 from ..model.explain_html import explanation_page
@@ -29,7 +29,7 @@ from ..model.history import is_window_limited, root_address, windows
 from ..model.oracle import oracle_answers, oracle_upcoming
 
 
-__all__ = ["BACKENDS", "Progress", "make_session", "answered_games", "AnswerWriter",
+__all__ = ["BACKENDS", "BACKEND_ALIASES", "Progress", "make_session", "answered_games", "AnswerWriter",
            "write_answers", "scan", "verify", "explain", "JSONL_KEYS"]
 
 # The JSONL schema of ``axon scan --jsonl``, in order.
@@ -105,17 +105,20 @@ class Progress:
 # configuration.
 BACKENDS = {
     "golden": GoldenSession,
-    "sim":    RtlSession,
+    "pysim":  PysimSession,
     "cxxrtl": CxxrtlSession,
 }
+
+# Other names ``--backend`` takes: ``sim`` was the pysim backend's first name.
+BACKEND_ALIASES = {"sim": "pysim"}
 
 
 def make_session(options, progress=None):
     """The session of ``options.backend`` for ``options.config``: a waveform
-    (``options.vcd``) for the sim backend, ``progress.say`` told of a
+    (``options.vcd``) for the pysim backend, ``progress.say`` told of a
     CXXRTL compile."""
     extra = {}
-    if options.backend == "sim":
+    if options.backend == "pysim":
         extra["vcd"] = getattr(options, "vcd", None)
     if options.backend == "cxxrtl" and progress:
         extra["log"] = progress.say
@@ -407,7 +410,7 @@ def verify(games, options, out=None, err=None):
     progress = Progress(len(games) if isinstance(games, list) else None, err,
                         enabled=not options.quiet)
     golden_session = GoldenSession(config)
-    simulated = options.backend in ("sim", "cxxrtl")
+    simulated = options.backend in ("pysim", "cxxrtl")
     session = make_session(options, progress) if simulated else golden_session
     tally = _Tally()
     for game, plies in answer_games(games, session, count_limit=options.count_limit,
