@@ -178,7 +178,7 @@ def _or_select(onehot, values):
 
 
 class _ReferencePool(Elaboratable):
-    """The rules exactly as :meth:`axon.sim.model.golden.ChainPool.apply` states them,
+    """The rules exactly as :meth:`axon.sim.model.golden.GoldenChainPool.apply` states them,
     in plain gateware: every comparison against the move in hand, the first
     matching slot taken by priority, nothing computed ahead. Slow and
     obviously the rule; the proof is that :class:`ChainPool`, which compares
@@ -298,7 +298,7 @@ def _beside_reference(m, pool, reference):
 
 
 class ReferenceUnpairedPool(Elaboratable):
-    """:class:`axon.sim.model.unpaired.UnpairedPool` in plain gateware: every
+    """:class:`axon.sim.model.unpaired.GoldenUnpairedPool` in plain gateware: every
     comparison against the move in hand, the lowest free entry taken by
     priority, nothing computed a clock ahead. The proof is that
     :class:`~axon.hdl.chainlist.UnpairedPool` keeps the same entries."""
