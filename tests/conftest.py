@@ -1,5 +1,7 @@
 # amaranth: UnusedElaboratable=no
+import ast
 import os
+import pathlib
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -24,44 +26,21 @@ def pytest_addoption(parser):
                           "each covers, and the time each capability takes")
 
 
-# What each test module pays for: `pytest --budget N` reports the run's time
-# by these names, so that a growing run shows which capability grew.
-CAPABILITIES = {
-    "test_board_backends.py": "the board simulated at its pins",
-    "test_boards.py":       "board builds and fit",
-    "test_capacity.py":     "pool layouts and capacity",
-    "test_cli.py":          "command line",
-    "test_cxxrtl.py":       "CXXRTL backend",
-    "test_docs.py":         "documentation site",
-    "test_encode.py":       "move encoding",
-    "test_export.py":       "Verilog export",
-    "test_formal.py":       "formal proofs",
-    "test_fuzz_cli.py":     "command-line errors",
-    "test_html.py":         "explanation page",
-    "test_golden.py":       "golden model against python-chess",
-    "test_hdl_params.py":   "embedding API and parameters",
-    "test_interrupt.py":    "Ctrl-C",
-    "test_layers.py":       "layering",
-    "test_link.py":         "host link",
-    "test_link_parts.py":   "host link, part by part",
-    "test_linksoak.py":     "host link soak",
-    "test_netlist.py":      "synthesised netlist",
-    "test_observe.py":      "observation view of the gateware",
-    "test_pathcheck.py":    "upcoming repetition (gateware)",
-    "test_peers.py":        "benchmark peers",
-    "test_pgn_input.py":    "PGN input",
-    "test_program.py":      "flashing a board",
-    "test_readme.py":       "documentation against its sources",
-    "test_search_bench.py": "benchmark search workload",
-    "test_rtl.py":          "RTL against the golden model",
-    "test_soak.py":         "soaks",
-    "test_uart.py":         "UART",
-    "test_upcoming.py":     "upcoming repetition (model)",
-    "test_upcoming_rtl.py": "upcoming repetition (RTL)",
-    "test_verilog.py":      "Verilog lint and testbenches",
-    "test_waves.py":        "waveforms",
-    "test_word.py":         "move word",
-}
+def capability_of(path):
+    """What the test module at ``path`` pays for: its ``CAPABILITY``, a
+    string each module states itself (``None`` if it does not), read from
+    its source so that ``pytest --budget N`` names it under xdist too, where
+    the modules are imported by the workers only."""
+    try:
+        tree = ast.parse(pathlib.Path(path).read_text())
+    except (OSError, SyntaxError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and \
+                [getattr(target, "id", None) for target in node.targets] == ["CAPABILITY"] and \
+                isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return node.value.value
+    return None
 
 
 def pytest_collection_modifyitems(config, items):
@@ -89,8 +68,13 @@ def pytest_terminal_summary(terminalreporter, config):
         for report in reports:
             if getattr(report, "when", None) in ("setup", "call", "teardown"):
                 seconds[report.nodeid] = seconds.get(report.nodeid, 0.0) + report.duration
+    found = {}
+
     def capability(nodeid):
-        return CAPABILITIES.get(nodeid.split("::")[0].rsplit("/", 1)[-1], "(no capability)")
+        path = nodeid.split("::")[0]
+        if path not in found:
+            found[path] = capability_of(config.rootpath / path) or "(no capability)"
+        return found[path]
     write = terminalreporter.write_line
     terminalreporter.section(f"test budget: {sum(seconds.values()):.0f} s in all")
     write(f"the {count} slowest tests:")

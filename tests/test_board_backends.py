@@ -25,6 +25,10 @@ from axon.sim.model.golden import perpetual
 from axon.sim.verify.soak import make_batch, random_image, random_occupancy, random_root
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "the board simulated at its pins"
+
+
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
                                reason="the CXXRTL board is compiled with g++, not on PATH")
 

@@ -27,6 +27,10 @@ from axon.hdl.board.uart import divisor_for
 from .test_program import bitstream as icepack_bitstream
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "board builds and fit"
+
+
 DATA = os.path.join(os.path.dirname(axon.sim.__file__), "data")
 
 

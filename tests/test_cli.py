@@ -24,6 +24,10 @@ from axon.sim.model.oracle import oracle_answers
 from axon.hdl.params import DetectorConfig
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "command line"
+
+
 DATA = resources.files("axon.sim") / "data"
 FIGURE1 = str(DATA / "paper_figure1.pgn")
 FIGURE5 = str(DATA / "paper_figure5.pgn")

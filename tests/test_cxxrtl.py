@@ -27,6 +27,10 @@ from axon.sim.verify.soak import IMAGE_KINDS, random_image
 from axon.hdl.params import DetectorConfig
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "CXXRTL backend"
+
+
 DEPTH = 256
 # 24 is the default; 4 chains (two a side) overflow often. (An odd count such
 # as 3 is refused: half the slots serve each side.) The last is the 1K

@@ -27,6 +27,10 @@ from axon.sim.cli.main import main
 from axon.hdl.params import DetectorConfig
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "formal proofs"
+
+
 try:
     formal.find_sby()
 except formal.ToolMissing as error:   # pragma: no cover - the test extra installs them

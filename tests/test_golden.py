@@ -14,6 +14,10 @@ from .lines import two_chains_meet_one_move
 from .lines import FIGURE1, KING_TRIANGLE, KNIGHT_SWAP, ROOK_SWAP, THREE_KNIGHTS, play
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "golden model against python-chess"
+
+
 def last_ply(line, **options):
     _, _, words = play(line)
     return perpetual(words, len(words) - 1, config=DetectorConfig(**options))

@@ -27,6 +27,10 @@ from axon.hdl.params import (LATENCY_OVERHEAD, LEAN, LEAN_LATENCY_OVERHEAD, REFE
                              CORE, SHIPPED, DetectorConfig, Pools, Rules, Scan)
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "embedding API and parameters"
+
+
 # Every test here is quick: all of it is in the edit loop's tier.
 pytestmark = pytest.mark.quick
 

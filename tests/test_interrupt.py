@@ -25,6 +25,10 @@ from axon.sim.backends.toolchain import ToolMissing, find_sby
 from axon.sim.cli.main import EXIT_INTERRUPTED
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "Ctrl-C"
+
+
 AXON = os.path.join(os.path.dirname(sys.executable), "axon")
 DATA = os.path.join(os.path.dirname(__file__), os.pardir, "sim", "data")
 

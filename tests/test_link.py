@@ -34,6 +34,10 @@ from axon.sim.backends.pysim import expected_cycles
 from axon.hdl.params import LEAN, SHIPPED, DetectorConfig, Rules
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "host link"
+
+
 DATA = os.path.join(os.path.dirname(axon.sim.__file__), "data")
 
 

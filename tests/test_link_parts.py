@@ -37,6 +37,10 @@ from axon.sim.model.golden import perpetual
 from axon.hdl.params import SHIPPED, DetectorConfig
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "host link, part by part"
+
+
 TIMEOUT = 6
 
 

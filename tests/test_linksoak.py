@@ -18,6 +18,10 @@ from axon.sim.model.golden import perpetual
 from axon.hdl.params import LEAN, Scan
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "host link soak"
+
+
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
                                reason="the link soak compiles the board with CXXRTL and g++, "
                                       "not on PATH")

@@ -26,6 +26,10 @@ from axon.hdl.params import LEAN, DetectorConfig
 from .test_cxxrtl import DEPTH, check_against_golden, game_jobs, image_jobs
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "synthesised netlist"
+
+
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
                                reason="the netlist soak compiles with g++, which is not on PATH")
 

@@ -11,6 +11,10 @@ from axon.hdl.pathcheck import OCCUPANCY_READ_CLOCK, PATH_CHECK_LATENCY, PathChe
 from axon.sim.model.golden import reaches, squares_between
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "upcoming repetition (gateware)"
+
+
 def _cases(exhaustive):
     """Every (kind, from, to) when ``exhaustive``; otherwise a sample that
     still has every kind and many long lines, on sparse and dense boards."""

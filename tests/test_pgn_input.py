@@ -24,6 +24,10 @@ from axon.sim.model.games import load_games
 from .test_cli import jsonl, run
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "PGN input"
+
+
 DATA = resources.files("axon.sim") / "data"
 TRAPS = str(DATA / "traps.pgn")
 DIEP = str(DATA / "diep_axon.pgn")

@@ -15,6 +15,10 @@ from axon.boards.program import (BitstreamError, ProgrammerError, bitstream_devi
                                  check_bitstream, failure_reason, programmer_command)
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "flashing a board"
+
+
 # Every test here is quick: all of it is in the edit loop's tier.
 pytestmark = pytest.mark.quick
 

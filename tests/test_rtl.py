@@ -21,6 +21,10 @@ from .lines import two_chains_meet_one_move
 from .lines import FIGURE1, KING_TRIANGLE, KNIGHT_SWAP, ROOK_SWAP, THREE_KNIGHTS, play
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "RTL against the golden model"
+
+
 DEPTH = 256
 # 24 chains in pools by kind is the default; 10 (one slot a kind) and the
 # lean one-pool-a-side layout with 4 (two a side) overflow often in

@@ -15,6 +15,10 @@ from axon.sim.verify.soak import IMAGE_KINDS, make_batch, random_image, soak
 from axon.hdl.params import DetectorConfig
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "soaks"
+
+
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
                                reason="the soak runs the CXXRTL backend, which compiles with g++, "
                                       "not on PATH")

@@ -31,6 +31,10 @@ from axon.hdl.params import SHIPPED, DetectorConfig
 from .test_upcoming import LINES
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "upcoming repetition (RTL)"
+
+
 DATA = os.path.join(os.path.dirname(__file__), os.pardir, "sim", "data")
 
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,

@@ -23,6 +23,10 @@ from axon.hdl.params import DetectorConfig
 from .lines import KNIGHT_SWAP, play
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "waveforms"
+
+
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 FIGURE5 = str(resources.files("axon.sim") / "data" / "paper_figure5.pgn")
 
