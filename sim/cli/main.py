@@ -11,6 +11,7 @@ status is 2 if anything was skipped. Games are numbered from 1 in file order.
 """
 
 import argparse
+import gc
 import os
 import signal
 import sys
@@ -270,6 +271,7 @@ def main(argv=None):
         parser.print_help(sys.stderr)
         return 2
     code = None
+    quiet_collection = None
     try:
         code = _run(options)
         # Flush here, not at exit, so that a reader gone by now is caught below.
@@ -284,7 +286,10 @@ def main(argv=None):
         # The interrupt may have struck inside a constructor: the half-made
         # object then fails in its destructor as it is collected (Amaranth's
         # unused-elaboratable check reads an attribute never set), which
-        # Python reports with a traceback. Nothing it could say matters now.
+        # Python reports with a traceback. Nothing it could say matters now:
+        # such reports are dropped until the interrupted work is collected,
+        # below, as this handler lets go of the interrupt's traceback.
+        quiet_collection = sys.unraisablehook
         sys.unraisablehook = _ignore_unraisable
         print(f"axon {options.command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -296,7 +301,10 @@ def main(argv=None):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return code if code is not None else getattr(options, "status", 0)
-
+    finally:
+        if quiet_collection is not None:
+            gc.collect()
+            sys.unraisablehook = quiet_collection
 
 if __name__ == "__main__":
     sys.exit(main())
