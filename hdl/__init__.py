@@ -2,7 +2,8 @@
 
 The embedding API: :class:`AxonDetector` (the whole block), built from one
 :class:`DetectorConfig` (its :class:`Rules`, :class:`Pools` and :class:`Scan`;
-the named configurations :data:`SHIPPED` and :data:`LEAN`), with its three
+the named configurations :data:`SHIPPED`, :data:`CORE` (the default: the
+shipped one without the upcoming block) and :data:`LEAN`), with its three
 named ports (:class:`QuerySignature`, :class:`MoveMemorySignature`,
 :class:`UpcomingSignature`); the move word it
 stores (:class:`MoveWord`, :func:`pack_word`, :func:`unpack_word`); the answer

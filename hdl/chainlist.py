@@ -43,7 +43,7 @@ from .ports import ChainBusSignature, SideBusSignature
 from .word import MoveWord
 
 
-__all__ = ["ChainPool", "UnpairedPool", "ChainList", "ChainEntry", "LoneChainLayout",
+__all__ = ["ChainPool", "UnpairedPool", "ChainList", "LoneChainLayout",
            "PoolLoneLayout"]
 
 
@@ -66,14 +66,6 @@ def _pool_name(kind):
 # -- the chain's own, when it holds exactly one. Made from the registers
 # alone, a few LUT levels without a priority pick.
 PoolLoneLayout = data.StructLayout({"holds": 1, "several": 1, "kind": 3, "start": 6, "end": 6})
-
-
-class ChainEntry(data.Struct):
-    """One slot of a pool: a chain of one piece type from ``from_sq`` (in the
-    position compared) to ``to_sq`` (in the current position)."""
-    kind:    3
-    from_sq: 6
-    to_sq:   6
 
 
 # Up to this many bits, the vector helpers below are plain logic: a few LUTs
@@ -117,7 +109,7 @@ def _check_slots(slots):
         raise TypeError(f"Pool size must be a positive integer, not {slots!r}")
 
 
-def _pool_ports(slots):
+def _pool_ports():
     """The members every pool has (see :class:`ChainPool`)."""
     return {
         "clear":       In(1),
@@ -128,6 +120,20 @@ def _pool_ports(slots):
         "empty":       Out(1),
         "lone":        Out(PoolLoneLayout),
     }
+
+
+class _PoolHelpers:
+    """The vector helpers both pools use, as methods: the formal proofs'
+    broken variants (:mod:`axon.sim.verify.formal.pools`) are subclasses
+    that override one of them."""
+
+    def _lowest_free(self, free):
+        """One-hot of the free slot an insert takes: the lowest."""
+        return _lowest(free)
+
+    def _count_slots(self, vector):
+        """How many slots ``vector`` marks (the open-chain counter and its steps)."""
+        return _popcount(vector)
 
 
 def _pool_inputs(pool):
@@ -146,7 +152,7 @@ def _lone(m, lone, valid, ends_valid, kinds, starts, ends):
     ]
 
 
-class ChainPool(wiring.Component):
+class ChainPool(_PoolHelpers, wiring.Component):
     """A pool of paired ``(kind, from, to)`` slots, updated by one move a clock
     (the ``paper`` rules; the ``exact`` ones use :class:`UnpairedPool`).
 
@@ -186,8 +192,8 @@ class ChainPool(wiring.Component):
         The pool's registers (:mod:`axon.hdl.observe`), for the formal proofs
         and the waveforms, after the ``clear``, ``apply`` and ``move`` it is
         given: ``occupied`` (one bit a slot: it holds an open
-        chain); each slot's ``chain_kinds``, ``chain_from`` and ``chain_to``
-        (a :class:`ChainEntry`, meaningful where ``occupied``); ``from_hits``
+        chain); ``chain_kinds``, ``chain_from`` and ``chain_to``, a tuple of
+        one register a slot each (meaningful where ``occupied``); ``from_hits``
         and ``to_hits``, the registered hit vectors of ``move`` (the slots
         whose chain starts where it ends, and ends where it starts: the
         proofs' induction invariant is that they equal those comparisons);
@@ -202,7 +208,7 @@ class ChainPool(wiring.Component):
         _check_slots(slots)
         self._slots = slots
         self._rules = gateware_rules(rules, "Chain rules")
-        super().__init__(_pool_ports(slots))
+        super().__init__(_pool_ports())
         # A pool holds one side's pieces, so a slot keeps only the piece type.
         self.observe = Observation({
             **_pool_inputs(self),
@@ -223,19 +229,9 @@ class ChainPool(wiring.Component):
     def rules(self):
         return self._rules
 
-    # The vector helpers as methods: the formal proofs' broken variants
-    # (:mod:`axon.sim.formal`) are subclasses that override one of them.
     def _select_chain(self, onehot, values):
         """The value of the slot whose one-hot bit is set."""
         return _select(onehot, values)
-
-    def _lowest_free(self, free):
-        """One-hot of the free slot an insert takes: the lowest."""
-        return _lowest(free)
-
-    def _count_slots(self, vector):
-        """How many slots ``vector`` marks (the open-chain counter and its steps)."""
-        return _popcount(vector)
 
     def elaborate(self, platform):
         m = Module()
@@ -375,7 +371,7 @@ class ChainPool(wiring.Component):
         return m
 
 
-class UnpairedPool(wiring.Component):
+class UnpairedPool(_PoolHelpers, wiring.Component):
     """An ``exact`` pool that keeps its chains' starts and ends unpaired.
 
     For the ``exact`` rules it does not matter which start belongs to which
@@ -455,7 +451,7 @@ class UnpairedPool(wiring.Component):
             "start_hit": Out(1), "end_hit": Out(1), "free_start": Out(1), "free_end": Out(1),
             "inserts": Out(1), "impossible": Out(1),
         } if shared else {}
-        super().__init__({**sharing, **_pool_ports(slots)})
+        super().__init__({**sharing, **_pool_ports()})
         files = {
             "start_squares": tuple(Signal(6, name=f"start{i}_sq") for i in range(slots)),
             "end_squares":   tuple(Signal(6, name=f"end{i}_sq") for i in range(slots)),
@@ -488,16 +484,6 @@ class UnpairedPool(wiring.Component):
         return self._shared
 
     rules = Rules.EXACT
-
-    # As in :class:`ChainPool`: the helpers the formal proofs' broken
-    # variants override.
-    def _lowest_free(self, free):
-        """One-hot of the free entry an insert takes: the lowest."""
-        return _lowest(free)
-
-    def _count_slots(self, vector):
-        """How many entries ``vector`` marks (``open_chains``)."""
-        return _popcount(vector)
 
     def elaborate(self, platform):
         m = Module()
@@ -672,7 +658,7 @@ class SideChains(wiring.Component):
         slots = sum(count for _, count in self._layout) + spill
         # A pool's members, but the move, its apply (said a clock early) and
         # the overflow come and go over the scanner's side bus.
-        ports = _pool_ports(slots)
+        ports = _pool_ports()
         for name in ("apply", "move", "next_move", "overflow", "lone"):
             del ports[name]
         super().__init__({**ports, "bus": In(SideBusSignature()),

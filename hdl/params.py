@@ -21,7 +21,7 @@ from .pools import SPILL_KIND_SLOTS, kind_slots
 
 
 __all__ = ["COUNT_LIMIT_BITS", "COUNT_LIMIT_MAX", "CYCLE_BITS", "DEPTH_MAX",
-           "LATENCY_OVERHEAD", "REFETCH_CLOCKS", "LEAN_LATENCY_OVERHEAD",
+           "LATENCY_OVERHEAD", "REFETCH_CLOCKS", "LEAN_LATENCY_OVERHEAD", "HUNG_MARGIN_CLOCKS",
            "Rules", "Pools", "Scan", "DetectorConfig", "SHIPPED", "CORE", "LEAN",
            "Stop", "gateware_rules", "check_depth", "check_count_limit"]
 
@@ -45,6 +45,10 @@ REFETCH_CLOCKS = 3
 # The lean scanner (axon.hdl.lean): clocks beyond one per applied word, the
 # read and hand stages of the word that stops the scan.
 LEAN_LATENCY_OVERHEAD = 2
+# A simulated query is hung once it runs this many clocks past its worst
+# case: the upcoming answer's 8 clocks after `done` (UPCOMING_CLOCKS, which
+# tests/test_hdl_params.py holds equal), and one to see it.
+HUNG_MARGIN_CLOCKS = 9
 
 
 class Rules(py_enum.Enum):
@@ -328,9 +332,9 @@ class DetectorConfig:
     def hung_after_clocks(self):
         """Clocks after the starting one at which a simulated query is given
         up as hung, on every backend: the worst case at the top of the move
-        list, and a few more, which turn a hung design into a failure, not a
-        hang."""
-        return self.worst_case_clocks(self.depth - 1) + 9
+        list, and :data:`HUNG_MARGIN_CLOCKS` more, which turn a hung design
+        into a failure, not a hang."""
+        return self.worst_case_clocks(self.depth - 1) + HUNG_MARGIN_CLOCKS
 
     # -- names -------------------------------------------------------------
 
@@ -361,7 +365,7 @@ CORE = SHIPPED.replace(upcoming=False)
 # The 1K boards' (1280 logic cells) lean configuration: 4 chains in one
 # unpaired pool a side that keeps each chain's kind, scanned one word a clock
 # from a one-bank move list. With the two-plies-a-clock scanner the same
-# chains and link needed about 1440 logic cells (2026-11-23).
+# chains and link need about 1440 logic cells: more than a 1K board has.
 LEAN = DetectorConfig(chains=4, pools=Pools.SIDE, scan=Scan.SINGLE)
 
 
@@ -382,9 +386,11 @@ def check_depth(depth, name="Move-list depth"):
     At most DEPTH_MAX: the clock counter's width.
     """
     message = f"{name} must be an even integer in 2..{DEPTH_MAX}, not {depth!r}"
-    if not _is_int(depth) or depth < 2 or depth % 2:
+    # Not a number at all is a TypeError; a number that will not do, as for
+    # the chain count, a ValueError.
+    if not _is_int(depth):
         raise TypeError(message)
-    if depth > DEPTH_MAX:
+    if depth < 2 or depth % 2 or depth > DEPTH_MAX:
         raise ValueError(message)
 
 

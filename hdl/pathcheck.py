@@ -24,12 +24,10 @@ from .observe import Observation
 from .pools import BISHOP, KING, KNIGHT, QUEEN, ROOK
 
 
-__all__ = ["PathCheck", "PATH_CHECK_LATENCY", "OCCUPANCY_READ_CLOCK"]
+__all__ = ["PathCheck", "PATH_CHECK_LATENCY"]
 
 # Clocks from a candidate at the inputs to its verdict at the outputs.
 PATH_CHECK_LATENCY = 5
-# The occupancy is read this many clocks after the candidate (stage 3).
-OCCUPANCY_READ_CLOCK = 2
 
 # The longest line has six squares between its ends.
 _MAX_BETWEEN = 6

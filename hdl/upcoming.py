@@ -219,6 +219,9 @@ class Upcoming(wiring.Component):
             path_check.occupancy.eq(self.query.occupancy),
         ]
 
+        # The candidates in the path check, as its own valid pipeline
+        # (`verdict_valid`) has them, but cleared by a new query's start: a
+        # verdict on the last query's candidate never answers this one.
         in_flight = view.in_flight
         m.d.sync += in_flight.eq(Mux(self.scan_start, 0, Cat(candidate_valid, in_flight[:-1])))
 

@@ -264,13 +264,13 @@ def test_a_hung_query_times_out():
 def test_pysim_gives_up_on_a_hung_query_where_cxxrtl_does():
     from axon.sim.backends.pysim import DetectorTimeout
 
-    class HungRtlSession(PysimSession):
+    class HungPysimSession(PysimSession):
         def make_dut(self):
             return NeverDone(self.config)
 
     # The same clock count as the CXXRTL harness's (hung_after_clocks).
     with pytest.raises(DetectorTimeout, match=r"query top=3 did not finish in 32 clocks"):
-        HungRtlSession(DetectorConfig(depth=16, chains=2)).run([0] * 4, [(3, 4)])
+        HungPysimSession(DetectorConfig(depth=16, chains=2)).run([0] * 4, [(3, 4)])
 
 
 @pytest.mark.quick

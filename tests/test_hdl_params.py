@@ -55,7 +55,7 @@ pytestmark = pytest.mark.quick
      r"^the upcoming repetition needs the pair scan, not scan 'single'$"),
     (lambda: AxonDetector(DetectorConfig(upcoming=1)), TypeError,
      r"^upcoming must be True or False, not 1$"),
-    (lambda: MoveList(depth=255), TypeError,
+    (lambda: MoveList(depth=255), ValueError,
      r"^Move-list depth must be an even integer in 2\.\.32768, not 255$"),
     (lambda: Scanner(depth="256"), TypeError,
      r"^Move-list depth must be an even integer in 2\.\.32768, not '256'$"),
@@ -73,11 +73,11 @@ pytestmark = pytest.mark.quick
      r"^scan must be one of pair, single, not 'double'$"),
     (lambda: AxonDetector(dict(depth=16)), TypeError,
      r"^Configuration must be a DetectorConfig, not \{'depth': 16\}$"),
-    (lambda: LeanScanner(depth=3), TypeError,
+    (lambda: LeanScanner(depth=3), ValueError,
      r"Move-list depth must be an even integer in 2\.\.32768, not 3"),
-    (lambda: LeanMoveList(depth=0), TypeError,
+    (lambda: LeanMoveList(depth=0), ValueError,
      r"Move-list depth must be an even integer in 2\.\.32768, not 0"),
-    (lambda: QuerySignature(depth=3), TypeError,
+    (lambda: QuerySignature(depth=3), ValueError,
      r"Move-list depth must be an even integer in 2\.\.32768, not 3"),
     (lambda: MoveMemorySignature(depth=None), TypeError,
      r"Move-list depth must be an even integer in 2\.\.32768, not None"),
@@ -205,3 +205,12 @@ def test_the_boards_build_the_named_configurations():
     assert {name: spec.config for name, spec in BOARDS.items()} == {
         "icebreaker": SHIPPED, "icestick": LEAN, "hx8k": SHIPPED, "icesugar": SHIPPED,
         "icesugar-nano": LEAN, "nandland-go": LEAN}
+
+
+def test_a_hung_query_is_given_up_just_after_the_upcoming_answer():
+    from axon.hdl.params import HUNG_MARGIN_CLOCKS
+    from axon.hdl.upcoming import UPCOMING_CLOCKS
+    assert HUNG_MARGIN_CLOCKS == UPCOMING_CLOCKS + 1
+    for config in (SHIPPED, LEAN):
+        assert config.hung_after_clocks == \
+            config.worst_case_clocks(config.depth - 1) + UPCOMING_CLOCKS + 1

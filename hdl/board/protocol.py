@@ -14,7 +14,6 @@ no reflection, no final XOR) over ``LEN``, ``CMD`` and the payload. Multi-byte
 fields are little-endian; a move word travels as three bytes, bits 17-23 zero.
 """
 
-import enum
 from dataclasses import dataclass
 
 from amaranth.lib import data
@@ -59,7 +58,10 @@ POOLS_CODES      = {Pools.KIND: 0, Pools.SPILL: 1, Pools.SIDE: 2}
 SCAN_CODES       = {Scan.PAIR: 0, Scan.SINGLE: 1}
 
 
-class Command(enum.IntEnum):
+class Command(hdl_enum.IntEnum, shape=8):
+    """The request's ``CMD`` byte: an Amaranth enum, so that the link's
+    gateware compares a byte of this shape with it and the host sends the
+    same values."""
     IDENTIFY = 0x01
     WRITE    = 0x02
     READ     = 0x03

@@ -3,10 +3,19 @@
 from amaranth.hdl import *
 from amaranth.lib import data
 
-from ....hdl.chainlist import ChainEntry, ChainPool, UnpairedPool
+from ....hdl.chainlist import ChainPool, UnpairedPool
 from ....hdl.params import Rules
 from ....hdl.word import MoveWord
 from .harness import free, Harness, popcount
+
+
+class ChainEntry(data.Struct):
+    """One slot of the reference pool: a chain of one piece type from
+    ``from_sq`` (in the position compared) to ``to_sq`` (in the current
+    position)."""
+    kind:    3
+    from_sq: 6
+    to_sq:   6
 
 
 class _MiscountingChainPool(ChainPool):

@@ -72,7 +72,7 @@ PROPERTIES = [
     _pool_property(
         "rules-exact",
         "the unpaired pool of one kind (compares a clock ahead) holds the same starts "
-        "and ends in the same entries as a plain model of sim/unpaired.py, and "
+        "and ends in the same entries as a plain model of sim/model/unpaired.py, and "
         "overflows on the same moves",
         unpaired_follows_rules, 2),
     Property("bookkeeping-exact-lean",
