@@ -75,7 +75,7 @@ class FrameReceiver(wiring.Component):
 
     Members
     -------
-    rx : stream.Signature(8), in
+    rx : stream.Signature(8, always_ready=True), in
         Bytes from the UART; always taken.
     listen : Signal(1), in
         Bytes are parsed only while this is high; others are dropped.
@@ -105,7 +105,8 @@ class FrameReceiver(wiring.Component):
         _check_timeout(timeout)
         self._timeout = timeout
         super().__init__({
-            "rx":          In(stream.Signature(8)),
+            # Every byte is taken (those not listened to are dropped).
+            "rx":          In(stream.Signature(8, always_ready=True)),
             "listen":      In(1),
             "buffer_addr": Out(8),
             "buffer_data": Out(8),
@@ -134,7 +135,6 @@ class FrameReceiver(wiring.Component):
         received = view.received              # payload bytes so far
         silence  = view.silence
         m.d.comb += [
-            self.rx.ready.eq(1),
             byte_in.eq(self.rx.valid & self.listen),
             self.buffer_addr.eq(received),
             self.buffer_data.eq(byte),
