@@ -8,6 +8,7 @@ after every ply, by the loop every backend shares
 ``axon scan --backend pysim --jsonl`` prints.
 """
 
+import itertools
 import sys
 from urllib.parse import urlsplit, parse_qs, urlencode, urlunsplit
 
@@ -81,6 +82,17 @@ def run_query(args, out=None):
         raise QueryError(f"--count-limit must be in 0..{COUNT_LIMIT_MAX}, not {args.count_limit}")
     wanted = {name: getattr(args, name) for name in CONFIG_OPTIONS
               if getattr(args, name, None) is not None}
+    # The first game is read before the port is opened, so that a file that
+    # cannot be read, or a bad first game, is refused before any board is
+    # touched; a later bad game ends the run after the rows before it, as
+    # in `axon scan`.
+    found = GameStream("query", args)
+    games = iter(found)
+    try:
+        first = list(itertools.islice(games, 1))
+    except GameError as error:
+        raise QueryError(str(error)) from None
+    games = itertools.chain(first, games)
     port = args.port
     if urlsplit(port).scheme in SIMULATED_SCHEMES:
         port = _simulated(port, wanted)
@@ -91,7 +103,6 @@ def run_query(args, out=None):
     except (LinkTimeout, CxxrtlError) as error:
         raise QueryError(str(error), exit_code=1) from None
 
-    games = GameStream("query", args)
     with transport:
         board = Board(transport)
         writer = AnswerWriter(out, args.jsonl, count_limit=args.count_limit)
@@ -108,4 +119,4 @@ def run_query(args, out=None):
         except (LinkError, LinkTimeout, CxxrtlError, ProtocolVersionError) as error:
             raise QueryError(f"{args.port}: {error}", exit_code=1) from None
     writer.finish()
-    return finish_skipped("query", 0, games)
+    return finish_skipped("query", 0, found)
