@@ -120,6 +120,11 @@ def test_build_bad_input(capsys):
     err = capsys.readouterr().err
     assert err == ("axon build: error: --chains must be even for the exact rules (half the "
                    "slots serve each side), not 3\n")
+    # The layout options of axon scan, from the board's own configuration:
+    # the iCEstick's lean scan cannot have the upcoming block.
+    assert run(["build", "--board", "icestick", "--upcoming"]) == 2
+    assert capsys.readouterr().err == ("axon build: error: the upcoming repetition needs the "
+                                       "pair scan, not scan 'single'\n")
 
 
 def test_build_without_tools(monkeypatch, tmp_path):
