@@ -140,7 +140,11 @@ def _check_build(tmp_path, monkeypatch, board, capsys):
     # YoWASP tools see the working directory only: build relative to it.
     monkeypatch.chdir(tmp_path)
     assert run(["build", "--board", board, "--seed", "3"]) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
+    # Each long step says so on stderr as it starts.
+    steps = [line.strip() for line in err.splitlines() if line.startswith("  ")]
+    assert steps[-3:] == ["synthesis (Yosys) ...", "place and route (nextpnr) ...",
+                          "bitstream (icepack) ..."]
     bitstream = os.path.join("build", board, "axon.bin")
     assert f"bitstream: {bitstream}" in out
     assert os.path.getsize(bitstream) > 30_000
@@ -167,6 +171,9 @@ def test_build_icebreaker(tmp_path, monkeypatch, capsys):
     assert "(iCE40UP5K-SG48), 24 chains, depth 256, exact rules, seed 3\n" in out
 
 
+# The iCE40HX8K: the shipped configuration, as on the iCEBreaker, on another
+# device; a build (a minute or two) that the sweep adds.
+@pytest.mark.slow
 def test_build_hx8k(tmp_path, monkeypatch, capsys):
     report, _ = _check_build(tmp_path, monkeypatch, "hx8k", capsys)
     assert report["device"] == "iCE40HX8K-CT256" and report["chains"] == 24

@@ -199,15 +199,6 @@ def test_first_cxxrtl_compile_says_so(tmp_path):
     assert "compiled in" in process.stderr
 
 
-def test_build_names_each_step(tmp_path):
-    process = subprocess.run([AXON, "build", "--build-dir", "b"], capture_output=True,
-                             text=True, timeout=900, cwd=tmp_path)
-    assert process.returncode == 0, process.stderr
-    steps = [line.strip() for line in process.stderr.splitlines() if line.startswith("  ")]
-    assert steps[-3:] == ["synthesis (Yosys) ...", "place and route (nextpnr) ...",
-                          "bitstream (icepack) ..."]
-
-
 def test_a_cold_yowasp_cache_is_announced(tmp_path, monkeypatch):
     # The first build on a machine spends about two minutes compiling the
     # WebAssembly tools, silently: the build says so first.
