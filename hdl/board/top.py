@@ -1,7 +1,8 @@
 # amaranth: UnusedElaboratable=no
-# (A detector whose constructor rejects its parameters still exists half-made;
-# the error says what was wrong, a second "never used" warning would only
-# confuse. Every design made here is elaborated in normal use.)
+# (PlatformTop makes its AxonBoard here: a board whose constructor refuses
+# its parameters still exists half-made, and the error says what was wrong;
+# a second "never used" warning would only confuse. Every design made here
+# is elaborated in normal use.)
 """The board design: detector, host link and UART, and its pins on a platform.
 
 :class:`AxonBoard` is everything but the pins, so the simulator drives the
