@@ -1,3 +1,6 @@
+# amaranth: UnusedElaboratable=no
+# (The tests here make components whose constructors refuse their
+# parameters, on purpose: each exists half-made and is never used.)
 """Gateware constructors reject bad parameters with messages that say what was given.
 
 Unlike the other test files, this one does not silence UnusedElaboratable:
