@@ -197,7 +197,7 @@ def test_a_size_is_refused_for_a_property_without_a_pool():
 
 def test_prove_command_prints_one_line_per_property(capsys):
     assert main(["prove", "--only", "stable-results", "--only", "writes-refused",
-                 "--depth", "6"]) == 0
+                 "--bmc-depth", "6"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines] == ["stable-results", "writes-refused"]
     # Mode, induction length, solver time.
