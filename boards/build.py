@@ -28,7 +28,7 @@ from ..sim.backends import toolchain
 from ..sim.backends.synthesis import prepare
 from .platforms import get_board
 from ..hdl.board.top import PlatformTop
-from ..hdl.board.uart import divisor_for
+from ..hdl.board.uart import check_divisor, divisor_for
 
 
 __all__ = ["BuildError", "BuildReport", "build", "find_tools", "LCS_PER_CHAIN"]
@@ -194,7 +194,8 @@ def build(board="icebreaker", *, config=None, seed=1, build_dir=None, log=None):
         divisor = divisor_for(clk_freq, spec.baud)
         # Checked before the tools are looked for: bad parameters are the
         # user's to fix first (exit status 2).
-        PlatformTop.check_parameters(spec, config, divisor, None)
+        DetectorConfig.checked(config)
+        check_divisor(divisor)
     except (TypeError, ValueError) as error:
         raise BuildError(str(error), exit_code=2) from None
     env = find_tools()

@@ -10,6 +10,11 @@
 * ``cxxrtl://`` with the same board and options: the same, compiled with
   CXXRTL and g++ (:class:`~axon.sim.backends.board_cxxrtl.CxxrtlBoard`).
 
+A simulated board is the named board's configuration (the 1K boards' lean
+one) changed by the URL's options, :data:`SIM_OPTIONS`: every field of
+:class:`~axon.hdl.params.DetectorConfig` and the UART's ``divisor``
+(:func:`simulated_config` reads them, for every caller).
+
 :class:`Board` speaks the link protocol over any of them, and reads the
 answers in the golden model's terms (:func:`parse_query`).
 """
@@ -24,19 +29,26 @@ from ..sim.backends.board_pysim import PysimBoard
 from ..sim.backends.session import Answer, Session
 from ..sim.backends.transport import Transport
 from ..sim.model.golden import Result
-from ..hdl.board.protocol import (Command, ErrorCode, ERROR_RESPONSE, QUERY_ANSWER_BYTES, RESPONSE_FLAG,
-                       FrameDecoder, identify_request, write_request, read_request,
-                       query_request, reset_request, parse_identity, parse_words, parse_error)
+from ..hdl.board.protocol import (Command, ErrorCode, ERROR_RESPONSE, QUERY_ANSWER_BYTES,
+                                  RESPONSE_FLAG, FrameDecoder, ProtocolVersionError,
+                                  identify_request, write_request, read_request,
+                                  query_request, reset_request, parse_identity, parse_words,
+                                  parse_error)
 from .platforms import BOARDS, DEFAULT_BOARD, get_board
 from ..hdl.board.top import TIMEOUT_SECONDS
 
 
-__all__ = ["SerialTransport", "open_transport", "sim_options", "SIMULATED_SCHEMES",
-           "parse_query", "Board", "LinkError", "LinkTimeout"]
+__all__ = ["SerialTransport", "open_transport", "simulated_config", "SIMULATED_SCHEMES",
+           "SIM_OPTIONS", "parse_query", "Board", "LinkError", "LinkTimeout",
+           "ProtocolVersionError"]
 
 # The URL schemes of the board simulated at its UART pins: in Amaranth's
 # simulator, and compiled with CXXRTL.
 SIMULATED_SCHEMES = ("sim", "cxxrtl")
+# A simulated board's options: the configuration's fields, and clocks per bit.
+SIM_OPTIONS = ("depth", "chains", "rules", "pools", "scan", "upcoming", "divisor")
+# The UART's clocks per bit in a simulated board: small keeps it fast.
+SIM_DIVISOR = 4
 
 
 class LinkError(RuntimeError):
@@ -97,12 +109,12 @@ def open_transport(url, *, baud=None, log=None):
     module docstring. ``log`` receives progress lines of a step that takes
     long the first time (compiling the ``cxxrtl://`` board)."""
     parts = urlsplit(url)
-    options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
     if parts.scheme in SIMULATED_SCHEMES:
-        config, divisor = sim_options(parts.netloc, options, scheme=parts.scheme)
+        config, divisor = simulated_config(url)
         if parts.scheme == "cxxrtl":
             return CxxrtlBoard(config, divisor=divisor, log=log)
         return PysimBoard(config, divisor=divisor)
+    options = _url_options(parts)
     if parts.scheme in ("", "serial") or len(parts.scheme) == 1:   # /dev/ttyUSB1, COM3, C:\...
         port = parts.path if parts.scheme == "serial" else url.split("?")[0]
         if not port:
@@ -117,20 +129,49 @@ def open_transport(url, *, baud=None, log=None):
                      f"or cxxrtl://[BOARD][?chains=N]")
 
 
-def sim_options(board, options, *, scheme="sim"):
+def _url_options(parts):
+    return {key: values[-1] for key, values in parse_qs(parts.query).items()}
+
+
+def simulated_config(url, *, where="", **defaults):
     """``(config, divisor)`` of a ``sim://BOARD?options`` URL (or another of
     :data:`SIMULATED_SCHEMES`): the board's own configuration (the 1K boards'
-    lean one) with the ``chains``, ``depth`` and ``rules`` the options give,
-    and the ``divisor``."""
-    spec = get_board(board or DEFAULT_BOARD)
-    known = ("chains", "depth", "rules", "divisor")
-    changes = {}
-    for key, value in options.items():
-        if key not in known:
-            raise ValueError(f"unknown {scheme}:// option {key!r}; known: {', '.join(known)}")
-        changes[key] = value if key == "rules" else _int_option(key, value)
-    divisor = changes.pop("divisor", 4)
-    return spec.config.replace(**changes), divisor
+    lean one) with the :data:`SIM_OPTIONS` the URL gives, then those of
+    ``defaults`` (not ``None``) that it does not, checked for the gateware.
+    ``upcoming`` is ``yes``/``no`` (or ``true``/``false``, ``1``/``0``).
+    A bad option is a ``ValueError`` that names it, after ``where``."""
+    parts = urlsplit(url)
+    scheme = parts.scheme or "sim"
+    spec = get_board(parts.netloc or DEFAULT_BOARD)
+    options = _url_options(parts)
+    for key in options:
+        if key not in SIM_OPTIONS:
+            raise ValueError(f"unknown {scheme}:// option {key!r}; known: "
+                             f"{', '.join(SIM_OPTIONS)}")
+    changes = {key: _option(key, value) for key, value in options.items()}
+    for key, value in defaults.items():
+        if key not in SIM_OPTIONS:
+            raise TypeError(f"unknown {scheme}:// option {key!r}")
+        if value is not None:
+            changes.setdefault(key, value)
+    divisor = changes.pop("divisor", SIM_DIVISOR)
+    if divisor < 2:
+        raise ValueError(f"option divisor must be an integer of at least 2, not {divisor}")
+    return spec.config.replace(**changes).check(where=where), divisor
+
+
+_BOOLEANS = {"yes": True, "true": True, "1": True, "no": False, "false": False, "0": False}
+
+
+def _option(key, value):
+    if key in ("rules", "pools", "scan"):
+        return value
+    if key == "upcoming":
+        try:
+            return _BOOLEANS[value.lower()]
+        except KeyError:
+            raise ValueError(f"option upcoming must be yes or no, not {value!r}") from None
+    return _int_option(key, value)
 
 
 def _int_option(key, value):
@@ -155,7 +196,10 @@ def parse_query(payload, upcoming=True):
 class Board(Session):
     """The link protocol over a :class:`~axon.sim.backends.transport.Transport`;
     a detector session (:class:`~axon.sim.backends.session.Session`) of the
-    board's configuration.
+    configuration the board reports (:attr:`config`, from IDENTIFY).
+
+    A board without the upcoming block answers the upcoming repetition as
+    not available: ``None`` in each upcoming field of its results.
 
     Parameters
     ----------
@@ -189,6 +233,9 @@ class Board(Session):
         return frame.payload
 
     def identify(self):
+        """Ask the board what it is: its :class:`~axon.hdl.board.protocol.Identity`.
+        A board of another protocol version raises
+        :class:`~axon.hdl.board.protocol.ProtocolVersionError`."""
         self._identity = parse_identity(self.transact(identify_request(), Command.IDENTIFY))
         return self._identity
 
@@ -197,8 +244,9 @@ class Board(Session):
         return self._identity or self.identify()
 
     @property
-    def depth(self):
-        return self.identity.depth
+    def config(self):
+        """The board's :class:`~axon.hdl.params.DetectorConfig`, as it reports it."""
+        return self.identity.config
 
     def load(self, words):
         words = list(words)
@@ -232,7 +280,10 @@ class Board(Session):
         result has the upcoming repetition too."""
         payload = self.transact(query_request(top, count_limit, occupancy or 0, root),
                                 Command.QUERY)
-        return Answer(*parse_query(payload, upcoming=occupancy is not None))
+        result, cycles = parse_query(payload, upcoming=occupancy is not None)
+        if not self.config.upcoming:
+            result = result.without_upcoming()
+        return Answer(result, cycles)
 
     def reset(self):
         self.transact(reset_request(), Command.RESET)

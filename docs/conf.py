@@ -22,8 +22,8 @@ myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 
 exclude_patterns = ["_build"]
-# The Verilog testbench and the figures' bench.json are shipped beside the
-# pages; they are files to download, not pages.
+# Nothing is shipped beside the pages: the testbench and bench.json are
+# linked from the repository.
 html_extra_path = []
 
 # The docstrings are NumPy style, as Amaranth's; a signature's members are

@@ -2,7 +2,8 @@
 
 The embedding API: :class:`AxonDetector` (the whole block), built from one
 :class:`DetectorConfig` (its :class:`Rules`, :class:`Pools` and :class:`Scan`;
-the named configurations :data:`SHIPPED`, :data:`LEAN` and the 1K boards'
+the named configurations :data:`SHIPPED`, :data:`CORE` (the default: the
+shipped one without the upcoming block), :data:`LEAN` and the 1K boards'
 :data:`SERIAL`), with its three
 named ports (:class:`QuerySignature`, :class:`MoveMemorySignature`,
 :class:`UpcomingSignature`); the move word it

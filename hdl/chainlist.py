@@ -37,13 +37,13 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from .observe import MOVE_WORD_MEANINGS, Meaning, Observation, registers
-from .params import CheckedComponent, DetectorConfig, Rules, gateware_rules
+from .params import DetectorConfig, Rules, gateware_rules
 from .pools import POOL_KINDS
 from .ports import ChainBusSignature, SideBusSignature
 from .word import MoveWord
 
 
-__all__ = ["ChainPool", "UnpairedPool", "ChainList", "ChainEntry", "LoneChainLayout",
+__all__ = ["ChainPool", "UnpairedPool", "ChainList", "LoneChainLayout",
            "PoolLoneLayout"]
 
 
@@ -55,7 +55,9 @@ LoneChainLayout = data.StructLayout({"empty": 1, "single": 1, "kind": 3, "start"
 
 
 def _pool_name(kind):
-    return f"kind{'any' if kind is None else kind}"
+    """A side's pool of ``kind`` (``None``: any kind), as the design, its
+    signals and its view name it: ``pool_2``, ``pool_any``."""
+    return f"pool_{'any' if kind is None else kind}"
 
 
 # What a pool tells its side about the chains it holds, for the upcoming
@@ -64,14 +66,6 @@ def _pool_name(kind):
 # -- the chain's own, when it holds exactly one. Made from the registers
 # alone, a few LUT levels without a priority pick.
 PoolLoneLayout = data.StructLayout({"holds": 1, "several": 1, "kind": 3, "start": 6, "end": 6})
-
-
-class ChainEntry(data.Struct):
-    """One slot of a pool: a chain of one piece type from ``from_sq`` (in the
-    position compared) to ``to_sq`` (in the current position)."""
-    kind:    3
-    from_sq: 6
-    to_sq:   6
 
 
 # Up to this many bits, the vector helpers below are plain logic: a few LUTs
@@ -115,7 +109,7 @@ def _check_slots(slots):
         raise TypeError(f"Pool size must be a positive integer, not {slots!r}")
 
 
-def _pool_ports(slots):
+def _pool_ports():
     """The members every pool has (see :class:`ChainPool`)."""
     return {
         "clear":       In(1),
@@ -126,6 +120,20 @@ def _pool_ports(slots):
         "empty":       Out(1),
         "lone":        Out(PoolLoneLayout),
     }
+
+
+class _PoolHelpers:
+    """The vector helpers both pools use, as methods: the formal proofs'
+    broken variants (:mod:`axon.sim.verify.formal.pools`) are subclasses
+    that override one of them."""
+
+    def _lowest_free(self, free):
+        """One-hot of the free slot an insert takes: the lowest."""
+        return _lowest(free)
+
+    def _count_slots(self, vector):
+        """How many slots ``vector`` marks (the open-chain counter and its steps)."""
+        return _popcount(vector)
 
 
 def _pool_inputs(pool):
@@ -144,7 +152,7 @@ def _lone(m, lone, valid, ends_valid, kinds, starts, ends):
     ]
 
 
-class ChainPool(CheckedComponent, wiring.Component):
+class ChainPool(_PoolHelpers, wiring.Component):
     """A pool of paired ``(kind, from, to)`` slots, updated by one move a clock
     (the ``paper`` rules; the ``exact`` ones use :class:`UnpairedPool`).
 
@@ -184,8 +192,8 @@ class ChainPool(CheckedComponent, wiring.Component):
         The pool's registers (:mod:`axon.hdl.observe`), for the formal proofs
         and the waveforms, after the ``clear``, ``apply`` and ``move`` it is
         given: ``occupied`` (one bit a slot: it holds an open
-        chain); each slot's ``chain_kinds``, ``chain_from`` and ``chain_to``
-        (a :class:`ChainEntry`, meaningful where ``occupied``); ``from_hits``
+        chain); ``chain_kinds``, ``chain_from`` and ``chain_to``, a tuple of
+        one register a slot each (meaningful where ``occupied``); ``from_hits``
         and ``to_hits``, the registered hit vectors of ``move`` (the slots
         whose chain starts where it ends, and ends where it starts: the
         proofs' induction invariant is that they equal those comparisons);
@@ -196,15 +204,11 @@ class ChainPool(CheckedComponent, wiring.Component):
         occupied slots.
     """
 
-    @staticmethod
-    def check_parameters(slots, rules):
-        _check_slots(slots)
-        gateware_rules(rules, "Chain rules")
-
     def __init__(self, slots, rules):
+        _check_slots(slots)
         self._slots = slots
-        self._rules = gateware_rules(rules)
-        super().__init__(_pool_ports(slots))
+        self._rules = gateware_rules(rules, "Chain rules")
+        super().__init__(_pool_ports())
         # A pool holds one side's pieces, so a slot keeps only the piece type.
         self.observe = Observation({
             **_pool_inputs(self),
@@ -225,19 +229,9 @@ class ChainPool(CheckedComponent, wiring.Component):
     def rules(self):
         return self._rules
 
-    # The vector helpers as methods: the formal proofs' broken variants
-    # (:mod:`axon.sim.formal`) are subclasses that override one of them.
     def _select_chain(self, onehot, values):
         """The value of the slot whose one-hot bit is set."""
         return _select(onehot, values)
-
-    def _lowest_free(self, free):
-        """One-hot of the free slot an insert takes: the lowest."""
-        return _lowest(free)
-
-    def _count_slots(self, vector):
-        """How many slots ``vector`` marks (the open-chain counter and its steps)."""
-        return _popcount(vector)
 
     def elaborate(self, platform):
         m = Module()
@@ -377,7 +371,7 @@ class ChainPool(CheckedComponent, wiring.Component):
         return m
 
 
-class UnpairedPool(CheckedComponent, wiring.Component):
+class UnpairedPool(_PoolHelpers, wiring.Component):
     """An ``exact`` pool that keeps its chains' starts and ends unpaired.
 
     For the ``exact`` rules it does not matter which start belongs to which
@@ -446,11 +440,8 @@ class UnpairedPool(CheckedComponent, wiring.Component):
         ``open_chains``, the valid starts counted.
     """
 
-    @staticmethod
-    def check_parameters(slots):
-        _check_slots(slots)
-
     def __init__(self, slots=3, kinds=False, shared=False):
+        _check_slots(slots)
         self._slots = slots
         self._kinds = bool(kinds)
         self._shared = bool(shared)
@@ -460,7 +451,7 @@ class UnpairedPool(CheckedComponent, wiring.Component):
             "start_hit": Out(1), "end_hit": Out(1), "free_start": Out(1), "free_end": Out(1),
             "inserts": Out(1), "impossible": Out(1),
         } if shared else {}
-        super().__init__({**sharing, **_pool_ports(slots)})
+        super().__init__({**sharing, **_pool_ports()})
         files = {
             "start_squares": tuple(Signal(6, name=f"start{i}_sq") for i in range(slots)),
             "end_squares":   tuple(Signal(6, name=f"end{i}_sq") for i in range(slots)),
@@ -493,16 +484,6 @@ class UnpairedPool(CheckedComponent, wiring.Component):
         return self._shared
 
     rules = Rules.EXACT
-
-    # As in :class:`ChainPool`: the helpers the formal proofs' broken
-    # variants override.
-    def _lowest_free(self, free):
-        """One-hot of the free entry an insert takes: the lowest."""
-        return _lowest(free)
-
-    def _count_slots(self, vector):
-        """How many entries ``vector`` marks (``open_chains``)."""
-        return _popcount(vector)
 
     def elaborate(self, platform):
         m = Module()
@@ -677,7 +658,7 @@ class SideChains(wiring.Component):
         slots = sum(count for _, count in self._layout) + spill
         # A pool's members, but the move, its apply (said a clock early) and
         # the overflow come and go over the scanner's side bus.
-        ports = _pool_ports(slots)
+        ports = _pool_ports()
         for name in ("apply", "move", "next_move", "overflow", "lone"):
             del ports[name]
         super().__init__({**ports, "bus": In(SideBusSignature()),
@@ -691,24 +672,19 @@ class SideChains(wiring.Component):
             for kind, slots in self._layout)
         self.spill = UnpairedPool(spill, kinds=True, shared=True) if spill else None
         self.observe = Observation({
-            **{self._submodule_name(kind): pool.observe for kind, pool in self.pools},
+            **{_pool_name(kind): pool.observe for kind, pool in self.pools},
             **({"pool_spill": self.spill.observe} if spill else {}),
         })
-
-    @staticmethod
-    def _submodule_name(kind):
-        return f"pool_{'any' if kind is None else kind}"
 
     def elaborate(self, platform):
         m = Module()
         matches, overflows, empties, lones = [], [], [], []
         for kind, pool in self.pools:
-            m.submodules[self._submodule_name(kind)] = pool
+            m.submodules[_pool_name(kind)] = pool
             # Decoded a clock ahead, from the next move: the pool's move then
             # is always last clock's next move.
-            match = Signal(name=f"kind{'any' if kind is None else kind}_move",
-                           init=int(kind is None))
-            apply = Signal(name=f"kind{'any' if kind is None else kind}_apply")
+            match = Signal(name=f"{_pool_name(kind)}_move", init=int(kind is None))
+            apply = Signal(name=f"{_pool_name(kind)}_apply")
             if kind is not None:
                 m.d.sync += match.eq(self.bus.next.piece[:3] == kind)
             m.d.sync += apply.eq(self.bus.apply_next &
@@ -822,7 +798,7 @@ def _or_all(values):
     return total
 
 
-class ChainList(CheckedComponent, wiring.Component):
+class ChainList(wiring.Component):
     """Both sides' pools: a White move and a Black move in the same clock.
 
     Parameters
@@ -848,12 +824,8 @@ class ChainList(CheckedComponent, wiring.Component):
         ``white`` and ``black``: each side's view (:class:`SideChains`).
     """
 
-    @staticmethod
-    def check_parameters(config):
-        DetectorConfig.checked(config)
-
     def __init__(self, config):
-        self._config = config
+        self._config = DetectorConfig.checked(config)
         super().__init__({
             "scan":           In(ChainBusSignature()),
             "white_lone":     Out(LoneChainLayout),

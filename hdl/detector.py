@@ -12,7 +12,7 @@ from .chainlist import ChainList
 from .lean import LeanMoveList, LeanScanner
 from .movelist import MoveList
 from .observe import MOVE_WORD_MEANINGS, Meaning, Observation
-from .params import CORE, CheckedComponent, DetectorConfig
+from .params import CORE, DetectorConfig
 from .ports import MoveMemorySignature, QuerySignature, UpcomingSignature
 from .scanner import Scanner
 from .seriallist import SerialChainList
@@ -23,7 +23,7 @@ from .upcoming import Upcoming
 __all__ = ["AxonDetector"]
 
 
-class AxonDetector(CheckedComponent, wiring.Component):
+class AxonDetector(wiring.Component):
     """Draw-by-repetition detector for one move list.
 
     Parameters
@@ -78,12 +78,9 @@ class AxonDetector(CheckedComponent, wiring.Component):
         is named like the part in the design.
     """
 
-    @staticmethod
-    def check_parameters(config):
-        DetectorConfig.checked(config)
-
     def __init__(self, config=CORE):
-        self._config = config
+        # Checked before any part is made: a refused configuration makes none.
+        self._config = DetectorConfig.checked(config)
         depth = config.depth
         super().__init__({
             "query":    In(QuerySignature(depth)),

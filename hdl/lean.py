@@ -26,7 +26,7 @@ from amaranth.hdl import *
 from amaranth.lib import data, memory
 
 from .movelist import MoveMemory, host_read, refuse_writes
-from .params import Stop
+from .params import COUNT_LIMIT_BITS, Stop
 from .ports import SingleReadSignature
 from .query import (QueryScanner, book_equal_position, count_query_clocks, finish_query,
                     limit_reached_by, start_query, stop_reason_in_order)
@@ -90,7 +90,7 @@ def lean_pipeline(depth):
         "hand_present":       1,
         "hand_inside":        1,
         "hand_word":          MoveWord,
-        "count_limit":        4,
+        "count_limit":        COUNT_LIMIT_BITS,
         "root":               range(-1, depth),
         "count_reached":      1,   # count >= count_limit
         "count_reached_next": 1,   # count + 1 >= count_limit

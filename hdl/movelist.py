@@ -14,7 +14,7 @@ from amaranth.hdl import *
 from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In
 
-from .params import CheckedComponent, check_depth
+from .params import check_depth
 from .ports import MoveMemorySignature, PairReadSignature
 from .word import MoveWord
 
@@ -47,7 +47,7 @@ def host_read(m, host, stored_word):
     m.d.comb += host.read_word.eq(Mux(read_fresh, fresh_word, stored_word))
 
 
-class MoveMemory(CheckedComponent, wiring.Component):
+class MoveMemory(wiring.Component):
     """A block-RAM move list with the host's port and a scanner's: what the
     two-bank :class:`MoveList` and the one-bank
     :class:`~axon.hdl.lean.LeanMoveList` share. Each passes how its scanner
@@ -74,9 +74,8 @@ class MoveMemory(CheckedComponent, wiring.Component):
         it, see :func:`host_read`.)
     """
 
-    check_parameters = staticmethod(check_depth)
-
     def __init__(self, depth, *, scan):
+        check_depth(depth)
         self._depth = depth
         super().__init__({
             "host": In(MoveMemorySignature(depth)),

@@ -12,7 +12,6 @@ layout or a scan *is*; everything else asks the configuration.
 """
 
 import enum as py_enum
-import inspect
 from dataclasses import dataclass, replace
 from typing import Optional
 
@@ -23,9 +22,9 @@ from .pools import SPILL_KIND_SLOTS, kind_slots
 
 __all__ = ["COUNT_LIMIT_BITS", "COUNT_LIMIT_MAX", "CYCLE_BITS", "DEPTH_MAX",
            "LATENCY_OVERHEAD", "REFETCH_CLOCKS", "LEAN_LATENCY_OVERHEAD",
-           "SERIAL_LATENCY_OVERHEAD",
+           "SERIAL_LATENCY_OVERHEAD", "HUNG_MARGIN_CLOCKS",
            "Rules", "Pools", "Scan", "DetectorConfig", "SHIPPED", "CORE", "LEAN", "SERIAL",
-           "Stop", "CheckedComponent", "gateware_rules", "check_depth", "check_count_limit"]
+           "Stop", "gateware_rules", "check_depth", "check_count_limit"]
 
 # ``count_limit`` is a 4-bit port: a query looks for at most 15 equal positions
 # (4 is enough for the fivefold rule).
@@ -53,6 +52,10 @@ LEAN_LATENCY_OVERHEAD = 2
 # that stops the scan takes this many, its judging clock (a stop at an
 # overflow costs the word's walk and update instead).
 SERIAL_LATENCY_OVERHEAD = 1
+# A simulated query is hung once it runs this many clocks past its worst
+# case: the upcoming answer's 8 clocks after `done` (UPCOMING_CLOCKS, which
+# tests/test_hdl_params.py holds equal), and one to see it.
+HUNG_MARGIN_CLOCKS = 9
 
 
 class Rules(py_enum.Enum):
@@ -141,6 +144,10 @@ def _member(kind, value, noun):
         raise ValueError(f"{noun} must be one of {_names(kind)}, not {value!r}") from None
 
 
+def _can_have_upcoming(scan):
+    return scan is Scan.PAIR
+
+
 def _is_int(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -195,9 +202,12 @@ class DetectorConfig:
             object.__setattr__(self, "upcoming", self.upcoming_possible)
 
     def replace(self, **changes):
-        """This configuration with ``changes`` (``upcoming`` is resolved
-        again, for the new scan, unless given)."""
-        changes.setdefault("upcoming", None if "scan" in changes else self.upcoming)
+        """This configuration with ``changes``. Unless given, ``upcoming``
+        stays what it is, but for a scan that cannot have it (so that
+        ``CORE.replace(scan="pair") == CORE``)."""
+        if "upcoming" not in changes:
+            scan = _member(Scan, changes.get("scan", self.scan), "scan")
+            changes["upcoming"] = self.upcoming and _can_have_upcoming(scan)
         return replace(self, **changes)
 
     @classmethod
@@ -319,7 +329,7 @@ class DetectorConfig:
     @property
     def upcoming_possible(self):
         """Whether this scan can have the upcoming repetition (the pair scan can)."""
-        return self.scan is Scan.PAIR
+        return _can_have_upcoming(self.scan)
 
     @property
     def latency_overhead(self):
@@ -375,9 +385,9 @@ class DetectorConfig:
     def hung_after_clocks(self):
         """Clocks after the starting one at which a simulated query is given
         up as hung, on every backend: the worst case at the top of the move
-        list, and a few more, which turn a hung design into a failure, not a
-        hang."""
-        return self.worst_case_clocks(self.depth - 1) + 9
+        list, and :data:`HUNG_MARGIN_CLOCKS` more, which turn a hung design
+        into a failure, not a hang."""
+        return self.worst_case_clocks(self.depth - 1) + HUNG_MARGIN_CLOCKS
 
     # -- names -------------------------------------------------------------
 
@@ -409,7 +419,7 @@ CORE = SHIPPED.replace(upcoming=False)
 # The 1K boards' (1280 logic cells) lean configuration: 4 chains in one
 # unpaired pool a side that keeps each chain's kind, scanned one word a clock
 # from a one-bank move list. With the two-plies-a-clock scanner the same
-# chains and link needed about 1440 logic cells (2026-11-23).
+# chains and link need about 1440 logic cells: more than a 1K board has.
 LEAN = DetectorConfig(chains=4, pools=Pools.SIDE, scan=Scan.SINGLE)
 
 # The 1K boards' configuration: the one-word scan with a serial chain list in
@@ -435,9 +445,11 @@ def check_depth(depth, name="Move-list depth"):
     At most DEPTH_MAX: the clock counter's width.
     """
     message = f"{name} must be an even integer in 2..{DEPTH_MAX}, not {depth!r}"
-    if not _is_int(depth) or depth < 2 or depth % 2:
+    # Not a number at all is a TypeError; a number that will not do, as for
+    # the chain count, a ValueError.
+    if not _is_int(depth):
         raise TypeError(message)
-    if depth > DEPTH_MAX:
+    if depth < 2 or depth % 2 or depth > DEPTH_MAX:
         raise ValueError(message)
 
 
@@ -445,30 +457,3 @@ def check_count_limit(count_limit):
     """Refuse a count limit that the 4-bit port cannot carry."""
     if not _is_int(count_limit) or not 0 <= count_limit <= COUNT_LIMIT_MAX:
         raise ValueError(f"count_limit must be in 0..{COUNT_LIMIT_MAX}, not {count_limit!r}")
-
-
-class CheckedComponent:
-    """Mix-in (before ``wiring.Component`` or ``Elaboratable``) for a component
-    whose constructor can refuse its parameters.
-
-    Amaranth warns "created but never used" about an elaboratable that is made
-    and never elaborated. A component whose parameters are refused can never be
-    used, so it must not be made at all: ``check_parameters``, a static method
-    that takes the constructor's parameters by name (defaults filled in; it may
-    name only those it checks), runs in ``__new__``, before the object exists,
-    and raises the error for the user.
-    """
-
-    @staticmethod
-    def check_parameters():
-        pass
-
-    def __new__(cls, *args, src_loc_at=0, **kwargs):
-        arguments = inspect.signature(cls.__init__).bind(None, *args, **kwargs)
-        arguments.apply_defaults()
-        wanted = inspect.signature(cls.check_parameters).parameters
-        cls.check_parameters(**{name: value for name, value in arguments.arguments.items()
-                                if name in wanted})
-        # One frame more between the caller and Amaranth's record of where
-        # the component was made.
-        return super().__new__(cls, *args, src_loc_at=src_loc_at + 1, **kwargs)

@@ -21,22 +21,19 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from .observe import Observation
-from .params import CheckedComponent
 from .pools import BISHOP, KING, KNIGHT, QUEEN, ROOK
 
 
-__all__ = ["PathCheck", "PATH_CHECK_LATENCY", "OCCUPANCY_READ_CLOCK"]
+__all__ = ["PathCheck", "PATH_CHECK_LATENCY"]
 
 # Clocks from a candidate at the inputs to its verdict at the outputs.
 PATH_CHECK_LATENCY = 5
-# The occupancy is read this many clocks after the candidate (stage 3).
-OCCUPANCY_READ_CLOCK = 2
 
 # The longest line has six squares between its ends.
 _MAX_BETWEEN = 6
 
 
-class PathCheck(CheckedComponent, wiring.Component):
+class PathCheck(wiring.Component):
     """Pseudo-legality of one piece's move back, one candidate a clock.
 
     Parameters
@@ -75,12 +72,9 @@ class PathCheck(CheckedComponent, wiring.Component):
         (:mod:`axon.hdl.observe`).
     """
 
-    @staticmethod
-    def check_parameters(tag_width):
+    def __init__(self, tag_width=0):
         if not isinstance(tag_width, int) or tag_width < 0:
             raise TypeError(f"Tag width must be a non-negative integer, not {tag_width!r}")
-
-    def __init__(self, tag_width=0):
         self._tag_width = tag_width
         super().__init__({
             "valid":         In(1),

@@ -13,7 +13,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from .observe import MOVE_WORD_MEANINGS, Observation, registers
-from .params import CheckedComponent, Stop, check_depth
+from .params import Stop, check_depth
 from .ports import ChainBusSignature, QuerySignature
 
 
@@ -21,7 +21,7 @@ __all__ = ["QueryScanner", "count_query_clocks", "stop_reason_in_order", "book_e
            "limit_reached_by", "start_query", "finish_query"]
 
 
-class QueryScanner(CheckedComponent, wiring.Component):
+class QueryScanner(wiring.Component):
     """Query sequencing for one move list and one chain list: the members and
     attributes every scanner has. A scanner passes how it reads the move list,
     its pipeline's registers, and any members of its own.
@@ -62,9 +62,8 @@ class QueryScanner(CheckedComponent, wiring.Component):
         :mod:`axon.hdl.observe`).
     """
 
-    check_parameters = staticmethod(check_depth)
-
     def __init__(self, depth, *, reads, pipeline, reset_less, members={}):
+        check_depth(depth)
         self._depth = depth
         super().__init__({
             "query":  In(QuerySignature(depth)),

@@ -5,7 +5,7 @@ with a field per name."""
 
 from amaranth.lib import data
 
-from .params import Stop
+from .params import COUNT_LIMIT_BITS, Stop
 
 
 __all__ = ["ResultLayout", "UpcomingLayout", "UpcomingRecord", "QueryResult"]
@@ -21,7 +21,7 @@ class ResultLayout(data.StructLayout):
             "draw":          1,
             "overflow":      1,
             "stop":          Stop,
-            "count":         4,
+            "count":         COUNT_LIMIT_BITS,   # counts up to the limit
             "distance":      range(depth + 1),
             "plies_scanned": range(depth + 1),
         })

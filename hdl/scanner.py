@@ -43,7 +43,7 @@ from amaranth.hdl import *
 from amaranth.lib import data
 from amaranth.lib.wiring import Out
 
-from .params import Stop
+from .params import COUNT_LIMIT_BITS, Stop
 from .ports import PairReadSignature
 from .query import (QueryScanner, book_equal_position, count_query_clocks, finish_query,
                     limit_reached_by, start_query, stop_reason_in_order)
@@ -100,7 +100,7 @@ def pair_pipeline(depth):
         "even_row":              range(depth // 2),
         "odd_row":               range(depth // 2),
         "single_step":           1,   # finish one word a clock (same-side words seen)
-        "count_limit":           4,
+        "count_limit":           COUNT_LIMIT_BITS,
         "root":                  range(-1, depth),
         "read_valid":            1,
         "read_addr":             address,

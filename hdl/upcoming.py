@@ -43,7 +43,7 @@ from amaranth.lib.wiring import In
 from .chainlist import LoneChainLayout
 from .observe import Meaning, Observation, registers
 from .pathcheck import PATH_CHECK_LATENCY, PathCheck
-from .params import CheckedComponent, check_depth
+from .params import check_depth
 from .ports import UpcomingSignature
 from .result import UpcomingLayout
 
@@ -65,7 +65,7 @@ def _tag_layout(depth):
     return data.StructLayout({"from_sq": 6, "to_sq": 6, "draw": 1, "distance": range(depth + 1)})
 
 
-class Upcoming(CheckedComponent, wiring.Component):
+class Upcoming(wiring.Component):
     """Candidate detection and path check of the upcoming repetition.
 
     Parameters
@@ -111,9 +111,8 @@ class Upcoming(CheckedComponent, wiring.Component):
         the ``path_check``'s verdict.
     """
 
-    check_parameters = staticmethod(check_depth)
-
     def __init__(self, depth):
+        check_depth(depth)
         self._depth = depth
         super().__init__({
             "query":             In(UpcomingSignature(depth)),
@@ -220,6 +219,9 @@ class Upcoming(CheckedComponent, wiring.Component):
             path_check.occupancy.eq(self.query.occupancy),
         ]
 
+        # The candidates in the path check, as its own valid pipeline
+        # (`verdict_valid`) has them, but cleared by a new query's start: a
+        # verdict on the last query's candidate never answers this one.
         in_flight = view.in_flight
         m.d.sync += in_flight.eq(Mux(self.scan_start, 0, Cat(candidate_valid, in_flight[:-1])))
 

@@ -27,6 +27,10 @@ from axon.hdl.board.uart import divisor_for
 from .test_program import bitstream as icepack_bitstream
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "board builds and fit"
+
+
 DATA = os.path.join(os.path.dirname(axon.sim.__file__), "data")
 
 
@@ -116,6 +120,11 @@ def test_build_bad_input(capsys):
     err = capsys.readouterr().err
     assert err == ("axon build: error: --chains must be even for the exact rules (half the "
                    "slots serve each side), not 3\n")
+    # The layout options of axon scan, from the board's own configuration:
+    # the iCEstick's lean scan cannot have the upcoming block.
+    assert run(["build", "--board", "icestick", "--upcoming"]) == 2
+    assert capsys.readouterr().err == ("axon build: error: the upcoming repetition needs the "
+                                       "pair scan, not scan 'single'\n")
 
 
 def test_build_without_tools(monkeypatch, tmp_path):
@@ -131,7 +140,11 @@ def _check_build(tmp_path, monkeypatch, board, capsys):
     # YoWASP tools see the working directory only: build relative to it.
     monkeypatch.chdir(tmp_path)
     assert run(["build", "--board", board, "--seed", "3"]) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
+    # Each long step says so on stderr as it starts.
+    steps = [line.strip() for line in err.splitlines() if line.startswith("  ")]
+    assert steps[-3:] == ["synthesis (Yosys) ...", "place and route (nextpnr) ...",
+                          "bitstream (icepack) ..."]
     bitstream = os.path.join("build", board, "axon.bin")
     assert f"bitstream: {bitstream}" in out
     assert os.path.getsize(bitstream) > 30_000
@@ -158,6 +171,9 @@ def test_build_icebreaker(tmp_path, monkeypatch, capsys):
     assert "(iCE40UP5K-SG48), 24 chains, depth 256, exact rules, seed 3\n" in out
 
 
+# The iCE40HX8K: the shipped configuration, as on the iCEBreaker, on another
+# device; a build (a minute or two) that the sweep adds.
+@pytest.mark.slow
 def test_build_hx8k(tmp_path, monkeypatch, capsys):
     report, _ = _check_build(tmp_path, monkeypatch, "hx8k", capsys)
     assert report["device"] == "iCE40HX8K-CT256" and report["chains"] == 24
@@ -199,7 +215,7 @@ def test_build_too_big_for_hx1k(tmp_path, monkeypatch, capsys):
 def test_query_sim_matches_scan(capsys):
     from axon.sim.cli.main import main
     pgn = os.path.join(DATA, "paper_figure5.pgn")
-    assert main(["scan", "--backend", "sim", "--jsonl", "-q", "--chains", "8",
+    assert main(["scan", "--backend", "pysim", "--jsonl", "-q", "--chains", "8",
                  "--rules", "paper", "--count-limit", "2", pgn]) == 0
     scan = capsys.readouterr().out
     assert run(["query", "--port", "sim://", "--jsonl", "--chains", "8", "--rules", "paper",
@@ -227,6 +243,44 @@ def test_query_bad_input(capsys):
         "axon query: error: cannot open serial port /dev/does-not-exist")
 
 
+def test_lean_board_answers_the_upcoming_repetition_as_not_available(capsys):
+    pgn = os.path.join(DATA, "paper_figure5.pgn")
+    assert run(["query", "--port", "sim://icestick", "--jsonl", "-q", pgn]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows and all(row["upcoming"] is None and row["upcoming_draw"] is None
+                        for row in rows)
+    # The same board with the block answers it, found or not.
+    assert run(["query", "--port", "sim://icestick", "--jsonl", "-q", "--chains", "24",
+                "--pools", "kind", "--scan", "pair", "--upcoming", pgn]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows and all(row["upcoming"] in (True, False) for row in rows)
+
+
+def test_query_prints_each_game_before_reading_the_next(tmp_path, capsys):
+    # A bad second game stops the run after the first game's rows: they were
+    # printed as they were answered, not kept for the end.
+    pgn = tmp_path / "two.pgn"
+    pgn.write_text("1. Nf3 Nf6 2. Ng1 Ng8 *\n\n1. e4 Kxe8 *\n")
+    assert run(["query", "--port", "sim://", "--jsonl", "-q", str(pgn)]) == 2
+    out, err = capsys.readouterr()
+    assert [json.loads(line)["ply"] for line in out.splitlines()] == [1, 2, 3, 4]
+    assert err.startswith("axon query: error: ") and "game 2" in err
+
+
+def test_query_checks_the_board_has_the_options_layout(capsys):
+    pgn = os.path.join(DATA, "paper_figure5.pgn")
+    # What the URL sets is the board's; an option that differs is refused.
+    port = "sim://icestick?pools=side"
+    assert run(["query", "--port", port, "-q", "--pools", "kind", pgn]) == 2
+    assert capsys.readouterr().err == (
+        f"axon query: error: the board on {port} has pools side, not kind; rebuild it "
+        f"with axon build --pools kind\n")
+    assert run(["query", "--port", "sim://?upcoming=no", "-q", "--upcoming", pgn]) == 2
+    assert capsys.readouterr().err == (
+        "axon query: error: the board on sim://?upcoming=no has upcoming no, not yes; "
+        "rebuild it with axon build --upcoming\n")
+
+
 def test_sim_port_of_a_1k_board_is_its_serial_design():
     # `sim://icestick` simulates the board as it is built: the serial chain
     # list in block RAM, behind the same link and protocol.
@@ -237,7 +291,7 @@ def test_sim_port_of_a_1k_board_is_its_serial_design():
     transport = open_transport("sim://icestick")
     assert transport.design.config == SERIAL
     board = Board(transport)
-    assert board.identify().chains == 32
+    assert board.identify().config == SERIAL
     shuffle = [pack_word(6, 21, 2), pack_word(62, 45, 10),
                pack_word(21, 6, 2), pack_word(45, 62, 10)] * 3
     board.write_moves(0, shuffle)
@@ -245,7 +299,8 @@ def test_sim_port_of_a_1k_board_is_its_serial_design():
         result, cycles = board.query(top, 15)
         golden = perpetual(shuffle, top, config=DetectorConfig(chains=32, pools="side"),
                            count_limit=15)
-        assert result == golden
+        # No upcoming block: its answer is not available, not "none".
+        assert result == golden.without_upcoming() and result.upcoming is None
         # Pinned by hand: two clocks a word, one more for the chain of its
         # side each knight's return walks, and the judging clock of the
         # absent word below address 0.

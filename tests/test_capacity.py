@@ -23,6 +23,10 @@ from hypothesis import given, settings, strategies as st
 from .test_rtl import check_jobs, game_jobs, memory_images, queries
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "pool layouts and capacity"
+
+
 CHAINS = SHIPPED.chains
 # The bench's crowded workload is another seed of the same generator.
 CROWDED_GAMES, CROWDED_SEED = 24, 2211

@@ -24,6 +24,10 @@ from axon.sim.model.oracle import oracle_answers
 from axon.hdl.params import DetectorConfig
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "command line"
+
+
 DATA = resources.files("axon.sim") / "data"
 FIGURE1 = str(DATA / "paper_figure1.pgn")
 FIGURE5 = str(DATA / "paper_figure5.pgn")
@@ -98,7 +102,7 @@ def test_scan_jsonl_schema_and_answers(capsys):
 
 def test_scan_golden_and_sim_agree(capsys):
     golden_code, golden_out, _ = run(capsys, "scan", FIGURE5, "--jsonl")
-    sim_code, sim_out, _ = run(capsys, "scan", FIGURE5, "--jsonl", "--backend", "sim")
+    sim_code, sim_out, _ = run(capsys, "scan", FIGURE5, "--jsonl", "--backend", "pysim")
     assert golden_code == sim_code == 0
     golden, sim = jsonl(golden_out), jsonl(sim_out)
     assert len(sim) == 24
@@ -253,7 +257,7 @@ def test_window_rule():
 def test_window_backends_agree(capsys):
     # DIEP-AXON ends in a long reversible run: depth 8 cuts it.
     _, golden, _ = run(capsys, "scan", DIEP, "--jsonl", "--depth", "8")
-    _, sim, _ = run(capsys, "scan", DIEP, "--jsonl", "--depth", "8", "--backend", "sim")
+    _, sim, _ = run(capsys, "scan", DIEP, "--jsonl", "--depth", "8", "--backend", "pysim")
     golden, sim = jsonl(golden), jsonl(sim)
     for record in sim:
         record["cycles"] = None
@@ -444,13 +448,13 @@ BAD_OPTIONS = [
     (["scan", FIGURE5, "--count-limit", "16"], "--count-limit must be in 0..15, not 16"),
     (["scan", FIGURE5, "--count-limit", "-1"], "--count-limit must be in 0..15, not -1"),
     (["scan", FIGURE5, "--depth", "7"], "--depth must be an even integer in 2..32768, not 7"),
-    (["scan", FIGURE5, "--backend", "sim", "--rules", "cpw"],
-     "--rules cpw is golden-only; the sim backend supports exact and paper"),
+    (["scan", FIGURE5, "--backend", "pysim", "--rules", "cpw"],
+     "--rules cpw is golden-only; the pysim backend supports exact and paper"),
     (["verify", FIGURE5, "--rules", "cpw"], "--rules cpw is golden-only"),
     (["scan", FIGURE5, "--backend", "golden", "--vcd", "x.vcd"],
-     "--vcd needs the sim backend, not --backend golden"),
+     "--vcd needs the pysim backend, not --backend golden"),
     (["verify", FIGURE5, "--backend", "cxxrtl", "--vcd", "x.vcd"],
-     "--vcd needs the sim backend, not --backend cxxrtl"),
+     "--vcd needs the pysim backend, not --backend cxxrtl"),
     (["scan", FIGURE5, "--vcd", "/dev/null/x.vcd"],
      "--vcd /dev/null/x.vcd: cannot create the directory /dev/null: not a directory"),
     (["explain", FIGURE5, "--game", "4", "--ply", "1"],
@@ -557,7 +561,7 @@ def test_explain_stop_reasons(capsys):
 
 def test_cxxrtl_backend_prints_what_the_sim_backend_prints(capsys):
     pytest.importorskip("axon.sim.backends.cxxrtl")
-    code, sim_out, _ = run(capsys, "scan", FIGURE5, "--backend", "sim", "--jsonl", "-q")
+    code, sim_out, _ = run(capsys, "scan", FIGURE5, "--backend", "pysim", "--jsonl", "-q")
     assert code == 0
     code, cxx_out, _ = run(capsys, "scan", FIGURE5, "--backend", "cxxrtl", "--jsonl", "-q")
     assert code == 0 and cxx_out == sim_out
@@ -569,13 +573,13 @@ def test_cxxrtl_backend_prints_what_the_sim_backend_prints(capsys):
 
 def test_serial_layout_scan_prints_what_the_1k_board_prints(capsys):
     # The iCEstick builds the serial list, 32 chains, handed a word at a time.
-    code, scan, _ = run(capsys, "scan", FIGURE5, "--backend", "sim", "--pools", "serial",
+    code, scan, _ = run(capsys, "scan", FIGURE5, "--backend", "pysim", "--pools", "serial",
                         "--scan", "single", "--chains", "32", "-q")
     code_query, query, _ = run(capsys, "query", "--port", "sim://icestick", FIGURE5, "-q")
     assert code == code_query == 0
     assert scan == query and len(scan.splitlines()) > 10
     # The lean layout answers otherwise: other clocks, overflows.
-    lean = run(capsys, "scan", FIGURE5, "--backend", "sim", "--pools", "side", "--scan",
+    lean = run(capsys, "scan", FIGURE5, "--backend", "pysim", "--pools", "side", "--scan",
                "single", "--chains", "4", "-q")[1]
     assert lean != scan
 
@@ -606,7 +610,7 @@ def test_verify_that_compared_nothing_fails(capsys, tmp_path):
 def test_serial_layout_needs_its_scan_in_the_gateware(capsys):
     # The golden model answers the serial layout with any scan; the gateware
     # only with its own, and says so in one line.
-    code, _, err = run(capsys, "verify", FIGURE5, "--backend", "sim", "--pools", "serial",
+    code, _, err = run(capsys, "verify", FIGURE5, "--backend", "pysim", "--pools", "serial",
                        "--chains", "32")
     assert code == 2 and err == ("axon verify: error: the serial pool layout needs the "
                                  "'single' scan, not 'pair'\n")

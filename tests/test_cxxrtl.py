@@ -2,7 +2,7 @@
 """The CXXRTL model against the golden model and against Amaranth's simulator.
 
 The C++ model must give the golden model's answer and clock count, and the
-very same ``TimedResult`` as :class:`~axon.sim.backends.pysim.RtlSession` on the same
+very same ``TimedResult`` as :class:`~axon.sim.backends.pysim.PysimSession` on the same
 jobs: the harness drives the ports as the Python testbench does.
 """
 
@@ -22,16 +22,25 @@ from axon.hdl.word import pack_word
 from axon.sim.model.encode import encode_moves
 from axon.sim.model.generate import game_corpus
 from axon.sim.model.golden import Stop, perpetual
-from axon.sim.backends.pysim import RtlSession, expected_cycles, split_query
+from axon.sim.backends.pysim import PysimSession, expected_cycles, split_query
 from axon.sim.verify.soak import IMAGE_KINDS, random_image
 from axon.hdl.params import DetectorConfig
+
+
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "CXXRTL backend"
 
 
 DEPTH = 256
 # 24 is the default; 4 chains (two a side) overflow often. (An odd count such
 # as 3 is refused: half the slots serve each side.) The last is the 1K
 # boards' lean configuration: one pool a side, one ply a clock.
-CONFIGS = [(rules, chains, pools, scan) for rules in ("exact", "paper")
+# Each configuration is a model to compile (seconds to half a minute, cold).
+# The paper rules at 24 chains are a sweep: the paper rules are compiled at
+# 4 chains in both layouts, and 24 chains with the exact rules.
+CONFIGS = [(rules, chains, pools, scan) if (rules, chains) != ("paper", 24) else
+           pytest.param(rules, chains, pools, scan, marks=pytest.mark.slow)
+           for rules in ("exact", "paper")
            for chains, pools, scan in ((24, "kind", "pair"), (4, "kind", "pair"),
                                        (4, "side", "single"))]
 # The 1K boards' serial chain list in block RAM (exact rules only).
@@ -64,7 +73,7 @@ def sessions():
 
 def python_session(session):
     """Amaranth's simulator on the configuration of a CXXRTL ``session``."""
-    return RtlSession(session.config)
+    return PysimSession(session.config)
 
 
 def search_root(rng, top, length):
@@ -176,7 +185,7 @@ def test_speed_against_python_simulator(sessions):
     session = sessions("exact", 24)
     jobs = game_jobs(game_corpus(6, seed=41, plies=(60, 120)))
     began = time.perf_counter()
-    python_answers = RtlSession(config=DetectorConfig(depth=DEPTH, chains=24)).run_batch(jobs)
+    python_answers = PysimSession(config=DetectorConfig(depth=DEPTH, chains=24)).run_batch(jobs)
     python_seconds = time.perf_counter() - began
     began = time.perf_counter()
     cxxrtl_answers = session.run_batch(jobs)
@@ -262,13 +271,13 @@ def test_a_hung_query_times_out():
 def test_pysim_gives_up_on_a_hung_query_where_cxxrtl_does():
     from axon.sim.backends.pysim import DetectorTimeout
 
-    class HungRtlSession(RtlSession):
+    class HungPysimSession(PysimSession):
         def make_dut(self):
             return NeverDone(self.config)
 
     # The same clock count as the CXXRTL harness's (hung_after_clocks).
     with pytest.raises(DetectorTimeout, match=r"query top=3 did not finish in 32 clocks"):
-        HungRtlSession(DetectorConfig(depth=16, chains=2)).run([0] * 4, [(3, 4)])
+        HungPysimSession(DetectorConfig(depth=16, chains=2)).run([0] * 4, [(3, 4)])
 
 
 @pytest.mark.quick

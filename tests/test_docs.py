@@ -9,6 +9,10 @@ from pathlib import Path
 import pytest
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "documentation site"
+
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -8,6 +8,10 @@ from axon.hdl.word import unpack_word
 from axon.sim.model.encode import encode_move, piece_code
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "move encoding"
+
+
 # Every test here is quick: all of it is in the edit loop's tier.
 pytestmark = pytest.mark.quick
 

@@ -13,6 +13,10 @@ from axon.sim.cli.main import main
 from axon.sim.backends.export import VerilogSession
 from axon.sim.verify.soak import check_batch
 
+
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "Verilog export"
+
 # What `axon export` writes by default: the repetition core alone.
 CORE = SHIPPED.replace(upcoming=False)
 

@@ -27,6 +27,10 @@ from axon.sim.cli.main import main
 from axon.hdl.params import DetectorConfig
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "formal proofs"
+
+
 try:
     formal.find_sby()
 except formal.ToolMissing as error:   # pragma: no cover - the test extra installs them
@@ -89,10 +93,10 @@ def _slow(prop, *values, id=None, marks=()):
 def test_property_holds(prop):
     outcome = _outcome(prop)
     assert outcome.passed, outcome.log[-3000:]
-    expected = "proven" if prop.mode == "prove" else f"bounded {prop.depth}"
+    expected = "proven" if prop.mode == "prove" else f"bounded {prop.bmc_depth}"
     assert outcome.status == expected
-    assert outcome.figure == (f"proven k={prop.depth}" if prop.mode == "prove"
-                              else f"bounded {prop.depth}")
+    assert outcome.figure == (f"proven k={prop.bmc_depth}" if prop.mode == "prove"
+                              else f"bounded {prop.bmc_depth}")
 
 
 BROKEN = [_slow(prop, variant, id=prop.name + ("" if variant is True else f"-{variant}"),
@@ -126,7 +130,7 @@ def test_scan_property_proven_at_every_depth(prop, list_depth):
     # ranking invariant, not a length above the longest scan, closes it.
     outcome = _outcome(prop, list_depth=list_depth)
     assert outcome.passed and outcome.status == "proven", outcome.log[-3000:]
-    assert outcome.figure == f"proven k={prop.depth}"
+    assert outcome.figure == f"proven k={prop.bmc_depth}"
 
 
 @pytest.mark.slow
@@ -183,7 +187,7 @@ def test_termination_is_proven_at_the_shipped_depth():
     assert [prop.name for prop in DEEP] == ["termination", "termination-lean"]
     assert formal.TERMINATION_DEPTHS == (2, 4, 8, 16, 32, 64, 128, 256)
     # A short induction, far below the longest scan (263 clocks at top 255).
-    assert all(prop.depth <= 8 < SHIPPED.worst_case_clocks(formal.DEFAULT_DEPTH - 1)
+    assert all(prop.bmc_depth <= 8 < SHIPPED.worst_case_clocks(formal.DEFAULT_DEPTH - 1)
                for prop in DEEP)
 
 
@@ -197,7 +201,7 @@ def test_a_size_is_refused_for_a_property_without_a_pool():
 
 def test_prove_command_prints_one_line_per_property(capsys):
     assert main(["prove", "--only", "stable-results", "--only", "writes-refused",
-                 "--depth", "6"]) == 0
+                 "--bmc-depth", "6"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines] == ["stable-results", "writes-refused"]
     # Mode, induction length, solver time.

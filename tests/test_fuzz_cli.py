@@ -16,6 +16,10 @@ from hypothesis import given, settings, strategies as st
 from axon.sim.cli.main import main
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "command-line errors"
+
+
 GOOD = """[Event "fuzz"]
 [Site "?"]
 [Date "????.??.??"]

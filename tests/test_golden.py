@@ -14,6 +14,10 @@ from .lines import two_chains_meet_one_move
 from .lines import FIGURE1, KING_TRIANGLE, KNIGHT_SWAP, ROOK_SWAP, THREE_KNIGHTS, play
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "golden model against python-chess"
+
+
 def last_ply(line, **options):
     _, _, words = play(line)
     return perpetual(words, len(words) - 1, config=DetectorConfig(**options))
@@ -419,11 +423,11 @@ def test_legal_games_never_meet_two_chains_at_once(corpus, rules):
     # The gateware takes each hit vector as the chosen slot; that is only
     # sound because no legal move list ever sets two bits in one.
     from axon.hdl.word import unpack_word
-    from axon.sim.model.golden import ChainList
+    from axon.sim.model.golden import GoldenChainList
     checked = 0
     for board, moves, words, answers in corpus:
         for top in range(0, len(words), 3):
-            chain_list = ChainList(DetectorConfig(chains=24, rules=rules))
+            chain_list = GoldenChainList(DetectorConfig(chains=24, rules=rules))
             for address in range(top, -1, -1):
                 from_sq, to_sq, piece, barrier = unpack_word(words[address])
                 if barrier:
@@ -439,8 +443,8 @@ def test_legal_games_never_meet_two_chains_at_once(corpus, rules):
 from hypothesis import given, settings, strategies as st
 
 from axon.hdl.pools import STARTING_MATERIAL
-from axon.sim.model.golden import ChainPool, Rules
-from axon.sim.model.unpaired import UnpairedPool
+from axon.sim.model.golden import GoldenChainPool, Rules
+from axon.sim.model.unpaired import GoldenUnpairedPool
 from axon.hdl.params import DetectorConfig
 
 
@@ -471,7 +475,7 @@ def _projection(pool, kinds):
 def test_unpaired_pool_follows_the_golden_pool(moves, size, kinds):
     # The unpaired pool (what the gateware keeps) gives the golden model's
     # answer on every move, overflow included, for any words.
-    golden, unpaired = ChainPool(size, Rules.EXACT), UnpairedPool(size, kinds)
+    golden, unpaired = GoldenChainPool(size, Rules.EXACT), GoldenUnpairedPool(size, kinds)
     for piece, from_sq, to_sq in moves:
         if not kinds:
             piece = 2   # a pool of one kind sees only that kind's moves

@@ -1,3 +1,6 @@
+# amaranth: UnusedElaboratable=no
+# (The tests here make components whose constructors refuse their
+# parameters, on purpose: each exists half-made and is never used.)
 """Gateware constructors reject bad parameters with messages that say what was given.
 
 Unlike the other test files, this one does not silence UnusedElaboratable:
@@ -24,8 +27,12 @@ from axon.hdl.scanner import Scanner
 from axon.hdl.upcoming import Upcoming
 from axon.hdl.board.top import AxonBoard
 from axon.hdl.params import (LATENCY_OVERHEAD, LEAN, LEAN_LATENCY_OVERHEAD, REFETCH_CLOCKS,
-                             SERIAL, SERIAL_LATENCY_OVERHEAD, SHIPPED, DetectorConfig, Pools,
-                             Rules, Scan)
+                             CORE, SERIAL, SERIAL_LATENCY_OVERHEAD, SHIPPED, DetectorConfig,
+                             Pools, Rules, Scan)
+
+
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "embedding API and parameters"
 
 
 # Every test here is quick: all of it is in the edit loop's tier.
@@ -52,7 +59,7 @@ pytestmark = pytest.mark.quick
      r"^the upcoming repetition needs the pair scan, not scan 'single'$"),
     (lambda: AxonDetector(DetectorConfig(upcoming=1)), TypeError,
      r"^upcoming must be True or False, not 1$"),
-    (lambda: MoveList(depth=255), TypeError,
+    (lambda: MoveList(depth=255), ValueError,
      r"^Move-list depth must be an even integer in 2\.\.32768, not 255$"),
     (lambda: Scanner(depth="256"), TypeError,
      r"^Move-list depth must be an even integer in 2\.\.32768, not '256'$"),
@@ -70,11 +77,11 @@ pytestmark = pytest.mark.quick
      r"^scan must be one of pair, single, not 'double'$"),
     (lambda: AxonDetector(dict(depth=16)), TypeError,
      r"^Configuration must be a DetectorConfig, not \{'depth': 16\}$"),
-    (lambda: LeanScanner(depth=3), TypeError,
+    (lambda: LeanScanner(depth=3), ValueError,
      r"Move-list depth must be an even integer in 2\.\.32768, not 3"),
-    (lambda: LeanMoveList(depth=0), TypeError,
+    (lambda: LeanMoveList(depth=0), ValueError,
      r"Move-list depth must be an even integer in 2\.\.32768, not 0"),
-    (lambda: QuerySignature(depth=3), TypeError,
+    (lambda: QuerySignature(depth=3), ValueError,
      r"Move-list depth must be an even integer in 2\.\.32768, not 3"),
     (lambda: MoveMemorySignature(depth=None), TypeError,
      r"Move-list depth must be an even integer in 2\.\.32768, not None"),
@@ -152,8 +159,12 @@ def test_an_embedder_connects_by_signature():
 def test_configuration_resolves_the_upcoming_block_by_its_scan():
     # Unset, the upcoming block is built wherever the scan can have it.
     assert SHIPPED.upcoming and not LEAN.upcoming
+    assert DetectorConfig(scan="pair").upcoming and not DetectorConfig(scan="single").upcoming
+    # A change keeps it, but for a scan that cannot have it.
     assert not SHIPPED.replace(scan=Scan.SINGLE).upcoming
-    assert LEAN.replace(scan="pair").upcoming
+    assert not LEAN.replace(scan="pair").upcoming
+    assert LEAN.replace(scan="pair", upcoming=True).upcoming
+    assert CORE.replace(scan="pair") == CORE and SHIPPED.replace(scan="pair") == SHIPPED
     assert not SHIPPED.replace(upcoming=False).replace(depth=16).upcoming
     # Names and members are one: a configuration is a value.
     assert DetectorConfig(rules="paper", pools="side") == \
@@ -221,3 +232,12 @@ def test_the_boards_build_the_named_configurations():
     assert {name: spec.config for name, spec in BOARDS.items()} == {
         "icebreaker": SHIPPED, "icestick": SERIAL, "hx8k": SHIPPED, "icesugar": SHIPPED,
         "icesugar-nano": SERIAL, "nandland-go": SERIAL}
+
+
+def test_a_hung_query_is_given_up_just_after_the_upcoming_answer():
+    from axon.hdl.params import HUNG_MARGIN_CLOCKS
+    from axon.hdl.upcoming import UPCOMING_CLOCKS
+    assert HUNG_MARGIN_CLOCKS == UPCOMING_CLOCKS + 1
+    for config in (SHIPPED, LEAN):
+        assert config.hung_after_clocks == \
+            config.worst_case_clocks(config.depth - 1) + UPCOMING_CLOCKS + 1

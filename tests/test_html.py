@@ -19,6 +19,10 @@ from axon.sim.model.games import bundled_files, load_games
 from .test_cli import FIGURE5, TABLE2
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "explanation page"
+
+
 class _Tables(HTMLParser):
     """Every table of a page as a list of rows of cell texts. A cell that
     says a thing in plain words over the paper's (``span.paper``) is read

@@ -25,6 +25,10 @@ from axon.sim.backends.toolchain import ToolMissing, find_sby
 from axon.sim.cli.main import EXIT_INTERRUPTED
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "Ctrl-C"
+
+
 AXON = os.path.join(os.path.dirname(sys.executable), "axon")
 DATA = os.path.join(os.path.dirname(__file__), os.pardir, "sim", "data")
 
@@ -129,7 +133,11 @@ def interrupted_inside_a_constructor(options):
     raise KeyboardInterrupt
 
 cli._run = interrupted_inside_a_constructor
-sys.exit(cli.main(["scan", "any.pgn"]))
+status = cli.main(["scan", "any.pgn"])
+# The reports are dropped for the interrupted work only, not for the process.
+if sys.unraisablehook is not sys.__unraisablehook__:
+    print("the unraisable hook stayed replaced", file=sys.stderr)
+sys.exit(status)
 """
 
 
@@ -153,7 +161,7 @@ def test_scan_and_verify_stop(command, tmp_path):
             game.setup(board)
             game.add_line(moves)
             print(game, file=file, end="\n\n")
-    status, _, stderr, seconds = interrupt([command, str(path), "--backend", "sim"], ready=3)
+    status, _, stderr, seconds = interrupt([command, str(path), "--backend", "pysim"], ready=3)
     assert_interrupted(status, stderr, seconds, command)
 
 
@@ -189,15 +197,6 @@ def test_first_cxxrtl_compile_says_so(tmp_path):
     assert re.search(r"compiling [\d.]+ MB of C\+\+ with \S+ .*\(once; the binary is cached\)",
                      process.stderr)
     assert "compiled in" in process.stderr
-
-
-def test_build_names_each_step(tmp_path):
-    process = subprocess.run([AXON, "build", "--build-dir", "b"], capture_output=True,
-                             text=True, timeout=900, cwd=tmp_path)
-    assert process.returncode == 0, process.stderr
-    steps = [line.strip() for line in process.stderr.splitlines() if line.startswith("  ")]
-    assert steps[-3:] == ["synthesis (Yosys) ...", "place and route (nextpnr) ...",
-                          "bitstream (icepack) ..."]
 
 
 def test_a_cold_yowasp_cache_is_announced(tmp_path, monkeypatch):

@@ -16,7 +16,10 @@ from hypothesis import assume, given, settings, strategies as st
 
 import axon.sim
 from axon.hdl.board import protocol
-from axon.boards.host import Board, LinkError, open_transport, parse_query
+from axon.boards.host import Board, LinkError, open_transport, parse_query, simulated_config
+from axon.boards.platforms import BOARDS
+from axon.hdl.board.top import AxonBoard
+from axon.hdl.version import INTERFACE_VERSION
 from axon.hdl.board.link import crc8_update
 from axon.sim.verify.linksoak import NOISE_KINDS, noise
 from axon.hdl.board.protocol import (Command, ErrorCode, ERROR_RESPONSE, RESPONSE_FLAG,
@@ -28,7 +31,11 @@ from axon.sim.model.golden import perpetual
 from axon.sim.model.history import window_segments
 from axon.sim.backends.board_pysim import PysimBoard
 from axon.sim.backends.pysim import expected_cycles
-from axon.hdl.params import SHIPPED, DetectorConfig, Rules
+from axon.hdl.params import LEAN, SERIAL, SHIPPED, DetectorConfig, Rules
+
+
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "host link"
 
 
 DATA = os.path.join(os.path.dirname(axon.sim.__file__), "data")
@@ -117,8 +124,64 @@ def _check_games(board, records, config, *, count_limit=4):
 
 def test_identify(board24):
     identity = board24.identify()
-    assert identity == protocol.Identity(version=protocol.PROTOCOL_VERSION, rules=Rules.EXACT,
-                                         chains=24, depth=256, max_words=84)
+    assert identity == protocol.Identity(version=protocol.PROTOCOL_VERSION,
+                                         interface=INTERFACE_VERSION, config=SHIPPED,
+                                         count_bits=4, cycle_bits=16, max_words=84)
+    assert board24.config == SHIPPED
+
+
+class MislabelledBoard(PysimBoard):
+    """A board design that reports the shipped configuration whatever it serves."""
+    def _make_dut(self):
+        return AxonBoard(SHIPPED, divisor=self.divisor, timeout_bits=self.timeout_bits)
+
+
+def board_configs_as_identified(boards, make=open_transport):
+    """``{board name: (configuration it is built with, what IDENTIFY says)}``."""
+    found = {}
+    for name, spec in boards.items():
+        board = Board(make(f"sim://{name}"))
+        found[name] = (spec.config, board.identify().config)
+    return found
+
+
+@pytest.mark.quick
+def test_every_shipped_board_identifies_its_configuration():
+    found = board_configs_as_identified(BOARDS)
+    assert {built for built, _ in found.values()} >= {SHIPPED, SERIAL}
+    for name, (built, identified) in found.items():
+        assert identified == built, name
+    # A board that reports another configuration than it has is caught.
+    mislabelled = board_configs_as_identified(
+        {"icestick": BOARDS["icestick"]},
+        make=lambda url: MislabelledBoard(simulated_config(url)[0]))
+    assert any(built != identified for built, identified in mislabelled.values())
+
+
+def test_sim_url_takes_every_configuration_option():
+    url = "sim://icebreaker?depth=64&chains=16&rules=exact&pools=spill&scan=pair&upcoming=no"
+    config = DetectorConfig(depth=64, chains=16, pools="spill", upcoming=False)
+    assert simulated_config(url) == (config, 4)
+    assert Board(open_transport(url)).identify().config == config
+    assert simulated_config("sim://icestick?pools=side&chains=4&scan=pair&upcoming=yes"
+                            "&divisor=6")[0] == LEAN.replace(scan="pair", upcoming=True)
+    with pytest.raises(ValueError, match=r"^option upcoming must be yes or no, not 'maybe'$"):
+        simulated_config("sim://?upcoming=maybe")
+    with pytest.raises(ValueError, match=r"^the upcoming repetition needs the pair scan"):
+        simulated_config("cxxrtl://?scan=single&upcoming=yes")
+
+
+@pytest.mark.quick
+def test_a_board_of_an_older_protocol_is_refused_in_one_line():
+    old = bytes([3, 1, 24, 0, 1, 84])        # version 3's IDENTIFY answer
+    with pytest.raises(protocol.ProtocolVersionError) as caught:
+        protocol.parse_identity(old)
+    assert str(caught.value) == (
+        "the board speaks link protocol version 3, this host version 4: build and program it "
+        "again with this axon (axon build, axon program)")
+    record = protocol.IdentityRecord.const(protocol.identity_record(LEAN)).as_value().value
+    payload = record.to_bytes(protocol.IDENTITY_BYTES, "little")
+    assert protocol.parse_identity(payload).config == LEAN
 
 
 def test_bundled_games(board24):
@@ -210,7 +273,7 @@ def test_query_frames_of_the_old_size_and_bad_roots_are_refused(board24):
         with pytest.raises(LinkError) as caught:
             board24.transact(protocol.query_request(0, 1, root=root), Command.QUERY)
         assert caught.value.code == ErrorCode.BAD_ARGUMENT, root
-    assert board24.identity.version == protocol.PROTOCOL_VERSION == 3
+    assert board24.identity.version == protocol.PROTOCOL_VERSION == 4
 
 
 def test_long_write_and_read_split_into_frames(board24):
@@ -347,8 +410,8 @@ def _check_valid(bench, memory, request, answers):
         assert cycles == expected_cycles(memory, top, expected, SHIPPED)
     elif kind == "identify":
         assert protocol.parse_identity(answer.payload) == protocol.Identity(
-            version=protocol.PROTOCOL_VERSION, rules=Rules.EXACT, chains=FUZZ_CHAINS,
-            depth=FUZZ_DEPTH, max_words=84)
+            version=protocol.PROTOCOL_VERSION, interface=INTERFACE_VERSION,
+            config=bench.transport.config, count_bits=4, cycle_bits=16, max_words=84)
     else:
         assert answer.payload == b""
 

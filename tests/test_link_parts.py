@@ -22,6 +22,7 @@ from hypothesis import given, settings, strategies as st
 
 from axon.boards.host import parse_query
 from axon.hdl.board.link import FrameReceiver, FrameSender, HostLink
+from axon.hdl.version import INTERFACE_VERSION
 from axon.hdl.board.protocol import (ERROR_RESPONSE, MAX_WORDS, PROTOCOL_VERSION,
                                   QUERY_REQUEST_BYTES, RESPONSE_FLAG, RULES_CODES, START,
                                   WORD_BYTES, Command, ErrorCode, FrameDecoder, crc8,
@@ -34,6 +35,10 @@ from axon.sim.model.encode import encode_moves
 from axon.sim.model.generate import random_game
 from axon.sim.model.golden import perpetual
 from axon.hdl.params import SHIPPED, DetectorConfig
+
+
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "host link, part by part"
 
 
 TIMEOUT = 6
@@ -323,9 +328,13 @@ class ReferenceLink:
         if command == Command.IDENTIFY:
             if length:
                 return error(ErrorCode.BAD_LENGTH)
-            return command | RESPONSE_FLAG, bytes([PROTOCOL_VERSION, RULES_CODES[SHIPPED.rules],
-                                                   self.chains]) + \
-                self.depth.to_bytes(2, "little") + bytes([MAX_WORDS])
+            # Version, interface 0.2.0, rules exact, pools by kind, the pair
+            # scan, with the upcoming block, chains, depth, count and clock
+            # widths, max words.
+            major, minor, patch = INTERFACE_VERSION
+            return command | RESPONSE_FLAG, bytes([PROTOCOL_VERSION, major, minor, patch,
+                                                   1, 0, 0, 1, self.chains]) + \
+                self.depth.to_bytes(2, "little") + bytes([4, 16, MAX_WORDS])
         if command in (Command.WRITE, Command.READ):
             expected = 3 + WORD_BYTES * count if command == Command.WRITE else 3
             if length != expected or not 1 <= count <= MAX_WORDS:

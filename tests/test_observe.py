@@ -16,6 +16,10 @@ from axon.sim.backends.pysim import run_query, write_words
 from .lines import KNIGHT_SWAP, play
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "observation view of the gateware"
+
+
 @pytest.mark.quick
 def test_registers_are_named_once():
     made = registers({"fetch_addr": range(-4, 8), "word": MoveWord, "flag": 1},

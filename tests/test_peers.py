@@ -25,6 +25,10 @@ from axon.sim.bench.peers import (PEERS, PeerError, PeerGame, find_compiler, mak
 from axon.hdl.params import DetectorConfig
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "benchmark peers"
+
+
 needs_cc = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
                               reason="the C peers need `cc` or `gcc` on PATH")
 

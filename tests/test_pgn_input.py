@@ -24,6 +24,10 @@ from axon.sim.model.games import load_games
 from .test_cli import jsonl, run
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "PGN input"
+
+
 DATA = resources.files("axon.sim") / "data"
 TRAPS = str(DATA / "traps.pgn")
 DIEP = str(DATA / "diep_axon.pgn")
@@ -291,7 +295,7 @@ def test_progress_is_sparse_in_a_log(tmp_path):
 
 def test_query_keeps_going_like_scan(study, capsys):
     code, scanned, scan_err = run(capsys, "scan", study, "--keep-going", "--jsonl", "-q",
-                                  "--backend", "sim")
+                                  "--backend", "pysim")
     code_q, queried, query_err = run(capsys, "query", "--port", "sim://", study,
                                      "--keep-going", "--jsonl", "-q")
     assert code == code_q == 2

@@ -17,6 +17,10 @@ from axon.sim.bench.readme import readme_tables
 from axon.sim.cli.main import build_parser, main
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "documentation against its sources"
+
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"

@@ -14,11 +14,15 @@ from axon.hdl.word import pack_word
 from axon.sim.model.encode import encode_moves
 from axon.sim.model.generate import game_corpus
 from axon.sim.model.golden import Stop, perpetual
-from axon.sim.backends.pysim import RtlSession, expected_cycles, split_query
+from axon.sim.backends.pysim import PysimSession, expected_cycles, split_query
 from axon.hdl.params import DetectorConfig
 
 from .lines import two_chains_meet_one_move
 from .lines import FIGURE1, KING_TRIANGLE, KNIGHT_SWAP, ROOK_SWAP, THREE_KNIGHTS, play
+
+
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "RTL against the golden model"
 
 
 DEPTH = 256
@@ -43,7 +47,7 @@ def check_jobs(rules, chains, jobs, legal=False, pools="kind", scan="pair"):
     two plies a clock (one with the lean scan).
     """
     config = DetectorConfig(depth=DEPTH, chains=chains, rules=rules, pools=pools, scan=scan)
-    session = RtlSession(config)
+    session = PysimSession(config)
     stops = set()
     memory = [0] * DEPTH
     for (words, queries), answers in zip(jobs, session.run_batch(jobs)):
@@ -145,8 +149,8 @@ def test_lean_scan_takes_one_word_a_clock():
     shuffle = [pack_word(1, 18, 2), pack_word(62, 45, 10),
                pack_word(18, 1, 2), pack_word(45, 62, 10)] * 2
     same_side = [pack_word(1, 18, 2), pack_word(18, 1, 2)]
-    lean = RtlSession(config=DetectorConfig(depth=16, chains=4, pools="side", scan="single"))
-    pair = RtlSession(config=DetectorConfig(depth=16, chains=4, pools="side"))
+    lean = PysimSession(config=DetectorConfig(depth=16, chains=4, pools="side", scan="single"))
+    pair = PysimSession(config=DetectorConfig(depth=16, chains=4, pools="side"))
     assert [answer.cycles for answer in lean.run(shuffle, [(7, 15)])] == [8 + 2]
     assert [answer.cycles for answer in pair.run(shuffle, [(7, 15)])] == [8 // 2 + 4]
     (answer,) = lean.run(same_side, [(1, 15)])
@@ -168,7 +172,7 @@ def test_a_move_meeting_two_chains_stops_as_overflow(rules):
 @pytest.mark.quick
 def test_writes_during_a_query_are_refused():
     from axon.sim.backends.pysim import run_query, write_words
-    session = RtlSession(config=DetectorConfig(depth=DEPTH, chains=24))
+    session = PysimSession(config=DetectorConfig(depth=DEPTH, chains=24))
     dut = session.make_dut()
     shuffle = [pack_word(1, 18, 2), pack_word(62, 45, 10),
                pack_word(18, 1, 2), pack_word(45, 62, 10)]
@@ -207,7 +211,7 @@ def test_reset_in_the_middle_of_a_scan_keeps_the_move_list():
     # and the next query is answered as if nothing had happened.
     from amaranth.hdl import Elaboratable, Module, ResetInserter, Signal
     from axon.sim.backends.pysim import run_query, write_words
-    session = RtlSession(config=DetectorConfig(depth=DEPTH, chains=24))
+    session = PysimSession(config=DetectorConfig(depth=DEPTH, chains=24))
     dut = session.make_dut()
     soft_reset = Signal()
 
@@ -246,7 +250,7 @@ def test_host_read_of_the_word_being_written_gets_the_new_word():
     # The detector bypasses the block RAM for this collision, so that the
     # board builds may leave it undefined in the RAM (axon.boards.build).
     from axon.sim.backends.pysim import write_words
-    session = RtlSession(config=DetectorConfig(depth=DEPTH, chains=24))
+    session = PysimSession(config=DetectorConfig(depth=DEPTH, chains=24))
     dut = session.make_dut()
     seen = []
 

@@ -33,6 +33,10 @@ from axon.sim.engine.trace import TraceWriter, check_trace, read_trace
 from axon.sim.model.games import load_games
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "the detector inside a search"
+
+
 DATA = os.path.join(os.path.dirname(__file__), os.pardir, "sim", "data")
 DOCS_SEARCH = Path(__file__).resolve().parents[1] / "docs" / "search.md"
 AXON = os.path.join(os.path.dirname(sys.executable), "axon")
@@ -147,10 +151,10 @@ def test_cxxrtl_detector_gives_python_chess_tree(expected):
 
 
 def test_pysim_detector_gives_python_chess_tree():
-    from axon.sim.backends.pysim import RtlSession
+    from axon.sim.backends.pysim import PysimSession
     board, history = corners()
     wanted = tree(board, history, ChessTest(), 4, upcoming=True)
-    with RtlSession() as session:
+    with PysimSession() as session:
         found = tree(board, history, DetectorTest(session, upcoming=True), 4, upcoming=True)
     assert found == wanted
     assert sum(row[5] for row in found) > 0

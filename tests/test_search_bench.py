@@ -10,6 +10,10 @@ import pytest
 from axon.hdl.params import SHIPPED
 from axon.sim.backends.pysim import split_query
 
+
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "benchmark search workload"
+
 latency = SHIPPED.latency
 from axon.sim.backends.session import Answer, GoldenSession
 from axon.sim.bench.benchmark import markdown, run_bench

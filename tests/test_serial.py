@@ -14,9 +14,13 @@ from axon.hdl.params import SERIAL, SERIAL_LATENCY_OVERHEAD, DetectorConfig, Sto
 from axon.hdl.seriallist import SerialChainList
 from axon.hdl.serialscan import SerialScanner
 from axon.hdl.word import pack_word
-from axon.sim.backends.pysim import RtlSession
+from axon.sim.backends.pysim import PysimSession
 from axon.sim.model.golden import perpetual
 from axon.sim.model.serial import serial_clocks, walked_chains
+
+
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "serial chain list in block RAM"
 
 
 SMALL = SERIAL.replace(depth=16)
@@ -35,7 +39,7 @@ def test_clocks_pinned_by_hand():
     assert golden.stop is Stop.BOTTOM and golden.plies_scanned == 8
     assert walked_chains(SHUFFLE, 7, golden, SMALL) == [0, 0, 1, 1] * 2
     assert serial_clocks(SHUFFLE, 7, golden, SMALL) == 2 * 10 + SERIAL_LATENCY_OVERHEAD
-    (answer,) = RtlSession(SMALL).run(SHUFFLE, [(7, 15)])
+    (answer,) = PysimSession(SMALL).run(SHUFFLE, [(7, 15)])
     assert answer.result == golden and answer.cycles == 21
 
 
@@ -48,7 +52,7 @@ def test_overflow_costs_its_walk():
     golden = perpetual(words, 1, config=small, count_limit=15)
     assert golden.stop is Stop.OVERFLOW and golden.plies_scanned == 1
     assert serial_clocks(words, 1, golden, small) == 2 + (2 + 1)
-    (answer,) = RtlSession(small).run(words, [(1, 15)])
+    (answer,) = PysimSession(small).run(words, [(1, 15)])
     assert answer.result == golden and answer.cycles == 5
 
 
@@ -58,7 +62,7 @@ def test_parameters_are_refused_plainly():
         SerialChainList(DetectorConfig(depth=16))
     with pytest.raises(TypeError, match=r"^A side's entries must be a positive integer, not 0$"):
         SerialChainList(SMALL, entries=0)
-    with pytest.raises(TypeError, match=r"Move-list depth must be an even integer"):
+    with pytest.raises(ValueError, match=r"Move-list depth must be an even integer"):
         SerialScanner(7)
     assert SerialChainList(SMALL).entries == 16
     assert SerialChainList(SMALL, entries=15).entries == 15

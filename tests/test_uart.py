@@ -10,6 +10,10 @@ from amaranth.sim import Simulator
 from axon.hdl.board.uart import UARTReceiver, UARTTransmitter, divisor_for
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "UART"
+
+
 @pytest.mark.quick
 def test_divisor_checked():
     for bad in (3, 0, 4.0, "12", None):

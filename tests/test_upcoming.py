@@ -21,6 +21,10 @@ from axon.sim.model.oracle import oracle_upcoming
 from axon.hdl.params import DetectorConfig, Rules
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "upcoming repetition (model)"
+
+
 DATA = os.path.join(os.path.dirname(__file__), os.pardir, "sim", "data")
 
 

@@ -25,10 +25,14 @@ from axon.sim.model.games import load_games
 from axon.sim.model.generate import game_corpus, random_endgame, random_game
 from axon.sim.model.golden import Stop, perpetual
 from axon.sim.model.oracle import oracle_upcoming
-from axon.sim.backends.pysim import RtlSession
+from axon.sim.backends.pysim import PysimSession
 from axon.hdl.params import SHIPPED, DetectorConfig
 
 from .test_upcoming import LINES
+
+
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "upcoming repetition (RTL)"
 
 
 DATA = os.path.join(os.path.dirname(__file__), os.pardir, "sim", "data")
@@ -107,7 +111,7 @@ def test_pysim_bundled_games_and_blocked_lines():
     # CXXRTL run below, to keep the Python simulation short).
     jobs, truths = _jobs(_bundled("paper_*.pgn") + _bundled("traps.pgn") + _lines() +
                          _reversible(2, 1212))
-    answers = RtlSession().run_batch(jobs)
+    answers = PysimSession().run_batch(jobs)
     found, exact = _check(jobs, truths, answers)
     assert found > 100 and exact > 250
 
@@ -115,7 +119,7 @@ def test_pysim_bundled_games_and_blocked_lines():
 def test_pysim_blocked_lines_paper_rules():
     jobs, truths = _jobs(_lines())
     config = DetectorConfig(rules="paper")
-    answers = RtlSession(config).run_batch(jobs)
+    answers = PysimSession(config).run_batch(jobs)
     found, _ = _check(jobs, truths, answers, config)
     assert found > 2
 
@@ -127,7 +131,7 @@ def test_pysim_a_wrong_occupancy_is_caught():
     jobs, truths = _jobs([game for game in _lines()])
     cleared = [(words, [(top, limit, 0, root) for top, limit, _, root in queries])
                for words, queries in jobs]
-    answers = RtlSession().run_batch(cleared)
+    answers = PysimSession().run_batch(cleared)
     with pytest.raises(AssertionError):
         _check(jobs, truths, answers)
 
@@ -179,7 +183,7 @@ def test_a_new_query_forgets_the_last_ones_candidates():
     for move in moves:
         after.push(move)
     occupancy = int(after.occupied)
-    session = RtlSession(config=DetectorConfig(depth=16))
+    session = PysimSession(config=DetectorConfig(depth=16))
     dut = session.make_dut()
     seen = {}
 
@@ -208,7 +212,7 @@ def test_a_new_query_forgets_the_last_ones_candidates():
 @pytest.mark.quick
 def test_without_upcoming_the_detector_answers_none():
     jobs, _ = _jobs(_lines())
-    answers = RtlSession(config=DetectorConfig(upcoming=False)).run_batch(jobs[:2])
+    answers = PysimSession(config=DetectorConfig(upcoming=False)).run_batch(jobs[:2])
     for (words, queries), job_answers in zip(jobs, answers):
         for (top, limit, _, root), timed in zip(queries, job_answers):
             assert timed.result == perpetual(words, top, root=root, count_limit=limit)

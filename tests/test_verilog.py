@@ -16,6 +16,10 @@ from axon.hdl.params import LEAN, SHIPPED
 from axon.sim.backends.export import export, module_ports
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "Verilog lint and testbenches"
+
+
 ROOT = Path(__file__).resolve().parent.parent
 TESTBENCH = ROOT / "docs" / "axon_detector_tb.v"
 # What `axon export` writes by default: the repetition core alone.

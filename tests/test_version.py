@@ -10,6 +10,10 @@ from axon.hdl.version import INTERFACE_VERSION, VERSION
 from axon.sim.cli.main import main
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "interface version, changelog and licence"
+
+
 pytestmark = pytest.mark.quick
 
 ROOT = Path(__file__).resolve().parent.parent

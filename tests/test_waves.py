@@ -14,7 +14,7 @@ from amaranth.hdl import Signal
 from axon.hdl.detector import AxonDetector
 from axon.hdl.observe import Observation, fields
 from axon.sim.cli.main import main
-from axon.sim.backends.pysim import RtlSession
+from axon.sim.backends.pysim import PysimSession
 from axon.sim.backends.gtkwave import WaveWindow, grab, headless_gtkwave, window_times
 from axon.sim.backends.gtkwave import main as gtkwave_main
 from axon.sim.backends.waves import (GTKWAVE_FRAME_PIXELS, RUN_PIXELS, SCREEN, SIGNALS_WIDTH,
@@ -24,6 +24,10 @@ from axon.sim.backends.waves import (GTKWAVE_FRAME_PIXELS, RUN_PIXELS, SCREEN, S
 from axon.hdl.params import DetectorConfig
 
 from .lines import KNIGHT_SWAP, play
+
+
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "waveforms"
 
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -96,7 +100,7 @@ def check_waves(vcd, chains):
 
 
 def test_scan_vcd_option(tmp_path, capsys):
-    # --vcd implies the sim backend, and makes the directories it names.
+    # --vcd implies the pysim backend, and makes the directories it names.
     vcd = tmp_path / "new" / "deeper" / "figure5.vcd"
     code = main(["scan", FIGURE5, "--jsonl", "--vcd", str(vcd),
                  "--chains", "6"])
@@ -125,7 +129,7 @@ def knights_vcd(request, tmp_path_factory):
     config = VIEWED[request.param]
     vcd = tmp_path_factory.mktemp("knights") / "knights.vcd"
     start, moves, words = play(KNIGHT_SWAP)
-    RtlSession(config=config, vcd=str(vcd)).run(words, [(7, 4)])
+    PysimSession(config=config, vcd=str(vcd)).run(words, [(7, 4)])
     return vcd, config
 
 
@@ -216,7 +220,7 @@ def test_session_with_waves_fixture(waves):
     # With AXON_WAVES=DIR this leaves DIR/tests_test_waves.py_test_session_...vcd
     # and .gtkw for GTKWave; by default it writes nothing.
     start, moves, words = play(KNIGHT_SWAP)
-    session = RtlSession(config=DetectorConfig(depth=16, chains=4, pools="side"), vcd=waves)
+    session = PysimSession(config=DetectorConfig(depth=16, chains=4, pools="side"), vcd=waves)
     [timed] = session.run(words, [(7, 4)])
     assert timed.result.repetition and timed.result.distance == 8
     if waves:
@@ -375,7 +379,7 @@ def test_gtkwave_view_check_fails_on_a_wrong_zoom(figure5_waves, tmp_path, wrong
     vcd, gtkw = figure5_waves
     other = tmp_path / "wrong.gtkw"
     zoom = WRONG_ZOOMS[wrong](vcd_end_time(str(vcd)))
-    session = RtlSession()      # the layout axon scan simulates by default
+    session = PysimSession()      # the layout axon scan simulates by default
     dut = AxonDetector(session.config)
     assert write_gtkw(str(vcd), str(other), dut, zoom=zoom) == []
 
@@ -442,7 +446,7 @@ def long_waves(figure5_waves, tmp_path_factory):
     long_vcd = folder / "long.vcd"
     repeat_vcd(vcd, long_vcd, 110)
     assert long_vcd.stat().st_size > 40_000_000
-    write_gtkw(str(long_vcd), str(folder / "long.gtkw"), AxonDetector(RtlSession().config))
+    write_gtkw(str(long_vcd), str(folder / "long.gtkw"), AxonDetector(PysimSession().config))
     return long_vcd, folder / "long.gtkw"
 
 

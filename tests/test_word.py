@@ -5,6 +5,10 @@ from hypothesis import given, strategies as st
 from axon.hdl.word import WORD_BITS, MoveWord, pack_word, unpack_word, word_str
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "move word"
+
+
 # Every test here is quick: all of it is in the edit loop's tier.
 pytestmark = pytest.mark.quick
 

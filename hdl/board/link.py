@@ -22,10 +22,10 @@ from amaranth.lib.wiring import In, Out
 from ..observe import Observation, registers
 from ..params import COUNT_LIMIT_MAX
 from ..result import QueryResult
-from .protocol import (START, crc8, PROTOCOL_VERSION, MAX_PAYLOAD, MAX_WORDS,
-                       WORD_BYTES, RESPONSE_FLAG, ERROR_RESPONSE, RULES_CODES,
-                       ROOT_BYTES, OCCUPANCY_BYTES, QUERY_REQUEST_BYTES, QUERY_ANSWER_BYTES,
-                       IDENTITY_BYTES, Command, ErrorCode, IdentityRecord)
+from .protocol import (START, crc8, MAX_PAYLOAD, MAX_WORDS, WORD_BYTES, RESPONSE_FLAG,
+                       ERROR_RESPONSE, ROOT_BYTES, OCCUPANCY_BYTES, QUERY_REQUEST_BYTES,
+                       QUERY_ANSWER_BYTES, IDENTITY_BYTES, Command, ErrorCode, IdentityRecord,
+                       identity_record)
 
 
 __all__ = ["crc8_update", "FrameReceiver", "FrameSender", "HostLink"]
@@ -75,7 +75,7 @@ class FrameReceiver(wiring.Component):
 
     Members
     -------
-    rx : stream.Signature(8), in
+    rx : stream.Signature(8, always_ready=True), in
         Bytes from the UART; always taken.
     listen : Signal(1), in
         Bytes are parsed only while this is high; others are dropped.
@@ -105,7 +105,8 @@ class FrameReceiver(wiring.Component):
         _check_timeout(timeout)
         self._timeout = timeout
         super().__init__({
-            "rx":          In(stream.Signature(8)),
+            # Every byte is taken (those not listened to are dropped).
+            "rx":          In(stream.Signature(8, always_ready=True)),
             "listen":      In(1),
             "buffer_addr": Out(8),
             "buffer_data": Out(8),
@@ -134,7 +135,6 @@ class FrameReceiver(wiring.Component):
         received = view.received              # payload bytes so far
         silence  = view.silence
         m.d.comb += [
-            self.rx.ready.eq(1),
             byte_in.eq(self.rx.valid & self.listen),
             self.buffer_addr.eq(received),
             self.buffer_data.eq(byte),
@@ -335,9 +335,8 @@ class HostLink(wiring.Component):
         if not 1 <= config.chains <= 0xff:
             raise ValueError(f"Identify reports the chain count in one byte; "
                              f"{config.chains} does not fit")
+        self._config = config
         self._depth  = config.depth
-        self._chains = config.chains
-        self._rules  = config.rules
         self._timeout = timeout
         super().__init__({
             "rx":         In(stream.Signature(8)),
@@ -406,9 +405,7 @@ class HostLink(wiring.Component):
             detector.upcoming.occupancy.eq(occupancy),
         ]
 
-        identity = IdentityRecord.const({
-            "version": PROTOCOL_VERSION, "rules": RULES_CODES[self._rules],
-            "chains": self._chains, "depth": self._depth, "max_words": MAX_WORDS})
+        identity = IdentityRecord.const(identity_record(self._config))
         # The QUERY answer is the detector's ports in the record's fixed widths.
         query_answer = Signal(QueryResult)
         for name, _ in detector.query.result.shape():

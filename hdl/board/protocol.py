@@ -14,23 +14,23 @@ no reflection, no final XOR) over ``LEN``, ``CMD`` and the payload. Multi-byte
 fields are little-endian; a move word travels as three bytes, bits 17-23 zero.
 """
 
-import enum
 from dataclasses import dataclass
 
 from amaranth.lib import data
 from amaranth.lib import enum as hdl_enum
 from amaranth.lib.crc import Algorithm, catalog
 
-from ..params import Rules
+from ..params import COUNT_LIMIT_BITS, CYCLE_BITS, DetectorConfig, Pools, Rules, Scan
 from ..result import QueryResult
+from ..version import INTERFACE_VERSION
 
 
 __all__ = [
     "START", "CRC_POLY", "PROTOCOL_VERSION", "MAX_PAYLOAD", "MAX_WORDS", "WORD_BYTES",
     "ROOT_BYTES", "OCCUPANCY_BYTES", "QUERY_REQUEST_BYTES", "QUERY_ANSWER_BYTES",
-    "RULES_CODES", "Command", "ErrorCode", "RESPONSE_FLAG", "ERROR_RESPONSE",
+    "RULES_CODES", "POOLS_CODES", "SCAN_CODES", "Command", "ErrorCode", "RESPONSE_FLAG", "ERROR_RESPONSE",
     "CRC8", "crc8", "encode_frame", "holds_known_frame", "FrameDecoder", "Frame", "Identity",
-    "IdentityRecord", "IDENTITY_BYTES",
+    "IdentityRecord", "IDENTITY_BYTES", "identity_record", "ProtocolVersionError",
     "identify_request", "write_request", "read_request", "query_request", "reset_request",
     "parse_identity", "parse_words", "parse_error",
 ]
@@ -39,7 +39,8 @@ START            = 0xA5
 CRC_POLY         = 0x07
 # Version 2: QUERY carries the occupancy and its answer the upcoming repetition.
 # Version 3: QUERY carries the search's root and its answer the draw.
-PROTOCOL_VERSION = 3
+# Version 4: IDENTIFY answers the whole configuration and the interface's version.
+PROTOCOL_VERSION = 4
 MAX_PAYLOAD      = 255
 WORD_BYTES       = 3
 # A write frame holds a 3-byte header and the words in 255 payload bytes.
@@ -53,9 +54,14 @@ QUERY_ANSWER_BYTES  = data.Layout.cast(QueryResult).size // 8
 RESPONSE_FLAG    = 0x80
 ERROR_RESPONSE   = 0xFF
 RULES_CODES      = {Rules.PAPER: 0, Rules.EXACT: 1}
+POOLS_CODES      = {Pools.KIND: 0, Pools.SPILL: 1, Pools.SIDE: 2, Pools.SERIAL: 3}
+SCAN_CODES       = {Scan.PAIR: 0, Scan.SINGLE: 1}
 
 
-class Command(enum.IntEnum):
+class Command(hdl_enum.IntEnum, shape=8):
+    """The request's ``CMD`` byte: an Amaranth enum, so that the link's
+    gateware compares a byte of this shape with it and the host sends the
+    same values."""
     IDENTIFY = 0x01
     WRITE    = 0x02
     READ     = 0x03
@@ -209,36 +215,115 @@ def reset_request():
     return encode_frame(Command.RESET)
 
 
+class ProtocolVersionError(ValueError):
+    """The board speaks another version of the link protocol than this host."""
+
+
 @dataclass(frozen=True)
 class Identity:
-    version: int
-    rules:   object      # a Rules member, or "?N" for a code this host does not know
-    chains:  int
-    depth:   int
-    max_words: int
+    """What a board says it is (IDENTIFY's answer).
+
+    Attributes
+    ----------
+    version : int
+        The link protocol's version, :data:`PROTOCOL_VERSION`.
+    interface : tuple
+        ``(major, minor, patch)``: the interface's version the board was
+        built from (:data:`axon.hdl.version.INTERFACE_VERSION`).
+    config : DetectorConfig
+        The board's detector: depth, chains, rules, pool layout, scan and
+        whether it has the upcoming block.
+    count_bits, cycle_bits : int
+        The widths of the count limit and of the clock counter.
+    max_words : int
+        Move words a WRITE or READ frame holds at most.
+    """
+    version:    int
+    interface:  tuple
+    config:     DetectorConfig
+    count_bits: int
+    cycle_bits: int
+    max_words:  int
+
+    @property
+    def rules(self):
+        return self.config.rules
+
+    @property
+    def chains(self):
+        return self.config.chains
+
+    @property
+    def depth(self):
+        return self.config.depth
 
 
 class IdentityRecord(data.Struct):
     """IDENTIFY's answer, little-endian: the link's gateware sends this
-    layout's constant and the host reads the bytes back with it."""
-    version:   8
-    rules:     8    # RULES_CODES
-    chains:    8
-    depth:     16
-    max_words: 8
+    layout's constant (:func:`identity_record`) and the host reads the bytes
+    back with it. ``version`` comes first in every protocol version, so that
+    a host can tell a board it cannot read."""
+    version:         8
+    interface_major: 8
+    interface_minor: 8
+    interface_patch: 8
+    rules:           8    # RULES_CODES
+    pools:           8    # POOLS_CODES
+    scan:            8    # SCAN_CODES
+    upcoming:        1    # the upcoming block is built in
+    reserved:        7
+    chains:          8
+    depth:           16
+    count_bits:      8
+    cycle_bits:      8
+    max_words:       8
 
 
 IDENTITY_BYTES = IdentityRecord.as_shape().size // 8
 
 
+def identity_record(config):
+    """The field values of IDENTIFY's answer for a board of ``config``, for
+    ``IdentityRecord.const``."""
+    major, minor, patch = INTERFACE_VERSION
+    return {
+        "version": PROTOCOL_VERSION,
+        "interface_major": major, "interface_minor": minor, "interface_patch": patch,
+        "rules": RULES_CODES[config.rules], "pools": POOLS_CODES[config.pools],
+        "scan": SCAN_CODES[config.scan], "upcoming": int(config.upcoming),
+        "chains": config.chains, "depth": config.depth,
+        "count_bits": COUNT_LIMIT_BITS, "cycle_bits": CYCLE_BITS, "max_words": MAX_WORDS,
+    }
+
+
+def _decode(codes, code, noun):
+    for member, known in codes.items():
+        if known == code:
+            return member
+    raise ValueError(f"identify answer has unknown {noun} code {code}")
+
+
 def parse_identity(payload):
+    """The :class:`Identity` of IDENTIFY's answer; a board of another protocol
+    version raises :class:`ProtocolVersionError`."""
+    if payload and payload[0] != PROTOCOL_VERSION:
+        raise ProtocolVersionError(
+            f"the board speaks link protocol version {payload[0]}, this host version "
+            f"{PROTOCOL_VERSION}: build and program it again with this axon "
+            f"(axon build, axon program)")
     if len(payload) != IDENTITY_BYTES:
         raise ValueError(f"identify answer has {len(payload)} bytes, expected {IDENTITY_BYTES}")
     record = IdentityRecord.as_shape().from_bits(int.from_bytes(payload, "little"))
-    rules = {code: rules for rules, code in RULES_CODES.items()}.get(record.rules,
-                                                                     f"?{record.rules}")
-    return Identity(version=record.version, rules=rules, chains=record.chains,
-                    depth=record.depth, max_words=record.max_words)
+    config = DetectorConfig(depth=record.depth, chains=record.chains,
+                            rules=_decode(RULES_CODES, record.rules, "rules"),
+                            pools=_decode(POOLS_CODES, record.pools, "pools"),
+                            scan=_decode(SCAN_CODES, record.scan, "scan"),
+                            upcoming=bool(record.upcoming))
+    return Identity(version=record.version,
+                    interface=(record.interface_major, record.interface_minor,
+                               record.interface_patch),
+                    config=config, count_bits=record.count_bits,
+                    cycle_bits=record.cycle_bits, max_words=record.max_words)
 
 
 def parse_words(payload):

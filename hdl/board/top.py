@@ -1,7 +1,8 @@
 # amaranth: UnusedElaboratable=no
-# (A detector whose constructor rejects its parameters still exists half-made;
-# the error says what was wrong, a second "never used" warning would only
-# confuse. Every design made here is elaborated in normal use.)
+# (PlatformTop makes its AxonBoard here: a board whose constructor refuses
+# its parameters still exists half-made, and the error says what was wrong;
+# a second "never used" warning would only confuse. Every design made here
+# is elaborated in normal use.)
 """The board design: detector, host link and UART, and its pins on a platform.
 
 :class:`AxonBoard` is everything but the pins, so the simulator drives the
@@ -20,9 +21,9 @@ from amaranth.lib import io, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..detector import AxonDetector
-from ..params import SHIPPED, CheckedComponent
+from ..params import SHIPPED, DetectorConfig
 from .link import HostLink
-from .uart import UARTReceiver, UARTTransmitter, MIN_DIVISOR
+from .uart import UARTReceiver, UARTTransmitter, check_divisor
 
 
 __all__ = ["AxonBoard", "PlatformTop", "DEFAULT_TIMEOUT_BITS", "TIMEOUT_SECONDS"]
@@ -34,7 +35,7 @@ TIMEOUT_SECONDS = 0.010
 DEFAULT_TIMEOUT_BITS = round(TIMEOUT_SECONDS * 1_000_000)   # at 1 Mbaud
 
 
-class AxonBoard(CheckedComponent, wiring.Component):
+class AxonBoard(wiring.Component):
     """Repetition detector served over an 8N1 UART.
 
     Parameters
@@ -56,18 +57,13 @@ class AxonBoard(CheckedComponent, wiring.Component):
     led_error : Signal(1), out
     """
 
-    @staticmethod
-    def check_parameters(config, divisor, timeout_bits):
-        if not isinstance(divisor, int) or divisor < MIN_DIVISOR:
-            raise TypeError(f"Divisor must be an integer of at least {MIN_DIVISOR} clocks per "
-                            f"bit, not {divisor!r}")
+    def __init__(self, config=SHIPPED, *, divisor=12, timeout_bits=DEFAULT_TIMEOUT_BITS):
+        # Checked before the detector is made: a refused board makes no part.
+        check_divisor(divisor)
         if not isinstance(timeout_bits, int) or timeout_bits < 20:
             raise TypeError(f"Timeout must be an integer of at least 20 bit times (two bytes), "
                             f"not {timeout_bits!r}")
-        AxonDetector.check_parameters(config)
-
-    def __init__(self, config=SHIPPED, *, divisor=12, timeout_bits=DEFAULT_TIMEOUT_BITS):
-        self.detector = AxonDetector(config)
+        self.detector = AxonDetector(DetectorConfig.checked(config))
         self.divisor = divisor
         self.timeout_bits = timeout_bits
         super().__init__({
@@ -85,8 +81,9 @@ class AxonBoard(CheckedComponent, wiring.Component):
         m.submodules.uart_rx = uart_rx = UARTReceiver(divisor=self.divisor)
         m.submodules.uart_tx = uart_tx = UARTTransmitter(divisor=self.divisor)
         m.submodules.link = link = HostLink(detector, timeout=self.divisor * self.timeout_bits)
-        # RESET clears the scanner, chain list and result registers; block RAM
-        # has no reset, so the move list survives it.
+        # RESET clears the scanner and chain list; the result registers are
+        # reset-less (the next query replaces them) and block RAM has no
+        # reset, so the last answer and the move list survive it.
         m.submodules.detector = ResetInserter({"sync": link.soft_reset})(detector)
 
         wiring.connect(m, uart_rx.stream, link.rx)
@@ -110,7 +107,7 @@ def _timeout_bits(spec, baud):
     return max(20, round(TIMEOUT_SECONDS * (spec.baud if baud is None else baud)))
 
 
-class PlatformTop(CheckedComponent, Elaboratable):
+class PlatformTop(Elaboratable):
     """:class:`AxonBoard` on the pins of an amaranth-boards platform.
 
     Parameters
@@ -125,11 +122,6 @@ class PlatformTop(CheckedComponent, Elaboratable):
         The baud rate, for an inter-byte timeout of :data:`TIMEOUT_SECONDS`
         (default ``spec.baud``).
     """
-
-    @staticmethod
-    def check_parameters(spec, config, divisor, baud):
-        AxonBoard.check_parameters(spec.config if config is None else config, divisor,
-                                   _timeout_bits(spec, baud))
 
     def __init__(self, spec, config=None, *, divisor, baud=None):
         self.spec = spec

@@ -18,7 +18,7 @@ from amaranth.lib.wiring import In, Out
 
 
 __all__ = ["UARTReceiver", "UARTTransmitter", "RXErrors", "SerialSignature", "MIN_DIVISOR",
-           "divisor_for"]
+           "check_divisor", "divisor_for"]
 
 # The receiver samples mid-bit, two clocks after the synchroniser; below four
 # clocks per bit there is no middle left to sample.
@@ -38,6 +38,13 @@ def divisor_for(clk_freq, baud):
     return divisor
 
 
+def check_divisor(divisor):
+    """Refuse a UART divisor below :data:`MIN_DIVISOR` clocks per bit."""
+    if not isinstance(divisor, int) or divisor < MIN_DIVISOR:
+        raise TypeError(f"Divisor must be an integer of at least {MIN_DIVISOR} clocks per "
+                        f"bit, not {divisor!r}")
+
+
 class SerialSignature(wiring.Signature):
     """What both directions' signatures share: the clocks per bit the side
     is built for, checked once.
@@ -51,15 +58,9 @@ class SerialSignature(wiring.Signature):
     """
 
     def __init__(self, members, *, divisor):
-        self.check_parameters(divisor=divisor)
+        check_divisor(divisor)
         self._divisor = divisor
         super().__init__(members)
-
-    @classmethod
-    def check_parameters(cls, *, divisor):
-        if not isinstance(divisor, int) or divisor < MIN_DIVISOR:
-            raise TypeError(f"Divisor must be an integer of at least {MIN_DIVISOR} clocks per "
-                            f"bit, not {divisor!r}")
 
     @property
     def divisor(self):

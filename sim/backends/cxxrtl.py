@@ -1,7 +1,7 @@
 """Run the gateware as compiled C++ (CXXRTL), a few hundred times faster than
 Amaranth's Python simulator.
 
-``CxxrtlSession`` has the API of :class:`axon.sim.backends.pysim.RtlSession`: ``.run(words,
+``CxxrtlSession`` has the API of :class:`axon.sim.backends.pysim.PysimSession`: ``.run(words,
 queries)`` and ``.run_batch(jobs)`` return :class:`~axon.sim.backends.session.Answer`
 lists, so the same test can run on either. The detector is converted with
 ``amaranth.back.cxxrtl`` (Amaranth's built-in Yosys), a small testbench in C++
@@ -48,7 +48,7 @@ from ...hdl.word import WORD_BITS
 from ...hdl.params import COUNT_LIMIT_MAX, SHIPPED, DetectorConfig
 from ..model.golden import Result
 from .pysim import DetectorTimeout, expected_cycles, split_query
-from .session import Answer, Session
+from .session import SIMULATION_BATCH_PLIES, Answer, Session
 from .toolchain import builtin_yosys
 
 
@@ -328,6 +328,7 @@ class CxxrtlSession(CxxrtlModel, Session):
 
     def __init__(self, config=SHIPPED, *, build_dir=None, log=None):
         self.config = DetectorConfig.checked(config)
+        self.batch_plies = SIMULATION_BATCH_PLIES
         depth = config.depth
         super().__init__(build_dir, log=log)
         self._result_layout = ResultLayout(depth)

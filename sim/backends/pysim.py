@@ -1,6 +1,6 @@
 """Run the gateware in Amaranth's simulator and answer queries like the golden model.
 
-``RtlSession(...).run(words, queries)`` loads the move list through the host
+``PysimSession(...).run(words, queries)`` loads the move list through the host
 write port, runs every query and returns one
 :class:`~axon.sim.backends.session.Answer` each, so a
 test reads ``assert rtl.result == golden``.
@@ -18,11 +18,11 @@ from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import unpack_word
 from ..model.golden import Result
 from ..model.serial import serial_clocks
-from .session import Answer, Session
+from .session import SIMULATION_BATCH_PLIES, Answer, Session
 from .waves import trace_signals, write_gtkw
 
 
-__all__ = ["RtlSession", "expected_cycles", "split_query"]
+__all__ = ["PysimSession", "expected_cycles", "split_query"]
 
 
 def expected_cycles(words, top, result, config):
@@ -161,7 +161,7 @@ class _LiveSimulation:
         return reply
 
 
-class RtlSession(Session):
+class PysimSession(Session):
     """A detector instance in the Python simulator.
 
     Parameters
@@ -180,6 +180,8 @@ class RtlSession(Session):
     def __init__(self, config=SHIPPED, *, vcd=None):
         self.config = DetectorConfig.checked(config)
         self.vcd = vcd
+        # One waveform holds the whole run.
+        self.batch_plies = 0 if vcd else SIMULATION_BATCH_PLIES
         self._live = None
 
     def load(self, words):

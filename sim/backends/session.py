@@ -10,19 +10,25 @@ with CXXRTL and a board on the host link are all sessions:
   not overwrite keeps its old value, which no query of that load reads);
 * ``write(address, word)`` stores one word, leaving the others as they are:
   a search writes each move's word as it goes down the tree;
-* ``query(top, count_limit, occupancy=None)`` answers one query with an
-  :class:`Answer`; with the position's ``occupancy`` (a 64-bit bitboard) the
-  answer has the upcoming repetition too;
+* ``query(top, count_limit, occupancy=None, root=-1)`` answers one query
+  with an :class:`Answer`; with the position's ``occupancy`` (a 64-bit
+  bitboard) the answer has the upcoming repetition too, and ``root`` is the
+  address of the game history's last word (-1: none);
 * ``run_batch(jobs, on_answer=None)`` answers ``(words, [query, ...])`` jobs
   in order, each query ``(top, count_limit)`` or ``(top, count_limit,
   occupancy)``, each after loading its words, and returns one list
   of :class:`Answer` per job. ``on_answer(job, index, answer)`` is called as
-  each answer arrives, for progress.
+  each answer arrives, for progress;
+* ``batch_plies`` says which of the two is natural to it: ``None`` (one
+  query at a time: the golden model, a board), or the plies a batch holds at
+  most (a simulation, which costs a start-up a batch; 0: all in one, for a
+  waveform of the whole run).
 
 :class:`Session` implements each half with the other, so a backend overrides
-whichever is natural to it: a simulation is fastest one batch at a time, a
-board one query at a time. :func:`answers` is the loop "load each window,
-query each ply" that ``axon scan``, ``verify`` and ``query`` share.
+whichever is natural to it. :func:`answer_games` is the one loop "load each
+window, query each ply" that ``axon scan``, ``verify``, ``query`` and
+``report`` share, whatever the session: it hands out each game's answers as
+soon as they are answered.
 """
 
 from dataclasses import dataclass
@@ -30,10 +36,16 @@ from typing import NamedTuple, Optional
 
 from ...hdl.params import SHIPPED, DetectorConfig
 from ..model.golden import Result, perpetual
-from ..model.history import Window, is_window_limited, root_address, window_segments
+from ..model.history import (Window, is_window_limited, iter_window_segments, root_address,
+                             window_segments)
 
 
-__all__ = ["Answer", "Session", "GoldenSession", "PlyAnswer", "answers"]
+__all__ = ["Answer", "Session", "GoldenSession", "PlyAnswer", "answer_games", "answers",
+           "batches", "SIMULATION_BATCH_PLIES"]
+
+# Plies a simulation answers at most in one batch: a batch costs a start-up
+# (an elaboration, or a process), the games held cost memory.
+SIMULATION_BATCH_PLIES = 20_000
 
 
 class Answer(NamedTuple):
@@ -47,6 +59,7 @@ class Session:
     """The detector-session interface; see the module documentation."""
 
     config: DetectorConfig
+    batch_plies: Optional[int] = None
 
     @property
     def depth(self):
@@ -137,17 +150,87 @@ class PlyAnswer:
         return self.window.ply + 1
 
 
-def answers(games, session, *, count_limit, root=None, progress=None):
-    """One list of :class:`PlyAnswer` per game: a query after every ply.
+def batches(games, plies=None):
+    """``games`` in lists, for sessions that answer a list fastest at once.
+
+    ``plies=None``: one game a list. Otherwise a list is closed once it holds
+    ``plies`` plies, the first list being one game and each next one twice
+    the size of the last up to ``plies``, so that the first rows come soon
+    and a long file still runs in few simulations. ``plies=0``: all games in
+    one list (a waveform).
+    """
+    if plies == 0:
+        yield list(games)
+        return
+    batch, held, limit = [], 0, 1
+    for game in games:
+        batch.append(game)
+        held += max(1, len(game.moves))
+        if plies is None or held >= limit:
+            yield batch
+            if plies is not None:
+                limit = min(2 * held, plies)
+            batch, held = [], 0
+    if batch:
+        yield batch
+
+
+def answer_games(games, session, *, count_limit, root=None, progress=None):
+    """For each game of ``games`` (any iterable, read as it goes), in order,
+    ``(game, plies)``: ``plies`` iterates over its :class:`PlyAnswer`, a
+    query after every ply. Take each game's plies before the next game.
 
     Each game is loaded window by window (:func:`~axon.sim.model.history.window_segments`:
-    a game longer than the move list slides through it), as one batch; each
-    query carries the occupancy of the position after its ply, so that the
-    answer has the upcoming repetition too, and the game's root
+    a game longer than the move list slides through it); each query carries
+    the occupancy of the position after its ply, so that the answer has the
+    upcoming repetition too (not available, ``None``, from a configuration
+    without the upcoming block, whatever the session), and the game's root
     (:meth:`~axon.sim.model.games.GameRecord.history`, ``root`` for a game
-    without a ``[Root]`` tag).
+    without a ``[Root]`` tag). A session that answers one query at a time
+    hands out each answer as it comes; one that answers in batches
+    (``batch_plies``) each batch of games as it is done.
     ``progress.update(position, ply)`` is told of every answer.
     """
+    if session.batch_plies is None:
+        for position, game in enumerate(games):
+            yield game, _query_plies(game, session, count_limit, root, progress, position)
+        return
+    first = 0
+    for batch in batches(games, session.batch_plies):
+        found = _batch_answers(batch, session, count_limit, root, progress, first)
+        for game, plies in zip(batch, found):
+            yield game, iter(plies)
+        first += len(batch)
+
+
+def answers(games, session, *, count_limit, root=None, progress=None):
+    """One list of :class:`PlyAnswer` per game (:func:`answer_games`, all at once)."""
+    return [list(plies) for _, plies in answer_games(games, session, count_limit=count_limit,
+                                                     root=root, progress=progress)]
+
+
+def _available(result, config):
+    return result if config.upcoming else result.without_upcoming()
+
+
+def _query_plies(game, session, count_limit, root, progress, position):
+    # One window of the move list is loaded at a time and nothing is kept,
+    # so that a game of any length is answered in the memory of its move list.
+    positions = game.positions()
+    history = game.history(root)
+    for base, words, plies in iter_window_segments(game.words, session.depth):
+        session.load(words)
+        for window in plies:
+            board = next(positions)
+            answer = session.query(window.top, count_limit, int(board.occupied),
+                                   root_address(window, history))
+            if progress:
+                progress.update(position, window.ply + 1)
+            yield PlyAnswer(game, window, _available(answer.result, session.config),
+                            answer.cycles, is_window_limited(answer.result, game.words, base))
+
+
+def _batch_answers(games, session, count_limit, root, progress, first):
     jobs, owners = [], []
     for position, game in enumerate(games):
         occupancies = game.occupancies()
@@ -162,10 +245,13 @@ def answers(games, session, *, count_limit, root=None, progress=None):
     def take(job, index, answer):
         position, game, base, plies = owners[job]
         window = plies[index]
-        found[position].append(PlyAnswer(game, window, answer.result, answer.cycles,
+        found[position].append(PlyAnswer(game, window, _available(answer.result, session.config),
+                                         answer.cycles,
                                          is_window_limited(answer.result, game.words, base)))
         if progress:
-            progress.update(position, window.ply + 1)
+            progress.update(first + position, window.ply + 1)
 
     session.run_batch(jobs, on_answer=take)
+    if progress:
+        progress.done()
     return found

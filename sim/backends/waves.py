@@ -1,6 +1,6 @@
 """Waveforms of the detector: which signals to trace and a GTKWave save file.
 
-:class:`~axon.sim.backends.pysim.RtlSession` with ``vcd=...`` writes the VCD through
+:class:`~axon.sim.backends.pysim.PysimSession` with ``vcd=...`` writes the VCD through
 Amaranth's simulator (which dumps every signal of the design) and then calls
 :func:`write_gtkw`, which lays the interesting ones out in groups:
 

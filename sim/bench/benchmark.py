@@ -46,7 +46,7 @@ from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.version import VERSION
 from ...hdl.word import WORD_BITS
 from ..backends.cxxrtl import CxxrtlSession
-from ..backends.pysim import RtlSession
+from ..backends.pysim import PysimSession
 from ..model.encode import encode_moves
 from ..model.games import bundled_files, load_games
 from ..model.generate import game_corpus
@@ -82,7 +82,7 @@ def _rtl_session(log=None):
     try:
         return CxxrtlSession(CONFIG, log=log), "cxxrtl"
     except Exception:  # pragma: no cover - depends on the machine's compiler
-        return RtlSession(CONFIG), "amaranth"
+        return PysimSession(CONFIG), "amaranth"
 
 
 def simulate(corpus, log=print, rtl=None):

@@ -16,7 +16,7 @@ CONFIG = SHIPPED
 COUNT_LIMIT = 1
 
 def rtl_query(top, count_limit, occupancy, root=-1):
-    """The query tuple of ``CxxrtlSession.run_batch`` / ``RtlSession.run_batch``
+    """The query tuple of ``CxxrtlSession.run_batch`` / ``PysimSession.run_batch``
     (:func:`axon.sim.backends.pysim.split_query`): the one place where the
     bench puts a query to the RTL. ``root`` -1 is a search from the start of
     the move list: every query of the game workload."""

@@ -10,10 +10,10 @@ from ...hdl.word import PIECE_LETTERS
 from ..model.games import PgnFile, iter_pgn, plural
 
 
-__all__ = ["COUNT_LIMIT_MAX", "DEPTH_MAX", "EXIT_INTERRUPTED", "SIM_RULES", "ALL_RULES",
+__all__ = ["COUNT_LIMIT_MAX", "DEPTH_MAX", "EXIT_INTERRUPTED", "SIM_RULES", "ALL_RULES", "CONFIG_OPTIONS",
            "UsageError", "int_at_least", "add_pgn_input", "load_input", "finish_skipped",
            "add_layout", "config_from", "unpooled_kinds", "warn_unpooled", "check_output_file",
-           "check_directory", "GameStream", "batches", "expected_games"]
+           "check_directory", "GameStream", "expected_games"]
 
 # What a shell reports for a command stopped by SIGINT (128 + 2).
 EXIT_INTERRUPTED = 130
@@ -45,22 +45,31 @@ def int_at_least(minimum):
     return parse
 
 
-def add_layout(parser):
-    """``--pools`` and ``--scan``: the detector's layout
+def add_layout(parser, base=SHIPPED):
+    """``--pools``, ``--scan`` and ``--upcoming``: the detector's layout
     (:class:`~axon.hdl.params.Pools`, :class:`~axon.hdl.params.Scan`), as
     the 1K boards build it with ``side`` and ``single``
-    (:data:`~axon.hdl.params.LEAN`)."""
-    parser.add_argument("--pools", choices=[pools.value for pools in Pools],
-                        default=SHIPPED.pools.value,
-                        help=f"kind: a pool per piece kind and side; spill: a pool per kind "
-                             f"and a spill pool a side; side: one pool a side; serial: one "
-                             f"list a side in block RAM, walked an entry a clock (the 1K "
-                             f"boards' layout, with --scan single) "
-                             f"(default {SHIPPED.pools.value})")
-    parser.add_argument("--scan", choices=[scan.value for scan in Scan],
-                        default=SHIPPED.scan.value,
+    (:data:`~axon.hdl.params.LEAN`), and its upcoming block. Unset, each is
+    that of the configuration the command starts from (:func:`config_from`):
+    ``base``, or ``None`` for the board's."""
+    def default(value):
+        return "the board's" if base is None else value
+
+    parser.add_argument("--pools", choices=[pools.value for pools in Pools], default=None,
+                        help=f"kind: a pool per piece kind and side; side: one pool a side "
+                             f"(the 1K boards' lean layout); spill: a spill pool a side "
+                             f"beside the kinds'; serial: one list a side in block RAM, "
+                             f"walked an entry a clock (the 1K boards' layout, with --scan "
+                             f"single) (default {default(base and base.pools.value)})")
+    parser.add_argument("--scan", choices=[scan.value for scan in Scan], default=None,
                         help=f"pair: two words a clock; single: one a clock (the 1K boards' "
-                             f"lean scanner) (default {SHIPPED.scan.value})")
+                             f"lean scanner) (default {default(base and base.scan.value)})")
+    with_it = base and ("with it" if base.upcoming else "without it")
+    parser.add_argument("--upcoming", action=argparse.BooleanOptionalAction, default=None,
+                        help=f"with the upcoming-repetition block, or without it "
+                             f"(--no-upcoming), when the answer's upcoming fields are not "
+                             f"available (null); only the pair scan can have it "
+                             f"(default {default(with_it)})")
 
 
 def config_from(options, base=SHIPPED, *, gateware=True, where="--"):
@@ -215,31 +224,6 @@ def expected_games(path):
     except OSError:
         return None
     return count or None
-
-
-def batches(games, plies=None):
-    """``games`` in lists, for backends that answer a list fastest at once.
-
-    ``plies=None``: one game a list (the golden model, which has nothing to
-    start). Otherwise a list is closed once it holds ``plies`` plies, the
-    first list being one game and each next one twice the size of the last up
-    to ``plies``, so that the first rows come soon and a long file still runs
-    in few simulations. ``plies=0``: all games in one list (a waveform).
-    """
-    if plies == 0:
-        yield list(games)
-        return
-    batch, held, limit = [], 0, 1
-    for game in games:
-        batch.append(game)
-        held += max(1, len(game.moves))
-        if plies is None or held >= limit:
-            yield batch
-            if plies is not None:
-                limit = min(2 * held, plies)
-            batch, held = [], 0
-    if batch:
-        yield batch
 
 
 def finish_skipped(command, code, found, err=None):

@@ -15,9 +15,9 @@ from ...boards.build import BuildError, build
 from ...boards.platforms import BOARDS, DEFAULT_BOARD, get_board
 from ...boards.program import (BitstreamError, ProgrammerError, check_bitstream, failure_reason,
                                programmer_command)
-from ...hdl.params import SHIPPED, Pools, Scan
-from .args import (SIM_RULES, UsageError, add_pgn_input, check_directory, config_from,
-                   int_at_least)
+from ...hdl.params import SHIPPED
+from .args import (SIM_RULES, UsageError, add_layout, add_pgn_input, check_directory,
+                   config_from, int_at_least)
 from .board_query import QueryError, run_query
 
 
@@ -44,11 +44,7 @@ def register(subparsers):
                        help=f"move-list entries (default {SHIPPED.depth})")
     build.add_argument("--rules", default=None, choices=SIM_RULES,
                        help=f"chain-list rules (default {SHIPPED.rules.value})")
-    build.add_argument("--pools", default=None, choices=[pools.value for pools in Pools],
-                       help="chain-list layout (default: the board's; serial on the 1K "
-                            "boards, kind on the others)")
-    build.add_argument("--scan", default=None, choices=[scan.value for scan in Scan],
-                       help="how the scanner reads the move list (default: the board's)")
+    add_layout(build, base=None)
     build.add_argument("--seed", type=int_at_least(0), default=1,
                        help="nextpnr placement seed (default 1)")
     build.add_argument("--build-dir", default=None,
@@ -67,13 +63,17 @@ def register(subparsers):
     query = subparsers.add_parser(
         "query", help="scan games on a board (or sim://) like axon scan",
         description="Load each game into a detector board and query it after every ply; "
-                    "prints the same JSONL as `axon scan --backend sim`. The board has no "
-                    "--backend or --vcd: for a waveform, run axon scan --backend sim --vcd.")
+                    "prints the same JSONL as `axon scan --backend pysim`, each row as soon as "
+                    "it is answered. The configuration options are what the board must "
+                    "have (the board says what it has), or for sim:// what to simulate "
+                    "where the URL does not say. The board has no --backend or --vcd: for "
+                    "a waveform, run axon scan --backend pysim --vcd.")
     query.add_argument("--port", required=True,
                        help="serial port (/dev/ttyUSB1, COM3[?baud=N]), or the board "
-                            "simulated at its UART pins: sim://[BOARD][?chains=N&rules=R&depth=N] "
-                            "(Amaranth's simulator) or cxxrtl://[BOARD][?...] (compiled with "
-                            "CXXRTL and g++)")
+                            "simulated at its UART pins: sim://[BOARD][?OPTION=VALUE&...], "
+                            "options depth, chains, rules, pools, scan, upcoming (yes/no) and "
+                            "divisor (Amaranth's simulator) or cxxrtl://[BOARD][?...] "
+                            "(compiled with CXXRTL and g++)")
     add_pgn_input(query)
     query.add_argument("--jsonl", action="store_true", help="one JSON object per ply")
     query.add_argument("--rules", choices=SIM_RULES, default=None,
@@ -83,6 +83,7 @@ def register(subparsers):
     query.add_argument("--depth", type=int_at_least(0), default=None, metavar="D",
                        help="move-list entries the board must have (sim://: the depth to "
                             "simulate)")
+    add_layout(query, base=None)
     query.add_argument("--count-limit", type=int_at_least(0), default=4, metavar="K",
                        help="stop a scan after this many equal positions (default 4, max 15)")
     query.add_argument("--root", type=int_at_least(0), default=None, metavar="N",

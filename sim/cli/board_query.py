@@ -1,24 +1,24 @@
 """``axon query``: the answers of ``axon scan`` from a board (or ``sim://``).
 
-Each game is loaded into the board's move list window by window, by the same
-rule as the sim backend (:mod:`axon.sim.model.history`), and queried after every
-ply; the rows are formatted by ``axon scan``'s own code, so that
+Each game is loaded into the board's move list window by window and queried
+after every ply, by the loop every backend shares
+(:func:`~axon.sim.backends.session.answer_games`); each row is printed by
+``axon scan``'s own code as soon as it is answered, so that
 ``axon query --port sim:// --jsonl`` prints exactly what
-``axon scan --backend sim --jsonl`` prints.
+``axon scan --backend pysim --jsonl`` prints.
 """
 
+import itertools
 import sys
 from urllib.parse import urlsplit, parse_qs, urlencode, urlunsplit
 
 from ..model.games import GameError
 from ...hdl.params import COUNT_LIMIT_MAX
-from ...boards.host import (SIMULATED_SCHEMES, Board, LinkError, LinkTimeout, open_transport,
-                            sim_options)
-from ...boards.platforms import BOARDS
+from ...boards.host import (SIMULATED_SCHEMES, Board, LinkError, LinkTimeout,
+                            ProtocolVersionError, open_transport, simulated_config)
 from ..backends.cxxrtl import CxxrtlError
-from ..backends.session import answers
-from .args import UsageError, finish_skipped, load_input, warn_unpooled
-from .simulate import Progress, write_answers
+from .args import CONFIG_OPTIONS, GameStream, finish_skipped, warn_unpooled
+from .simulate import AnswerWriter, Progress, answered_games
 
 
 __all__ = ["QueryError", "run_query"]
@@ -30,31 +30,46 @@ class QueryError(Exception):
         self.exit_code = exit_code
 
 
-def _sim_url(port, **wanted):
-    """``port`` with the --chains/--rules/--depth the URL does not set itself."""
+def _shown(value):
+    """An option's value as the command line and a URL spell it."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return getattr(value, "value", value)
+
+
+def _sim_url(port, wanted):
+    """``port`` with the configuration options the URL does not set itself."""
     parts = urlsplit(port)
     options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
     for name, value in wanted.items():
-        if value is not None:
-            options.setdefault(name, str(value))
+        options.setdefault(name, str(_shown(value)))
     return urlunsplit(parts._replace(query=urlencode(options)))
 
 
-def _sim_config(url, where=""):
-    """The detector configuration a ``sim://`` (or ``cxxrtl://``) URL asks
-    for, checked as ``axon scan`` checks its options; ``where`` starts the
-    message."""
-    parts = urlsplit(url)
-    options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
-    if parts.netloc and parts.netloc not in BOARDS:
-        raise UsageError(f"{where}unknown board {parts.netloc!r}; choose from "
-                         f"{', '.join(BOARDS)}")
-    prefix, field = ("", "--") if where == "--" else (where, "")
+def _simulated(port, wanted):
+    """The URL of the board to simulate: ``port`` with what the options add
+    to it. The URL is checked alone first, then with the options."""
     try:
-        config, _ = sim_options(parts.netloc, options, scheme=parts.scheme)
-        return config.check(where=field)
+        simulated_config(port)
     except (TypeError, ValueError) as error:
-        raise UsageError(f"{prefix}{error}") from None
+        raise QueryError(f"--port {port}: {error}") from None
+    try:
+        simulated_config(port, where="--", **wanted)
+    except (TypeError, ValueError) as error:
+        raise QueryError(str(error)) from None
+    return _sim_url(port, wanted)
+
+
+def _check_board(port, config, wanted):
+    """Refuse a board whose configuration is not what the options ask for."""
+    for name, value in wanted.items():
+        actual = getattr(config, name)
+        if _shown(value) != _shown(actual):
+            option = (f"--{name}" if name != "upcoming" else
+                      "--upcoming" if value else "--no-upcoming")
+            argument = "" if name == "upcoming" else f" {_shown(value)}"
+            raise QueryError(f"the board on {port} has {name} {_shown(actual)}, not "
+                             f"{_shown(value)}; rebuild it with axon build {option}{argument}")
 
 
 def _say(line):
@@ -65,25 +80,22 @@ def run_query(args, out=None):
     out = sys.stdout if out is None else out
     if not 0 <= args.count_limit <= COUNT_LIMIT_MAX:
         raise QueryError(f"--count-limit must be in 0..{COUNT_LIMIT_MAX}, not {args.count_limit}")
+    wanted = {name: getattr(args, name) for name in CONFIG_OPTIONS
+              if getattr(args, name, None) is not None}
+    # The first game is read before the port is opened, so that a file that
+    # cannot be read, or a bad first game, is refused before any board is
+    # touched; a later bad game ends the run after the rows before it, as
+    # in `axon scan`.
+    found = GameStream("query", args)
+    games = iter(found)
     try:
-        found = load_input("query", args)
+        first = list(itertools.islice(games, 1))
     except GameError as error:
         raise QueryError(str(error)) from None
-    games = found.games
-
+    games = itertools.chain(first, games)
     port = args.port
-    simulated = urlsplit(port).scheme in SIMULATED_SCHEMES
-    if simulated:
-        # The URL first, then what --chains, --rules and --depth add to it.
-        for url, where in ((port, f"--port {port}: "), (None, "--")):
-            url = url or _sim_url(port, chains=args.chains, rules=args.rules,
-                                  depth=args.depth)
-            try:
-                config = _sim_config(url, where)
-            except UsageError as error:
-                raise QueryError(str(error)) from None
-        port = url
-        warn_unpooled("query", config)
+    if urlsplit(port).scheme in SIMULATED_SCHEMES:
+        port = _simulated(port, wanted)
     try:
         transport = open_transport(port, log=None if args.quiet else _say)
     except (TypeError, ValueError) as error:
@@ -93,23 +105,18 @@ def run_query(args, out=None):
 
     with transport:
         board = Board(transport)
+        writer = AnswerWriter(out, args.jsonl, count_limit=args.count_limit)
         try:
-            identity = board.identify()
-            # A rule set this host knows is shown by its name.
-            rules = getattr(identity.rules, "value", identity.rules)
-            for name, wanted, actual in (("chains", args.chains, identity.chains),
-                                         ("rules", args.rules, rules),
-                                         ("depth", args.depth, identity.depth)):
-                if wanted is not None and wanted != actual:
-                    raise QueryError(f"the board on {args.port} has {name} {actual}, "
-                                     f"not {wanted}; rebuild it with axon build --{name} "
-                                     f"{wanted}")
-            progress = Progress(len(games), enabled=not args.quiet)
-            found_answers = answers(games, board, count_limit=args.count_limit,
-                                    root=args.root, progress=progress)
-            progress.done()
-        except (LinkError, LinkTimeout, CxxrtlError) as error:
+            board.identify()
+            _check_board(args.port, board.config, wanted)
+            warn_unpooled("query", board.config)
+            progress = Progress(None, enabled=not args.quiet)
+            for game, rows in answered_games(games, board, args, progress):
+                writer.game(game, rows)
+                progress.done()
+        except GameError as error:
+            raise QueryError(str(error)) from None
+        except (LinkError, LinkTimeout, CxxrtlError, ProtocolVersionError) as error:
             raise QueryError(f"{args.port}: {error}", exit_code=1) from None
-    # Formatting belongs to `axon scan`: the same function prints both.
-    write_answers(games, found_answers, out, args.jsonl, count_limit=args.count_limit)
+    writer.finish()
     return finish_skipped("query", 0, found)

@@ -4,7 +4,7 @@ import os
 import sys
 
 from ..backends.export import export
-from ...hdl.params import SHIPPED
+from ...hdl.params import CORE, SHIPPED
 from .args import (SIM_RULES, UsageError, add_layout, check_output_file, config_from,
                    int_at_least, warn_unpooled)
 
@@ -31,10 +31,9 @@ def register(subparsers):
                         help=f"move-list entries, even (default {SHIPPED.depth})")
     parser.add_argument("--rules", choices=SIM_RULES, default=SHIPPED.rules.value,
                         help=f"chain rules (default {SHIPPED.rules.value})")
-    parser.add_argument("--upcoming", action="store_true",
-                        help="with the upcoming-repetition block (upcoming__occupancy in, "
-                             "upcoming__answer out); default: the repetition core alone")
-    add_layout(parser)
+    # The layout; --upcoming adds the upcoming-repetition block
+    # (upcoming__occupancy in, upcoming__answer out) to the repetition core.
+    add_layout(parser, CORE)
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
                         help="the file to write")
     parser.set_defaults(func=export_command, format="verilog")
@@ -43,7 +42,7 @@ def register(subparsers):
 def export_command(args):
     try:
         check_output_file("-o", args.output)
-        config = config_from(args)
+        config = config_from(args, base=CORE)
         written = export(args.output, args.format, config=config)
     except UsageError as error:
         print(f"axon export: error: {error}", file=sys.stderr)

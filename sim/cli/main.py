@@ -11,6 +11,7 @@ status is 2 if anything was skipped. Games are numbered from 1 in file order.
 """
 
 import argparse
+import gc
 import os
 import signal
 import sys
@@ -23,7 +24,7 @@ from .args import (ALL_RULES, COUNT_LIMIT_MAX, EXIT_INTERRUPTED, SIM_RULES, Game
                    finish_skipped, load_input, warn_unpooled)
 from . import bench, board, export, prove, search, simulate, soak
 from .report import EXPLAIN_CHOICES, report_command
-from .simulate import JSONL_KEYS
+from .simulate import BACKEND_ALIASES, BACKENDS, JSONL_KEYS
 from ...hdl.params import SHIPPED
 from ...hdl.version import VERSION
 
@@ -63,14 +64,20 @@ with --rules paper the knight swap of Figure 5 gives exactly Table 2's rows.
 """
 
 
+def _backend_name(name):
+    """``--backend``'s value: ``sim``, the name it had first, is ``pysim``."""
+    return BACKEND_ALIASES.get(name, name)
+
+
 def _add_common(parser, *, backend=None):
     add_pgn_input(parser)
     if backend is not None:
-        # Unset means the command's default, or sim when --vcd asks for a waveform.
-        parser.add_argument("--backend", choices=("golden", "sim", "cxxrtl"), default=None,
-                            help=f"golden model, RTL in Amaranth's simulator, or RTL "
-                                 f"compiled with CXXRTL and g++ (default {backend}; "
-                                 f"sim with --vcd)")
+        # Unset means the command's default, or pysim when --vcd asks for a waveform.
+        parser.add_argument("--backend", choices=tuple(BACKENDS), default=None,
+                            type=_backend_name,
+                            help=f"golden model, RTL in Amaranth's simulator (pysim; sim is "
+                                 f"another name for it), or RTL compiled with CXXRTL and g++ "
+                                 f"(default {backend}; pysim with --vcd)")
         parser.set_defaults(default_backend=backend)
     parser.add_argument("--rules", choices=ALL_RULES, default=SHIPPED.rules.value,
                         help=f"chain rules (default {SHIPPED.rules.value}; cpw is golden-only)")
@@ -102,7 +109,7 @@ def build_parser():
     scan.add_argument("--jsonl", action="store_true",
                       help="one JSON object per ply: " + ", ".join(JSONL_KEYS))
     scan.add_argument("--vcd", metavar="FILE",
-                      help="sim backend: write a waveform and a .gtkw beside it")
+                      help="pysim backend: write a waveform and a .gtkw beside it")
     scan.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
 
     verify = commands.add_parser(
@@ -113,10 +120,10 @@ def build_parser():
                     "where the scan reached a barrier or the bottom, else that what it "
                     "reports is true) on every ply.",
         epilog=_VERIFY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    _add_common(verify, backend="sim")
+    _add_common(verify, backend="pysim")
     add_layout(verify)
     verify.add_argument("--vcd", metavar="FILE",
-                        help="sim backend: write a waveform and a .gtkw beside it")
+                        help="pysim backend: write a waveform and a .gtkw beside it")
     verify.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
 
     explain = commands.add_parser(
@@ -167,7 +174,7 @@ def build_parser():
 def _check_options(options):
     vcd = getattr(options, "vcd", None)
     if hasattr(options, "default_backend") and options.backend is None:
-        options.backend = "sim" if vcd else options.default_backend
+        options.backend = "pysim" if vcd else options.default_backend
     backend = getattr(options, "backend", "golden")
     # The one configuration every part of the command answers for.
     options.config = config = config_from(options, gateware=False)
@@ -176,17 +183,17 @@ def _check_options(options):
     if not 0 <= options.count_limit <= COUNT_LIMIT_MAX:
         raise UsageError(f"--count-limit must be in 0..{COUNT_LIMIT_MAX}, "
                          f"not {options.count_limit}")
-    if backend in ("sim", "cxxrtl") and not config.rules.in_gateware:
-        raise UsageError(f"--rules {config.rules.value} is golden-only; the sim backend "
+    if backend in ("pysim", "cxxrtl") and not config.rules.in_gateware:
+        raise UsageError(f"--rules {config.rules.value} is golden-only; the pysim backend "
                          f"supports {' and '.join(SIM_RULES)}")
-    if backend in ("sim", "cxxrtl"):
+    if backend in ("pysim", "cxxrtl"):
         # What only the gateware needs (the serial list's own scan).
         try:
             config.check(where="--")
         except (TypeError, ValueError) as error:
             raise UsageError(str(error)) from None
-    if vcd and backend != "sim":
-        raise UsageError(f"--vcd needs the sim backend, not --backend {backend}")
+    if vcd and backend != "pysim":
+        raise UsageError(f"--vcd needs the pysim backend, not --backend {backend}")
     if vcd:
         check_output_file("--vcd", vcd)
     if getattr(options, "html", None):
@@ -233,7 +240,7 @@ def _demo(args):
     failures = 0
     for path in bundled_files():
         print(f"== axon verify {os.path.relpath(path)}", flush=True)
-        status = main(["verify", path, "--backend", "sim", "--quiet"])
+        status = main(["verify", path, "--backend", "pysim", "--quiet"])
         failures += status != 0
     if args.no_build:
         return 1 if failures else 0
@@ -306,6 +313,7 @@ def main(argv=None, *, reopen_closed_streams=True):
         parser.print_help(sys.stderr)
         return 2
     code = None
+    quiet_collection = None
     try:
         code = _run(options)
         # Flush here, not at exit, so that a reader gone by now is caught below.
@@ -320,7 +328,10 @@ def main(argv=None, *, reopen_closed_streams=True):
         # The interrupt may have struck inside a constructor: the half-made
         # object then fails in its destructor as it is collected (Amaranth's
         # unused-elaboratable check reads an attribute never set), which
-        # Python reports with a traceback. Nothing it could say matters now.
+        # Python reports with a traceback. Nothing it could say matters now:
+        # such reports are dropped until the interrupted work is collected,
+        # below, as this handler lets go of the interrupt's traceback.
+        quiet_collection = sys.unraisablehook
         sys.unraisablehook = _ignore_unraisable
         print(f"axon {options.command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -332,7 +343,10 @@ def main(argv=None, *, reopen_closed_streams=True):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return code if code is not None else getattr(options, "status", 0)
-
+    finally:
+        if quiet_collection is not None:
+            gc.collect()
+            sys.unraisablehook = quiet_collection
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -21,7 +21,7 @@ def register(subparsers):
                     "from power-up) or 'FAILED', SymbiYosys's time, and what it says. "
                     "Exit status: 0 if every property holds, 1 if any fails, 2 if the "
                     "tools are missing.")
-    parser.add_argument("--depth", type=int_at_least(1), default=None, metavar="N",
+    parser.add_argument("--bmc-depth", type=int_at_least(1), default=None, metavar="CLOCKS",
                         help="clocks for every property instead of each one's own "
                              "(bounded checks: clocks from reset; proofs: induction length)")
     parser.add_argument("--only", action="append", metavar="NAME",
@@ -56,7 +56,7 @@ def main_prove(args):
             os.makedirs(work_dir, exist_ok=True)
         # Progress on stderr: one property can take minutes.
         print(f"prove: {prop.name} ...", file=sys.stderr, flush=True)
-        outcome = run_property(prop, depth=args.depth, work_dir=work_dir)
+        outcome = run_property(prop, bmc_depth=args.bmc_depth, work_dir=work_dir)
         print(f"{prop.name:<{width}}  {outcome.figure:<11}  {outcome.seconds:6.1f} s  "
               f"{prop.description}", flush=True)
         if not outcome.passed:

@@ -31,7 +31,7 @@ from ..backends.session import GoldenSession
 from ..model.explain_html import game_page, ply_section
 from ..model.games import plural
 from .args import check_output_file
-from .simulate import AnswerWriter, Progress, explain_ply, ply_record, ply_rows
+from .simulate import AnswerWriter, Progress, answered_games, explain_ply, ply_record
 
 
 __all__ = ["write_report", "EXPLAIN_CHOICES"]
@@ -171,7 +171,7 @@ def _answer_games(games, options, session, counter, body, files, progress, count
     and each game's explanation page into ``files``."""
     skipped = getattr(games, "skipped", [])
     listed = 0
-    for position, game in enumerate(games):
+    for game, rows in answered_games(games, session, options, progress):
         for message in skipped[listed:]:
             body.write(f'<h2 class="skipped">{html.escape(message)}: skipped</h2>\n')
         listed = len(skipped)
@@ -181,13 +181,13 @@ def _answer_games(games, options, session, counter, body, files, progress, count
         link_base = html.escape(f"{os.path.basename(files)}/{page_name}", quote=True)
         sections = []
         board = game.board.copy(stack=False)
-        for answer, fifty in ply_rows(game, session, options, progress, position):
+        for answer, fifty in rows:
             board.push(game.moves[answer.window.ply])
             record = ply_record(answer, fifty, options.count_limit)
             counter.plies += 1
             counter.repetitions += record["repetition"]
             counts["threefold"] += bool(record["threefold"])
-            counts["upcoming"] += record["upcoming"]
+            counts["upcoming"] += bool(record["upcoming"])
             ply = record["ply"]
             number = _move_number(game, ply)
             if number is not None:

@@ -2,10 +2,10 @@
 
 Every ply of every game is one query: the move list holds the game's words
 (the window of :mod:`axon.sim.model.history` for long games) and ``top`` is the
-address of the ply's word. The golden backend answers with
-:func:`~axon.sim.model.golden.perpetual`; the sim backend runs the gateware in one
-Amaranth simulation for the whole file, loading each game (each window) once
-and querying it ply by ply.
+address of the ply's word. Whatever the backend, the answers come from one
+loop, :func:`~axon.sim.backends.session.answer_games`, and are printed as
+they come: the golden model and a board answer a query at a time, a
+simulation a batch of games at a time.
 """
 
 import itertools
@@ -19,18 +19,18 @@ from dataclasses import dataclass
 from ...hdl.params import SHIPPED
 from ...hdl.word import PIECE_LETTERS, square_name
 from ..backends.cxxrtl import CxxrtlSession
-from ..backends.pysim import RtlSession, expected_cycles
-from ..backends.session import GoldenSession, PlyAnswer, answers
+from ..backends.pysim import PysimSession, expected_cycles
+from ..backends.session import GoldenSession, PlyAnswer, answer_games, answers
 from ..model.explain import Explanation, explain_query, for_side, format_table
 from ..model.explain_html import explanation_page
 from ..model.games import plural
 from ..model.golden import Stop, perpetual
-from ..model.history import is_window_limited, iter_window_segments, root_address, windows
-from .args import batches
+from ..model.history import is_window_limited, root_address, windows
 from ..model.oracle import oracle_answers, oracle_upcoming
 
 
-__all__ = ["BACKENDS", "Progress", "write_answers", "scan", "verify", "explain", "explain_ply",
+__all__ = ["BACKENDS", "BACKEND_ALIASES", "Progress", "make_session", "answered_games",
+           "AnswerWriter", "write_answers", "scan", "verify", "explain", "explain_ply",
            "PlyExplanation", "JSONL_KEYS"]
 
 # The JSONL schema of ``axon scan --jsonl``, in order.
@@ -128,27 +128,42 @@ class Progress:
 # configuration.
 BACKENDS = {
     "golden": GoldenSession,
-    "sim":    RtlSession,
+    "pysim":  PysimSession,
     "cxxrtl": CxxrtlSession,
 }
 
+# Other names ``--backend`` takes: ``sim`` was the pysim backend's first name.
+BACKEND_ALIASES = {"sim": "pysim"}
 
-def _answers(games, options, progress, vcd=None):
-    make = BACKENDS[options.backend]
+
+def make_session(options, progress=None):
+    """The session of ``options.backend`` for ``options.config``: a waveform
+    (``options.vcd``) for the pysim backend, ``progress.say`` told of a
+    CXXRTL compile."""
     extra = {}
-    if options.backend == "sim":
-        extra["vcd"] = vcd
+    if options.backend == "pysim":
+        extra["vcd"] = getattr(options, "vcd", None)
     if options.backend == "cxxrtl" and progress:
         extra["log"] = progress.say
-    session = make(options.config, **extra)
-    return answers(games, session, count_limit=options.count_limit,
-                   root=getattr(options, "root", None), progress=progress)
+    return BACKENDS[options.backend](options.config, **extra)
 
 
-def _fifty_move(game):
+def _fifty_moves(game):
     # python-chess: False when the side to move has no legal move, so a mate
     # on the hundredth halfmove is a mate, not a claimable draw.
-    return [board.is_fifty_moves() for board in game.positions()]
+    for board in game.positions():
+        yield board.is_fifty_moves()
+
+
+def answered_games(games, session, options, progress=None):
+    """For each game, ``(game, rows)``: ``rows`` iterates over ``(PlyAnswer,
+    fifty_move)`` after every ply, as ``session`` answers them
+    (:func:`~axon.sim.backends.session.answer_games`, with ``options``'
+    count limit and root). What ``scan``, ``verify``, ``report`` and
+    ``axon query`` print comes from here."""
+    for game, plies in answer_games(games, session, count_limit=options.count_limit,
+                                    root=getattr(options, "root", None), progress=progress):
+        yield game, zip(plies, _fifty_moves(game))
 
 
 def repetition_claim(answer, count_limit, earlier):
@@ -207,6 +222,7 @@ _TABLE = (("game", ">4"), ("ply", ">4"), ("move", "<22"), ("rep", "<4"), ("draw"
           ("50-move", "<7"), ("3-fold", "<6"), ("5-fold", "<6"), ("upcoming", "<8"))
 
 # How the table shows True, False and None (unknown: see repetition_claim).
+# An upcoming repetition that is not available (no upcoming block) is n/a.
 _YES_NO = {True: "yes", False: "-", None: "?"}
 
 
@@ -233,7 +249,7 @@ class AnswerWriter:
 
     def games(self, games, answers):
         for game, game_answers in zip(games, answers):
-            self.game(game, zip(game_answers, _fifty_move(game)))
+            self.game(game, zip(game_answers, _fifty_moves(game)))
 
     def game(self, game, rows):
         """One game's rows from ``(answer, fifty_move)`` pairs, written as they come."""
@@ -263,7 +279,7 @@ class AnswerWriter:
             record["count"], record["plies_scanned"], stop,
             "-" if record["cycles"] is None else record["cycles"],
             _YES_NO[fifty], _YES_NO[record["threefold"]], _YES_NO[record["fivefold"]],
-            record["upcoming_move"] or "-",
+            "n/a" if record["upcoming"] is None else record["upcoming_move"] or "-",
         ]) + "\n")
 
     def finish(self):
@@ -288,74 +304,19 @@ def write_answers(games, answers, out, jsonl=False, count_limit=4):
     return writer.finish()
 
 
-# Plies a simulation answers at most in one run (see batches): a run costs
-# an elaboration, a list of games held costs memory.
-SIM_BATCH_PLIES = 20_000
-
-
-def _batch_plies(options):
-    if options.backend == "golden":
-        return None
-    # One waveform holds the whole run.
-    return 0 if getattr(options, "vcd", None) else SIM_BATCH_PLIES
-
-
-def ply_rows(game, session, options, progress, position):
-    """``(PlyAnswer, fifty_move)`` after every ply of ``game``, one at a time:
-    one window of the move list is loaded at a time and nothing is kept, so
-    that a game of any length is answered in the memory of its move list."""
-    positions = game.positions()
-    history = game.history(options.root)
-    for base, words, plies in iter_window_segments(game.words, session.depth):
-        session.load(words)
-        for window in plies:
-            board = next(positions)
-            answer = session.query(window.top, options.count_limit, int(board.occupied),
-                                   root_address(window, history))
-            progress.update(position, window.ply + 1)
-            yield (PlyAnswer(game, window, answer.result, answer.cycles,
-                             is_window_limited(answer.result, game.words, base)),
-                   board.is_fifty_moves())
-
-
 def scan(games, options, out=None, err=None):
-    """``axon scan``: print one answer per ply as each game (each batch of
-    games, for a simulation) is answered; return the exit code."""
+    """``axon scan``: print one answer per ply as the session answers it;
+    return the exit code."""
     out = sys.stdout if out is None else out
     progress = Progress(len(games) if isinstance(games, list) else getattr(games, "expected", None),
                         err, enabled=not options.quiet, command="axon scan")
     writer = AnswerWriter(out, jsonl=options.jsonl, count_limit=options.count_limit)
-    if options.backend == "golden":
-        session = GoldenSession(options.config)
-        for position, game in enumerate(games):
-            writer.game(game, ply_rows(game, session, options, progress, position))
-            progress.done()
-        writer.finish()
-        return 0
-    done = 0
-    for batch in batches(games, _batch_plies(options)):
-        batch_answers = _answers(batch, options, _Offset(progress, done), vcd=options.vcd)
+    session = make_session(options, progress)
+    for game, rows in answered_games(games, session, options, progress):
+        writer.game(game, rows)
         progress.done()
-        writer.games(batch, batch_answers)
-        done += len(batch)
     writer.finish()
     return 0
-
-
-class _Offset:
-    """A :class:`Progress` for one batch, counting games from the file's start."""
-
-    def __init__(self, progress, first):
-        self.progress, self.first = progress, first
-
-    def update(self, position, ply):
-        self.progress.update(self.first + position, ply)
-
-    def say(self, line):
-        self.progress.say(line)
-
-    def __bool__(self):
-        return True
 
 
 @dataclass(frozen=True)
@@ -439,8 +400,8 @@ def _verify_game(tally, game, game_golden, game_rtl, options):
     for index, answer in enumerate(game_golden):
         tally.plies += 1
         tally.repetitions += answer.result.repetition
-        tally.upcoming += answer.result.upcoming
-        if options.config.rules.fide:
+        tally.upcoming += bool(answer.result.upcoming)
+        if options.config.rules.fide and options.config.upcoming:
             tally.disagree(_compare_upcoming(answer, upcoming_truth[index],
                                              game.history(options.root)))
         if game_rtl is not None:
@@ -472,17 +433,18 @@ def verify(games, options, out=None, err=None):
     progress = Progress(len(games) if isinstance(games, list) else getattr(games, "expected", None),
                         err, enabled=not options.quiet, command="axon verify")
     golden_session = GoldenSession(config)
-    simulated = options.backend in ("sim", "cxxrtl")
+    simulated = options.backend in ("pysim", "cxxrtl")
+    session = make_session(options, progress) if simulated else golden_session
     tally = _Tally()
-    for batch in batches(games, _batch_plies(options) if simulated else None):
-        golden = answers(batch, golden_session, count_limit=options.count_limit,
-                         root=options.root)
-        rtl = None
+    for game, plies in answer_games(games, session, count_limit=options.count_limit,
+                                    root=options.root, progress=progress):
+        plies = list(plies)
+        golden, rtl = plies, None
         if simulated:
-            rtl = _answers(batch, options, _Offset(progress, tally.games), vcd=options.vcd)
-            progress.done()
-        for position, (game, game_golden) in enumerate(zip(batch, golden)):
-            _verify_game(tally, game, game_golden, rtl and rtl[position], options)
+            golden, rtl = answers([game], golden_session, count_limit=options.count_limit,
+                                  root=options.root)[0], plies
+        _verify_game(tally, game, golden, rtl, options)
+    progress.done()
 
     backend = ("golden model, RTL simulation and oracle" if simulated
                else "golden model and oracle")

@@ -31,7 +31,7 @@ from typing import Tuple
 
 from ...hdl.word import PIECE_LETTERS, pack_word, square_name, unpack_word
 from ...hdl.params import SHIPPED
-from .golden import ChainList, Result, Rules, Stop, perpetual
+from .golden import GoldenChainList, Result, Rules, Stop, perpetual
 
 
 __all__ = ["table_rows", "ExplainRow", "Explanation", "explain_query", "for_side", "ORDERS", "SIDES",
@@ -189,7 +189,7 @@ def _stop_text(result, words, top, config, count_limit, window_limited, ply_of):
     word = words[address]
     from_sq, to_sq, piece, _ = unpack_word(word)
     rules, chains = config.rules, config.chains
-    chain_list = ChainList(config)
+    chain_list = GoldenChainList(config)
     for applied in range(top, address, -1):
         applied_from, applied_to, applied_piece, _ = unpack_word(words[applied])
         chain_list.apply(applied_piece, applied_from, applied_to)

@@ -113,7 +113,7 @@ class GameRecord:
         board = self.board.copy(stack=False)
         for move in self.moves:
             board.push(move)
-            _trim_stack(board)
+            board = _trimmed(board)
             yield board.copy(stack=False)
 
 
@@ -144,13 +144,13 @@ class PgnFile:
 _KEPT_PLIES = 8
 
 
-def _trim_stack(board):
-    """Drop all but the last :data:`_KEPT_PLIES` moves of ``board``'s history,
-    as ``Board.copy(stack=N)`` does, in place (python-chess's reader holds the
-    board)."""
+def _trimmed(board):
+    """``board``, or once its history is twice :data:`_KEPT_PLIES` moves long,
+    a copy that keeps the last of them (python-chess's ``copy(stack=N)``):
+    a copy every few plies, so that a board's history stays short."""
     if len(board.move_stack) > 2 * _KEPT_PLIES:
-        del board.move_stack[:-_KEPT_PLIES]
-        del board._stack[:-_KEPT_PLIES]
+        return board.copy(stack=_KEPT_PLIES)
+    return board
 
 
 class _ReadGame:
@@ -202,8 +202,9 @@ class _MainlineBuilder(chess.pgn.BaseVisitor):
         pass    # nothing was pushed: the variation was skipped
 
     def visit_move(self, board, move):
+        # The reader's board keeps the game's history, as long as the moves
+        # kept here: it is python-chess's, and needs it to skip variations.
         self.game.moves.append(move)
-        _trim_stack(board)
 
     def handle_error(self, error):
         self.game.located_errors.append((self.game.moves_seen + 1, error))
@@ -278,7 +279,7 @@ def _record(game, number, board):
         record.sans.append(board.san(move))
         record.ucis.append(move.uci())
         board.push(move)
-        _trim_stack(board)
+        board = _trimmed(board)
     record.words = encode_moves(record.board, record.moves)
     return record
 
@@ -346,7 +347,7 @@ def _check_movetext(movetext, board, number):
             except ValueError:
                 break
             plies[0] += 1
-            _trim_stack(line)
+            lines[-1] = _trimmed(line)
             continue
         if dead[-1]:
             continue
@@ -355,7 +356,7 @@ def _check_movetext(movetext, board, number):
                 raise ValueError(f"{token!r} is not a move")
             line.push_san(token.rstrip("!?"))
             plies[-1] += 1
-            _trim_stack(line)
+            lines[-1] = _trimmed(line)
         except ValueError as error:
             dead[-1] = True
             warnings.append(f"game {number}, ply {plies[-1] + 1} (in a variation): "

@@ -21,7 +21,7 @@ position". Every move read updates the list by these rules:
 The current position equals an earlier one when every chain is closed; the
 ``paper`` and ``exact`` rules also require an even number of plies, so that the
 same side is to move. The slots are split between the sides and the piece kinds (see
-:class:`ChainList`). ``cpw`` is the chessprogramming-wiki pseudo-code: square
+:class:`GoldenChainList`). ``cpw`` is the chessprogramming-wiki pseudo-code: square
 matching without the piece, no symmetry, no side-to-move check.
 
 The slot structure is modelled exactly as the gateware has it, so that
@@ -35,7 +35,7 @@ comparison's hit vector as the chosen slot, without a priority pick, and keep
 the from == to test out of its update loop.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from ...hdl.pools import BISHOP, KING, KNIGHT, POOL_KINDS, QUEEN, ROOK
@@ -62,11 +62,20 @@ class Result:
     draw:          bool = False
     # Upcoming repetition (only with an ``occupancy``, see :func:`perpetual`):
     # the side to move can return to an earlier position with one move.
-    upcoming:          bool = False
+    # ``None`` in each upcoming field: not available, the detector has no
+    # upcoming block (:meth:`without_upcoming`).
+    upcoming:          Optional[bool] = False
     upcoming_move:     Optional[tuple] = None   # (from, to) of that move
     upcoming_distance: Optional[int] = None     # plies from the position after it
                                                 # back to the earlier position
-    upcoming_draw:     bool = False             # that earlier position lies after the root
+    upcoming_draw:     Optional[bool] = False   # that earlier position lies after the root
+
+    def without_upcoming(self):
+        """This answer from a detector without the upcoming block: the
+        upcoming repetition is not available (``None``), which is not the
+        same as "none found" (``False``)."""
+        return replace(self, upcoming=None, upcoming_move=None, upcoming_distance=None,
+                       upcoming_draw=None)
 
     @classmethod
     def from_fields(cls, fields, upcoming=None):
@@ -124,7 +133,7 @@ def _check_query(words, top, root, config, count_limit):
         raise ValueError(f"root must be an address in -1..{len(words) - 1}, not {root!r}")
 
 
-class ChainPool:
+class GoldenChainPool:
     """Slots of the concatenating list: ``slots[i]`` is ``None`` or ``(piece, from, to)``.
 
     A chain is replaced, never changed in place, so that the chains an
@@ -250,7 +259,7 @@ class ChainPool:
         return rule + "+link"
 
 
-class SpillingPool(ChainPool):
+class SpillingPool(GoldenChainPool):
     """The paired chains of one side and kind in the spill layout: as many
     slots as the kind's pool and the side's spill pool together, and
     :class:`axon.sim.model.spill.SpillSide` to say when a new start or end
@@ -268,7 +277,7 @@ class SpillingPool(ChainPool):
         return rule
 
 
-class ChainList:
+class GoldenChainList:
     """The chain list, split into pools by side and piece kind.
 
     A chain only ever changes on a move of its own piece, so chains of
@@ -284,10 +293,10 @@ class ChainList:
 
     def __init__(self, config):
         size, rules = config.chains, config.rules
-        self.no_pool = ChainPool(0, rules)
+        self.no_pool = GoldenChainPool(0, rules)
         self.by_piece = {}
         if rules is Rules.CPW:
-            self.pools = [ChainPool(size, rules)]
+            self.pools = [GoldenChainPool(size, rules)]
             self.by_piece = dict.fromkeys(range(16), self.pools[0])
             return
         self.pools = []
@@ -296,7 +305,7 @@ class ChainList:
             return
         for colour in (0, 8):
             for kind, slots in config.side_pools:
-                pool = ChainPool(slots, rules)
+                pool = GoldenChainPool(slots, rules)
                 self.pools.append(pool)
                 kinds = range(8) if kind is None else (kind,)
                 self.by_piece.update({colour | each: pool for each in kinds})
@@ -464,7 +473,7 @@ def perpetual(words, top, *, root=-1, config=SHIPPED, count_limit=4, steps=None,
         raise ValueError(f"occupancy must be a 64-bit bitboard, not {occupancy!r}")
     look_ahead = occupancy is not None and rules is not Rules.CPW
     mover_colour = 1 - (unpack_word(words[top])[2] >> 3)
-    chain_list = ChainList(config)
+    chain_list = GoldenChainList(config)
     address, plies, count, distance = top, 0, 0, None
     upcoming = None
     while True:

@@ -13,7 +13,7 @@ gateware to its exact clock count.
 
 from ...hdl.params import SERIAL_LATENCY_OVERHEAD, DetectorConfig, Stop
 from ...hdl.word import unpack_word
-from .golden import ChainList
+from .golden import GoldenChainList
 
 
 __all__ = ["serial_clocks", "walked_chains"]
@@ -24,7 +24,7 @@ def walked_chains(words, top, result, config):
     query applies, and for the overflowing word last if it overflows: a list
     of counts, from the golden model's chains."""
     DetectorConfig.checked(config, gateware=False)
-    chain_list = ChainList(config)
+    chain_list = GoldenChainList(config)
     walks = []
     applied = result.plies_scanned + (result.stop is Stop.OVERFLOW)
     for address in range(top, top - applied, -1):

@@ -11,7 +11,7 @@ lies, not only on how many chains are open.
 
 :class:`SpillSide` follows exactly that for one side, a multiset of squares
 per pool and end, and says which inserts find no entry. The golden model's
-paired chains decide everything else (:class:`axon.sim.model.golden.ChainList`);
+paired chains decide everything else (:class:`axon.sim.model.golden.GoldenChainList`);
 the two agree on the starts and ends of every kind, which
 ``tests/test_golden.py`` checks.
 """

@@ -11,7 +11,7 @@ multisets. With a move ``a→b`` of the pool's kind:
 * neither (insertion): ``a`` joins the starts and ``b`` the ends, if a slot
   is free;
 * ``a == b``, two starts on ``b`` or two ends on ``a``: an impossible list,
-  an overflow (as in :class:`axon.sim.model.golden.ChainPool`).
+  an overflow (as in :class:`axon.sim.model.golden.GoldenChainPool`).
 
 This is the projection of the golden model's paired chains onto (starts,
 ends), and it evolves the same way: from an empty pool no square is ever both
@@ -24,10 +24,10 @@ against this model.
 from collections import Counter
 
 
-__all__ = ["UnpairedPool"]
+__all__ = ["GoldenUnpairedPool"]
 
 
-class UnpairedPool:
+class GoldenUnpairedPool:
     """Starts and ends of up to ``size`` chains; ``kinds`` tells whether the
     entries keep the piece (one pool for every kind of a side) or not (one
     pool per kind)."""

@@ -3,10 +3,19 @@
 from amaranth.hdl import *
 from amaranth.lib import data
 
-from ....hdl.chainlist import ChainEntry, ChainPool, UnpairedPool
+from ....hdl.chainlist import ChainPool, UnpairedPool
 from ....hdl.params import Rules
 from ....hdl.word import MoveWord
 from .harness import free, Harness, popcount
+
+
+class ChainEntry(data.Struct):
+    """One slot of the reference pool: a chain of one piece type from
+    ``from_sq`` (in the position compared) to ``to_sq`` (in the current
+    position)."""
+    kind:    3
+    from_sq: 6
+    to_sq:   6
 
 
 class _MiscountingChainPool(ChainPool):
@@ -178,7 +187,7 @@ def _or_select(onehot, values):
 
 
 class _ReferencePool(Elaboratable):
-    """The rules exactly as :meth:`axon.sim.model.golden.ChainPool.apply` states them,
+    """The rules exactly as :meth:`axon.sim.model.golden.GoldenChainPool.apply` states them,
     in plain gateware: every comparison against the move in hand, the first
     matching slot taken by priority, nothing computed ahead. Slow and
     obviously the rule; the proof is that :class:`ChainPool`, which compares
@@ -298,7 +307,7 @@ def _beside_reference(m, pool, reference):
 
 
 class ReferenceUnpairedPool(Elaboratable):
-    """:class:`axon.sim.model.unpaired.UnpairedPool` in plain gateware: every
+    """:class:`axon.sim.model.unpaired.GoldenUnpairedPool` in plain gateware: every
     comparison against the move in hand, the lowest free entry taken by
     priority, nothing computed a clock ahead. The proof is that
     :class:`~axon.hdl.chainlist.UnpairedPool` keeps the same entries."""

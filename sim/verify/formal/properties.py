@@ -25,7 +25,7 @@ class Property:
     description: str
     build:       Callable            # build(broken) -> Elaboratable
     mode:        str                 # "prove" (k-induction) or "bmc"
-    depth:       int                 # induction length, or clocks checked
+    bmc_depth:   int                 # clocks: induction length, or clocks checked
     engine:      str = "smtbmc z3"   # the SymbiYosys engine line
     # For a pool property: sized(slots) -> build, the same harness at any
     # pool size (tests/test_formal.py proves it at every shipped size).
@@ -41,8 +41,8 @@ class Property:
     # broken variants) to --runslow; `axon prove` runs it.
     slow:        bool = False
     # Clocks from power-up its broken variants need to fail, if more than
-    # the runner's least (``BROKEN_DEPTH``).
-    broken_depth: int = 0
+    # the runner's least (``BROKEN_BMC_DEPTH``).
+    broken_bmc_depth: int = 0
     # The engine of its broken variants, if not ``engine`` (the one whose
     # counterexample traces SymbiYosys can read back).
     broken_engine: str = ""
@@ -90,7 +90,7 @@ PROPERTIES = [
     _pool_property(
         "rules-exact",
         "the unpaired pool of one kind (compares a clock ahead) holds the same starts "
-        "and ends in the same entries as a plain model of sim/unpaired.py, and "
+        "and ends in the same entries as a plain model of sim/model/unpaired.py, and "
         "overflows on the same moves",
         unpaired_follows_rules, 2),
     Property("bookkeeping-exact-lean",
@@ -178,7 +178,7 @@ PROPERTIES = [
              capacity_serial(), "prove", 2,
              # Filling the short list takes a clear and an insert for each
              # piece, each walking the entries before it: 10 clocks for 3.
-             broken_depth=12),
+             broken_bmc_depth=12),
     Property("termination-serial",
              f"the serial scan with its list ({SERIAL.chains // 2} entries a side) raises done "
              f"within (top + 1) * {2 + SERIAL.chains // 2} + 1 clocks, on a "
@@ -227,6 +227,6 @@ def properties_markdown(properties=PROPERTIES):
     modes = {"prove": "k-induction", "bmc": "bounded"}
     rows = ["| property | mode | length | what it says |", "|---|---|---|---|"]
     for prop in properties:
-        length = f"k = {prop.depth}" if prop.mode == "prove" else f"{prop.depth} clocks"
+        length = f"k = {prop.bmc_depth}" if prop.mode == "prove" else f"{prop.bmc_depth} clocks"
         rows.append(f"| `{prop.name}` | {modes[prop.mode]} | {length} | {prop.description} |")
     return "\n".join(rows) + "\n"

@@ -21,7 +21,7 @@ class Outcome:
     seconds: float        # SymbiYosys's wall-clock time (the solver's, mostly)
     log:     str
     mode:    str = ""     # "prove" or "bmc"
-    depth:   int = 0      # induction length, or clocks checked
+    bmc_depth: int = 0    # clocks: the induction length, or the clocks checked
 
     @property
     def figure(self):
@@ -29,13 +29,14 @@ class Outcome:
         (k-induction of length 2), ``bounded 16`` (16 clocks from power-up)."""
         if not self.passed:
             return "FAILED"
-        return f"proven k={self.depth}" if self.mode == "prove" else f"bounded {self.depth}"
+        return (f"proven k={self.bmc_depth}" if self.mode == "prove"
+                else f"bounded {self.bmc_depth}")
 
 
 _SBY = """\
 [options]
 mode {mode}
-depth {depth}
+depth {bmc_depth}
 
 [engines]
 {engine}
@@ -53,21 +54,22 @@ prep -top top
 # an induction step from an unreachable state: it is checked by BMC, for at
 # least this many clocks (enough to fill a 3-entry pool and overflow it, or
 # to send a whole frame).
-BROKEN_DEPTH = 8
+BROKEN_BMC_DEPTH = 8
 
 
-def run_property(prop, *, broken=False, depth=None, work_dir=None, slots=None,
+def run_property(prop, *, broken=False, bmc_depth=None, work_dir=None, slots=None,
                  list_depth=None):
     """Run one property (or a broken variant: ``broken`` is ``True`` or one of
     its ``broken_variants``) and return an :class:`Outcome`.
     ``slots`` runs a pool property at another pool size, ``list_depth`` a
     property of the scan at another move-list depth. A broken variant is
-    checked by BMC (see ``BROKEN_DEPTH``)."""
+    checked by BMC (see ``BROKEN_BMC_DEPTH``). ``bmc_depth`` is the solver's
+    clocks (default the property's own), not a move-list depth."""
     tools = find_sby()
     mode = "bmc" if broken else prop.mode
-    if depth is None:
-        depth = (max(prop.depth, BROKEN_DEPTH, getattr(prop, "broken_depth", 0)) if broken
-                 else prop.depth)
+    if bmc_depth is None:
+        bmc_depth = (max(prop.bmc_depth, BROKEN_BMC_DEPTH, prop.broken_bmc_depth) if broken
+                     else prop.bmc_depth)
     if slots is None and list_depth is None:
         build = prop.build
     elif slots is not None and prop.sized is None:
@@ -90,8 +92,8 @@ def run_property(prop, *, broken=False, depth=None, work_dir=None, slots=None,
         with open(os.path.join(work_dir, f"{name}.il"), "w") as file:
             file.write(text)
         with open(os.path.join(work_dir, f"{name}.sby"), "w") as file:
-            engine = (getattr(prop, "broken_engine", "") or prop.engine) if broken else prop.engine
-            file.write(_SBY.format(mode=mode, depth=depth, name=name, engine=engine))
+            engine = (prop.broken_engine or prop.engine) if broken else prop.engine
+            file.write(_SBY.format(mode=mode, bmc_depth=bmc_depth, name=name, engine=engine))
         env = dict(os.environ)
         env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
         began = time.monotonic()
@@ -107,7 +109,7 @@ def run_property(prop, *, broken=False, depth=None, work_dir=None, slots=None,
             shutil.rmtree(work_dir, ignore_errors=True)
     passed = completed.returncode == 0 and "DONE (PASS" in log
     if passed:
-        status = "proven" if mode == "prove" else f"bounded {depth}"
+        status = "proven" if mode == "prove" else f"bounded {bmc_depth}"
     else:
         status = "FAILED"
-    return Outcome(prop.name, status, passed, seconds, log, mode, depth)
+    return Outcome(prop.name, status, passed, seconds, log, mode, bmc_depth)
