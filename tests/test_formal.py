@@ -159,10 +159,11 @@ def test_end_to_end_gives_every_kind_a_pool():
 
 
 def test_every_property_is_proven_by_induction():
-    # No property is left bounded: the end-to-end checks too are proven for
-    # every clock from power-up, for both scans.
+    # The end-to-end checks of both parallel scans are proven for every clock
+    # from power-up. The serial list's is bounded (16 clocks from power-up,
+    # docs/formal.md says so); nothing else is left bounded.
     bounded = [prop.name for prop in formal.PROPERTIES if prop.mode != "prove"]
-    assert bounded == []
+    assert bounded == ["end-to-end-serial"]
     names = [prop.name for prop in formal.PROPERTIES]
     assert "end-to-end" in names and "end-to-end-lean" in names
 

@@ -44,29 +44,36 @@ def interrupt(args, ready, cwd=None, timeout=300):
     the signal to the exit)``."""
     process = subprocess.Popen([AXON, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                cwd=cwd, preexec_fn=_restore_sigint)
-    stderr, seen = bytearray(), threading.Event()
+    # The pipes are closed however the test ends, so that a failing test
+    # leaves no open file for a later test's collection to trip over.
+    with process:
+        stderr, seen = bytearray(), threading.Event()
 
-    def read_stderr():
-        while chunk := process.stderr.read1(4096):
-            stderr.extend(chunk)
-            if isinstance(ready, str) and ready.encode() in stderr:
-                seen.set()
-        seen.set()
+        def read_stderr():
+            while chunk := process.stderr.read1(4096):
+                stderr.extend(chunk)
+                if isinstance(ready, str) and ready.encode() in stderr:
+                    seen.set()
+            seen.set()
 
-    reader = threading.Thread(target=read_stderr, daemon=True)
-    reader.start()
-    if not isinstance(ready, str):
-        time.sleep(ready)
-    assert seen.wait(timeout) if isinstance(ready, str) else True, f"no {ready!r} on stderr in {timeout} s"
-    assert process.poll() is None, f"finished before the signal: {bytes(stderr).decode()}"
-    signalled = time.monotonic()
-    os.killpg(process.pid, signal.SIGINT)
-    stdout = process.stdout.read()
-    process.wait(timeout=30)
-    seconds = time.monotonic() - signalled
-    reader.join(timeout=5)
-    process.stdout.close()
-    process.stderr.close()
+        reader = threading.Thread(target=read_stderr, daemon=True)
+        reader.start()
+        try:
+            if not isinstance(ready, str):
+                time.sleep(ready)
+            assert seen.wait(timeout) if isinstance(ready, str) else True, \
+                f"no {ready!r} on stderr in {timeout} s"
+            assert process.poll() is None, f"finished before the signal: {bytes(stderr).decode()}"
+            signalled = time.monotonic()
+            os.killpg(process.pid, signal.SIGINT)
+            stdout = process.stdout.read()
+            process.wait(timeout=30)
+            seconds = time.monotonic() - signalled
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+            reader.join(timeout=5)
     return process.returncode, stdout.decode(), bytes(stderr).decode(), seconds
 
 
@@ -176,8 +183,10 @@ def test_report_writes_the_games_answered_so_far(tmp_path):
             game.add_line(moves)
             print(game, file=file, end="\n\n")
     page = tmp_path / "report.html"
+    # Progress goes to a log only every 30 s, so the signal comes after a
+    # few seconds: the report of 400 games is still being written then.
     status, stdout, stderr, seconds = interrupt(["report", str(path), "-o", str(page)],
-                                                ready="axon report: game 3")
+                                                ready=3)
     assert_interrupted(status, stderr, seconds, "report")
     assert stdout.startswith(f"wrote {page}: ") and "(interrupted" in stdout
     assert "(interrupted: the games answered so far)" in page.read_text()
