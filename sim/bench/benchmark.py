@@ -39,7 +39,7 @@ import sys
 import time
 
 from ...boards.build import BuildError
-from ...boards.measure import all_targets, measure
+from ...boards.measure import all_targets, config_for, measure
 from ...hdl.params import Pools
 from ...hdl.pathcheck import PATH_CHECK_LATENCY
 from ...hdl.upcoming import UPCOMING_CLOCKS
@@ -398,7 +398,11 @@ def _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_h
                              if not key.endswith("answers")}
         phase[0] = "the search rates"
         bench["search_host"] = host_rates(log)
-    bench["workloads"] = _workloads(sim, lines, search, seed, bench["fmax_mhz"], peers,
+    # The workloads' clocks are the pair scan's: a target built otherwise (the
+    # 1K boards' serial list) takes other clocks, which `serial` reports.
+    pair_fmax = {target: fmax for target, fmax in bench["fmax_mhz"].items()
+                 if config_for(target).scan is CONFIG.scan}
+    bench["workloads"] = _workloads(sim, lines, search, seed, pair_fmax, peers,
                                     search_peers, search_run, recorded_peers)
     for name, found in (("search", recorded_peers), ("search_walks", search_peers)):
         if found:
