@@ -134,7 +134,11 @@ class AxonDetector(wiring.Component):
             upcoming = self._parts["upcoming_check"]
             wiring.connect(m, wiring.flipped(self.upcoming), upcoming.query)
             # It follows the scan: which side moves, what each side's pools
-            # hold, and each word the scanner takes.
+            # hold, and each word the scanner takes. It listens to two parts
+            # at once, the scanner and the chain list, and to the query
+            # handshake the scanner shares with the detector's port; a
+            # signature joins one part to one other, so these taps stay plain
+            # assignments, each named for what it tells.
             m.d.comb += [
                 upcoming.scan_start.eq(scanner.query.start & ~scanner.query.busy),
                 upcoming.scan_done.eq(scanner.query.done),
