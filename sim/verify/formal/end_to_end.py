@@ -108,6 +108,23 @@ def _word_at(words, address):
     return words[address[:(END_TO_END_DEPTH - 1).bit_length()]]
 
 
+def drive_side_models(m, white, black, word, starting, apply):
+    """Drive the reference models of the two sides' chains with the scan:
+    both cleared at a query's ``starting``, the mover's side told ``word``
+    with ``apply``. Return ``(overflow, empty_after)`` of the mover's side,
+    ``empty_after`` with the other side's chains all closed too."""
+    black_move = word.piece[3]
+    m.d.comb += [
+        white.clear.eq(starting), black.clear.eq(starting),
+        white.move.eq(word), black.move.eq(word),
+        white.apply.eq(apply & ~black_move), black.apply.eq(apply & black_move),
+    ]
+    overflow = Mux(black_move, black.overflow, white.overflow)
+    empty_after = Mux(black_move, black.empty_after & (white.start_valid == 0),
+                      white.empty_after & (black.start_valid == 0))
+    return overflow, empty_after
+
+
 class _GoldenAnswer:
     """What the golden scan loop of an end-to-end model has found so far and
     why it stopped: the registers both scan models keep, however they step."""
@@ -264,17 +281,9 @@ def end_to_end_lean(broken):
         pending  = Signal()
         address  = Signal(range(-1, depth))   # of the word in hand
         word = _word_at(words, address)
-        black_move = word.piece[3]
         starting = dut.query.start & ~dut.query.busy
         apply = Signal()
-        m.d.comb += [
-            white.clear.eq(starting), black.clear.eq(starting),
-            white.move.eq(word), black.move.eq(word),
-            white.apply.eq(apply & ~black_move), black.apply.eq(apply & black_move),
-        ]
-        overflow = Mux(black_move, black.overflow, white.overflow)
-        empty_after = Mux(black_move, black.empty_after & (white.start_valid == 0),
-                          white.empty_after & (black.start_valid == 0))
+        overflow, empty_after = drive_side_models(m, white, black, word, starting, apply)
 
         finish = functools.partial(answer.finish, m)
 

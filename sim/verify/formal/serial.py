@@ -14,7 +14,8 @@ from ....hdl.seriallist import SerialChainList
 from ....hdl.serialscan import SerialScanner
 from ....hdl.word import MoveWord
 from .harness import Harness, free, free_host_inputs, popcount
-from .end_to_end import _GoldenAnswer
+from .termination import query_timer
+from .end_to_end import _GoldenAnswer, drive_side_models
 from .pools import ReferenceUnpairedPool, distinct, member
 
 
@@ -225,16 +226,7 @@ def termination_serial(broken, config=None, entries=None):
         query = scanner.query
         for port in (query.start, query.top, query.count_limit, query.root, scanner.reads.word):
             free(m, port)
-        longest = config.worst_case_clocks(config.depth - 1)
-        waiting = Signal()
-        waited  = Signal(range(longest + 1))
-        top     = Signal.like(query.top)
-        with m.If(query.start & ~query.busy):
-            m.d.sync += [waiting.eq(1), waited.eq(0), top.eq(query.top)]
-        with m.Elif(waiting & ~query.done):
-            m.d.sync += waited.eq(waited + 1)
-        with m.Elif(query.done):
-            m.d.sync += waiting.eq(0)
+        waiting, waited, top = query_timer(m, query, config.worst_case_clocks(config.depth - 1))
         bound = (top + 1) * (2 + entries) + 1
         claimed = 2 * (top + 1) + 1 if broken else bound
         m.d.comb += Assert(~waiting | query.done | (waited < claimed))
@@ -313,15 +305,8 @@ def end_to_end_serial(broken, config=SERIAL_END_TO_END):
         black_move = word.piece[3]
         starting = dut.query.start & ~dut.query.busy
         apply = Signal()
-        m.d.comb += [
-            white.clear.eq(starting), black.clear.eq(starting),
-            white.move.eq(word), black.move.eq(word),
-            white.apply.eq(apply & ~black_move), black.apply.eq(apply & black_move),
-        ]
-        overflow = Mux(black_move, black.overflow, white.overflow)
+        overflow, empty_after = drive_side_models(m, white, black, word, starting, apply)
         walked = Mux(black_move, popcount(black.start_valid), popcount(white.start_valid))
-        empty_after = Mux(black_move, black.empty_after & (white.start_valid == 0),
-                          white.empty_after & (black.start_valid == 0))
 
         with m.If(starting):
             m.d.sync += [running.eq(1), address.eq(dut.query.top), clocks.eq(0),

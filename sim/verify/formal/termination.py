@@ -37,6 +37,22 @@ def _clocks_left(config, fetch_addr, single_step, waited):
                fetch_addr + 11 - Mux(waited == 0, 2, Mux(waited == 1, 1, 0)))
 
 
+def query_timer(m, query, longest):
+    """``(waiting, waited, top)``: a query has started and is not done, the
+    clocks it has waited (those after the one that sampled ``start``, the
+    way the latency is documented; at most ``longest``), and its ``top``."""
+    waiting = Signal()
+    waited  = Signal(range(longest + 1))
+    top     = Signal.like(query.top)
+    with m.If(query.start & ~query.busy):
+        m.d.sync += [waiting.eq(1), waited.eq(0), top.eq(query.top)]
+    with m.Elif(waiting & ~query.done):
+        m.d.sync += waited.eq(waited + 1)
+    with m.Elif(query.done):
+        m.d.sync += waiting.eq(0)
+    return waiting, waited, top
+
+
 def termination(broken, config=SHIPPED):
     """The scanner of ``config`` alone, for a move list of ``config.depth``
     words: whatever it
@@ -54,18 +70,7 @@ def termination(broken, config=SHIPPED):
                      scanner.chains.white.overflow, scanner.chains.black.overflow,
                      scanner.chains.empty):
             free(m, port)
-        # `waited` counts the clocks after the one that sampled start, the
-        # way the latency is documented.
-        longest = config.worst_case_clocks(config.depth - 1)
-        waiting = Signal()                    # a query has started and is not done
-        waited  = Signal(range(longest + 1))
-        top     = Signal.like(query.top)      # the query's
-        with m.If(query.start & ~query.busy):
-            m.d.sync += [waiting.eq(1), waited.eq(0), top.eq(query.top)]
-        with m.Elif(waiting & ~query.done):
-            m.d.sync += waited.eq(waited + 1)
-        with m.Elif(query.done):
-            m.d.sync += waiting.eq(0)
+        waiting, waited, top = query_timer(m, query, config.worst_case_clocks(config.depth - 1))
         bound = config.worst_case_clocks(top)
         # Wrong: a whole pair a clock, with no pipeline. A full scan takes
         # longer, so this must fail.
