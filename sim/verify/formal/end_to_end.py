@@ -68,21 +68,26 @@ class _RootBlindDetector(AxonDetector):
 END_TO_END_BROKEN = {True: _ChainBlindDetector, "root": _RootBlindDetector}
 
 
+def detector_and_copy(m, detector, config):
+    """``detector(config)`` as ``m``'s ``dut`` with free host inputs, and
+    the model's copy of its move list as the host wrote it (the block RAM
+    and the copy start out all zero). Returns ``(dut, words)``."""
+    m.submodules.dut = dut = detector(config)
+    free_host_inputs(m, dut)
+    words = Array(Signal(MoveWord, name=f"word{address}") for address in range(config.depth))
+    with m.If(dut.memory.write_en & ~dut.memory.write_refused):
+        m.d.sync += words[dut.memory.write_addr].eq(dut.memory.write_word)
+    return dut, words
+
+
 def _end_to_end_detector(m, broken, config):
     """The detector of ``config`` under the end-to-end proof, its free
     inputs, and the model's copy of the move list with the block RAM held to
     it. Returns ``(dut, words, stored)``: ``stored[bank]`` is the word the
     bank returns."""
     depth = config.depth
-    detector = END_TO_END_BROKEN[broken] if broken else AxonDetector
-    m.submodules.dut = dut = detector(config)
-    free_host_inputs(m, dut)
-
-    # The move list as the host wrote it (the block RAM and this start
-    # out all zero).
-    words = Array(Signal(MoveWord, name=f"word{address}") for address in range(depth))
-    with m.If(dut.memory.write_en & ~dut.memory.write_refused):
-        m.d.sync += words[dut.memory.write_addr].eq(dut.memory.write_word)
+    dut, words = detector_and_copy(m, END_TO_END_BROKEN[broken] if broken else AxonDetector,
+                                   config)
     # The harness takes the block RAM at its contract: a read by the scanner
     # returns the copy's word as it was on the clock of the read (the word
     # last stored at that row, before the clock's own write). That contract

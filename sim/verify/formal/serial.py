@@ -12,10 +12,9 @@ from ....hdl.detector import AxonDetector
 from ....hdl.params import SERIAL, Stop as StopReason
 from ....hdl.seriallist import SerialChainList
 from ....hdl.serialscan import SerialScanner
-from ....hdl.word import MoveWord
-from .harness import Harness, free, free_host_inputs, popcount
+from .harness import Harness, free, popcount
 from .termination import query_timer
-from .end_to_end import _GoldenAnswer, drive_side_models
+from .end_to_end import _GoldenAnswer, detector_and_copy, drive_side_models
 from .pools import ReferenceUnpairedPool, distinct, member
 
 
@@ -285,12 +284,8 @@ def end_to_end_serial(broken, config=SERIAL_END_TO_END):
     for every input sequence up to the property's length in clocks."""
     def body(m):
         depth = config.depth
-        detector = SERIAL_END_TO_END_BROKEN[broken] if broken else AxonDetector
-        m.submodules.dut = dut = detector(config)
-        free_host_inputs(m, dut)
-        words = Array(Signal(MoveWord, name=f"word{address}") for address in range(depth))
-        with m.If(dut.memory.write_en & ~dut.memory.write_refused):
-            m.d.sync += words[dut.memory.write_addr].eq(dut.memory.write_word)
+        dut, words = detector_and_copy(
+            m, SERIAL_END_TO_END_BROKEN[broken] if broken else AxonDetector, config)
 
         entries = config.chains // 2
         white = ReferenceUnpairedPool(entries, kinds=True)
