@@ -33,7 +33,7 @@ LAYERS = [
     ("model",    ["axon.sim.model", "axon.sim"]),
     ("backends", ["axon.sim.backends"]),
     ("boards",   ["axon.boards"]),
-    ("tools",    ["axon.sim.verify", "axon.sim.bench", "axon.sim.engine"]),
+    ("tools",    ["axon.sim.verify", "axon.sim.bench", "axon.sim.engine", "axon.sim.ip"]),
     ("cli",      ["axon.sim.cli"]),
 ]
 
