@@ -44,9 +44,10 @@ GROUPS = {
 }
 FIGURE_FILES = ("paper_figure1.pgn", "paper_figure5.pgn")
 GAME_FILES = ("traps.pgn", "diep_axon.pgn")
-# The bench's search in the appendix game's perpetual check (88 plies of
-# history), to depth 2: a few hundred queries, with draws after the root.
-SEARCH = ("DIEP - AXON after 44... Qd3+", None, "diep_axon.pgn", 88, 2)
+# A search in the appendix game's perpetual check, as the bench records its
+# searches: 92 plies of history (the root), to depth 2. A few hundred
+# queries, some of which find a repetition and some an upcoming one.
+SEARCH = ("DIEP - AXON after 46... Qf4+", None, "diep_axon.pgn", 92, 2)
 # Count limit of the games' queries, as `axon scan` asks them by default:
 # enough for the threefold and fivefold claims.
 GAMES_COUNT_LIMIT = 4
