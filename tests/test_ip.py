@@ -18,8 +18,13 @@ from pathlib import Path
 
 import pytest
 
+from axon.hdl.params import SHIPPED
+from axon.hdl.result import ResultLayout, UpcomingLayout
 from axon.hdl.version import VERSION
+from axon.sim.backends.session import GoldenSession, answers
 from axon.sim.cli.main import main
+from axon.sim.model.games import bundled_files, load_games
+from axon.sim.model.golden import Result
 from axon.sim.ip.package import VLNV_NAME
 
 
@@ -238,3 +243,22 @@ def test_bad_ip_options_are_one_line(tmp_path, monkeypatch, capsys, argv, messag
     assert err.startswith(f"axon export: error: {message}") and err.count("\n") == 1
     # Nothing is written before the input is known good.
     assert not (tmp_path / "pkg").exists()
+
+
+@pytest.mark.quick
+def test_port_fields_read_back_as_the_answer():
+    # What the expectations say the ports hold is what the simulators read
+    # back from them: Result.to_fields is Result.from_fields's inverse.
+    games = load_games(next(path for path in bundled_files() if path.endswith("traps.pgn")))
+    found = [ply.result for plies in answers(games, GoldenSession(SHIPPED), count_limit=4)
+             for ply in plies]
+    assert any(result.upcoming for result in found) and any(result.draw for result in found)
+    result_layout, upcoming_layout = ResultLayout(SHIPPED.depth), UpcomingLayout(SHIPPED.depth)
+    for result in found:
+        fields, upcoming = result.to_fields()
+        read = Result.from_fields(result_layout.const(fields), upcoming_layout.const(upcoming))
+        assert read == result
+        # A changed field reads back as another answer.
+        fields["plies_scanned"] += 1
+        assert Result.from_fields(result_layout.const(fields),
+                                  upcoming_layout.const(upcoming)) != result
