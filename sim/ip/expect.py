@@ -171,7 +171,8 @@ def _search(session, search):
     session.start_group("search")
     groups, _ = record_searches(log=lambda line: None, searches=[search])
     label = search[0]
-    for number, (_, line, words, queries) in enumerate(groups, 1):
+    for _, line, words, queries in groups:
+        # A move list shallower than the bench's cannot hold every line.
         if len(words) > session.depth:
             continue
         session.load(words)
@@ -183,6 +184,8 @@ def _search(session, search):
 def _refused(session):
     session.start_group("refused")
     game = read_games(SHUFFLE).games[0]
+    if len(game.words) > session.depth:
+        return
     occupancy = int(chess.Board().occupied)
     session.load(game.words)
     top = len(game.words) - 1
@@ -192,8 +195,6 @@ def _refused(session):
     for clock, address, case in ((0, top, "a write on the clock that samples start"),
                                  (1, 0, "a write while busy"),
                                  (2, top - 1, "a write while busy, later")):
-        if top > session.depth - 1:
-            break
         session.case = f"{case}, to address {address}"
         session.query(top, GAMES_COUNT_LIMIT, occupancy, -1, refuse=(clock, address, pawn))
         session.case = f"the same query after {case}"
