@@ -1,4 +1,4 @@
-"""``axon export``: the detector as a standalone Verilog or RTLIL module."""
+"""``axon export``: the detector as a standalone Verilog or RTLIL module, or as an IP package."""
 
 import os
 import sys
