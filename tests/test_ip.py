@@ -56,7 +56,7 @@ def _printed_with(word):
 def _missing(command):
     """The tools ``command`` needs that are not installed."""
     words = command.split()
-    needed = NEEDS["fusesoc"] if words[0] == "fusesoc" else []
+    needed = list(NEEDS["fusesoc"]) if words[0] == "fusesoc" else []
     for word, tools in NEEDS.items():
         if word in words[1:]:
             needed += tools
