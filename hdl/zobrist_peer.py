@@ -42,7 +42,7 @@ from amaranth.lib.wiring import In, Out
 
 from .params import Stop, check_depth
 from .ports import QuerySignature
-from .query import book_equal_position, finish_query, limit_reached_by, start_query
+from .query import book_equal_position, finish_query, start_query
 from .result import ResultLayout
 from .word import MoveWord, PIECE_LETTERS
 
@@ -94,9 +94,12 @@ def zobrist_table(key_bits=64):
 
 
 def peer_entry_layout(depth, key_bits):
-    """What the peer stores a ply: the key, the span and whether the chain
-    starts before address 0."""
-    return data.StructLayout({"key": key_bits, "span": range(depth + 1), "from_start": 1})
+    """What the peer stores a ply: the key, the span, whether the chain
+    starts before address 0, and whether the span is below 2."""
+    # `near`: the span is 0 or 1, no candidate to compare; stored, so that a
+    # query decides it from the block RAM's output without a comparison.
+    return data.StructLayout({"key": key_bits, "span": range(depth + 1), "from_start": 1,
+                              "near": 1})
 
 
 class KeyedMemorySignature(wiring.Signature):
@@ -231,6 +234,10 @@ class ZobristPeer(wiring.Component):
         judge_equal = Signal()
         judge_inside = Signal()     # the candidate lies after the root position
         judge_last = Signal()
+        # If the judged candidate is equal, the count limit stops the scan:
+        # worked out a clock ahead, so that the stop is one gate after the
+        # comparison's register.
+        judge_equal_stops = Signal()
         count_limit = Signal.like(query.count_limit)
         root = Signal.like(query.root)
         count_reached = Signal()
@@ -286,11 +293,12 @@ class ZobristPeer(wiring.Component):
                     entry_write.en.eq(1),
                 ]
                 with m.If(word.barrier):
-                    m.d.comb += entry_write.data.eq(0)
+                    m.d.comb += [entry_write.data.eq(0), entry_write.data.near.eq(1)]
                 with m.Else():
                     m.d.comb += [entry_write.data.key.eq(key_so_far ^ table_read.data),
                                  entry_write.data.span.eq(span_so_far),
-                                 entry_write.data.from_start.eq(from_start_so_far)]
+                                 entry_write.data.from_start.eq(from_start_so_far),
+                                 entry_write.data.near.eq(span_so_far < 2)]
                 m.next = "IDLE"
 
             # A query: the entry at `top` is here, with its key and floor.
@@ -312,7 +320,7 @@ class ZobristPeer(wiring.Component):
                 with m.If(count_reached):
                     # A count limit of 0 asks for nothing.
                     finish(Stop.LIMIT, 0)
-                with m.Elif(top_entry.span < 2):
+                with m.Elif(top_entry.near):
                     finish(below_floor_reason(top_entry.from_start), top_entry.span)
                 with m.Else():
                     m.next = "SCAN"
@@ -320,8 +328,15 @@ class ZobristPeer(wiring.Component):
             with m.State("SCAN"):
                 m.d.comb += [query.busy.eq(1), scanning.eq(1),
                              entry_read.addr.eq(fetch_addr[:len(entry_read.addr)])]
-                # Read stage to judge stage; the next candidate's read.
+                # Read stage to judge stage; the next candidate's read. An
+                # equal position judged now counts before the next candidate's
+                # stop is worked out (`book_equal_position`'s registers a clock
+                # early).
+                booked = judge_valid & judge_equal
+                reached_next = Mux(booked, result.count + 2 >= count_limit, count_reached_next)
                 m.d.sync += [
+                    judge_equal_stops.eq(reached_next &
+                                         (result.repetition | booked | (root_gap > 0))),
                     judge_valid.eq(1),
                     judge_equal.eq(Mux(read_base, 0, entry_read.data.key) == key_top),
                     judge_inside.eq(root_gap > 0),
@@ -335,9 +350,10 @@ class ZobristPeer(wiring.Component):
                     read_base.eq((gap == 2) & from_start),
                 ]
                 # The judge stage: `result.plies_scanned` is its candidate's plies.
+                # (`count_reached` is never set here: a limit of 0 stops at the
+                # top, and a booking that reaches the limit stops at once.)
                 limit_reached = Signal()
-                m.d.comb += limit_reached.eq(limit_reached_by(
-                    result, judge_equal, judge_inside, count_reached, count_reached_next))
+                m.d.comb += limit_reached.eq(judge_equal & judge_equal_stops)
                 with m.If(judge_valid):
                     with m.If(judge_equal):
                         book_equal_position(m, result, count_limit, count_reached,
