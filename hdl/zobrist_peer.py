@@ -41,7 +41,7 @@ from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from .params import Stop, check_depth
-from .ports import QuerySignature
+from .ports import DepthSignature, QuerySignature
 from .query import book_equal_position, finish_query, start_query
 from .result import ResultLayout
 from .word import MoveWord, PIECE_LETTERS
@@ -102,7 +102,7 @@ def peer_entry_layout(depth, key_bits):
                               "near": 1})
 
 
-class KeyedMemorySignature(wiring.Signature):
+class KeyedMemorySignature(DepthSignature):
     """The host's writes to the peer's move list: a word is taken when
     ``write_en`` and ``write_ready`` are both high, and its key is chained
     over the next clocks.
@@ -117,28 +117,14 @@ class KeyedMemorySignature(wiring.Signature):
         No query runs or starts, and no earlier word's key is being chained.
     """
 
-    def __init__(self, depth):
-        check_depth(depth)
-        self._depth = depth
-        super().__init__({
+    @staticmethod
+    def _members(depth):
+        return {
             "write_addr":  Out(range(depth)),
             "write_word":  Out(MoveWord),
             "write_en":    Out(1),
             "write_ready": In(1),
-        })
-
-    @property
-    def depth(self):
-        return self._depth
-
-    def __eq__(self, other):
-        return type(other) is type(self) and other.depth == self.depth
-
-    def __hash__(self):
-        return hash((type(self), self._depth))
-
-    def __repr__(self):
-        return f"KeyedMemorySignature({self._depth})"
+        }
 
 
 class ZobristPeer(wiring.Component):
