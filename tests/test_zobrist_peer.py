@@ -173,10 +173,10 @@ def test_the_bench_figures_on_a_recorded_search():
                                            None, 0, 3),))
     corpus = [(None, None, words) for words in CORPUS[:3]]
     figures = hardware_peer_figures(corpus, groups, {}, count_limit=1, reference=SERIAL,
-                                    log=lambda line: None)
+                                    crowded_games=2, log=lambda line: None)
     assert set(figures) == {"zobrist64", "zobrist32"}
     for peer in figures.values():
-        for workload in ("game", "search"):
+        for workload in ("game", "search", "crowded"):
             found = peer["workloads"][workload]
             assert found["queries"] > 0
             assert found["mismatches_with_model"] == 0
