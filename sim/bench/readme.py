@@ -319,38 +319,38 @@ def _chain_list_and_key_scan_table(bench):
     hardware, workloads = bench.get("hardware", {}), bench.get("workloads", {})
     rows = []
 
-    def row(label, hx8k, up5k, game, search, memory, unlike):
-        cells = hx8k.get("logic_cells", {}).get("used", "")
-        rams = hx8k.get("block_rams", {}).get("used", "")
+    def row(label, hx8k, up5k, game, search, memory, inexact):
         clocks = [figures.get("clocks_per_query", {}) for figures in (game, search)]
         period = _median(hx8k)
         ns = ("" if not period or "mean" not in clocks[1] else
               _number(clocks[1]["mean"] * 1e3 / period, 1))
-        rows.append([label, cells, rams, _number(_median(hx8k), 2), _number(_median(up5k), 2),
+        rows.append([label, hx8k.get("logic_cells", {}).get("used", ""),
+                     hx8k.get("block_rams", {}).get("used", ""), _number(_median(hx8k), 2),
+                     _number(_median(up5k), 2),
                      " / ".join(f"{_number(found.get('mean'), 2)} ({found.get('p99', '')})"
                                 for found in clocks),
-                     ns, memory, unlike])
+                     ns, memory, " / ".join(_number(count) for count in inexact)])
 
     if "core-hx8k" in hardware:
         game, search = workloads.get("game", {}), workloads.get("search", {})
-        row("chain list (`CORE`, 24 chains, pair scan)", hardware["core-hx8k"],
+        crowded = bench.get("capacity", {}).get("crowded", {}).get("overflows", {})
+        row("chain list (`CORE`, 24 chains, pair scan): overflows", hardware["core-hx8k"],
             hardware.get("core-up5k", {}), game, search,
             bench.get("memory_per_ply_bits", {}).get("axon_word", ""),
-            f"{_number(bench.get('overflows', {}).get('pools_by_kind'))} / "
-            f"{_number(search.get('overflows'))} overflow")
+            [bench.get("overflows", {}).get("pools_by_kind"), search.get("overflows"),
+             crowded.get("kind")])
     for name, peer in bench.get("hardware_peers", {}).items():
         found = peer.get("workloads", {})
-        game, search = found.get("game", {}), found.get("search", {})
-        unlike = " / ".join(_number(figures.get("answers_unlike_golden"))
-                            for figures in (game, search))
-        row(f"Zobrist key scan, {peer.get('key_bits')}-bit keys",
+        row(f"Zobrist key scan, {peer.get('key_bits')}-bit keys: collisions",
             peer.get("hardware", {}).get(f"{name}-hx8k", {}),
-            peer.get("hardware", {}).get(f"{name}-up5k", {}), game, search,
-            peer.get("memory_per_ply_bits", ""), f"{unlike} collide")
+            peer.get("hardware", {}).get(f"{name}-up5k", {}),
+            found.get("game", {}), found.get("search", {}), peer.get("memory_per_ply_bits", ""),
+            [found.get(workload, {}).get("answers_unlike_golden")
+             for workload in ("game", "search", "crowded")])
     return _table(["detector", "logic cells", "BRAMs", "Fmax HX8K (MHz)", "Fmax UP5K (MHz)",
                    "clocks per query, game / search: mean (p99)",
                    "ns per search query at HX8K median", "bits stored a ply",
-                   "answers unlike the exact model, game / search"], rows)
+                   "answers unlike the exact model, game / search / crowded"], rows)
 
 
 def readme_tables(bench):
