@@ -24,15 +24,19 @@ with CXXRTL and a board on the host link are all sessions:
   most (a simulation, which costs a start-up a batch; 0: all in one, for a
   waveform of the whole run).
 
-:class:`Session` implements each half with the other, so a backend overrides
-whichever is natural to it. :func:`answer_games` is the one loop "load each
-window, query each ply" that ``axon scan``, ``verify``, ``query`` and
-``report`` share, whatever the session: it hands out each game's answers as
-soon as they are answered.
+:class:`Session` is abstract: a backend implements ``load``, ``write`` and
+``query``, and inherits a ``run_batch`` made of them; one that runs a batch
+faster at once (a simulation) overrides ``run_batch`` too. ``run_batch``
+calls ``query``, never the other way round, so a backend that leaves out
+``query`` cannot be made at all, rather than recursing when asked.
+:func:`answer_games` is the one loop "load each window, query each ply" that
+``axon scan``, ``verify``, ``query`` and ``report`` share, whatever the
+session: it hands out each game's answers as soon as they are answered.
 """
 
+import abc
 from dataclasses import dataclass
-from typing import NamedTuple, Optional
+from typing import Callable, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from ...hdl.params import SHIPPED, DetectorConfig
 from ..model.golden import Result, perpetual
@@ -42,6 +46,13 @@ from ..model.history import (Window, is_window_limited, iter_window_segments, ro
 
 __all__ = ["Answer", "Session", "GoldenSession", "PlyAnswer", "answer_games", "answers",
            "batches", "SIMULATION_BATCH_PLIES"]
+
+# A query as run_batch takes it: (top, count_limit[, occupancy[, root]]).
+Query = Tuple[int, ...]
+# A job: the words to load, then the queries to answer about them.
+Job = Tuple[Sequence[int], Sequence[Query]]
+# run_batch's progress callback: (job, index of the query in it, answer).
+OnAnswer = Callable[[int, int, "Answer"], None]
 
 # Plies a simulation answers at most in one batch: a batch costs a start-up
 # (an elaboration, or a process), the games held cost memory.
@@ -55,30 +66,33 @@ class Answer(NamedTuple):
     cycles: Optional[int]
 
 
-class Session:
+class Session(abc.ABC):
     """The detector-session interface; see the module documentation."""
 
     config: DetectorConfig
     batch_plies: Optional[int] = None
 
     @property
-    def depth(self):
+    def depth(self) -> int:
         return self.config.depth
 
-    def load(self, words):
-        self._words = list(words)
+    @abc.abstractmethod
+    def load(self, words: Sequence[int]) -> None:
+        """Store ``words`` from address 0."""
 
-    def write(self, address, word):
-        self._check_address(address)
-        words = getattr(self, "_words", [])
-        words += [0] * (address + 1 - len(words))
-        words[address] = word
-        self._words = words
+    @abc.abstractmethod
+    def write(self, address: int, word: int) -> None:
+        """Store one ``word`` at ``address``, leaving the others as they are."""
 
-    def query(self, top, count_limit, occupancy=None, root=-1):
-        return self.run_batch([(self._words, [(top, count_limit, occupancy, root)])])[0][0]
+    @abc.abstractmethod
+    def query(self, top: int, count_limit: int, occupancy: Optional[int] = None,
+              root: int = -1) -> "Answer":
+        """The :class:`Answer` of one scan back from ``top``."""
 
-    def run_batch(self, jobs, *, on_answer=None):
+    def run_batch(self, jobs: Iterable[Job], *,
+                  on_answer: Optional[OnAnswer] = None) -> List[List["Answer"]]:
+        """Answer each ``(words, queries)`` job after loading its words: one
+        list of :class:`Answer` per job, made of :meth:`load` and :meth:`query`."""
         results = []
         for job, (words, queries) in enumerate(jobs):
             self.load(words)
