@@ -15,7 +15,7 @@ from amaranth.sim import Simulator
 from ...hdl.detector import AxonDetector
 from ...hdl.params import LATENCY_OVERHEAD, REFETCH_CLOCKS, SHIPPED, DetectorConfig
 from ...hdl.upcoming import UPCOMING_CLOCKS
-from ...hdl.word import unpack_word
+from ...hdl.word import piece_colour, unpack_word
 from ..model.golden import Result
 from ..model.serial import serial_clocks
 from .session import SIMULATION_BATCH_PLIES, Answer, Session
@@ -41,7 +41,7 @@ def expected_cycles(words, top, result, config):
     if not config.pair_scan:
         return config.latency(result.plies_scanned)
     def side(address):
-        return unpack_word(words[address])[2] >> 3
+        return piece_colour(unpack_word(words[address])[2])
 
     address, applied, examined, refetches, single_step = top, 0, 0, 0, False
     while True:

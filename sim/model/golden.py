@@ -40,7 +40,7 @@ from typing import Optional
 
 from ...hdl.pools import BISHOP, KING, KNIGHT, POOL_KINDS, QUEEN, ROOK
 from ...hdl.params import SHIPPED, DetectorConfig, Rules, Stop
-from ...hdl.word import unpack_word
+from ...hdl.word import piece_colour, piece_kind, unpack_word
 from .spill import SpillSide
 
 
@@ -270,10 +270,10 @@ class SpillingPool(GoldenChainPool):
         self.side = side
 
     def apply(self, piece, from_sq, to_sq):
-        if self.impossible(piece, from_sq, to_sq) or not self.side.fits(piece & 7, from_sq, to_sq):
+        if self.impossible(piece, from_sq, to_sq) or not self.side.fits(piece_kind(piece), from_sq, to_sq):
             return None
         rule = super().apply(piece, from_sq, to_sq)
-        self.side.apply(piece & 7, from_sq, to_sq)
+        self.side.apply(piece_kind(piece), from_sq, to_sq)
         return rule
 
 
@@ -402,9 +402,9 @@ def upcoming_move(chain_list, plies, mover_colour, occupancy):
     if len(chains) != 1:
         return None
     piece, earlier_sq, current_sq = chains[0]
-    if piece >> 3 != mover_colour:
+    if piece_colour(piece) != mover_colour:
         return None
-    if not reaches(piece & 7, current_sq, earlier_sq):
+    if not reaches(piece_kind(piece), current_sq, earlier_sq):
         return None
     if squares_between(current_sq, earlier_sq) & occupancy:
         return None
@@ -472,7 +472,7 @@ def perpetual(words, top, *, root=-1, config=SHIPPED, count_limit=4, steps=None,
     if occupancy is not None and not (isinstance(occupancy, int) and 0 <= occupancy < 1 << 64):
         raise ValueError(f"occupancy must be a 64-bit bitboard, not {occupancy!r}")
     look_ahead = occupancy is not None and rules is not Rules.CPW
-    mover_colour = 1 - (unpack_word(words[top])[2] >> 3)
+    mover_colour = 1 - piece_colour(unpack_word(words[top])[2])
     chain_list = GoldenChainList(config)
     address, plies, count, distance = top, 0, 0, None
     upcoming = None
