@@ -19,7 +19,7 @@ replayed through the RTL and the peers; and, as a second row, seeded random
 walks of 4 to 10 plies from positions of the same games
 (:mod:`axon.sim.bench.search`), each answer also checked against
 python-chess's draw. ``bench.json`` reports each workload apart under
-``workloads`` (``search`` the recorded one, ``search_walks`` the walks), and
+``workloads`` (``game``, ``recorded_search`` and ``search_walks``), and
 under ``search_host`` what the detector costs a host search: nodes per
 second with each repetition test, and the link's bytes per node.
 
@@ -466,14 +466,15 @@ class Workloads:
                      "mismatches": self.game["mismatches"],
                      **workload_figures(self.game["plies"], self.game["cycles"], fmax_mhz,
                                         peers.game)},
-            "search": {**recorded_figures(self.searches, self.recorded),
-                       **workload_figures(self.recorded["plies"], self.recorded["cycles"],
-                                          fmax_mhz, peers.recorded)},
+            "recorded_search": {**recorded_figures(self.searches, self.recorded),
+                                **workload_figures(self.recorded["plies"],
+                                                   self.recorded["cycles"], fmax_mhz,
+                                                   peers.recorded)},
             "search_walks": {**search_corpus_figures(self.lines, self.walks, self.seed),
                              **workload_figures(self.walks["plies"], self.walks["cycles"],
                                                 fmax_mhz, peers.walks)},
         }
-        for name, timed in (("search", peers.recorded), ("search_walks", peers.walks)):
+        for name, timed in (("recorded_search", peers.recorded), ("search_walks", peers.walks)):
             if timed:
                 found[name]["software"] = _without_answers(timed)
         return found

@@ -134,8 +134,8 @@ WALKS_LABEL = ", search walks"
 
 
 def _search(bench):
-    """``bench.json``'s search workload, or ``{}`` (a bench from before it)."""
-    return bench.get("workloads", {}).get("search", {})
+    """``bench.json``'s recorded search workload, or ``{}`` (a bench from before it)."""
+    return bench.get("workloads", {}).get("recorded_search", {})
 
 
 def _walks(bench):
@@ -155,20 +155,13 @@ def _distribution_rows(figures_of, suffix=""):
 
 def _search_sentence(search):
     share = search.get("share_below_4_plies")
-    if "searches" in search:
-        done = "; ".join(f"{found.get('position')} to depth {found.get('depth')}"
-                         for found in search["searches"])
-        return (f"Search workload: the {_number(search.get('queries'))} queries of "
-                f"`axon search` ({done}), replayed with "
-                f"{search.get('mismatches', '?')} mismatches against the golden model; "
-                f"{'?' if share is None else _number(100 * share, 1)} % of its queries "
-                f"apply fewer than 4 words." + _ratio_clause(search))
-    return (f"Search workload: {_number(search.get('queries'))} queries from "
-            f"{_number(search.get('lines'))} lines, {search.get('mismatches', '?')} "
-            f"mismatches against the golden model, {search.get('oracle_mismatches', '?')} "
-            f"against python-chess's draw; "
-            f"{'?' if share is None else _number(100 * share, 1)} % of its queries apply "
-            f"fewer than 4 words." + _ratio_clause(search))
+    done = "; ".join(f"{found.get('position')} to depth {found.get('depth')}"
+                     for found in search.get("searches", []))
+    return (f"Search workload: the {_number(search.get('queries'))} queries of "
+            f"`axon search` ({done}), replayed with "
+            f"{search.get('mismatches', '?')} mismatches against the golden model; "
+            f"{'?' if share is None else _number(100 * share, 1)} % of its queries "
+            f"apply fewer than 4 words." + _ratio_clause(search))
 
 
 def _ratio_clause(search):

@@ -189,7 +189,7 @@ def recorded_software(loads, log=print):
 
 
 def recorded_figures(summary, sim):
-    """What ``workloads.search`` says of its searches and checks, besides
+    """What ``workloads.recorded_search`` says of its searches and checks, besides
     the figures every workload has."""
     return {"corpus": "the detector queries of axon search", "searches": summary,
             "loads": sim["loads"], "mismatches": sim["mismatches"], "draws": sim["draws"],
