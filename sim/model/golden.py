@@ -36,7 +36,7 @@ the from == to test out of its update loop.
 """
 
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import Any, List, Optional, Sequence
 
 from ...hdl.pools import BISHOP, KING, KNIGHT, POOL_KINDS, QUEEN, ROOK
 from ...hdl.params import SHIPPED, DetectorConfig, Rules, Stop
@@ -70,7 +70,7 @@ class Result:
                                                 # back to the earlier position
     upcoming_draw:     Optional[bool] = False   # that earlier position lies after the root
 
-    def without_upcoming(self):
+    def without_upcoming(self) -> "Result":
         """This answer from a detector without the upcoming block: the
         upcoming repetition is not available (``None``), which is not the
         same as "none found" (``False``)."""
@@ -78,7 +78,7 @@ class Result:
                        upcoming_draw=None)
 
     @classmethod
-    def from_fields(cls, fields, upcoming=None):
+    def from_fields(cls, fields: Any, upcoming: Any = None) -> "Result":
         """The answer that the gateware's fields say: ``fields`` is the
         ``result`` port or the link's record read back as a
         :class:`amaranth.lib.data.Const` (the layout's ``from_bits``);
@@ -353,7 +353,7 @@ def _line_step(from_sq, to_sq):
     return (files > 0) - (files < 0), (ranks > 0) - (ranks < 0)
 
 
-def squares_between(from_sq, to_sq):
+def squares_between(from_sq: int, to_sq: int) -> int:
     """Bitboard of the squares strictly between two squares on one rank, file
     or diagonal; 0 for squares that share none (or are neighbours)."""
     step = _line_step(from_sq, to_sq)
@@ -367,7 +367,7 @@ def squares_between(from_sq, to_sq):
     return mask
 
 
-def reaches(kind, from_sq, to_sq):
+def reaches(kind: int, from_sq: int, to_sq: int) -> bool:
     """Can a piece of type ``kind`` move from one square to the other on an
     empty board? No castling, no pawns (a pawn move is always a barrier)."""
     files = abs((to_sq & 7) - (from_sq & 7))
@@ -411,14 +411,14 @@ def upcoming_move(chain_list, plies, mover_colour, occupancy):
     return current_sq, earlier_sq
 
 
-def inside_search(plies, top, root):
+def inside_search(plies: int, top: int, root: int) -> bool:
     """Is the position ``plies`` back from ``top`` strictly after the root
     position (the one after the word at ``root``)? That position is the one
     after the word at ``top - plies``."""
     return top - plies > root
 
 
-def decides_draw(count, first_inside):
+def decides_draw(count: int, first_inside: bool) -> bool:
     """The search's draw rule (the wiki's "Assigning Draw Score", Stockfish's
     ``is_draw(ply)``): a third occurrence anywhere, or a second one whose
     earlier occurrence lies inside the search. The scan meets the nearest
@@ -427,8 +427,9 @@ def decides_draw(count, first_inside):
     return count >= 2 or (count == 1 and first_inside)
 
 
-def perpetual(words, top, *, root=-1, config=SHIPPED, count_limit=4, steps=None,
-              occupancy=None):
+def perpetual(words: Sequence[int], top: int, *, root: int = -1,
+              config: DetectorConfig = SHIPPED, count_limit: int = 4,
+              steps: Optional[List["Step"]] = None, occupancy: Optional[int] = None) -> Result:
     """Scan ``words`` back from address ``top``; return a :class:`Result`.
 
     ``words`` is the move-list contents (17-bit move words, index = address).
