@@ -26,12 +26,12 @@ from .synthesis import prepare
 from .build import (NAME, BuildError, count_flip_flops, fit_message, timing_log, over_capacity,
                     find_tools)
 from .platforms import BOARDS, get_board
-from ..hdl.board.bare_core import BareCore
+from ..hdl.board.bare_core import BareCore, BarePeer
 from ..hdl.board.top import PlatformTop
 from ..hdl.board.uart import divisor_for
 
 
-__all__ = ["Measurement", "measure", "config_for", "TARGETS"]
+__all__ = ["Measurement", "measure", "config_for", "TARGETS", "PEER_TARGETS"]
 
 
 # Bare-core targets: name -> the amaranth-boards platform whose device and
@@ -42,6 +42,15 @@ TARGETS = {
     # The same with the upcoming-repetition block: its cost in area and clock.
     "core-up5k-upcoming": ICEBreakerPlatform,
     "core-hx8k-upcoming": ICE40HX8KBEVNPlatform,
+}
+
+# The hash-key peer (:class:`~axon.hdl.zobrist_peer.ZobristPeer`) alone, the
+# same way: name -> (platform, key width).
+PEER_TARGETS = {
+    "zobrist64-up5k": (ICEBreakerPlatform, 64),
+    "zobrist64-hx8k": (ICE40HX8KBEVNPlatform, 64),
+    "zobrist32-up5k": (ICEBreakerPlatform, 32),
+    "zobrist32-hx8k": (ICE40HX8KBEVNPlatform, 32),
 }
 
 
@@ -63,13 +72,19 @@ class Measurement:
 def config_for(target):
     """The detector configuration a target is measured with: a board's own,
     or the shipped one for the bare core (with the upcoming repetition for a
-    ``core-*-upcoming`` target only)."""
+    ``core-*-upcoming`` target only); ``None`` for the hash-key peer, which
+    has none."""
+    if target in PEER_TARGETS:
+        return None
     if target in TARGETS:
         return SHIPPED.replace(upcoming=target.endswith("-upcoming"))
     return get_board(target).config
 
 
 def _top_for(target, config):
+    if target in PEER_TARGETS:
+        platform, key_bits = PEER_TARGETS[target]
+        return platform(), BarePeer(key_bits)
     if target in TARGETS:
         return TARGETS[target](), BareCore(config)
     spec = get_board(target)
@@ -113,7 +128,7 @@ def measure(target, *, seeds=5, config=None, build_root="build/bench", log=None)
     if process.returncode != 0:
         # Say what `axon build` would say of a design that does not fit.
         short = over_capacity(timing_log(build_dir) + process.stdout + process.stderr)
-        if short and target not in TARGETS:
+        if short and target not in TARGETS and target not in PEER_TARGETS:
             spec = get_board(target)
             raise BuildError(fit_message(spec, config.chains, short))
         if short:

@@ -86,9 +86,9 @@ module tb;
   endtask
 
   initial begin
-    // Written for interface 0.2 (CHANGELOG.md): a later one may differ.
-    if (AXON_DETECTOR_VERSION_MAJOR != 0 || AXON_DETECTOR_VERSION_MINOR != 2) begin
-      $display("FAIL: written for interface 0.2, given %0d.%0d", AXON_DETECTOR_VERSION_MAJOR,
+    // Written for interface 0.3 (CHANGELOG.md): a later one may differ.
+    if (AXON_DETECTOR_VERSION_MAJOR != 0 || AXON_DETECTOR_VERSION_MINOR != 3) begin
+      $display("FAIL: written for interface 0.3, given %0d.%0d", AXON_DETECTOR_VERSION_MAJOR,
                AXON_DETECTOR_VERSION_MINOR);
       failures = failures + 1;
     end

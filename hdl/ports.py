@@ -18,13 +18,14 @@ from .result import ResultLayout, UpcomingLayout
 from .word import MoveWord
 
 
-__all__ = ["QuerySignature", "MoveMemorySignature", "UpcomingSignature", "PairReadSignature",
+__all__ = ["DepthSignature", "QuerySignature", "MoveMemorySignature", "UpcomingSignature", "PairReadSignature",
            "SingleReadSignature", "SideBusSignature", "ChainBusSignature"]
 
 
-class _DepthSignature(wiring.Signature):
+class DepthSignature(wiring.Signature):
     """A signature whose members (``_members(depth)``) depend on the move
-    list's depth only, which is checked first."""
+    list's depth only, which is checked first: a subclass gives
+    ``_members``. Two are equal when they are of one class and depth."""
 
     def __init__(self, depth):
         check_depth(depth)
@@ -45,7 +46,7 @@ class _DepthSignature(wiring.Signature):
         return f"{type(self).__name__}({self._depth})"
 
 
-class QuerySignature(_DepthSignature):
+class QuerySignature(DepthSignature):
     """One query at a time: ask with ``start``, the answer comes with ``done``.
 
     Members (from the asking side)
@@ -87,7 +88,7 @@ class QuerySignature(_DepthSignature):
         }
 
 
-class MoveMemorySignature(_DepthSignature):
+class MoveMemorySignature(DepthSignature):
     """The host's port to the move list: one write and one read a clock.
 
     Members (from the host's side)
@@ -118,7 +119,7 @@ class MoveMemorySignature(_DepthSignature):
         }
 
 
-class UpcomingSignature(_DepthSignature):
+class UpcomingSignature(DepthSignature):
     """The upcoming repetition of a query (see :mod:`axon.hdl.upcoming`).
 
     Members (from the asking side)
@@ -143,7 +144,7 @@ class UpcomingSignature(_DepthSignature):
         }
 
 
-class PairReadSignature(_DepthSignature):
+class PairReadSignature(DepthSignature):
     """The pair scanner's reads of the two-bank move list, one row a bank a clock.
 
     Members (from the scanner's side)
@@ -170,7 +171,7 @@ class PairReadSignature(_DepthSignature):
         }
 
 
-class SingleReadSignature(_DepthSignature):
+class SingleReadSignature(DepthSignature):
     """The lean scanner's reads of the one-bank move list, one word a clock.
 
     Members (from the scanner's side)

@@ -191,6 +191,9 @@ PATH_OPTIONS = {
     "verify --vcd":     lambda bad: ["verify", DIEP_PGN, "-q", "--vcd", bad],
     "build --build-dir": lambda bad: ["build", "--build-dir", bad],
     "export -o":        lambda bad: ["export", "-o", bad],
+    "export --ip":      lambda bad: ["export", "--ip", bad],
+    # The games are read before the package's folder is made.
+    "export --expect":  lambda bad: ["export", "--ip", "never-made", "--expect", bad],
     "bench --out":      lambda bad: ["bench", "--out", bad, "--no-hardware", "--no-software"],
     "scan GAMES.pgn":   lambda bad: ["scan", bad, "-q"],
     "program BITSTREAM": lambda bad: ["program", bad],
@@ -205,7 +208,7 @@ DIEP_PGN = str(Path(__file__).resolve().parent.parent / "sim" / "data" / "diep_a
 
 
 # The options that name a folder; the others name a file.
-FOLDER_OPTIONS = ("build --build-dir", "bench --out")
+FOLDER_OPTIONS = ("build --build-dir", "bench --out", "export --ip")
 
 
 def bad_paths(root, folder):

@@ -37,7 +37,7 @@ LAYERS = [
     ("boards",   ["axon.boards"]),
     ("model",    ["axon.sim.model", "axon.sim"]),
     ("backends", ["axon.sim.backends"]),
-    ("tools",    ["axon.sim.verify", "axon.sim.bench", "axon.sim.engine"]),
+    ("tools",    ["axon.sim.verify", "axon.sim.bench", "axon.sim.engine", "axon.sim.ip"]),
     ("cli",      ["axon.sim.cli"]),
 ]
 

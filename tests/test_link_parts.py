@@ -328,7 +328,7 @@ class ReferenceLink:
         if command == Command.IDENTIFY:
             if length:
                 return error(ErrorCode.BAD_LENGTH)
-            # Version, interface 0.2.0, rules exact, pools by kind, the pair
+            # Version, the interface version, rules exact, pools by kind, the pair
             # scan, with the upcoming block, chains, depth, count and clock
             # widths, max words.
             major, minor, patch = INTERFACE_VERSION

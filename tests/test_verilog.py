@@ -77,8 +77,10 @@ def _printed_in_header():
 
 
 def _printed_on_page():
-    """The shell commands in the Verilog page's console blocks."""
+    """The shell commands in the console blocks of the page's "In Verilog"
+    section (tests/test_ip.py runs those of the FuseSoC section)."""
     text = (ROOT / "docs" / "embedding.md").read_text()
+    text = text[text.index("\n## In Verilog\n"):]
     blocks = re.findall(r"^```console\n(.*?)^```", text, flags=re.M | re.S)
     return [line[2:] for block in blocks for line in block.splitlines() if line.startswith("$ ")]
 

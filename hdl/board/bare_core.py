@@ -2,16 +2,45 @@
 
 The benchmark measures the detector's own area and clock on a device with
 this top. It is fed and read through shift registers, so that it needs only
-three pins and nothing of the detector is optimised away.
+three pins and nothing of the detector is optimised away. The benchmark's
+hardware peer, :class:`~axon.hdl.zobrist_peer.ZobristPeer`, is measured
+the same way (:class:`BarePeer`).
 """
 
 from amaranth.hdl import *
 from amaranth.lib import io
 
+from amaranth.lib import wiring
+
 from ..detector import AxonDetector
+from ..zobrist_peer import ZobristPeer
 
 
-__all__ = ["BareCore"]
+__all__ = ["BareCore", "BarePeer"]
+
+
+def shift_registers(m, platform, inputs, outputs):
+    """Drive ``inputs`` from a register shifted in from the UART's RX pin, and
+    shift ``outputs`` out to its TX pin from a register that a load (two ones
+    in a row at the input's end) captures them in."""
+    uart = platform.request("uart", 0, dir="-")
+    m.submodules.serial_in = serial_in = io.Buffer("i", uart.rx)
+    m.submodules.serial_out = serial_out = io.Buffer("o", uart.tx)
+    shift_in = Signal(len(inputs))
+    captured = Signal(len(outputs))
+    load = Signal()
+    m.d.sync += [
+        shift_in.eq(Cat(serial_in.i, shift_in[:-1])),
+        load.eq(shift_in[-1] & serial_in.i),
+    ]
+    m.d.comb += [
+        inputs.eq(shift_in),
+        serial_out.o.eq(captured[0]),
+    ]
+    with m.If(load):
+        m.d.sync += captured.eq(outputs)
+    with m.Else():
+        m.d.sync += captured.eq(captured >> 1)
 
 
 class BareCore(Elaboratable):
@@ -38,22 +67,22 @@ class BareCore(Elaboratable):
             inputs = Cat(inputs, core.upcoming.occupancy)
             outputs = Cat(outputs, core.upcoming.answer, core.upcoming.done)
 
-        uart = platform.request("uart", 0, dir="-")
-        m.submodules.serial_in = serial_in = io.Buffer("i", uart.rx)
-        m.submodules.serial_out = serial_out = io.Buffer("o", uart.tx)
-        shift_in = Signal(len(inputs))
-        captured = Signal(len(outputs))
-        load = Signal()
-        m.d.sync += [
-            shift_in.eq(Cat(serial_in.i, shift_in[:-1])),
-            load.eq(shift_in[-1] & serial_in.i),
-        ]
-        m.d.comb += [
-            inputs.eq(shift_in),
-            serial_out.o.eq(captured[0]),
-        ]
-        with m.If(load):
-            m.d.sync += captured.eq(outputs)
-        with m.Else():
-            m.d.sync += captured.eq(captured >> 1)
+        shift_registers(m, platform, inputs, outputs)
+        return m
+
+
+class BarePeer(Elaboratable):
+    """The hash-key peer with registered inputs and outputs, as
+    :class:`BareCore` has the detector: every member of its signature."""
+
+    def __init__(self, key_bits, depth=256):
+        self.key_bits, self.depth = key_bits, depth
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.core = core = ZobristPeer(self.depth, key_bits=self.key_bits)
+        inputs, outputs = [], []
+        for _, member, value in core.signature.flatten(core):
+            (inputs if member.flow is wiring.In else outputs).append(value)
+        shift_registers(m, platform, Cat(*inputs), Cat(*outputs))
         return m

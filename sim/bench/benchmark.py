@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 from typing import Callable, NamedTuple, Optional
 
 from ...boards.build import BuildError
-from ...boards.measure import all_targets, config_for, measure
-from ...hdl.params import Pools
+from ...boards.measure import PEER_TARGETS, all_targets, config_for, measure
+from ...hdl.params import SERIAL, Pools
 from ...hdl.pathcheck import PATH_CHECK_LATENCY
 from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.version import VERSION
@@ -59,6 +59,7 @@ from .peers import make_peer_games, run_peers
 from .recorded import (RECORDED_SEARCHES, host_rates, record_searches, recorded_figures,
                        recorded_software, simulate_recorded)
 from .serial import serial_figures
+from .zobrist_peer import hardware_peer_figures
 from .search import (build_search_lines, search_corpus_figures, search_software,
                      simulate_search)
 from .workload import (CONFIG, COUNT_LIMIT, distribution as _distribution,
@@ -385,6 +386,16 @@ class BenchRun:
                                          "block_rams": figures["block_rams"]}
                                 for target, figures in bench["hardware"].items()
                                 if "logic_cells" in figures}
+
+        # The hash-key detector in gateware, measured beside ours on the same
+        # queries; the golden model it is checked against has a chain list that
+        # never overflows, the 1K boards' serial list.
+        self.phase = "the hardware peer"
+        peer_hardware = {} if self.skip_hardware else hardware(self.seeds, log,
+                                                               list(PEER_TARGETS))
+        bench["hardware_peers"] = hardware_peer_figures(corpus, recording.loads, peer_hardware,
+                                                        count_limit=COUNT_LIMIT,
+                                                        reference=SERIAL, log=log)
 
         peers = Peers()
         if not self.skip_software:

@@ -302,6 +302,50 @@ def _search_host_table(bench):
                    "link bytes a node", "nodes/s the link allows at 1 Mbaud"], rows)
 
 
+def _median(figures):
+    return figures.get("fmax_mhz", {}).get("median")
+
+
+def _chain_list_and_key_scan_table(bench):
+    """Our bare core beside the hash-key peer in gateware: area, block RAM,
+    clock, clocks per query on both workloads, and how exact each is."""
+    hardware, workloads = bench.get("hardware", {}), bench.get("workloads", {})
+    rows = []
+
+    def row(label, hx8k, up5k, game, search, memory, unlike):
+        cells = hx8k.get("logic_cells", {}).get("used", "")
+        rams = hx8k.get("block_rams", {}).get("used", "")
+        clocks = [figures.get("clocks_per_query", {}) for figures in (game, search)]
+        period = _median(hx8k)
+        ns = ("" if not period or "mean" not in clocks[1] else
+              _number(clocks[1]["mean"] * 1e3 / period, 1))
+        rows.append([label, cells, rams, _number(_median(hx8k), 2), _number(_median(up5k), 2),
+                     " / ".join(f"{_number(found.get('mean'), 2)} ({found.get('p99', '')})"
+                                for found in clocks),
+                     ns, memory, unlike])
+
+    if "core-hx8k" in hardware:
+        game, search = workloads.get("game", {}), workloads.get("recorded_search", {})
+        row("chain list (`CORE`, 24 chains, pair scan)", hardware["core-hx8k"],
+            hardware.get("core-up5k", {}), game, search,
+            bench.get("memory_per_ply_bits", {}).get("axon_word", ""),
+            f"{_number(bench.get('overflows', {}).get('pools_by_kind'))} / "
+            f"{_number(search.get('overflows'))} overflow")
+    for name, peer in bench.get("hardware_peers", {}).items():
+        found = peer.get("workloads", {})
+        game, search = found.get("game", {}), found.get("recorded_search", {})
+        unlike = " / ".join(_number(figures.get("answers_unlike_golden"))
+                            for figures in (game, search))
+        row(f"Zobrist key scan, {peer.get('key_bits')}-bit keys",
+            peer.get("hardware", {}).get(f"{name}-hx8k", {}),
+            peer.get("hardware", {}).get(f"{name}-up5k", {}), game, search,
+            peer.get("memory_per_ply_bits", ""), f"{unlike} collide")
+    return _table(["detector", "logic cells", "BRAMs", "Fmax HX8K (MHz)", "Fmax UP5K (MHz)",
+                   "clocks per query, game / search: mean (p99)",
+                   "ns per search query at HX8K median", "bits stored a ply",
+                   "answers unlike the exact model, game / search"], rows)
+
+
 def readme_tables(bench):
     """The documentation's tables for ``bench`` (a loaded ``bench.json``), as Markdown text."""
     machine = bench.get("machine", {})
@@ -313,6 +357,9 @@ def readme_tables(bench):
         ("docs/boards.md: supported boards", _boards_readme_table(bench)),
         ("docs/upcoming.md: the upcoming block's cost", _upcoming_table(bench)),
     ]
+    if "hardware_peers" in bench:
+        sections.append(("docs/performance.md and docs/capacity.md: the chain list and the "
+                         "key scan", _chain_list_and_key_scan_table(bench)))
     if "search_host" in bench:
         sections.append(("docs/search.md: what the detector costs a search",
                          _search_host_table(bench)))

@@ -36,7 +36,7 @@ the from == to test out of its update loop.
 """
 
 from dataclasses import dataclass, replace
-from typing import Any, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ...hdl.pools import BISHOP, KING, KNIGHT, POOL_KINDS, QUEEN, ROOK
 from ...hdl.params import SHIPPED, DetectorConfig, Rules, Stop
@@ -98,6 +98,26 @@ class Result:
                    count=fields.count, overflow=bool(fields.overflow),
                    plies_scanned=fields.plies_scanned, stop=Stop(fields.stop),
                    draw=bool(fields.draw), **found)
+
+    def to_fields(self) -> Tuple[Dict[str, int], Dict[str, int]]:
+        """``(result, upcoming)``: the values, by field name, that the
+        ``result`` port's fields (``ResultLayout``) and the ``upcoming``
+        port's (``UpcomingLayout``) hold for this answer, as integers: what
+        :meth:`from_fields` reads back. A field of something not found is 0,
+        as the gateware shows it; an answer without the upcoming repetition
+        (none found, or not available) has every upcoming field 0."""
+        result = {"repetition": int(self.repetition), "draw": int(self.draw),
+                  "overflow": int(self.overflow), "stop": self.stop.value, "count": self.count,
+                  # None where nothing was found, as 0 in the gateware.
+                  "distance": self.distance or 0,
+                  "plies_scanned": self.plies_scanned}
+        if self.upcoming and self.upcoming_move is not None:
+            from_sq, to_sq = self.upcoming_move
+            upcoming = {"found": 1, "draw": int(bool(self.upcoming_draw)), "from_sq": from_sq,
+                        "to_sq": to_sq, "distance": self.upcoming_distance or 0}
+        else:
+            upcoming = {"found": 0, "draw": 0, "from_sq": 0, "to_sq": 0, "distance": 0}
+        return result, upcoming
 
 
 @dataclass(frozen=True)
