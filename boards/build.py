@@ -31,7 +31,8 @@ from ..hdl.board.top import PlatformTop
 from ..hdl.board.uart import check_divisor, divisor_for
 
 
-__all__ = ["BuildError", "BuildReport", "build", "find_tools", "LCS_PER_CHAIN"]
+__all__ = ["BuildError", "BuildReport", "build", "find_tools", "LCS_PER_CHAIN",
+           "count_flip_flops", "timing_log", "over_capacity", "fit_message"]
 
 NAME = "axon"
 REPORT = "report.json"          # nextpnr's report, inside the build directory
@@ -109,7 +110,7 @@ def _percent(used, available):
             "percent": round(100.0 * used / available, 1) if available else 0.0}
 
 
-def _count_flip_flops(netlist_path):
+def count_flip_flops(netlist_path):
     """SB_DFF* cells of the synthesised top module (nextpnr reports only LCs)."""
     with open(netlist_path) as file:
         netlist = json.load(file)
@@ -165,14 +166,16 @@ def _run(platform, top, build_dir, env, nextpnr_opts, log=None):
                                        stdout, stderr)
 
 
-def _log(build_dir):
+def timing_log(build_dir):
+    """nextpnr's log of the build in ``build_dir`` (its ``.tim`` file), or
+    ``""`` if there is none."""
     with contextlib.suppress(OSError):
         with open(os.path.join(build_dir, f"{NAME}.tim"), errors="replace") as file:
             return file.read()
     return ""
 
 
-def _over_capacity(log):
+def over_capacity(log):
     """``{cell type: (used, available)}`` for resources nextpnr found short."""
     short = {}
     for cell, used, available in re.findall(r"(ICESTORM_\w+|SB_\w+):\s+(\d+)/\s*(\d+)", log):
@@ -223,10 +226,10 @@ def build(board="icebreaker", *, config=None, seed=1, build_dir=None, log=None):
             shutil.rmtree(build_dir, ignore_errors=True)
         raise
     if process.returncode != 0:
-        nextpnr_log = _log(build_dir)
-        short = _over_capacity(nextpnr_log + process.stdout + process.stderr)
+        nextpnr_log = timing_log(build_dir)
+        short = over_capacity(nextpnr_log + process.stdout + process.stderr)
         if short:
-            raise BuildError(_fit_message(spec, chains, short))
+            raise BuildError(fit_message(spec, chains, short))
         if re.search(r"Max frequency for clock .*FAIL", nextpnr_log) or \
                 "timing requirements" in nextpnr_log.lower() and "fail" in nextpnr_log.lower():
             # Once more, allowed to fail, to learn the Fmax it achieved.
@@ -248,7 +251,10 @@ def build(board="icebreaker", *, config=None, seed=1, build_dir=None, log=None):
     return report
 
 
-def _fit_message(spec, chains, short):
+def fit_message(spec, chains, short):
+    """What ``axon build`` says of a design for board ``spec`` with ``chains``
+    chains that does not fit: :func:`over_capacity`'s ``short``, and, if the
+    logic cells are short, the chain count that would fit."""
     cell, (used, available) = next(iter(short.items()))
     if cell == "ICESTORM_LC":
         # The fixed part is what is left with no chains.
@@ -274,7 +280,7 @@ def _collect(report, build_dir):
     lcs = usage["ICESTORM_LC"]
     report.logic_cells = _percent(lcs["used"], lcs["available"])
     # Every logic cell has one flip-flop, so the LC count is also the FF capacity.
-    report.flip_flops = _percent(_count_flip_flops(os.path.join(build_dir, f"{NAME}.json")),
+    report.flip_flops = _percent(count_flip_flops(os.path.join(build_dir, f"{NAME}.json")),
                                  lcs["available"])
     rams = usage["ICESTORM_RAM"]
     report.block_rams = _percent(rams["used"], rams["available"])

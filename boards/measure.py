@@ -23,7 +23,7 @@ from amaranth_boards.icebreaker import ICEBreakerPlatform
 
 from ..hdl.params import SHIPPED
 from .synthesis import prepare
-from .build import (NAME, BuildError, _count_flip_flops, _fit_message, _log, _over_capacity,
+from .build import (NAME, BuildError, count_flip_flops, fit_message, timing_log, over_capacity,
                     find_tools)
 from .platforms import BOARDS, get_board
 from ..hdl.board.bare_core import BareCore, BarePeer
@@ -127,10 +127,10 @@ def measure(target, *, seeds=5, config=None, build_root="build/bench", log=None)
                              text=True, env=run_env)
     if process.returncode != 0:
         # Say what `axon build` would say of a design that does not fit.
-        short = _over_capacity(_log(build_dir) + process.stdout + process.stderr)
+        short = over_capacity(timing_log(build_dir) + process.stdout + process.stderr)
         if short and target not in TARGETS and target not in PEER_TARGETS:
             spec = get_board(target)
-            raise BuildError(_fit_message(spec, config.chains, short))
+            raise BuildError(fit_message(spec, config.chains, short))
         if short:
             raise BuildError(_fit_message_bare(short))
         raise subprocess.CalledProcessError(process.returncode, process.args,
@@ -167,7 +167,7 @@ def measure(target, *, seeds=5, config=None, build_root="build/bench", log=None)
                      "available": usage["ICESTORM_LC"]["available"],
                      "percent": round(100 * usage["ICESTORM_LC"]["used"] /
                                       usage["ICESTORM_LC"]["available"], 1)},
-        flip_flops=_count_flip_flops(os.path.join(build_dir, f"{NAME}.json")),
+        flip_flops=count_flip_flops(os.path.join(build_dir, f"{NAME}.json")),
         block_rams={"used": usage["ICESTORM_RAM"]["used"],
                     "available": usage["ICESTORM_RAM"]["available"]},
         critical_path=_critical_path(reports[median_run]),

@@ -243,7 +243,7 @@ class ChainPool(_PoolHelpers, wiring.Component):
         _lone(m, self.lone, chain_valid, chain_valid, chain_kind, chain_from, chain_to)
 
         move      = self.move
-        move_kind = move.piece[:3]
+        move_kind = move.kind
         following = self.next_move
 
         # The hit vectors of the move in hand, made on the previous clock.
@@ -320,7 +320,7 @@ class ChainPool(_PoolHelpers, wiring.Component):
         # The next move's hit vectors: the comparisons with the slots as they
         # are, except for the slots this move rewrites, which compare the
         # values they are being given (a few comparisons of two moves).
-        next_kind      = following.piece[:3]
+        next_kind      = following.kind
         same_kind      = Cat(chain_kind[i] == next_kind for i in range(n))
         from_hits_kept = chain_valid & same_kind & Cat(chain_from[i] == following.to_sq
                                                        for i in range(n))
@@ -563,8 +563,8 @@ class UnpairedPool(_PoolHelpers, wiring.Component):
         # The next move's hit vectors. A written entry holds the move's own
         # square: compare two moves. A kept one compares its register.
         def same_kind(kind):
-            return (kind == following.piece[:3]) if self._kinds else C(1)
-        move_kind = move.piece[:3]
+            return (kind == following.kind) if self._kinds else C(1)
+        move_kind = move.kind
         start_given = same_kind(move_kind) & (move.from_sq == following.to_sq)
         end_given   = same_kind(move_kind) & (move.to_sq == following.from_sq)
         start_kept  = Cat(start_valid[i] & (start_sq[i] == following.to_sq) &
@@ -686,9 +686,9 @@ class SideChains(wiring.Component):
             match = Signal(name=f"{_pool_name(kind)}_move", init=int(kind is None))
             apply = Signal(name=f"{_pool_name(kind)}_apply")
             if kind is not None:
-                m.d.sync += match.eq(self.bus.next.piece[:3] == kind)
+                m.d.sync += match.eq(self.bus.next.kind == kind)
             m.d.sync += apply.eq(self.bus.apply_next &
-                                 (1 if kind is None else self.bus.next.piece[:3] == kind))
+                                 (1 if kind is None else self.bus.next.kind == kind))
             m.d.comb += [
                 pool.clear.eq(self.clear),
                 pool.apply.eq(apply),
@@ -709,7 +709,7 @@ class SideChains(wiring.Component):
         # the move in hand is the all-zero word, a null move.
         no_pool = Signal(init=int(None not in kinds))
         if None not in kinds:
-            m.d.sync += no_pool.eq(~Cat(self.bus.next.piece[:3] == kind
+            m.d.sync += no_pool.eq(~Cat(self.bus.next.kind == kind
                                         for kind in kinds).any())
         m.d.comb += [
             self.bus.overflow.eq(no_pool | Cat(overflows).any()),
@@ -745,7 +745,7 @@ class SideChains(wiring.Component):
         m.submodules.pool_spill = spill
         # Any kind with a pool of its own or not, decoded a clock ahead.
         spilled = Signal(name="spill_apply")
-        m.d.sync += spilled.eq(self.bus.apply_next & Cat(self.bus.next.piece[:3] == kind
+        m.d.sync += spilled.eq(self.bus.apply_next & Cat(self.bus.next.kind == kind
                                                      for kind in POOL_KINDS).any())
         m.d.comb += [
             spill.clear.eq(self.clear),

@@ -160,7 +160,7 @@ class LeanScanner(QueryScanner):
 
         read_black = Signal()
         m.d.comb += [
-            read_black.eq(self.reads.word.piece[3]),
+            read_black.eq(self.reads.word.colour),
             self.chains.white.next.eq(self.reads.word),
             self.chains.black.next.eq(self.reads.word),
             # Low on the starting clock (nothing was read before it), so the
@@ -186,7 +186,7 @@ class LeanScanner(QueryScanner):
         stop           = Signal()
         stop_reason    = Signal(Stop)
         m.d.comb += [
-            overflow.eq(Mux(pipe.hand_word.piece[3], self.chains.black.overflow,
+            overflow.eq(Mux(pipe.hand_word.colour, self.chains.black.overflow,
                             self.chains.white.overflow)),
             equal_position.eq(self.chains.empty & pipe.scanned_nonzero & ~pipe.scanned_odd),
             # The equal position left by the words taken so far is the one

@@ -13,7 +13,7 @@ layout or a scan *is*; everything else asks the configuration.
 
 import enum as py_enum
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
 
 from amaranth.lib import enum
 
@@ -71,28 +71,28 @@ class Rules(py_enum.Enum):
     CPW   = "cpw"
 
     @property
-    def in_gateware(self):
+    def in_gateware(self) -> bool:
         return self is not Rules.CPW
 
     @property
-    def sided(self):
+    def sided(self) -> bool:
         """Chains of one side never meet the other's: half the slots serve
         each side, and an equal position needs an even number of plies."""
         return self is not Rules.CPW
 
     @property
-    def fide(self):
+    def fide(self) -> bool:
         """Equal positions are exactly FIDE's (the others have known blind spots)."""
         return self is Rules.EXACT
 
     @property
-    def unpaired(self):
+    def unpaired(self) -> bool:
         """A pool keeps its chains' starts and ends unpaired (the link rule
         needs no pairing, the paper's symmetry rule does)."""
         return self is Rules.EXACT
 
     @property
-    def symmetry(self):
+    def symmetry(self) -> bool:
         """Two chains that mirror each other close at once (the paper's rule)."""
         return self is Rules.PAPER
 
@@ -194,14 +194,14 @@ class DetectorConfig:
     scan:     Scan = Scan.PAIR
     upcoming: Optional[bool] = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "rules", _member(Rules, self.rules, "rules"))
         object.__setattr__(self, "pools", _member(Pools, self.pools, "pools"))
         object.__setattr__(self, "scan", _member(Scan, self.scan, "scan"))
         if self.upcoming is None:
             object.__setattr__(self, "upcoming", self.upcoming_possible)
 
-    def replace(self, **changes):
+    def replace(self, **changes: Any) -> "DetectorConfig":
         """This configuration with ``changes``. Unless given, ``upcoming``
         stays what it is, but for a scan that cannot have it (so that
         ``CORE.replace(scan="pair") == CORE``)."""
@@ -211,14 +211,14 @@ class DetectorConfig:
         return replace(self, **changes)
 
     @classmethod
-    def checked(cls, config, **options):
+    def checked(cls, config: "DetectorConfig", **options: Any) -> "DetectorConfig":
         """``config`` if it is a configuration that passes :meth:`check`
         (``options`` are its)."""
         if not isinstance(config, cls):
             raise TypeError(f"Configuration must be a {cls.__name__}, not {config!r}")
         return config.check(**options)
 
-    def check(self, *, gateware=True, where=""):
+    def check(self, *, gateware: bool = True, where: str = "") -> "DetectorConfig":
         """Raise ``TypeError`` or ``ValueError`` for a configuration that
         cannot be built (``gateware``) or modelled; the message names the
         field, prefixed by ``where`` (``"--"`` for options). Returns ``self``."""
@@ -261,7 +261,7 @@ class DetectorConfig:
     # -- the pool layout ---------------------------------------------------
 
     @property
-    def spill_slots(self):
+    def spill_slots(self) -> int:
         """How many of a side's slots form its spill pool (0 but for
         ``Pools.SPILL``): what its kinds' pools for the starting material
         leave, and at least one."""
@@ -271,7 +271,7 @@ class DetectorConfig:
         return per_side - min(SPILL_KIND_SLOTS, per_side - 1)
 
     @property
-    def side_pools(self):
+    def side_pools(self) -> Tuple[Tuple[Optional[int], int], ...]:
         """One side's pools: a tuple of ``(kind, slots)``.
 
         ``kind`` is a Table 1 piece type, or ``None`` for a pool that takes
@@ -286,23 +286,23 @@ class DetectorConfig:
         return kind_slots(per_side)
 
     @property
-    def keeps_kinds(self):
+    def keeps_kinds(self) -> bool:
         """A pool holds chains of any kind and keeps each one's kind with it."""
         return self.pools in (Pools.SIDE, Pools.SERIAL)
 
     @property
-    def serial(self):
+    def serial(self) -> bool:
         """A side's chains are one list in block RAM, walked an entry a clock
         (:mod:`axon.hdl.seriallist`): a query's clocks depend on how many
         chains are open, not on its plies alone."""
         return self.pools is Pools.SERIAL
 
     @property
-    def spills(self):
+    def spills(self) -> bool:
         """A side has a spill pool beside its kinds' pools."""
         return self.pools is Pools.SPILL
 
-    def never_overflows(self, material):
+    def never_overflows(self, material: Dict[int, int]) -> bool:
         """The capacity guarantee: does a side with ``material`` (``{kind:
         count}`` of its non-pawn pieces, Table 1 types) never overflow,
         whatever it plays? A chain is one displaced piece, so a side needs
@@ -322,17 +322,17 @@ class DetectorConfig:
     # -- the scan and its clocks ---------------------------------------------
 
     @property
-    def pair_scan(self):
+    def pair_scan(self) -> bool:
         """Two plies a clock from a two-bank move list (else one from one)."""
         return self.scan is Scan.PAIR
 
     @property
-    def upcoming_possible(self):
+    def upcoming_possible(self) -> bool:
         """Whether this scan can have the upcoming repetition (the pair scan can)."""
         return _can_have_upcoming(self.scan)
 
     @property
-    def latency_overhead(self):
+    def latency_overhead(self) -> int:
         """Clocks of a query beyond one per applied pair (pair scan) or word
         (beyond the walks' clocks too, for the serial list)."""
         if self.serial:
@@ -340,14 +340,14 @@ class DetectorConfig:
         return LATENCY_OVERHEAD if self.pair_scan else LEAN_LATENCY_OVERHEAD
 
     @property
-    def latency_fixed(self):
+    def latency_fixed(self) -> bool:
         """Whether a legal game's query takes :meth:`latency` clocks, known
         from its plies alone (not with the serial list, whose walks depend
         on the chains open: :func:`axon.sim.model.serial.serial_clocks`)."""
         return not self.serial
 
     @property
-    def latency_words(self):
+    def latency_words(self) -> str:
         """:meth:`latency` in words, for a query that applies P plies."""
         if self.serial:
             return f"2P + W + {SERIAL_LATENCY_OVERHEAD}"
@@ -355,7 +355,7 @@ class DetectorConfig:
             return f"floor(P/2) + {LATENCY_OVERHEAD}"
         return f"P + {LEAN_LATENCY_OVERHEAD}"
 
-    def latency(self, plies_scanned):
+    def latency(self, plies_scanned: int) -> int:
         """Clocks from the clock that samples ``start`` to ``done``, for a
         move list whose words alternate sides (every legal game): two plies
         a clock, or one with the lean scan. The serial list's depend on the
@@ -367,7 +367,7 @@ class DetectorConfig:
             return plies_scanned // 2 + LATENCY_OVERHEAD
         return plies_scanned + LEAN_LATENCY_OVERHEAD
 
-    def worst_case_clocks(self, top):
+    def worst_case_clocks(self, top: int) -> int:
         """Clocks from the clock that samples ``start`` to the one where
         ``done`` is high, at most, for a query whose top of stack is
         ``top``: ``top + 1`` words can be read, one clock each in the worst
@@ -382,7 +382,7 @@ class DetectorConfig:
         return top + 1 + LEAN_LATENCY_OVERHEAD
 
     @property
-    def hung_after_clocks(self):
+    def hung_after_clocks(self) -> int:
         """Clocks after the starting one at which a simulated query is given
         up as hung, on every backend: the worst case at the top of the move
         list, and :data:`HUNG_MARGIN_CLOCKS` more, which turn a hung design
@@ -392,7 +392,7 @@ class DetectorConfig:
     # -- names -------------------------------------------------------------
 
     @property
-    def note(self):
+    def note(self) -> str:
         """Words for a layout other than the shipped one (``""`` for it),
         each after a comma: ``", one pool a side, one ply a clock"``."""
         # The serial list has its own pace, one word at a time as it is ready.
@@ -400,7 +400,7 @@ class DetectorConfig:
         return "".join(f", {words}" for words in (_POOLS_NOTE[self.pools], scan) if words)
 
     @property
-    def key(self):
+    def key(self) -> str:
         """A short name of the whole configuration, for file names and cache keys."""
         return (f"d{self.depth}-c{self.chains}-{self.rules.value}-{self.pools.value}-"
                 f"{self.scan.value}{'-upcoming' if self.upcoming else ''}")
@@ -428,7 +428,16 @@ LEAN = DetectorConfig(chains=4, pools=Pools.SIDE, scan=Scan.SINGLE)
 SERIAL = DetectorConfig(chains=32, pools=Pools.SERIAL, scan=Scan.SINGLE)
 
 
-class Stop(enum.Enum, shape=2):
+if TYPE_CHECKING:
+    # An Amaranth enum is a Python enum with a shape; a type checker reads
+    # Python's (Amaranth's carries no type information).
+    from enum import Enum as ShapedEnum
+else:
+    ShapedEnum = enum.Enum
+
+
+# The shape is a class argument of Amaranth's enum, which Python's does not take.
+class Stop(ShapedEnum, shape=2):  # type: ignore[call-arg]
     """Why a scan ended: the ``stop`` field of the answer, and the golden model's."""
     BARRIER  = 0  # read a word with the barrier bit: an irreversible move
     BOTTOM   = 1  # applied the word at address 0

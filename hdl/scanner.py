@@ -237,8 +237,8 @@ class Scanner(QueryScanner):
         m.d.comb += [
             newer.eq(Mux(pipe.read_newer_odd, self.reads.odd_word, self.reads.even_word)),
             older.eq(Mux(pipe.read_newer_odd, self.reads.even_word, self.reads.odd_word)),
-            newer_black.eq(newer.piece[3]),
-            same_side.eq(self.reads.even_word.piece[3] == self.reads.odd_word.piece[3]),
+            newer_black.eq(newer.colour),
+            same_side.eq(self.reads.even_word.colour == self.reads.odd_word.colour),
             apply_older.eq(~same_side & ~pipe.single_step),
             pair.valid.eq(pipe.read_valid),
             pair.addr.eq(pipe.read_addr),

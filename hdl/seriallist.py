@@ -184,8 +184,8 @@ class SerialChainList(wiring.Component):
         start_read, end_read = starts.read_port(), ends.read_port()
         start_write, end_write = starts.write_port(), ends.write_port()
 
-        black = move.piece[3]
-        kind = move.piece[:3]
+        black = move.colour
+        kind = move.kind
         side_open = Signal(range(n + 1))
         m.d.comb += [
             side_open.eq(Mux(black, view.black_open, view.white_open)),
@@ -199,7 +199,7 @@ class SerialChainList(wiring.Component):
         with m.If(view.walking):
             m.d.comb += read_address.eq(self._address(black, view.walk_index + 1))
         with m.Else():
-            m.d.comb += read_address.eq(self._address(scan.word.piece[3], 0))
+            m.d.comb += read_address.eq(self._address(scan.word.colour, 0))
         m.d.comb += [start_read.addr.eq(read_address), end_read.addr.eq(read_address)]
 
         # The walk: compare the entry read with the move in hand.
@@ -297,7 +297,7 @@ class SerialChainList(wiring.Component):
                     m.d.sync += view.white_open.eq(opened)
         with m.Elif(scan.apply & ~view.walking):
             # A word handed over: walk the mover's open chains, if any.
-            word_open = Mux(scan.word.piece[3], view.black_open, view.white_open)
+            word_open = Mux(scan.word.colour, view.black_open, view.white_open)
             m.d.sync += [
                 move.eq(scan.word),
                 view.walk_index.eq(0),

@@ -15,6 +15,8 @@ the flags, "may the scan go past this move?", so they collapse into a single
 * ``from_sq``, ``to_sq``: 0 = a1, 1 = b1, ... 63 = h8 (python-chess numbering).
 * ``piece``: the Table 1 code, colour bit ``C`` (1 = Black) above the type
   (1 pawn, 2 knight, 3 bishop, 4 rook, 5 queen, 6 king, 0 none/null move).
+  A word names them ``kind`` (the type) and ``colour``; an integer piece
+  code splits with :func:`piece_kind` and :func:`piece_colour`.
 * ``barrier``: no position before this move can ever recur after it, so the
   scan stops on reading this word without applying it.
 """
@@ -23,17 +25,33 @@ from amaranth.lib import data
 
 
 __all__ = [
-    "WORD_BITS", "MoveWord", "pack_word", "unpack_word", "word_str",
-    "PIECE_NONE", "PIECE_LETTERS",
+    "WORD_BITS", "MoveWord", "pack_word", "unpack_word", "word_str", "is_barrier",
+    "PIECE_NONE", "PIECE_LETTERS", "PIECE_KIND_BITS", "piece_kind", "piece_colour", "piece_code",
 ]
+
+# The piece code's type bits; the colour bit is the one above them.
+PIECE_KIND_BITS = 3
 
 
 class MoveWord(data.Struct):
-    """One move-list entry; see the module docstring for the bit diagram."""
+    """One move-list entry; see the module docstring for the bit diagram.
+
+    ``kind`` and ``colour`` name the two parts of ``piece``: the layout keeps
+    the paper's one 4-bit piece code, which waveforms show as a letter."""
     from_sq: 6
     to_sq:   6
     piece:   4
     barrier: 1
+
+    @property
+    def kind(self):
+        """The piece's type (Table 1: 1 pawn ... 6 king, 0 none), without its colour."""
+        return self.piece[:PIECE_KIND_BITS]
+
+    @property
+    def colour(self):
+        """The piece's colour bit: 1 for Black."""
+        return self.piece[PIECE_KIND_BITS]
 
 
 WORD_BITS = MoveWord.as_shape().size
@@ -74,6 +92,29 @@ def unpack_word(word):
                          f"not {word!r}")
     from_sq, to_sq, piece, barrier = (word >> offset & mask for _, offset, mask in _FIELDS)
     return from_sq, to_sq, piece, bool(barrier)
+
+
+def piece_kind(piece):
+    """The type of the integer piece code ``piece`` (``MoveWord.kind``)."""
+    return piece & ((1 << PIECE_KIND_BITS) - 1)
+
+
+def piece_colour(piece):
+    """The colour bit of the integer piece code ``piece`` (``MoveWord.colour``): 1 for Black."""
+    return piece >> PIECE_KIND_BITS & 1
+
+
+def piece_code(kind, colour):
+    """The integer piece code of type ``kind`` and colour bit ``colour``."""
+    return kind | colour << PIECE_KIND_BITS
+
+
+_BARRIER_OFFSET = dict((name, offset) for name, offset, _ in _FIELDS)["barrier"]
+
+
+def is_barrier(word):
+    """Whether the integer move word ``word`` is a barrier (``MoveWord.barrier``)."""
+    return bool(word >> _BARRIER_OFFSET & 1)
 
 
 def square_name(square):

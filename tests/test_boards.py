@@ -19,7 +19,7 @@ import pytest
 import axon.sim
 from axon.hdl.params import SERIAL, DetectorConfig
 from axon.sim.cli import board as commands
-from axon.boards.build import BuildError, find_tools, _fit_message
+from axon.boards.build import BuildError, find_tools, fit_message
 from axon.boards.platforms import BOARDS, get_board
 from axon.hdl.board.top import AxonBoard
 from axon.hdl.board.uart import divisor_for
@@ -79,11 +79,11 @@ def test_board_parameters_checked():
 
 @pytest.mark.quick
 def test_fit_message():
-    message = _fit_message(get_board("icestick"), 24, {"ICESTORM_LC": (2752, 1280)})
+    message = fit_message(get_board("icestick"), 24, {"ICESTORM_LC": (2752, 1280)})
     assert message == ("24 chains need ~2752 logic cells, the iCE40HX1K has 1280; "
                        "no chain count fits")
     # 1600 LCs of fixed part leave room for 76 chains of 48 LCs on a UP5K.
-    message = _fit_message(get_board("icebreaker"), 80, {"ICESTORM_LC": (5440, 5280)})
+    message = fit_message(get_board("icebreaker"), 80, {"ICESTORM_LC": (5440, 5280)})
     assert message == "80 chains need ~5440 logic cells, the iCE40UP5K has 5280; try --chains 76"
 
 

@@ -173,7 +173,7 @@ def test_bench_gives_the_serial_lists_clocks_beside_the_link():
     clocks = [serial_clocks(words, top, perpetual(words, top, config=SERIAL, count_limit=1),
                             SERIAL) for _, _, words in corpus for top in range(len(words))]
     assert game["clocks_max"] == max(clocks) and game["overflows"] == 0
-    assert figures["workloads"]["search"]["queries"] == sum(len(line.tops) for line in lines)
+    assert figures["workloads"]["search_walks"]["queries"] == sum(len(line.tops) for line in lines)
     assert set(figures["boards"]) == {"icestick", "icesugar-nano", "nandland-go"}
     # 34 bytes of 10 bits at 1 Mbaud.
     assert query_link_bytes() == 34 and figures["boards"]["icestick"]["link_us"] == 340.0

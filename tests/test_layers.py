@@ -212,6 +212,62 @@ def test_boards_import_nothing_from_sim():
         ["axon.sim.backends.pysim"]
 
 
+
+def is_private(name):
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_imports(module, source=None):
+    """``(line, name)`` for every private name (one leading underscore) that
+    ``module`` takes from another project module: imported by name, or read
+    as an attribute of an imported module."""
+    path = MODULES[module]
+    source = path.read_text() if source is None else source
+    tree = ast.parse(source, str(path))
+    found, bound = [], {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                one = ast.ImportFrom(module=node.module, names=[alias], level=node.level)
+                imported = [name for _, name in imports_of(module, ast.unparse(one))]
+                if not imported:
+                    continue                    # not of the project
+                if imported[0].rpartition(".")[2] == alias.name:
+                    bound[alias.asname or alias.name] = imported[0]
+                elif is_private(alias.name):
+                    found.append((node.lineno, f"{imported[0]}.{alias.name}"))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname and alias.name in MODULES:
+                    bound[alias.asname] = alias.name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                node.value.id in bound and is_private(node.attr):
+            found.append((node.lineno, f"{bound[node.value.id]}.{node.attr}"))
+    return found
+
+
+def test_no_module_takes_a_private_name_of_another():
+    """What another module uses is public: no module of hdl/, boards/ or sim/
+    imports a name with one leading underscore from another."""
+    found = {module: private_imports(module) for module in MODULES}
+    assert {module: names for module, names in found.items() if names} == {}
+
+
+@pytest.mark.parametrize("module, source", [
+    ("axon.boards.measure", "from .build import NAME, _fit_message\n"),
+    ("axon.sim.backends.netlist", "def f():\n    from .cxxrtl import _tree_digest\n"),
+    ("axon.sim.verify.formal.spill", "from . import pools\nf = pools._free_pool\n"),
+    ("axon.sim.cli.main", "from ...hdl import word as w\nx = w._FIELDS\n"),
+])
+def test_the_private_name_rule_can_fail(module, source):
+    assert len(private_imports(module, source)) == 1
+    public = source.replace("._", ".").replace(" _", " ")
+    assert private_imports(module, public) == []
+    # Its own private names, dunders and other packages' are a module's business.
+    assert private_imports(module, "import os\nx = os._exit\nfrom .x import __doc__\n"
+                                   "def _own():\n    pass\n") == []
+
 def test_every_circuit_is_under_hdl():
     """``boards/`` is what a board needs from the toolchain: no Elaboratable lives there,
     and ``sim/`` keeps only its benches, proof harnesses and measurement tops."""

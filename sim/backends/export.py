@@ -25,8 +25,8 @@ from ...hdl.result import ResultLayout
 from ...hdl.upcoming import UPCOMING_CLOCKS, UpcomingLayout
 from ...hdl.version import INTERFACE_VERSION, VERSION
 from ...hdl.word import MoveWord, PIECE_LETTERS, WORD_BITS
-from .cxxrtl import (DESIGN_NAME, CxxrtlError, CxxrtlSession, _digest,
-                     _write_atomically)
+from .cache import digest, write_atomically
+from .cxxrtl import DESIGN_NAME, CxxrtlError, CxxrtlSession
 from ...boards.toolchain import YOSYS_PACKAGE, builtin_yosys, run_yosys
 
 
@@ -206,7 +206,7 @@ class VerilogSession(CxxrtlSession):
     def _design_source(self):
         self.build_dir.mkdir(parents=True, exist_ok=True)
         version = importlib.metadata.version(YOSYS_PACKAGE)
-        path = self.build_dir / f"verilog-{_digest(self.verilog, _READ_VERILOG, version)}.cc"
+        path = self.build_dir / f"verilog-{digest(self.verilog, _READ_VERILOG, version)}.cc"
         if path.is_file():
             return path.read_text(), True
         self._say("reading the exported Verilog back with Yosys, write_cxxrtl -g0 ...")
@@ -214,5 +214,5 @@ class VerilogSession(CxxrtlSession):
         source = run_yosys(_READ_VERILOG.format(name=name), {f"{name}.v": self.verilog},
                            [f"{name}.cc"], self.build_dir, what="the exported Verilog",
                            error=CxxrtlError)[f"{name}.cc"]
-        _write_atomically(path, source)
+        write_atomically(path, source)
         return source, False

@@ -24,18 +24,21 @@ answers in the golden model's terms
 (:func:`~axon.sim.backends.link_codec.parse_query`).
 """
 
-import serial
 import time
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 from urllib.parse import urlsplit, parse_qs
+
+import serial
 
 from ...boards.platforms import BOARDS, DEFAULT_BOARD, get_board
 from ...hdl.board.protocol import Command, ErrorCode, ERROR_RESPONSE, RESPONSE_FLAG
 from ...hdl.board.top import TIMEOUT_SECONDS
+from ...hdl.params import DetectorConfig
 from .board_cxxrtl import CxxrtlBoard
 from .board_pysim import PysimBoard
-from .link_codec import (FrameDecoder, ProtocolVersionError, identify_request, write_request,
-                         read_request, query_request, reset_request, parse_identity,
-                         parse_words, parse_error, parse_query)
+from .link_codec import (FrameDecoder, Identity, ProtocolVersionError, identify_request,
+                         write_request, read_request, query_request, reset_request,
+                         parse_identity, parse_words, parse_error, parse_query)
 from .session import Answer, Session
 from .transport import Transport
 
@@ -105,7 +108,8 @@ class SerialTransport(Transport):
         self._port.close()
 
 
-def open_transport(url, *, baud=None, log=None):
+def open_transport(url: str, *, baud: Optional[int] = None,
+                   log: Optional[Callable[[str], None]] = None) -> Transport:
     """A :class:`~axon.sim.backends.transport.Transport` for ``url``; see the
     module docstring. ``log`` receives progress lines of a step that takes
     long the first time (compiling the ``cxxrtl://`` board)."""
@@ -134,7 +138,8 @@ def _url_options(parts):
     return {key: values[-1] for key, values in parse_qs(parts.query).items()}
 
 
-def simulated_config(url, *, where="", **defaults):
+def simulated_config(url: str, *, where: str = "",
+                     **defaults: Any) -> Tuple[DetectorConfig, int]:
     """``(config, divisor)`` of a ``sim://BOARD?options`` URL (or another of
     :data:`SIMULATED_SCHEMES`): the board's own configuration (the 1K boards'
     lean one) with the :data:`SIM_OPTIONS` the URL gives, then those of
@@ -198,12 +203,12 @@ class Board(Session):
         itself when the board has gone quiet).
     """
 
-    def __init__(self, transport, *, timeout=1.0):
+    def __init__(self, transport: Transport, *, timeout: float = 1.0) -> None:
         self.transport = transport
         self.timeout = timeout
-        self._identity = None
+        self._identity: Optional[Identity] = None
 
-    def transact(self, request, command):
+    def transact(self, request: bytes, command: int) -> bytes:
         """Send ``request``, return the payload of the answer to ``command``."""
         self.transport.write(request)
         decoder = FrameDecoder()
@@ -221,7 +226,7 @@ class Board(Session):
             raise LinkError(None, command, answer=frame.command)
         return frame.payload
 
-    def identify(self):
+    def identify(self) -> Identity:
         """Ask the board what it is: its :class:`~axon.sim.backends.link_codec.Identity`.
         A board of another protocol version raises
         :class:`~axon.sim.backends.link_codec.ProtocolVersionError`."""
@@ -229,31 +234,31 @@ class Board(Session):
         return self._identity
 
     @property
-    def identity(self):
+    def identity(self) -> Identity:
         return self._identity or self.identify()
 
     @property
-    def config(self):
+    def config(self) -> DetectorConfig:  # type: ignore[override]
         """The board's :class:`~axon.hdl.params.DetectorConfig`, as it reports it."""
         return self.identity.config
 
-    def load(self, words):
+    def load(self, words: Sequence[int]) -> None:
         words = list(words)
         self._check_fits(words)
         self.write_moves(0, words)
 
-    def write_moves(self, address, words):
+    def write_moves(self, address: int, words: Sequence[int]) -> None:
         words = list(words)
         step = self.identity.max_words
         for offset in range(0, len(words), step):
             self.transact(write_request(address + offset, words[offset:offset + step]),
                           Command.WRITE)
 
-    def write(self, address, word):
+    def write(self, address: int, word: int) -> None:
         """Store one word at ``address``: one WRITE frame of one word."""
         self.write_moves(address, [word])
 
-    def read_moves(self, address, count):
+    def read_moves(self, address: int, count: int) -> List[int]:
         step = self.identity.max_words
         words = []
         for offset in range(0, count, step):
@@ -262,7 +267,8 @@ class Board(Session):
             words += parse_words(payload)
         return words
 
-    def query(self, top, count_limit=4, occupancy=None, root=-1):
+    def query(self, top: int, count_limit: int = 4, occupancy: Optional[int] = None,
+              root: int = -1) -> Answer:
         """The :class:`~axon.sim.backends.session.Answer` of a scan back from
         ``top`` for a search from the position after ``root`` (-1: no game
         history); with the position's ``occupancy`` (a 64-bit bitboard) the
@@ -274,5 +280,5 @@ class Board(Session):
             result = result.without_upcoming()
         return Answer(result, cycles)
 
-    def reset(self):
+    def reset(self) -> None:
         self.transact(reset_request(), Command.RESET)

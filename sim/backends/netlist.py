@@ -31,7 +31,8 @@ import time
 from collections import Counter
 
 from ...hdl.params import SHIPPED
-from .cxxrtl import CxxrtlError, CxxrtlSession, _digest, _write_atomically
+from .cache import digest, write_atomically
+from .cxxrtl import CxxrtlError, CxxrtlSession
 from ...boards.synthesis import synthesis_script
 from ...boards.toolchain import YOSYS_PACKAGE, ToolMissing, run_yosys
 
@@ -157,7 +158,7 @@ class NetlistSession(CxxrtlSession):
         script = self.script
         version = importlib.metadata.version(YOSYS_PACKAGE)
         path = (self.build_dir /
-                f"netlist-{self.config.key}-{_digest(self._rtlil, script, version)}.json")
+                f"netlist-{self.config.key}-{digest(self._rtlil, script, version)}.json")
         if path.is_file():
             return path.read_text(), 0.0
         synth_line = next(line for line in script.splitlines() if line.startswith("synth_"))
@@ -168,7 +169,7 @@ class NetlistSession(CxxrtlSession):
         began = time.perf_counter()
         text = run_yosys(script, {f"{name}.il": self._rtlil}, [f"{name}.json"], self.build_dir,
                          what="the detector", error=CxxrtlError)[f"{name}.json"]
-        _write_atomically(path, text)
+        write_atomically(path, text)
         return text, time.perf_counter() - began
 
     def _design_source(self):
@@ -185,12 +186,12 @@ class NetlistSession(CxxrtlSession):
         if synth_seconds:
             self._say(f"synthesised in {synth_seconds:.1f} s: {self.netlist_info['cells']}")
         version = importlib.metadata.version(YOSYS_PACKAGE)
-        path = self.build_dir / f"netlist-{_digest(text, READ_BACK_SCRIPT, version)}.cc"
+        path = self.build_dir / f"netlist-{digest(text, READ_BACK_SCRIPT, version)}.cc"
         if path.is_file():
             return path.read_text(), True
         self._say("reading the netlist back with the iCE40 cell models, write_cxxrtl -g0 ...")
         source = run_yosys(READ_BACK_SCRIPT.format(name=name), {f"{name}.json": text},
                            [f"{name}.cc"], self.build_dir, what="the netlist",
                            error=CxxrtlError)[f"{name}.cc"]
-        _write_atomically(path, source)
+        write_atomically(path, source)
         return source, False

@@ -9,16 +9,17 @@ test reads ``assert rtl.result == golden``.
 import os
 import queue
 import threading
+from typing import Any, Callable, Iterable, List, Optional, Sequence
 
 from amaranth.sim import Simulator
 
 from ...hdl.detector import AxonDetector
 from ...hdl.params import LATENCY_OVERHEAD, REFETCH_CLOCKS, SHIPPED, DetectorConfig
 from ...hdl.upcoming import UPCOMING_CLOCKS
-from ...hdl.word import unpack_word
+from ...hdl.word import piece_colour, unpack_word
 from ..model.golden import Result
 from ..model.serial import serial_clocks
-from .session import SIMULATION_BATCH_PLIES, Answer, Session
+from .session import SIMULATION_BATCH_PLIES, Answer, Job, OnAnswer, Query, Session
 from .waves import trace_signals, write_gtkw
 
 
@@ -41,7 +42,7 @@ def expected_cycles(words, top, result, config):
     if not config.pair_scan:
         return config.latency(result.plies_scanned)
     def side(address):
-        return unpack_word(words[address])[2] >> 3
+        return piece_colour(unpack_word(words[address])[2])
 
     address, applied, examined, refetches, single_step = top, 0, 0, 0, False
     while True:
@@ -177,26 +178,27 @@ class PysimSession(Session):
     ``run_batch`` run a simulation of their own.
     """
 
-    def __init__(self, config=SHIPPED, *, vcd=None):
+    def __init__(self, config: DetectorConfig = SHIPPED, *, vcd: Optional[str] = None) -> None:
         self.config = DetectorConfig.checked(config)
         self.vcd = vcd
         # One waveform holds the whole run.
         self.batch_plies = 0 if vcd else SIMULATION_BATCH_PLIES
         self._live = None
 
-    def load(self, words):
+    def load(self, words: Sequence[int]) -> None:
         words = list(words)
         self._check_fits(words)
         self._call(write_words, words)
 
-    def write(self, address, word):
+    def write(self, address: int, word: int) -> None:
         self._check_address(address)
         self._call(write_words, [word], address)
 
-    def query(self, top, count_limit, occupancy=None, root=-1):
+    def query(self, top: int, count_limit: int, occupancy: Optional[int] = None,
+              root: int = -1) -> Answer:
         return self._call(run_query, top, count_limit, occupancy, root)
 
-    def close(self):
+    def close(self) -> None:
         """End the simulation of ``load``, ``write`` and ``query``, if any."""
         live, self._live = self._live, None
         if live is not None:
@@ -214,14 +216,14 @@ class PysimSession(Session):
             self._live = _LiveSimulation(self)
         return self._live.call(step, *args)
 
-    def make_dut(self):
+    def make_dut(self) -> AxonDetector:
         return AxonDetector(self.config)
 
-    def expected_cycles(self, words, top, result):
+    def expected_cycles(self, words: Sequence[int], top: int, result: Result) -> int:
         """:func:`expected_cycles` for this session's configuration."""
         return expected_cycles(words, top, result, self.config)
 
-    def run(self, words, queries):
+    def run(self, words: Sequence[int], queries: Sequence[Query]) -> List[Answer]:
         """Load ``words`` at address 0, then answer ``queries``, each ``(top,
         count_limit)``, ``(top, count_limit, occupancy)`` or ``(top,
         count_limit, occupancy, root)`` (see :func:`split_query`);
@@ -229,7 +231,8 @@ class PysimSession(Session):
         """
         return self.run_batch([(words, queries)])[0]
 
-    def run_batch(self, jobs, *, on_answer=None):
+    def run_batch(self, jobs: Iterable[Job], *,
+                  on_answer: Optional[OnAnswer] = None) -> List[List[Answer]]:
         """Run several ``(words, queries)`` jobs in one simulation
         (:class:`~axon.sim.backends.session.Session`)."""
         for words, _ in jobs:
@@ -250,7 +253,7 @@ class PysimSession(Session):
         self.simulate(dut, testbench)
         return answers
 
-    def simulate(self, dut, testbench):
+    def simulate(self, dut: Any, testbench: Callable[..., Any]) -> None:
         sim = Simulator(dut)
         sim.add_clock(1e-7)
         sim.add_testbench(testbench)

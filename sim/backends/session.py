@@ -24,15 +24,19 @@ with CXXRTL and a board on the host link are all sessions:
   most (a simulation, which costs a start-up a batch; 0: all in one, for a
   waveform of the whole run).
 
-:class:`Session` implements each half with the other, so a backend overrides
-whichever is natural to it. :func:`answer_games` is the one loop "load each
-window, query each ply" that ``axon scan``, ``verify``, ``query`` and
-``report`` share, whatever the session: it hands out each game's answers as
-soon as they are answered.
+:class:`Session` is abstract: a backend implements ``load``, ``write`` and
+``query``, and inherits a ``run_batch`` made of them; one that runs a batch
+faster at once (a simulation) overrides ``run_batch`` too. ``run_batch``
+calls ``query``, never the other way round, so a backend that leaves out
+``query`` cannot be made at all, rather than recursing when asked.
+:func:`answer_games` is the one loop "load each window, query each ply" that
+``axon scan``, ``verify``, ``query`` and ``report`` share, whatever the
+session: it hands out each game's answers as soon as they are answered.
 """
 
+import abc
 from dataclasses import dataclass
-from typing import NamedTuple, Optional
+from typing import Any, Callable, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from ...hdl.params import SHIPPED, DetectorConfig
 from ..model.golden import Result, perpetual
@@ -42,6 +46,13 @@ from ..model.history import (Window, is_window_limited, iter_window_segments, ro
 
 __all__ = ["Answer", "Session", "GoldenSession", "PlyAnswer", "answer_games", "answers",
            "batches", "SIMULATION_BATCH_PLIES"]
+
+# A query as run_batch takes it: (top, count_limit[, occupancy[, root]]).
+Query = Tuple[int, ...]
+# A job: the words to load, then the queries to answer about them.
+Job = Tuple[Sequence[int], Sequence[Query]]
+# run_batch's progress callback: (job, index of the query in it, answer).
+OnAnswer = Callable[[int, int, "Answer"], None]
 
 # Plies a simulation answers at most in one batch: a batch costs a start-up
 # (an elaboration, or a process), the games held cost memory.
@@ -55,30 +66,33 @@ class Answer(NamedTuple):
     cycles: Optional[int]
 
 
-class Session:
+class Session(abc.ABC):
     """The detector-session interface; see the module documentation."""
 
     config: DetectorConfig
     batch_plies: Optional[int] = None
 
     @property
-    def depth(self):
+    def depth(self) -> int:
         return self.config.depth
 
-    def load(self, words):
-        self._words = list(words)
+    @abc.abstractmethod
+    def load(self, words: Sequence[int]) -> None:
+        """Store ``words`` from address 0."""
 
-    def write(self, address, word):
-        self._check_address(address)
-        words = getattr(self, "_words", [])
-        words += [0] * (address + 1 - len(words))
-        words[address] = word
-        self._words = words
+    @abc.abstractmethod
+    def write(self, address: int, word: int) -> None:
+        """Store one ``word`` at ``address``, leaving the others as they are."""
 
-    def query(self, top, count_limit, occupancy=None, root=-1):
-        return self.run_batch([(self._words, [(top, count_limit, occupancy, root)])])[0][0]
+    @abc.abstractmethod
+    def query(self, top: int, count_limit: int, occupancy: Optional[int] = None,
+              root: int = -1) -> "Answer":
+        """The :class:`Answer` of one scan back from ``top``."""
 
-    def run_batch(self, jobs, *, on_answer=None):
+    def run_batch(self, jobs: Iterable[Job], *,
+                  on_answer: Optional[OnAnswer] = None) -> List[List["Answer"]]:
+        """Answer each ``(words, queries)`` job after loading its words: one
+        list of :class:`Answer` per job, made of :meth:`load` and :meth:`query`."""
         results = []
         for job, (words, queries) in enumerate(jobs):
             self.load(words)
@@ -91,11 +105,11 @@ class Session:
             results.append(job_answers)
         return results
 
-    def _check_address(self, address):
+    def _check_address(self, address: int) -> None:
         if not isinstance(address, int) or not 0 <= address < self.depth:
             raise ValueError(f"address must be in 0..{self.depth - 1}, not {address!r}")
 
-    def _check_fits(self, words, job=None):
+    def _check_fits(self, words: Sequence[int], job: Optional[int] = None) -> None:
         if len(words) > self.depth:
             where = "" if job is None else f"job {job}: "
             raise ValueError(f"{where}{len(words)} words do not fit a move list of "
@@ -105,19 +119,20 @@ class Session:
 class GoldenSession(Session):
     """The golden model (:func:`~axon.sim.model.golden.perpetual`) as a session."""
 
-    def __init__(self, config=SHIPPED):
+    def __init__(self, config: DetectorConfig = SHIPPED) -> None:
         self.config = DetectorConfig.checked(config, gateware=False)
         self._memory = [0] * config.depth
 
-    def load(self, words):
+    def load(self, words: Sequence[int]) -> None:
         self._check_fits(words)
         self._memory[:len(words)] = words
 
-    def write(self, address, word):
+    def write(self, address: int, word: int) -> None:
         self._check_address(address)
         self._memory[address] = word
 
-    def query(self, top, count_limit, occupancy=None, root=-1):
+    def query(self, top: int, count_limit: int, occupancy: Optional[int] = None,
+              root: int = -1) -> Answer:
         result = perpetual(self._memory, top, root=root, config=self.config,
                            count_limit=count_limit, occupancy=occupancy)
         return Answer(result, None)
@@ -145,12 +160,12 @@ class PlyAnswer:
     window_limited: bool
 
     @property
-    def ply(self):
+    def ply(self) -> int:
         """1-based ply number."""
         return self.window.ply + 1
 
 
-def batches(games, plies=None):
+def batches(games: Iterable[Any], plies: Optional[int] = None) -> Iterator[List[Any]]:
     """``games`` in lists, for sessions that answer a list fastest at once.
 
     ``plies=None``: one game a list. Otherwise a list is closed once it holds
@@ -175,7 +190,9 @@ def batches(games, plies=None):
         yield batch
 
 
-def answer_games(games, session, *, count_limit, root=None, progress=None):
+def answer_games(games: Iterable[Any], session: Session, *, count_limit: int,
+                 root: Optional[int] = None,
+                 progress: Any = None) -> Iterator[Tuple[Any, Iterator[PlyAnswer]]]:
     """For each game of ``games`` (any iterable, read as it goes), in order,
     ``(game, plies)``: ``plies`` iterates over its :class:`PlyAnswer`, a
     query after every ply. Take each game's plies before the next game.
@@ -189,11 +206,12 @@ def answer_games(games, session, *, count_limit, root=None, progress=None):
     without a ``[Root]`` tag). A session that answers one query at a time
     hands out each answer as it comes; one that answers in batches
     (``batch_plies``) each batch of games as it is done.
-    ``progress.update(position, ply)`` is told of every answer.
+    ``progress.update(game_index, ply)`` is told of every answer (the game's
+    0-based index in ``games``, the 1-based ply).
     """
     if session.batch_plies is None:
-        for position, game in enumerate(games):
-            yield game, _query_plies(game, session, count_limit, root, progress, position)
+        for game_index, game in enumerate(games):
+            yield game, _query_plies(game, session, count_limit, root, progress, game_index)
         return
     first = 0
     for batch in batches(games, session.batch_plies):
@@ -203,7 +221,8 @@ def answer_games(games, session, *, count_limit, root=None, progress=None):
         first += len(batch)
 
 
-def answers(games, session, *, count_limit, root=None, progress=None):
+def answers(games: Iterable[Any], session: Session, *, count_limit: int,
+            root: Optional[int] = None, progress: Any = None) -> List[List[PlyAnswer]]:
     """One list of :class:`PlyAnswer` per game (:func:`answer_games`, all at once)."""
     return [list(plies) for _, plies in answer_games(games, session, count_limit=count_limit,
                                                      root=root, progress=progress)]
@@ -213,7 +232,7 @@ def _available(result, config):
     return result if config.upcoming else result.without_upcoming()
 
 
-def _query_plies(game, session, count_limit, root, progress, position):
+def _query_plies(game, session, count_limit, root, progress, game_index):
     # One window of the move list is loaded at a time and nothing is kept,
     # so that a game of any length is answered in the memory of its move list.
     positions = game.positions()
@@ -225,31 +244,31 @@ def _query_plies(game, session, count_limit, root, progress, position):
             answer = session.query(window.top, count_limit, int(board.occupied),
                                    root_address(window, history))
             if progress:
-                progress.update(position, window.ply + 1)
+                progress.update(game_index, window.ply + 1)
             yield PlyAnswer(game, window, _available(answer.result, session.config),
                             answer.cycles, is_window_limited(answer.result, game.words, base))
 
 
 def _batch_answers(games, session, count_limit, root, progress, first):
     jobs, owners = [], []
-    for position, game in enumerate(games):
+    for game_index, game in enumerate(games):
         occupancies = game.occupancies()
         history = game.history(root)
         for base, words, plies in window_segments(game.words, session.depth):
             jobs.append((words, [(window.top, count_limit, occupancies[window.ply],
                                   root_address(window, history))
                                  for window in plies]))
-            owners.append((position, game, base, plies))
+            owners.append((game_index, game, base, plies))
     found = [[] for _ in games]
 
     def take(job, index, answer):
-        position, game, base, plies = owners[job]
+        game_index, game, base, plies = owners[job]
         window = plies[index]
-        found[position].append(PlyAnswer(game, window, _available(answer.result, session.config),
+        found[game_index].append(PlyAnswer(game, window, _available(answer.result, session.config),
                                          answer.cycles,
                                          is_window_limited(answer.result, game.words, base)))
         if progress:
-            progress.update(first + position, window.ply + 1)
+            progress.update(first + game_index, window.ply + 1)
 
     session.run_batch(jobs, on_answer=take)
     if progress:

@@ -81,23 +81,23 @@ def vcd_signals(vcd_path):
             tokens.extend(line.split())
             if "$enddefinitions" in tokens:
                 break
-    position = 0
-    while position < len(tokens):
-        token = tokens[position]
+    at = 0
+    while at < len(tokens):
+        token = tokens[at]
         if token == "$scope":
-            scope.append(tokens[position + 2])
-            position += 3
+            scope.append(tokens[at + 2])
+            at += 3
         elif token == "$upscope":
             scope.pop()
-            position += 1
+            at += 1
         elif token == "$var":
-            var_type, size, _, name = tokens[position + 1:position + 5]
+            var_type, size, _, name = tokens[at + 1:at + 5]
             size = int(size)
             suffix = f"[{size - 1}:0]" if size > 1 else ""
             signals[".".join([*scope, name]) + suffix] = (tuple(scope), name, size, var_type)
-            position += 5
+            at += 5
         else:
-            position += 1
+            at += 1
     return signals
 
 

@@ -19,7 +19,7 @@ replayed through the RTL and the peers; and, as a second row, seeded random
 walks of 4 to 10 plies from positions of the same games
 (:mod:`axon.sim.bench.search`), each answer also checked against
 python-chess's draw. ``bench.json`` reports each workload apart under
-``workloads`` (``search`` the recorded one, ``search_walks`` the walks), and
+``workloads`` (``game``, ``recorded_search`` and ``search_walks``), and
 under ``search_host`` what the detector costs a host search: nodes per
 second with each repetition test, and the link's bytes per node.
 
@@ -37,6 +37,8 @@ import signal
 import statistics
 import sys
 import time
+from dataclasses import dataclass, field
+from typing import Callable, NamedTuple, Optional
 
 from ...boards.build import BuildError
 from ...boards.measure import PEER_TARGETS, all_targets, config_for, measure
@@ -64,7 +66,7 @@ from .workload import (CONFIG, COUNT_LIMIT, distribution as _distribution,
                        rtl_query, workload_figures, workload_markdown)
 
 
-__all__ = ["run_bench", "markdown", "bench_header", "REGENERATE"]
+__all__ = ["run_bench", "BenchRun", "markdown", "bench_header", "REGENERATE"]
 
 
 def build_corpus(games, seed):
@@ -302,140 +304,188 @@ def run_bench(out_dir="bench", *, seeds=5, games=300, seed=2024, hardware_target
     (:data:`~axon.sim.bench.recorded.RECORDED_SEARCHES`)."""
     started = time.monotonic()
     os.makedirs(out_dir, exist_ok=True)
-    bench = bench_header()
-    phase = ["simulation"]
+    run = BenchRun(seeds=seeds, games=games, seed=seed, hardware_targets=hardware_targets,
+                   skip_hardware=skip_hardware, skip_software=skip_software, log=log, rtl=rtl,
+                   searches=searches)
+    bench = run.figures
     try:
-        _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_hardware,
-                 skip_software, log, rtl, searches)
+        run.measure()
     except KeyboardInterrupt:
-        bench.update(partial=True, interrupted_in=phase[0],
+        bench.update(partial=True, interrupted_in=run.phase,
                      seconds=round(time.monotonic() - started, 1))
         _write_json(bench, out_dir)
-        log(f"interrupted during {phase[0]}: wrote what was finished to "
+        log(f"interrupted during {run.phase}: wrote what was finished to "
             f"{os.path.join(out_dir, 'bench.json')}, marked partial")
         raise
     bench["seconds"] = round(time.monotonic() - started, 1)
     _write_json(bench, out_dir)
     with open(os.path.join(out_dir, "bench.md"), "w") as file:
         file.write(markdown(bench))
-    _pictures(bench, bench.pop("_cycles"), out_dir, log)
+    _pictures(bench, run.cycles, out_dir, log)
     log(f"wrote {os.path.join(out_dir, 'bench.json')} and bench.md in {bench['seconds']} s")
     return bench
 
 
 def _write_json(bench, out_dir):
     with open(os.path.join(out_dir, "bench.json"), "w") as file:
-        json.dump({key: value for key, value in bench.items() if not key.startswith("_")},
-                  file, indent=2)
+        json.dump(bench, file, indent=2)
         file.write("\n")
 
 
-def _measure(bench, phase, out_dir, seeds, games, seed, hardware_targets, skip_hardware,
-             skip_software, log, rtl, searches):
-    """Fill ``bench`` phase by phase; ``phase[0]`` names the one running."""
-    corpus = build_corpus(games, seed)
-    rtl = rtl or _rtl_session(log)
-    sim = simulate(corpus, log, rtl)
-    plies, cycles = sim["plies"], sim["cycles"]
-    bench["_cycles"] = cycles
-    overhead = max(c - math.ceil(p / 2) for p, c in zip(plies, cycles))
-    lines = build_search_lines(corpus, games, seed)
-    search = simulate_search(lines, *rtl, log=log)
-    groups, summary = record_searches(log, searches)
-    recorded = simulate_recorded(groups, *rtl, log=log)
-    search_run = (groups, summary, recorded)
+@dataclass
+class BenchRun:
+    """One run of the benchmark: :meth:`measure` fills :attr:`figures` (what
+    ``bench.json`` holds, from :func:`bench_header` on) phase by phase and
+    names the one running in :attr:`phase`, so that a run stopped by Ctrl-C
+    still has what was finished. :attr:`cycles` are the game workload's
+    clocks, for the picture. The parameters are :func:`run_bench`'s."""
+    seeds:            int = 5
+    games:            int = 300
+    seed:             int = 2024
+    hardware_targets: Optional[list] = None
+    skip_hardware:    bool = False
+    skip_software:    bool = False
+    log:              Callable = print
+    rtl:              Optional[tuple] = None
+    searches:         tuple = RECORDED_SEARCHES
+    figures:          dict = field(default_factory=bench_header)
+    phase:            str = "simulation"
+    cycles:           list = field(default_factory=list)
 
-    bench.update({
+    def measure(self):
+        bench, log = self.figures, self.log
+        corpus = build_corpus(self.games, self.seed)
+        rtl = self.rtl or _rtl_session(log)
+        game = simulate(corpus, log, rtl)
+        self.cycles = game["cycles"]
+        lines = build_search_lines(corpus, self.games, self.seed)
+        walks = simulate_search(lines, *rtl, log=log)
+        recording = record_searches(log, self.searches)
+        workloads = Workloads(game=game, lines=lines, walks=walks, seed=self.seed,
+                              searches=recording.summary,
+                              recorded=simulate_recorded(recording.loads, *rtl, log=log))
+        bench.update(_game_figures(corpus, game, self.games, self.seed))
+        # The clocks of every workload, written already if a later phase is interrupted.
+        bench["workloads"] = workloads.figures({})
+
+        bench["capacity"] = capacity_figures(corpus, config=CONFIG, count_limit=COUNT_LIMIT,
+                                             log=log)
+        # The 1K boards' serial list: its clocks per query beside the link's time.
+        bench["serial"] = serial_figures(corpus, lines, count_limit=COUNT_LIMIT, log=log)
+
+        self.phase = "place and route"
+        bench["hardware"] = {}
+        if not self.skip_hardware:
+            hardware(self.seeds, log, self.hardware_targets, results=bench["hardware"])
+        bench["fmax_mhz"] = {target: {key: figures["fmax_mhz"][key]
+                                      for key in ("min", "median", "max")}
+                             for target, figures in bench["hardware"].items()
+                             if "fmax_mhz" in figures}
+        bench["utilization"] = {target: {"logic_cells": figures["logic_cells"],
+                                         "flip_flops": figures["flip_flops"],
+                                         "block_rams": figures["block_rams"]}
+                                for target, figures in bench["hardware"].items()
+                                if "logic_cells" in figures}
+
+        # The hash-key detector in gateware, measured beside ours on the same
+        # queries; the golden model it is checked against has a chain list that
+        # never overflows, the 1K boards' serial list.
+        self.phase = "the hardware peer"
+        peer_hardware = {} if self.skip_hardware else hardware(self.seeds, log,
+                                                               list(PEER_TARGETS))
+        bench["hardware_peers"] = hardware_peer_figures(corpus, recording.loads, peer_hardware,
+                                                        count_limit=COUNT_LIMIT,
+                                                        reference=SERIAL, log=log)
+
+        peers = Peers()
+        if not self.skip_software:
+            self.phase = "the software peers"
+            peers = Peers(game=software(corpus, log), walks=search_software(lines, log),
+                          recorded=recorded_software(recording.loads, log))
+            bench["software"] = _without_answers(peers.game)
+            self.phase = "the search rates"
+            bench["search_host"] = host_rates(log)
+        # The workloads' clocks are the pair scan's: a target built otherwise (the
+        # 1K boards' serial list) takes other clocks, which `serial` reports.
+        pair_fmax = {target: fmax for target, fmax in bench["fmax_mhz"].items()
+                     if config_for(target).scan is CONFIG.scan}
+        bench["workloads"] = workloads.figures(pair_fmax, peers)
+        # The game workload's figures keep their top-level keys.
+        bench["ns_per_query"] = bench["workloads"]["game"]["ns_per_query"]
+        if bench["workloads"]["game"]["ratio_to_c_chain_list"]:
+            bench["ratio_to_c_chain_list"] = bench["workloads"]["game"]["ratio_to_c_chain_list"]
+
+
+def _game_figures(corpus, game, games, seed):
+    """``bench.json``'s top-level figures of the game workload: :func:`simulate`'s
+    ``game`` on ``corpus``, made of ``games`` generated games from ``seed``."""
+    plies, cycles = game["plies"], game["cycles"]
+    return {
         "corpus": {"seed": seed, "games": len(corpus), "generated_games": games,
                    "bundled_files": [os.path.basename(path) for path in bundled_files()],
                    "queries": len(plies), "count_limit": COUNT_LIMIT, "chains": CONFIG.chains,
                    "rules": CONFIG.rules.value, "depth": CONFIG.depth},
-        "simulation": {"backend": sim["backend"], "mismatches": sim["mismatches"],
+        "simulation": {"backend": game["backend"], "mismatches": game["mismatches"],
                        "latency_formula": CONFIG.latency_words,
-                       "formula_holds": sim["mismatches"] == 0},
+                       "formula_holds": game["mismatches"] == 0},
         "plies_scanned": _distribution(plies),
         "clocks_per_query": _distribution(cycles),
         "plies_per_clock": sustained_plies_per_clock(plies, cycles),
-        "overflows": {"pools_by_kind": sim["overflows"]["kind"],
-                      "one_pool_a_side": sim["overflows"]["side"]},
-        "latency_overhead_clocks": overhead,
+        "overflows": {"pools_by_kind": game["overflows"]["kind"],
+                      "one_pool_a_side": game["overflows"]["side"]},
+        "latency_overhead_clocks": max(c - math.ceil(p / 2) for p, c in zip(plies, cycles)),
         # The upcoming repetition: how many queries found one, and the clocks
         # its answer comes after `done` (the repetition's latency is unchanged).
-        "upcoming": {"queries": sim["upcoming"],
-                     "share": round(sim["upcoming"] / len(plies), 4) if plies else 0.0,
+        "upcoming": {"queries": game["upcoming"],
+                     "share": round(game["upcoming"] / len(plies), 4) if plies else 0.0,
                      "clocks_after_done": UPCOMING_CLOCKS,
                      "path_check_clocks": PATH_CHECK_LATENCY},
         "memory_per_ply_bits": {"axon_word": WORD_BITS, "zobrist_key": 64, "board_256": 256,
                                 "paper_matrix": 512},
-    })
-
-    # The clocks of both workloads, written already if a later phase is interrupted.
-    bench["workloads"] = _workloads(sim, lines, search, seed, {}, search_run=search_run)
-
-    bench["capacity"] = capacity_figures(corpus, config=CONFIG, count_limit=COUNT_LIMIT,
-                                         log=log)
-    # The 1K boards' serial list: its clocks per query beside the link's time.
-    bench["serial"] = serial_figures(corpus, lines, count_limit=COUNT_LIMIT, log=log)
-
-    phase[0] = "place and route"
-    bench["hardware"] = {}
-    if not skip_hardware:
-        hardware(seeds, log, hardware_targets, results=bench["hardware"])
-    bench["fmax_mhz"] = {target: {key: figures["fmax_mhz"][key] for key in ("min", "median", "max")}
-                         for target, figures in bench["hardware"].items() if "fmax_mhz" in figures}
-    bench["utilization"] = {target: {"logic_cells": figures["logic_cells"],
-                                     "flip_flops": figures["flip_flops"],
-                                     "block_rams": figures["block_rams"]}
-                            for target, figures in bench["hardware"].items()
-                            if "logic_cells" in figures}
-
-    # The hash-key detector in gateware, measured beside ours on the same
-    # queries; the golden model it is checked against has a chain list that
-    # never overflows, the 1K boards' serial list.
-    phase[0] = "the hardware peer"
-    peer_hardware = {} if skip_hardware else hardware(seeds, log, list(PEER_TARGETS))
-    bench["hardware_peers"] = hardware_peer_figures(corpus, groups, peer_hardware,
-                                                    count_limit=COUNT_LIMIT,
-                                                    reference=SERIAL, log=log)
-
-    peers = search_peers = recorded_peers = None
-    if not skip_software:
-        phase[0] = "the software peers"
-        peers = software(corpus, log)
-        search_peers = search_software(lines, log)
-        recorded_peers = recorded_software(groups, log)
-        bench["software"] = {key: value for key, value in peers.items()
-                             if not key.endswith("answers")}
-        phase[0] = "the search rates"
-        bench["search_host"] = host_rates(log)
-    # The workloads' clocks are the pair scan's: a target built otherwise (the
-    # 1K boards' serial list) takes other clocks, which `serial` reports.
-    pair_fmax = {target: fmax for target, fmax in bench["fmax_mhz"].items()
-                 if config_for(target).scan is CONFIG.scan}
-    bench["workloads"] = _workloads(sim, lines, search, seed, pair_fmax, peers,
-                                    search_peers, search_run, recorded_peers)
-    for name, found in (("search", recorded_peers), ("search_walks", search_peers)):
-        if found:
-            bench["workloads"][name]["software"] = {
-                key: value for key, value in found.items() if not key.endswith("answers")}
-    # The game workload's figures keep their top-level keys.
-    bench["ns_per_query"] = bench["workloads"]["game"]["ns_per_query"]
-    if bench["workloads"]["game"]["ratio_to_c_chain_list"]:
-        bench["ratio_to_c_chain_list"] = bench["workloads"]["game"]["ratio_to_c_chain_list"]
-
-
-def _workloads(sim, lines, search, seed, fmax_mhz, peers=None, search_peers=None,
-               search_run=None, recorded_peers=None):
-    """Each workload on its own: the same figures, from its own queries."""
-    _, searches, recorded = search_run
-    return {
-        "game": {"corpus": "every ply of the corpus's games",
-                 "mismatches": sim["mismatches"],
-                 **workload_figures(sim["plies"], sim["cycles"], fmax_mhz, peers)},
-        "search": {**recorded_figures(searches, recorded),
-                   **workload_figures(recorded["plies"], recorded["cycles"], fmax_mhz,
-                                      recorded_peers)},
-        "search_walks": {**search_corpus_figures(lines, search, seed),
-                         **workload_figures(search["plies"], search["cycles"], fmax_mhz,
-                                            search_peers)},
     }
+
+
+def _without_answers(peers):
+    return {key: value for key, value in peers.items() if not key.endswith("answers")}
+
+
+class Peers(NamedTuple):
+    """The software peers' timings of each workload (``None``: not timed)."""
+    game:     Optional[dict] = None
+    walks:    Optional[dict] = None
+    recorded: Optional[dict] = None
+
+
+@dataclass
+class Workloads:
+    """Each workload's queries answered on the RTL: ``game`` (:func:`simulate`),
+    the seeded ``walks`` along ``lines`` (:func:`~axon.sim.bench.search.simulate_search`)
+    and the ``recorded`` search queries
+    (:func:`~axon.sim.bench.recorded.simulate_recorded`) of ``searches``."""
+    game:     dict
+    lines:    list
+    walks:    dict
+    seed:     int
+    searches: list
+    recorded: dict
+
+    def figures(self, fmax_mhz, peers=Peers()):
+        """``bench.json``'s ``workloads``: each workload on its own, the same
+        figures from its own queries, at the targets' ``fmax_mhz``."""
+        found = {
+            "game": {"corpus": "every ply of the corpus's games",
+                     "mismatches": self.game["mismatches"],
+                     **workload_figures(self.game["plies"], self.game["cycles"], fmax_mhz,
+                                        peers.game)},
+            "recorded_search": {**recorded_figures(self.searches, self.recorded),
+                                **workload_figures(self.recorded["plies"],
+                                                   self.recorded["cycles"], fmax_mhz,
+                                                   peers.recorded)},
+            "search_walks": {**search_corpus_figures(self.lines, self.walks, self.seed),
+                             **workload_figures(self.walks["plies"], self.walks["cycles"],
+                                                fmax_mhz, peers.walks)},
+        }
+        for name, timed in (("recorded_search", peers.recorded), ("search_walks", peers.walks)):
+            if timed:
+                found[name]["software"] = _without_answers(timed)
+        return found

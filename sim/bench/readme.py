@@ -134,8 +134,8 @@ WALKS_LABEL = ", search walks"
 
 
 def _search(bench):
-    """``bench.json``'s search workload, or ``{}`` (a bench from before it)."""
-    return bench.get("workloads", {}).get("search", {})
+    """``bench.json``'s recorded search workload, or ``{}`` (a bench from before it)."""
+    return bench.get("workloads", {}).get("recorded_search", {})
 
 
 def _walks(bench):
@@ -155,20 +155,13 @@ def _distribution_rows(figures_of, suffix=""):
 
 def _search_sentence(search):
     share = search.get("share_below_4_plies")
-    if "searches" in search:
-        done = "; ".join(f"{found.get('position')} to depth {found.get('depth')}"
-                         for found in search["searches"])
-        return (f"Search workload: the {_number(search.get('queries'))} queries of "
-                f"`axon search` ({done}), replayed with "
-                f"{search.get('mismatches', '?')} mismatches against the golden model; "
-                f"{'?' if share is None else _number(100 * share, 1)} % of its queries "
-                f"apply fewer than 4 words." + _ratio_clause(search))
-    return (f"Search workload: {_number(search.get('queries'))} queries from "
-            f"{_number(search.get('lines'))} lines, {search.get('mismatches', '?')} "
-            f"mismatches against the golden model, {search.get('oracle_mismatches', '?')} "
-            f"against python-chess's draw; "
-            f"{'?' if share is None else _number(100 * share, 1)} % of its queries apply "
-            f"fewer than 4 words." + _ratio_clause(search))
+    done = "; ".join(f"{found.get('position')} to depth {found.get('depth')}"
+                     for found in search.get("searches", []))
+    return (f"Search workload: the {_number(search.get('queries'))} queries of "
+            f"`axon search` ({done}), replayed with "
+            f"{search.get('mismatches', '?')} mismatches against the golden model; "
+            f"{'?' if share is None else _number(100 * share, 1)} % of its queries "
+            f"apply fewer than 4 words." + _ratio_clause(search))
 
 
 def _ratio_clause(search):
@@ -332,7 +325,7 @@ def _chain_list_and_key_scan_table(bench):
                      ns, memory, " / ".join(_number(count) for count in inexact)])
 
     if "core-hx8k" in hardware:
-        game, search = workloads.get("game", {}), workloads.get("search", {})
+        game, search = workloads.get("game", {}), workloads.get("recorded_search", {})
         crowded = bench.get("capacity", {}).get("crowded", {}).get("overflows", {})
         row("chain list (`CORE`, 24 chains, pair scan): overflows", hardware["core-hx8k"],
             hardware.get("core-up5k", {}), game, search,
@@ -344,9 +337,10 @@ def _chain_list_and_key_scan_table(bench):
         row(f"Zobrist key scan, {peer.get('key_bits')}-bit keys: collisions",
             peer.get("hardware", {}).get(f"{name}-hx8k", {}),
             peer.get("hardware", {}).get(f"{name}-up5k", {}),
-            found.get("game", {}), found.get("search", {}), peer.get("memory_per_ply_bits", ""),
+            found.get("game", {}), found.get("recorded_search", {}),
+            peer.get("memory_per_ply_bits", ""),
             [found.get(workload, {}).get("answers_unlike_golden")
-             for workload in ("game", "search", "crowded")])
+             for workload in ("game", "recorded_search", "crowded")])
     return _table(["detector", "logic cells", "BRAMs", "Fmax HX8K (MHz)", "Fmax UP5K (MHz)",
                    "clocks per query, game / search: mean (p99)",
                    "ns per search query at HX8K median", "bits stored a ply",

@@ -16,6 +16,8 @@ CXXRTL and link detectors, and the link's bytes per node.
 
 import os
 import time
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import chess
 
@@ -26,12 +28,13 @@ from ..backends.transport import Transport
 from ..engine.repetition import ChessTest, DetectorTest, NoTest
 from ..engine.search import Engine
 from ..model.games import load_games
-from ..model.golden import perpetual
+from ..model.golden import Result, perpetual
 from .peers import make_peer_games, run_peers
 from .workload import CONFIG, rtl_query
 
 
-__all__ = ["RECORDED_SEARCHES", "RATE_DEPTHS", "LINK_BAUD", "record_searches",
+__all__ = ["RECORDED_SEARCHES", "RATE_DEPTHS", "LINK_BAUD", "RecordedQuery", "RecordedLoad",
+           "Recording", "record_searches",
            "simulate_recorded", "recorded_software", "recorded_figures", "host_rates"]
 
 DATA = os.path.join(os.path.dirname(__file__), os.pardir, "data")
@@ -61,17 +64,46 @@ def position(fen, pgn, plies):
     return game.board, game.moves[:plies]
 
 
+class RecordedQuery(NamedTuple):
+    """One query a search asked: ``query`` as the RTL takes it, ``(top,
+    count_limit, occupancy, root)``; ``told``, the :class:`~axon.sim.model.golden.Result`
+    the search was told; ``ply``, the index on its load's line of the move it
+    asks about."""
+    query: tuple
+    told:  Result
+    ply:   int
+
+
+@dataclass
+class RecordedLoad:
+    """Queries of a search that share one load of the move list: their lines
+    are prefixes of ``line`` (UCI moves from ``start``, the position after
+    the game history's last barrier), and ``words`` is the move list they
+    all read."""
+    start:   chess.Board
+    line:    list
+    words:   list
+    queries: list = field(default_factory=list)
+
+
+class Recording(NamedTuple):
+    """What :func:`record_searches` recorded: the :class:`RecordedLoad` s of
+    every search, and a summary of each search (``workloads`` reports it)."""
+    loads:   list
+    summary: list
+
+
 class _Recorder:
     """Groups the queries of a search: a query whose line extends or is a
-    prefix of the group's line joins it (one load of the move list serves
-    them all). A group's line starts where the move list does (the last
+    prefix of the load's line joins it (one load of the move list serves
+    them all). A load's line starts where the move list does (the last
     barrier of the game history), which is all a query reaches."""
 
     def __init__(self, board):
         self._board = board
         self._start = None
-        self.groups = []            # [start board, line (UCI), words, [(query, result), ply]]
-        self._line = None
+        self.loads = []
+        self._load = None
 
     def record(self, test, top, count_limit, occupancy, result):
         first = test.history_plies - (test.root + 1)
@@ -80,21 +112,20 @@ class _Recorder:
             for uci in test.line[:first]:
                 self._start.push_uci(uci)
         line = test.line[first:test.history_plies + top - test.root]
-        query = (rtl_query(top, count_limit, occupancy, test.root), result)
-        if self._line is not None and line[:len(self._line)] == self._line:
-            self._line = self._group[1] = list(line)
-            self._group[2] = test.written[:top + 1]
-        elif self._line is None or self._line[:len(line)] != line:
-            self._line = list(line)
-            self._group = [self._start, self._line, test.written[:top + 1], []]
-            self.groups.append(self._group)
-        self._group[3].append((query, len(line) - 1))
+        query = rtl_query(top, count_limit, occupancy, test.root)
+        held = self._load.line if self._load is not None else None
+        if held is not None and line[:len(held)] == held:
+            self._load.line = list(line)
+            self._load.words = test.written[:top + 1]
+        elif held is None or held[:len(line)] != line:
+            self._load = RecordedLoad(self._start, list(line), test.written[:top + 1])
+            self.loads.append(self._load)
+        self._load.queries.append(RecordedQuery(query, result, len(line) - 1))
 
 
 def record_searches(log=print, searches=RECORDED_SEARCHES):
-    """The recorded groups of every search, each ``[start board, line (UCI),
-    words, [((top, count_limit, occupancy, root), result), line index]]``."""
-    groups, summary = [], []
+    """The :class:`Recording` of every search of ``searches``."""
+    loads, summary = [], []
     for label, fen, pgn, plies, depth in searches:
         board, history = position(fen, pgn, plies)
         recorder = _Recorder(board)
@@ -102,7 +133,7 @@ def record_searches(log=print, searches=RECORDED_SEARCHES):
         engine = Engine(board, history, test)
         began = time.monotonic()
         results = list(engine.iterate(depth))
-        queries = sum(len(group[3]) for group in recorder.groups)
+        queries = sum(len(load.queries) for load in recorder.loads)
         summary.append({"position": label, "history_plies": plies, "depth": depth,
                         "nodes": sum(result.nodes for result in results),
                         "repetitions": sum(result.repetitions for result in results),
@@ -110,22 +141,23 @@ def record_searches(log=print, searches=RECORDED_SEARCHES):
                         "evaluation": results[-1].evaluation})
         log(f"recorded search {label} to depth {depth}: {queries} queries in "
             f"{time.monotonic() - began:.1f} s")
-        groups += recorder.groups
-    return groups, summary
+        loads += recorder.loads
+    return Recording(loads, summary)
 
 
-def simulate_recorded(groups, session, backend, log=print):
-    """Replay the recorded queries on the RTL ``session``; check each answer
-    against the golden model and against what the search was told."""
-    jobs = [(words, [query for (query, _), _ in queries]) for _, _, words, queries in groups]
+def simulate_recorded(loads, session, backend, log=print):
+    """Replay the recorded queries (:class:`RecordedLoad` s) on the RTL
+    ``session``; check each answer against the golden model and against what
+    the search was told."""
+    jobs = [(load.words, [recorded.query for recorded in load.queries]) for load in loads]
     started = time.monotonic()
     answers = session.run_batch(jobs)
     seconds = time.monotonic() - started
     plies, cycles, mismatches, draws, overflows = [], [], 0, 0, 0
-    for (_, _, words, queries), timed in zip(groups, answers):
-        for ((query, told), _), rtl in zip(queries, timed):
+    for load, timed in zip(loads, answers):
+        for (query, told, _), rtl in zip(load.queries, timed):
             top, count_limit, occupancy, root = query
-            golden = perpetual(words, top, root=root, config=CONFIG, count_limit=count_limit,
+            golden = perpetual(load.words, top, root=root, config=CONFIG, count_limit=count_limit,
                                occupancy=occupancy)
             # The search ran without the upcoming block's answer: compare the rest.
             same_as_told = golden.draw == told.draw and golden.count == told.count and \
@@ -136,19 +168,19 @@ def simulate_recorded(groups, session, backend, log=print):
             overflows += golden.overflow
             plies.append(golden.plies_scanned)
             cycles.append(rtl.cycles)
-    log(f"recorded search workload: {len(plies)} queries in {len(groups)} loads on {backend} "
+    log(f"recorded search workload: {len(plies)} queries in {len(loads)} loads on {backend} "
         f"in {seconds:.1f} s, {mismatches} mismatches, {draws} draws")
     return {"plies": plies, "cycles": cycles, "mismatches": mismatches, "draws": draws,
-            "overflows": overflows, "loads": len(groups)}
+            "overflows": overflows, "loads": len(loads)}
 
 
-def recorded_software(groups, log=print):
+def recorded_software(loads, log=print):
     """The software peers on the recorded queries (repetition at count limit
     1 without a root, as for the other workloads: the same kind of scan)."""
-    games = make_peer_games([(board, [chess.Move.from_uci(uci) for uci in line])
-                             for board, line, _, _ in groups])
-    queries = [(index, ply) for index, (_, _, _, recorded) in enumerate(groups)
-               for _, ply in recorded]
+    games = make_peer_games([(load.start, [chess.Move.from_uci(uci) for uci in load.line])
+                             for load in loads])
+    queries = [(index, recorded.ply) for index, load in enumerate(loads)
+               for recorded in load.queries]
     started = time.monotonic()
     peers = run_peers(games, queries, count_limit=1)
     log(f"software peers on the recorded search workload timed in "
@@ -157,7 +189,7 @@ def recorded_software(groups, log=print):
 
 
 def recorded_figures(summary, sim):
-    """What ``workloads.search`` says of its searches and checks, besides
+    """What ``workloads.recorded_search`` says of its searches and checks, besides
     the figures every workload has."""
     return {"corpus": "the detector queries of axon search", "searches": summary,
             "loads": sim["loads"], "mismatches": sim["mismatches"], "draws": sim["draws"],

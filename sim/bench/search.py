@@ -97,7 +97,7 @@ def search_software(lines, log=print):
 
 
 def search_corpus_figures(lines, sim, seed):
-    """What ``workloads.search`` says of its lines and checks, besides the
+    """What ``workloads.search_walks`` says of its lines and checks, besides the
     figures every workload has."""
     walks = [len(line.walk) for line in lines]
     walk_moves = [move for line in lines for move in line.walk]

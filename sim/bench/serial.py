@@ -62,7 +62,7 @@ def serial_figures(corpus, lines, *, count_limit, config=SERIAL, log=print):
     games = [(words, top, -1) for _, _, words in corpus for top in range(len(words))]
     searches = [(line.words, top, line.root) for line in lines for top in line.tops]
     workloads = {}
-    for name, queries in (("game", games), ("search", searches)):
+    for name, queries in (("game", games), ("search_walks", searches)):
         workloads[name] = _summary(*_clocks(queries, config, count_limit))
     link_bytes = query_link_bytes()
     boards = {}

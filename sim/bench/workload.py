@@ -99,14 +99,14 @@ workload's ns per query."""
         lines.append(f"| {name} | {figures['queries']} | {plies['mean']} / {plies['median']} / "
                      f"{plies['p99']} | {clocks['mean']} / {clocks['median']} / {clocks['p99']} "
                      f"| {100 * figures['share_below_4_plies']:.1f} % | {checks} |")
-    search = workloads["search"]
+    search = workloads["recorded_search"]
     if "searches" in search:
         done = "; ".join(f"{found['position']} to depth {found['depth']} ({found['queries']} "
                          f"queries, {found['repetitions']} repetitions)"
                          for found in search["searches"])
         lines += ["", f"Search workload: the queries of axon search, recorded: {done}; "
                   f"replayed in {search['loads']} loads of the move list."]
-    walks = workloads.get("search_walks", search if "lines" in search else None)
+    walks = workloads.get("search_walks")
     if walks:
         lines += ["", f"Search walks: {walks['lines']} lines of {walks['walk_plies']['min']} "
                   f"to {walks['walk_plies']['max']} plies from the corpus's positions (seed "

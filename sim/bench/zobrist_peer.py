@@ -173,31 +173,33 @@ class PeerSimulation:
 BENCH_KEY_BITS = (64, 32)
 
 
-def _workload_cases(corpus, groups, count_limit, crowded_games):
+def _workload_cases(corpus, loads, count_limit, crowded_games):
     """The queries of the game workload (every ply of ``corpus``, from the
-    start of the move list), of the recorded search workload (``groups``,
-    as :func:`axon.sim.bench.recorded.record_searches` gives them) and of
-    the crowded boards, where the chain list's pools overflow
+    start of the move list), of the recorded search workload (``loads``, the
+    :class:`~axon.sim.bench.recorded.RecordedLoad` s that
+    :func:`~axon.sim.bench.recorded.record_searches` gives) and of the
+    crowded boards, where the chain list's pools overflow
     (:mod:`axon.sim.bench.capacity`), as :meth:`PeerSimulation.run` takes
     them."""
-    # One list per game or group, shared by its queries.
+    # One list per game or load, shared by its queries.
     game = [(words, top, -1, count_limit)
             for words in (list(words) for _, _, words in corpus) for top in range(len(words))]
-    search = [(words, top, root, limit)
-              for words, queries in ((list(words), queries) for _, _, words, queries in groups)
-              for ((top, limit, _, root), _), _ in queries]
+    recorded_search = [(words, top, root, limit)
+                       for load in loads for words in (list(load.words),)
+                       for (top, limit, _, root), _, _ in load.queries]
     crowded = [(words, top, -1, count_limit)
                for words in (encode_moves(board, moves)
                              for board, moves in crowded_corpus(crowded_games, CROWDED_SEED))
                for top in range(len(words))]
-    return {"game": game, "search": search, "crowded": crowded}
+    return {"game": game, "recorded_search": recorded_search, "crowded": crowded}
 
 
-def hardware_peer_figures(corpus, groups, hardware, *, count_limit, reference,
+def hardware_peer_figures(corpus, loads, hardware, *, count_limit, reference,
                           crowded_games=CROWDED_GAMES, log=print):
     """``bench.json``'s ``hardware_peers``: for each key width of
     :data:`BENCH_KEY_BITS`, the peer's clocks per query on the game and the
-    recorded search workloads and on the crowded boards, from its gateware in Amaranth's simulator,
+    recorded search workloads and on the crowded boards, from its gateware
+    in Amaranth's simulator,
     each answer checked against its model (which must agree on every field
     and clock) and against the golden model with the ``reference``
     configuration, a chain list that never overflows (where they differ,
@@ -205,7 +207,7 @@ def hardware_peer_figures(corpus, groups, hardware, *, count_limit, reference,
     figures from ``hardware`` (the :data:`~axon.boards.measure.PEER_TARGETS`
     measured). ``crowded_games`` is how many crowded games to ask (the
     capacity figures' own number by default)."""
-    cases = _workload_cases(corpus, groups, count_limit, crowded_games)
+    cases = _workload_cases(corpus, loads, count_limit, crowded_games)
     # The golden answers once, for every key width.
     golden = {workload: [perpetual(words, top, root=root, config=reference, count_limit=limit)
                          for words, top, root, limit in queries]

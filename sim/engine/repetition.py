@@ -21,6 +21,7 @@ with one after it.
 
 import chess
 
+from ...hdl.word import is_barrier
 from ..model.encode import encode_move
 
 
@@ -139,7 +140,7 @@ def history_window(words, depth):
         raise ValueError(f"a move list of depth {depth} leaves no room for game history "
                          f"below a search path of {MAX_PLY} plies")
     first = max(0, len(words) - room)
-    barriers = [index for index, word in enumerate(words) if word >> 16 & 1]
+    barriers = [index for index, word in enumerate(words) if is_barrier(word)]
     if barriers and barriers[-1] >= first:
         first = barriers[-1]
     return first

@@ -21,9 +21,12 @@ null move (a barrier for the repetition test) prunes as AXON did.
 
 import time
 from dataclasses import asdict, dataclass
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
 
 import chess
+
+if TYPE_CHECKING:       # for the annotations only: the engine takes any of them
+    from .repetition import ChessTest, DetectorTest, NoTest
 
 
 __all__ = ["DRAW", "MATE", "DepthResult", "Engine", "evaluate", "format_score"]
@@ -31,6 +34,8 @@ __all__ = ["DRAW", "MATE", "DepthResult", "Engine", "evaluate", "format_score"]
 DRAW = 0
 MATE = 1_000_000
 INFINITY = 10 * MATE
+# The repetition tests an engine takes (axon.sim.engine.repetition).
+RepetitionTest = Union["NoTest", "ChessTest", "DetectorTest"]
 # Centipawns: the usual material values, and a bonus per rank a pawn has advanced.
 PIECE_VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500,
                 chess.QUEEN: 900, chess.KING: 0}
@@ -92,10 +97,10 @@ class DepthResult:
     seconds:     float
 
     @property
-    def evaluation(self):
+    def evaluation(self) -> str:
         return format_score(self.score)
 
-    def as_dict(self):
+    def as_dict(self) -> Dict[str, Any]:
         return {**asdict(self), "evaluation": self.evaluation}
 
 
@@ -119,8 +124,9 @@ class Engine:
         iteration: ``done`` of the root's ``moves`` searched.
     """
 
-    def __init__(self, board, history=(), test=None, *, upcoming=False, null_move=False,
-                 progress=None):
+    def __init__(self, board: chess.Board, history: Iterable[chess.Move] = (),
+                 test: Optional[RepetitionTest] = None, *, upcoming: bool = False,
+                 null_move: bool = False, progress: Optional[Callable[..., None]] = None) -> None:
         if test is None:
             raise ValueError("an engine needs a repetition test")
         self.root_board = board.copy(stack=False)
@@ -134,14 +140,14 @@ class Engine:
         self.progress = progress
         test.start(board, list(history))
         self.board = self.root_board.copy(stack=False)
-        self._pv = []
+        self._pv: List[chess.Move] = []
 
-    def iterate(self, depth):
+    def iterate(self, depth: int) -> Iterator[DepthResult]:
         """Search to 1, 2, ... ``depth`` plies; yield a :class:`DepthResult` each."""
         for current in range(1, depth + 1):
             yield self.search(current)
 
-    def search(self, depth):
+    def search(self, depth: int) -> DepthResult:
         """One iteration to ``depth`` plies."""
         self.nodes = self.terminal = self.repetitions = self.cutoffs = 0
         queries = self.test.queries

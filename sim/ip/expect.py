@@ -169,16 +169,17 @@ class _CaseNamer:
 
 def _search(session, search):
     session.start_group("search")
-    groups, _ = record_searches(log=lambda line: None, searches=[search])
+    loads, _ = record_searches(log=lambda line: None, searches=[search])
     label = search[0]
-    for _, line, words, queries in groups:
+    for load in loads:
         # A move list shallower than the bench's cannot hold every line.
-        if len(words) > session.depth:
+        if len(load.words) > session.depth:
             continue
-        session.load(words)
-        for (query, _), ply in queries:
-            session.case = f"search {label}, line {' '.join(line[:ply + 1]) or '(root)'}"
-            session.query(*query)
+        session.load(load.words)
+        for recorded in load.queries:
+            line = " ".join(load.line[:recorded.ply + 1]) or "(root)"
+            session.case = f"search {label}, line {line}"
+            session.query(*recorded.query)
 
 
 def _refused(session):

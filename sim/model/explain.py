@@ -29,7 +29,7 @@ final ``---`` line, shows what is left.
 from dataclasses import dataclass
 from typing import Tuple
 
-from ...hdl.word import PIECE_LETTERS, pack_word, square_name, unpack_word
+from ...hdl.word import PIECE_LETTERS, pack_word, piece_colour, square_name, unpack_word
 from ...hdl.params import SHIPPED
 from .golden import GoldenChainList, Result, Rules, Stop, perpetual
 
@@ -318,7 +318,7 @@ def for_side(explanation, side):
 
     rows = []
     for row in explanation.rows:
-        if bool(unpack_word(row.word)[2] & 8) != black:
+        if bool(piece_colour(unpack_word(row.word)[2])) != black:
             continue
         chains = tuple(chain for chain in row.chains if ours(chain))
         rows.append(ExplainRow(address=row.address, word=row.word, move=row.move,

@@ -36,11 +36,11 @@ the from == to test out of its update loop.
 """
 
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ...hdl.pools import BISHOP, KING, KNIGHT, POOL_KINDS, QUEEN, ROOK
 from ...hdl.params import SHIPPED, DetectorConfig, Rules, Stop
-from ...hdl.word import unpack_word
+from ...hdl.word import piece_colour, piece_kind, unpack_word
 from .spill import SpillSide
 
 
@@ -70,7 +70,7 @@ class Result:
                                                 # back to the earlier position
     upcoming_draw:     Optional[bool] = False   # that earlier position lies after the root
 
-    def without_upcoming(self):
+    def without_upcoming(self) -> "Result":
         """This answer from a detector without the upcoming block: the
         upcoming repetition is not available (``None``), which is not the
         same as "none found" (``False``)."""
@@ -78,7 +78,7 @@ class Result:
                        upcoming_draw=None)
 
     @classmethod
-    def from_fields(cls, fields, upcoming=None):
+    def from_fields(cls, fields: Any, upcoming: Any = None) -> "Result":
         """The answer that the gateware's fields say: ``fields`` is the
         ``result`` port or the link's record read back as a
         :class:`amaranth.lib.data.Const` (the layout's ``from_bits``);
@@ -99,7 +99,7 @@ class Result:
                    plies_scanned=fields.plies_scanned, stop=Stop(fields.stop),
                    draw=bool(fields.draw), **found)
 
-    def to_fields(self):
+    def to_fields(self) -> Tuple[Dict[str, int], Dict[str, int]]:
         """``(result, upcoming)``: the values, by field name, that the
         ``result`` port's fields (``ResultLayout``) and the ``upcoming``
         port's (``UpcomingLayout``) hold for this answer, as integers: what
@@ -108,12 +108,13 @@ class Result:
         (none found, or not available) has every upcoming field 0."""
         result = {"repetition": int(self.repetition), "draw": int(self.draw),
                   "overflow": int(self.overflow), "stop": self.stop.value, "count": self.count,
-                  "distance": self.distance if self.repetition else 0,
+                  # None where nothing was found, as 0 in the gateware.
+                  "distance": self.distance or 0,
                   "plies_scanned": self.plies_scanned}
-        if self.upcoming:
+        if self.upcoming and self.upcoming_move is not None:
             from_sq, to_sq = self.upcoming_move
             upcoming = {"found": 1, "draw": int(bool(self.upcoming_draw)), "from_sq": from_sq,
-                        "to_sq": to_sq, "distance": self.upcoming_distance}
+                        "to_sq": to_sq, "distance": self.upcoming_distance or 0}
         else:
             upcoming = {"found": 0, "draw": 0, "from_sq": 0, "to_sq": 0, "distance": 0}
         return result, upcoming
@@ -289,10 +290,10 @@ class SpillingPool(GoldenChainPool):
         self.side = side
 
     def apply(self, piece, from_sq, to_sq):
-        if self.impossible(piece, from_sq, to_sq) or not self.side.fits(piece & 7, from_sq, to_sq):
+        if self.impossible(piece, from_sq, to_sq) or not self.side.fits(piece_kind(piece), from_sq, to_sq):
             return None
         rule = super().apply(piece, from_sq, to_sq)
-        self.side.apply(piece & 7, from_sq, to_sq)
+        self.side.apply(piece_kind(piece), from_sq, to_sq)
         return rule
 
 
@@ -372,7 +373,7 @@ def _line_step(from_sq, to_sq):
     return (files > 0) - (files < 0), (ranks > 0) - (ranks < 0)
 
 
-def squares_between(from_sq, to_sq):
+def squares_between(from_sq: int, to_sq: int) -> int:
     """Bitboard of the squares strictly between two squares on one rank, file
     or diagonal; 0 for squares that share none (or are neighbours)."""
     step = _line_step(from_sq, to_sq)
@@ -386,7 +387,7 @@ def squares_between(from_sq, to_sq):
     return mask
 
 
-def reaches(kind, from_sq, to_sq):
+def reaches(kind: int, from_sq: int, to_sq: int) -> bool:
     """Can a piece of type ``kind`` move from one square to the other on an
     empty board? No castling, no pawns (a pawn move is always a barrier)."""
     files = abs((to_sq & 7) - (from_sq & 7))
@@ -421,23 +422,23 @@ def upcoming_move(chain_list, plies, mover_colour, occupancy):
     if len(chains) != 1:
         return None
     piece, earlier_sq, current_sq = chains[0]
-    if piece >> 3 != mover_colour:
+    if piece_colour(piece) != mover_colour:
         return None
-    if not reaches(piece & 7, current_sq, earlier_sq):
+    if not reaches(piece_kind(piece), current_sq, earlier_sq):
         return None
     if squares_between(current_sq, earlier_sq) & occupancy:
         return None
     return current_sq, earlier_sq
 
 
-def inside_search(plies, top, root):
+def inside_search(plies: int, top: int, root: int) -> bool:
     """Is the position ``plies`` back from ``top`` strictly after the root
     position (the one after the word at ``root``)? That position is the one
     after the word at ``top - plies``."""
     return top - plies > root
 
 
-def decides_draw(count, first_inside):
+def decides_draw(count: int, first_inside: bool) -> bool:
     """The search's draw rule (the wiki's "Assigning Draw Score", Stockfish's
     ``is_draw(ply)``): a third occurrence anywhere, or a second one whose
     earlier occurrence lies inside the search. The scan meets the nearest
@@ -446,8 +447,9 @@ def decides_draw(count, first_inside):
     return count >= 2 or (count == 1 and first_inside)
 
 
-def perpetual(words, top, *, root=-1, config=SHIPPED, count_limit=4, steps=None,
-              occupancy=None):
+def perpetual(words: Sequence[int], top: int, *, root: int = -1,
+              config: DetectorConfig = SHIPPED, count_limit: int = 4,
+              steps: Optional[List["Step"]] = None, occupancy: Optional[int] = None) -> Result:
     """Scan ``words`` back from address ``top``; return a :class:`Result`.
 
     ``words`` is the move-list contents (17-bit move words, index = address).
@@ -491,7 +493,7 @@ def perpetual(words, top, *, root=-1, config=SHIPPED, count_limit=4, steps=None,
     if occupancy is not None and not (isinstance(occupancy, int) and 0 <= occupancy < 1 << 64):
         raise ValueError(f"occupancy must be a 64-bit bitboard, not {occupancy!r}")
     look_ahead = occupancy is not None and rules is not Rules.CPW
-    mover_colour = 1 - (unpack_word(words[top])[2] >> 3)
+    mover_colour = 1 - piece_colour(unpack_word(words[top])[2])
     chain_list = GoldenChainList(config)
     address, plies, count, distance = top, 0, 0, None
     upcoming = None

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 from ...hdl.params import COUNT_LIMIT_MAX, SHIPPED, DetectorConfig
-from ...hdl.word import WORD_BITS, pack_word, word_str
+from ...hdl.word import WORD_BITS, pack_word, piece_code, piece_kind, word_str
 from ..model import golden
 from ..model.encode import encode_moves
 from ..model.generate import game_corpus
@@ -92,12 +92,12 @@ def random_image(rng, depth, kind):
     def near(address, alternate):
         piece = rng.choice(pieces)
         if alternate:
-            piece = piece & 7 | ((address + phase) & 1) << 3
+            piece = piece_code(piece_kind(piece), (address + phase) & 1)
         return pack_word(rng.choice(squares), rng.choice(squares), piece,
                          rng.random() < barrier_rate)
 
     def still(address):
-        piece = rng.choice(pieces) & 7 | ((address + phase) & 1) << 3
+        piece = piece_code(piece_kind(rng.choice(pieces)), (address + phase) & 1)
         square = rng.choice(squares)
         return pack_word(square, square, piece)
 

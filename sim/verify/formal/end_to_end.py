@@ -118,7 +118,7 @@ def drive_side_models(m, white, black, word, starting, apply):
     both cleared at a query's ``starting``, the mover's side told ``word``
     with ``apply``. Return ``(overflow, empty_after)`` of the mover's side,
     ``empty_after`` with the other side's chains all closed too."""
-    black_move = word.piece[3]
+    black_move = word.colour
     m.d.comb += [
         white.clear.eq(starting), black.clear.eq(starting),
         white.move.eq(word), black.move.eq(word),
@@ -130,7 +130,7 @@ def drive_side_models(m, white, black, word, starting, apply):
     return overflow, empty_after
 
 
-class _GoldenAnswer:
+class GoldenAnswer:
     """What the golden scan loop of an end-to-end model has found so far and
     why it stopped: the registers both scan models keep, however they step."""
 
@@ -205,7 +205,7 @@ class _SideModel:
 
     @staticmethod
     def takes(kind, move):
-        return C(1) if kind is None else move.piece[:3] == kind
+        return C(1) if kind is None else move.kind == kind
 
     def drive(self, m, clear, move, apply):
         for kind, pool in self.pools:
@@ -253,7 +253,7 @@ def _assert_hit_vectors_in_view(m, dut):
             m.d.sync += cleared.eq(view.clear)
             move = view.move
             slots = len(view.start_valid)
-            move_kind, from_sq, to_sq = move.piece[:3], move.from_sq, move.to_sq
+            move_kind, from_sq, to_sq = move.kind, move.from_sq, move.to_sq
 
             def same(kinds, i):
                 return (view[kinds][i] == move_kind) if kind is None else C(1)
@@ -279,7 +279,7 @@ def end_to_end_lean(broken):
                   for side in ("white", "black")]
         (_, white), = models[0].pools
         (_, black), = models[1].pools
-        answer = _GoldenAnswer(depth)
+        answer = GoldenAnswer(depth)
         running, finished, top, plies, count, limit, distance = (
             answer.running, answer.finished, answer.top, answer.plies, answer.count,
             answer.limit, answer.distance)
@@ -364,7 +364,7 @@ def end_to_end_lean(broken):
             ]
             for ((_, view),), side_black in zip(_pool_views(dut), (0, 1)):
                 m.d.comb += Assert(view.apply ==
-                                   (running & (pipeline.hand_word.piece[3] == side_black)))
+                                   (running & (pipeline.hand_word.colour == side_black)))
             _assert_pools_as_models(m, dut, models)
         with m.Else():
             m.d.comb += [
@@ -403,7 +403,7 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
         # answer is the same.
         models = [_SideModel(m, side, config.side_pools) for side in ("white", "black")]
         white, black = models
-        answer = _GoldenAnswer(depth)
+        answer = GoldenAnswer(depth)
         running, finished, top, plies, count, limit, distance = (
             answer.running, answer.finished, answer.top, answer.plies, answer.count,
             answer.limit, answer.distance)
@@ -416,12 +416,12 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
             ``addr``: the words, whether each is in the list, and whether
             the older word goes to the other side's pool with it."""
             newer, older = _word_at(words, addr), _word_at(words, addr - 1)
-            same_side = newer.piece[3] == older.piece[3]
+            same_side = newer.colour == older.colour
             return newer, older, addr >= 0, addr >= 1, same_side, ~single & ~same_side
 
         # Hand: apply the pair at `address`.
         newer, older, _, _, same_side, both = pair_at(address, single)
-        newer_black = newer.piece[3]
+        newer_black = newer.colour
         handed = pipeline.hand.valid & running
         white_move = Signal(MoveWord)
         black_move = Signal(MoveWord)
@@ -455,8 +455,8 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
         # Decide: the golden loop over the pair's words.
         (j_newer, j_older, j_newer_present, j_older_present, j_same_side,
          j_both) = pair_at(judged_addr, judged_single)
-        newer_overflow = Mux(j_newer.piece[3], black_overflow, white_overflow)
-        older_overflow = Mux(j_newer.piece[3], white_overflow, black_overflow)
+        newer_overflow = Mux(j_newer.colour, black_overflow, white_overflow)
+        older_overflow = Mux(j_newer.colour, white_overflow, black_overflow)
         equal = closed_before & (plies != 0) & ~plies[0]
         booked = Signal(4)
         m.d.comb += booked.eq(count + equal)
@@ -519,7 +519,7 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
 
         def holds_pair(stage, addr):
             newer, older, newer_present, older_present, same_side, both = pair_at(addr, single)
-            newer_black = newer.piece[3]
+            newer_black = newer.colour
             return [
                 Assert(stage.addr == addr),
                 Assert(stage.newer_odd == addr[0]),
@@ -602,7 +602,7 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
                     Assert(pipeline.decide_newer_barrier == j_newer.barrier),
                     Assert(pipeline.decide_older_barrier == j_older.barrier),
                     Assert(pipeline.decide_same_side == j_same_side),
-                    Assert(pipeline.decide_newer_black == j_newer.piece[3]),
+                    Assert(pipeline.decide_newer_black == j_newer.colour),
                     Assert(pipeline.decide_newer_inside == (judged_addr > answer.root)),
                     Assert(pipeline.decide_older_inside == (judged_addr - 1 > answer.root)),
                     Assert(pipeline.decide_white_overflow == white_overflow),

@@ -12,10 +12,10 @@ TIMEOUT = 4
 
 
 class _CrcBlindReceiver(FrameReceiver):
-    """Broken: the CRC register never moves, so every frame whose CRC byte is
-    0 passes."""
-    def _crc_update(self, crc, byte):
-        return crc
+    """Broken: the CRC misses the top bit of every byte, so a frame whose
+    bytes differ there only passes."""
+    def _crc_byte(self, byte):
+        return byte[:7]
 
 
 def frame_parser(broken):
@@ -26,9 +26,9 @@ def frame_parser(broken):
         free(m, receiver.rx.payload)
         free(m, receiver.listen)
 
-        # A shadow framer with its own CRC, Amaranth's lib.crc processor (not
-        # the parser's XOR matrix): it must end every frame on the same clock
-        # as the parser and judge it the same way.
+        # A shadow framer with its own CRC processor, fed from its own
+        # framing: it must end every frame on the same clock as the parser and
+        # judge it the same way.
         m.submodules.reference_crc = reference = CRC8(data_width=8).create()
         state   = Signal(range(5))           # 0 hunt, 1 length, 2 command, 3 payload, 4 crc
         crc     = reference.crc

@@ -62,13 +62,13 @@ def _free_pool(m, pool):
     return cleared
 
 
-def _assert_hit_vectors(m, pool, cleared):
+def assert_hit_vectors(m, pool, cleared):
     """The strengthening invariant of every pool proof, itself asserted: the
     registered hit vectors are the comparisons of the slots with the move in
     hand. (An unpaired pool does not clear its vectors with the entries; they
     are right again a clock after a clear, when nothing is applied.)"""
     move = pool.move
-    kind, from_sq, to_sq = move.piece[:3], move.from_sq, move.to_sq
+    kind, from_sq, to_sq = move.kind, move.from_sq, move.to_sq
     n = pool.slots
     view = pool.observe
     if isinstance(pool, UnpairedPool):
@@ -99,7 +99,7 @@ def paper_bookkeeping(slots):
         def body(m):
             pool = (_MiscountingChainPool if broken else ChainPool)(slots, Rules.PAPER)
             cleared = _free_pool(m, pool)
-            _assert_hit_vectors(m, pool, cleared)
+            assert_hit_vectors(m, pool, cleared)
 
             occupied_before = Signal(slots)
             applied_before  = Signal()            # the last clock applied a move cleanly
@@ -130,7 +130,7 @@ def unpaired_bookkeeping(slots, kinds=False):
         def body(m):
             pool = (_MiscountingUnpairedPool if broken else UnpairedPool)(slots, kinds=kinds)
             cleared = _free_pool(m, pool)
-            _assert_hit_vectors(m, pool, cleared)
+            assert_hit_vectors(m, pool, cleared)
             # Until an overflow (after which the scan stops and the pool is
             # thrown away), as many starts as ends are valid: an insert needs
             # a free end exactly when it has a free start.
@@ -207,7 +207,7 @@ class _ReferencePool(Elaboratable):
         m = Module()
         n = self.slots
         move, chains, occupied = self.move, self.chains, self.occupied
-        kind, f, t = move.piece[:3], move.from_sq, move.to_sq
+        kind, f, t = move.kind, move.from_sq, move.to_sq
         same = [occupied[i] & (chains[i].kind == kind) for i in range(n)]
         starts_at_t = Cat(same[i] & (chains[i].from_sq == t) for i in range(n))
         ends_at_f   = Cat(same[i] & (chains[i].to_sq == f) for i in range(n))
@@ -330,7 +330,7 @@ class ReferenceUnpairedPool(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         n = self.slots
-        kind, a, b = self.move.piece[:3], self.move.from_sq, self.move.to_sq
+        kind, a, b = self.move.kind, self.move.from_sq, self.move.to_sq
         same_start = [(self.start_kind[i] == kind) if self.kinds else C(1) for i in range(n)]
         same_end   = [(self.end_kind[i] == kind) if self.kinds else C(1) for i in range(n)]
         starts_at_b = Cat(self.start_valid[i] & same_start[i] & (self.start_sq[i] == b)
@@ -379,7 +379,7 @@ def unpaired_follows_rules(slots, kinds=False):
         def body(m):
             pool = (_HighestFreeUnpairedPool if broken else UnpairedPool)(slots, kinds=kinds)
             cleared = _free_pool(m, pool)
-            _assert_hit_vectors(m, pool, cleared)
+            assert_hit_vectors(m, pool, cleared)
             m.submodules.reference = reference = ReferenceUnpairedPool(slots, kinds)
             tracking = _beside_reference(m, pool, reference)
             with m.If(tracking):
@@ -413,7 +413,7 @@ def paper_follows_rules(slots):
         def body(m):
             pool = (_SlotZeroChainPool if broken else ChainPool)(slots, Rules.PAPER)
             cleared = _free_pool(m, pool)
-            _assert_hit_vectors(m, pool, cleared)
+            assert_hit_vectors(m, pool, cleared)
             m.submodules.reference = reference = _ReferencePool(slots, Rules.PAPER)
             tracking = _beside_reference(m, pool, reference)
             with m.If(tracking):
@@ -492,7 +492,7 @@ def capacity(slots, pieces=None, paired=False, kinds=False):
             else:
                 pool = ChainPool(slots, Rules.PAPER)
             cleared = _free_pool(m, pool)
-            _assert_hit_vectors(m, pool, cleared)
+            assert_hit_vectors(m, pool, cleared)
             now   = [Signal(6, name=f"piece{j}_now") for j in range(count)]
             top   = [Signal(6, name=f"piece{j}_top") for j in range(count)]
             there = [Signal(name=f"piece{j}_there") for j in range(count)]
@@ -513,7 +513,7 @@ def capacity(slots, pieces=None, paired=False, kinds=False):
 
             move = pool.move
             stands_on_to = Cat(there[j] & (now[j] == move.to_sq) &
-                               (kind[j] == move.piece[:3]) for j in range(count))
+                               (kind[j] == move.kind) for j in range(count))
             stands_on_from = Cat(there[j] & (now[j] == move.from_sq) for j in range(count))
             with m.If(pool.clear):
                 m.d.comb += Assume(distinct(placed, placed_there))

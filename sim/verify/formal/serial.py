@@ -14,7 +14,7 @@ from ....hdl.seriallist import SerialChainList
 from ....hdl.serialscan import SerialScanner
 from .harness import Harness, free, popcount
 from .termination import query_timer
-from .end_to_end import _GoldenAnswer, detector_and_copy, drive_side_models
+from .end_to_end import GoldenAnswer, detector_and_copy, drive_side_models
 from .pools import ReferenceUnpairedPool, distinct, member
 
 
@@ -81,7 +81,7 @@ def capacity_serial(entries=SERIAL_PROOF_ENTRIES):
             busy = view.walking | view.updating
             # Its contract: a word only while idle; White's words only.
             m.d.comb += Assume(~bus.apply | bus.clear | ~busy)
-            m.d.comb += Assume(~bus.apply | ~bus.word.piece[3])
+            m.d.comb += Assume(~bus.apply | ~bus.word.colour)
 
             now    = [Signal(6, name=f"piece{j}_now") for j in range(pieces)]
             top    = [Signal(6, name=f"piece{j}_top") for j in range(pieces)]
@@ -96,7 +96,7 @@ def capacity_serial(entries=SERIAL_PROOF_ENTRIES):
                 free(m, placed_there[j])
 
             def stands_on_to(move):
-                return Cat(there[j] & (now[j] == move.to_sq) & (kind[j] == move.piece[:3])
+                return Cat(there[j] & (now[j] == move.to_sq) & (kind[j] == move.kind)
                            for j in range(pieces))
 
             def stands_on_from(move):
@@ -156,9 +156,9 @@ def capacity_serial(entries=SERIAL_PROOF_ENTRIES):
                                        (ends[i].kind != ends[k].kind)),
                             ]
             move = view.move
-            on_start = [(entry.kind == move.piece[:3]) & (entry.square == move.to_sq)
+            on_start = [(entry.kind == move.kind) & (entry.square == move.to_sq)
                         for entry in starts]
-            on_end = [(entry.kind == move.piece[:3]) & (entry.square == move.from_sq)
+            on_end = [(entry.kind == move.kind) & (entry.square == move.from_sq)
                       for entry in ends]
             # Rows the walk has compared: below its index while it walks,
             # every live one when it updates.
@@ -166,7 +166,7 @@ def capacity_serial(entries=SERIAL_PROOF_ENTRIES):
             with m.If(busy):
                 m.d.comb += [
                     Assert(legal(move)),
-                    Assert(~move.piece[3]),
+                    Assert(~move.colour),
                     Assert(view.start_hits == popcount(Cat(c & s for c, s in
                                                            zip(compared, on_start)))),
                     Assert(view.end_hits == popcount(Cat(c & e for c, e in
@@ -233,7 +233,7 @@ def termination_serial(broken, config=None, entries=None):
 
         # The ranking invariant, asserted.
         pipe, view = scanner.observe, chains.observe
-        side_open = Mux(view.move.piece[3], view.black_open, view.white_open)
+        side_open = Mux(view.move.colour, view.black_open, view.white_open)
         left = _serial_clocks_left(entries, pipe.word_addr, pipe.judging, view.walking,
                                    view.walk_index, view.updating)
         m.d.comb += [
@@ -291,13 +291,13 @@ def end_to_end_serial(broken, config=SERIAL_END_TO_END):
         white = ReferenceUnpairedPool(entries, kinds=True)
         black = ReferenceUnpairedPool(entries, kinds=True)
         m.submodules.white_model, m.submodules.black_model = white, black
-        answer = _GoldenAnswer(depth)
+        answer = GoldenAnswer(depth)
         running, plies, count, distance = answer.running, answer.plies, answer.count, \
             answer.distance
         address = Signal(range(-1, depth))
         clocks = Signal(range(config.hung_after_clocks))
         word = words[address[:(depth - 1).bit_length()]]
-        black_move = word.piece[3]
+        black_move = word.colour
         starting = dut.query.start & ~dut.query.busy
         apply = Signal()
         overflow, empty_after = drive_side_models(m, white, black, word, starting, apply)

@@ -6,7 +6,7 @@ from ....hdl.chainlist import SideChains
 from ....hdl.params import SHIPPED, Pools, Rules
 from ....hdl.pools import BISHOP, KNIGHT
 from .harness import free, Harness, popcount
-from .pools import _assert_hit_vectors, distinct, member
+from .pools import assert_hit_vectors, distinct, member
 
 
 __all__ = ["capacity_spill"]
@@ -55,12 +55,12 @@ def capacity_spill(kind_slots=(1, 1), spill=1):
             # clear; only the proof's kinds move.
             m.d.comb += [
                 Assume(~(side.clear & side.bus.apply_next)),
-                Assume(Cat(side.bus.next.piece[:3] == kind
+                Assume(Cat(side.bus.next.kind == kind
                            for kind in SPILL_PROOF_KINDS).any()),
             ]
             pools = [pool for _, pool in side.pools] + [side.spill]
             for pool in pools:
-                _assert_hit_vectors(m, pool, cleared)
+                assert_hit_vectors(m, pool, cleared)
 
             now   = [Signal(6, name=f"piece{j}_now") for j in range(most)]
             top   = [Signal(6, name=f"piece{j}_top") for j in range(most)]
@@ -84,7 +84,7 @@ def capacity_spill(kind_slots=(1, 1), spill=1):
                 return total
 
             move = side.bus.move
-            stands_on_to = Cat(there[j] & (now[j] == move.to_sq) & (kind[j] == move.piece[:3])
+            stands_on_to = Cat(there[j] & (now[j] == move.to_sq) & (kind[j] == move.kind)
                                for j in range(most))
             stands_on_from = Cat(there[j] & (now[j] == move.from_sq) for j in range(most))
             with m.If(side.clear):

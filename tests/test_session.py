@@ -1,0 +1,76 @@
+"""The detector-session contract: what a backend must give, and what it gets.
+
+:class:`~axon.sim.backends.session.Session` is abstract. A backend gives
+``load``, ``write`` and ``query``; ``run_batch`` is made of them. A backend
+that leaves one out cannot be made, so it never recurses or half-works when
+asked.
+"""
+
+import pytest
+
+from axon.hdl.params import SHIPPED
+from axon.hdl.word import pack_word
+from axon.sim.backends.session import Answer, GoldenSession, Session
+
+
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "session contract"
+
+
+# Every test here is quick: all of it is in the edit loop's tier.
+pytestmark = pytest.mark.quick
+
+
+class ListSession(Session):
+    """The smallest whole backend: the golden model's answers, kept in a list."""
+
+    def __init__(self):
+        self.config = SHIPPED
+        self.golden = GoldenSession(SHIPPED)
+        self.queries = 0
+
+    def load(self, words):
+        self.golden.load(words)
+
+    def write(self, address, word):
+        self.golden.write(address, word)
+
+    def query(self, top, count_limit, occupancy=None, root=-1):
+        self.queries += 1
+        return self.golden.query(top, count_limit, occupancy, root)
+
+
+KNIGHTS = [pack_word(6, 21, 2), pack_word(62, 45, 10), pack_word(21, 6, 2), pack_word(45, 62, 10)]
+
+
+def test_run_batch_is_made_of_load_and_query():
+    session = ListSession()
+    seen = []
+    found = session.run_batch([(KNIGHTS * 2, [(7, 1), (3, 1, None, -1)])],
+                              on_answer=lambda *step: seen.append(step[:2]))
+    assert session.queries == 2 and seen == [(0, 0), (0, 1)]
+    assert all(isinstance(answer, Answer) for answer in found[0])
+    assert found[0][0].result.draw and not found[0][1].result.draw
+    assert found == GoldenSession(SHIPPED).run_batch([(KNIGHTS * 2, [(7, 1), (3, 1)])])
+
+
+@pytest.mark.parametrize("missing", ["load", "write", "query"])
+def test_a_backend_that_leaves_out_a_method_cannot_be_made(missing):
+    # The broken variants: each of the three left out. Before the contract was
+    # abstract, a backend without query or run_batch recursed forever.
+    methods = {name: getattr(ListSession, name) for name in ("__init__", "load", "write", "query")
+               if name != missing}
+    broken = type(f"Without_{missing}", (Session,), methods)
+    with pytest.raises(TypeError, match=missing):
+        broken()
+
+
+def test_every_shipped_backend_is_whole():
+    from axon.sim.backends.cxxrtl import CxxrtlSession
+    from axon.sim.backends.export import VerilogSession
+    from axon.sim.backends.link import Board
+    from axon.sim.backends.netlist import NetlistSession
+    from axon.sim.backends.pysim import PysimSession
+    for backend in (GoldenSession, PysimSession, CxxrtlSession, NetlistSession, VerilogSession,
+                    Board):
+        assert issubclass(backend, Session) and not backend.__abstractmethods__, backend
