@@ -38,7 +38,7 @@ CAPABILITY = "the detector inside a search"
 
 
 DATA = os.path.join(os.path.dirname(__file__), os.pardir, "sim", "data")
-DOCS_SEARCH = Path(__file__).resolve().parents[1] / "docs" / "search.md"
+DOCS_SEARCH = Path(__file__).resolve().parents[1] / "docs" / "search-experiment.md"
 AXON = os.path.join(os.path.dirname(sys.executable), "axon")
 WAC_018 = "R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1"
 
@@ -184,7 +184,7 @@ def _trace(path, board, history, depth, **options):
 
 
 def _docs_checker():
-    """The checker docs/search.md prints, as printed."""
+    """The checker docs/search-experiment.md prints, as printed."""
     source = DOCS_SEARCH.read_text().split("```python\n")[1].split("```")[0]
     namespace = {}
     exec(source, namespace)
@@ -294,7 +294,7 @@ def test_ctrl_c_prints_the_finished_depths():
     assert b"\n    1 " in stdout
 
 
-# -- the kept runs of docs/search.md ----------------------------------------------
+# -- the kept runs of docs/search-experiment.md ----------------------------------------------
 
 KEPT_RUNS = sorted((DOCS_SEARCH.parent / "search").glob("*.json"))
 # What a run of the same search must reproduce, depth by depth.
@@ -383,7 +383,7 @@ def test_link_bytes_per_node():
 
 
 def test_kept_wac018_runs_are_one_tree():
-    """The depth-12 runs of docs/search.md: python-chess's test and the
+    """The depth-12 runs of docs/search-experiment.md: python-chess's test and the
     golden model's detector searched the same tree, depth by depth."""
     detector = json.loads((DOCS_SEARCH.parent / "search" / "wac018.json").read_text())
     chess_run = json.loads((DOCS_SEARCH.parent / "search" /

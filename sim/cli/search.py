@@ -124,10 +124,8 @@ def detector_session(options):
             transport = open_transport(options.port, log=None if options.quiet else _say)
         except (TypeError, ValueError) as error:
             raise UsageError(f"--port {options.port}: {error}") from None
-        board = Board(transport)
-        # A simulated board knows its configuration; a real one is taken at its word.
-        board.config = getattr(transport, "config", None)
-        return board, f"link {options.port}"
+        # The board reports its configuration (IDENTIFY), simulated or real.
+        return Board(transport), f"link {options.port}"
     # --depth is the search's here; the detector is the shipped configuration.
     config = config_from(argparse.Namespace(), gateware=options.backend != "golden")
     extra = {"log": _say} if options.backend == "cxxrtl" and not options.quiet else {}
