@@ -511,6 +511,21 @@ def test_installed_script():
     assert done.stderr == "axon scan: error: --count-limit must be in 0..15, not 99\n"
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+@pytest.mark.parametrize("command", [
+    ["scan", FIGURE5, "-q"],
+    ["search", "--fen", "R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1", "--depth", "1", "-q"],
+])
+def test_a_full_output_is_one_line(command):
+    # `>/dev/full`: every write fails with ENOSPC.
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([_script(), *command], stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr == f"axon {command[0]}: error: cannot write the output: No space " \
+                          f"left on device\n"
+
+
 def test_explain_every_ply_of_the_examples():
     # Explain formats the chains each golden model step reports; here every
     # ply of the example files, in both orders and all rules, must give one

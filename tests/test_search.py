@@ -236,8 +236,15 @@ def test_evaluation_and_scores():
 def test_engine_checks_its_arguments():
     with pytest.raises(ValueError, match="needs a repetition test"):
         Engine(chess.Board(), [])
-    with pytest.raises(ValueError, match="no move to search"):
+    with pytest.raises(ValueError, match=r"is stalemate \(Black has no legal move and is not "
+                                         r"in check\); nothing to search"):
         Engine(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"), [], NoTest())
+    with pytest.raises(ValueError, match=r"is checkmate \(Black is mated\)"):
+        Engine(chess.Board("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"), [], NoTest())
+    # A dead draw still has moves: the words say why there is nothing to search.
+    with pytest.raises(ValueError, match=r"is a dead draw \(neither side has the material to "
+                                         r"mate\), though Black has 3 legal moves"):
+        Engine(chess.Board("7k/8/8/8/8/8/8/K7 b - - 0 1"), [], NoTest())
 
 
 # -- the command line -----------------------------------------------------------
@@ -267,13 +274,38 @@ def test_json_of_a_game_position(capsys):
     ([], "give the position"),
     (["DIEP", "--game", "2"], "--game 2 is out of range"),
     (["DIEP", "--ply", "99"], "--ply 99 is out of range"),
-    (["--fen", WAC_018, "--repetition", "off", "--trace", "t.jsonl"], "needs --repetition"),
+    (["--fen", WAC_018, "--repetition", "off", "--trace", "t.jsonl"],
+     "--trace is for the detector: --repetition off does not use it"),
+    # An option the search would not use is refused, not ignored.
+    (["--fen", WAC_018, "--repetition", "off", "--compare"],
+     "--compare searches without the test and with it: give --repetition detector or "
+     "python-chess"),
+    (["--fen", WAC_018, "--repetition", "python-chess", "--backend", "cxxrtl"],
+     "--backend is for the detector: --repetition python-chess does not use it"),
+    (["--fen", WAC_018, "--repetition", "python-chess", "--port", "sim://"],
+     "--port is for the detector: --repetition python-chess does not use it"),
+    (["--fen", WAC_018, "--repetition", "off", "--upcoming"],
+     "--upcoming asks the repetition test: --repetition off has none"),
+    (["--fen", WAC_018, "--backend", "pysim", "--port", "sim://"],
+     "--backend and --port each name a detector: give one"),
+    (["--show", "NOT_KEPT"], "not a kept axon search --json output: it has no 'options', 'runs'"),
+    (["--show", "A_LIST"], "not a kept axon search --json output: a JSON list, not an object"),
 ])
-def test_bad_input_is_one_line(args, message, capsys):
-    args = [os.path.join(DATA, "diep_axon.pgn") if arg == "DIEP" else arg for arg in args]
+def test_bad_input_is_one_line(args, message, capsys, tmp_path):
+    (tmp_path / "not_kept.json").write_text('{"position": "x", "history_plies": 0}')
+    (tmp_path / "list.json").write_text('[1, 2]')
+    files = {"DIEP": os.path.join(DATA, "diep_axon.pgn"),
+             "NOT_KEPT": str(tmp_path / "not_kept.json"), "A_LIST": str(tmp_path / "list.json")}
+    args = [files.get(arg, arg) for arg in args]
     assert main(["search", *args, "-q"]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_backend_sim_is_pysim(capsys):
+    # The name the CHANGELOG and the docs give, as axon scan takes it.
+    assert main(["search", "--fen", WAC_018, "--depth", "1", "--backend", "sim", "-q"]) == 0
+    assert "detector (pysim)" in capsys.readouterr().out
 
 
 def _restore_sigint():

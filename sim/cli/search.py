@@ -22,7 +22,7 @@ from ..engine.trace import TraceWriter
 from ..model.games import GameError, display_name, plural
 from .args import EXIT_INTERRUPTED, UsageError, check_output_file, config_from, int_at_least, \
     load_input
-from .simulate import BACKENDS
+from .simulate import BACKENDS, backend_name
 
 
 __all__ = ["register", "search_command", "REPETITION_TESTS"]
@@ -62,9 +62,12 @@ def register(commands):
                         help="search to 1, 2, ... D plies (default 6)")
     parser.add_argument("--repetition", choices=REPETITION_TESTS, default="detector",
                         help="the repetition test at every node (default detector)")
-    parser.add_argument("--backend", choices=tuple(BACKENDS), default="golden",
-                        help="the detector: golden model, RTL in Amaranth's simulator, or "
-                             "RTL compiled with CXXRTL (default golden)")
+    # Unset (None) is golden, so that a --backend the search would not use is refused.
+    parser.add_argument("--backend", choices=tuple(BACKENDS), default=None,
+                        type=backend_name,
+                        help="the detector: golden model, RTL in Amaranth's simulator (pysim; "
+                             "sim is another name for it), or RTL compiled with CXXRTL "
+                             "(default golden)")
     parser.add_argument("--port", metavar="URL",
                         help="the detector of a board over the link instead: a serial port, "
                              "sim://BOARD or cxxrtl://BOARD")
@@ -83,10 +86,6 @@ def register(commands):
                         help="search nothing: print the table of a kept --json output")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     parser.set_defaults(func=search_command)
-
-
-class SearchError(Exception):
-    """The detector or its link failed; exit status 1."""
 
 
 def root_from(options):
@@ -115,6 +114,25 @@ def root_from(options):
         raise GameError(f"{name}: {game.label}: --ply {ply} is out of range "
                         f"(0..{len(game.moves)})")
     return game.board, game.moves[:ply], f"{name} {game.label} after ply {ply}"
+
+
+def check_options(options):
+    """Refuse an option the search would not use, in one line; then unset
+    ``--backend`` is the golden model."""
+    given = [name for name, value in (("--backend", options.backend), ("--port", options.port),
+                                      ("--trace", options.trace)) if value is not None]
+    if options.repetition != "detector" and given:
+        raise UsageError(f"{given[0]} is for the detector: --repetition "
+                         f"{options.repetition} does not use it")
+    if options.repetition == "off" and options.upcoming:
+        raise UsageError("--upcoming asks the repetition test: --repetition off has none")
+    if options.compare and options.repetition == "off":
+        raise UsageError("--compare searches without the test and with it: give "
+                         "--repetition detector or python-chess")
+    if options.backend is not None and options.port is not None:
+        raise UsageError("--backend and --port each name a detector: give one")
+    if options.backend is None:
+        options.backend = "golden"
 
 
 def detector_session(options):
@@ -241,15 +259,24 @@ KEPT_OPTIONS = ("fen", "pgn", "game", "ply", "depth", "repetition", "backend", "
                 "upcoming", "null_move", "compare")
 
 
+# The keys of a --json output that --show reads.
+KEPT_KEYS = ("position", "history_plies", "options", "runs")
+
+
 def show_command(options, out):
     """``--show``: the table of a kept ``--json`` output."""
     try:
         with open(options.show) as file:
             document = json.load(file)
+        if not isinstance(document, dict):
+            raise ValueError(f"a JSON {type(document).__name__}, not an object")
+        missing = [key for key in KEPT_KEYS if key not in document]
+        if missing:
+            raise ValueError(f"it has no {', '.join(repr(key) for key in missing)}")
         kept = argparse.Namespace(json=False, **document["options"])
         runs = document["runs"]
         where, history = document["position"], document["history_plies"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except (OSError, ValueError, TypeError) as error:
         print(f"axon search: error: --show {options.show}: not a kept axon search --json "
               f"output: {getattr(error, 'strerror', None) or error}", file=sys.stderr)
         return 2
@@ -264,6 +291,7 @@ def search_command(options, out=None):
     session = trace = None
     runs, interrupted = [], False
     try:
+        check_options(options)
         if options.trace:
             check_output_file("--trace", options.trace)
         start, history, where = root_from(options)
@@ -284,8 +312,6 @@ def search_command(options, out=None):
             tests.append(("python-chess", ChessTest()))
         else:
             tests.append(("off", NoTest()))
-        if options.trace and trace is None:
-            raise UsageError("--trace records detector queries: it needs --repetition detector")
         engines = []
         for label, test in tests:
             try:

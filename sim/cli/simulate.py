@@ -29,7 +29,7 @@ from ..model.history import is_window_limited, root_address, windows
 from ..model.oracle import oracle_answers, oracle_upcoming
 
 
-__all__ = ["BACKENDS", "BACKEND_ALIASES", "Progress", "make_session", "answered_games",
+__all__ = ["BACKENDS", "BACKEND_ALIASES", "backend_name", "Progress", "make_session", "answered_games",
            "AnswerWriter", "write_answers", "scan", "verify", "explain", "explain_ply",
            "PlyExplanation", "JSONL_KEYS"]
 
@@ -134,6 +134,11 @@ BACKENDS = {
 
 # Other names ``--backend`` takes: ``sim`` was the pysim backend's first name.
 BACKEND_ALIASES = {"sim": "pysim"}
+
+
+def backend_name(name):
+    """``--backend``'s value (an argparse ``type``): ``sim`` is ``pysim``."""
+    return BACKEND_ALIASES.get(name, name)
 
 
 def make_session(options, progress=None):

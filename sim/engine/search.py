@@ -26,7 +26,7 @@ from typing import Optional
 import chess
 
 
-__all__ = ["DRAW", "MATE", "DepthResult", "Engine", "evaluate", "format_score"]
+__all__ = ["DRAW", "MATE", "DepthResult", "Engine", "evaluate", "format_score", "game_over"]
 
 DRAW = 0
 MATE = 1_000_000
@@ -64,6 +64,26 @@ def format_score(score):
         moves = (MATE - abs(score) + 1) // 2
         return f"#{moves}" if score > 0 else f"#-{moves}"
     return f"{score / 100:+.2f}"
+
+
+def game_over(board):
+    """Why the game is over at ``board``, in words, or ``None`` if it is not
+    (a draw that must be claimed does not end it)."""
+    outcome = board.outcome(claim_draw=False)
+    if outcome is None:
+        return None
+    side = "White" if board.turn == chess.WHITE else "Black"
+    moves = board.legal_moves.count()
+    reasons = {
+        chess.Termination.CHECKMATE: f"checkmate ({side} is mated)",
+        chess.Termination.STALEMATE: f"stalemate ({side} has no legal move and is not in check)",
+        chess.Termination.INSUFFICIENT_MATERIAL:
+            f"a dead draw (neither side has the material to mate), though {side} has "
+            f"{moves} legal move{'s' if moves != 1 else ''}",
+        chess.Termination.SEVENTYFIVE_MOVES: "drawn by the 75-move rule",
+        chess.Termination.FIVEFOLD_REPETITION: "drawn by fivefold repetition",
+    }
+    return reasons.get(outcome.termination, f"over ({outcome.termination.name.lower()})")
 
 
 def _capture_order(board, move):
@@ -126,8 +146,10 @@ class Engine:
         self.root_board = board.copy(stack=False)
         for move in history:
             self.root_board.push(move)
-        if self.root_board.is_game_over(claim_draw=False):
-            raise ValueError(f"the position {self.root_board.fen()} has no move to search")
+        over = game_over(self.root_board)
+        if over:
+            raise ValueError(f"the position {self.root_board.fen()} is {over}; nothing to "
+                             f"search")
         self.test = test
         self.upcoming = upcoming
         self.null_move = null_move
