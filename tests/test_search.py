@@ -14,6 +14,7 @@ python-chess alone must show no difference.
 import gzip
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -306,6 +307,35 @@ def test_backend_sim_is_pysim(capsys):
     # The name the CHANGELOG and the docs give, as axon scan takes it.
     assert main(["search", "--fen", WAC_018, "--depth", "1", "--backend", "sim", "-q"]) == 0
     assert "detector (pysim)" in capsys.readouterr().out
+
+
+# Black has one legal move (Kb8): a search of a few nodes, for a link in simulation.
+ONE_MOVE = "k7/8/1K6/8/8/8/8/7R b - - 0 1"
+
+
+def _tree(stdout):
+    """The table's rows without the seconds column, and without the title."""
+    return [line.split()[:-1] for line in stdout.splitlines()
+            if line.split() and (line.split()[0].isdigit() or line.split()[0] == "all")]
+
+
+@pytest.mark.parametrize("port, depth", [("sim://icebreaker", 1), ("cxxrtl://icebreaker", 2)])
+def test_search_through_a_link_by_the_command_line(port, depth, tmp_path):
+    # The path a user takes: the installed script, --port, the board's own
+    # configuration from IDENTIFY, and a trace of every query.
+    if port.startswith("cxxrtl") and shutil.which("g++") is None:
+        pytest.skip("the CXXRTL board is compiled with g++, not on PATH")
+    trace = tmp_path / "t.jsonl.gz"
+    common = ["search", "--fen", ONE_MOVE, "--depth", str(depth), "-q"]
+    linked = subprocess.run([AXON, *common, "--port", port, "--trace", str(trace)],
+                            capture_output=True, text=True, timeout=600)
+    assert linked.returncode == 0 and linked.stderr == "", linked.stderr
+    chess_test = subprocess.run([AXON, *common, "--repetition", "python-chess"],
+                                capture_output=True, text=True, timeout=120)
+    assert _tree(linked.stdout) == _tree(chess_test.stdout)
+    assert f"detector (link {port})" in linked.stdout
+    queries = int(_tree(linked.stdout)[-1][-1])
+    assert len(read_trace(str(trace))) == queries > 0
 
 
 def _restore_sigint():

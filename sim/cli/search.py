@@ -251,7 +251,11 @@ def format_table(runs, compare, upcoming=False):
 
 def _rate(run):
     total = _totals(run["depths"])
-    return round(total["nodes"] / total["seconds"]) if total["seconds"] else None
+    if not total["seconds"]:
+        return None
+    rate = total["nodes"] / total["seconds"]
+    # A link in simulation searches a few nodes a second: keep a decimal there.
+    return round(rate) if rate >= 10 else round(rate, 1)
 
 
 # The options a --json output keeps, so that its search can be run again.
@@ -374,5 +378,5 @@ def _write(out, options, where, history, runs, interrupted):
     if runs and runs[0]["depths"]:
         out.write(format_table(runs, compare, options.upcoming))
         rates = ", ".join(f"{run['label']} {run['nodes_per_second']:,}"
-                          for run in runs if run["nodes_per_second"])
+                          for run in runs if run["nodes_per_second"] is not None)
         out.write(f"nodes per second: {rates}\n")
