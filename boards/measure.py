@@ -22,7 +22,7 @@ from amaranth_boards.ice40_hx8k_b_evn import ICE40HX8KBEVNPlatform
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 
 from ..hdl.params import SHIPPED
-from ..sim.backends.synthesis import prepare
+from .synthesis import prepare
 from .build import (NAME, BuildError, _count_flip_flops, _fit_message, _log, _over_capacity,
                     find_tools)
 from .platforms import BOARDS, get_board

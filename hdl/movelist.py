@@ -37,7 +37,7 @@ def host_read(m, host, stored_word):
     """Give the host ``stored_word``, the block RAM's word at last clock's
     ``read_addr``, unless the host wrote that address on that clock: then the
     word it wrote. The bypass lets synthesis leave a read of the row being
-    written undefined (see :mod:`axon.sim.backends.synthesis`)."""
+    written undefined (see :mod:`axon.boards.synthesis`)."""
     read_fresh = Signal()
     fresh_word = Signal(MoveWord)
     m.d.sync += [
@@ -69,7 +69,7 @@ class MoveMemory(wiring.Component):
     scan : In(scan)
         The scanner's reads, each a clock later, as the words were before that
         clock's write. (The board builds let Yosys treat a read of the word
-        being written as undefined, see ``axon.sim.backends.synthesis``: nothing may
+        being written as undefined, see ``axon.boards.synthesis``: nothing may
         rely on it. The scan never meets a write, and the host's reads bypass
         it, see :func:`host_read`.)
     """

@@ -1,7 +1,7 @@
 # amaranth: UnusedElaboratable=no
 """The board simulated at its UART pins, in each backend, answers like the golden model.
 
-The host's link client (:class:`~axon.boards.host.Board`) talks to the
+The host's link client (:class:`~axon.sim.backends.link.Board`) talks to the
 board design in Amaranth's simulator and compiled with CXXRTL through the one
 transport interface; every answer, result and clock count, must be the golden
 model's. Each backend has a broken variant, a board whose scan is not the
@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-from axon.boards.host import Board, open_transport
+from axon.sim.backends.link import Board, open_transport
 from axon.hdl.board.top import AxonBoard
 from axon.hdl.params import COUNT_LIMIT_MAX, LEAN, SERIAL, SHIPPED, Pools, Scan
 from axon.sim.backends.board_cxxrtl import CxxrtlBoard

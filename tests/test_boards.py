@@ -284,7 +284,7 @@ def test_query_checks_the_board_has_the_options_layout(capsys):
 def test_sim_port_of_a_1k_board_is_its_serial_design():
     # `sim://icestick` simulates the board as it is built: the serial chain
     # list in block RAM, behind the same link and protocol.
-    from axon.boards.host import Board, open_transport
+    from axon.sim.backends.link import Board, open_transport
     from axon.hdl.word import pack_word
     from axon.sim.model.golden import perpetual
     from axon.sim.backends.pysim import expected_cycles

@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from axon.sim.backends.toolchain import ToolMissing, find_sby
+from axon.boards.toolchain import ToolMissing, find_sby
 from axon.sim.cli.main import EXIT_INTERRUPTED
 
 

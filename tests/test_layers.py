@@ -1,11 +1,14 @@
-"""The packages import one way: gateware ← model ← backends ← boards ← tools
+"""The packages import one way: gateware ← boards ← model ← backends ← tools
 ← CLI.
 
-Each module's imports (those inside functions included) are read from its
-source with :mod:`ast` and checked against the layer of every project module
-it names. A module may import its own layer and the layers below it, never
-a layer above, so that a change to the command line can never break the
-golden model and the gateware can be lifted out alone.
+The folders are the layers in that order: ``hdl/``, then ``boards/`` (what a
+board needs from the toolchain, on the gateware alone), then ``sim/`` with
+its own sub-layers. Each module's imports (those inside functions included)
+are read from its source with :mod:`ast` and checked against the layer of
+every project module it names. A module may import its own layer and the
+layers below it, never a layer above, so that a change to the command line
+can never break the golden model, and the gateware, or the gateware with
+its boards, can be lifted out alone.
 """
 
 import ast
@@ -26,13 +29,14 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 FOLDERS = {"hdl": "axon.hdl", "sim": "axon.sim", "boards": "axon.boards"}
 
 # Lowest first. A package is in the layer of the longest prefix listed here.
-# Each top folder is a layer, and sim/ is split into its own from the bottom
-# up: the model, then the backends, and above the boards its tools and CLI.
+# Each top folder is a layer, in the order hdl/, boards/, sim/, and sim/ is
+# split into its own from the bottom up: the model, the backends, the tools
+# and the CLI.
 LAYERS = [
     ("gateware", ["axon.hdl"]),
+    ("boards",   ["axon.boards"]),
     ("model",    ["axon.sim.model", "axon.sim"]),
     ("backends", ["axon.sim.backends"]),
-    ("boards",   ["axon.boards"]),
     ("tools",    ["axon.sim.verify", "axon.sim.bench", "axon.sim.engine"]),
     ("cli",      ["axon.sim.cli"]),
 ]
@@ -112,6 +116,9 @@ def violations(module, source=None):
                 imported not in MODEL_MAY_USE_FROM_GATEWARE:
             found.append(f"{where}:{line}: the model imports the circuit {imported}; it may "
                          f"only use {', '.join(sorted(MODEL_MAY_USE_FROM_GATEWARE))}")
+        elif name == "model" and imported_name == "boards":
+            found.append(f"{where}:{line}: the model imports {imported}; it stands on the "
+                         f"gateware's definitions alone, never on a board's toolchain")
     return found
 
 
@@ -136,14 +143,21 @@ def test_nothing_imports_the_command_line():
     # An upward import hidden in a function, as a cycle-breaking one would be.
     ("axon.sim.model.golden", "def f():\n    from ..cli.main import main\n"),
     ("axon.hdl.detector", "from ..sim.model import golden\n"),
-    ("axon.boards.host", "import axon.sim.verify.soak\n"),
+    ("axon.hdl.detector", "from ..boards.platforms import BOARDS\n"),
+    # The boards stand on the gateware alone: nothing of sim/.
+    ("axon.boards.build", "import axon.sim.verify.soak\n"),
+    ("axon.boards.measure", "def f():\n    from ..sim.backends.link import Board\n"),
+    ("axon.boards.platforms", "from ..sim.model.golden import Result\n"),
     # The board's gateware sits below the model, the backends and the host.
     ("axon.hdl.board.protocol", "from ...sim.model.golden import Result\n"),
     ("axon.hdl.board.top", "def f():\n    from ...sim.backends.board_pysim import PysimBoard\n"),
-    ("axon.hdl.board.link", "from ...boards.host import parse_query\n"),
-    # The model may use the gateware's definitions, not its circuits.
+    ("axon.hdl.board.link", "from ...sim.backends.link_codec import parse_query\n"),
+    ("axon.hdl.board.link", "from ...boards.synthesis import prepare\n"),
+    # The model may use the gateware's definitions, not its circuits, and
+    # nothing of the boards.
     ("axon.sim.model.encode", "from ...hdl.detector import AxonDetector\n"),
     ("axon.sim.model.encode", "from ...hdl.board.uart import UARTReceiver\n"),
+    ("axon.sim.model.golden", "from ...boards.platforms import BOARDS\n"),
 ])
 def test_the_rule_can_fail(module, source):
     assert len(violations(module, source)) == 1
@@ -156,23 +170,50 @@ def test_the_rule_can_fail(module, source):
 
 def test_every_folder_is_one_layer():
     """A top folder's modules share its layer (sim/ is cut into its own
-    sub-layers), so the folders show the order with no exception."""
+    sub-layers), and the folders are in the layers' order: every layer of
+    hdl/ is below every layer of boards/, and that below every one of sim/.
+    The folders show the order with no exception."""
+    folders = {"hdl": {"gateware"}, "boards": {"boards"},
+               "sim": {"model", "backends", "tools", "cli"}}
     for module in MODULES:
-        folder = module.split(".")[1]
-        expected = {"hdl": {"gateware"}, "boards": {"boards"},
-                    "sim": {"model", "backends", "tools", "cli"}}[folder]
-        assert layer_of(module)[1] in expected, module
-    assert layer_of("axon.hdl.board.top")[1] == layer_of("axon.hdl.board.protocol")[1] == \
+        assert layer_of(module)[1] in folders[module.split(".")[1]], module
+    ranks = {name: rank for rank, (name, _) in enumerate(LAYERS)}
+    order = [sorted(ranks[name] for name in folders[folder]) for folder in ("hdl", "boards", "sim")]
+    assert order[0][-1] < order[1][0] and order[1][-1] < order[2][0]
+    # The link's two halves, and the frames between them.
+    assert layer_of("axon.hdl.board.link")[1] == layer_of("axon.hdl.board.protocol")[1] == \
         "gateware"
-    assert layer_of("axon.boards.host")[1] == layer_of("axon.boards.build")[1] == "boards"
-    assert violations("axon.sim.backends.board_pysim",
-                      "from ...hdl.board.top import AxonBoard\n") == []
-    assert len(violations("axon.sim.backends.board_pysim",
-                          "from ...boards.host import Board\n")) == 1
+    assert layer_of("axon.sim.backends.link")[1] == layer_of("axon.sim.backends.link_codec")[1] \
+        == "backends"
+    assert layer_of("axon.boards.synthesis")[1] == layer_of("axon.boards.toolchain")[1] == "boards"
+    # A backend builds on the boards' toolchain; a board's build never on a backend.
+    assert violations("axon.sim.backends.netlist",
+                      "from ...boards.synthesis import synthesis_script\n") == []
+    assert len(violations("axon.boards.build",
+                          "from ..sim.backends.link import Board\n")) == 1
+
+
+def sim_imports_of(module, source=None):
+    """The modules of ``sim/`` that ``module`` imports."""
+    return [imported for _, imported in imports_of(module, source)
+            if imported.startswith("axon.sim.") or imported == "axon.sim"]
+
+
+def test_boards_import_nothing_from_sim():
+    """``boards/`` depends on ``hdl/`` alone: a board is built, programmed and
+    measured without the model, the backends or the command line."""
+    boards = [module for module in MODULES if module.startswith("axon.boards")]
+    assert "axon.boards.build" in boards and "axon.boards.toolchain" in boards
+    assert {module: sim_imports_of(module) for module in boards} == \
+        {module: [] for module in boards}
+    # A broken variant: an import of sim/, as a function's would be.
+    assert sim_imports_of("axon.boards.build",
+                          "def f():\n    from ..sim.backends import pysim\n") == \
+        ["axon.sim.backends.pysim"]
 
 
 def test_every_circuit_is_under_hdl():
-    """``boards/`` is the host's side of a board: no Elaboratable lives there,
+    """``boards/`` is what a board needs from the toolchain: no Elaboratable lives there,
     and ``sim/`` keeps only its benches, proof harnesses and measurement tops."""
     for module, path in MODULES.items():
         if module.startswith("axon.boards"):

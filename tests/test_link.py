@@ -16,14 +16,16 @@ from hypothesis import assume, given, settings, strategies as st
 
 import axon.sim
 from axon.hdl.board import protocol
-from axon.boards.host import Board, LinkError, open_transport, parse_query, simulated_config
+from axon.sim.backends import link_codec
+from axon.sim.backends.link import Board, LinkError, open_transport, simulated_config
+from axon.sim.backends.link_codec import (FrameDecoder, encode_frame, holds_known_frame,
+                                          parse_query)
 from axon.boards.platforms import BOARDS
 from axon.hdl.board.top import AxonBoard
 from axon.hdl.version import INTERFACE_VERSION
 from axon.hdl.board.link import crc8_update
 from axon.sim.verify.linksoak import NOISE_KINDS, noise
-from axon.hdl.board.protocol import (Command, ErrorCode, ERROR_RESPONSE, RESPONSE_FLAG,
-                                  FrameDecoder, crc8, encode_frame, holds_known_frame)
+from axon.hdl.board.protocol import Command, ErrorCode, ERROR_RESPONSE, RESPONSE_FLAG, crc8
 from axon.sim.model.games import load_games
 from axon.sim.model.generate import game_corpus
 from axon.sim.model.encode import encode_moves
@@ -76,15 +78,15 @@ def test_frame_decoder_resynchronises():
     frames = []
     for byte in noise + frame + frame:
         frames += decoder.feed(bytes([byte]))
-    assert frames == [protocol.Frame(Command.QUERY, b"\x01\x00\x04")] * 2
+    assert frames == [link_codec.Frame(Command.QUERY, b"\x01\x00\x04")] * 2
 
 
 @pytest.mark.quick
 def test_request_checks():
     with pytest.raises(ValueError, match=r"word count must be an integer in 1..84, not 85"):
-        protocol.write_request(0, [0] * 85)
+        link_codec.write_request(0, [0] * 85)
     with pytest.raises(ValueError, match=r"move word must be a 17-bit integer"):
-        protocol.write_request(0, [1 << 17])
+        link_codec.write_request(0, [1 << 17])
     with pytest.raises(ValueError, match=r"unknown transport"):
         open_transport("tcp://localhost:1")
     with pytest.raises(ValueError, match=r"unknown sim:// option 'chain'"):
@@ -124,7 +126,7 @@ def _check_games(board, records, config, *, count_limit=4):
 
 def test_identify(board24):
     identity = board24.identify()
-    assert identity == protocol.Identity(version=protocol.PROTOCOL_VERSION,
+    assert identity == link_codec.Identity(version=protocol.PROTOCOL_VERSION,
                                          interface=INTERFACE_VERSION, config=SHIPPED,
                                          count_bits=4, cycle_bits=16, max_words=84)
     assert board24.config == SHIPPED
@@ -174,14 +176,14 @@ def test_sim_url_takes_every_configuration_option():
 @pytest.mark.quick
 def test_a_board_of_an_older_protocol_is_refused_in_one_line():
     old = bytes([3, 1, 24, 0, 1, 84])        # version 3's IDENTIFY answer
-    with pytest.raises(protocol.ProtocolVersionError) as caught:
-        protocol.parse_identity(old)
+    with pytest.raises(link_codec.ProtocolVersionError) as caught:
+        link_codec.parse_identity(old)
     assert str(caught.value) == (
         "the board speaks link protocol version 3, this host version 4: build and program it "
         "again with this axon (axon build, axon program)")
     record = protocol.IdentityRecord.const(protocol.identity_record(LEAN)).as_value().value
     payload = record.to_bytes(protocol.IDENTITY_BYTES, "little")
-    assert protocol.parse_identity(payload).config == LEAN
+    assert link_codec.parse_identity(payload).config == LEAN
 
 
 def test_bundled_games(board24):
@@ -246,7 +248,7 @@ def test_leds(board24):
     assert result.repetition
     assert board24.transport.leds == {"repetition": True, "error": False}
     with pytest.raises(LinkError):
-        board24.transact(protocol.query_request(999, 4), Command.QUERY)
+        board24.transact(link_codec.query_request(999, 4), Command.QUERY)
     assert board24.transport.leds == {"repetition": True, "error": True}
     board24.reset()
     assert board24.transport.leds == {"repetition": False, "error": False}
@@ -266,12 +268,12 @@ def test_query_with_a_root(board24):
 def test_query_frames_of_the_old_size_and_bad_roots_are_refused(board24):
     # The QUERY of protocol version 2 had no root: 11 payload bytes.
     with pytest.raises(LinkError) as caught:
-        board24.transact(protocol.encode_frame(Command.QUERY, bytes([0, 0, 1, *range(8)])),
+        board24.transact(link_codec.encode_frame(Command.QUERY, bytes([0, 0, 1, *range(8)])),
                          Command.QUERY)
     assert caught.value.code == ErrorCode.BAD_LENGTH
     for root in (-2, 256, 0x7fff, -0x8000):
         with pytest.raises(LinkError) as caught:
-            board24.transact(protocol.query_request(0, 1, root=root), Command.QUERY)
+            board24.transact(link_codec.query_request(0, 1, root=root), Command.QUERY)
         assert caught.value.code == ErrorCode.BAD_ARGUMENT, root
     assert board24.identity.version == protocol.PROTOCOL_VERSION == 4
 
@@ -320,17 +322,17 @@ def valid_requests(draw):
     if kind == "write":
         address = draw(addresses)
         words = draw(st.lists(move_words, min_size=1, max_size=FUZZ_DEPTH - address))
-        return kind, (address, words), protocol.write_request(address, words)
+        return kind, (address, words), link_codec.write_request(address, words)
     if kind == "read":
         address = draw(addresses)
         count = draw(st.integers(1, FUZZ_DEPTH - address))
-        return kind, (address, count), protocol.read_request(address, count)
+        return kind, (address, count), link_codec.read_request(address, count)
     if kind == "query":
         top, limit = draw(addresses), draw(st.integers(0, 15))
-        return kind, (top, limit), protocol.query_request(top, limit)
+        return kind, (top, limit), link_codec.query_request(top, limit)
     if kind == "identify":
-        return kind, (), protocol.identify_request()
-    return kind, (), protocol.reset_request()
+        return kind, (), link_codec.identify_request()
+    return kind, (), link_codec.reset_request()
 
 
 @st.composite
@@ -362,9 +364,9 @@ def rejected_requests(draw):
         return ErrorCode.ADDRESS_RANGE, command, encode_frame(command, payload)
     if kind == "top":
         top = draw(st.integers(FUZZ_DEPTH, 0xffff))
-        return ErrorCode.TOP_RANGE, Command.QUERY, protocol.query_request(top, 4)
+        return ErrorCode.TOP_RANGE, Command.QUERY, link_codec.query_request(top, 4)
     limit = draw(st.integers(16, 255))
-    return ErrorCode.BAD_ARGUMENT, Command.QUERY, protocol.query_request(0, limit)
+    return ErrorCode.BAD_ARGUMENT, Command.QUERY, link_codec.query_request(0, limit)
 
 
 @st.composite
@@ -399,7 +401,7 @@ def _check_valid(bench, memory, request, answers):
         assert answer.payload == b""
     elif kind == "read":
         address, count = args
-        assert protocol.parse_words(answer.payload) == memory[address:address + count]
+        assert link_codec.parse_words(answer.payload) == memory[address:address + count]
     elif kind == "query":
         top, limit = args
         result, cycles = parse_query(answer.payload)
@@ -409,7 +411,7 @@ def _check_valid(bench, memory, request, answers):
         assert result == expected
         assert cycles == expected_cycles(memory, top, expected, SHIPPED)
     elif kind == "identify":
-        assert protocol.parse_identity(answer.payload) == protocol.Identity(
+        assert link_codec.parse_identity(answer.payload) == link_codec.Identity(
             version=protocol.PROTOCOL_VERSION, interface=INTERFACE_VERSION,
             config=bench.transport.config, count_bits=4, cycle_bits=16, max_words=84)
     else:
@@ -425,14 +427,14 @@ def _run_fuzz(bench, plan):
         elif category == "rejected":
             code, command, frame = item
             answers = bench.exchange(frame)
-            assert [(a.command, protocol.parse_error(a.payload)) for a in answers] == \
+            assert [(a.command, link_codec.parse_error(a.payload)) for a in answers] == \
                 [(ERROR_RESPONSE, (code, command))]
         else:
             kind, data = item
             answers = bench.exchange(data)
             assert all(a.command == ERROR_RESPONSE for a in answers), (kind, answers)
             if kind == "truncate":
-                assert [protocol.parse_error(a.payload)[0] for a in answers] == \
+                assert [link_codec.parse_error(a.payload)[0] for a in answers] == \
                     [ErrorCode.TRUNCATED]
     # Still answering, and no bad frame touched the move list.
     assert bench.board.read_moves(0, FUZZ_DEPTH) == memory
@@ -441,9 +443,9 @@ def _run_fuzz(bench, plan):
 def test_truncated_frames(fuzz_bench):
     fuzz_bench.transport.resync()
     for data, command in ((b"\xa5", 0), (b"\xa5\x03", 0), (b"\xa5\x03\x04\x01", 4),
-                          (protocol.read_request(0, 2)[:-1], Command.READ)):
+                          (link_codec.read_request(0, 2)[:-1], Command.READ)):
         answers = fuzz_bench.exchange(data)
-        assert [(a.command, protocol.parse_error(a.payload)) for a in answers] == \
+        assert [(a.command, link_codec.parse_error(a.payload)) for a in answers] == \
             [(ERROR_RESPONSE, (ErrorCode.TRUNCATED, command))]
     # Line noise without a marker gets no answer at all.
     assert fuzz_bench.exchange(bytes(range(0x10, 0x30))) == []
@@ -466,7 +468,7 @@ def test_link_fuzz_long(fuzz_bench, plan):
 @pytest.mark.quick
 def test_link_error_raised(board24):
     with pytest.raises(LinkError, match=r"board reported TOP_RANGE for command 0x04"):
-        board24.transact(protocol.query_request(256, 4), Command.QUERY)
+        board24.transact(link_codec.query_request(256, 4), Command.QUERY)
 
 
 class _Replay:
@@ -486,8 +488,8 @@ class _Replay:
 @pytest.mark.quick
 def test_answer_to_another_command_is_named():
     # A well-formed frame that answers IDENTIFY, where QUERY was asked.
-    board = Board(_Replay(protocol.encode_frame(Command.IDENTIFY | RESPONSE_FLAG, bytes(8))))
+    board = Board(_Replay(link_codec.encode_frame(Command.IDENTIFY | RESPONSE_FLAG, bytes(8))))
     with pytest.raises(LinkError, match=r"^board answered with frame 0x81 to command 0x04, "
                                         r"which expects 0x84$") as caught:
-        board.transact(protocol.query_request(0, 1), Command.QUERY)
+        board.transact(link_codec.query_request(0, 1), Command.QUERY)
     assert (caught.value.code, caught.value.answer) == (None, 0x81)

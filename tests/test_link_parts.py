@@ -20,14 +20,14 @@ from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 from hypothesis import given, settings, strategies as st
 
-from axon.boards.host import parse_query
 from axon.hdl.board.link import FrameReceiver, FrameSender, HostLink
 from axon.hdl.version import INTERFACE_VERSION
 from axon.hdl.board.protocol import (ERROR_RESPONSE, MAX_WORDS, PROTOCOL_VERSION,
-                                  QUERY_REQUEST_BYTES, RESPONSE_FLAG, RULES_CODES, START,
-                                  WORD_BYTES, Command, ErrorCode, FrameDecoder, crc8,
-                                  encode_frame, identify_request, query_request,
-                                  read_request, reset_request, write_request)
+                                     QUERY_REQUEST_BYTES, RESPONSE_FLAG, RULES_CODES, START,
+                                     WORD_BYTES, Command, ErrorCode, crc8)
+from axon.sim.backends.link_codec import (FrameDecoder, encode_frame, identify_request,
+                                          parse_query, query_request, read_request,
+                                          reset_request, write_request)
 from axon.hdl.detector import AxonDetector
 from axon.hdl.params import COUNT_LIMIT_MAX
 from axon.sim.backends.pysim import expected_cycles

@@ -8,10 +8,10 @@ import shutil
 
 import pytest
 
-from axon.hdl.board import protocol
+from axon.sim.backends import link_codec
 from axon.sim.backends.board_cxxrtl import CxxrtlBoard
 from axon.sim.verify.linksoak import NOISE_KINDS, noise, run_link_soak
-from axon.hdl.board.protocol import holds_known_frame
+from axon.sim.backends.link_codec import holds_known_frame
 from axon.hdl.board.top import AxonBoard
 from axon.sim.cli import soak as soak_module
 from axon.sim.model.golden import perpetual
@@ -103,7 +103,7 @@ def test_link_soak_counts_silence_and_hangs_as_lost():
 @pytest.mark.quick
 def test_noise_is_never_a_real_request():
     rng = random.Random(4)
-    frame = protocol.query_request(10, 4)
+    frame = link_codec.query_request(10, 4)
     assert holds_known_frame(frame) and holds_known_frame(b"\x00\x13" + frame)
     assert not holds_known_frame(frame[:-1])
     for kind in NOISE_KINDS:

@@ -61,7 +61,7 @@ def test_the_netlist_is_synthesised_by_the_board_build_script():
     from axon.boards.platforms import BOARDS, get_board
     from axon.hdl.board.top import PlatformTop
     from axon.hdl.board.uart import divisor_for
-    from axon.sim.backends.synthesis import prepare, synthesis_script
+    from axon.boards.synthesis import prepare, synthesis_script
     spec = get_board("icebreaker")
     top = PlatformTop(spec, divisor=divisor_for(spec.clk_freq, spec.baud))
     board_script = prepare(spec.platform(), top, find_tools(), [], NAME).files[f"{NAME}.ys"]
@@ -211,7 +211,7 @@ def test_soak_netlist_command(capsys):
 
 @pytest.mark.quick
 def test_missing_yosys_is_a_clear_error(tmp_path, monkeypatch):
-    from axon.sim.backends import toolchain
+    from axon.boards import toolchain
     from axon.sim.backends.cxxrtl import CxxrtlError
 
     def no_tools():

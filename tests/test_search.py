@@ -24,7 +24,7 @@ from pathlib import Path
 import chess
 import pytest
 
-from axon.boards.host import Board, open_transport
+from axon.sim.backends.link import Board, open_transport
 from axon.hdl.word import pack_word, unpack_word
 from axon.sim.backends.session import GoldenSession
 from axon.sim.cli.main import EXIT_INTERRUPTED, main

@@ -1,7 +1,9 @@
 """Gateware half of the host link: frame receiver, command executor, frame sender.
 
-The host half and the frame format are in :mod:`axon.hdl.board.protocol`, the
-description for people in ``docs/protocol.md``. A request goes through three steps:
+The frame format both halves share is in :mod:`axon.hdl.board.protocol`, the
+host's half in :mod:`axon.sim.backends.link` (its frames in
+:mod:`axon.sim.backends.link_codec`), the description for people in
+``docs/protocol.md``. A request goes through three steps:
 
 1. :class:`FrameReceiver` hunts for the start marker, stores the payload in
    the frame buffer and checks the CRC. Nothing outside the frame buffer

@@ -49,7 +49,7 @@ from ...hdl.params import COUNT_LIMIT_MAX, SHIPPED, DetectorConfig
 from ..model.golden import Result
 from .pysim import DetectorTimeout, expected_cycles, split_query
 from .session import SIMULATION_BATCH_PLIES, Answer, Session
-from .toolchain import builtin_yosys
+from ...boards.toolchain import builtin_yosys
 
 
 __all__ = ["CxxrtlModel", "CxxrtlSession", "CxxrtlError", "DetectorTimeout", "default_cache_dir",

@@ -27,7 +27,7 @@ from ...hdl.version import INTERFACE_VERSION, VERSION
 from ...hdl.word import MoveWord, PIECE_LETTERS, WORD_BITS
 from .cxxrtl import (DESIGN_NAME, CxxrtlError, CxxrtlSession, _digest,
                      _write_atomically)
-from .toolchain import YOSYS_PACKAGE, builtin_yosys, run_yosys
+from ...boards.toolchain import YOSYS_PACKAGE, builtin_yosys, run_yosys
 
 
 __all__ = ["FORMATS", "LINT_WAIVERS", "export", "header_text", "module_ports", "VerilogSession"]

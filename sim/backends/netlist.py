@@ -5,7 +5,7 @@
 not the RTL: it is the netlist that ``synth_ice40`` makes of the detector,
 
 1. synthesised by the board build's own Yosys script
-   (:func:`axon.sim.backends.synthesis.synthesis_script`: the same
+   (:func:`axon.boards.synthesis.synthesis_script`: the same
    ``synth_ice40`` options, the same YoWASP Yosys), with the detector's ports
    as the top's;
 2. read back with Yosys's simulation models of the iCE40 cells
@@ -32,8 +32,8 @@ from collections import Counter
 
 from ...hdl.params import SHIPPED
 from .cxxrtl import CxxrtlError, CxxrtlSession, _digest, _write_atomically
-from .synthesis import synthesis_script
-from .toolchain import YOSYS_PACKAGE, ToolMissing, run_yosys
+from ...boards.synthesis import synthesis_script
+from ...boards.toolchain import YOSYS_PACKAGE, ToolMissing, run_yosys
 
 
 __all__ = ["NetlistSession", "invert_busiest_lut", "FlipLutBit", "READ_BACK_SCRIPT"]
@@ -124,7 +124,7 @@ class NetlistSession(CxxrtlSession):
     script : str or None
         The Yosys script that synthesises the detector (reads
         ``axon_detector.il``, writes ``axon_detector.json``); by default the
-        board build's (:func:`~axon.sim.backends.synthesis.synthesis_script`).
+        board build's (:func:`~axon.boards.synthesis.synthesis_script`).
 
     Members are those of :class:`~axon.sim.backends.cxxrtl.CxxrtlModel`, and
     ``netlist_info`` (after :meth:`build`): ``cells`` (the synthesised cell

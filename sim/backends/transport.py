@@ -1,8 +1,8 @@
 """The byte pipe to a board: one interface for a real board and the simulated ones.
 
-The host's link client (:class:`axon.boards.host.Board`) speaks the link
+The host's link client (:class:`axon.sim.backends.link.Board`) speaks the link
 protocol over a :class:`Transport` and knows nothing of what is behind it: a
-board on a serial port (:class:`axon.boards.host.SerialTransport`), or the
+board on a serial port (:class:`axon.sim.backends.link.SerialTransport`), or the
 board design simulated at its UART pins, in Amaranth's simulator
 (:class:`axon.sim.backends.board_pysim.PysimBoard`) or compiled with CXXRTL
 (:class:`axon.sim.backends.board_cxxrtl.CxxrtlBoard`).

@@ -19,7 +19,7 @@ import time
 
 import chess
 
-from ...boards.host import Board, open_transport
+from ..backends.link import Board, open_transport
 from ..backends.cxxrtl import CxxrtlSession
 from ..backends.session import GoldenSession
 from ..backends.transport import Transport

@@ -14,8 +14,8 @@ from urllib.parse import urlsplit, parse_qs, urlencode, urlunsplit
 
 from ..model.games import GameError
 from ...hdl.params import COUNT_LIMIT_MAX
-from ...boards.host import (SIMULATED_SCHEMES, Board, LinkError, LinkTimeout,
-                            ProtocolVersionError, open_transport, simulated_config)
+from ..backends.link import (SIMULATED_SCHEMES, Board, LinkError, LinkTimeout,
+                             ProtocolVersionError, open_transport, simulated_config)
 from ..backends.cxxrtl import CxxrtlError
 from .args import CONFIG_OPTIONS, GameStream, finish_skipped, warn_unpooled
 from .simulate import AnswerWriter, Progress, answered_games

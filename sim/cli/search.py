@@ -14,7 +14,7 @@ import sys
 
 import chess
 
-from ...boards.host import Board, LinkError, LinkTimeout, open_transport
+from ..backends.link import Board, LinkError, LinkTimeout, open_transport
 from ..backends.cxxrtl import CxxrtlError
 from ..engine.repetition import ChessTest, DetectorTest, NoTest, SearchTooDeep
 from ..engine.search import Engine

@@ -31,10 +31,9 @@ from ..model.generate import game_corpus
 from ..model.golden import perpetual
 from ..backends.pysim import expected_cycles
 from .soak import random_occupancy, random_root
-from ...hdl.board import protocol
-from ...boards.host import parse_query
-from ...hdl.board.protocol import (Command, ErrorCode, ERROR_RESPONSE, MAX_WORDS, RESPONSE_FLAG,
-                                FrameDecoder, holds_known_frame)
+from ...hdl.board.protocol import Command, ErrorCode, ERROR_RESPONSE, MAX_WORDS, RESPONSE_FLAG
+from ..backends import link_codec
+from ..backends.link_codec import FrameDecoder, holds_known_frame, parse_query
 
 
 __all__ = ["LinkSoakReport", "run_link_soak", "NOISE_KINDS", "noise"]
@@ -114,7 +113,7 @@ def _plan(rng, queries, config, golden, divisor):
         occupancy = random_occupancy(rng, memory, top)
         expected = golden(list(memory), top, config=config, count_limit=limit,
                           occupancy=occupancy if config.upcoming else None)
-        frame = protocol.query_request(top, limit, occupancy)
+        frame = link_codec.query_request(top, limit, occupancy)
         busy = expected_cycles(memory, top, expected, config) + 16 + 16 * byte_clocks
         if rng.random() < 0.5:
             busy = expected.plies_scanned // 2 + 8         # mid-scan, mostly
@@ -127,7 +126,7 @@ def _plan(rng, queries, config, golden, divisor):
         # so nothing may be written. Words as random as the rest of the soak.
         address = rng.randrange(depth)
         count = rng.randrange(1, min(MAX_WORDS, depth - address) + 1)
-        frame = protocol.write_request(address, [rng.randrange(1 << 17) for _ in range(count)])
+        frame = link_codec.write_request(address, [rng.randrange(1 << 17) for _ in range(count)])
         add(frame, _Expect("reset", label=f"reset during write of {count} at {address}"),
             (len(frame) - 1) * byte_clocks + rng.randrange(byte_clocks - divisor))
         counts["resets"] += 1
@@ -136,7 +135,7 @@ def _plan(rng, queries, config, golden, divisor):
         for at in range(0, len(words), MAX_WORDS):
             chunk = words[at:at + MAX_WORDS]
             memory[address + at:address + at + len(chunk)] = chunk
-            add(protocol.write_request(address + at, chunk),
+            add(link_codec.write_request(address + at, chunk),
                 _Expect(Command.WRITE, lambda payload: payload == b"",
                         f"write {len(chunk)} words at {address + at}"))
             counts["writes"] += 1
@@ -150,7 +149,7 @@ def _plan(rng, queries, config, golden, divisor):
         expected = golden(list(memory), top, root=root, config=config, count_limit=limit,
                           occupancy=occupancy if config.upcoming else None)
         cycles = expected_cycles(memory, top, expected, config)
-        add(protocol.query_request(top, limit, occupancy, root),
+        add(link_codec.query_request(top, limit, occupancy, root),
             _Expect(Command.QUERY, lambda payload, want=(expected, cycles):
                     parse_query(payload) == want,
                     f"query top={top} root={root} limit={limit} occupancy={occupancy:#018x}"))
@@ -173,7 +172,7 @@ def _plan(rng, queries, config, golden, divisor):
         roll = rng.random()
         if roll < 0.25:
             kind = rng.choice(NOISE_KINDS)
-            frame = protocol.query_request(rng.randrange(depth), rng.randrange(16))
+            frame = link_codec.query_request(rng.randrange(depth), rng.randrange(16))
             data = noise(rng, frame, kind)
             if holds_known_frame(data):
                 continue
@@ -183,17 +182,17 @@ def _plan(rng, queries, config, golden, divisor):
             # Well-formed requests the board must refuse, with their code.
             roll = rng.random()
             if roll < 0.4:
-                request = protocol.query_request(depth, 1)
+                request = link_codec.query_request(depth, 1)
                 code = (ErrorCode.TOP_RANGE, Command.QUERY)
             elif roll < 0.7:
-                request = protocol.query_request(0, 16)
+                request = link_codec.query_request(0, 16)
                 code = (ErrorCode.BAD_ARGUMENT, Command.QUERY)
             else:
                 root = rng.choice((-2, -0x8000, depth, 0x7fff))
-                request = protocol.query_request(0, 1, root=root)
+                request = link_codec.query_request(0, 1, root=root)
                 code = (ErrorCode.BAD_ARGUMENT, Command.QUERY)
             add(request, _Expect("refused", lambda payload, code=code:
-                                 protocol.parse_error(payload) == code, f"refused {code[0].name}"))
+                                 link_codec.parse_error(payload) == code, f"refused {code[0].name}"))
             counts["refused"] += 1
         elif roll < 0.31:
             if rng.random() < 0.7:
@@ -205,9 +204,9 @@ def _plan(rng, queries, config, golden, divisor):
             address = rng.randrange(depth)
             count = rng.randrange(1, min(MAX_WORDS, depth - address) + 1)
             want = list(memory[address:address + count])
-            add(protocol.read_request(address, count),
+            add(link_codec.read_request(address, count),
                 _Expect(Command.READ, lambda payload, want=want:
-                        protocol.parse_words(payload) == want, f"read {count} at {address}"))
+                        link_codec.parse_words(payload) == want, f"read {count} at {address}"))
             counts["reads"] += 1
         else:
             # Mostly inside the game; now and then above it (old words).
@@ -217,9 +216,9 @@ def _plan(rng, queries, config, golden, divisor):
     for address in range(0, depth, MAX_WORDS):
         count = min(MAX_WORDS, depth - address)
         want = list(memory[address:address + count])
-        add(protocol.read_request(address, count),
+        add(link_codec.read_request(address, count),
             _Expect(Command.READ, lambda payload, want=want:
-                    protocol.parse_words(payload) == want, f"final read {count} at {address}"))
+                    link_codec.parse_words(payload) == want, f"final read {count} at {address}"))
         counts["reads"] += 1
     return segments, expects, counts
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from amaranth.back import rtlil
 
-from ...backends.toolchain import ToolMissing, find_sby
+from ....boards.toolchain import ToolMissing, find_sby
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,8 @@
-"""The host's link client for a detector board, over a serial port or in simulation.
+"""The host's half of the link: a detector session on a board, over a serial
+port or in simulation.
+
+The board's half is the gateware of :mod:`axon.hdl.board.link`; the frames
+both speak are encoded and decoded by :mod:`axon.sim.backends.link_codec`.
 
 ``open_transport(url)`` gives a :class:`~axon.sim.backends.transport.Transport`:
 
@@ -16,31 +20,28 @@ one) changed by the URL's options, :data:`SIM_OPTIONS`: every field of
 (:func:`simulated_config` reads them, for every caller).
 
 :class:`Board` speaks the link protocol over any of them, and reads the
-answers in the golden model's terms (:func:`parse_query`).
+answers in the golden model's terms
+(:func:`~axon.sim.backends.link_codec.parse_query`).
 """
 
 import serial
 import time
 from urllib.parse import urlsplit, parse_qs
 
-from ..hdl.result import QueryResult
-from ..sim.backends.board_cxxrtl import CxxrtlBoard
-from ..sim.backends.board_pysim import PysimBoard
-from ..sim.backends.session import Answer, Session
-from ..sim.backends.transport import Transport
-from ..sim.model.golden import Result
-from ..hdl.board.protocol import (Command, ErrorCode, ERROR_RESPONSE, QUERY_ANSWER_BYTES,
-                                  RESPONSE_FLAG, FrameDecoder, ProtocolVersionError,
-                                  identify_request, write_request, read_request,
-                                  query_request, reset_request, parse_identity, parse_words,
-                                  parse_error)
-from .platforms import BOARDS, DEFAULT_BOARD, get_board
-from ..hdl.board.top import TIMEOUT_SECONDS
+from ...boards.platforms import BOARDS, DEFAULT_BOARD, get_board
+from ...hdl.board.protocol import Command, ErrorCode, ERROR_RESPONSE, RESPONSE_FLAG
+from ...hdl.board.top import TIMEOUT_SECONDS
+from .board_cxxrtl import CxxrtlBoard
+from .board_pysim import PysimBoard
+from .link_codec import (FrameDecoder, ProtocolVersionError, identify_request, write_request,
+                         read_request, query_request, reset_request, parse_identity,
+                         parse_words, parse_error, parse_query)
+from .session import Answer, Session
+from .transport import Transport
 
 
 __all__ = ["SerialTransport", "open_transport", "simulated_config", "SIMULATED_SCHEMES",
-           "SIM_OPTIONS", "parse_query", "Board", "LinkError", "LinkTimeout",
-           "ProtocolVersionError"]
+           "SIM_OPTIONS", "Board", "LinkError", "LinkTimeout", "ProtocolVersionError"]
 
 # The URL schemes of the board simulated at its UART pins: in Amaranth's
 # simulator, and compiled with CXXRTL.
@@ -181,18 +182,6 @@ def _int_option(key, value):
         raise ValueError(f"option {key} must be an integer, not {value!r}") from None
 
 
-def parse_query(payload, upcoming=True):
-    """``(Result, cycles)`` from a query answer, a :class:`~axon.hdl.result.QueryResult`;
-    without ``upcoming`` (a query that gave no occupancy) the upcoming fields
-    are left out."""
-    if len(payload) != QUERY_ANSWER_BYTES:
-        raise ValueError(f"query answer has {len(payload)} bytes, expected "
-                         f"{QUERY_ANSWER_BYTES}")
-    record = QueryResult.from_bits(int.from_bytes(payload, "little"))
-    result = Result.from_fields(record, record.upcoming if upcoming else None)
-    return result, record.cycles
-
-
 class Board(Session):
     """The link protocol over a :class:`~axon.sim.backends.transport.Transport`;
     a detector session (:class:`~axon.sim.backends.session.Session`) of the
@@ -233,9 +222,9 @@ class Board(Session):
         return frame.payload
 
     def identify(self):
-        """Ask the board what it is: its :class:`~axon.hdl.board.protocol.Identity`.
+        """Ask the board what it is: its :class:`~axon.sim.backends.link_codec.Identity`.
         A board of another protocol version raises
-        :class:`~axon.hdl.board.protocol.ProtocolVersionError`."""
+        :class:`~axon.sim.backends.link_codec.ProtocolVersionError`."""
         self._identity = parse_identity(self.transact(identify_request(), Command.IDENTIFY))
         return self._identity
 

@@ -7,7 +7,7 @@ script and the overrides passed here (:func:`prepare`), so that the netlist
 the soak simulates is the one the bitstream is made of.
 """
 
-from amaranth.hdl import Elaboratable, Module
+from amaranth.hdl import Module
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 
 from . import toolchain
@@ -26,16 +26,11 @@ SYNTH_SCRIPT_AFTER_READ = "setparam -set COLLISION_X_MASK 1 t:$memrd_v2"
 
 def prepare(platform, top, env, nextpnr_opts, name):
     """``platform.prepare(top, ...)`` with the tools of ``env``
-    (:func:`~axon.sim.backends.toolchain.find_tools`) and the project's
+    (:func:`~axon.boards.toolchain.find_tools`) and the project's
     overrides: the one place that passes them to Amaranth."""
     with toolchain.environment({"AMARANTH_USE_YOSYS": "builtin", **env}):
         return platform.prepare(top, name=name, nextpnr_opts=nextpnr_opts,
                                 script_after_read=SYNTH_SCRIPT_AFTER_READ)
-
-
-class _NoDesign(Elaboratable):
-    def elaborate(self, platform):
-        return Module()
 
 
 def synthesis_script(name, platform=ICEBreakerPlatform):
@@ -46,7 +41,7 @@ def synthesis_script(name, platform=ICEBreakerPlatform):
     an iCE40 board's Amaranth platform, as for a bitstream, around an empty
     design: it depends neither on the design nor on the board (every iCE40
     board of the project renders the same; a test checks it). Raises
-    :class:`~axon.sim.backends.toolchain.ToolMissing` without the tools.
+    :class:`~axon.boards.toolchain.ToolMissing` without the tools.
     """
     tools = toolchain.find_tools()     # first: a design made and never used would warn
-    return prepare(platform(), _NoDesign(), tools, [], name=name).files[f"{name}.ys"]
+    return prepare(platform(), Module(), tools, [], name=name).files[f"{name}.ys"]

@@ -1,0 +1,249 @@
+"""The host's half of the link protocol: frames to bytes and back.
+
+The host encodes its requests (:func:`query_request` and the others) and
+decodes the board's answers (:class:`FrameDecoder`, :func:`parse_identity`,
+:func:`parse_query` and the others) here; the link session that sends them
+is :class:`axon.sim.backends.link.Board`. What both sides share, the frame
+format, commands, error codes, CRC and payload layouts, is the gateware's
+:mod:`axon.hdl.board.protocol`, whose receiver and sender are in
+:mod:`axon.hdl.board.link`; ``docs/protocol.md`` is the description for
+people.
+"""
+
+from dataclasses import dataclass
+
+from ...hdl.board.protocol import (START, PROTOCOL_VERSION, MAX_PAYLOAD, MAX_WORDS, WORD_BYTES,
+                                   ROOT_BYTES, OCCUPANCY_BYTES, QUERY_ANSWER_BYTES,
+                                   RULES_CODES, POOLS_CODES, SCAN_CODES, IDENTITY_BYTES,
+                                   Command, ErrorCode, IdentityRecord, crc8)
+from ...hdl.params import DetectorConfig
+from ...hdl.result import QueryResult
+from ..model.golden import Result
+
+
+__all__ = [
+    "encode_frame", "holds_known_frame", "FrameDecoder", "Frame", "Identity",
+    "ProtocolVersionError", "identify_request", "write_request", "read_request",
+    "query_request", "reset_request", "parse_identity", "parse_words", "parse_error",
+    "parse_query",
+]
+
+
+def encode_frame(command, payload=b""):
+    """One complete frame, start marker to CRC."""
+    payload = bytes(payload)
+    if len(payload) > MAX_PAYLOAD:
+        raise ValueError(f"payload of {len(payload)} bytes exceeds {MAX_PAYLOAD}")
+    if not 0 <= command <= 0xff:
+        raise ValueError(f"command must be a byte, not {command!r}")
+    body = bytes([len(payload), command]) + payload
+    return bytes([START]) + body + bytes([crc8(body)])
+
+
+@dataclass(frozen=True)
+class Frame:
+    command: int
+    payload: bytes
+
+
+def holds_known_frame(data):
+    """True if some start marker in ``data`` begins a CRC-correct frame of a
+    real command. Line noise that does is a request, and a board rightly
+    answers it, so fuzzers and soaks leave such noise out."""
+    commands = {int(command) for command in Command}
+    for start, byte in enumerate(data):
+        if byte != START or start + 3 >= len(data):
+            continue
+        end = start + 3 + data[start + 1]
+        if end < len(data) and crc8(data[start + 1:end]) == data[end] and \
+                data[start + 2] in commands:
+            return True
+    return False
+
+
+class FrameDecoder:
+    """Collects frames from a byte stream, hunting for the start marker.
+
+    Bytes before a start marker, and frames whose CRC fails, are skipped; the
+    board sends only whole frames, so this matters only after line noise.
+    """
+
+    def __init__(self):
+        self._buffer = bytearray()
+
+    def feed(self, data):
+        """Add received bytes; return the list of complete :class:`Frame` s."""
+        self._buffer += data
+        frames = []
+        while True:
+            start = self._buffer.find(START)
+            if start < 0:
+                self._buffer.clear()
+                return frames
+            del self._buffer[:start]
+            if len(self._buffer) < 2 or len(self._buffer) < self._buffer[1] + 4:
+                return frames
+            length = self._buffer[1]
+            body = bytes(self._buffer[1:3 + length])
+            if crc8(body) == self._buffer[3 + length]:
+                frames.append(Frame(body[1], body[2:]))
+                del self._buffer[:4 + length]
+            else:
+                del self._buffer[:1]
+
+    def needed(self):
+        """Bytes still missing from the frame being received (at least 1)."""
+        if not self._buffer:
+            return 4
+        if len(self._buffer) < 2:
+            return 3
+        return max(1, self._buffer[1] + 4 - len(self._buffer))
+
+
+def _address_count(address, count):
+    if not isinstance(address, int) or not 0 <= address <= 0xffff:
+        raise ValueError(f"address must be an integer in 0..65535, not {address!r}")
+    if not isinstance(count, int) or not 1 <= count <= MAX_WORDS:
+        raise ValueError(f"word count must be an integer in 1..{MAX_WORDS}, not {count!r}")
+    return address.to_bytes(2, "little") + bytes([count])
+
+
+def identify_request():
+    return encode_frame(Command.IDENTIFY)
+
+
+def write_request(address, words):
+    words = list(words)
+    payload = bytearray(_address_count(address, len(words)))
+    for word in words:
+        if not isinstance(word, int) or not 0 <= word < (1 << 17):
+            raise ValueError(f"move word must be a 17-bit integer, not {word!r}")
+        payload += word.to_bytes(WORD_BYTES, "little")
+    return encode_frame(Command.WRITE, payload)
+
+
+def read_request(address, count):
+    return encode_frame(Command.READ, _address_count(address, count))
+
+
+def query_request(top, count_limit, occupancy=0, root=-1):
+    """A QUERY frame: ``root`` is the address of the last word of the game
+    history (-1 for none), sent as a signed 16-bit number."""
+    if not isinstance(top, int) or not 0 <= top <= 0xffff:
+        raise ValueError(f"top must be an integer in 0..65535, not {top!r}")
+    if not isinstance(count_limit, int) or not 0 <= count_limit <= 0xff:
+        raise ValueError(f"count limit must be a byte, not {count_limit!r}")
+    if not isinstance(root, int) or not -0x8000 <= root <= 0x7fff:
+        raise ValueError(f"root must be a signed 16-bit integer, not {root!r}")
+    if not isinstance(occupancy, int) or not 0 <= occupancy < 1 << 64:
+        raise ValueError(f"occupancy must be a 64-bit bitboard, not {occupancy!r}")
+    return encode_frame(Command.QUERY, top.to_bytes(2, "little") + bytes([count_limit]) +
+                        root.to_bytes(ROOT_BYTES, "little", signed=True) +
+                        occupancy.to_bytes(OCCUPANCY_BYTES, "little"))
+
+
+def reset_request():
+    return encode_frame(Command.RESET)
+
+
+class ProtocolVersionError(ValueError):
+    """The board speaks another version of the link protocol than this host."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What a board says it is (IDENTIFY's answer).
+
+    Attributes
+    ----------
+    version : int
+        The link protocol's version, :data:`~axon.hdl.board.protocol.PROTOCOL_VERSION`.
+    interface : tuple
+        ``(major, minor, patch)``: the interface's version the board was
+        built from (:data:`axon.hdl.version.INTERFACE_VERSION`).
+    config : DetectorConfig
+        The board's detector: depth, chains, rules, pool layout, scan and
+        whether it has the upcoming block.
+    count_bits, cycle_bits : int
+        The widths of the count limit and of the clock counter.
+    max_words : int
+        Move words a WRITE or READ frame holds at most.
+    """
+    version:    int
+    interface:  tuple
+    config:     DetectorConfig
+    count_bits: int
+    cycle_bits: int
+    max_words:  int
+
+    @property
+    def rules(self):
+        return self.config.rules
+
+    @property
+    def chains(self):
+        return self.config.chains
+
+    @property
+    def depth(self):
+        return self.config.depth
+
+
+def _decode(codes, code, noun):
+    for member, known in codes.items():
+        if known == code:
+            return member
+    raise ValueError(f"identify answer has unknown {noun} code {code}")
+
+
+def parse_identity(payload):
+    """The :class:`Identity` of IDENTIFY's answer; a board of another protocol
+    version raises :class:`ProtocolVersionError`."""
+    if payload and payload[0] != PROTOCOL_VERSION:
+        raise ProtocolVersionError(
+            f"the board speaks link protocol version {payload[0]}, this host version "
+            f"{PROTOCOL_VERSION}: build and program it again with this axon "
+            f"(axon build, axon program)")
+    if len(payload) != IDENTITY_BYTES:
+        raise ValueError(f"identify answer has {len(payload)} bytes, expected {IDENTITY_BYTES}")
+    record = IdentityRecord.as_shape().from_bits(int.from_bytes(payload, "little"))
+    config = DetectorConfig(depth=record.depth, chains=record.chains,
+                            rules=_decode(RULES_CODES, record.rules, "rules"),
+                            pools=_decode(POOLS_CODES, record.pools, "pools"),
+                            scan=_decode(SCAN_CODES, record.scan, "scan"),
+                            upcoming=bool(record.upcoming))
+    return Identity(version=record.version,
+                    interface=(record.interface_major, record.interface_minor,
+                               record.interface_patch),
+                    config=config, count_bits=record.count_bits,
+                    cycle_bits=record.cycle_bits, max_words=record.max_words)
+
+
+def parse_words(payload):
+    if len(payload) % WORD_BYTES:
+        raise ValueError(f"read answer of {len(payload)} bytes is not a whole number of words")
+    return [int.from_bytes(payload[i:i + WORD_BYTES], "little")
+            for i in range(0, len(payload), WORD_BYTES)]
+
+
+def parse_error(payload):
+    """``(ErrorCode or int, command byte)`` from an error answer."""
+    if len(payload) != 2:
+        raise ValueError(f"error answer has {len(payload)} bytes, expected 2")
+    try:
+        code = ErrorCode(payload[0])
+    except ValueError:
+        code = payload[0]
+    return code, payload[1]
+
+
+def parse_query(payload, upcoming=True):
+    """``(Result, cycles)`` from a query answer, a :class:`~axon.hdl.result.QueryResult`;
+    without ``upcoming`` (a query that gave no occupancy) the upcoming fields
+    are left out."""
+    if len(payload) != QUERY_ANSWER_BYTES:
+        raise ValueError(f"query answer has {len(payload)} bytes, expected "
+                         f"{QUERY_ANSWER_BYTES}")
+    record = QueryResult.from_bits(int.from_bytes(payload, "little"))
+    result = Result.from_fields(record, record.upcoming if upcoming else None)
+    return result, record.cycles
