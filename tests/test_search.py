@@ -347,7 +347,8 @@ def test_ctrl_c_prints_the_finished_depths():
     process = subprocess.Popen([AXON, "search", "--fen", WAC_018, "--depth", "30", "-q"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                preexec_fn=_restore_sigint)
-    time.sleep(3)
+    # Long enough to load and finish depth 1 on a busy machine.
+    time.sleep(6)
     assert process.poll() is None
     os.killpg(process.pid, signal.SIGINT)
     stdout, stderr = process.communicate(timeout=30)
