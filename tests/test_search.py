@@ -368,6 +368,10 @@ DETERMINED = ("depth", "move", "score", "nodes", "terminal", "repetitions", "upc
 def _command(options, depth):
     argv = [] if options["pgn"] is None else [options["pgn"], "--game", str(options["game"])]
     for name in ("fen", "ply", "repetition", "backend", "port"):
+        # The detector's options only with the detector: the search refuses
+        # them with another test (a kept run records golden all the same).
+        if name in ("backend", "port") and options["repetition"] != "detector":
+            continue
         if options[name] is not None:
             argv += [f"--{name}", str(options[name])]
     argv += [f"--{name.replace('_', '-')}" for name in ("upcoming", "null_move", "compare")

@@ -118,7 +118,7 @@ def root_from(options):
 
 def check_options(options):
     """Refuse an option the search would not use, in one line; then unset
-    ``--backend`` is the golden model."""
+    ``--backend`` is the golden model, for the detector."""
     given = [name for name, value in (("--backend", options.backend), ("--port", options.port),
                                       ("--trace", options.trace)) if value is not None]
     if options.repetition != "detector" and given:
@@ -131,7 +131,7 @@ def check_options(options):
                          "--repetition detector or python-chess")
     if options.backend is not None and options.port is not None:
         raise UsageError("--backend and --port each name a detector: give one")
-    if options.backend is None:
+    if options.backend is None and options.repetition == "detector":
         options.backend = "golden"
 
 
