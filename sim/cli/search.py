@@ -89,17 +89,17 @@ def register(commands):
 
 
 def root_from(options):
-    """``(start board, game history, description)`` of the options."""
+    """``(start position, game history, description)`` of the options."""
     if options.fen is not None:
         if options.pgn is not None:
             raise UsageError("give --fen or GAME.pgn, not both")
         try:
-            board = chess.Board(options.fen)
+            start = chess.Board(options.fen)
         except ValueError as error:
             raise UsageError(f"--fen {options.fen!r}: {error}") from None
-        if not board.is_valid():
+        if not start.is_valid():
             raise UsageError(f"--fen {options.fen!r}: not a legal position")
-        return board, [], options.fen
+        return start, [], options.fen
     if options.pgn is None:
         raise UsageError("give the position: --fen FEN, or GAME.pgn --game G --ply N")
     options.keep_going = False
