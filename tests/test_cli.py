@@ -15,7 +15,7 @@ import pytest
 from axon.hdl.params import Pools
 from axon.hdl.word import pack_word
 from axon.sim.backends import session
-from axon.sim.cli import simulate as commands
+from axon.sim.cli import progress as commands
 from axon.sim.cli.main import main
 from axon.sim.model.explain import explain_query, format_table
 from axon.sim.model.golden import Result, Stop, perpetual
@@ -828,9 +828,9 @@ def test_verify_compares_the_draw_for_every_root(capsys, backend):
 def test_verify_catches_a_wrong_draw(capsys, monkeypatch):
     # An oracle that scores every repetition a draw, as a search that ignored
     # the root would: the draw column must disagree.
-    from axon.sim.cli import simulate
-    real = simulate.oracle_answers
-    monkeypatch.setattr(simulate, "oracle_answers", lambda *args, **kwargs: [
+    from axon.sim.cli import verify
+    real = verify.oracle_answers
+    monkeypatch.setattr(verify, "oracle_answers", lambda *args, **kwargs: [
         dataclasses.replace(answer, draw=answer.repetition) for answer in real(*args, **kwargs)])
     code, out, _ = run(capsys, "verify", DIEP, "--backend", "golden", "--count-limit", "1", "-q")
     assert code == 1 and "golden/oracle draw" in out

@@ -23,9 +23,13 @@ from ...boards.platforms import BOARDS, DEFAULT_BOARD
 from .args import (ALL_RULES, COUNT_LIMIT_MAX, EXIT_INTERRUPTED, SIM_RULES, GameStream,
                    UsageError, add_layout, add_pgn_input, check_output_file, config_from,
                    finish_skipped, load_input, warn_unpooled)
-from . import bench, board, export, prove, search, simulate, soak
+from . import bench, board, export, prove, search, soak
 from .report import EXPLAIN_CHOICES, report_command
-from .simulate import BACKENDS, JSONL_KEYS, backend_name
+from .answers import JSONL_KEYS
+from .backends import BACKENDS, backend_name
+from .explain import explain as explain_command
+from .scan import scan as scan_command
+from .verify import verify as verify_command
 from ...hdl.params import SHIPPED
 from ...hdl.version import VERSION
 
@@ -254,13 +258,13 @@ def _run(options):
         _check_options(options)
         if options.command == "explain":
             found = load_input(options.command, options)
-            return simulate.explain(_pick(found, options), options.ply, options)
+            return explain_command(_pick(found, options), options.ply, options)
         # Games are answered as they are read; bad input ends the run where
         # it is found, after the rows of the games before it.
         games = GameStream(options.command, options)
         if options.command == "report":
             return finish_skipped(options.command, report_command(options, games), games)
-        run = simulate.scan if options.command == "scan" else simulate.verify
+        run = scan_command if options.command == "scan" else verify_command
         return finish_skipped(options.command, run(games, options), games)
     except (UsageError, GameError) as error:
         print(f"axon {options.command}: error: {error}", file=sys.stderr)

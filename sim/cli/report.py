@@ -31,7 +31,9 @@ from ..backends.session import GoldenSession
 from ..model.explain_html import game_page, ply_section
 from ..model.games import plural
 from .args import check_output_file
-from .simulate import AnswerWriter, Progress, answered_games, explain_ply, ply_record
+from .answers import AnswerWriter, answered_games, ply_record
+from .explain import explain_ply
+from .progress import Progress
 
 
 __all__ = ["write_report", "EXPLAIN_CHOICES"]

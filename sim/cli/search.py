@@ -22,7 +22,7 @@ from ..engine.trace import TraceWriter
 from ..model.games import GameError, display_name, plural
 from .args import EXIT_INTERRUPTED, UsageError, check_output_file, config_from, int_at_least, \
     load_input
-from .simulate import BACKENDS, backend_name
+from .backends import BACKENDS, backend_name
 
 
 __all__ = ["register", "search_command", "REPETITION_TESTS"]
