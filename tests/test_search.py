@@ -30,7 +30,7 @@ from axon.sim.backends.session import GoldenSession
 from axon.sim.cli.main import EXIT_INTERRUPTED, main
 from axon.sim.engine.repetition import ChessTest, DetectorTest, NoTest, history_window
 from axon.sim.engine.search import Engine, evaluate, format_score
-from axon.sim.engine.trace import TraceWriter, check_trace, read_trace
+from axon.sim.engine.trace import QUERY_KEYS, TraceWriter, check_trace, read_trace
 from axon.sim.model.games import load_games
 
 
@@ -185,11 +185,11 @@ def _trace(path, board, history, depth, **options):
 
 
 def _docs_checker():
-    """The checker docs/search-experiment.md prints, as printed."""
+    """The reader and the checker docs/search-experiment.md prints, as printed."""
     source = DOCS_SEARCH.read_text().split("```python\n")[1].split("```")[0]
     namespace = {}
     exec(source, namespace)
-    return namespace["expected"]
+    return namespace["rows"], namespace["expected"]
 
 
 @pytest.mark.quick
@@ -197,7 +197,15 @@ def test_trace_recomputed_by_python_chess(tmp_path):
     path = tmp_path / "trace.jsonl.gz"
     rows = _trace(path, *corners(), 5, upcoming=True)
     with gzip.open(path, "rt") as file:
-        assert json.loads(file.readline())["root"] == len(CORNERS_HISTORY)
+        lines = file.read().splitlines()
+    # The search's start once, then a row a query with its path alone.
+    start = json.loads(lines[0])
+    assert start["root"] == len(CORNERS_HISTORY) == len(start["history"].split())
+    assert all(set(json.loads(line)) == set(QUERY_KEYS) for line in lines[1:])
+    docs_rows, expected = _docs_checker()
+    # The docs' reader gives the rows read_trace gives, and its check agrees.
+    assert [{key: row[key] for key in ("fen", "moves", "root")} for row in docs_rows(lines)] \
+        == [{key: row[key] for key in ("fen", "moves", "root")} for row in rows]
     assert sum(row["draw"] for row in rows) > 0
     # The host's look-up for an upcoming repetition at or before the root is a row too.
     assert {row["count_limit"] for row in rows} == {1, 2}
@@ -206,7 +214,6 @@ def test_trace_recomputed_by_python_chess(tmp_path):
     assert any("0000" in row["moves"] for row in rows)
     assert sum(row["draw"] for row in rows) > 0
     assert check_trace(rows) == []
-    expected = _docs_checker()
     fields = ("repetition", "count", "distance", "draw")
     assert all(expected(row) == {key: row[key] for key in fields} for row in rows)
     # The check can fail: a row with another answer is found.
