@@ -81,7 +81,8 @@ def register(commands):
                              "print the shrinkage")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--trace", metavar="FILE",
-                        help="write one JSON row per detector query (.jsonl, or .jsonl.gz)")
+                        help="write the search's start, then one JSON row per detector query "
+                             "with its path (.jsonl, or .jsonl.gz)")
     parser.add_argument("--show", metavar="JSON",
                         help="search nothing: print the table of a kept --json output")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
