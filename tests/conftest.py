@@ -3,6 +3,7 @@ import ast
 import json
 import os
 import pathlib
+import re
 import tempfile
 import time
 
@@ -132,8 +133,65 @@ def waves(request):
     return wave_file_for_test(request.node.nodeid)
 
 
+# The optional Debian tools, as the skip reasons name them, and the package
+# that brings each: the tests that need one skip without it.
+DEBIAN_TOOLS = (
+    (r"\bg\+\+", "g++"),
+    (r"`cc` or `gcc`", "gcc"),
+    (r"\biverilog\b", "iverilog"),
+    (r"\bverilator\b", "verilator"),
+    (r"\bgtkwave\b", "gtkwave"),
+    (r"\bxvfb", "xvfb"),
+    (r"\bchromium\b", "chromium"),
+    (r"\bopenfpgaloader\b", "openfpgaloader"),
+    (r"\biceprog\b", "fpga-icestorm"),
+)
+
+
+def debian_packages(reason):
+    """The Debian packages whose tools a skip ``reason`` says are missing."""
+    return [package for pattern, package in DEBIAN_TOOLS
+            if re.search(pattern, reason, flags=re.I)]
+
+
+def untested_line(skips):
+    """The line that names each capability skipped for want of a Debian tool,
+    and the one ``apt-get install`` that brings them all, from ``skips``:
+    ``(capability, skip reason)`` pairs. ``None`` when there are none."""
+    wanted = {}
+    for capability, reason in skips:
+        for package in debian_packages(reason):
+            wanted.setdefault(capability, set()).add(package)
+    if not wanted:
+        return None
+    every = sorted(set().union(*wanted.values()))
+    named = "; ".join(f"{capability} ({', '.join(sorted(packages))})"
+                      for capability, packages in sorted(wanted.items()))
+    return f"untested for want of a Debian tool: {named}. To test them: " \
+           f"apt-get install -y {' '.join(every)}"
+
+
+def _skips(terminalreporter, capability):
+    for report in terminalreporter.stats.get("skipped", []):
+        longrepr = getattr(report, "longrepr", None)
+        reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 \
+            else str(longrepr)
+        yield capability(report.nodeid), reason
+
+
 def pytest_terminal_summary(terminalreporter, config):
-    """``--budget N``: the slowest tests and what each capability costs."""
+    """Which capabilities went untested for want of a Debian tool; with
+    ``--budget N``, the slowest tests and what each capability costs."""
+    found = {}
+
+    def capability(nodeid):
+        path = nodeid.split("::")[0]
+        if path not in found:
+            found[path] = capability_of(config.rootpath / path) or "(no capability)"
+        return found[path]
+    line = untested_line(_skips(terminalreporter, capability))
+    if line:
+        terminalreporter.write_line(line, yellow=True, bold=True)
     count = config.getoption("--budget")
     if not count:
         return
@@ -142,13 +200,6 @@ def pytest_terminal_summary(terminalreporter, config):
         for report in reports:
             if getattr(report, "when", None) in ("setup", "call", "teardown"):
                 seconds[report.nodeid] = seconds.get(report.nodeid, 0.0) + report.duration
-    found = {}
-
-    def capability(nodeid):
-        path = nodeid.split("::")[0]
-        if path not in found:
-            found[path] = capability_of(config.rootpath / path) or "(no capability)"
-        return found[path]
     write = terminalreporter.write_line
     terminalreporter.section(f"test budget: {sum(seconds.values()):.0f} s in all")
     write(f"the {count} slowest tests:")

@@ -15,7 +15,7 @@ import pytest
 from axon.hdl.params import Pools
 from axon.hdl.word import pack_word
 from axon.sim.backends import session
-from axon.sim.cli import simulate as commands
+from axon.sim.cli import progress as commands
 from axon.sim.cli.main import main
 from axon.sim.model.explain import explain_query, format_table
 from axon.sim.model.golden import Result, Stop, perpetual
@@ -511,6 +511,21 @@ def test_installed_script():
     assert done.stderr == "axon scan: error: --count-limit must be in 0..15, not 99\n"
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+@pytest.mark.parametrize("command", [
+    ["scan", FIGURE5, "-q"],
+    ["search", "--fen", "R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1", "--depth", "1", "-q"],
+])
+def test_a_full_output_is_one_line(command):
+    # `>/dev/full`: every write fails with ENOSPC.
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([_script(), *command], stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr == f"axon {command[0]}: error: cannot write the output: No space " \
+                          f"left on device\n"
+
+
 def test_explain_every_ply_of_the_examples():
     # Explain formats the chains each golden model step reports; here every
     # ply of the example files, in both orders and all rules, must give one
@@ -813,9 +828,9 @@ def test_verify_compares_the_draw_for_every_root(capsys, backend):
 def test_verify_catches_a_wrong_draw(capsys, monkeypatch):
     # An oracle that scores every repetition a draw, as a search that ignored
     # the root would: the draw column must disagree.
-    from axon.sim.cli import simulate
-    real = simulate.oracle_answers
-    monkeypatch.setattr(simulate, "oracle_answers", lambda *args, **kwargs: [
+    from axon.sim.cli import verify
+    real = verify.oracle_answers
+    monkeypatch.setattr(verify, "oracle_answers", lambda *args, **kwargs: [
         dataclasses.replace(answer, draw=answer.repetition) for answer in real(*args, **kwargs)])
     code, out, _ = run(capsys, "verify", DIEP, "--backend", "golden", "--count-limit", "1", "-q")
     assert code == 1 and "golden/oracle draw" in out

@@ -40,6 +40,42 @@ def test_docs_build_without_warnings(site):
     assert sources <= pages, sources - pages
 
 
+def check_pages_kept(site, source):
+    """Raise ``AssertionError`` unless the built ``site`` has the page of each
+    Markdown file of ``source`` (its title on it) and Sphinx's own search page
+    besides: a file named like one of Sphinx's pages (``search.md``) is
+    overwritten by it without a warning."""
+    import html
+    for path in sorted(source.glob("*.md")):
+        # A page that includes another file (the changelog) has no title of its own.
+        title = next((line[2:].strip() for line in path.read_text().splitlines()
+                      if line.startswith("# ")), "")
+        page = site / f"{path.stem}.html"
+        text = html.unescape(re.sub(r"<[^>]+>", "", page.read_text())) if page.is_file() else ""
+        assert page.is_file() and title.replace("`", "") in text, \
+            f"{path.name} lost its page ({page.name}) to another"
+    assert 'id="search-results"' in (site / "search.html").read_text(), \
+        "the site has no search page"
+
+
+@pytest.mark.quick
+def test_site_has_every_page_and_the_search_page(site):
+    check_pages_kept(site, ROOT / "docs")
+
+
+def test_a_page_named_like_sphinx_search_fails(tmp_path):
+    pytest.importorskip("myst_parser", reason="MyST is not installed (the docs extra)")
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "conf.py").write_text('extensions = ["myst_parser"]\n')
+    (source / "index.md").write_text("# Title\n\n```{toctree}\nsearch\n```\n")
+    (source / "search.md").write_text("# The detector in a search\n\nText.\n")
+    built = _sphinx_build(tmp_path, source)
+    assert built.returncode == 0, built.stderr
+    with pytest.raises(AssertionError, match="search.md lost its page"):
+        check_pages_kept(tmp_path / "html", source)
+
+
 def test_api_reference_comes_from_the_docstrings(site):
     text = (site / "api.html").read_text()
     # The detector, its ports and the session interface, each with the words

@@ -209,6 +209,11 @@ def test_report_counts_are_scans(capsys, tmp_path):
         page, anchor = link.split("#")
         assert f'id="{anchor}"' in (out.parent / page).read_text()
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", text, flags=re.I)
+    # A ply explained without its steps gives the command that writes them,
+    # the PGN file included, as a user can paste it.
+    pages = "".join(path.read_text() for path in (out.parent / "report_files").glob("*.html"))
+    hints = re.findall(r"as does <code>(axon explain [^<]*)</code>", pages)
+    assert hints and all(hint.startswith(f"axon explain {traps} --game ") for hint in hints)
 
 
 LONDON_1851 = Path(bundled_files()[0]).parent / "tournaments" / "london1851.pgn"
@@ -318,6 +323,10 @@ def test_report_numbers_the_moves(capsys, tmp_path):
     strips = re.findall(r'<div class="strip">(.*?)</div>', out.read_text())
     numbers = [re.findall(r'<span class="n">([^<]+)</span>', strip) for strip in strips]
     assert numbers == [["1", "2", "3"], ["30\u2026", "31"]]
+    # Each cell shows its move, readable without hovering; a repetition its count.
+    moves = [re.findall(r'class="ply[^"]*"[^>]*>([^<]+)', strip) for strip in strips]
+    assert moves == [["Nf3", "Nf6", "Ng1", "Ng8", "Nf3"], ["Kd7", "Nf3", "Ke8"]]
+    assert re.search(r'title="3\. Nf3[^"]*">Nf3<sup>1</sup></a>', out.read_text())
 
 
 @pytest.mark.quick

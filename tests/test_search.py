@@ -14,6 +14,7 @@ python-chess alone must show no difference.
 import gzip
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -29,7 +30,7 @@ from axon.sim.backends.session import GoldenSession
 from axon.sim.cli.main import EXIT_INTERRUPTED, main
 from axon.sim.engine.repetition import ChessTest, DetectorTest, NoTest, history_window
 from axon.sim.engine.search import Engine, evaluate, format_score
-from axon.sim.engine.trace import TraceWriter, check_trace, read_trace
+from axon.sim.engine.trace import QUERY_KEYS, TraceWriter, check_trace, read_trace
 from axon.sim.model.games import load_games
 
 
@@ -38,7 +39,7 @@ CAPABILITY = "the detector inside a search"
 
 
 DATA = os.path.join(os.path.dirname(__file__), os.pardir, "sim", "data")
-DOCS_SEARCH = Path(__file__).resolve().parents[1] / "docs" / "search.md"
+DOCS_SEARCH = Path(__file__).resolve().parents[1] / "docs" / "search-experiment.md"
 AXON = os.path.join(os.path.dirname(sys.executable), "axon")
 WAC_018 = "R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1"
 
@@ -184,11 +185,11 @@ def _trace(path, board, history, depth, **options):
 
 
 def _docs_checker():
-    """The checker docs/search.md prints, as printed."""
+    """The reader and the checker docs/search-experiment.md prints, as printed."""
     source = DOCS_SEARCH.read_text().split("```python\n")[1].split("```")[0]
     namespace = {}
     exec(source, namespace)
-    return namespace["expected"]
+    return namespace["rows"], namespace["expected"]
 
 
 @pytest.mark.quick
@@ -196,7 +197,15 @@ def test_trace_recomputed_by_python_chess(tmp_path):
     path = tmp_path / "trace.jsonl.gz"
     rows = _trace(path, *corners(), 5, upcoming=True)
     with gzip.open(path, "rt") as file:
-        assert json.loads(file.readline())["root"] == len(CORNERS_HISTORY)
+        lines = file.read().splitlines()
+    # The search's start once, then a row a query with its path alone.
+    start = json.loads(lines[0])
+    assert start["root"] == len(CORNERS_HISTORY) == len(start["history"].split())
+    assert all(set(json.loads(line)) == set(QUERY_KEYS) for line in lines[1:])
+    docs_rows, expected = _docs_checker()
+    # The docs' reader gives the rows read_trace gives, and its check agrees.
+    assert [{key: row[key] for key in ("fen", "moves", "root")} for row in docs_rows(lines)] \
+        == [{key: row[key] for key in ("fen", "moves", "root")} for row in rows]
     assert sum(row["draw"] for row in rows) > 0
     # The host's look-up for an upcoming repetition at or before the root is a row too.
     assert {row["count_limit"] for row in rows} == {1, 2}
@@ -205,7 +214,6 @@ def test_trace_recomputed_by_python_chess(tmp_path):
     assert any("0000" in row["moves"] for row in rows)
     assert sum(row["draw"] for row in rows) > 0
     assert check_trace(rows) == []
-    expected = _docs_checker()
     fields = ("repetition", "count", "distance", "draw")
     assert all(expected(row) == {key: row[key] for key in fields} for row in rows)
     # The check can fail: a row with another answer is found.
@@ -236,8 +244,15 @@ def test_evaluation_and_scores():
 def test_engine_checks_its_arguments():
     with pytest.raises(ValueError, match="needs a repetition test"):
         Engine(chess.Board(), [])
-    with pytest.raises(ValueError, match="no move to search"):
+    with pytest.raises(ValueError, match=r"is stalemate \(Black has no legal move and is not "
+                                         r"in check\); nothing to search"):
         Engine(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"), [], NoTest())
+    with pytest.raises(ValueError, match=r"is checkmate \(Black is mated\)"):
+        Engine(chess.Board("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"), [], NoTest())
+    # A dead draw still has moves: the words say why there is nothing to search.
+    with pytest.raises(ValueError, match=r"is a dead draw \(neither side has the material to "
+                                         r"mate\), though Black has 3 legal moves"):
+        Engine(chess.Board("7k/8/8/8/8/8/8/K7 b - - 0 1"), [], NoTest())
 
 
 # -- the command line -----------------------------------------------------------
@@ -267,13 +282,67 @@ def test_json_of_a_game_position(capsys):
     ([], "give the position"),
     (["DIEP", "--game", "2"], "--game 2 is out of range"),
     (["DIEP", "--ply", "99"], "--ply 99 is out of range"),
-    (["--fen", WAC_018, "--repetition", "off", "--trace", "t.jsonl"], "needs --repetition"),
+    (["--fen", WAC_018, "--repetition", "off", "--trace", "t.jsonl"],
+     "--trace is for the detector: --repetition off does not use it"),
+    # An option the search would not use is refused, not ignored.
+    (["--fen", WAC_018, "--repetition", "off", "--compare"],
+     "--compare searches without the test and with it: give --repetition detector or "
+     "python-chess"),
+    (["--fen", WAC_018, "--repetition", "python-chess", "--backend", "cxxrtl"],
+     "--backend is for the detector: --repetition python-chess does not use it"),
+    (["--fen", WAC_018, "--repetition", "python-chess", "--port", "sim://"],
+     "--port is for the detector: --repetition python-chess does not use it"),
+    (["--fen", WAC_018, "--repetition", "off", "--upcoming"],
+     "--upcoming asks the repetition test: --repetition off has none"),
+    (["--fen", WAC_018, "--backend", "pysim", "--port", "sim://"],
+     "--backend and --port each name a detector: give one"),
+    (["--show", "NOT_KEPT"], "not a kept axon search --json output: it has no 'options', 'runs'"),
+    (["--show", "A_LIST"], "not a kept axon search --json output: a JSON list, not an object"),
 ])
-def test_bad_input_is_one_line(args, message, capsys):
-    args = [os.path.join(DATA, "diep_axon.pgn") if arg == "DIEP" else arg for arg in args]
+def test_bad_input_is_one_line(args, message, capsys, tmp_path):
+    (tmp_path / "not_kept.json").write_text('{"position": "x", "history_plies": 0}')
+    (tmp_path / "list.json").write_text('[1, 2]')
+    files = {"DIEP": os.path.join(DATA, "diep_axon.pgn"),
+             "NOT_KEPT": str(tmp_path / "not_kept.json"), "A_LIST": str(tmp_path / "list.json")}
+    args = [files.get(arg, arg) for arg in args]
     assert main(["search", *args, "-q"]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_backend_sim_is_pysim(capsys):
+    # The name the CHANGELOG and the docs give, as axon scan takes it.
+    assert main(["search", "--fen", WAC_018, "--depth", "1", "--backend", "sim", "-q"]) == 0
+    assert "detector (pysim)" in capsys.readouterr().out
+
+
+# Black has one legal move (Kb8): a search of a few nodes, for a link in simulation.
+ONE_MOVE = "k7/8/1K6/8/8/8/8/7R b - - 0 1"
+
+
+def _tree(stdout):
+    """The table's rows without the seconds column, and without the title."""
+    return [line.split()[:-1] for line in stdout.splitlines()
+            if line.split() and (line.split()[0].isdigit() or line.split()[0] == "all")]
+
+
+@pytest.mark.parametrize("port, depth", [("sim://icebreaker", 1), ("cxxrtl://icebreaker", 2)])
+def test_search_through_a_link_by_the_command_line(port, depth, tmp_path):
+    # The path a user takes: the installed script, --port, the board's own
+    # configuration from IDENTIFY, and a trace of every query.
+    if port.startswith("cxxrtl") and shutil.which("g++") is None:
+        pytest.skip("the CXXRTL board is compiled with g++, not on PATH")
+    trace = tmp_path / "t.jsonl.gz"
+    common = ["search", "--fen", ONE_MOVE, "--depth", str(depth), "-q"]
+    linked = subprocess.run([AXON, *common, "--port", port, "--trace", str(trace)],
+                            capture_output=True, text=True, timeout=600)
+    assert linked.returncode == 0 and linked.stderr == "", linked.stderr
+    chess_test = subprocess.run([AXON, *common, "--repetition", "python-chess"],
+                                capture_output=True, text=True, timeout=120)
+    assert _tree(linked.stdout) == _tree(chess_test.stdout)
+    assert f"detector (link {port})" in linked.stdout
+    queries = int(_tree(linked.stdout)[-1][-1])
+    assert len(read_trace(str(trace))) == queries > 0
 
 
 def _restore_sigint():
@@ -285,7 +354,8 @@ def test_ctrl_c_prints_the_finished_depths():
     process = subprocess.Popen([AXON, "search", "--fen", WAC_018, "--depth", "30", "-q"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                preexec_fn=_restore_sigint)
-    time.sleep(3)
+    # Long enough to load and finish depth 1 on a busy machine.
+    time.sleep(6)
     assert process.poll() is None
     os.killpg(process.pid, signal.SIGINT)
     stdout, stderr = process.communicate(timeout=30)
@@ -294,7 +364,7 @@ def test_ctrl_c_prints_the_finished_depths():
     assert b"\n    1 " in stdout
 
 
-# -- the kept runs of docs/search.md ----------------------------------------------
+# -- the kept runs of docs/search-experiment.md ----------------------------------------------
 
 KEPT_RUNS = sorted((DOCS_SEARCH.parent / "search").glob("*.json"))
 # What a run of the same search must reproduce, depth by depth.
@@ -305,6 +375,10 @@ DETERMINED = ("depth", "move", "score", "nodes", "terminal", "repetitions", "upc
 def _command(options, depth):
     argv = [] if options["pgn"] is None else [options["pgn"], "--game", str(options["game"])]
     for name in ("fen", "ply", "repetition", "backend", "port"):
+        # The detector's options only with the detector: the search refuses
+        # them with another test (a kept run records golden all the same).
+        if name in ("backend", "port") and options["repetition"] != "detector":
+            continue
         if options[name] is not None:
             argv += [f"--{name}", str(options[name])]
     argv += [f"--{name.replace('_', '-')}" for name in ("upcoming", "null_move", "compare")
@@ -384,7 +458,7 @@ def test_link_bytes_per_node():
 
 
 def test_kept_wac018_runs_are_one_tree():
-    """The depth-12 runs of docs/search.md: python-chess's test and the
+    """The depth-12 runs of docs/search-experiment.md: python-chess's test and the
     golden model's detector searched the same tree, depth by depth."""
     detector = json.loads((DOCS_SEARCH.parent / "search" / "wac018.json").read_text())
     chess_run = json.loads((DOCS_SEARCH.parent / "search" /

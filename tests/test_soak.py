@@ -169,3 +169,39 @@ def test_soak_parameters_are_checked():
         soak(0)
     with pytest.raises(ValueError, match=r"worker count must be a positive integer, not 0"):
         soak(10, workers=0)
+
+
+class _Stream:
+    def __init__(self, tty):
+        self.tty, self.text = tty, ""
+
+    def isatty(self):
+        return self.tty
+
+    def write(self, text):
+        self.text += text
+
+    def flush(self):
+        pass
+
+
+@pytest.mark.quick
+def test_soak_progress_in_a_log_is_lines():
+    from axon.sim.cli.soak import SoakProgress
+    now = [0.0]
+    log = _Stream(tty=False)
+    progress = SoakProgress(log, interval=30.0, clock=lambda: now[0])
+    for done in range(1, 5):
+        now[0] += 20.0
+        progress(done * 1000, 4000, 0)
+    progress.end()
+    # A line each 30 s, whole lines, and no carriage return.
+    assert log.text == "soak: 2000/4000 queries, 0 mismatches\n" \
+                       "soak: 4000/4000 queries, 0 mismatches\n"
+    # A terminal rewrites one line in place, ended once.
+    terminal = _Stream(tty=True)
+    progress = SoakProgress(terminal)
+    progress(1, 2, 0)
+    progress(2, 2, 0)
+    progress.end()
+    assert terminal.text == "\rsoak: 1/2 queries, 0 mismatches\rsoak: 2/2 queries, 0 mismatches\n"

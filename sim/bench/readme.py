@@ -362,7 +362,7 @@ def readme_tables(bench):
         sections.append(("docs/performance.md and docs/capacity.md: the chain list and the "
                          "key scan", _chain_list_and_key_scan_table(bench)))
     if "search_host" in bench:
-        sections.append(("docs/search.md: what the detector costs a search",
+        sections.append(("docs/search-experiment.md: what the detector costs a search",
                          _search_host_table(bench)))
     lines = [f"<!-- axon bench --readme: the run of {machine.get('date', '?')}, "
              f"{bench.get('seconds', '?')} s; Fmax of seed 1 in the board tables -->"]

@@ -220,8 +220,8 @@ class CountingTransport(Transport):
         self.inner.close()
 
 
-def _rate(board, test, depth):
-    engine = Engine(board, [], test)
+def _rate(start, test, depth):
+    engine = Engine(start, [], test)
     results = list(engine.iterate(depth))
     nodes = sum(result.nodes for result in results)
     seconds = sum(result.seconds for result in results)
@@ -234,23 +234,23 @@ def host_rates(log=print, depths=RATE_DEPTHS, links=("sim://icebreaker",)):
     """Nodes per second of the WAC.018 search with each repetition test, in
     one run; and over each link, the bytes per node and the node rate the
     link's bytes allow at :data:`LINK_BAUD`."""
-    board = chess.Board(WAC_018)
+    start = chess.Board(WAC_018)
     rates = {}
     for name, make in (("off", NoTest), ("python-chess", ChessTest),
                        ("golden", lambda: DetectorTest(GoldenSession(CONFIG))),
                        ("cxxrtl", None)):
         if name == "cxxrtl":
             with CxxrtlSession(CONFIG) as session:
-                rates[name] = _rate(board, DetectorTest(session), depths["host"])
+                rates[name] = _rate(start, DetectorTest(session), depths["host"])
         else:
-            rates[name] = _rate(board, make(), depths["host"])
+            rates[name] = _rate(start, make(), depths["host"])
         log(f"search rate {name}: {rates[name]['nodes_per_second']} nodes/s")
     for url in links:
         with CountingTransport(open_transport(url)) as transport:
             link = Board(transport)
             link.identify()
             transport.sent = transport.received = 0
-            figures = _rate(board, DetectorTest(link), depths["link"])
+            figures = _rate(start, DetectorTest(link), depths["link"])
         per_node = (transport.sent + transport.received) / figures["nodes"]
         figures.update(bytes_sent=transport.sent, bytes_received=transport.received,
                        bytes_per_node=round(per_node, 2),

@@ -18,7 +18,8 @@ from ..backends.link import (SIMULATED_SCHEMES, Board, LinkError, LinkTimeout,
                              ProtocolVersionError, open_transport, simulated_config)
 from ..backends.cxxrtl import CxxrtlError
 from .args import CONFIG_OPTIONS, GameStream, finish_skipped, warn_unpooled
-from .simulate import AnswerWriter, Progress, answered_games
+from .answers import AnswerWriter, answered_games
+from .progress import Progress
 
 
 __all__ = ["QueryError", "run_query"]

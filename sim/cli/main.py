@@ -11,6 +11,7 @@ status is 2 if anything was skipped. Games are numbered from 1 in file order.
 """
 
 import argparse
+import errno
 import gc
 import os
 import signal
@@ -22,9 +23,13 @@ from ...boards.platforms import BOARDS, DEFAULT_BOARD
 from .args import (ALL_RULES, COUNT_LIMIT_MAX, EXIT_INTERRUPTED, SIM_RULES, GameStream,
                    UsageError, add_layout, add_pgn_input, check_output_file, config_from,
                    finish_skipped, load_input, warn_unpooled)
-from . import bench, board, export, prove, search, simulate, soak
+from . import bench, board, export, prove, search, soak
 from .report import EXPLAIN_CHOICES, report_command
-from .simulate import BACKEND_ALIASES, BACKENDS, JSONL_KEYS
+from .answers import JSONL_KEYS
+from .backends import BACKENDS, backend_name
+from .explain import explain as explain_command
+from .scan import scan as scan_command
+from .verify import verify as verify_command
 from ...hdl.params import SHIPPED
 from ...hdl.version import VERSION
 
@@ -64,17 +69,12 @@ with --rules paper the knight swap of Figure 5 gives exactly Table 2's rows.
 """
 
 
-def _backend_name(name):
-    """``--backend``'s value: ``sim``, the name it had first, is ``pysim``."""
-    return BACKEND_ALIASES.get(name, name)
-
-
 def _add_common(parser, *, backend=None):
     add_pgn_input(parser)
     if backend is not None:
         # Unset means the command's default, or pysim when --vcd asks for a waveform.
         parser.add_argument("--backend", choices=tuple(BACKENDS), default=None,
-                            type=_backend_name,
+                            type=backend_name,
                             help=f"golden model, RTL in Amaranth's simulator (pysim; sim is "
                                  f"another name for it), or RTL compiled with CXXRTL and g++ "
                                  f"(default {backend}; pysim with --vcd)")
@@ -258,17 +258,22 @@ def _run(options):
         _check_options(options)
         if options.command == "explain":
             found = load_input(options.command, options)
-            return simulate.explain(_pick(found, options), options.ply, options)
+            return explain_command(_pick(found, options), options.ply, options)
         # Games are answered as they are read; bad input ends the run where
         # it is found, after the rows of the games before it.
         games = GameStream(options.command, options)
         if options.command == "report":
             return finish_skipped(options.command, report_command(options, games), games)
-        run = simulate.scan if options.command == "scan" else simulate.verify
+        run = scan_command if options.command == "scan" else verify_command
         return finish_skipped(options.command, run(games, options), games)
     except (UsageError, GameError) as error:
         print(f"axon {options.command}: error: {error}", file=sys.stderr)
         return 2
+
+
+# A write that failed for want of room: the disk or the quota is full, or the
+# file is too large.
+OUTPUT_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
 
 def _ignore_unraisable(unraisable):
@@ -343,6 +348,17 @@ def main(argv=None, *, reopen_closed_streams=True):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return code if code is not None else getattr(options, "status", 0)
+    except OSError as error:
+        # `axon scan ... >/dev/full`: the output cannot be written. Say so in
+        # one line, and point stdout at /dev/null so that the interpreter's
+        # final flush of what is left does not fail again.
+        if error.errno not in OUTPUT_FULL:
+            raise
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        print(f"axon {options.command}: error: cannot write the output: "
+              f"{os.strerror(error.errno)}", file=sys.stderr)
+        return 1
     finally:
         if quiet_collection is not None:
             gc.collect()

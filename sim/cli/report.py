@@ -31,7 +31,9 @@ from ..backends.session import GoldenSession
 from ..model.explain_html import game_page, ply_section
 from ..model.games import plural
 from .args import check_output_file
-from .simulate import AnswerWriter, Progress, answered_games, explain_ply, ply_record
+from .answers import AnswerWriter, answered_games, ply_record
+from .explain import explain_ply
+from .progress import Progress
 
 
 __all__ = ["write_report", "EXPLAIN_CHOICES"]
@@ -43,9 +45,10 @@ _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; }
 .summary { background: #f3f3f3; padding: .6em 1em; }
 .strip { display: flex; flex-wrap: wrap; gap: 2px; margin: .3em 0 1em; align-items: center; }
-.ply { width: 1.6em; height: 1.6em; font-size: .7em; display: flex; align-items: center;
-       justify-content: center; background: #e8e8e8; color: #444; text-decoration: none;
-       box-sizing: border-box; }
+.ply { min-width: 2.4em; height: 1.7em; padding: 0 .25em; font-size: .75em; display: flex;
+       align-items: center; justify-content: center; background: #e8e8e8; color: #222;
+       text-decoration: none; box-sizing: border-box; white-space: nowrap; }
+.ply sup { font-size: .7em; margin-left: .1em; }
 .n { font-size: .6em; color: #888; margin-left: .4em; min-width: 1.4em; text-align: right; }
 .repetition { background: #f2c14e; } .threefold { background: #e07a2f; color: #fff; }
 .fivefold { background: #b3261e; color: #fff; } .draw { outline: 2px solid #5b3fd1; }
@@ -57,13 +60,15 @@ body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; }
 """
 
 _LEGEND = ('<p class="legend">'
-           '<span class="ply repetition">2</span>the position repeats (how many times before) '
-           '<span class="ply threefold">2</span>threefold repetition '
-           '<span class="ply fivefold">4</span>fivefold '
-           '<span class="ply draw">&nbsp;</span>a draw for the search '
-           '<span class="ply upcoming">&nbsp;</span>a move can repeat at once (upcoming) '
-           '<span class="ply fifty">&nbsp;</span>fifty-move rule '
-           '<span class="ply overflow">&nbsp;</span>overflow (the answer may miss one) '
+           'Each cell is a ply, its move in SAN. '
+           '<span class="ply repetition">Nf3<sup>2</sup></span>the position repeats (the '
+           'small figure: how many times before) '
+           '<span class="ply threefold">Nf3<sup>2</sup></span>threefold repetition '
+           '<span class="ply fivefold">Nf3<sup>4</sup></span>fivefold '
+           '<span class="ply draw">Nf3</span>a draw for the search '
+           '<span class="ply upcoming">Nf3</span>a move can repeat at once (upcoming) '
+           '<span class="ply fifty">Nf3</span>fifty-move rule '
+           '<span class="ply overflow">Nf3</span>overflow (the answer may miss one) '
            '<span class="n">12</span>move number. A cell may carry several at once.</p>')
 
 
@@ -193,14 +198,18 @@ def _answer_games(games, options, session, counter, body, files, progress, count
             if number is not None:
                 body.write(f'<span class="n">{number}</span>')
             classes = " ".join(["ply", *_classes(record)])
-            label = str(record["count"]) if record["repetition"] else ""
+            # The move itself, so that a chess player reads the strip without
+            # hovering; a repetition's count of earlier occurrences beside it.
+            label = html.escape(game.sans[ply - 1]) + \
+                (f"<sup>{record['count']}</sup>" if record["repetition"] else "")
             tip = html.escape(_tooltip(game, record), quote=True)
             linked, steps = _explained(record, options.explain)
             if linked:
                 shown = explain_ply(game, ply, options, window=answer.window,
                                     board=board.copy(stack=False), result=answer.result,
                                     steps=steps)
-                sections.append(ply_section(shown, game=game, ply=ply, steps=steps))
+                sections.append(ply_section(shown, game=game, ply=ply, steps=steps,
+                                            pgn=options.pgn))
                 counts["explained"] += 1
                 body.write(f'<a class="{classes}" href="{link_base}#ply-{ply}" '
                            f'title="{tip}">{label}</a>')

@@ -22,7 +22,7 @@ from ..engine.trace import TraceWriter
 from ..model.games import GameError, display_name, plural
 from .args import EXIT_INTERRUPTED, UsageError, check_output_file, config_from, int_at_least, \
     load_input
-from .simulate import BACKENDS
+from .backends import BACKENDS, backend_name
 
 
 __all__ = ["register", "search_command", "REPETITION_TESTS"]
@@ -62,9 +62,12 @@ def register(commands):
                         help="search to 1, 2, ... D plies (default 6)")
     parser.add_argument("--repetition", choices=REPETITION_TESTS, default="detector",
                         help="the repetition test at every node (default detector)")
-    parser.add_argument("--backend", choices=tuple(BACKENDS), default="golden",
-                        help="the detector: golden model, RTL in Amaranth's simulator, or "
-                             "RTL compiled with CXXRTL (default golden)")
+    # Unset (None) is golden, so that a --backend the search would not use is refused.
+    parser.add_argument("--backend", choices=tuple(BACKENDS), default=None,
+                        type=backend_name,
+                        help="the detector: golden model, RTL in Amaranth's simulator (pysim; "
+                             "sim is another name for it), or RTL compiled with CXXRTL "
+                             "(default golden)")
     parser.add_argument("--port", metavar="URL",
                         help="the detector of a board over the link instead: a serial port, "
                              "sim://BOARD or cxxrtl://BOARD")
@@ -78,29 +81,26 @@ def register(commands):
                              "print the shrinkage")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--trace", metavar="FILE",
-                        help="write one JSON row per detector query (.jsonl, or .jsonl.gz)")
+                        help="write the search's start, then one JSON row per detector query "
+                             "with its path (.jsonl, or .jsonl.gz)")
     parser.add_argument("--show", metavar="JSON",
                         help="search nothing: print the table of a kept --json output")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     parser.set_defaults(func=search_command)
 
 
-class SearchError(Exception):
-    """The detector or its link failed; exit status 1."""
-
-
 def root_from(options):
-    """``(start board, game history, description)`` of the options."""
+    """``(start position, game history, description)`` of the options."""
     if options.fen is not None:
         if options.pgn is not None:
             raise UsageError("give --fen or GAME.pgn, not both")
         try:
-            board = chess.Board(options.fen)
+            start = chess.Board(options.fen)
         except ValueError as error:
             raise UsageError(f"--fen {options.fen!r}: {error}") from None
-        if not board.is_valid():
+        if not start.is_valid():
             raise UsageError(f"--fen {options.fen!r}: not a legal position")
-        return board, [], options.fen
+        return start, [], options.fen
     if options.pgn is None:
         raise UsageError("give the position: --fen FEN, or GAME.pgn --game G --ply N")
     options.keep_going = False
@@ -117,6 +117,25 @@ def root_from(options):
     return game.board, game.moves[:ply], f"{name} {game.label} after ply {ply}"
 
 
+def check_options(options):
+    """Refuse an option the search would not use, in one line; then unset
+    ``--backend`` is the golden model, for the detector."""
+    given = [name for name, value in (("--backend", options.backend), ("--port", options.port),
+                                      ("--trace", options.trace)) if value is not None]
+    if options.repetition != "detector" and given:
+        raise UsageError(f"{given[0]} is for the detector: --repetition "
+                         f"{options.repetition} does not use it")
+    if options.repetition == "off" and options.upcoming:
+        raise UsageError("--upcoming asks the repetition test: --repetition off has none")
+    if options.compare and options.repetition == "off":
+        raise UsageError("--compare searches without the test and with it: give "
+                         "--repetition detector or python-chess")
+    if options.backend is not None and options.port is not None:
+        raise UsageError("--backend and --port each name a detector: give one")
+    if options.backend is None and options.repetition == "detector":
+        options.backend = "golden"
+
+
 def detector_session(options):
     """The detector session ``--backend`` or ``--port`` asks for."""
     if options.port is not None:
@@ -124,10 +143,8 @@ def detector_session(options):
             transport = open_transport(options.port, log=None if options.quiet else _say)
         except (TypeError, ValueError) as error:
             raise UsageError(f"--port {options.port}: {error}") from None
-        board = Board(transport)
-        # A simulated board knows its configuration; a real one is taken at its word.
-        board.config = getattr(transport, "config", None)
-        return board, f"link {options.port}"
+        # The board reports its configuration (IDENTIFY), simulated or real.
+        return Board(transport), f"link {options.port}"
     # --depth is the search's here; the detector is the shipped configuration.
     config = config_from(argparse.Namespace(), gateware=options.backend != "golden")
     extra = {"log": _say} if options.backend == "cxxrtl" and not options.quiet else {}
@@ -235,7 +252,11 @@ def format_table(runs, compare, upcoming=False):
 
 def _rate(run):
     total = _totals(run["depths"])
-    return round(total["nodes"] / total["seconds"]) if total["seconds"] else None
+    if not total["seconds"]:
+        return None
+    rate = total["nodes"] / total["seconds"]
+    # A link in simulation searches a few nodes a second: keep a decimal there.
+    return round(rate) if rate >= 10 else round(rate, 1)
 
 
 # The options a --json output keeps, so that its search can be run again.
@@ -243,15 +264,24 @@ KEPT_OPTIONS = ("fen", "pgn", "game", "ply", "depth", "repetition", "backend", "
                 "upcoming", "null_move", "compare")
 
 
+# The keys of a --json output that --show reads.
+KEPT_KEYS = ("position", "history_plies", "options", "runs")
+
+
 def show_command(options, out):
     """``--show``: the table of a kept ``--json`` output."""
     try:
         with open(options.show) as file:
             document = json.load(file)
+        if not isinstance(document, dict):
+            raise ValueError(f"a JSON {type(document).__name__}, not an object")
+        missing = [key for key in KEPT_KEYS if key not in document]
+        if missing:
+            raise ValueError(f"it has no {', '.join(repr(key) for key in missing)}")
         kept = argparse.Namespace(json=False, **document["options"])
         runs = document["runs"]
         where, history = document["position"], document["history_plies"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except (OSError, ValueError, TypeError) as error:
         print(f"axon search: error: --show {options.show}: not a kept axon search --json "
               f"output: {getattr(error, 'strerror', None) or error}", file=sys.stderr)
         return 2
@@ -266,6 +296,7 @@ def search_command(options, out=None):
     session = trace = None
     runs, interrupted = [], False
     try:
+        check_options(options)
         if options.trace:
             check_output_file("--trace", options.trace)
         start, history, where = root_from(options)
@@ -286,8 +317,6 @@ def search_command(options, out=None):
             tests.append(("python-chess", ChessTest()))
         else:
             tests.append(("off", NoTest()))
-        if options.trace and trace is None:
-            raise UsageError("--trace records detector queries: it needs --repetition detector")
         engines = []
         for label, test in tests:
             try:
@@ -350,5 +379,5 @@ def _write(out, options, where, history, runs, interrupted):
     if runs and runs[0]["depths"]:
         out.write(format_table(runs, compare, options.upcoming))
         rates = ", ".join(f"{run['label']} {run['nodes_per_second']:,}"
-                          for run in runs if run["nodes_per_second"])
+                          for run in runs if run["nodes_per_second"] is not None)
         out.write(f"nodes per second: {rates}\n")

@@ -1,6 +1,7 @@
 """``axon soak``: random queries on the compiled gateware against the golden model."""
 
 import sys
+import time
 
 from ..backends.cxxrtl import CxxrtlError
 from ..verify.linksoak import run_link_soak
@@ -50,11 +51,39 @@ def register(subparsers):
     parser.set_defaults(func=main_soak)
 
 
+class SoakProgress:
+    """The soak's progress on stderr: on a terminal one line rewritten in
+    place; anywhere else (a log file, CI) a plain line at most once every
+    ``interval`` seconds, so that a log reads line by line."""
+
+    def __init__(self, stream=None, interval=30.0, clock=time.monotonic):
+        self.stream = sys.stderr if stream is None else stream
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.interval, self.clock = interval, clock
+        self.last = clock()
+        self.shown = False
+
+    def __call__(self, done, total, mismatches):
+        text = f"soak: {done}/{total} queries, {mismatches} mismatches"
+        if self.tty:
+            self.stream.write("\r" + text)
+            self.shown = True
+        elif self.clock() - self.last >= self.interval:
+            self.last = self.clock()
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def end(self):
+        """End the terminal's line, if one was shown."""
+        if self.shown:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.shown = False
+
+
 def main_soak(args):
     """Run ``axon soak`` with parsed ``args``; print the report; return the exit status."""
-    def progress(done, total, mismatches):
-        print(f"\rsoak: {done}/{total} queries, {mismatches} mismatches",
-              end="", file=sys.stderr, flush=True)
+    progress = SoakProgress()
 
     def log(line):
         print(f"soak: {line}", file=sys.stderr, flush=True)
@@ -76,12 +105,10 @@ def main_soak(args):
                       progress=None if args.quiet else progress, netlist=args.netlist,
                       log=None if args.quiet else log)
     except (CxxrtlError, ValueError, TypeError) as error:
-        if not args.quiet:
-            print(file=sys.stderr)
+        progress.end()
         print(f"axon soak: error: {error}", file=sys.stderr)
         return 2
-    if not args.quiet:
-        print(file=sys.stderr)
+    progress.end()
     print(report.summary())
     if report.build_info is not None:
         info = report.build_info

@@ -19,6 +19,7 @@ value first (Stockfish's upcoming-repetition cutoff). With ``null_move``, a
 null move (a barrier for the repetition test) prunes as AXON did.
 """
 
+import contextlib
 import time
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
@@ -29,7 +30,7 @@ if TYPE_CHECKING:       # for the annotations only: the engine takes any of them
     from .repetition import ChessTest, DetectorTest, NoTest
 
 
-__all__ = ["DRAW", "MATE", "DepthResult", "Engine", "evaluate", "format_score"]
+__all__ = ["DRAW", "MATE", "DepthResult", "Engine", "evaluate", "format_score", "game_over"]
 
 DRAW = 0
 MATE = 1_000_000
@@ -69,6 +70,26 @@ def format_score(score):
         moves = (MATE - abs(score) + 1) // 2
         return f"#{moves}" if score > 0 else f"#-{moves}"
     return f"{score / 100:+.2f}"
+
+
+def game_over(board: chess.Board) -> Optional[str]:
+    """Why the game is over at ``board``, in words, or ``None`` if it is not
+    (a draw that must be claimed does not end it)."""
+    outcome = board.outcome(claim_draw=False)
+    if outcome is None:
+        return None
+    side = "White" if board.turn == chess.WHITE else "Black"
+    moves = board.legal_moves.count()
+    reasons = {
+        chess.Termination.CHECKMATE: f"checkmate ({side} is mated)",
+        chess.Termination.STALEMATE: f"stalemate ({side} has no legal move and is not in check)",
+        chess.Termination.INSUFFICIENT_MATERIAL:
+            f"a dead draw (neither side has the material to mate), though {side} has "
+            f"{moves} legal move{'s' if moves != 1 else ''}",
+        chess.Termination.SEVENTYFIVE_MOVES: "drawn by the 75-move rule",
+        chess.Termination.FIVEFOLD_REPETITION: "drawn by fivefold repetition",
+    }
+    return reasons.get(outcome.termination, f"over ({outcome.termination.name.lower()})")
 
 
 def _capture_order(board, move):
@@ -132,8 +153,10 @@ class Engine:
         self.root_board = board.copy(stack=False)
         for move in history:
             self.root_board.push(move)
-        if self.root_board.is_game_over(claim_draw=False):
-            raise ValueError(f"the position {self.root_board.fen()} has no move to search")
+        over = game_over(self.root_board)
+        if over:
+            raise ValueError(f"the position {self.root_board.fen()} is {over}; nothing to "
+                             f"search")
         self.test = test
         self.upcoming = upcoming
         self.null_move = null_move
@@ -157,7 +180,8 @@ class Engine:
         self._root_done, self._root_moves = 0, 0
         # The last iteration's principal variation is searched first.
         self._follow = self._pv
-        score = self._node(depth, -INFINITY, INFINITY, 0, True, True)
+        self._pv_at = {}
+        score = self._node(depth, -INFINITY, INFINITY, 0, on_pv=True, null_ok=False, root=True)
         self._pv = self._pv_at[0]
         move = self._pv[0] if self._pv else None
         return DepthResult(depth=depth, move=self.root_board.san(move) if move else None,
@@ -168,13 +192,19 @@ class Engine:
 
     # -- the tree -------------------------------------------------------------
 
-    def _push(self, move):
+    @contextlib.contextmanager
+    def _played(self, move):
+        """``move`` made on the board and told to the test for the ``with``
+        block, and taken back however the block ends."""
         self.test.push(self.board, move)
-        self.board.push(move)
-
-    def _pop(self):
-        self.board.pop()
-        self.test.pop()
+        try:
+            self.board.push(move)
+            try:
+                yield
+            finally:
+                self.board.pop()
+        finally:
+            self.test.pop()
 
     def _ordered(self, moves, hint):
         board = self.board
@@ -194,62 +224,60 @@ class Engine:
                 self._shown = now
                 self.progress(self._depth, self.nodes, self._root_done, self._root_moves)
 
-    def _node(self, depth, alpha, beta, ply, on_pv, null_ok):
+    def _terminal(self, score):
+        """A node searched no further: counted, and its score returned."""
+        self.terminal += 1
+        return score
+
+    def _node(self, depth, alpha, beta, ply, *, on_pv=False, null_ok=True, root=False):
         """Negamax, fail-soft; ``depth <= 0`` is the quiescence search.
-        ``on_pv``: the path so far is the last principal variation's;
-        ``null_ok``: the move into this node was not a null move."""
+
+        ``root``: the position searched, which the repetition test is not
+        asked about; ``on_pv``: the path so far is the last principal
+        variation's; ``null_ok``: a null move may be tried here (not after
+        one, not at the root)."""
         board = self.board
         self.nodes += 1
         self._tick()
-        if ply == 0:
-            self._pv_at = {}
         self._pv_at[ply] = []
-        if ply > 0:
+        if not root:
             if self.test.is_draw(board):
                 self.repetitions += 1
-                self.terminal += 1
-                return DRAW
+                return self._terminal(DRAW)
             if self.upcoming and alpha < DRAW and self.test.upcoming_draw(board):
                 self.cutoffs += 1
                 alpha = DRAW
                 if alpha >= beta:
-                    self.terminal += 1
-                    return alpha
+                    return self._terminal(alpha)
         hint = self._follow[ply] if on_pv and ply < len(self._follow) else None
         if depth <= 0:
             best = evaluate(board)
             if best >= beta or ply >= MAX_SEARCH_PLY:
-                self.terminal += 1
-                return best
+                return self._terminal(best)
             alpha = max(alpha, best)
             moves = self._ordered([move for move in board.legal_moves
                                    if board.is_capture(move) or move.promotion], hint)
         else:
             in_check = board.is_check()
-            if (self.null_move and null_ok and ply > 0 and depth >= NULL_MIN_DEPTH
-                    and not in_check and self._has_pieces()):
-                self._push(chess.Move.null())
-                score = -self._node(depth - 1 - NULL_REDUCTION, -beta, -beta + 1, ply + 1,
-                                    False, False)
-                self._pop()
+            if (self.null_move and null_ok and depth >= NULL_MIN_DEPTH and not in_check
+                    and self._has_pieces()):
+                with self._played(chess.Move.null()):
+                    score = -self._node(depth - 1 - NULL_REDUCTION, -beta, -beta + 1, ply + 1,
+                                        null_ok=False)
                 if score >= beta:
                     return score
             moves = self._ordered(list(board.legal_moves), hint)
-            if not moves:
-                self.terminal += 1
-                return -MATE + ply if in_check else DRAW
             best = -INFINITY
-        if ply == 0:
-            self._root_moves = len(moves)
+            if not moves:
+                best = -MATE + ply if in_check else DRAW
         if not moves:
-            self.terminal += 1
-            return best
-        for move in moves:
-            self._push(move)
-            score = -self._node(depth - 1, -beta, -alpha, ply + 1, on_pv and move == hint, True)
-            self._pop()
-            if ply == 0:
-                self._root_done += 1
+            return self._terminal(best)
+        for done, move in enumerate(moves):
+            if root:
+                self._root_done, self._root_moves = done, len(moves)
+            with self._played(move):
+                score = -self._node(depth - 1, -beta, -alpha, ply + 1,
+                                    on_pv=on_pv and move == hint)
             if score > best:
                 best = score
                 if score > alpha:

@@ -1,17 +1,20 @@
 """``axon search --trace``: one JSON row per detector query, and its check.
 
-Each row says where the query was asked and what the detector answered, in
-terms anyone can check with python-chess alone:
+The first row says what was searched, once: ``fen``, the start position
+(before the game history); ``history``, the game's moves from there
+(space-separated UCI moves); ``root``, their number of plies (as ``--root``
+and ``[Root "N"]`` count). Each row after it is one query, in terms anyone
+can check with python-chess alone:
 
-* ``fen``: the start position (before the game history);
-* ``moves``: the line from there, space-separated UCI moves, ``0000`` for a
-  null move: the game history, then the search path to the node;
-* ``root``: plies of game history (as ``--root`` and ``[Root "N"]`` count);
+* ``path``: the search path from the root to the node, space-separated UCI
+  moves, ``0000`` for a null move;
 * ``count_limit``: the query's count limit;
 * ``repetition``, ``draw``, ``count``, ``distance``: the answer, with the keys
   of ``axon scan --jsonl``.
 
-A name ending in ``.gz`` is written gzip-compressed.
+:func:`read_trace` gives each query's row whole again, with the start
+position and the whole line (``fen``, ``moves``, ``root``). A name ending in
+``.gz`` is written gzip-compressed.
 """
 
 import gzip
@@ -22,8 +25,12 @@ import chess
 from ..model.oracle import oracle_answers
 
 
-__all__ = ["TRACE_KEYS", "TraceWriter", "read_trace", "check_trace"]
+__all__ = ["SEARCH_KEYS", "QUERY_KEYS", "TRACE_KEYS", "TraceWriter", "read_trace",
+           "check_trace"]
 
+# The first row's keys, a query row's, and a row as read_trace gives it.
+SEARCH_KEYS = ("fen", "history", "root")
+QUERY_KEYS = ("path", "count_limit", "repetition", "draw", "count", "distance")
 TRACE_KEYS = ("fen", "moves", "root", "count_limit", "repetition", "draw", "count", "distance")
 
 
@@ -40,14 +47,20 @@ class TraceWriter:
     def __init__(self, path):
         self.path = path
         self.rows = 0
+        self._started = False
         self._file = _open(path, "w")
 
     def record(self, test, top, count_limit, occupancy, result):
-        row = {"fen": test.start_fen,
-               "moves": " ".join(test.line[:test.history_plies + top - test.root]),
-               "root": test.history_plies, "count_limit": count_limit,
-               "repetition": result.repetition, "draw": result.draw,
-               "count": result.count, "distance": result.distance}
+        history = test.history_plies
+        if not self._started:
+            # The search's start, once: every query shares it.
+            self._file.write(json.dumps({"fen": test.start_fen,
+                                         "history": " ".join(test.line[:history]),
+                                         "root": history}) + "\n")
+            self._started = True
+        row = {"path": " ".join(test.line[history:history + top - test.root]),
+               "count_limit": count_limit, "repetition": result.repetition,
+               "draw": result.draw, "count": result.count, "distance": result.distance}
         self._file.write(json.dumps(row) + "\n")
         self.rows += 1
 
@@ -56,9 +69,22 @@ class TraceWriter:
 
 
 def read_trace(path):
-    """The rows of a trace file, as dicts."""
+    """The query rows of a trace file, each whole (:data:`TRACE_KEYS`): the
+    search's start position, its whole line (game history, then the path)
+    and its root, with the query's count limit and answer."""
+    rows, search = [], None
     with _open(path, "r") as file:
-        return [json.loads(line) for line in file if line.strip()]
+        for line in file:
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            if "fen" in record:
+                search = record
+                continue
+            moves = " ".join(part for part in (search["history"], record["path"]) if part)
+            rows.append({"fen": search["fen"], "moves": moves, "root": search["root"],
+                         **{key: record[key] for key in QUERY_KEYS if key != "path"}})
+    return rows
 
 
 def check_trace(rows):

@@ -19,6 +19,7 @@ the page opens offline; without script the rows and the answer are still there.
 import html
 import json
 import re
+import shlex
 
 import chess
 import chess.svg
@@ -254,9 +255,11 @@ def plain_rule(row):
     return text[:1].upper() + text[1:] + "."
 
 
-def ply_section(shown, *, game, ply, steps=True):
+def ply_section(shown, *, game, ply, steps=True, pgn="GAMES.pgn"):
     """One explained ply as a ``<section>`` (a string): the answer, the board
-    drawn by the page's script, and (with ``steps``) the rows, one a step."""
+    drawn by the page's script, and (with ``steps``) the rows, one a step;
+    without them, the ``axon explain`` command that writes them for the
+    file ``pgn``."""
     explanation = shown.explanation
     title, *answer_lines = shown.heading
     result = explanation.result
@@ -285,8 +288,9 @@ def ply_section(shown, *, game, ply, steps=True):
         parts.append(_rows_table(explanation, shown.labels))
     else:
         parts.append("<p>The steps of this ply are not written here (<code>axon report "
-                     "--explain all</code> writes them, as does <code>axon explain "
-                     f"--game {game.number} --ply {ply} --html FILE</code>).</p>")
+                     "--explain all</code> writes them, as does <code>"
+                     + html.escape(f"axon explain {shlex.quote(pgn)} --game {game.number} "
+                                   f"--ply {ply} --html FILE") + "</code>).</p>")
     parts.append("</div></div></section>")
     return "\n".join(parts)
 
