@@ -180,7 +180,7 @@ class Engine:
         self._root_done, self._root_moves = 0, 0
         # The last iteration's principal variation is searched first.
         self._follow = self._pv
-        self._pv_at = {}
+        self._pv_at: Dict[int, List[chess.Move]] = {}
         score = self._node(depth, -INFINITY, INFINITY, 0, on_pv=True, null_ok=False, root=True)
         self._pv = self._pv_at[0]
         move = self._pv[0] if self._pv else None
