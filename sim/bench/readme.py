@@ -359,8 +359,8 @@ def readme_tables(bench):
         ("docs/upcoming.md: the upcoming block's cost", _upcoming_table(bench)),
     ]
     if "hardware_peers" in bench:
-        sections.append(("docs/performance.md and docs/capacity.md: the chain list and the "
-                         "key scan", _chain_list_and_key_scan_table(bench)))
+        sections.append(("README.md, docs/performance.md and docs/capacity.md: the chain "
+                         "list and the key scan", _chain_list_and_key_scan_table(bench)))
     if "search_host" in bench:
         sections.append(("docs/search-experiment.md: what the detector costs a search",
                          _search_host_table(bench)))
