@@ -13,10 +13,11 @@ __all__ = ["register"]
 def register(subparsers):
     """Add ``prove`` to an argparse subparsers object."""
     parser = subparsers.add_parser(
-        "prove", help="run the formal proofs (SymbiYosys + z3)",
+        "prove", help="run the formal proofs (SymbiYosys, z3 and yices)",
         description="Prove the detector's and the host link's safety properties with "
-                    "SymbiYosys and z3 (k-induction where it converges, bounded model "
-                    "checking from reset elsewhere). Prints one line per property: its "
+                    "SymbiYosys's smtbmc, with z3 and yices (k-induction where it "
+                    "converges, bounded model checking from reset elsewhere). Prints one "
+                    "line per property: its "
                     "name, 'proven k=N' (k-induction of length N), 'bounded N' (N clocks "
                     "from power-up) or 'FAILED', SymbiYosys's time, and what it says. "
                     "Exit status: 0 if every property holds, 1 if any fails, 2 if the "
