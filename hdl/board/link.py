@@ -1,3 +1,7 @@
+# amaranth: UnusedElaboratable=no
+# (The receiver's CRC processor is made with the receiver, for its
+# observation view; it is used when the receiver is. A receiver made and
+# never elaborated is still reported, where it was made.)
 """Gateware half of the host link: frame receiver, command executor, frame sender.
 
 The frame format both halves share is in :mod:`axon.hdl.board.protocol`, the
