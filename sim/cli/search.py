@@ -25,7 +25,8 @@ from .args import EXIT_INTERRUPTED, UsageError, check_output_file, config_from, 
 from .backends import BACKENDS, backend_name
 
 
-__all__ = ["register", "search_command", "REPETITION_TESTS"]
+__all__ = ["register", "search_command", "REPETITION_TESTS", "KEPT_OPTIONS", "check_options",
+           "detector_session", "search_document", "nodes_per_second", "is_suite"]
 
 REPETITION_TESTS = ("off", "detector", "python-chess")
 
@@ -51,10 +52,12 @@ def register(commands):
                     "quiescence on captures and promotions, material and pawn advance) "
                     "and ask the repetition test at every node.",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("pgn", nargs="?", metavar="GAME.pgn",
-                        help="a PGN file whose game --game, after --ply plies, is the root")
+    parser.add_argument("pgn", nargs="?", metavar="GAME.pgn|SUITE.epd",
+                        help="a PGN file whose game --game, after --ply plies, is the root; "
+                             "or an EPD file (.epd): search each of its positions")
     parser.add_argument("--fen", help="the root position, without game history")
-    parser.add_argument("--game", type=int_at_least(1), default=1, metavar="G",
+    # Unset (None) is game 1, so that --game with a suite is refused.
+    parser.add_argument("--game", type=int_at_least(1), default=None, metavar="G",
                         help="the game, from 1 in file order (default 1)")
     parser.add_argument("--ply", type=int_at_least(0), default=None, metavar="N",
                         help="the game's first N plies are game history (default: all)")
@@ -71,6 +74,10 @@ def register(commands):
     parser.add_argument("--port", metavar="URL",
                         help="the detector of a board over the link instead: a serial port, "
                              "sim://BOARD or cxxrtl://BOARD")
+    parser.add_argument("--jobs", type=int_at_least(1), default=None, metavar="N",
+                        help="with SUITE.epd: search N positions at once, each with its own "
+                             "detector (N processes, or N detectors of the --port board) "
+                             "(default 1)")
     parser.add_argument("--upcoming", action="store_true",
                         help="cut alpha to the draw value where the side to move can reach "
                              "a draw by repetition in one move (Stockfish's cutoff)")
@@ -106,6 +113,8 @@ def root_from(options):
     options.keep_going = False
     found = load_input("search", options)
     name = display_name(options.pgn)
+    if options.game is None:
+        options.game = 1
     game = next((game for game in found.games if game.number == options.game), None)
     if game is None:
         raise GameError(f"{name}: --game {options.game} is out of range: the file has "
@@ -250,7 +259,8 @@ def format_table(runs, compare, upcoming=False):
     return "\n".join([title.rstrip()] + lines) + "\n"
 
 
-def _rate(run):
+def nodes_per_second(run):
+    """A run's nodes per second over its depths (``None`` without time)."""
     total = _totals(run["depths"])
     if not total["seconds"]:
         return None
@@ -289,10 +299,22 @@ def show_command(options, out):
     return 0
 
 
+def is_suite(path):
+    """Whether the positional file is a test suite (EPD) rather than a game."""
+    return path is not None and path.lower().endswith(".epd")
+
+
 def search_command(options, out=None):
     out = sys.stdout if out is None else out
     if options.show is not None:
         return show_command(options, out)
+    if is_suite(options.pgn):
+        # Imported here: the suite's command builds on this module's.
+        from .suite import suite_command
+        return suite_command(options, out)
+    if options.jobs not in (None, 1):
+        print("axon search: error: --jobs is for a suite: give SUITE.epd", file=sys.stderr)
+        return 2
     session = trace = None
     runs, interrupted = [], False
     try:
@@ -340,7 +362,7 @@ def search_command(options, out=None):
         finished = min(len(run["depths"]) for run in runs)
         for run in runs:
             del run["depths"][finished:]
-            run["nodes_per_second"] = _rate(run)
+            run["nodes_per_second"] = nodes_per_second(run)
         _write(out, options, where, len(history), runs, interrupted)
         if interrupted:
             print(f"axon search: interrupted; {plural(finished, 'depth')} finished",
@@ -360,17 +382,25 @@ def search_command(options, out=None):
             session.close()
 
 
+def search_document(options, where, history, runs, interrupted):
+    """A search's ``--json`` output, which ``--show`` reads: the position,
+    its game history's plies, the options that search it again, the runs
+    (each with its per-depth table) and whether it was interrupted."""
+    document = {"position": where, "history_plies": history,
+                "options": {name: getattr(options, name) for name in KEPT_OPTIONS},
+                "runs": runs, "interrupted": interrupted}
+    if len(runs) == 2:
+        document["shrinkage"] = [shrinkage(off, on) for off, on in
+                                 zip(runs[0]["depths"], runs[1]["depths"])]
+        document["shrinkage_total"] = shrinkage(_totals(runs[0]["depths"]),
+                                                _totals(runs[1]["depths"]))
+    return document
+
+
 def _write(out, options, where, history, runs, interrupted):
     compare = len(runs) == 2
     if options.json:
-        document = {"position": where, "history_plies": history,
-                    "options": {name: getattr(options, name) for name in KEPT_OPTIONS},
-                    "runs": runs, "interrupted": interrupted}
-        if compare:
-            document["shrinkage"] = [shrinkage(off, on) for off, on in
-                                     zip(runs[0]["depths"], runs[1]["depths"])]
-            document["shrinkage_total"] = shrinkage(_totals(runs[0]["depths"]),
-                                                    _totals(runs[1]["depths"]))
+        document = search_document(options, where, history, runs, interrupted)
         out.write(json.dumps(document, indent=1) + "\n")
         return
     out.write(f"axon search: {where}; {plural(history, 'ply', 'plies')} of game history"

@@ -1,0 +1,306 @@
+"""``axon search SUITE.epd``: every position of a test suite, N at a time.
+
+The positions of an EPD file (:mod:`axon.sim.engine.suite`) are searched as
+``axon search --fen`` searches one, with the same options. ``--jobs N``
+searches N at once, each with its own detector: N worker processes for the
+golden model, the RTL in simulation or python-chess's test
+(:func:`~axon.sim.engine.jobs.search_in_processes`), or over ``--port`` the
+detector sessions of one board, one thread each
+(:func:`~axon.sim.engine.jobs.search_in_threads`, sessions from
+:func:`board_sessions`). Each search has its own detector and its own
+position, so a position's tree does not depend on ``--jobs``.
+
+The results are printed in the file's order as soon as each one and all
+before it are done: a row per position (its id, the key move, what the line
+asks for and whether the move solves it, nodes, repetitions), then an end
+line with solved/total, nodes and nodes per second; with ``--json`` one
+object per line and position, the single search's ``--json`` output with the
+position's ``id``, ``line``, ``bm``, ``am``, ``move`` and ``solved``.
+"""
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional
+
+from ...hdl.params import DetectorConfig
+from ..backends.cxxrtl import CxxrtlError
+from ..backends.link import Board, LinkError, LinkTimeout, open_transport
+from ..engine.jobs import JobFailed, SearchJob, search_in_processes, search_in_threads
+from ..engine.repetition import ChessTest, DetectorTest, NoTest, SearchTooDeep
+from ..engine.suite import SuiteError, read_suite
+from ..model.games import plural
+from .args import EXIT_INTERRUPTED, UsageError, config_from
+from .backends import BACKENDS
+from .progress import Progress
+from .search import KEPT_OPTIONS, check_options, nodes_per_second, search_document
+
+
+__all__ = ["suite_command", "board_sessions", "TestMaker", "SUITE_KEYS"]
+
+# What a --json object has beyond the single search's output.
+SUITE_KEYS = ("id", "line", "bm", "am", "move", "solved")
+
+
+def board_sessions(board: Board) -> List[Any]:
+    """The detector sessions of the board opened on ``--port``, one per
+    detector: ``--jobs N`` over a link searches with the first N of them,
+    each from its own thread. A board of one detector is its own session;
+    a board of several gives one session per detector here."""
+    return [board]
+
+
+@dataclass(frozen=True)
+class TestMaker:
+    """A repetition test of its own for each worker process (picklable):
+    python-chess's, none, or a detector of ``backend`` in ``config``."""
+    repetition: str
+    backend:    Optional[str] = None
+    config:     Optional[DetectorConfig] = None
+    upcoming:   bool = False
+
+    def __call__(self):
+        if self.repetition == "python-chess":
+            return ChessTest()
+        if self.repetition == "off":
+            return NoTest()
+        return DetectorTest(BACKENDS[self.backend](self.config), upcoming=self.upcoming)
+
+
+def _refuse_single_options(options):
+    """The options of one position's search that a suite would not use."""
+    for option, given in (("--fen", options.fen is not None),
+                          ("--game", options.game is not None),
+                          ("--ply", options.ply is not None),
+                          ("--compare", options.compare),
+                          ("--trace", options.trace is not None)):
+        if given:
+            raise UsageError(f"{option} is for one position: SUITE.epd searches each of its "
+                             f"positions")
+
+
+class SuiteProgress(Progress):
+    """``axon search: 3/9 positions, 12,345 nodes, 2,310 nodes/s``: the
+    positions finished, and their nodes."""
+
+    def text(self, position):
+        elapsed = self.clock() - self.started
+        rate = f", {self.plies / elapsed:,.0f} nodes/s" if elapsed > 0 else ""
+        return f"{self.command}: {position + 1}/{self.total} positions, {self.plies:,} nodes" \
+               f"{rate}"
+
+
+def _label(options):
+    if options.repetition != "detector":
+        return options.repetition
+    return f"detector ({'link ' + options.port if options.port else options.backend})"
+
+
+class _Rows:
+    """The positions' results, written in the file's order as they complete."""
+
+    def __init__(self, out, options, positions, label):
+        self.out = out
+        self.options = options
+        self.positions = positions
+        self.label = label
+        self.found: Dict[int, Dict[str, Any]] = {}
+        self.written = 0
+        self.id_width = max(len("id"), *(len(position.id) for position in positions))
+        self.expected_width = max(len("expected"),
+                                  *(len(position.expected) for position in positions))
+
+    def header(self, jobs):
+        if self.options.json:
+            return
+        self.out.write(f"axon search: {self.options.pgn}: "
+                       f"{plural(len(self.positions), 'position')} to depth "
+                       f"{self.options.depth}; {self.label}; "
+                       f"{plural(jobs, 'search', 'searches')} at once"
+                       f"{'; upcoming cutoff' if self.options.upcoming else ''}"
+                       f"{'; null move' if self.options.null_move else ''}\n")
+        self.out.write(self._cells("id", "move", "eval", "expected", "solved", "nodes", "reps",
+                                   "s"))
+        self.out.flush()
+
+    def _cells(self, *cells):
+        name, move, evaluation, expected, solved, nodes, reps, seconds = cells
+        return f"{name:<{self.id_width}}  {move:<7}  {evaluation:>6}  " \
+               f"{expected:<{self.expected_width}}  {solved:<6}  {nodes:>9}  {reps:>5}  " \
+               f"{seconds:>7}".rstrip() + "\n"
+
+    def add(self, index, depths):
+        position = self.positions[index]
+        last = depths[-1]
+        self.found[index] = {
+            "position": position, "depths": depths, "move": last["move"],
+            "solved": position.solved(last["move"]),
+            "nodes": sum(row["nodes"] for row in depths),
+            "repetitions": sum(row["repetitions"] for row in depths),
+            "seconds": sum(row["seconds"] for row in depths)}
+
+    def ready(self):
+        """Whether the next result to write has been found."""
+        return self.written in self.found
+
+    def flush(self, *, all_finished=False):
+        """Write the results whose predecessors are all written; with
+        ``all_finished``, every result found (the rest were not finished)."""
+        while self.written < len(self.positions):
+            if self.written in self.found:
+                self._write(self.found[self.written])
+            elif not all_finished:
+                break
+            self.written += 1
+        self.out.flush()
+
+    def _write(self, found):
+        position = found["position"]
+        if self.options.json:
+            run = {"label": self.label, "repetition": self.options.repetition,
+                   "depths": found["depths"]}
+            run["nodes_per_second"] = nodes_per_second(run)
+            kept = argparse.Namespace(**{name: getattr(self.options, name)
+                                         for name in KEPT_OPTIONS})
+            kept.fen, kept.pgn, kept.game, kept.ply, kept.compare = \
+                position.fen, None, None, None, False
+            document = {"id": position.id, "line": position.line, "bm": list(position.bm),
+                        "am": list(position.am), "move": found["move"],
+                        "solved": found["solved"],
+                        **search_document(kept, position.fen, 0, [run], False)}
+            self.out.write(json.dumps(document) + "\n")
+            return
+        solved = {None: "-", True: "yes", False: "no"}[found["solved"]]
+        self.out.write(self._cells(position.id, found["move"] or "-",
+                                   found["depths"][-1]["evaluation"], position.expected or "-",
+                                   solved, f"{found['nodes']:,}",
+                                   f"{found['repetitions']:,}", f"{found['seconds']:.2f}"))
+
+    def summary(self, seconds):
+        """The end line: solved/total (of the positions that ask for a
+        move), nodes, and the rates over the wall-clock ``seconds``."""
+        found = list(self.found.values())
+        judged = [entry for entry in found if entry["solved"] is not None]
+        nodes = sum(entry["nodes"] for entry in found)
+        rate = nodes / seconds if seconds else 0
+        finished = "" if len(found) == len(self.positions) else \
+            f" ({len(found)} of {len(self.positions)} positions finished)"
+        return f"solved {sum(entry['solved'] for entry in judged)}/{len(judged)}{finished}; " \
+               f"{nodes:,} nodes in {seconds:.2f} s: {rate:,.0f} nodes/s, " \
+               f"{len(found) / seconds if seconds else 0:.2f} positions/s"
+
+
+def _say(line):
+    print(f"axon search: {line}", file=sys.stderr, flush=True)
+
+
+def _prepared(options, jobs):
+    """``(how the searches run, a board to close or None)``: a generator
+    factory over the jobs."""
+    if options.repetition == "detector" and options.port is not None:
+        try:
+            transport = open_transport(options.port, log=None if options.quiet else _say)
+        except (TypeError, ValueError) as error:
+            raise UsageError(f"--port {options.port}: {error}") from None
+        board = Board(transport)
+        try:
+            sessions = board_sessions(board)
+            if jobs > len(sessions):
+                raise UsageError(f"--jobs {jobs}: the board on {options.port} has "
+                                 f"{plural(len(sessions), 'detector')}; give --jobs "
+                                 f"{len(sessions)} or fewer")
+            try:
+                tests = [DetectorTest(session, upcoming=options.upcoming)
+                         for session in sessions[:jobs]]
+            except ValueError as error:
+                raise UsageError(str(error)) from None
+        except BaseException:
+            board.close()
+            raise
+        return (lambda work: search_in_threads(work, tests)), board
+    config = None
+    if options.repetition == "detector":
+        config = config_from(argparse.Namespace(), gateware=options.backend != "golden")
+        if options.upcoming and not config.upcoming:
+            raise UsageError("this detector has no upcoming-repetition block; "
+                             "--upcoming needs one")
+        if options.backend == "cxxrtl":
+            # Compiled here, once and with its progress line, not by each worker.
+            BACKENDS["cxxrtl"](config, log=None if options.quiet else _say).build()
+    make_test = TestMaker(options.repetition, options.backend, config, options.upcoming)
+    if jobs == 1:
+        test = make_test()
+
+        def in_this_process(work):
+            try:
+                yield from search_in_threads(work, [test])
+            finally:
+                session = getattr(test, "session", None)
+                if session is not None and hasattr(session, "close"):
+                    session.close()
+        return in_this_process, None
+    return (lambda work: search_in_processes(work, make_test, jobs)), None
+
+
+def suite_command(options, out=None):
+    """``axon search SUITE.epd``; the exit status."""
+    out = sys.stdout if out is None else out
+    board = rows = None
+    interrupted = False
+    try:
+        check_options(options)
+        _refuse_single_options(options)
+        positions = read_suite(options.pgn)
+        jobs = min(options.jobs or 1, len(positions))
+        run, board = _prepared(options, jobs)
+        rows = _Rows(out, options, positions, _label(options))
+        rows.header(jobs)
+        progress = SuiteProgress(len(positions), enabled=not options.quiet,
+                                 command="axon search")
+        work = [SearchJob(position.index, position.fen, options.depth,
+                          upcoming=options.upcoming, null_move=options.null_move)
+                for position in positions]
+        began = time.perf_counter()
+        searches = run(work)
+        try:
+            for result in searches:
+                if result.error is not None:
+                    position = positions[result.index]
+                    raise JobFailed(f"{position.id} (line {position.line}): {result.error}")
+                rows.add(result.index, result.depths)
+                if rows.ready():
+                    # The progress line off the terminal while rows are written.
+                    progress.done()
+                    rows.flush()
+                progress.update(len(rows.found) - 1, rows.found[result.index]["nodes"])
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            searches.close()
+            progress.done()
+        seconds = time.perf_counter() - began
+        rows.flush(all_finished=True)
+        summary = rows.summary(seconds)
+        if not options.json:
+            out.write(summary + "\n")
+            out.flush()
+        elif not options.quiet:
+            _say(summary)
+        if interrupted:
+            _say(f"interrupted; {len(rows.found)} of "
+                 f"{plural(len(positions), 'position')} finished")
+            return EXIT_INTERRUPTED
+        return 0
+    except (UsageError, SuiteError) as error:
+        _say(f"error: {error}")
+        return 2
+    except (LinkError, LinkTimeout, CxxrtlError, SearchTooDeep, JobFailed) as error:
+        if rows is not None:
+            rows.flush()
+        _say(f"error: {error}")
+        return 1
+    finally:
+        if board is not None:
+            board.close()
