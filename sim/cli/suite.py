@@ -197,43 +197,46 @@ def _say(line):
 
 
 def _prepared(options, jobs):
-    """``(how the searches run, a board to close or None)``: a generator
-    factory over the jobs."""
+    """``(how the searches run, the link's transport to close or None)``:
+    how is a generator factory over the jobs."""
     if options.repetition == "detector" and options.port is not None:
         try:
             transport = open_transport(options.port, log=None if options.quiet else _say)
         except (TypeError, ValueError) as error:
             raise UsageError(f"--port {options.port}: {error}") from None
-        board = Board(transport)
         try:
-            sessions = board_sessions(board)
+            sessions = board_sessions(Board(transport))
+            try:
+                # Each asks its board what it is (IDENTIFY) as it is made.
+                tests = [DetectorTest(session, upcoming=options.upcoming)
+                         for session in sessions]
+            except ValueError as error:
+                raise UsageError(str(error)) from None
             if jobs > len(sessions):
                 raise UsageError(f"--jobs {jobs}: the board on {options.port} has "
                                  f"{plural(len(sessions), 'detector')}; give --jobs "
                                  f"{len(sessions)} or fewer")
-            try:
-                tests = [DetectorTest(session, upcoming=options.upcoming)
-                         for session in sessions[:jobs]]
-            except ValueError as error:
-                raise UsageError(str(error)) from None
+            tests = tests[:jobs]
         except BaseException:
-            board.close()
+            transport.close()
             raise
-        return (lambda work: search_in_threads(work, tests)), board
+        return (lambda work, on_ready: search_in_threads(work, tests)), transport
     config = None
     if options.repetition == "detector":
         config = config_from(argparse.Namespace(), gateware=options.backend != "golden")
         if options.upcoming and not config.upcoming:
             raise UsageError("this detector has no upcoming-repetition block; "
                              "--upcoming needs one")
-        if options.backend == "cxxrtl":
-            # Compiled here, once and with its progress line, not by each worker.
-            BACKENDS["cxxrtl"](config, log=None if options.quiet else _say).build()
     make_test = TestMaker(options.repetition, options.backend, config, options.upcoming)
     if jobs == 1:
-        test = make_test()
+        if options.repetition == "detector":
+            extra = {"log": _say} if options.backend == "cxxrtl" and not options.quiet else {}
+            test = DetectorTest(BACKENDS[options.backend](config, **extra),
+                                upcoming=options.upcoming)
+        else:
+            test = make_test()
 
-        def in_this_process(work):
+        def in_this_process(work, on_ready):
             try:
                 yield from search_in_threads(work, [test])
             finally:
@@ -241,20 +244,24 @@ def _prepared(options, jobs):
                 if session is not None and hasattr(session, "close"):
                     session.close()
         return in_this_process, None
-    return (lambda work: search_in_processes(work, make_test, jobs)), None
+    if options.backend == "cxxrtl" and options.repetition == "detector":
+        # Compiled here, once and with its progress line, not by each worker.
+        BACKENDS["cxxrtl"](config, log=None if options.quiet else _say).build()
+    return (lambda work, on_ready: search_in_processes(work, make_test, jobs,
+                                                       on_ready=on_ready)), None
 
 
 def suite_command(options, out=None):
     """``axon search SUITE.epd``; the exit status."""
     out = sys.stdout if out is None else out
-    board = rows = None
+    transport = rows = None
     interrupted = False
     try:
         check_options(options)
         _refuse_single_options(options)
         positions = read_suite(options.pgn)
         jobs = min(options.jobs or 1, len(positions))
-        run, board = _prepared(options, jobs)
+        run, transport = _prepared(options, jobs)
         rows = _Rows(out, options, positions, _label(options))
         rows.header(jobs)
         progress = SuiteProgress(len(positions), enabled=not options.quiet,
@@ -262,8 +269,9 @@ def suite_command(options, out=None):
         work = [SearchJob(position.index, position.fen, options.depth,
                           upcoming=options.upcoming, null_move=options.null_move)
                 for position in positions]
-        began = time.perf_counter()
-        searches = run(work)
+        # From when the detectors are ready: their start-up is not the search's.
+        began = [time.perf_counter()]
+        searches = run(work, lambda: began.__setitem__(0, time.perf_counter()))
         try:
             for result in searches:
                 if result.error is not None:
@@ -280,7 +288,7 @@ def suite_command(options, out=None):
         finally:
             searches.close()
             progress.done()
-        seconds = time.perf_counter() - began
+        seconds = time.perf_counter() - began[0]
         rows.flush(all_finished=True)
         summary = rows.summary(seconds)
         if not options.json:
@@ -302,5 +310,5 @@ def suite_command(options, out=None):
         _say(f"error: {error}")
         return 1
     finally:
-        if board is not None:
-            board.close()
+        if transport is not None:
+            transport.close()

@@ -95,6 +95,7 @@ def _worker(make_test, tasks, results):
     except BaseException:
         results.put(("failed", None, traceback.format_exc()))
         return
+    results.put(("ready", None, None))
     try:
         while (job := tasks.get()) is not None:
             try:
@@ -108,9 +109,12 @@ def _worker(make_test, tasks, results):
 
 
 def search_in_processes(jobs: Iterable[SearchJob], make_test: Callable[[], Any],
-                        processes: int) -> Iterator[JobResult]:
+                        processes: int, *,
+                        on_ready: Optional[Callable[[], None]] = None) -> Iterator[JobResult]:
     """Search ``jobs`` in ``processes`` worker processes, each with the test
     ``make_test()`` (picklable) gives it; yield each result as it comes.
+    ``on_ready()`` is called once, when the first worker has made its test
+    (a detector's start-up takes seconds: a rate is measured from there).
 
     The workers ignore SIGINT: a Ctrl-C at the terminal reaches the whole
     process group, and only this process decides what to keep; it ends the
@@ -148,6 +152,11 @@ def search_in_processes(jobs: Iterable[SearchJob], make_test: Callable[[], Any],
                 continue
             if kind == "failed":
                 raise JobFailed(found.rstrip())
+            if kind == "ready":
+                if on_ready is not None:
+                    on_ready()
+                    on_ready = None
+                continue
             remaining -= 1
             yield JobResult(index, found if kind == "done" else [],
                             None if kind == "done" else found)
