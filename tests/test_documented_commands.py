@@ -91,6 +91,11 @@ HOW = {
         START_ALWAYS,
     "axon search sim/data/diep_axon.pgn --ply 88 --depth 8 --compare --null-move --json":
         START_ALWAYS,
+    # A test suite's rates, a process each: seconds to a minute of CXXRTL.
+    "axon search sim/data/wac_small.epd --depth 4 --backend golden --jobs 1 -q": START,
+    "axon search sim/data/wac_small.epd --depth 4 --backend golden --jobs 2 -q": START,
+    "axon search sim/data/wac_small.epd --depth 4 --backend cxxrtl --jobs 1 -q": START,
+    "axon search sim/data/wac_small.epd --depth 4 --backend cxxrtl --jobs 2 -q": START,
     # A board and a programmer, or a serial port.
     "axon program": BOARD,
     "axon query --port /dev/ttyUSB1 sim/data/traps.pgn --jsonl": BOARD,
