@@ -42,6 +42,12 @@ reps (nodes scored a draw by repetition); cutoffs (with --upcoming: nodes
 whose alpha became the draw value); queries (questions to the test);
 seconds. Exit status: 0; 1 when the detector or the link fails; 2 on bad
 input; 130 on Ctrl-C, after the depths finished so far.
+
+SUITE.epd (a test suite: FEN fields with id, bm and am) searches each
+position, --jobs N at once, and prints a row per position in the file's
+order (id, key move, whether it solves bm/am, nodes, repetitions), then
+solved/total, nodes and nodes per second; with --json one object a line.
+Ctrl-C prints the positions finished.
 """
 
 
