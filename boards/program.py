@@ -172,10 +172,12 @@ def programmer_command(spec, bitstream):
             f"this openFPGALoader knows none of the boards {', '.join(spec.openfpgaloader_boards)}"
             f" ({spec.name} support came with later versions)"
             + (f"; {spec.note}" if spec.note else ""))
+    if spec.iceprog_args is None:
+        raise ProgrammerError(f"no programmer for {spec.name} on PATH: install openFPGALoader "
+                              f"(Debian: apt install openfpgaloader; {spec.note})")
     raise ProgrammerError(
         f"no programmer for {spec.name} on PATH: install iceprog (Debian: apt install "
-        f"fpga-icestorm) or openFPGALoader (Debian: apt install openfpgaloader)"
-        + ("" if spec.iceprog_args is not None else f" ({spec.note})"))
+        f"fpga-icestorm) or openFPGALoader (Debian: apt install openfpgaloader)")
 
 
 def failure_reason(output):
