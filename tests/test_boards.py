@@ -4,7 +4,9 @@
 Three real builds (iCEBreaker, HX8K and the iCEstick, a 1K board in the lean
 configuration) run in the default suite: with a warm YoWASP cache they take a
 few seconds each, the first ever run compiles the WebAssembly tools (about two
-minutes). The other 1K boards build behind ``--runslow``.
+minutes). The other 1K boards, and the ULX3S (an ECP5, about a minute), build
+behind ``--runslow``; the ECP5's report, fit message and pins are checked in
+the default run without its tools.
 """
 
 import argparse
@@ -19,9 +21,12 @@ import pytest
 import axon.sim
 from axon.hdl.params import SERIAL, DetectorConfig
 from axon.sim.cli import board as commands
-from axon.boards.build import BuildError, find_tools, fit_message
+from axon.boards.build import (BuildError, BuildReport, NAME, find_tools, fit_message,
+                               over_capacity, utilisation)
+from axon.boards.families import ECP5, ICE40
+from axon.boards.synthesis import prepare
 from axon.boards.platforms import BOARDS, get_board
-from axon.hdl.board.top import AxonBoard
+from axon.hdl.board.top import AxonBoard, PlatformTop
 from axon.hdl.board.uart import divisor_for
 
 from .test_program import bitstream as icepack_bitstream
@@ -60,6 +65,92 @@ def test_board_has_uart_and_leds(name):
 def test_default_baud_on_12mhz_boards():
     assert divisor_for(get_board("icebreaker").clk_freq, get_board("icebreaker").baud) == 12
     assert divisor_for(get_board("nandland-go").clk_freq, get_board("nandland-go").baud) == 25
+
+
+@pytest.mark.quick
+def test_the_ulx3s_sizes_are_ecp5_boards_at_1_mbaud():
+    ulx3s = {name: spec for name, spec in BOARDS.items() if spec.family is ECP5}
+    assert sorted(ulx3s) == ["ulx3s-12f", "ulx3s-25f", "ulx3s-45f", "ulx3s-85f"]
+    for name, spec in ulx3s.items():
+        assert spec.device == f"LFE5U-{name[6:].upper()}-BG381"
+        assert divisor_for(spec.clk_freq, spec.baud) == 25 and spec.clk_freq == 25e6
+        assert spec.iceprog_args is None and spec.openfpgaloader_boards == ("ulx3s",)
+    assert all(spec.family is ICE40 for name, spec in BOARDS.items() if name not in ulx3s)
+
+
+@pytest.mark.quick
+def test_ulx3s_is_simulated_at_its_pins_by_name():
+    # sim:// and cxxrtl:// build the board's design from its name: the
+    # ULX3S's is the shipped detector behind the UART.
+    from axon.hdl.params import SHIPPED
+    from axon.sim.backends.link import SIM_DIVISOR, simulated_config
+    assert simulated_config("sim://ulx3s-85f") == (SHIPPED, SIM_DIVISOR)
+    assert simulated_config("cxxrtl://ulx3s-12f?chains=8") == (SHIPPED.replace(chains=8),
+                                                              SIM_DIVISOR)
+
+
+# nextpnr-ecp5's report of a small design on the LFE5U-85F (the cells that
+# the build reads; the others are left out).
+_ECP5_REPORT = {
+    "utilization": {"DP16KD": {"available": 208, "used": 2},
+                    "TRELLIS_COMB": {"available": 83640, "used": 1171},
+                    "TRELLIS_FF": {"available": 83640, "used": 721},
+                    "TRELLIS_IO": {"available": 365, "used": 3}},
+    "fmax": {"$glbnet$cd_sync.clk": {"achieved": 111.25946044921875, "constraint": 25}},
+}
+
+
+@pytest.mark.quick
+def test_ecp5_report_is_read_as_lut4s_flip_flops_and_dp16kd():
+    lut4s, flip_flops, rams = utilisation(_ECP5_REPORT, ECP5, netlist_path=None)
+    assert lut4s == {"used": 1171, "available": 83640, "percent": 1.4}
+    assert flip_flops == {"used": 721, "available": 83640, "percent": 0.9}
+    assert rams == {"used": 2, "available": 208, "percent": 1.0}
+    # Not an iCE40 report: its cells are not there.
+    with pytest.raises(KeyError, match="ICESTORM_LC"):
+        utilisation(_ECP5_REPORT, ICE40, netlist_path=None)
+    report = BuildReport(board="ulx3s-85f", device="LFE5U-85F-BG381", chains=24, depth=256,
+                         rules="exact", seed=1, baud=1_000_000, divisor=25, clock_mhz=25.0,
+                         bitstream="build/ulx3s-85f/axon.bit", logic_cells=lut4s,
+                         flip_flops=flip_flops, block_rams=rams,
+                         fmax_mhz={"$glbnet$cd_sync.clk": 111.26}, family="ecp5")
+    assert list(report.lines())[2:] == [
+        "LUT4s (TRELLIS_COMB)          1171 / 83640 (1.4 %)",
+        "flip-flops (TRELLIS_FF)        721 / 83640 (0.9 %)",
+        "block RAMs (DP16KD)              2 / 208   (1.0 %)",
+        "Fmax $glbnet$cd_sync.clk: 111.26 MHz (board clock 25 MHz, met)",
+        "UART: 1000000 baud, 25 clocks per bit"]
+
+
+@pytest.mark.quick
+def test_ecp5_capacity_is_read_from_nextpnr_ecp5():
+    log = ("Info: \t              DP16KD:     212/    208   101%\n"
+           "Info: \t        TRELLIS_COMB:  90000/  83640   107%\n"
+           "Info: \t         ICESTORM_LC:  90000/  83640   107%\n")
+    # Each family reads its own cells only.
+    assert over_capacity(log, ECP5) == {"DP16KD": (212, 208), "TRELLIS_COMB": (90000, 83640)}
+    assert over_capacity(log) == {"ICESTORM_LC": (90000, 83640)}
+    assert fit_message(get_board("ulx3s-85f"), 24, {"DP16KD": (212, 208)}) == \
+        "the design needs 212 DP16KD, the LFE5U-85F has 208"
+    assert fit_message(get_board("ulx3s-12f"), 1000, {"TRELLIS_COMB": (50000, 24288)}) == \
+        "1000 chains need ~50000 logic cells, the LFE5U-12F has 24288; try --chains 464"
+
+
+def test_ulx3s_elaborates_on_its_pins():
+    # The build's files for the ULX3S, without its tools: the UART on the
+    # FT231X's pins, the 25 MHz clock, and the ECP5 flow.
+    spec = get_board("ulx3s-85f")
+    # A small detector: the pins are the same, the conversion quicker.
+    top = PlatformTop(spec, spec.config.replace(depth=16, chains=2),
+                      divisor=divisor_for(spec.clk_freq, spec.baud))
+    plan = prepare(spec.platform(), top, {}, ["--seed", "1"], NAME)
+    lpf = plan.files[f"{NAME}.lpf"]
+    for pin in ("G2", "M1", "L4", "B2", "H3"):     # clock, UART rx and tx, LEDs 0 and 7
+        assert f'SITE "{pin}"' in lpf, pin
+    assert "FREQUENCY PORT \"clk25_0__io\" 25000000.0 HZ" in lpf
+    assert "synth_ecp5" in plan.files[f"{NAME}.ys"]
+    script = plan.files[f"build_{NAME}.sh"]
+    assert '"$NEXTPNR_ECP5"' in script and "--85k" in script and '"$ECPPACK"' in script
 
 
 @pytest.mark.quick
@@ -143,14 +234,15 @@ def _check_build(tmp_path, monkeypatch, board, capsys):
     out, err = capsys.readouterr()
     # Each long step says so on stderr as it starts.
     steps = [line.strip() for line in err.splitlines() if line.startswith("  ")]
+    spec = get_board(board)
+    packer = "ecppack" if spec.family is ECP5 else "icepack"
     assert steps[-3:] == ["synthesis (Yosys) ...", "place and route (nextpnr) ...",
-                          "bitstream (icepack) ..."]
-    bitstream = os.path.join("build", board, "axon.bin")
+                          f"bitstream ({packer}) ..."]
+    bitstream = os.path.join("build", board, f"axon.{spec.family.bitstream}")
     assert f"bitstream: {bitstream}" in out
     assert os.path.getsize(bitstream) > 30_000
     with open(os.path.join("build", board, "axon.report.json")) as file:
         report = json.load(file)
-    spec = get_board(board)
     assert report["chains"] == spec.config.chains and report["seed"] == 3
     assert 0 < report["logic_cells"]["used"] <= report["logic_cells"]["available"]
     assert report["logic_cells"]["available"] == spec.logic_cells
@@ -208,6 +300,19 @@ def test_build_too_big_for_hx1k(tmp_path, monkeypatch, capsys):
     assert all(line.startswith("  ") for line in err[1:-1])
     assert re.fullmatch(r"axon build: error: 24 chains need ~\d+ logic cells, the iCE40HX1K "
                         r"has 1280; try --chains [2-8]", err[-1])
+
+
+# The largest ECP5 with an open toolchain, built with the YoWASP tools only
+# (about a minute, and two the first time the WebAssembly is compiled).
+@pytest.mark.slow
+def test_build_ulx3s_85f(tmp_path, monkeypatch, capsys):
+    report, out = _check_build(tmp_path, monkeypatch, "ulx3s-85f", capsys)
+    assert report["device"] == "LFE5U-85F-BG381" and report["family"] == "ecp5"
+    assert report["logic_cells"]["available"] == 83640
+    assert report["block_rams"]["available"] == 208
+    assert report["divisor"] == 25
+    assert re.search(r"^LUT4s \(TRELLIS_COMB\) +\d+ / 83640 ", out, re.MULTILINE)
+    assert re.search(r"^block RAMs \(DP16KD\) +\d+ / 208 ", out, re.MULTILINE)
 
 
 # --- axon query ------------------------------------------------------------------------

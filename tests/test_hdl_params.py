@@ -231,7 +231,8 @@ def test_the_boards_build_the_named_configurations():
     from axon.boards.platforms import BOARDS
     assert {name: spec.config for name, spec in BOARDS.items()} == {
         "icebreaker": SHIPPED, "icestick": SERIAL, "hx8k": SHIPPED, "icesugar": SHIPPED,
-        "icesugar-nano": SERIAL, "nandland-go": SERIAL}
+        "icesugar-nano": SERIAL, "nandland-go": SERIAL, "ulx3s-12f": SHIPPED,
+        "ulx3s-25f": SHIPPED, "ulx3s-45f": SHIPPED, "ulx3s-85f": SHIPPED}
 
 
 def test_a_hung_query_is_given_up_just_after_the_upcoming_answer():

@@ -127,7 +127,12 @@ def board_configs_as_identified(boards, make=open_transport):
 
 @pytest.mark.quick
 def test_every_shipped_board_identifies_its_configuration():
-    found = board_configs_as_identified(BOARDS)
+    # Boards of one configuration are one simulated design (sim:// builds the
+    # configuration, whatever the board): the first board of each stands for them.
+    first = {}
+    for name, spec in BOARDS.items():
+        first.setdefault(spec.config, name)
+    found = board_configs_as_identified({name: BOARDS[name] for name in first.values()})
     assert {built for built, _ in found.values()} >= {SHIPPED, SERIAL}
     for name, (built, identified) in found.items():
         assert identified == built, name

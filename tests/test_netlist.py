@@ -66,8 +66,9 @@ def test_the_netlist_is_synthesised_by_the_board_build_script():
     top = PlatformTop(spec, divisor=divisor_for(spec.clk_freq, spec.baud))
     board_script = prepare(spec.platform(), top, find_tools(), [], NAME).files[f"{NAME}.ys"]
     assert synthesis_script(NAME) == board_script
-    # The script depends on no board: every board's platform renders it.
-    for other in BOARDS.values():
+    # The script depends on no iCE40 board: each one's platform renders it.
+    # (The ECP5 boards synthesise with synth_ecp5; the netlist is an iCE40's.)
+    for other in (spec for spec in BOARDS.values() if spec.family.name == "ice40"):
         assert prepare(other.platform(), Module(), find_tools(), [], NAME).files[
             f"{NAME}.ys"] == board_script, other.name
     netlist_script = synthesis_script("axon_detector")

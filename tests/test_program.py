@@ -15,8 +15,10 @@ from amaranth.lib import io
 
 from axon.boards.build import _run, find_tools
 from axon.boards.platforms import BOARDS, get_board
+from axon.boards.families import ECP5
 from axon.boards.program import (BitstreamError, ProgrammerError, bitstream_device,
-                                 check_bitstream, failure_reason, programmer_command)
+                                 check_bitstream, ecp5_bitstream_device, failure_reason,
+                                 programmer_command)
 
 
 # What this module pays for, in `pytest --budget N`.
@@ -38,12 +40,38 @@ def bitstream(width):
         + bytes(2000)
 
 
+def ecppack_bitstream(idcode):
+    """The opening of an ecppack bitstream (``--compress``) for the device of
+    JTAG ``idcode``, as ecppack writes it for an LFE5U-85F (comment, preamble,
+    RESET_CRC, VERIFY_ID with the IDCODE, then the configuration)."""
+    header = bytes.fromhex("ff00" "506172743a204c464535552d3835462d36434142474133383100"
+                           "ffffffbdb3" "ffffffff" "3b000000" "e2000000")
+    return header + idcode.to_bytes(4, "big") + bytes.fromhex("2200000040000000") + bytes(2000)
+
+
 WIDTHS = {"icebreaker": 692, "icesugar": 692, "hx8k": 872, "icestick": 332,
           "nandland-go": 332, "icesugar-nano": 332}
+# The ECP5 boards, by the IDCODE of their device.
+IDCODES = {"ulx3s-12f": 0x21111043, "ulx3s-25f": 0x41111043, "ulx3s-45f": 0x41112043,
+           "ulx3s-85f": 0x41113043}
 
 
-def test_every_board_has_a_width():
-    assert set(WIDTHS) == set(BOARDS)
+def made_for(board):
+    """A bitstream's opening, as its packer writes it for ``board``'s device."""
+    return bitstream(WIDTHS[board]) if board in WIDTHS else ecppack_bitstream(IDCODES[board])
+
+
+def test_every_board_has_a_width_or_an_idcode():
+    assert set(WIDTHS) | set(IDCODES) == set(BOARDS)
+    assert {name for name, spec in BOARDS.items() if spec.family is ECP5} == set(IDCODES)
+
+
+@pytest.mark.parametrize("board", sorted(IDCODES))
+def test_ecp5_bitstream_device(board):
+    assert ecp5_bitstream_device(made_for(board)) == get_board(board).platform.device
+    assert bitstream_device(made_for(board)) is None
+    assert ecp5_bitstream_device(ecppack_bitstream(0x12345678)) == \
+        "an unknown ECP5 (IDCODE 0x12345678)"
 
 
 @pytest.mark.parametrize("width, device", [(332, "1K"), (692, "UP5K"), (872, "8K")])
@@ -56,6 +84,9 @@ def test_bitstream_device(width, device):
                                   bytes.fromhex("7eaa997e62")])
 def test_not_a_bitstream(data):
     assert bitstream_device(data) is None
+    assert ecp5_bitstream_device(data) is None
+    # Cut short before the IDCODE, an ECP5 bitstream is none either.
+    assert ecp5_bitstream_device(ecppack_bitstream(0x41113043)[:40]) is None
 
 
 class _Blinky(Elaboratable):
@@ -69,24 +100,38 @@ class _Blinky(Elaboratable):
         return m
 
 
-@pytest.mark.parametrize("board", ["icebreaker", "icestick"])
+@pytest.mark.parametrize("board", ["icebreaker", "icestick",
+                                   # The ECP5 tools load a large chip database: slow.
+                                   pytest.param("ulx3s-12f", marks=pytest.mark.slow)])
 def test_a_real_bitstream(tmp_path, board):
-    # Made here by icepack, through the build's own steps and tools (a design
-    # of a few cells: seconds), so that the test needs no earlier build.
+    # Made here by icepack or ecppack, through the build's own steps and tools
+    # (a design of a few cells: seconds), so that the test needs no earlier build.
     spec = get_board(board)
-    process = _run(spec.platform(), _Blinky(), str(tmp_path), find_tools(), [])
+    process = _run(spec.platform(), _Blinky(), str(tmp_path), find_tools(spec.family), [])
     assert process.returncode == 0, process.stderr
-    data = (tmp_path / "axon.bin").read_bytes()
-    assert bitstream_device(data[:4096])[0] == WIDTHS[board]
-    check_bitstream(spec, str(tmp_path / "axon.bin"))
+    path = tmp_path / f"axon.{spec.family.bitstream}"
+    data = path.read_bytes()[:4096]
+    if board in WIDTHS:
+        assert bitstream_device(data)[0] == WIDTHS[board]
+    else:
+        # From the preamble to the IDCODE, as the stand-in bitstreams here have it.
+        made, preamble = made_for(board), bytes.fromhex("ffffbdb3")
+        opening = made[made.index(preamble):made.index(preamble) + 20]
+        assert data[data.index(preamble):data.index(preamble) + 20] == opening
+        assert ecp5_bitstream_device(data) == spec.platform.device
+    check_bitstream(spec, str(path))
+
+
+# One iCE40 of each width and two ECP5s: the checks are the same for the others.
+BUILT_FOR = ["icestick", "icebreaker", "hx8k", "ulx3s-12f", "ulx3s-85f"]
 
 
 @pytest.mark.parametrize("board", sorted(BOARDS))
-@pytest.mark.parametrize("built_for", sorted(set(WIDTHS.values())))
+@pytest.mark.parametrize("built_for", BUILT_FOR)
 def test_bitstream_must_fit_the_board(tmp_path, board, built_for):
     path = tmp_path / "axon.bin"
-    path.write_bytes(bitstream(built_for))
-    if WIDTHS[board] == built_for:
+    path.write_bytes(made_for(built_for))
+    if made_for(board) == made_for(built_for):      # the same width or IDCODE
         check_bitstream(get_board(board), str(path))
     else:
         with pytest.raises(BitstreamError, match=rf"build one with axon build --board {board}"):
@@ -96,7 +141,7 @@ def test_bitstream_must_fit_the_board(tmp_path, board, built_for):
 # -- command lines, with stand-in tools on PATH --------------------------------
 
 LOADER_0_10_BOARDS = "Board Name               cable_name\nice40_generic            ft2232\n" \
-                     "icebreaker-bitsy         dfu\n"
+                     "icebreaker-bitsy         dfu\nulx3s                    ft231X\n"
 LOADER_NEWER_BOARDS = LOADER_0_10_BOARDS + "icesugar                 cmsisdap\n" \
                                            "icesugar_nano            cmsisdap\n"
 
@@ -155,6 +200,10 @@ def test_openfpgaloader_0_10_command_lines(tools, board):
     if board.startswith("icesugar"):
         with pytest.raises(ProgrammerError, match="this openFPGALoader knows none of the boards"):
             programmer_command(spec, "a.bin")
+    elif board.startswith("ulx3s"):
+        # Every size: openFPGALoader reads the device from the bitstream.
+        assert programmer_command(spec, "a.bit") == \
+               [os.path.join(path, "openFPGALoader"), "-b", "ulx3s", "a.bit"]
     else:
         assert programmer_command(spec, "a.bin") == \
                [os.path.join(path, "openFPGALoader"), "-b", "ice40_generic", "a.bin"]
@@ -172,6 +221,27 @@ def test_no_programmer_says_what_to_install(tools):
     tools()
     with pytest.raises(ProgrammerError, match="apt install fpga-icestorm.*apt install openfpgaloader"):
         programmer_command(get_board("icebreaker"), "a.bin")
+
+
+def test_no_programmer_for_an_ecp5_names_openfpgaloader(tools):
+    tools(iceprog=True)
+    with pytest.raises(ProgrammerError, match=r"^no programmer for ulx3s-85f on PATH: install "
+                                              r"openFPGALoader \(Debian: apt install "
+                                              r"openfpgaloader; iceprog cannot program it"):
+        programmer_command(get_board("ulx3s-85f"), "a.bit")
+
+
+def test_program_an_ecp5_board_through_the_script(tmp_path):
+    # What `axon program --board ulx3s-85f` runs, with no board attached: the
+    # default bitstream is the build's .bit, flashed by openFPGALoader as ulx3s.
+    path = install_tools(tmp_path / "bin", loader_boards=LOADER_0_10_BOARDS)
+    (tmp_path / "build" / "ulx3s-85f").mkdir(parents=True)
+    (tmp_path / "build" / "ulx3s-85f" / "axon.bit").write_bytes(made_for("ulx3s-85f"))
+    process = subprocess.run([AXON, "program", "--board", "ulx3s-85f"], capture_output=True,
+                             text=True, cwd=tmp_path, env={**os.environ, "PATH": path})
+    assert process.returncode == 0, process.stderr
+    assert process.stdout.splitlines()[0] == (
+        f"programming ulx3s-85f: {path}/openFPGALoader -b ulx3s build/ulx3s-85f/axon.bit")
 
 
 # -- no board on the cable --------------------------------------------------------

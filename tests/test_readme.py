@@ -149,6 +149,32 @@ def test_bench_readme_figures():
     assert len(_tables(readme_tables({}))) == len(_tables(text)) == 6
 
 
+def test_bench_readme_ecp5_rows_count_lut4s():
+    # The ECP5 targets' logic cells are LUT4s, and their rows say so.
+    ecp5 = {**_fits("LFE5U-85F-BG381", 1171, 83640, [111.26, 114.18, 116.59], flops=721),
+            "family": "ecp5"}
+    text = readme_tables({**BENCH, "hardware": {**BENCH["hardware"], "core-lfe5u-85f": ecp5,
+                                                "ulx3s-85f": ecp5}})
+    assert "| bare core, LFE5U-85F | 111.26 / 114.18 / 116.59 | 1171 LUT4s (1.4 %) | 721 |" \
+        in text
+    assert "| `ulx3s-85f` | LFE5U-85F-BG381 | 24 | 1171 / 83640 LUT4s (1.4 %) | 721 | " \
+           "9 / 30 | 111.26 MHz (25 MHz) |" in text
+
+
+def test_bench_hardware_alone(tmp_path, capsys):
+    # `axon bench --hardware-only` runs the place-and-route phase alone; a
+    # target it does not know is reported in its row, and the run fails.
+    assert main(["bench", "--hardware-only", "--out", str(tmp_path), "--targets",
+                 "core-nosuch"]) == 1
+    out, err = capsys.readouterr()
+    assert "| core-nosuch | | ValueError: unknown board 'core-nosuch'; supported: " in out
+    assert json.loads((tmp_path / "hardware.json").read_text())["core-nosuch"]["error"]
+    assert not (tmp_path / "bench.json").exists()
+    assert main(["bench", "--hardware-only", "--no-hardware", "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == ("axon bench: error: --hardware-only and --no-hardware "
+                                       "exclude each other\n")
+
+
 def test_readme_tables_have_the_shape_bench_prints():
     # Header rows and first columns: the README's tables are pasted from
     # `axon bench --readme`, not typed in another layout.

@@ -66,7 +66,8 @@ from .workload import (CONFIG, COUNT_LIMIT, distribution as _distribution,
                        rtl_query, workload_figures, workload_markdown)
 
 
-__all__ = ["run_bench", "BenchRun", "markdown", "bench_header", "REGENERATE"]
+__all__ = ["run_bench", "run_hardware", "BenchRun", "markdown", "hardware_markdown",
+           "bench_header", "REGENERATE"]
 
 
 def build_corpus(games, seed):
@@ -176,8 +177,10 @@ def hardware(seeds, log=print, targets=None, jobs=None, results=None):
             if "error" in figures:
                 log(f"[{done}/{len(targets)}] {target}: {figures['error']}")
             else:
+                cells = "LUT4s" if figures.get("family") == "ecp5" else "LCs"
                 log(f"[{done}/{len(targets)}] {target}: Fmax median "
-                    f"{figures['fmax_mhz']['median']} MHz, {figures['logic_cells']['used']} LCs")
+                    f"{figures['fmax_mhz']['median']} MHz, {figures['logic_cells']['used']} "
+                    f"{cells}")
     return results
 
 
@@ -189,6 +192,25 @@ def software(corpus, log=print):
     peers = run_peers(games, queries, count_limit=COUNT_LIMIT)
     log(f"software peers timed in {time.monotonic() - started:.1f} s")
     return peers
+
+
+def hardware_markdown(hardware):
+    """The place-and-route table's lines, of ``hardware`` (target -> figures).
+    Logic cells are an iCE40's ICESTORM_LC, an ECP5's LUT4s."""
+    lines = ["| target | device | Fmax min / median / max (MHz) | LCs / LUT4s | FFs | BRAMs | "
+             "critical path |", "|---|---|---|---|---|---|---|"]
+    for target, figures in hardware.items():
+        if "error" in figures:
+            lines.append(f"| {target} | | {figures['error']} | | | | |")
+            continue
+        fmax = figures["fmax_mhz"]
+        cells = figures["logic_cells"]
+        lines.append(
+            f"| {target} | {figures['device']} | {fmax['min']} / {fmax['median']} / "
+            f"{fmax['max']} | {cells['used']} ({cells['percent']} %) | {figures['flip_flops']} "
+            f"| {figures['block_rams']['used']} | {figures['critical_path'].get('from', '')} → "
+            f"{figures['critical_path'].get('to', '')} |")
+    return lines
 
 
 def markdown(bench):
@@ -213,20 +235,7 @@ def markdown(bench):
                   f"({100 * upcoming['share']:.1f} %) have one; its answer comes "
                   f"{upcoming['clocks_after_done']} clocks after `done` (the path check "
                   f"{upcoming['path_check_clocks']} of them), `done` itself does not move.", ""]
-    lines += [
-              "| target | device | Fmax min / median / max (MHz) | LCs | FFs | BRAMs | "
-              "critical path |", "|---|---|---|---|---|---|---|"]
-    for target, figures in bench["hardware"].items():
-        if "error" in figures:
-            lines.append(f"| {target} | | {figures['error']} | | | | |")
-            continue
-        fmax = figures["fmax_mhz"]
-        cells = figures["logic_cells"]
-        lines.append(
-            f"| {target} | {figures['device']} | {fmax['min']} / {fmax['median']} / "
-            f"{fmax['max']} | {cells['used']} ({cells['percent']} %) | {figures['flip_flops']} "
-            f"| {figures['block_rams']['used']} | {figures['critical_path'].get('from', '')} → "
-            f"{figures['critical_path'].get('to', '')} |")
+    lines += hardware_markdown(bench["hardware"])
     lines += ["", "| implementation | ns/query mean | ns/query p99 | queries/s | ratio to it | "
               "ratio to the C chain list |", "|---|---|---|---|---|---|"]
     for name, figures in bench["ns_per_query"].items():
@@ -324,6 +333,23 @@ def run_bench(out_dir="bench", *, seeds=5, games=300, seed=2024, hardware_target
     _pictures(bench, run.cycles, out_dir, log)
     log(f"wrote {os.path.join(out_dir, 'bench.json')} and bench.md in {bench['seconds']} s")
     return bench
+
+
+def run_hardware(out_dir="bench", *, seeds=5, targets=None, log=print):
+    """The place-and-route phase alone, of ``targets`` (default every one):
+    writes ``out_dir/hardware.json`` (target -> figures, as in
+    ``bench.json``'s ``hardware``) and returns it. ``bench.json`` is left
+    alone: its figures come from one whole run."""
+    os.makedirs(out_dir, exist_ok=True)
+    results = {}
+    try:
+        hardware(seeds, log, targets, results=results)
+    finally:
+        # Ctrl-C keeps the targets that finished.
+        with open(os.path.join(out_dir, "hardware.json"), "w") as file:
+            json.dump(results, file, indent=2)
+            file.write("\n")
+    return results
 
 
 def _write_json(bench, out_dir):

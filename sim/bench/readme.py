@@ -18,7 +18,8 @@ from ...boards.platforms import BOARDS, DEFAULT_BOARD
 __all__ = ["readme_tables", "BARE_CORES", "PEER_NAMES", "SEARCH_LABEL"]
 
 # Bench targets that are the bare core, and how the docs name them.
-BARE_CORES = {"core-up5k": "bare core, UP5K", "core-hx8k": "bare core, HX8K"}
+BARE_CORES = {"core-up5k": "bare core, UP5K", "core-hx8k": "bare core, HX8K",
+              "core-lfe5u-25f": "bare core, LFE5U-25F", "core-lfe5u-85f": "bare core, LFE5U-85F"}
 
 # How the docs name each software peer of axon.sim.bench.peers; a peer not
 # listed here is shown by its key.
@@ -75,9 +76,14 @@ def _misfit(figures):
     return found.groups() if found else None
 
 
+def _lut4s(figures):
+    """What an ECP5's logic cells are: its LUT4s, said in the cell."""
+    return " LUT4s" if figures.get("family") == "ecp5" else ""
+
+
 def _cells(figures):
     cells = figures.get("logic_cells", {})
-    return (f"{cells.get('used', '?')} / {cells.get('available', '?')} "
+    return (f"{cells.get('used', '?')} / {cells.get('available', '?')}{_lut4s(figures)} "
             f"({cells.get('percent', '?')} %)")
 
 
@@ -227,7 +233,7 @@ def _target_table(bench):
         cells = figures.get("logic_cells", {})
         rows.append([label, " / ".join(_number(fmax.get(key), 2)
                                        for key in ("min", "median", "max")),
-                     f"{cells.get('used', '?')} ({cells.get('percent', '?')} %)",
+                     f"{cells.get('used', '?')}{_lut4s(figures)} ({cells.get('percent', '?')} %)",
                      figures.get("flip_flops", ""),
                      figures.get("block_rams", {}).get("used", ""), speed, ratio])
     return _table(["target", "Fmax min / median / max (MHz)", "logic cells", "FFs", "BRAMs",

@@ -4,7 +4,7 @@ import json
 import os
 import sys
 
-from ..bench.benchmark import markdown, run_bench
+from ..bench.benchmark import hardware_markdown, markdown, run_bench, run_hardware
 from ..bench.readme import readme_tables
 from .args import UsageError, check_directory
 
@@ -41,6 +41,15 @@ def bench_command(args):
     except UsageError as error:
         print(f"axon bench: error: {error}", file=sys.stderr)
         return 2
+    if args.hardware_only:
+        if args.no_hardware:
+            print("axon bench: error: --hardware-only and --no-hardware exclude each other",
+                  file=sys.stderr)
+            return 2
+        results = run_hardware(args.out, seeds=args.seeds, targets=args.targets,
+                               log=lambda line: print(line, file=sys.stderr))
+        print("\n".join(hardware_markdown(results)))
+        return 1 if any("error" in figures for figures in results.values()) else 0
     bench = run_bench(args.out, seeds=args.seeds, games=args.games,
                       hardware_targets=args.targets,
                       skip_hardware=args.no_hardware, skip_software=args.no_software,
@@ -65,8 +74,12 @@ def register(subparsers):
     parser.add_argument("--games", type=int, default=300, help="generated games in the corpus (default 300)")
     parser.add_argument("--no-hardware", action="store_true", help="skip the nextpnr runs")
     parser.add_argument("--no-software", action="store_true", help="skip the software peers")
+    parser.add_argument("--hardware-only", action="store_true",
+                        help="only the nextpnr runs (of --targets): writes OUT/hardware.json, "
+                             "not bench.json")
     parser.add_argument("--targets", nargs="+", metavar="TARGET",
-                        help="nextpnr targets (default: core-up5k, core-hx8k and every board)")
+                        help="nextpnr targets (default: the bare cores, e.g. core-up5k, core-hx8k, "
+                             "core-lfe5u-85f, and every board)")
     parser.add_argument("--readme", nargs="?", const="", metavar="BENCH_JSON",
                         help="run nothing: print the documentation's figure tables from "
                              "BENCH_JSON (default OUT/bench.json), each headed by the files "

@@ -57,7 +57,8 @@ def register(subparsers):
     program.add_argument("--board", default=DEFAULT_BOARD, choices=list(BOARDS),
                          help=f"target board (default {DEFAULT_BOARD})")
     program.add_argument("bitstream", nargs="?", default=None,
-                         help="bitstream file (default build/BOARD/axon.bin)")
+                         help="bitstream file (default build/BOARD/axon.bin, or axon.bit "
+                              "for an ECP5 board)")
     program.set_defaults(func=program_command)
 
     query = subparsers.add_parser(
@@ -127,7 +128,8 @@ def build_command(args):
 
 def program_command(args):
     spec = get_board(args.board)
-    bitstream = args.bitstream or os.path.join("build", spec.name, "axon.bin")
+    bitstream = args.bitstream or os.path.join("build", spec.name,
+                                               f"axon.{spec.family.bitstream}")
     if not os.path.isfile(bitstream):
         hint = "" if args.bitstream else f"; run axon build --board {spec.name} first"
         return _error("program", f"bitstream {bitstream} not found{hint}", 2)
