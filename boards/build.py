@@ -26,7 +26,9 @@ from dataclasses import dataclass, asdict, field
 from ..hdl.params import SHIPPED, DetectorConfig
 from . import toolchain
 from .synthesis import prepare
+from .detectors import default_detectors
 from .platforms import get_board
+from ..hdl.board.protocol import MAX_DETECTORS
 from ..hdl.board.top import PlatformTop
 from ..hdl.board.uart import check_divisor, divisor_for
 
@@ -76,6 +78,7 @@ class BuildReport:
     timing_met:  bool = True
     pools:       str = SHIPPED.pools.value     # axon.hdl.params.Pools
     scan:        str = SHIPPED.scan.value      # axon.hdl.params.Scan
+    detectors:   int = 1                       # detectors behind the link
 
     def lines(self):
         def usage(label, figures):
@@ -86,8 +89,9 @@ class BuildReport:
         # needs no words.
         lean = DetectorConfig(depth=self.depth, chains=self.chains, rules=self.rules,
                               pools=self.pools, scan=self.scan).note
-        yield (f"board: {self.board} ({self.device}), {self.chains} chains{lean}, depth "
-               f"{self.depth}, {self.rules} rules, seed {self.seed}")
+        yield (f"board: {self.board} ({self.device}), {self.detectors} "
+               f"detector{'s' if self.detectors != 1 else ''} of {self.chains} chains{lean}, "
+               f"depth {self.depth}, {self.rules} rules, seed {self.seed}")
         yield usage("logic cells (ICESTORM_LC)", self.logic_cells)
         yield usage("flip-flops (SB_DFF*)", self.flip_flops)
         yield usage("block RAMs (ICESTORM_RAM)", self.block_rams)
@@ -184,11 +188,17 @@ def over_capacity(log):
     return short
 
 
-def build(board="icebreaker", *, config=None, seed=1, build_dir=None, log=None):
-    """Build a bitstream of the detector of ``config`` (default the board's
-    own); return a :class:`BuildReport` or raise :class:`BuildError`."""
+def build(board="icebreaker", *, config=None, detectors=None, seed=1, build_dir=None, log=None):
+    """Build a bitstream of ``detectors`` detectors (default the board's
+    :func:`~axon.boards.detectors.default_detectors`) of ``config``
+    (default the board's own); return a :class:`BuildReport` or raise
+    :class:`BuildError`."""
     spec = get_board(board)
     config = spec.config if config is None else config
+    detectors = default_detectors(spec.name) if detectors is None else detectors
+    if not isinstance(detectors, int) or not 1 <= detectors <= MAX_DETECTORS:
+        raise BuildError(f"detectors must be an integer in 1..{MAX_DETECTORS}, "
+                         f"not {detectors!r}", exit_code=2)
     chains, depth, rules = config.chains, config.depth, config.rules.value
     if not isinstance(seed, int) or seed < 0:
         raise BuildError(f"seed must be a non-negative integer, not {seed!r}", exit_code=2)
@@ -202,7 +212,7 @@ def build(board="icebreaker", *, config=None, seed=1, build_dir=None, log=None):
     except (TypeError, ValueError) as error:
         raise BuildError(str(error), exit_code=2) from None
     env = find_tools()
-    top = PlatformTop(spec, config, divisor=divisor)
+    top = PlatformTop(spec, config, divisor=divisor, detectors=detectors)
     build_dir = build_dir or os.path.join("build", spec.name)
     created = not os.path.isdir(build_dir)
     os.makedirs(build_dir, exist_ok=True)
@@ -210,11 +220,12 @@ def build(board="icebreaker", *, config=None, seed=1, build_dir=None, log=None):
                          rules=rules, seed=seed, baud=spec.baud, divisor=divisor,
                          clock_mhz=clk_freq / 1e6,
                          bitstream=os.path.join(build_dir, f"{NAME}.bin"),
-                         pools=config.pools.value, scan=config.scan.value)
+                         pools=config.pools.value, scan=config.scan.value,
+                         detectors=detectors)
     opts = ["--report", REPORT, "--seed", str(seed)]
 
     if log:
-        log(f"building {spec.name}: {chains} chains, depth {depth}, {rules} rules "
+        log(f"building {spec.name}: {detectors} detector(s) of {chains} chains, depth {depth}, {rules} rules "
             f"in {build_dir} ...")
     try:
         process = _run(spec.platform(), top, build_dir, env, opts, log)
@@ -233,7 +244,7 @@ def build(board="icebreaker", *, config=None, seed=1, build_dir=None, log=None):
         if re.search(r"Max frequency for clock .*FAIL", nextpnr_log) or \
                 "timing requirements" in nextpnr_log.lower() and "fail" in nextpnr_log.lower():
             # Once more, allowed to fail, to learn the Fmax it achieved.
-            top = PlatformTop(spec, config, divisor=divisor)
+            top = PlatformTop(spec, config, divisor=divisor, detectors=detectors)
             process = _run(spec.platform(), top, build_dir, env, opts + ["--timing-allow-fail"],
                            log)
             if process.returncode == 0:

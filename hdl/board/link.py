@@ -505,7 +505,11 @@ class HostLink(wiring.Component):
 
         with m.FSM():
             with m.State("IDLE"):
-                m.d.comb += receiver.listen.eq(1)
+                # Not on the clock a frame ends: the next frame's first byte
+                # waits in the buffer until this one is answered, so that the
+                # receiver is never inside a frame while the executor is busy
+                # (where its inter-byte timeout would run).
+                m.d.comb += receiver.listen.eq(~receiver.frame_done)
                 with m.If(receiver.frame_done):
                     m.d.sync += [command.eq(receiver.command), length.eq(receiver.length),
                                  args.eq(receiver.args), error.eq(receiver.error),

@@ -13,7 +13,7 @@ people.
 from dataclasses import dataclass
 
 from ...hdl.board.protocol import (START, PROTOCOL_VERSION, MAX_PAYLOAD, MAX_WORDS, WORD_BYTES,
-                                   INDEX_BYTES, MAX_DETECTORS, ROOT_BYTES, OCCUPANCY_BYTES,
+                                   INDEX_BYTES, ROOT_BYTES, OCCUPANCY_BYTES,
                                    QUERY_ANSWER_BYTES, ERROR_BYTES, RULES_CODES, POOLS_CODES,
                                    SCAN_CODES, IDENTITY_BYTES, Command, ErrorCode,
                                    IdentityRecord, ERROR_RESPONSE, crc8)
@@ -109,9 +109,9 @@ class FrameDecoder:
 
 
 def _index(detector):
-    if not isinstance(detector, int) or not 0 <= detector < MAX_DETECTORS:
-        raise ValueError(f"detector index must be an integer in 0..{MAX_DETECTORS - 1}, "
-                         f"not {detector!r}")
+    # Any byte: a board refuses an index at or above its detector count.
+    if not isinstance(detector, int) or not 0 <= detector <= 0xff:
+        raise ValueError(f"detector index must be a byte, not {detector!r}")
     return bytes([detector])
 
 
