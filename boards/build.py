@@ -240,7 +240,7 @@ def build(board="icebreaker", *, config=None, detectors=None, seed=1, build_dir=
         nextpnr_log = timing_log(build_dir)
         short = over_capacity(nextpnr_log + process.stdout + process.stderr)
         if short:
-            raise BuildError(fit_message(spec, chains, short))
+            raise BuildError(fit_message(spec, chains, short, detectors))
         if re.search(r"Max frequency for clock .*FAIL", nextpnr_log) or \
                 "timing requirements" in nextpnr_log.lower() and "fail" in nextpnr_log.lower():
             # Once more, allowed to fail, to learn the Fmax it achieved.
@@ -262,18 +262,25 @@ def build(board="icebreaker", *, config=None, detectors=None, seed=1, build_dir=
     return report
 
 
-def fit_message(spec, chains, short):
-    """What ``axon build`` says of a design for board ``spec`` with ``chains``
-    chains that does not fit: :func:`over_capacity`'s ``short``, and, if the
-    logic cells are short, the chain count that would fit."""
+def fit_message(spec, chains, short, detectors=1):
+    """What ``axon build`` says of a design for board ``spec`` with
+    ``detectors`` detectors of ``chains`` chains that does not fit:
+    :func:`over_capacity`'s ``short``, and, if the logic cells are short, the
+    chain count that would fit (or, for several detectors, to build fewer)."""
     cell, (used, available) = next(iter(short.items()))
+    what = f"{chains} chains" if detectors == 1 else f"{detectors} detectors of {chains} chains"
     if cell == "ICESTORM_LC":
         # The fixed part is what is left with no chains.
-        fixed = max(0, used - LCS_PER_CHAIN * chains)
-        fitting = max(0, int((available - fixed) // LCS_PER_CHAIN)) // 2 * 2
+        fixed = max(0, used - LCS_PER_CHAIN * chains * detectors)
+        fitting = max(0, int((available - fixed) // (LCS_PER_CHAIN * detectors))) // 2 * 2
         advice = f"try --chains {fitting}" if fitting >= 2 else "no chain count fits"
-        return (f"{chains} chains need ~{used} logic cells, the {spec.platform.device} has "
+        if detectors > 1:
+            advice += ", or fewer --detectors"
+        return (f"{what} need ~{used} logic cells, the {spec.platform.device} has "
                 f"{available}; {advice}")
+    if detectors > 1:
+        return (f"{what} need {used} {cell}, the {spec.platform.device} has {available}; "
+                f"try fewer --detectors")
     return f"the design needs {used} {cell}, the {spec.platform.device} has {available}"
 
 

@@ -27,7 +27,7 @@ __all__ = ["DEFAULT_DETECTORS", "default_detectors"]
 
 #: Detectors of a default build, by board name; a board not listed has one.
 DEFAULT_DETECTORS = {
-    "hx8k":      3,
+    "hx8k":      2,
     "ulx3s-85f": 16,
 }
 
