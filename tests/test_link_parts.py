@@ -417,10 +417,13 @@ def run_link(requests, *, claimed_depth=None, detectors=1, claimed_count=None,
                 received.extend(decoder.feed(bytes([payload])))
 
     async def collect(ctx, wanted):
-        for _ in range(2000 * wanted):
-            if len(received) >= wanted:
-                break
+        # Until the answers are in, or no new one came for longer than any
+        # answer takes (a link that hangs).
+        quiet, seen = 0, 0
+        while len(received) < wanted and quiet < 2000:
             await ctx.tick()
+            quiet = 0 if len(received) != seen else quiet + 1
+            seen = len(received)
         frames = received[:]
         received.clear()
         return frames
@@ -445,8 +448,10 @@ def run_link(requests, *, claimed_depth=None, detectors=1, claimed_count=None,
                 await ctx.tick()
             ctx.set(link.rx.valid, 0)
             frames = await collect(ctx, len(group))
-            assert len(frames) == len(group), f"answers missing to {b''.join(group).hex()}"
             answers.extend(frames)
+            if len(frames) != len(group):
+                # A link that hangs answers no more: the answers differ.
+                return
             # As a host that waits for each answer finds the link.
             await ctx.tick().repeat(3)
 
@@ -539,6 +544,13 @@ def test_generated_requests_reach_every_answer():
                for command, payload in answers)
     assert {payload[0] for command, payload in answers
             if command == Command.QUERY | RESPONSE_FLAG} == {0, 1, 2}
+    # The pipelined test's requests, too: every detector, and one missing.
+    requests = generated_requests(0, count=24, detectors=ARRAY_DETECTORS)
+    answers = expected_answers(requests, ARRAY_DETECTORS)
+    assert {payload[0] for command, payload in answers
+            if command == Command.QUERY | RESPONSE_FLAG} == {0, 1, 2}
+    assert any(command == ERROR_RESPONSE and payload[1] == ErrorCode.NO_DETECTOR
+               for command, payload in answers)
 
 
 def test_broken_executor_is_caught():
@@ -554,9 +566,10 @@ def test_broken_executor_is_caught():
 ARRAY_DETECTORS = 3
 
 
-@pytest.mark.parametrize("seed", [pytest.param(0, marks=pytest.mark.quick), 1])
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow),
+                                  pytest.param(2, marks=pytest.mark.slow)])
 def test_array_executor_matches_reference_pipelined(seed):
-    requests = generated_requests(seed, count=30, detectors=ARRAY_DETECTORS)
+    requests = generated_requests(seed, count=24, detectors=ARRAY_DETECTORS)
     assert as_reference(run_link(requests, detectors=ARRAY_DETECTORS, pipelined=True)) == \
         expected_answers(requests, ARRAY_DETECTORS)
 
@@ -566,7 +579,7 @@ def test_array_executor_matches_reference_pipelined(seed):
     {"array": _WriteToAll},                     # a write changes every detector
 ])
 def test_broken_array_executor_is_caught(broken):
-    requests = generated_requests(0, count=30, detectors=ARRAY_DETECTORS)
+    requests = generated_requests(0, count=12, detectors=ARRAY_DETECTORS)
     # A frame for the detector that does not exist, and a write that must
     # reach one detector only, then what tells them apart.
     requests += [query_request(0, 1, detector=ARRAY_DETECTORS),
