@@ -89,9 +89,9 @@ class BuildReport:
         # needs no words.
         lean = DetectorConfig(depth=self.depth, chains=self.chains, rules=self.rules,
                               pools=self.pools, scan=self.scan).note
-        yield (f"board: {self.board} ({self.device}), {self.detectors} "
-               f"detector{'s' if self.detectors != 1 else ''} of {self.chains} chains{lean}, "
-               f"depth {self.depth}, {self.rules} rules, seed {self.seed}")
+        yield (f"board: {self.board} ({self.device}), {self.chains} chains{lean}, depth "
+               f"{self.depth}, {self.rules} rules, seed {self.seed}")
+        yield f"detectors: {self.detectors} behind one link"
         yield usage("logic cells (ICESTORM_LC)", self.logic_cells)
         yield usage("flip-flops (SB_DFF*)", self.flip_flops)
         yield usage("block RAMs (ICESTORM_RAM)", self.block_rams)

@@ -15,7 +15,9 @@ from hypothesis import assume, given, settings, strategies as st
 import axon.sim
 from axon.hdl.board import protocol
 from axon.sim.backends import link_codec
-from axon.sim.backends.link import Board, LinkError, open_transport, simulated_config
+from axon.boards.detectors import DEFAULT_DETECTORS
+from axon.sim.backends.link import (Board, LinkError, open_transport, simulated_board,
+                                    simulated_config)
 from axon.sim.backends.link_codec import (FrameDecoder, encode_frame, holds_known_frame,
                                           parse_query)
 from axon.boards.platforms import BOARDS
@@ -148,6 +150,13 @@ def test_sim_url_takes_every_configuration_option():
                             "&divisor=6")[0] == LEAN.replace(scan="pair", upcoming=True)
     with pytest.raises(ValueError, match=r"^option upcoming must be yes or no, not 'maybe'$"):
         simulated_config("sim://?upcoming=maybe")
+    # The detectors behind the link: the board's default, or the URL's.
+    assert simulated_board("sim://icebreaker").detectors == 1
+    assert simulated_board("sim://hx8k").detectors == DEFAULT_DETECTORS["hx8k"]
+    assert simulated_board("cxxrtl://hx8k?detectors=5") == (SHIPPED, 4, 5)
+    with pytest.raises(ValueError, match=r"^option detectors must be an integer in 1..255, "
+                                         r"not 0$"):
+        simulated_board("sim://?detectors=0")
     with pytest.raises(ValueError, match=r"^the upcoming repetition needs the pair scan"):
         simulated_config("cxxrtl://?scan=single&upcoming=yes")
 
