@@ -13,13 +13,16 @@ import glob
 import os
 import shutil
 import threading
+import time
 
 import chess
 import chess.pgn
 import pytest
 
 import axon.sim
-from axon.hdl.board.protocol import Command, ErrorCode
+from axon.hdl.board.protocol import (IDENTITY_RECORD_BYTES, Command, ErrorCode, IdentityRecord,
+                                     identity_record)
+from axon.hdl.params import SHIPPED
 from axon.sim.backends import link_codec
 from axon.sim.backends.link import Board, LinkError, open_board
 from axon.sim.backends.session import GoldenSession, answers
@@ -105,6 +108,69 @@ class _CrossedBoard(Board):
             done = [(request.payload, request.error) for request in batch]
             for request, (payload, error) in zip(batch, done[1:] + done[:1]):
                 request.payload, request.error = payload, error
+
+
+class _FakeArray:
+    """A transport that answers READ frames as a board of ``detectors``
+    would whose detector *i* holds ``1000 * i + address`` at each address;
+    it counts the requests each write carried."""
+    def __init__(self, detectors):
+        self.detectors = detectors
+        self.pending = bytearray()
+        self.batches = []
+
+    def write(self, data):
+        frames = FrameDecoder().feed(data)
+        self.batches.append(len(frames))
+        for frame in frames:
+            if frame.command == Command.IDENTIFY:
+                record = IdentityRecord.const(identity_record(SHIPPED, self.detectors))
+                self.pending += link_codec.encode_frame(
+                    Command.IDENTIFY | 0x80, bytes([0]) + record.as_value().value.to_bytes(
+                        IDENTITY_RECORD_BYTES, "little"))
+                continue
+            index, address = frame.payload[0], int.from_bytes(frame.payload[1:3], "little")
+            words = b"".join((1000 * index + address + at).to_bytes(3, "little")
+                             for at in range(frame.payload[3]))
+            self.pending += link_codec.encode_frame(Command.READ | 0x80, bytes([index]) + words)
+
+    def read(self, count, timeout):
+        time.sleep(0.001)       # a link's latency, in which other requests get ready
+        data = bytes(self.pending[:count])
+        del self.pending[:count]
+        return data
+
+
+def _read_from_threads(board, reads=40):
+    """Each detector's session reads every address in its own thread:
+    ``{index: [word, ...]}``."""
+    found = {}
+    sessions = board.sessions()
+
+    def run(session):
+        found[session.index] = [session.read_moves(address, 1)[0] for address in range(reads)]
+
+    threads = [threading.Thread(target=run, args=(session,)) for session in sessions]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return found
+
+
+@pytest.mark.quick
+def test_sessions_share_transfers_and_get_their_own_answers():
+    transport = _FakeArray(DETECTORS)
+    board = Board(transport)
+    assert board.detectors == DETECTORS
+    found = _read_from_threads(board)
+    assert found == {index: [1000 * index + address for address in range(40)]
+                     for index in range(DETECTORS)}
+    # Answers were routed, not only asked one at a time.
+    assert max(transport.batches) > 1 and board.transfers == len(transport.batches)
+    # Broken: routed by arrival, shifted by one.
+    crossed = _CrossedBoard(_FakeArray(DETECTORS))
+    assert _read_from_threads(crossed) != found
 
 
 @needs_gxx
