@@ -50,10 +50,10 @@ def board():
     board.transport.close()
 
 
-def bundled_records():
+def bundled_records(per_file=1):
     records = []
     for path in sorted(glob.glob(os.path.join(DATA, "*.pgn"))):
-        records += load_games(path)[:2]
+        records += load_games(path)[:per_file]
     return records
 
 
@@ -180,14 +180,23 @@ def test_identify_reports_the_detectors(board):
     assert board.identity.rx_buffer == 512
 
 
-@needs_gxx
-def test_array_equals_golden_per_detector(board):
-    records = bundled_records() + generated_records(6, seed=4)
+def _check_against_golden(board, records):
     before = board.transfers
     assert _per_detector(board.sessions(), records) == _golden(board, records)
     # Queries of several detectors went in one transfer.
     plies = sum(max(1, len(record.moves)) for record in records)
     assert board.transfers - before < plies
+
+
+@needs_gxx
+def test_array_equals_golden_per_detector(board):
+    _check_against_golden(board, bundled_records() + generated_records(3, seed=4))
+
+
+@needs_gxx
+@pytest.mark.slow
+def test_array_equals_golden_per_detector_long(board):
+    _check_against_golden(board, bundled_records(4) + generated_records(30, seed=5))
 
 
 @needs_gxx
