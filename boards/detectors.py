@@ -7,9 +7,10 @@ N`` and ``sim://BOARD?detectors=N`` choose another count. The figures come
 from ``axon build --board BOARD --detectors N`` (docs/protocol.md has the
 table).
 
-* ``hx8k`` (iCE40HX8K, 7680 logic cells, 32 block RAMs, 12 MHz): 3
-  detectors use 80 % of the logic cells; a fourth fits (96 %) but leaves
-  no room for a change (margin: at most 85 % of the logic cells).
+* ``hx8k`` (iCE40HX8K, 7680 logic cells, 32 block RAMs, 12 MHz): one
+  detector and the link take 3326 logic cells at 79 MHz, two about 5700
+  (74 %) at 70 MHz; three need about 8060 and do not fit (margin: at least
+  15 % of the logic cells free, Fmax at least twice the board clock).
 * iCE40UP5K boards (``icebreaker``, ``icesugar``): one detector uses over half of
   the 5280 logic cells.
 * iCE40HX1K boards (``icestick``, ``icesugar-nano``, ``nandland-go``): one lean
