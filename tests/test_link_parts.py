@@ -30,7 +30,6 @@ from axon.hdl.board.protocol import (ERROR_RESPONSE, MAX_WORDS, PROTOCOL_VERSION
 from axon.sim.backends.link_codec import (FrameDecoder, encode_frame, identify_request,
                                           parse_query, query_request, read_request,
                                           reset_request, write_request)
-from axon.hdl.detector import AxonDetector
 from axon.hdl.params import COUNT_LIMIT_MAX
 from axon.sim.backends.pysim import expected_cycles
 from axon.sim.model.encode import encode_moves
