@@ -124,7 +124,7 @@ class _FakeArray:
         self.batches.append(len(frames))
         for frame in frames:
             if frame.command == Command.IDENTIFY:
-                record = IdentityRecord.const(identity_record(SHIPPED, self.detectors))
+                record = IdentityRecord.const(identity_record(SHIPPED, self.detectors, 512))
                 self.pending += link_codec.encode_frame(
                     Command.IDENTIFY | 0x80, bytes([0]) + record.as_value().value.to_bytes(
                         IDENTITY_RECORD_BYTES, "little"))

@@ -109,7 +109,7 @@ def test_identify(board24):
     assert identity == link_codec.Identity(version=protocol.PROTOCOL_VERSION,
                                          interface=INTERFACE_VERSION, config=SHIPPED,
                                          count_bits=4, cycle_bits=16, max_words=83,
-                                         detectors=1, rx_buffer=512)
+                                         detectors=1, rx_buffer=0)
     assert board24.config == SHIPPED
 
 
@@ -416,7 +416,7 @@ def _check_valid(bench, memory, request, answers):
         assert link_codec.parse_identity(answer.payload) == link_codec.Identity(
             version=protocol.PROTOCOL_VERSION, interface=INTERFACE_VERSION,
             config=bench.transport.config, count_bits=4, cycle_bits=16, max_words=83,
-            detectors=1, rx_buffer=512)
+            detectors=1, rx_buffer=0)
     else:
         assert answer.payload == b"\0"
 

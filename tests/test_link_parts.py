@@ -348,7 +348,7 @@ class ReferenceLink:
             return done(bytes([PROTOCOL_VERSION, major, minor, patch, 1, 0, 0, 1, self.chains]) +
                         self.depth.to_bytes(2, "little") +
                         bytes([4, 16, MAX_WORDS, self.detectors]) +
-                        RX_BUFFER_BYTES.to_bytes(2, "little"))
+                        (RX_BUFFER_BYTES if self.detectors > 1 else 0).to_bytes(2, "little"))
         if command in (Command.WRITE, Command.READ):
             if address + count > self.depth:
                 return error(ErrorCode.ADDRESS_RANGE)

@@ -46,8 +46,9 @@ class DetectorArray(wiring.Component):
     query, memory, upcoming :
         As :class:`~axon.hdl.detector.AxonDetector`'s, of the selected detector.
     select : Signal(8), in
-        The detector the ports are for; one at or above ``count`` selects none
-        (the link refuses such a frame before it acts).
+        The detector the ports are for; one at or above ``count`` is the
+        last detector's outputs and no detector's inputs (the link refuses
+        such a frame before it acts).
     soft_reset : Signal(1), in
         Reset the selected detector's scanner and chain list; its move list
         (block RAM) and its result registers keep their contents.
@@ -83,7 +84,9 @@ class DetectorArray(wiring.Component):
         m = Module()
         ports = self.detectors[0].signature
         for index, detector in enumerate(self.detectors):
-            selected = self.select == index
+            # One detector is always the selected one: the link refuses a
+            # frame for another before it acts, so no gate is needed.
+            selected = self.select == index if self.count > 1 else C(1)
             # RESET clears the scanner and chain list; the result registers
             # are reset-less (the next query replaces them) and block RAM has
             # no reset, so the last answer and the move list survive it.
@@ -94,9 +97,11 @@ class DetectorArray(wiring.Component):
                     mine = _member(self, path)
                     m.d.comb += value.eq(mine & selected if self._strobe(path) else mine)
         # One case per detector: a balanced multiplexer, not a chain of N.
+        # The last takes every other index too, which the link refuses
+        # before it reads an output: no multiplexer at all for one detector.
         with m.Switch(self.select):
             for index, detector in enumerate(self.detectors):
-                with m.Case(index):
+                with (m.Case(index) if index < self.count - 1 else m.Default()):
                     for path, member, value in ports.flatten(detector):
                         if member.flow == wiring.Out:
                             m.d.comb += _member(self, path).eq(value)

@@ -5,9 +5,10 @@ host's half in :mod:`axon.sim.backends.link` (its frames in
 :mod:`axon.sim.backends.link_codec`), the description for people in
 ``docs/protocol.md``. A request goes through three steps:
 
-0. The request bytes wait in a buffer of :data:`~axon.hdl.board.protocol.RX_BUFFER_BYTES`
-   while earlier frames are executed and answered, so a host may send
-   several frames (a query for each of several detectors) at once.
+0. On a board of several detectors, the request bytes wait in a buffer of
+   :data:`~axon.hdl.board.protocol.RX_BUFFER_BYTES` while earlier frames are
+   executed and answered, so a host may send several frames (a query for
+   each detector) at once. A board of one drops them, as before.
 1. :class:`FrameReceiver` hunts for the start marker, stores the payload in
    the frame buffer and checks the CRC. Nothing outside the frame buffer
    changes while a frame is received, so a corrupted, truncated or unknown
@@ -344,6 +345,7 @@ class HostLink(wiring.Component):
                              f"{config.chains} does not fit")
         self._config = config
         self._count  = detector.count
+        self._rx_buffer = RX_BUFFER_BYTES if detector.count > 1 else 0
         self._depth  = config.depth
         self._timeout = timeout
         super().__init__({
@@ -367,20 +369,26 @@ class HostLink(wiring.Component):
         # RX_BUFFER_BYTES). The inter-byte timeout runs only while the
         # receiver listens and the buffer is empty: a frame that waited in it
         # is whole or not by the time the line went quiet.
-        m.submodules.rx_buffer = rx_buffer = fifo.SyncFIFOBuffered(width=8,
-                                                                   depth=RX_BUFFER_BYTES)
+        # A board of one detector has no buffer (its logic cells are scarce
+        # on a 1K device, and one detector needs no requests in flight): it
+        # drops the bytes that come while it is busy.
         buffer_write = buffer.write_port()
         buffer_read  = buffer.read_port()
         detector = self.detector
 
-        m.d.comb += [
-            rx_buffer.w_data.eq(self.rx.payload),
-            rx_buffer.w_en.eq(self.rx.valid),
-            self.rx.ready.eq(1),
-            receiver.rx.payload.eq(rx_buffer.r_data),
-            receiver.rx.valid.eq(rx_buffer.r_rdy),
-            rx_buffer.r_en.eq(receiver.listen),
-        ]
+        if self._rx_buffer:
+            m.submodules.rx_buffer = rx_buffer = fifo.SyncFIFOBuffered(
+                width=8, depth=self._rx_buffer)
+            m.d.comb += [
+                rx_buffer.w_data.eq(self.rx.payload),
+                rx_buffer.w_en.eq(self.rx.valid),
+                self.rx.ready.eq(1),
+                receiver.rx.payload.eq(rx_buffer.r_data),
+                receiver.rx.valid.eq(rx_buffer.r_rdy),
+                rx_buffer.r_en.eq(receiver.listen),
+            ]
+        else:
+            wiring.connect(m, wiring.flipped(self.rx), receiver.rx)
         wiring.connect(m, sender.tx, wiring.flipped(self.tx))
 
         command  = Signal(8)
@@ -431,7 +439,8 @@ class HostLink(wiring.Component):
             detector.upcoming.occupancy.eq(occupancy),
         ]
 
-        identity = IdentityRecord.const(identity_record(self._config, self._count))
+        identity = IdentityRecord.const(identity_record(self._config, self._count,
+                                                          self._rx_buffer))
         # The QUERY answer is the detector's ports in the record's fixed widths.
         query_answer = Signal(QueryResult)
         for name, _ in detector.query.result.shape():

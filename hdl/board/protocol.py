@@ -59,9 +59,11 @@ OCCUPANCY_BYTES     = 8
 QUERY_REQUEST_BYTES = INDEX_BYTES + 3 + ROOT_BYTES + OCCUPANCY_BYTES
 QUERY_RECORD_BYTES  = data.Layout.cast(QueryResult).size // 8
 QUERY_ANSWER_BYTES  = INDEX_BYTES + QUERY_RECORD_BYTES
-# Request bytes the board holds while it executes or answers earlier ones:
-# one iCE40 block RAM. A host may have requests of at most this many bytes
-# sent and not yet answered; more may be dropped.
+# Request bytes a board of several detectors holds while it executes or
+# answers earlier ones: one iCE40 block RAM. A host may have requests of at
+# most this many bytes sent and not yet answered; more may be dropped. A
+# board of one detector has none (IDENTIFY says 0): it drops the bytes that
+# come while it is busy, and a host sends it one request at a time.
 RX_BUFFER_BYTES  = 512
 # An error answer: the index, the error code, the request's CMD byte.
 ERROR_BYTES      = INDEX_BYTES + 2
@@ -133,7 +135,7 @@ class IdentityRecord(data.Struct):
     cycle_bits:      8
     max_words:       8
     detectors:       8    # detectors behind the link, indices 0..detectors - 1
-    rx_buffer:       16   # RX_BUFFER_BYTES
+    rx_buffer:       16   # RX_BUFFER_BYTES, or 0: no request buffer
 
 
 # The answer's payload: the index, then the record.
@@ -141,9 +143,10 @@ IDENTITY_RECORD_BYTES = IdentityRecord.as_shape().size // 8
 IDENTITY_BYTES = INDEX_BYTES + IDENTITY_RECORD_BYTES
 
 
-def identity_record(config, detectors=1):
+def identity_record(config, detectors=1, rx_buffer=0):
     """The field values of IDENTIFY's answer for a board of ``detectors``
-    detectors of ``config``, for ``IdentityRecord.const``."""
+    detectors of ``config`` with a request buffer of ``rx_buffer`` bytes, for
+    ``IdentityRecord.const``."""
     major, minor, patch = INTERFACE_VERSION
     return {
         "version": PROTOCOL_VERSION,
@@ -152,5 +155,5 @@ def identity_record(config, detectors=1):
         "scan": SCAN_CODES[config.scan], "upcoming": int(config.upcoming),
         "chains": config.chains, "depth": config.depth,
         "count_bits": COUNT_LIMIT_BITS, "cycle_bits": CYCLE_BITS, "max_words": MAX_WORDS,
-        "detectors": detectors, "rx_buffer": RX_BUFFER_BYTES,
+        "detectors": detectors, "rx_buffer": rx_buffer,
     }
