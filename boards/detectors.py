@@ -8,8 +8,8 @@ from ``axon build --board BOARD --detectors N`` (docs/protocol.md has the
 table).
 
 * ``hx8k`` (iCE40HX8K, 7680 logic cells, 32 block RAMs, 12 MHz): one
-  detector and the link take 3326 logic cells at 79 MHz, two 5712 (74 %)
-  at 66 MHz; three need about 8052 and do not fit (margin: at least
+  detector and the link take 3293 logic cells at 71 MHz, two 5723 (75 %)
+  at 70 MHz; three need about 8052 and do not fit (margin: at least
   15 % of the logic cells free, Fmax at least twice the board clock).
 * iCE40UP5K boards (``icebreaker``, ``icesugar``): one detector uses over half of
   the 5280 logic cells.
