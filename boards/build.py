@@ -29,7 +29,9 @@ from ..hdl.params import SHIPPED, DetectorConfig
 from . import toolchain
 from .families import ICE40, FAMILIES, family_of
 from .synthesis import prepare
+from .detectors import default_detectors
 from .platforms import get_board
+from ..hdl.board.protocol import MAX_DETECTORS
 from ..hdl.board.top import PlatformTop
 from ..hdl.board.uart import check_divisor, divisor_for
 
@@ -81,6 +83,7 @@ class BuildReport:
     scan:        str = SHIPPED.scan.value      # axon.hdl.params.Scan
     # axon.boards.families: on an ECP5, logic_cells counts LUT4s (TRELLIS_COMB).
     family:      str = ICE40.name
+    detectors:   int = 1                       # detectors behind the link
 
     def lines(self):
         def usage(label, figures):
@@ -93,6 +96,7 @@ class BuildReport:
                               pools=self.pools, scan=self.scan).note
         yield (f"board: {self.board} ({self.device}), {self.chains} chains{lean}, depth "
                f"{self.depth}, {self.rules} rules, seed {self.seed}")
+        yield f"detectors: {self.detectors} behind one link"
         family = FAMILIES[self.family]
         yield usage(family.logic_label, self.logic_cells)
         yield usage(family.flip_flop_label, self.flip_flops)
@@ -194,11 +198,17 @@ def over_capacity(log, family=ICE40):
     return short
 
 
-def build(board="icebreaker", *, config=None, seed=1, build_dir=None, log=None):
-    """Build a bitstream of the detector of ``config`` (default the board's
-    own); return a :class:`BuildReport` or raise :class:`BuildError`."""
+def build(board="icebreaker", *, config=None, detectors=None, seed=1, build_dir=None, log=None):
+    """Build a bitstream of ``detectors`` detectors (default the board's
+    :func:`~axon.boards.detectors.default_detectors`) of ``config``
+    (default the board's own); return a :class:`BuildReport` or raise
+    :class:`BuildError`."""
     spec = get_board(board)
     config = spec.config if config is None else config
+    detectors = default_detectors(spec.name) if detectors is None else detectors
+    if not isinstance(detectors, int) or not 1 <= detectors <= MAX_DETECTORS:
+        raise BuildError(f"detectors must be an integer in 1..{MAX_DETECTORS}, "
+                         f"not {detectors!r}", exit_code=2)
     chains, depth, rules = config.chains, config.depth, config.rules.value
     if not isinstance(seed, int) or seed < 0:
         raise BuildError(f"seed must be a non-negative integer, not {seed!r}", exit_code=2)
@@ -213,7 +223,7 @@ def build(board="icebreaker", *, config=None, seed=1, build_dir=None, log=None):
         raise BuildError(str(error), exit_code=2) from None
     family = spec.family
     env = find_tools(family)
-    top = PlatformTop(spec, config, divisor=divisor)
+    top = PlatformTop(spec, config, divisor=divisor, detectors=detectors)
     build_dir = build_dir or os.path.join("build", spec.name)
     created = not os.path.isdir(build_dir)
     os.makedirs(build_dir, exist_ok=True)
@@ -222,11 +232,11 @@ def build(board="icebreaker", *, config=None, seed=1, build_dir=None, log=None):
                          clock_mhz=clk_freq / 1e6,
                          bitstream=os.path.join(build_dir, f"{NAME}.{family.bitstream}"),
                          pools=config.pools.value, scan=config.scan.value,
-                         family=family.name)
+                         family=family.name, detectors=detectors)
     opts = ["--report", REPORT, "--seed", str(seed)]
 
     if log:
-        log(f"building {spec.name}: {chains} chains, depth {depth}, {rules} rules "
+        log(f"building {spec.name}: {detectors} detector(s) of {chains} chains, depth {depth}, {rules} rules "
             f"in {build_dir} ...")
     try:
         process = _run(spec.platform(), top, build_dir, env, opts, log)
@@ -241,11 +251,11 @@ def build(board="icebreaker", *, config=None, seed=1, build_dir=None, log=None):
         nextpnr_log = timing_log(build_dir)
         short = over_capacity(nextpnr_log + process.stdout + process.stderr, family)
         if short:
-            raise BuildError(fit_message(spec, chains, short))
+            raise BuildError(fit_message(spec, chains, short, detectors))
         if re.search(r"Max frequency for clock .*FAIL", nextpnr_log) or \
                 "timing requirements" in nextpnr_log.lower() and "fail" in nextpnr_log.lower():
             # Once more, allowed to fail, to learn the Fmax it achieved.
-            top = PlatformTop(spec, config, divisor=divisor)
+            top = PlatformTop(spec, config, divisor=divisor, detectors=detectors)
             process = _run(spec.platform(), top, build_dir, env, opts + ["--timing-allow-fail"],
                            log)
             if process.returncode == 0:
@@ -263,20 +273,27 @@ def build(board="icebreaker", *, config=None, seed=1, build_dir=None, log=None):
     return report
 
 
-def fit_message(spec, chains, short):
-    """What ``axon build`` says of a design for board ``spec`` with ``chains``
-    chains that does not fit: :func:`over_capacity`'s ``short``, and, if the
-    logic cells are short, the chain count that would fit."""
+def fit_message(spec, chains, short, detectors=1):
+    """What ``axon build`` says of a design for board ``spec`` with
+    ``detectors`` detectors of ``chains`` chains that does not fit:
+    :func:`over_capacity`'s ``short``, and, if the logic cells are short, the
+    chain count that would fit (or, for several detectors, to build fewer)."""
     cell, (used, available) = next(iter(short.items()))
+    what = f"{chains} chains" if detectors == 1 else f"{detectors} detectors of {chains} chains"
     if cell == spec.family.logic_cell:
         # The fixed part is what is left with no chains.
-        fixed = max(0, used - LCS_PER_CHAIN * chains)
-        fitting = max(0, int((available - fixed) // LCS_PER_CHAIN)) // 2 * 2
+        fixed = max(0, used - LCS_PER_CHAIN * chains * detectors)
+        fitting = max(0, int((available - fixed) // (LCS_PER_CHAIN * detectors))) // 2 * 2
         advice = f"try --chains {fitting}" if fitting >= 2 else "no chain count fits"
+        if detectors > 1:
+            advice += ", or fewer --detectors"
         # A chain's cost is measured on the iCE40 (LCS_PER_CHAIN); an ECP5
         # LUT4 does about what an iCE40 logic cell does.
-        return (f"{chains} chains need ~{used} logic cells, the {spec.platform.device} has "
+        return (f"{what} need ~{used} logic cells, the {spec.platform.device} has "
                 f"{available}; {advice}")
+    if detectors > 1:
+        return (f"{what} need {used} {cell}, the {spec.platform.device} has {available}; "
+                f"try fewer --detectors")
     return f"the design needs {used} {cell}, the {spec.platform.device} has {available}"
 
 

@@ -21,7 +21,7 @@ import pytest
 import axon.sim
 from axon.hdl.params import SERIAL, DetectorConfig
 from axon.sim.cli import board as commands
-from axon.boards.build import (BuildError, BuildReport, NAME, find_tools, fit_message,
+from axon.boards.build import (BuildError, BuildReport, NAME, build, find_tools, fit_message,
                                over_capacity, utilisation)
 from axon.boards.families import ECP5, ICE40
 from axon.boards.synthesis import prepare
@@ -166,6 +166,11 @@ def test_board_parameters_checked():
         AxonBoard(divisor=3)
     with pytest.raises(TypeError, match=r"Timeout must be an integer of at least 20 bit times"):
         AxonBoard(timeout_bits=5)
+    with pytest.raises(ValueError, match=r"^Detector count must be an integer in 1..255, "
+                                         r"not 0$"):
+        AxonBoard(detectors=0)
+    with pytest.raises(BuildError, match=r"^detectors must be an integer in 1..255, not 256$"):
+        build("hx8k", detectors=256)
 
 
 @pytest.mark.quick
@@ -261,6 +266,7 @@ def test_build_icebreaker(tmp_path, monkeypatch, capsys):
     report, out = _check_build(tmp_path, monkeypatch, "icebreaker", capsys)
     assert report["device"] == "iCE40UP5K-SG48" and report["chains"] == 24
     assert "(iCE40UP5K-SG48), 24 chains, depth 256, exact rules, seed 3\n" in out
+    assert report["detectors"] == 1 and "detectors: 1 behind one link\n" in out
 
 
 # The iCE40HX8K: the shipped configuration, as on the iCEBreaker, on another

@@ -15,7 +15,9 @@ from hypothesis import assume, given, settings, strategies as st
 import axon.sim
 from axon.hdl.board import protocol
 from axon.sim.backends import link_codec
-from axon.sim.backends.link import Board, LinkError, open_transport, simulated_config
+from axon.boards.detectors import DEFAULT_DETECTORS
+from axon.sim.backends.link import (Board, LinkError, open_transport, simulated_board,
+                                    simulated_config)
 from axon.sim.backends.link_codec import (FrameDecoder, encode_frame, holds_known_frame,
                                           parse_query)
 from axon.boards.platforms import BOARDS
@@ -61,8 +63,8 @@ def test_frame_decoder_resynchronises():
 
 @pytest.mark.quick
 def test_request_checks():
-    with pytest.raises(ValueError, match=r"word count must be an integer in 1..84, not 85"):
-        link_codec.write_request(0, [0] * 85)
+    with pytest.raises(ValueError, match=r"word count must be an integer in 1..83, not 84"):
+        link_codec.write_request(0, [0] * 84)
     with pytest.raises(ValueError, match=r"move word must be a 17-bit integer"):
         link_codec.write_request(0, [1 << 17])
     with pytest.raises(ValueError, match=r"unknown transport"):
@@ -106,7 +108,8 @@ def test_identify(board24):
     identity = board24.identify()
     assert identity == link_codec.Identity(version=protocol.PROTOCOL_VERSION,
                                          interface=INTERFACE_VERSION, config=SHIPPED,
-                                         count_bits=4, cycle_bits=16, max_words=84)
+                                         count_bits=4, cycle_bits=16, max_words=83,
+                                         detectors=1, rx_buffer=0)
     assert board24.config == SHIPPED
 
 
@@ -152,21 +155,35 @@ def test_sim_url_takes_every_configuration_option():
                             "&divisor=6")[0] == LEAN.replace(scan="pair", upcoming=True)
     with pytest.raises(ValueError, match=r"^option upcoming must be yes or no, not 'maybe'$"):
         simulated_config("sim://?upcoming=maybe")
+    # The detectors behind the link: the board's default, or the URL's.
+    assert simulated_board("sim://icebreaker").detectors == 1
+    assert simulated_board("sim://hx8k").detectors == DEFAULT_DETECTORS["hx8k"]
+    assert simulated_board("cxxrtl://hx8k?detectors=5") == (SHIPPED, 4, 5)
+    with pytest.raises(ValueError, match=r"^option detectors must be an integer in 1..255, "
+                                         r"not 0$"):
+        simulated_board("sim://?detectors=0")
     with pytest.raises(ValueError, match=r"^the upcoming repetition needs the pair scan"):
         simulated_config("cxxrtl://?scan=single&upcoming=yes")
 
 
 @pytest.mark.quick
 def test_a_board_of_an_older_protocol_is_refused_in_one_line():
-    old = bytes([3, 1, 24, 0, 1, 84])        # version 3's IDENTIFY answer
+    # A board of version 4 or older refuses version 5's IDENTIFY (it has a
+    # payload, the detector index) with its error frame of two bytes.
+    board = Board(_Replay(link_codec.encode_frame(ERROR_RESPONSE,
+                                                  bytes([ErrorCode.BAD_LENGTH, Command.IDENTIFY]))))
     with pytest.raises(link_codec.ProtocolVersionError) as caught:
-        link_codec.parse_identity(old)
+        board.identify()
     assert str(caught.value) == (
-        "the board speaks link protocol version 3, this host version 4: build and program it "
-        "again with this axon (axon build, axon program)")
-    record = protocol.IdentityRecord.const(protocol.identity_record(LEAN)).as_value().value
-    payload = record.to_bytes(protocol.IDENTITY_BYTES, "little")
-    assert link_codec.parse_identity(payload).config == LEAN
+        "the board speaks a link protocol older than version 5, this host's: build and program "
+        "it again with this axon (axon build, axon program)")
+    # A later version's answer names its version.
+    with pytest.raises(link_codec.ProtocolVersionError, match=r"version 6, this host version 5"):
+        link_codec.parse_identity(bytes([0, 6]) + bytes(16))
+    record = protocol.IdentityRecord.const(protocol.identity_record(LEAN, 3)).as_value().value
+    payload = bytes([0]) + record.to_bytes(protocol.IDENTITY_RECORD_BYTES, "little")
+    identity = link_codec.parse_identity(payload)
+    assert (identity.config, identity.detectors) == (LEAN, 3)
 
 
 def test_bundled_games(board24):
@@ -251,14 +268,14 @@ def test_query_with_a_root(board24):
 def test_query_frames_of_the_old_size_and_bad_roots_are_refused(board24):
     # The QUERY of protocol version 2 had no root: 11 payload bytes.
     with pytest.raises(LinkError) as caught:
-        board24.transact(link_codec.encode_frame(Command.QUERY, bytes([0, 0, 1, *range(8)])),
+        board24.transact(link_codec.encode_frame(Command.QUERY, bytes([0, 0, 0, 1, *range(8)])),
                          Command.QUERY)
     assert caught.value.code == ErrorCode.BAD_LENGTH
     for root in (-2, 256, 0x7fff, -0x8000):
         with pytest.raises(LinkError) as caught:
             board24.transact(link_codec.query_request(0, 1, root=root), Command.QUERY)
         assert caught.value.code == ErrorCode.BAD_ARGUMENT, root
-    assert board24.identity.version == protocol.PROTOCOL_VERSION == 4
+    assert board24.identity.version == protocol.PROTOCOL_VERSION == 5
 
 
 def test_long_write_and_read_split_into_frames(board24):
@@ -321,19 +338,20 @@ def valid_requests(draw):
 @st.composite
 def rejected_requests(draw):
     """Frames with a correct CRC that the board must refuse with one error code."""
-    kind = draw(st.sampled_from(["unknown", "length", "address", "top", "argument"]))
+    kind = draw(st.sampled_from(["unknown", "length", "address", "top", "argument",
+                                 "detector"]))
     if kind == "unknown":
         command = draw(st.integers(0, 255).filter(lambda c: c not in set(Command)))
         payload = draw(st.binary(max_size=8))
         return ErrorCode.UNKNOWN_COMMAND, command, encode_frame(command, payload)
     if kind == "length":
         command = draw(st.sampled_from(list(Command)))
-        good = {Command.IDENTIFY: {0}, Command.RESET: {0}, Command.READ: {3},
+        good = {Command.IDENTIFY: {1}, Command.RESET: {1}, Command.READ: {4},
                 Command.QUERY: {protocol.QUERY_REQUEST_BYTES}}.get(command)
-        if good is None:     # WRITE: LEN must be 3 + 3n with n = third payload byte
+        if good is None:     # WRITE: LEN must be 4 + 3n with n = fourth payload byte
             payload = bytearray(draw(st.binary(min_size=0, max_size=40)))
-            if len(payload) >= 3 and 1 <= payload[2] <= protocol.MAX_WORDS and \
-                    len(payload) == 3 + 3 * payload[2]:
+            if len(payload) >= 4 and 1 <= payload[3] <= protocol.MAX_WORDS and \
+                    len(payload) == 4 + 3 * payload[3]:
                 payload.append(0)
         else:
             payload = draw(st.binary(max_size=12).filter(lambda p: len(p) not in good))
@@ -342,12 +360,18 @@ def rejected_requests(draw):
         command = draw(st.sampled_from([Command.READ, Command.WRITE]))
         address = draw(st.integers(0, 0xffff))
         count = draw(st.integers(max(1, FUZZ_DEPTH - address + 1), 20))
-        header = address.to_bytes(2, "little") + bytes([count])
+        header = bytes([0]) + address.to_bytes(2, "little") + bytes([count])
         payload = header + bytes(3 * count) if command == Command.WRITE else header
         return ErrorCode.ADDRESS_RANGE, command, encode_frame(command, payload)
     if kind == "top":
         top = draw(st.integers(FUZZ_DEPTH, 0xffff))
         return ErrorCode.TOP_RANGE, Command.QUERY, link_codec.query_request(top, 4)
+    if kind == "detector":
+        request = draw(valid_requests())[2]
+        frame = bytearray(request)
+        frame[3] = draw(st.integers(1, 255))       # the fuzz board has one detector
+        frame[-1] = protocol.crc8(bytes(frame[1:-1]))
+        return ErrorCode.NO_DETECTOR, frame[2], bytes(frame)
     limit = draw(st.integers(16, 255))
     return ErrorCode.BAD_ARGUMENT, Command.QUERY, link_codec.query_request(0, limit)
 
@@ -381,7 +405,7 @@ def _check_valid(bench, memory, request, answers):
     if kind == "write":
         address, words = args
         memory[address:address + len(words)] = words
-        assert answer.payload == b""
+        assert answer.payload == b"\0"
     elif kind == "read":
         address, count = args
         assert link_codec.parse_words(answer.payload) == memory[address:address + count]
@@ -396,9 +420,10 @@ def _check_valid(bench, memory, request, answers):
     elif kind == "identify":
         assert link_codec.parse_identity(answer.payload) == link_codec.Identity(
             version=protocol.PROTOCOL_VERSION, interface=INTERFACE_VERSION,
-            config=bench.transport.config, count_bits=4, cycle_bits=16, max_words=84)
+            config=bench.transport.config, count_bits=4, cycle_bits=16, max_words=83,
+            detectors=1, rx_buffer=0)
     else:
-        assert answer.payload == b""
+        assert answer.payload == b"\0"
 
 
 def _run_fuzz(bench, plan):
@@ -425,7 +450,7 @@ def _run_fuzz(bench, plan):
 
 def test_truncated_frames(fuzz_bench):
     fuzz_bench.transport.resync()
-    for data, command in ((b"\xa5", 0), (b"\xa5\x03", 0), (b"\xa5\x03\x04\x01", 4),
+    for data, command in ((b"\xa5", 0), (b"\xa5\x03", 0), (b"\xa5\x03\x04\x00", 4),
                           (link_codec.read_request(0, 2)[:-1], Command.READ)):
         answers = fuzz_bench.exchange(data)
         assert [(a.command, link_codec.parse_error(a.payload)) for a in answers] == \

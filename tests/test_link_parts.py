@@ -20,15 +20,16 @@ from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 from hypothesis import given, settings, strategies as st
 
+from axon.hdl.board.array import DetectorArray
 from axon.hdl.board.link import FrameReceiver, FrameSender, HostLink
 from axon.hdl.version import INTERFACE_VERSION
 from axon.hdl.board.protocol import (ERROR_RESPONSE, MAX_WORDS, PROTOCOL_VERSION,
-                                     QUERY_REQUEST_BYTES, RESPONSE_FLAG, RULES_CODES, START,
+                                     QUERY_REQUEST_BYTES, RESPONSE_FLAG, RULES_CODES,
+                                     RX_BUFFER_BYTES, START,
                                      WORD_BYTES, Command, ErrorCode, crc8)
 from axon.sim.backends.link_codec import (FrameDecoder, encode_frame, identify_request,
                                           parse_query, query_request, read_request,
                                           reset_request, write_request)
-from axon.hdl.detector import AxonDetector
 from axon.hdl.params import COUNT_LIMIT_MAX
 from axon.sim.backends.pysim import expected_cycles
 from axon.sim.model.encode import encode_moves
@@ -308,156 +309,216 @@ def test_broken_sender_is_caught():
 
 class ReferenceLink:
     """The protocol's commands as ``docs/protocol.md`` states them, in plain Python:
-    the argument checks in their documented order, a move list of ``depth``
-    words, and the golden model for QUERY."""
+    the argument checks in their documented order, ``detectors`` move lists of
+    ``depth`` words, and the golden model for QUERY."""
 
-    def __init__(self, depth, chains):
-        self.depth, self.chains = depth, chains
-        self.words = [0] * depth
+    def __init__(self, depth, chains, detectors=1):
+        self.depth, self.chains, self.detectors = depth, chains, detectors
+        self.words = [[0] * depth for _ in range(detectors)]
 
     def answer(self, frame):
         """The expected answer to one whole request frame: ``(command, payload)``,
-        where a QUERY's payload is ``(Result, cycles)``."""
+        where a QUERY's payload is ``(index, Result, cycles)``."""
         length, command, payload = frame[1], frame[2], frame[3:-1]
+        index = payload[0] if length else 0
         def error(code):
-            return ERROR_RESPONSE, bytes([code, command])
+            return ERROR_RESPONSE, bytes([index, code, command])
+        def done(body=b""):
+            return command | RESPONSE_FLAG, bytes([index]) + body
         if crc8(frame[1:-1]) != frame[-1]:
             return error(ErrorCode.BAD_CRC)
-        address = int.from_bytes(payload[0:2], "little")
-        count = payload[2] if length >= 3 else 0
+        args = payload[1:]
+        address = int.from_bytes(args[0:2], "little")
+        count = args[2] if len(args) >= 3 else 0
+        expected = {Command.IDENTIFY: 1, Command.RESET: 1, Command.READ: 4,
+                    Command.WRITE: 4 + WORD_BYTES * count, Command.QUERY: QUERY_REQUEST_BYTES}
+        if command not in expected:
+            return error(ErrorCode.UNKNOWN_COMMAND)
+        if length != expected[command] or \
+                command in (Command.WRITE, Command.READ) and not 1 <= count <= MAX_WORDS:
+            return error(ErrorCode.BAD_LENGTH)
+        if index >= self.detectors:
+            return error(ErrorCode.NO_DETECTOR)
+        words = self.words[index]
         if command == Command.IDENTIFY:
-            if length:
-                return error(ErrorCode.BAD_LENGTH)
             # Version, the interface version, rules exact, pools by kind, the pair
             # scan, with the upcoming block, chains, depth, count and clock
-            # widths, max words.
+            # widths, max words, detectors, the request buffer.
             major, minor, patch = INTERFACE_VERSION
-            return command | RESPONSE_FLAG, bytes([PROTOCOL_VERSION, major, minor, patch,
-                                                   1, 0, 0, 1, self.chains]) + \
-                self.depth.to_bytes(2, "little") + bytes([4, 16, MAX_WORDS])
+            return done(bytes([PROTOCOL_VERSION, major, minor, patch, 1, 0, 0, 1, self.chains]) +
+                        self.depth.to_bytes(2, "little") +
+                        bytes([4, 16, MAX_WORDS, self.detectors]) +
+                        (RX_BUFFER_BYTES if self.detectors > 1 else 0).to_bytes(2, "little"))
         if command in (Command.WRITE, Command.READ):
-            expected = 3 + WORD_BYTES * count if command == Command.WRITE else 3
-            if length != expected or not 1 <= count <= MAX_WORDS:
-                return error(ErrorCode.BAD_LENGTH)
             if address + count > self.depth:
                 return error(ErrorCode.ADDRESS_RANGE)
             if command == Command.READ:
-                return command | RESPONSE_FLAG, b"".join(
-                    word.to_bytes(WORD_BYTES, "little")
-                    for word in self.words[address:address + count])
-            for index in range(count):
-                word = int.from_bytes(payload[3 + WORD_BYTES * index:][:WORD_BYTES], "little")
-                self.words[address + index] = word & ((1 << 17) - 1)
-            return command | RESPONSE_FLAG, b""
+                return done(b"".join(word.to_bytes(WORD_BYTES, "little")
+                                     for word in words[address:address + count]))
+            for at in range(count):
+                word = int.from_bytes(args[3 + WORD_BYTES * at:][:WORD_BYTES], "little")
+                words[address + at] = word & ((1 << 17) - 1)
+            return done()
         if command == Command.QUERY:
-            if length != QUERY_REQUEST_BYTES:
-                return error(ErrorCode.BAD_LENGTH)
             if address >= self.depth:
                 return error(ErrorCode.TOP_RANGE)
             if count > COUNT_LIMIT_MAX:
                 return error(ErrorCode.BAD_ARGUMENT)
-            result = perpetual(self.words, address, config=DetectorConfig(chains=self.chains),
+            result = perpetual(words, address, config=DetectorConfig(chains=self.chains),
                                count_limit=count)
-            return command | RESPONSE_FLAG, (result, expected_cycles(self.words, address, result, SHIPPED))
-        if command == Command.RESET:
-            return (error(ErrorCode.BAD_LENGTH) if length else
-                    (command | RESPONSE_FLAG, b""))
-        return error(ErrorCode.UNKNOWN_COMMAND)
+            return command | RESPONSE_FLAG, (index, result,
+                                             expected_cycles(words, address, result, SHIPPED))
+        return done()       # RESET
 
 
 class _Claims:
-    """Broken: a detector as the link sees it, claiming another depth than it has."""
-    def __init__(self, detector, depth):
-        self._detector = detector
-        self.config = detector.config.replace(depth=depth)
+    """Broken: detectors as the link sees them, claiming another depth, or
+    another count, than they have."""
+    def __init__(self, array, depth=None, count=None):
+        self._array = array
+        self.config = array.config.replace(depth=depth or array.config.depth)
+        self.count = count or array.count
 
     def __getattr__(self, name):
-        return getattr(self._detector, name)
+        return getattr(self._array, name)
+
+
+class _WriteToAll(DetectorArray):
+    """Broken: a write reaches every detector, not only the one it names."""
+    def _strobe(self, path):
+        return path != ("memory", "write_en") and super()._strobe(path)
 
 
 EXECUTOR_DEPTH, EXECUTOR_CHAINS = 16, 10
 
 
-def run_link(requests, *, claimed_depth=None):
-    """The link's answers, as frames, to each request frame in turn."""
-    detector = AxonDetector(DetectorConfig(depth=EXECUTOR_DEPTH, chains=EXECUTOR_CHAINS))
-    shown = detector if claimed_depth is None else _Claims(detector, claimed_depth)
+def run_link(requests, *, claimed_depth=None, detectors=1, claimed_count=None,
+             array=DetectorArray, pipelined=False):
+    """The link's answers, as frames, to each request frame in turn; with
+    ``pipelined``, all sent back to back before the first answer is read."""
+    config = DetectorConfig(depth=EXECUTOR_DEPTH, chains=EXECUTOR_CHAINS)
+    detector = array(config, detectors)
+    shown = (detector if claimed_depth is None and claimed_count is None else
+             _Claims(detector, claimed_depth, claimed_count))
     m = Module()
     m.submodules.detector = detector
     m.submodules.link = link = HostLink(shown, timeout=TIMEOUT * 4)
     wiring.connect(m, link.detector, detector)
     answers = []
 
+    decoder, received = FrameDecoder(), []
+
+    async def line(ctx):
+        # The answers' bytes, taken whenever they come: while later requests
+        # are still being sent, too.
+        async for _, _, valid, payload in ctx.tick().sample(link.tx.valid, link.tx.payload):
+            if valid:
+                received.extend(decoder.feed(bytes([payload])))
+
+    async def collect(ctx, wanted):
+        # Until the answers are in, or no new one came for longer than any
+        # answer takes (a link that hangs).
+        quiet, seen = 0, 0
+        while len(received) < wanted and quiet < 2000:
+            await ctx.tick()
+            quiet = 0 if len(received) != seen else quiet + 1
+            seen = len(received)
+        frames = received[:]
+        received.clear()
+        return frames
+
+    # Pipelined, as many requests at a time as the link's request buffer
+    # holds, as a host keeps them; else one at a time.
+    groups, group = [], []
+    for request in requests:
+        if group and (not pipelined or
+                      sum(map(len, group)) + len(request) > RX_BUFFER_BYTES):
+            groups.append(group)
+            group = []
+        group.append(request)
+    groups.append(group)
+
     async def host(ctx):
         ctx.set(link.tx.ready, 1)
-        decoder = FrameDecoder()
-        for request in requests:
-            for byte in request:
+        for group in groups:
+            for byte in b"".join(group):
                 ctx.set(link.rx.payload, byte)
                 ctx.set(link.rx.valid, 1)
                 await ctx.tick()
             ctx.set(link.rx.valid, 0)
-            frames = []
-            for _ in range(2000):
-                if ctx.get(link.tx.valid):
-                    frames += decoder.feed(bytes([ctx.get(link.tx.payload)]))
-                await ctx.tick()
-                if frames:
-                    break
-            assert len(frames) == 1, f"no single answer to {request.hex()}"
-            answers.append(frames[0])
-            # The link listens again once the sender is idle, as a host that
-            # waits for each answer finds it.
+            frames = await collect(ctx, len(group))
+            answers.extend(frames)
+            if len(frames) != len(group):
+                # A link that hangs answers no more: the answers differ.
+                return
+            # As a host that waits for each answer finds the link.
             await ctx.tick().repeat(3)
 
     sim = Simulator(m)
     sim.add_clock(1e-6)
     sim.add_testbench(host)
+    sim.add_testbench(line, background=True)
     sim.run()
     return answers
 
 
-def generated_requests(seed, count=40):
+def generated_requests(seed, count=40, detectors=1):
     """Writes of game words and random words, reads, queries, and requests
-    that break each rule: bad CRCs, lengths, ranges, commands."""
+    that break each rule: bad CRCs, lengths, ranges, commands; for detectors
+    chosen at random, now and then one that does not exist."""
     rng = random.Random(seed)
-    start, moves = random_game(rng, 14, shuffle_rate=0.9)
-    game = encode_moves(start, moves)
-    requests = [write_request(0, game)]
+    games = []
+    requests = []
+    for index in range(detectors):
+        start, moves = random_game(rng, 14, shuffle_rate=0.9)
+        games.append(encode_moves(start, moves)[:EXECUTOR_DEPTH])
+        requests.append(write_request(0, games[-1], detector=index))
+
+    def pick():
+        return rng.choice((detectors, 0xff)) if rng.random() < 0.08 else rng.randrange(detectors)
+
     for _ in range(count):
         kind = rng.randrange(9)
+        index = pick()
+        game = games[index] if index < detectors else games[0]
         if kind < 3:
             top = rng.randrange(len(game))
-            requests.append(query_request(top, rng.choice((1, 2, 4, 15))))
+            requests.append(query_request(top, rng.choice((1, 2, 4, 15)), detector=index))
         elif kind == 3:
             address = rng.randrange(EXECUTOR_DEPTH)
-            requests.append(read_request(address, rng.randint(1, EXECUTOR_DEPTH + 2 - address)))
+            requests.append(read_request(address, rng.randint(1, EXECUTOR_DEPTH + 2 - address),
+                                         detector=index))
         elif kind == 4:
             address = rng.randrange(EXECUTOR_DEPTH)
             words = [rng.randrange(1 << 17) for _ in range(rng.randint(1, 3))]
-            requests.append(write_request(address, words))
+            requests.append(write_request(address, words, detector=index))
         elif kind == 5:
-            requests.append(rng.choice((identify_request(), reset_request(),
-                                        encode_frame(0x42), encode_frame(Command.RESET, b"\0"),
-                                        query_request(EXECUTOR_DEPTH, 1), query_request(0, 16),
-                                        encode_frame(Command.QUERY, b"\0\0\1"))))
+            requests.append(rng.choice((identify_request(index), reset_request(index),
+                                        encode_frame(0x42, bytes([index])),
+                                        encode_frame(Command.RESET),
+                                        encode_frame(Command.RESET, bytes([index, 0])),
+                                        query_request(EXECUTOR_DEPTH, 1, detector=index),
+                                        query_request(0, 16, detector=index),
+                                        encode_frame(Command.QUERY, bytes([index, 0, 0, 1])))))
         else:
-            frame = bytearray(rng.choice((query_request(rng.randrange(len(game)), 1),
-                                          read_request(0, 2), identify_request())))
+            frame = bytearray(rng.choice((query_request(rng.randrange(len(game)), 1,
+                                                        detector=index),
+                                          read_request(0, 2, detector=index),
+                                          identify_request(index))))
             if kind == 6:
                 frame[-1] ^= 0x10
             requests.append(bytes(frame))
     return requests
 
 
-def expected_answers(requests):
-    reference = ReferenceLink(EXECUTOR_DEPTH, EXECUTOR_CHAINS)
+def expected_answers(requests, detectors=1):
+    reference = ReferenceLink(EXECUTOR_DEPTH, EXECUTOR_CHAINS, detectors)
     return [reference.answer(request) for request in requests]
 
 
 def as_reference(answers):
     """The link's answer frames in the reference's form (a QUERY answer parsed)."""
-    return [(frame.command, parse_query(frame.payload, upcoming=False)
+    return [(frame.command, (frame.detector, *parse_query(frame.payload, upcoming=False))
              if frame.command == Command.QUERY | RESPONSE_FLAG else frame.payload)
             for frame in answers]
 
@@ -470,13 +531,24 @@ def test_executor_matches_reference(seed):
 
 @pytest.mark.quick
 def test_generated_requests_reach_every_answer():
-    answers = [answer for seed in range(3) for answer in expected_answers(generated_requests(seed))]
-    errors = {payload[0] for command, payload in answers if command == ERROR_RESPONSE}
+    answers = [answer for seed in range(3)
+               for answer in expected_answers(generated_requests(seed, detectors=3), 3)]
+    errors = {payload[1] for command, payload in answers if command == ERROR_RESPONSE}
     assert errors == {ErrorCode.BAD_CRC, ErrorCode.UNKNOWN_COMMAND, ErrorCode.BAD_LENGTH,
-                      ErrorCode.ADDRESS_RANGE, ErrorCode.TOP_RANGE, ErrorCode.BAD_ARGUMENT}
+                      ErrorCode.ADDRESS_RANGE, ErrorCode.TOP_RANGE, ErrorCode.BAD_ARGUMENT,
+                      ErrorCode.NO_DETECTOR}
     assert {command for command, _ in answers} == \
         {ERROR_RESPONSE} | {command | RESPONSE_FLAG for command in Command}
-    assert any(command == Command.QUERY | RESPONSE_FLAG and payload[0].repetition
+    assert any(command == Command.QUERY | RESPONSE_FLAG and payload[1].repetition
+               for command, payload in answers)
+    assert {payload[0] for command, payload in answers
+            if command == Command.QUERY | RESPONSE_FLAG} == {0, 1, 2}
+    # The pipelined test's requests, too: every detector, and one missing.
+    requests = generated_requests(0, count=24, detectors=ARRAY_DETECTORS)
+    answers = expected_answers(requests, ARRAY_DETECTORS)
+    assert {payload[0] for command, payload in answers
+            if command == Command.QUERY | RESPONSE_FLAG} == {0, 1, 2}
+    assert any(command == ERROR_RESPONSE and payload[1] == ErrorCode.NO_DETECTOR
                for command, payload in answers)
 
 
@@ -484,3 +556,32 @@ def test_broken_executor_is_caught():
     requests = generated_requests(0)
     assert as_reference(run_link(requests, claimed_depth=EXECUTOR_DEPTH // 2)) != \
         expected_answers(requests)
+
+
+# Three detectors, each with its own game, requests interleaved across them
+# and sent back to back: every answer names its detector and equals the
+# reference's for that detector alone, and a frame for a detector that does
+# not exist draws NO_DETECTOR and changes none.
+ARRAY_DETECTORS = 3
+
+
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow),
+                                  pytest.param(2, marks=pytest.mark.slow)])
+def test_array_executor_matches_reference_pipelined(seed):
+    requests = generated_requests(seed, count=24, detectors=ARRAY_DETECTORS)
+    assert as_reference(run_link(requests, detectors=ARRAY_DETECTORS, pipelined=True)) == \
+        expected_answers(requests, ARRAY_DETECTORS)
+
+
+@pytest.mark.parametrize("broken", [
+    {"claimed_count": ARRAY_DETECTORS + 1},     # takes frames for a detector it lacks
+    {"array": _WriteToAll},                     # a write changes every detector
+])
+def test_broken_array_executor_is_caught(broken):
+    requests = generated_requests(0, count=12, detectors=ARRAY_DETECTORS)
+    # A frame for the detector that does not exist, and a write that must
+    # reach one detector only, then what tells them apart.
+    requests += [query_request(0, 1, detector=ARRAY_DETECTORS),
+                 write_request(0, [0x1234], detector=1), read_request(0, 1, detector=0)]
+    assert as_reference(run_link(requests, detectors=ARRAY_DETECTORS, pipelined=True,
+                                 **broken)) != expected_answers(requests, ARRAY_DETECTORS)

@@ -5,35 +5,48 @@ host's half in :mod:`axon.sim.backends.link` (its frames in
 :mod:`axon.sim.backends.link_codec`), the description for people in
 ``docs/protocol.md``. A request goes through three steps:
 
+0. On a board of several detectors, the request bytes wait in a buffer of
+   :data:`~axon.hdl.board.protocol.RX_BUFFER_BYTES` while earlier frames are
+   executed and answered, so a host may send several frames (a query for
+   each detector) at once. A board of one drops them, as before.
 1. :class:`FrameReceiver` hunts for the start marker, stores the payload in
    the frame buffer and checks the CRC. Nothing outside the frame buffer
    changes while a frame is received, so a corrupted, truncated or unknown
    frame can never reach the move list.
-2. :class:`HostLink` checks the command and its arguments and only then acts
-   on the detector; it writes the answer's payload back into the frame buffer.
+2. :class:`HostLink` checks the command, the detector index and the
+   arguments and only then acts on the indexed detector (of a
+   :class:`~axon.hdl.board.array.DetectorArray`); it writes the answer's
+   payload back into the frame buffer.
 3. :class:`FrameSender` sends the answer frame from the frame buffer.
 
-The board answers every frame before it listens again: bytes that arrive
-while an answer is being prepared or sent are dropped.
+The board answers every frame, in the order received, before it takes the
+next one from the buffer; the detectors are fast beside the UART, so one
+executor serves them all.
 """
 
 from amaranth.hdl import *
-from amaranth.lib import memory, stream, wiring
+from amaranth.lib import fifo, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..observe import Observation, registers
 from ..params import COUNT_LIMIT_MAX
 from ..result import QueryResult
 from .protocol import (START, CRC8, MAX_PAYLOAD, MAX_WORDS, WORD_BYTES, RESPONSE_FLAG,
-                       ERROR_RESPONSE, ROOT_BYTES, OCCUPANCY_BYTES, QUERY_REQUEST_BYTES,
-                       QUERY_ANSWER_BYTES, IDENTITY_BYTES, Command, ErrorCode, IdentityRecord,
+                       ERROR_RESPONSE, INDEX_BYTES, ROOT_BYTES, OCCUPANCY_BYTES,
+                       QUERY_REQUEST_BYTES, QUERY_RECORD_BYTES, IDENTITY_RECORD_BYTES,
+                       ERROR_BYTES, RX_BUFFER_BYTES, Command, ErrorCode, IdentityRecord,
                        identity_record)
 
 
 __all__ = ["FrameReceiver", "FrameSender", "HostLink"]
 
 # Answer records the executor copies into the frame buffer, and their bytes.
-_RECORDS = {"identity": IDENTITY_BYTES, "query": QUERY_ANSWER_BYTES, "word": WORD_BYTES, "error": 2}
+# (The index before them is the request's own, already in the buffer, but
+# for an error, whose record carries it.)
+_RECORDS = {"identity": IDENTITY_RECORD_BYTES, "query": QUERY_RECORD_BYTES, "word": WORD_BYTES,
+            "error": ERROR_BYTES}
+# The payload's bytes before the arguments: the detector index.
+_ARGS_AT = INDEX_BYTES
 
 
 def _check_timeout(timeout):
@@ -63,8 +76,9 @@ class FrameReceiver(wiring.Component):
     frame_done : Signal(1), out
         One clock: a frame ended, well formed or not; the fields below hold it.
     command, length : Signal(8), out
-    args : Signal(24), out
-        The first three payload bytes (little-endian address/top and count).
+    args : Signal(32), out
+        The first four payload bytes: the detector index, then the
+        little-endian address/top and count; 0 where the frame had none.
     error : ErrorCode, out
         ``NONE``, ``BAD_CRC`` or ``TRUNCATED``.
 
@@ -92,7 +106,7 @@ class FrameReceiver(wiring.Component):
             "frame_done":  Out(1),
             "command":     Out(8),
             "length":      Out(8),
-            "args":        Out(24),
+            "args":        Out(32),
             "error":       Out(ErrorCode),
         })
         kept = registers({"stage": 3, "received": 8, "silence": range(timeout + 1)})
@@ -146,7 +160,7 @@ class FrameReceiver(wiring.Component):
                 with m.If(byte_in & (byte == START)):
                     # A frame truncated before its CMD byte reports command 0.
                     m.d.comb += crc_unit.start.eq(1)
-                    m.d.sync += [received.eq(0), self.command.eq(0)]
+                    m.d.sync += [received.eq(0), self.command.eq(0), self.args.eq(0)]
                     m.next = "LENGTH"
 
             with m.State("LENGTH"):
@@ -173,7 +187,7 @@ class FrameReceiver(wiring.Component):
                     m.d.comb += crc_unit.valid.eq(1)
                     m.d.sync += received.eq(received + 1)
                     with m.Switch(received):
-                        for index in range(3):
+                        for index in range(4):
                             with m.Case(index):
                                 m.d.sync += self.args.word_select(index, 8).eq(byte)
                     with m.If(received == self.length - 1):
@@ -287,12 +301,13 @@ class FrameSender(wiring.Component):
 
 
 class HostLink(wiring.Component):
-    """Link between the host's byte stream and one detector.
+    """Link between the host's byte stream and an array of detectors.
 
     Parameters
     ----------
-    detector : AxonDetector
-        The detector to serve; its ``config`` (``depth``, ``chains``, ``rules``) and port
+    detector : DetectorArray
+        The detectors to serve (:class:`~axon.hdl.board.array.DetectorArray`);
+        its ``config`` (``depth``, ``chains``, ``rules``), ``count`` and port
         signature are read, and ``detector`` below has the flipped signature.
     timeout : int
         Inter-byte timeout in clocks, see :class:`FrameReceiver`.
@@ -303,10 +318,12 @@ class HostLink(wiring.Component):
     tx : stream.Signature(8), out
         Bytes from and to the UART.
     detector : flipped detector signature, out
-        Connect with ``wiring.connect(m, link.detector, detector)``.
+        Connect with ``wiring.connect(m, link.detector, detector)``; its
+        ``select`` is the frame's detector index, and its ``soft_reset`` the
+        RESET command's.
     soft_reset : Signal(1), out
-        One clock: reset the detector's scanner and chain list (RESET command);
-        the move list is block RAM and keeps its contents.
+        One clock: a RESET command reset the selected detector's scanner and
+        chain list; the move list is block RAM and keeps its contents.
     good_frame, bad_frame : Signal(1), out
         One clock: a request was executed, or answered with an error.
     repetition : Signal(1), out
@@ -315,9 +332,9 @@ class HostLink(wiring.Component):
 
     def __init__(self, detector, *, timeout):
         _check_timeout(timeout)
-        for name in ("config", "signature"):
+        for name in ("config", "count", "signature"):
             if not hasattr(detector, name):
-                raise TypeError(f"Detector must be an AxonDetector-like component with "
+                raise TypeError(f"Detector must be a DetectorArray-like component with "
                                 f"'{name}', not {detector!r}")
         config = detector.config
         if not 2 <= config.depth <= 0x8000:
@@ -327,6 +344,8 @@ class HostLink(wiring.Component):
             raise ValueError(f"Identify reports the chain count in one byte; "
                              f"{config.chains} does not fit")
         self._config = config
+        self._count  = detector.count
+        self._rx_buffer = RX_BUFFER_BYTES if detector.count > 1 else 0
         self._depth  = config.depth
         self._timeout = timeout
         super().__init__({
@@ -344,20 +363,42 @@ class HostLink(wiring.Component):
         m.submodules.receiver = receiver = FrameReceiver(timeout=self._timeout)
         m.submodules.sender   = sender   = FrameSender()
         m.submodules.buffer   = buffer   = memory.Memory(shape=8, depth=MAX_PAYLOAD + 1, init=[])
+        # Request bytes wait here while earlier frames are executed and
+        # answered. Every byte from the UART is taken; one that finds the
+        # buffer full is dropped (a host keeps what it has outstanding within
+        # RX_BUFFER_BYTES). The inter-byte timeout runs only while the
+        # receiver listens and the buffer is empty: a frame that waited in it
+        # is whole or not by the time the line went quiet.
+        # A board of one detector has no buffer (its logic cells are scarce
+        # on a 1K device, and one detector needs no requests in flight): it
+        # drops the bytes that come while it is busy.
         buffer_write = buffer.write_port()
         buffer_read  = buffer.read_port()
         detector = self.detector
 
-        wiring.connect(m, wiring.flipped(self.rx), receiver.rx)
+        if self._rx_buffer:
+            m.submodules.rx_buffer = rx_buffer = fifo.SyncFIFOBuffered(
+                width=8, depth=self._rx_buffer)
+            m.d.comb += [
+                rx_buffer.w_data.eq(self.rx.payload),
+                rx_buffer.w_en.eq(self.rx.valid),
+                self.rx.ready.eq(1),
+                receiver.rx.payload.eq(rx_buffer.r_data),
+                receiver.rx.valid.eq(rx_buffer.r_rdy),
+                rx_buffer.r_en.eq(receiver.listen),
+            ]
+        else:
+            wiring.connect(m, wiring.flipped(self.rx), receiver.rx)
         wiring.connect(m, sender.tx, wiring.flipped(self.tx))
 
         command  = Signal(8)
         length   = Signal(8)
-        args     = Signal(24)
+        args     = Signal(32)
         error    = Signal(ErrorCode)
-        address  = args[0:16]                 # start address, or query top; moves on
+        selected = args[0:8]                  # the detector the frame is for
+        address  = args[8:24]                 # start address, or query top; moves on
                                               # word by word during WRITE and READ
-        count    = args[16:24]                # word count, or count limit; counts down
+        count    = args[24:32]                # word count, or count limit; counts down
                                               # the words left during WRITE and READ
 
         stored     = Signal(9)                # answer payload bytes in the buffer; also
@@ -387,6 +428,8 @@ class HostLink(wiring.Component):
             sender.buffer_data.eq(buffer_read.data),
             sender.command.eq(answer_cmd),
             sender.length.eq(stored),
+            detector.select.eq(selected),
+            detector.soft_reset.eq(self.soft_reset),
             detector.memory.read_addr.eq(address),
             detector.memory.write_addr.eq(address),
             detector.memory.write_word.eq(word[:17]),
@@ -396,7 +439,8 @@ class HostLink(wiring.Component):
             detector.upcoming.occupancy.eq(occupancy),
         ]
 
-        identity = IdentityRecord.const(identity_record(self._config))
+        identity = IdentityRecord.const(identity_record(self._config, self._count,
+                                                          self._rx_buffer))
         # The QUERY answer is the detector's ports in the record's fixed widths.
         query_answer = Signal(QueryResult)
         for name, _ in detector.query.result.shape():
@@ -409,13 +453,26 @@ class HostLink(wiring.Component):
         # Argument checks, in the order the error codes are documented.
         words_fit   = (count != 0) & (count <= MAX_WORDS)
         range_fits  = (address + count) <= self._depth
-        write_bytes = 3 + count * WORD_BYTES
+        write_bytes = _ARGS_AT + 3 + count * WORD_BYTES
+        length_fits = Signal()
+        with m.Switch(command):
+            with m.Case(Command.IDENTIFY, Command.RESET):
+                m.d.comb += length_fits.eq(length == _ARGS_AT)
+            with m.Case(Command.WRITE):
+                m.d.comb += length_fits.eq((length >= _ARGS_AT + 3) & words_fit &
+                                           (length == write_bytes))
+            with m.Case(Command.READ):
+                m.d.comb += length_fits.eq((length == _ARGS_AT + 3) & words_fit)
+            with m.Case(Command.QUERY):
+                m.d.comb += length_fits.eq(length == QUERY_REQUEST_BYTES)
+        known = Signal()
+        m.d.comb += known.eq(command.matches(*(int(c) for c in Command)))
 
         sources = {
             "identity": identity,
             "query":    query_record,
             "word":     detector.memory.read_word.as_value(),
-            "error":    Cat(error, C(0, 5), command),
+            "error":    Cat(selected, error, C(0, 8 - Shape.cast(ErrorCode).width), command),
         }
         record_byte = Signal(8)
         record_last = Signal()
@@ -427,8 +484,11 @@ class HostLink(wiring.Component):
                                  record_last.eq(byte_index == size - 1)]
 
         def answer(name, answer_command):
+            # The index is the answer's first byte: the request's, still in
+            # the buffer, or in the error record (whose request may have had none).
             m.d.sync += [
-                record.eq(list(_RECORDS).index(name)), byte_index.eq(0), stored.eq(0),
+                record.eq(list(_RECORDS).index(name)), byte_index.eq(0),
+                stored.eq(0 if name == "error" else _ARGS_AT),
                 answer_cmd.eq(answer_command),
             ]
             m.next = "STORE"
@@ -454,7 +514,11 @@ class HostLink(wiring.Component):
 
         with m.FSM():
             with m.State("IDLE"):
-                m.d.comb += receiver.listen.eq(1)
+                # Not on the clock a frame ends: the next frame's first byte
+                # waits in the buffer until this one is answered, so that the
+                # receiver is never inside a frame while the executor is busy
+                # (where its inter-byte timeout would run).
+                m.d.comb += receiver.listen.eq(~receiver.frame_done)
                 with m.If(receiver.frame_done):
                     m.d.sync += [command.eq(receiver.command), length.eq(receiver.length),
                                  args.eq(receiver.args), error.eq(receiver.error),
@@ -462,54 +526,48 @@ class HostLink(wiring.Component):
                     m.next = "DECODE"
 
             with m.State("DECODE"):
+                # Checks in the documented order; only a frame that passes
+                # them all acts, and only on the detector it names.
                 with m.If(error != ErrorCode.NONE):
                     m.next = "ERROR"
+                with m.Elif(~known):
+                    fail(ErrorCode.UNKNOWN_COMMAND)
+                with m.Elif(~length_fits):
+                    fail(ErrorCode.BAD_LENGTH)
+                with m.Elif(selected >= self._count):
+                    fail(ErrorCode.NO_DETECTOR)
                 with m.Elif(command == Command.IDENTIFY):
-                    with m.If(length != 0):
-                        fail(ErrorCode.BAD_LENGTH)
-                    with m.Else():
-                        m.d.comb += self.good_frame.eq(1)
-                        answer("identity", Command.IDENTIFY | RESPONSE_FLAG)
+                    m.d.comb += self.good_frame.eq(1)
+                    answer("identity", Command.IDENTIFY | RESPONSE_FLAG)
                 with m.Elif(command == Command.WRITE):
-                    with m.If((length < 3) | ~words_fit | (length != write_bytes)):
-                        fail(ErrorCode.BAD_LENGTH)
-                    with m.Elif(~range_fits):
+                    with m.If(~range_fits):
                         fail(ErrorCode.ADDRESS_RANGE)
                     with m.Else():
                         m.d.comb += self.good_frame.eq(1)
-                        m.d.sync += [stored.eq(3), byte_index.eq(0)]
+                        m.d.sync += [stored.eq(_ARGS_AT + 3), byte_index.eq(0)]
                         m.next = "WRITE_FETCH"
                 with m.Elif(command == Command.READ):
-                    with m.If((length != 3) | ~words_fit):
-                        fail(ErrorCode.BAD_LENGTH)
-                    with m.Elif(~range_fits):
+                    with m.If(~range_fits):
                         fail(ErrorCode.ADDRESS_RANGE)
                     with m.Else():
                         m.d.comb += self.good_frame.eq(1)
-                        m.d.sync += [stored.eq(0), reading.eq(1),
+                        m.d.sync += [stored.eq(_ARGS_AT), reading.eq(1),
                                      answer_cmd.eq(Command.READ | RESPONSE_FLAG)]
                         m.next = "READ_FETCH"
                 with m.Elif(command == Command.QUERY):
-                    with m.If(length != QUERY_REQUEST_BYTES):
-                        fail(ErrorCode.BAD_LENGTH)
-                    with m.Elif(address >= self._depth):
+                    with m.If(address >= self._depth):
                         fail(ErrorCode.TOP_RANGE)
                     with m.Elif(count > COUNT_LIMIT_MAX):
                         fail(ErrorCode.BAD_ARGUMENT)
                     with m.Else():
                         # The root is checked once it is read from the buffer.
-                        m.d.sync += [stored.eq(3), byte_index.eq(0)]
+                        m.d.sync += [stored.eq(_ARGS_AT + 3), byte_index.eq(0)]
                         m.next = "ROOT_FETCH"
-                with m.Elif(command == Command.RESET):
-                    with m.If(length != 0):
-                        fail(ErrorCode.BAD_LENGTH)
-                    with m.Else():
-                        m.d.comb += [self.good_frame.eq(1), self.soft_reset.eq(1)]
-                        m.d.sync += [self.repetition.eq(0), stored.eq(0),
-                                     answer_cmd.eq(Command.RESET | RESPONSE_FLAG)]
-                        m.next = "SEND"
-                with m.Else():
-                    fail(ErrorCode.UNKNOWN_COMMAND)
+                with m.Else():       # RESET
+                    m.d.comb += [self.good_frame.eq(1), self.soft_reset.eq(1)]
+                    m.d.sync += [self.repetition.eq(0), stored.eq(_ARGS_AT),
+                                 answer_cmd.eq(Command.RESET | RESPONSE_FLAG)]
+                    m.next = "SEND"
 
             with m.State("ERROR"):
                 m.d.comb += self.bad_frame.eq(1)
@@ -532,7 +590,8 @@ class HostLink(wiring.Component):
                 m.d.comb += detector.memory.write_en.eq(1)
                 m.d.sync += [address.eq(address + 1), count.eq(count - 1), byte_index.eq(0)]
                 with m.If(count == 1):
-                    m.d.sync += [stored.eq(0), answer_cmd.eq(Command.WRITE | RESPONSE_FLAG)]
+                    m.d.sync += [stored.eq(_ARGS_AT),
+                                 answer_cmd.eq(Command.WRITE | RESPONSE_FLAG)]
                     m.next = "SEND"
                 with m.Else():
                     m.next = "WRITE_FETCH"

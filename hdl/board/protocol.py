@@ -8,6 +8,10 @@ description for people. Every frame, in both directions, is::
 
     0xA5  LEN  CMD  payload[LEN]  CRC
 
+and every payload begins with the index of the detector the frame is for (a
+request) or from (an answer): a board carries an array of detectors behind
+one link.
+
 ``CRC`` is CRC-8/SMBUS (polynomial x^8 + x^2 + x + 1 = 0x07, initial value 0,
 no reflection, no final XOR) over ``LEN``, ``CMD`` and the payload. Multi-byte
 fields are little-endian; a move word travels as three bytes, bits 17-23 zero.
@@ -24,7 +28,8 @@ from ..version import INTERFACE_VERSION
 
 __all__ = [
     "START", "CRC_POLY", "PROTOCOL_VERSION", "MAX_PAYLOAD", "MAX_WORDS", "WORD_BYTES",
-    "ROOT_BYTES", "OCCUPANCY_BYTES", "QUERY_REQUEST_BYTES", "QUERY_ANSWER_BYTES",
+    "INDEX_BYTES", "ROOT_BYTES", "OCCUPANCY_BYTES", "QUERY_REQUEST_BYTES", "QUERY_ANSWER_BYTES",
+    "QUERY_RECORD_BYTES", "IDENTITY_RECORD_BYTES", "ERROR_BYTES", "RX_BUFFER_BYTES", "MAX_DETECTORS",
     "RULES_CODES", "POOLS_CODES", "SCAN_CODES", "Command", "ErrorCode", "RESPONSE_FLAG",
     "ERROR_RESPONSE", "CRC8", "crc8", "IdentityRecord", "IDENTITY_BYTES", "identity_record",
 ]
@@ -34,17 +39,34 @@ CRC_POLY         = 0x07
 # Version 2: QUERY carries the occupancy and its answer the upcoming repetition.
 # Version 3: QUERY carries the search's root and its answer the draw.
 # Version 4: IDENTIFY answers the whole configuration and the interface's version.
-PROTOCOL_VERSION = 4
+# Version 5: every payload begins with a detector index, the board buffers
+# requests, and IDENTIFY reports the detectors and the buffer.
+PROTOCOL_VERSION = 5
 MAX_PAYLOAD      = 255
 WORD_BYTES       = 3
-# A write frame holds a 3-byte header and the words in 255 payload bytes.
-MAX_WORDS        = (MAX_PAYLOAD - 3) // WORD_BYTES
-# QUERY: top (2), count limit (1), root (2, signed), occupancy (8); its
-# answer: the result record (8) and the upcoming repetition (5).
+# Every payload's first byte: the detector the frame is for or from.
+INDEX_BYTES      = 1
+# IDENTIFY reports the detector count in one byte.
+MAX_DETECTORS    = 255
+# A write frame holds the index, a 3-byte header and the words in 255
+# payload bytes.
+MAX_WORDS        = (MAX_PAYLOAD - INDEX_BYTES - 3) // WORD_BYTES
+# QUERY: index (1), top (2), count limit (1), root (2, signed), occupancy
+# (8); its answer: the index, the result record (8) and the upcoming
+# repetition (5).
 ROOT_BYTES          = 2
 OCCUPANCY_BYTES     = 8
-QUERY_REQUEST_BYTES = 3 + ROOT_BYTES + OCCUPANCY_BYTES
-QUERY_ANSWER_BYTES  = data.Layout.cast(QueryResult).size // 8
+QUERY_REQUEST_BYTES = INDEX_BYTES + 3 + ROOT_BYTES + OCCUPANCY_BYTES
+QUERY_RECORD_BYTES  = data.Layout.cast(QueryResult).size // 8
+QUERY_ANSWER_BYTES  = INDEX_BYTES + QUERY_RECORD_BYTES
+# Request bytes a board of several detectors holds while it executes or
+# answers earlier ones: one iCE40 block RAM. A host may have requests of at
+# most this many bytes sent and not yet answered; more may be dropped. A
+# board of one detector has none (IDENTIFY says 0): it drops the bytes that
+# come while it is busy, and a host sends it one request at a time.
+RX_BUFFER_BYTES  = 512
+# An error answer: the index, the error code, the request's CMD byte.
+ERROR_BYTES      = INDEX_BYTES + 2
 RESPONSE_FLAG    = 0x80
 ERROR_RESPONSE   = 0xFF
 RULES_CODES      = {Rules.PAPER: 0, Rules.EXACT: 1}
@@ -63,7 +85,7 @@ class Command(hdl_enum.IntEnum, shape=8):
     RESET    = 0x05
 
 
-class ErrorCode(hdl_enum.IntEnum, shape=3):
+class ErrorCode(hdl_enum.IntEnum, shape=4):
     """The error answer's code: an Amaranth enum, so that the link's gateware
     holds it in a signal of this shape and the host reads the same values."""
     NONE            = 0x00  # no error: the frame is acted upon (never sent)
@@ -74,6 +96,7 @@ class ErrorCode(hdl_enum.IntEnum, shape=3):
     ADDRESS_RANGE   = 0x05  # start + n is beyond the move-list depth
     TOP_RANGE       = 0x06  # query top is not an address of the move list
     BAD_ARGUMENT    = 0x07  # count limit above 15, or root outside -1..depth - 1
+    NO_DETECTOR     = 0x08  # the detector index is not below the board's detector count
 
 
 # The frame check, from Amaranth's catalogue: the same definition serves the
@@ -111,13 +134,18 @@ class IdentityRecord(data.Struct):
     count_bits:      8
     cycle_bits:      8
     max_words:       8
+    detectors:       8    # detectors behind the link, indices 0..detectors - 1
+    rx_buffer:       16   # RX_BUFFER_BYTES, or 0: no request buffer
 
 
-IDENTITY_BYTES = IdentityRecord.as_shape().size // 8
+# The answer's payload: the index, then the record.
+IDENTITY_RECORD_BYTES = IdentityRecord.as_shape().size // 8
+IDENTITY_BYTES = INDEX_BYTES + IDENTITY_RECORD_BYTES
 
 
-def identity_record(config):
-    """The field values of IDENTIFY's answer for a board of ``config``, for
+def identity_record(config, detectors=1, rx_buffer=0):
+    """The field values of IDENTIFY's answer for a board of ``detectors``
+    detectors of ``config`` with a request buffer of ``rx_buffer`` bytes, for
     ``IdentityRecord.const``."""
     major, minor, patch = INTERFACE_VERSION
     return {
@@ -127,4 +155,5 @@ def identity_record(config):
         "scan": SCAN_CODES[config.scan], "upcoming": int(config.upcoming),
         "chains": config.chains, "depth": config.depth,
         "count_bits": COUNT_LIMIT_BITS, "cycle_bits": CYCLE_BITS, "max_words": MAX_WORDS,
+        "detectors": detectors, "rx_buffer": rx_buffer,
     }

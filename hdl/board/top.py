@@ -3,7 +3,7 @@
 # its parameters still exists half-made, and the error says what was wrong;
 # a second "never used" warning would only confuse. Every design made here
 # is elaborated in normal use.)
-"""The board design: detector, host link and UART, and its pins on a platform.
+"""The board design: detectors, host link and UART, and its pins on a platform.
 
 :class:`AxonBoard` is everything but the pins, so the simulator drives the
 very same design at its UART pins. :class:`PlatformTop` requests those pins
@@ -20,8 +20,8 @@ from amaranth.hdl import *
 from amaranth.lib import io, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..detector import AxonDetector
 from ..params import SHIPPED, DetectorConfig
+from .array import DetectorArray
 from .link import HostLink
 from .uart import UARTReceiver, UARTTransmitter, check_divisor
 
@@ -36,12 +36,14 @@ DEFAULT_TIMEOUT_BITS = round(TIMEOUT_SECONDS * 1_000_000)   # at 1 Mbaud
 
 
 class AxonBoard(wiring.Component):
-    """Repetition detector served over an 8N1 UART.
+    """Repetition detectors served over an 8N1 UART.
 
     Parameters
     ----------
     config : DetectorConfig
-        The detector's, as for :class:`~axon.hdl.detector.AxonDetector`.
+        Each detector's, as for :class:`~axon.hdl.detector.AxonDetector`.
+    detectors : int
+        Detectors behind the link (:class:`~axon.hdl.board.array.DetectorArray`), 1..255.
     divisor : int
         Clocks per UART bit (board clock / baud).
     timeout_bits : int
@@ -57,13 +59,14 @@ class AxonBoard(wiring.Component):
     led_error : Signal(1), out
     """
 
-    def __init__(self, config=SHIPPED, *, divisor=12, timeout_bits=DEFAULT_TIMEOUT_BITS):
+    def __init__(self, config=SHIPPED, *, divisor=12, timeout_bits=DEFAULT_TIMEOUT_BITS,
+                 detectors=1):
         # Checked before the detector is made: a refused board makes no part.
         check_divisor(divisor)
         if not isinstance(timeout_bits, int) or timeout_bits < 20:
             raise TypeError(f"Timeout must be an integer of at least 20 bit times (two bytes), "
                             f"not {timeout_bits!r}")
-        self.detector = AxonDetector(DetectorConfig.checked(config))
+        self.array = DetectorArray(DetectorConfig.checked(config), detectors)
         self.divisor = divisor
         self.timeout_bits = timeout_bits
         super().__init__({
@@ -73,22 +76,20 @@ class AxonBoard(wiring.Component):
             "led_error":      Out(1),
         })
 
-    config = property(lambda self: self.detector.config)
+    config    = property(lambda self: self.array.config)
+    detectors = property(lambda self: self.array.count)
 
     def elaborate(self, platform):
         m = Module()
-        detector = self.detector
+        array = self.array
         m.submodules.uart_rx = uart_rx = UARTReceiver(divisor=self.divisor)
         m.submodules.uart_tx = uart_tx = UARTTransmitter(divisor=self.divisor)
-        m.submodules.link = link = HostLink(detector, timeout=self.divisor * self.timeout_bits)
-        # RESET clears the scanner and chain list; the result registers are
-        # reset-less (the next query replaces them) and block RAM has no
-        # reset, so the last answer and the move list survive it.
-        m.submodules.detector = ResetInserter({"sync": link.soft_reset})(detector)
+        m.submodules.link = link = HostLink(array, timeout=self.divisor * self.timeout_bits)
+        m.submodules.array = array
 
         wiring.connect(m, uart_rx.stream, link.rx)
         wiring.connect(m, link.tx, uart_tx.stream)
-        wiring.connect(m, link.detector, detector)
+        wiring.connect(m, link.detector, array)
         m.d.comb += [
             uart_rx.rx.eq(self.uart_rx),
             self.uart_tx.eq(uart_tx.tx),
@@ -115,7 +116,9 @@ class PlatformTop(Elaboratable):
     spec : BoardSpec
         Which LEDs to use, see :mod:`axon.boards.platforms`.
     config : DetectorConfig or None
-        The detector's (default ``spec.config``, the board's own).
+        Each detector's (default ``spec.config``, the board's own).
+    detectors : int
+        Detectors behind the link (default 1).
     divisor : int
         Clocks per UART bit at the board clock.
     baud : int
@@ -123,10 +126,10 @@ class PlatformTop(Elaboratable):
         (default ``spec.baud``).
     """
 
-    def __init__(self, spec, config=None, *, divisor, baud=None):
+    def __init__(self, spec, config=None, *, divisor, baud=None, detectors=1):
         self.spec = spec
         self.board = AxonBoard(spec.config if config is None else config, divisor=divisor,
-                               timeout_bits=_timeout_bits(spec, baud))
+                               timeout_bits=_timeout_bits(spec, baud), detectors=detectors)
 
     def elaborate(self, platform):
         m = Module()

@@ -60,7 +60,7 @@ class CxxrtlBoard(CxxrtlModel, Transport):
 
     Parameters
     ----------
-    config, divisor, timeout_bits :
+    config, divisor, timeout_bits, detectors :
         As for :class:`~axon.hdl.board.top.AxonBoard`.
     build_dir, log :
         Cache directory and progress lines, see :class:`~axon.sim.backends.cxxrtl.CxxrtlModel`.
@@ -79,9 +79,10 @@ class CxxrtlBoard(CxxrtlModel, Transport):
     HARNESS_PORTS   = ("clk", "rst", "uart_rx", "uart_tx")
 
     def __init__(self, config=SHIPPED, *, divisor=DIVISOR, timeout_bits=TIMEOUT_BITS,
-                 build_dir=None, log=None):
+                 detectors=1, build_dir=None, log=None):
         self.config = config
         self.divisor, self.timeout_bits = divisor, timeout_bits
+        self.detectors = detectors
         super().__init__(build_dir, log=log)
         self._process = None
         self._written = bytearray()
@@ -90,7 +91,8 @@ class CxxrtlBoard(CxxrtlModel, Transport):
 
     def _make_dut(self):
         """The design at the pins; a broken variant for a test overrides it."""
-        return AxonBoard(self.config, divisor=self.divisor, timeout_bits=self.timeout_bits)
+        return AxonBoard(self.config, divisor=self.divisor, timeout_bits=self.timeout_bits,
+                         detectors=self.detectors)
 
     @property
     def quiet_clocks(self):

@@ -45,7 +45,9 @@ class PysimBoard(Transport):
     Parameters
     ----------
     config : DetectorConfig
-        The board's detector.
+        The board's detectors'.
+    detectors : int
+        Detectors behind the link.
     divisor : int
         Clocks per bit; small (4) keeps the simulation fast.
     timeout_bits : int
@@ -65,9 +67,10 @@ class PysimBoard(Transport):
     PERIOD = 1e-6
     CHUNK  = 64
 
-    def __init__(self, config=SHIPPED, *, divisor=4, timeout_bits=64):
+    def __init__(self, config=SHIPPED, *, divisor=4, timeout_bits=64, detectors=1):
         self.config = config
         self.divisor, self.timeout_bits = divisor, timeout_bits
+        self.detectors = detectors
         self.design = self._make_dut()
         depth = config.depth
         self.timeout_clocks = divisor * timeout_bits
@@ -90,7 +93,8 @@ class PysimBoard(Transport):
 
     def _make_dut(self):
         """The design at the pins; a broken variant for a test overrides it."""
-        return AxonBoard(self.config, divisor=self.divisor, timeout_bits=self.timeout_bits)
+        return AxonBoard(self.config, divisor=self.divisor, timeout_bits=self.timeout_bits,
+                         detectors=self.detectors)
 
     async def _drive_line(self, ctx):
         rx = self.design.uart_rx

@@ -13,9 +13,10 @@ people.
 from dataclasses import dataclass
 
 from ...hdl.board.protocol import (START, PROTOCOL_VERSION, MAX_PAYLOAD, MAX_WORDS, WORD_BYTES,
-                                   ROOT_BYTES, OCCUPANCY_BYTES, QUERY_ANSWER_BYTES,
-                                   RULES_CODES, POOLS_CODES, SCAN_CODES, IDENTITY_BYTES,
-                                   Command, ErrorCode, IdentityRecord, crc8)
+                                   INDEX_BYTES, ROOT_BYTES, OCCUPANCY_BYTES,
+                                   QUERY_ANSWER_BYTES, ERROR_BYTES, RULES_CODES, POOLS_CODES,
+                                   SCAN_CODES, IDENTITY_BYTES, Command, ErrorCode,
+                                   IdentityRecord, ERROR_RESPONSE, crc8)
 from ...hdl.params import DetectorConfig
 from ...hdl.result import QueryResult
 from ..model.golden import Result
@@ -23,7 +24,7 @@ from ..model.golden import Result
 
 __all__ = [
     "encode_frame", "holds_known_frame", "FrameDecoder", "Frame", "Identity",
-    "ProtocolVersionError", "identify_request", "write_request", "read_request",
+    "ProtocolVersionError", "older_protocol", "older_protocol_error", "identify_request", "write_request", "read_request",
     "query_request", "reset_request", "parse_identity", "parse_words", "parse_error",
     "parse_query",
 ]
@@ -42,8 +43,15 @@ def encode_frame(command, payload=b""):
 
 @dataclass(frozen=True)
 class Frame:
+    """A decoded frame: its ``CMD`` byte and its whole payload, whose first
+    byte is the detector index (:attr:`detector`)."""
     command: int
     payload: bytes
+
+    @property
+    def detector(self):
+        """The detector the frame is from, or ``None`` if it has no payload."""
+        return self.payload[0] if self.payload else None
 
 
 def holds_known_frame(data):
@@ -100,6 +108,13 @@ class FrameDecoder:
         return max(1, self._buffer[1] + 4 - len(self._buffer))
 
 
+def _index(detector):
+    # Any byte: a board refuses an index at or above its detector count.
+    if not isinstance(detector, int) or not 0 <= detector <= 0xff:
+        raise ValueError(f"detector index must be a byte, not {detector!r}")
+    return bytes([detector])
+
+
 def _address_count(address, count):
     if not isinstance(address, int) or not 0 <= address <= 0xffff:
         raise ValueError(f"address must be an integer in 0..65535, not {address!r}")
@@ -108,13 +123,16 @@ def _address_count(address, count):
     return address.to_bytes(2, "little") + bytes([count])
 
 
-def identify_request():
-    return encode_frame(Command.IDENTIFY)
+# Every request's payload begins with the index of the detector it is for
+# (``detector``, 0 by default).
+
+def identify_request(detector=0):
+    return encode_frame(Command.IDENTIFY, _index(detector))
 
 
-def write_request(address, words):
+def write_request(address, words, detector=0):
     words = list(words)
-    payload = bytearray(_address_count(address, len(words)))
+    payload = bytearray(_index(detector) + _address_count(address, len(words)))
     for word in words:
         if not isinstance(word, int) or not 0 <= word < (1 << 17):
             raise ValueError(f"move word must be a 17-bit integer, not {word!r}")
@@ -122,11 +140,11 @@ def write_request(address, words):
     return encode_frame(Command.WRITE, payload)
 
 
-def read_request(address, count):
-    return encode_frame(Command.READ, _address_count(address, count))
+def read_request(address, count, detector=0):
+    return encode_frame(Command.READ, _index(detector) + _address_count(address, count))
 
 
-def query_request(top, count_limit, occupancy=0, root=-1):
+def query_request(top, count_limit, occupancy=0, root=-1, detector=0):
     """A QUERY frame: ``root`` is the address of the last word of the game
     history (-1 for none), sent as a signed 16-bit number."""
     if not isinstance(top, int) or not 0 <= top <= 0xffff:
@@ -137,13 +155,14 @@ def query_request(top, count_limit, occupancy=0, root=-1):
         raise ValueError(f"root must be a signed 16-bit integer, not {root!r}")
     if not isinstance(occupancy, int) or not 0 <= occupancy < 1 << 64:
         raise ValueError(f"occupancy must be a 64-bit bitboard, not {occupancy!r}")
-    return encode_frame(Command.QUERY, top.to_bytes(2, "little") + bytes([count_limit]) +
+    return encode_frame(Command.QUERY, _index(detector) +
+                        top.to_bytes(2, "little") + bytes([count_limit]) +
                         root.to_bytes(ROOT_BYTES, "little", signed=True) +
                         occupancy.to_bytes(OCCUPANCY_BYTES, "little"))
 
 
-def reset_request():
-    return encode_frame(Command.RESET)
+def reset_request(detector=0):
+    return encode_frame(Command.RESET, _index(detector))
 
 
 class ProtocolVersionError(ValueError):
@@ -168,6 +187,11 @@ class Identity:
         The widths of the count limit and of the clock counter.
     max_words : int
         Move words a WRITE or READ frame holds at most.
+    detectors : int
+        Detectors behind the link, indices 0..detectors - 1.
+    rx_buffer : int
+        Request bytes the board holds: a host has at most this many bytes of
+        requests sent and not yet answered.
     """
     version:    int
     interface:  tuple
@@ -175,6 +199,8 @@ class Identity:
     count_bits: int
     cycle_bits: int
     max_words:  int
+    detectors:  int = 1
+    rx_buffer:  int = 0
 
     @property
     def rules(self):
@@ -196,17 +222,31 @@ def _decode(codes, code, noun):
     raise ValueError(f"identify answer has unknown {noun} code {code}")
 
 
+def older_protocol(frame):
+    """True if ``frame``, the answer to IDENTIFY, is an error answer of the
+    protocol before version 5 (no detector index): a board of version 4 or
+    older refuses version 5's IDENTIFY as BAD_LENGTH."""
+    return frame.command == ERROR_RESPONSE and len(frame.payload) == ERROR_BYTES - INDEX_BYTES
+
+
+def older_protocol_error():
+    return ProtocolVersionError(
+        f"the board speaks a link protocol older than version {PROTOCOL_VERSION}, this "
+        f"host's: build and program it again with this axon (axon build, axon program)")
+
+
 def parse_identity(payload):
     """The :class:`Identity` of IDENTIFY's answer; a board of another protocol
     version raises :class:`ProtocolVersionError`."""
-    if payload and payload[0] != PROTOCOL_VERSION:
+    if len(payload) > INDEX_BYTES and payload[INDEX_BYTES] != PROTOCOL_VERSION:
         raise ProtocolVersionError(
-            f"the board speaks link protocol version {payload[0]}, this host version "
+            f"the board speaks link protocol version {payload[INDEX_BYTES]}, this host version "
             f"{PROTOCOL_VERSION}: build and program it again with this axon "
             f"(axon build, axon program)")
     if len(payload) != IDENTITY_BYTES:
         raise ValueError(f"identify answer has {len(payload)} bytes, expected {IDENTITY_BYTES}")
-    record = IdentityRecord.as_shape().from_bits(int.from_bytes(payload, "little"))
+    record = IdentityRecord.as_shape().from_bits(
+        int.from_bytes(payload[INDEX_BYTES:], "little"))
     config = DetectorConfig(depth=record.depth, chains=record.chains,
                             rules=_decode(RULES_CODES, record.rules, "rules"),
                             pools=_decode(POOLS_CODES, record.pools, "pools"),
@@ -216,25 +256,32 @@ def parse_identity(payload):
                     interface=(record.interface_major, record.interface_minor,
                                record.interface_patch),
                     config=config, count_bits=record.count_bits,
-                    cycle_bits=record.cycle_bits, max_words=record.max_words)
+                    cycle_bits=record.cycle_bits, max_words=record.max_words,
+                    detectors=record.detectors, rx_buffer=record.rx_buffer)
 
+
+# The parsers take an answer's whole payload, the detector index first
+# (:attr:`Frame.detector`), and read what follows it.
 
 def parse_words(payload):
-    if len(payload) % WORD_BYTES:
-        raise ValueError(f"read answer of {len(payload)} bytes is not a whole number of words")
-    return [int.from_bytes(payload[i:i + WORD_BYTES], "little")
-            for i in range(0, len(payload), WORD_BYTES)]
+    words = payload[INDEX_BYTES:]
+    if not payload or len(words) % WORD_BYTES:
+        raise ValueError(f"read answer of {len(payload)} bytes is not an index and a whole "
+                         f"number of words")
+    return [int.from_bytes(words[i:i + WORD_BYTES], "little")
+            for i in range(0, len(words), WORD_BYTES)]
 
 
 def parse_error(payload):
     """``(ErrorCode or int, command byte)`` from an error answer."""
-    if len(payload) != 2:
-        raise ValueError(f"error answer has {len(payload)} bytes, expected 2")
+    if len(payload) != ERROR_BYTES:
+        raise ValueError(f"error answer has {len(payload)} bytes, expected {ERROR_BYTES}")
+    code, command = payload[INDEX_BYTES:]
     try:
-        code = ErrorCode(payload[0])
+        code = ErrorCode(code)
     except ValueError:
-        code = payload[0]
-    return code, payload[1]
+        pass
+    return code, command
 
 
 def parse_query(payload, upcoming=True):
@@ -244,6 +291,6 @@ def parse_query(payload, upcoming=True):
     if len(payload) != QUERY_ANSWER_BYTES:
         raise ValueError(f"query answer has {len(payload)} bytes, expected "
                          f"{QUERY_ANSWER_BYTES}")
-    record = QueryResult.from_bits(int.from_bytes(payload, "little"))
+    record = QueryResult.from_bits(int.from_bytes(payload[INDEX_BYTES:], "little"))
     result = Result.from_fields(record, record.upcoming if upcoming else None)
     return result, record.cycles

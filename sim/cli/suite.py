@@ -47,9 +47,8 @@ SUITE_KEYS = ("id", "line", "bm", "am", "move", "solved")
 def board_sessions(board: Board) -> List[Any]:
     """The detector sessions of the board opened on ``--port``, one per
     detector: ``--jobs N`` over a link searches with the first N of them,
-    each from its own thread. A board of one detector is its own session;
-    a board of several gives one session per detector here."""
-    return [board]
+    each from its own thread."""
+    return board.sessions()
 
 
 @dataclass(frozen=True)

@@ -136,7 +136,7 @@ def _plan(rng, queries, config, golden, divisor):
             chunk = words[at:at + MAX_WORDS]
             memory[address + at:address + at + len(chunk)] = chunk
             add(link_codec.write_request(address + at, chunk),
-                _Expect(Command.WRITE, lambda payload: payload == b"",
+                _Expect(Command.WRITE, lambda payload: payload == b"\0",
                         f"write {len(chunk)} words at {address + at}"))
             counts["writes"] += 1
 
