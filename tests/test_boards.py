@@ -113,8 +113,9 @@ def test_ecp5_report_is_read_as_lut4s_flip_flops_and_dp16kd():
                          rules="exact", seed=1, baud=1_000_000, divisor=25, clock_mhz=25.0,
                          bitstream="build/ulx3s-85f/axon.bit", logic_cells=lut4s,
                          flip_flops=flip_flops, block_rams=rams,
-                         fmax_mhz={"$glbnet$cd_sync.clk": 111.26}, family="ecp5")
+                         fmax_mhz={"$glbnet$cd_sync.clk": 111.26}, family="ecp5", detectors=16)
     assert list(report.lines())[2:] == [
+        "detectors: 16 behind one link",
         "LUT4s (TRELLIS_COMB)          1171 / 83640 (1.4 %)",
         "flip-flops (TRELLIS_FF)        721 / 83640 (0.9 %)",
         "block RAMs (DP16KD)              2 / 208   (1.0 %)",
