@@ -171,7 +171,7 @@ def test_draw_matches_python_chess_for_every_root(corpus, count_limit):
     # Each game is asked with a root at every tenth ply and at its end, so
     # that occurrences before, at and after the root are all met.
     checked = draws = held_back = 0
-    for game, (board, moves, words, _) in enumerate(corpus[::3]):
+    for game, (board, moves, words, _) in enumerate(corpus[::9]):
         for root in sorted({*range(0, len(moves), 10), len(moves)}):
             answers = oracle_answers(board, moves, root=root)
             for ply, answer in enumerate(answers, start=1):
@@ -180,7 +180,7 @@ def test_draw_matches_python_chess_for_every_root(corpus, count_limit):
                 checked += 1
                 draws += answer.draw
                 held_back += answer.repetition and not answer.draw
-    assert checked > 20000 and draws > 300 and held_back > 300
+    assert checked > 6000 and draws > 100 and held_back > 100
 
 
 def test_overflow_keeps_what_was_found_before_it(corpus):
@@ -380,8 +380,8 @@ def test_a_joined_chain_never_closes(corpus):
     # comparison out; here the golden model's own check must never fire.
     import random
     rng = random.Random(11)
-    memories = [words for board, moves, words, answers in corpus]
-    for _ in range(300):
+    memories = [words for board, moves, words, answers in corpus[:100]]
+    for _ in range(100):
         squares = rng.sample(range(64), 4)
         memories.append([pack_word(rng.choice(squares), rng.choice(squares),
                                    rng.choice([2, 10, 4]), rng.random() < 0.02)
@@ -393,7 +393,7 @@ def test_a_joined_chain_never_closes(corpus):
             perpetual(words, top, config=DetectorConfig(chains=24), count_limit=15, steps=steps)
             assert not any("link+reflection" in step.rule for step in steps)
             links += sum("link" in step.rule for step in steps)
-    assert links > 1000
+    assert links > 300
 
 
 def test_exact_matches_python_chess_on_the_rtl_test_games():
@@ -470,7 +470,7 @@ def _projection(pool, kinds):
             Counter(key(piece, end) for piece, _, end in chains))
 
 
-@settings(max_examples=3000)
+@settings(max_examples=1000)
 @given(moves=_moves, size=st.integers(0, 4), kinds=st.booleans())
 def test_unpaired_pool_follows_the_golden_pool(moves, size, kinds):
     # The unpaired pool (what the gateware keeps) gives the golden model's
@@ -516,6 +516,17 @@ def wandering_games():
 
 
 def test_capacity_guarantee(corpus, wandering_games):
+    # The wandering and crowded games, where the pools fill, and a sixth of
+    # the corpus; every game with --runslow.
+    _check_capacity_guarantee(corpus[:50], wandering_games, least_checked=8000)
+
+
+@pytest.mark.slow
+def test_capacity_guarantee_on_the_whole_corpus(corpus, wandering_games):
+    _check_capacity_guarantee(corpus, wandering_games, least_checked=20000)
+
+
+def _check_capacity_guarantee(corpus, wandering_games, *, least_checked):
     # No query overflows while each side's material is within its layout's
     # guarantee (axon.hdl.pools.never_overflows): for pools by kind from 16
     # chains up, at least the starting material (K, Q, 2R, 2B, 2N); for the
@@ -549,7 +560,7 @@ def test_capacity_guarantee(corpus, wandering_games):
                     checked[chains, pools, rules] += 1
                 else:
                     beyond[chains, pools, rules] += overflow
-    assert min(checked.values()) > 20000, checked
+    assert min(checked.values()) > least_checked, checked
     # Beyond the guarantee a layout can overflow: the guarantee is as wide
     # as the pools (for the spill layout's 24 chains, see
     # tests/test_capacity.py's test_guarantee_is_tight_for_the_spill_layout).

@@ -194,6 +194,13 @@ def test_report_writes_the_games_answered_so_far(tmp_path):
 
 # -- progress on the long phases ----------------------------------------------------
 
+def _yowasp_cache():
+    """Where YoWASP keeps its compiled tools now: an empty model cache must
+    not also cost the minute of compiling them again."""
+    return os.environ.get("YOWASP_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "YoWASP")
+
+
 def test_first_cxxrtl_compile_says_so(tmp_path):
     # An empty cache: the model is compiled, which takes minutes at full size;
     # a small configuration keeps this test to seconds.
@@ -201,7 +208,7 @@ def test_first_cxxrtl_compile_says_so(tmp_path):
         [AXON, "scan", os.path.join(DATA, "paper_figure5.pgn"), "--backend", "cxxrtl",
          "--depth", "16", "--chains", "4"],
         capture_output=True, text=True, timeout=600,
-        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)})
+        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path), "YOWASP_CACHE_DIR": _yowasp_cache()})
     assert process.returncode == 0, process.stderr
     assert re.search(r"compiling [\d.]+ MB of C\+\+ with \S+ .*\(once; the binary is cached\)",
                      process.stderr)

@@ -187,12 +187,12 @@ def test_a_board_of_an_older_protocol_is_refused_in_one_line():
 
 
 def test_bundled_games(board24):
-    # Every ply of the first games of every bundled file, through the UART
+    # Every ply of the first game of every bundled file, through the UART
     # pins (the link soak runs 10,000 more queries at the pins on CXXRTL).
     records = []
     for path in sorted(glob.glob(os.path.join(DATA, "*.pgn"))):
-        records += load_games(path)[:2]
-    assert _check_games(board24, records, SHIPPED) > 100
+        records += load_games(path)[:1]
+    assert _check_games(board24, records, SHIPPED) > 50
 
 
 @pytest.mark.slow
@@ -460,7 +460,7 @@ def test_truncated_frames(fuzz_bench):
     assert fuzz_bench.board.identify().depth == FUZZ_DEPTH
 
 
-@settings(max_examples=12)
+@settings(max_examples=6)
 @given(plan=segments)
 def test_link_fuzz(fuzz_bench, plan):
     _run_fuzz(fuzz_bench, plan)

@@ -94,7 +94,7 @@ def test_generated_games(rules, chains, pools, scan):
     # 80 games biased toward reversible moves, half of them pawnless endgames
     # (the CXXRTL tests and the soak run thousands more; 1,000 longer ones
     # here with --runslow).
-    games = game_corpus(80, seed=5, plies=(16, 72))
+    games = game_corpus(30, seed=5, plies=(16, 72))   # 1,000 longer ones: --runslow
     stops = check_jobs(rules, chains, game_jobs(games), legal=True, pools=pools, scan=scan)
     expected = {Stop.BARRIER, Stop.BOTTOM, Stop.LIMIT}
     if chains < 24:
@@ -134,7 +134,7 @@ queries = st.lists(st.tuples(tops, st.integers(0, 15)), min_size=1, max_size=6)
 
 
 @pytest.mark.parametrize("rules, chains, pools, scan", ARBITRARY_CONFIGS)
-@settings(max_examples=12)
+@settings(max_examples=6)
 @given(jobs=st.lists(st.tuples(memory_images, queries), min_size=1, max_size=3))
 def test_arbitrary_words(rules, chains, pools, scan, jobs):
     check_jobs(rules, chains, jobs, pools=pools, scan=scan)
