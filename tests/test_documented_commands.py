@@ -67,6 +67,7 @@ HOW = {
     "axon build --board icestick --chains 8 --pools side": START,
     # An ECP5 with 16 detectors: minutes of nextpnr.
     "axon build --board ulx3s-85f": START,
+    "axon build --board ulx3s-85f --detectors 1": START,
     # A whole benchmark: builds, place and route seeds, the corpus.
     "axon bench --out bench": START_ALWAYS,
     "axon bench --out bench && cp bench/bench.json docs/bench.json": START_ALWAYS,
