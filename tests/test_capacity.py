@@ -175,6 +175,6 @@ def test_bench_gives_the_serial_lists_clocks_beside_the_link():
     assert game["clocks_max"] == max(clocks) and game["overflows"] == 0
     assert figures["workloads"]["search_walks"]["queries"] == sum(len(line.tops) for line in lines)
     assert set(figures["boards"]) == {"icestick", "icesugar-nano", "nandland-go"}
-    # 34 bytes of 10 bits at 1 Mbaud.
-    assert query_link_bytes() == 34 and figures["boards"]["icestick"]["link_us"] == 340.0
+    # 36 bytes of 10 bits at 1 Mbaud (each frame names its detector).
+    assert query_link_bytes() == 36 and figures["boards"]["icestick"]["link_us"] == 360.0
     assert figures["boards"]["icestick"]["game_max_us"] == round(max(clocks) / 12, 1)
