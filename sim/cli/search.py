@@ -314,10 +314,6 @@ def search_command(options, out=None):
     out = sys.stdout if out is None else out
     if options.show is not None:
         return show_command(options, out)
-    if is_suite(options.pgn):
-        # Imported here: the suite's command builds on this module's.
-        from .suite import suite_command
-        return suite_command(options, out)
     if options.jobs not in (None, 1):
         print("axon search: error: --jobs is for a suite: give SUITE.epd", file=sys.stderr)
         return 2

@@ -35,7 +35,8 @@ from ..model.games import plural
 from .args import EXIT_INTERRUPTED, UsageError, config_from
 from .backends import BACKENDS
 from .progress import Progress
-from .search import KEPT_OPTIONS, check_options, nodes_per_second, search_document
+from .search import (KEPT_OPTIONS, check_options, is_suite, nodes_per_second, search_command,
+                     search_document)
 
 
 __all__ = ["suite_command", "board_sessions", "TestMaker", "SUITE_KEYS"]
@@ -311,3 +312,11 @@ def suite_command(options, out=None):
     finally:
         if transport is not None:
             transport.close()
+
+
+def search_or_suite_command(options, out=None):
+    """``axon search``: a suite's command for ``SUITE.epd``, else the single
+    search's (which builds the suite's rows, hence this module on top)."""
+    if options.show is None and is_suite(options.pgn):
+        return suite_command(options, out)
+    return search_command(options, out)
