@@ -183,6 +183,21 @@ def test_more_jobs_than_the_board_has_detectors(small_suite, capsys):
                                       "sim://icebreaker has 1 detector; give --jobs 1 or fewer\n"
 
 
+# The search path's room is taken from the move list before the first search.
+@pytest.mark.parametrize("where", [["--port", "sim://icebreaker?depth=64"],
+                                   ["--port", "sim://icebreaker?depth=66", "--jobs", "1"]])
+def test_a_move_list_without_room_for_history_is_one_line(where, small_suite, capsys):
+    status = main(["search", small_suite, "--depth", "1", "-q"] + where)
+    err = capsys.readouterr().err
+    if where[1].endswith("=66"):
+        # Two words of history room: the search runs.
+        assert status == 0 and err == ""
+        return
+    assert status == 2
+    assert err == "axon search: error: --port sim://icebreaker?depth=64: a move list of depth " \
+                  "64 leaves no room for game history below a search path of 64 plies\n"
+
+
 @pytest.mark.quick
 def test_progress_counts_positions_and_nodes():
     from axon.sim.cli.suite import SuiteProgress

@@ -211,7 +211,7 @@ def _prepared(options, jobs):
                 tests = [DetectorTest(session, upcoming=options.upcoming)
                          for session in sessions]
             except ValueError as error:
-                raise UsageError(str(error)) from None
+                raise UsageError(f"--port {options.port}: {error}") from None
             if jobs > len(sessions):
                 raise UsageError(f"--jobs {jobs}: the board on {options.port} has "
                                  f"{plural(len(sessions), 'detector')}; give --jobs "

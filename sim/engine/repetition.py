@@ -25,8 +25,8 @@ from ...hdl.word import is_barrier
 from ..model.encode import encode_move
 
 
-__all__ = ["MAX_PLY", "NoTest", "ChessTest", "DetectorTest", "SearchTooDeep", "history_window",
-           "QUERY_COUNT_LIMIT", "UPCOMING_CHECK_LIMIT"]
+__all__ = ["MAX_PLY", "NoTest", "ChessTest", "DetectorTest", "SearchTooDeep", "history_room",
+           "history_window", "QUERY_COUNT_LIMIT", "UPCOMING_CHECK_LIMIT"]
 
 # Plies of search path (main search and quiescence) the move list keeps room
 # for above the game history.
@@ -131,15 +131,21 @@ class ChessTest:
         return latest is not None and self._decides(latest)
 
 
-def history_window(words, depth):
-    """The index of the first game-history word the move list keeps: the
-    last barrier (no query reaches past it), or as far back as leaves
-    :data:`MAX_PLY` words of room for the path."""
+def history_room(depth):
+    """Words of game history a move list of ``depth`` keeps below the
+    :data:`MAX_PLY` plies of path; ``ValueError`` if none."""
     room = depth - MAX_PLY
     if room < 1:
         raise ValueError(f"a move list of depth {depth} leaves no room for game history "
                          f"below a search path of {MAX_PLY} plies")
-    first = max(0, len(words) - room)
+    return room
+
+
+def history_window(words, depth):
+    """The index of the first game-history word the move list keeps: the
+    last barrier (no query reaches past it), or as far back as leaves
+    :data:`MAX_PLY` words of room for the path."""
+    first = max(0, len(words) - history_room(depth))
     barriers = [index for index, word in enumerate(words) if is_barrier(word)]
     if barriers and barriers[-1] >= first:
         first = barriers[-1]
@@ -173,6 +179,8 @@ class DetectorTest:
         if upcoming and config is not None and not config.upcoming:
             raise ValueError("this detector has no upcoming-repetition block; "
                              "--upcoming needs one")
+        # Refused here, before any search starts, not at each search's start.
+        history_room(session.depth)
         self.session = session
         self.upcoming = upcoming
         self.on_query = on_query
