@@ -73,6 +73,8 @@ def _run(command, cwd):
         pytest.skip(f"{', '.join(missing)} not installed")
     env = dict(os.environ, AMARANTH_USE_YOSYS="builtin",
                PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    # The package's tests run as its user runs them: without this run's options.
+    env.pop("PYTEST_ADDOPTS", None)
     # `python` is the interpreter running the tests.
     command = re.sub(r"^python ", f"{sys.executable} ", command)
     return subprocess.run(command, shell=True, cwd=cwd, env=env, capture_output=True, text=True,
