@@ -25,7 +25,7 @@ from axon.hdl.board.protocol import (IDENTITY_RECORD_BYTES, Command, ErrorCode, 
 from axon.hdl.params import SHIPPED
 from axon.sim.backends import link_codec
 from axon.sim.backends.link import Board, LinkError, open_board
-from axon.sim.backends.session import GoldenSession, answers
+from axon.sim.backends.session import GoldenSession, Session, answers
 from axon.sim.backends.link_codec import FrameDecoder, parse_error, parse_query
 from axon.sim.model.encode import encode_moves
 from axon.sim.model.games import load_games, read_games
@@ -245,3 +245,24 @@ def test_missing_detector_gets_its_error_and_changes_nothing(board):
         top = len(words[index]) - 1
         assert session.read_moves(0, len(words[index])) == words[index]
         assert session.query(top, 4).result == golden[index].query(top, 4).result
+
+
+@needs_gxx
+def test_a_nodes_write_and_query_share_one_transfer(board):
+    # A search's node: its move's word, then its question; on a board with
+    # a request buffer, one round trip.
+    start, moves = game_corpus(1, seed=11)[0]
+    words = encode_moves(start, moves)[:64]
+    session, golden = board.sessions()[1], GoldenSession(board.config)
+    session.load(words[:1])
+    golden.load(words[:1])
+    for top in range(1, len(words)):
+        before = board.transfers
+        found = session.write_and_query([(top, words[top])], top, 4, root=0)
+        assert board.transfers - before == 1
+        assert found.result == golden.write_and_query([(top, words[top])], top, 4, root=0).result
+    assert session.read_moves(0, len(words)) == words
+    # Broken: the base class's write, then query, takes two.
+    before = board.transfers
+    Session.write_and_query(session, [(0, words[0])], 0, 4)
+    assert board.transfers - before == 2

@@ -12,6 +12,7 @@ positions finished and exits 130.
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -184,18 +185,30 @@ def test_more_jobs_than_the_board_has_detectors(small_suite, capsys):
 
 
 # The search path's room is taken from the move list before the first search.
-@pytest.mark.parametrize("where", [["--port", "sim://icebreaker?depth=64"],
-                                   ["--port", "sim://icebreaker?depth=66", "--jobs", "1"]])
-def test_a_move_list_without_room_for_history_is_one_line(where, small_suite, capsys):
-    status = main(["search", small_suite, "--depth", "1", "-q"] + where)
-    err = capsys.readouterr().err
-    if where[1].endswith("=66"):
-        # Two words of history room: the search runs.
-        assert status == 0 and err == ""
-        return
-    assert status == 2
-    assert err == "axon search: error: --port sim://icebreaker?depth=64: a move list of depth " \
-                  "64 leaves no room for game history below a search path of 64 plies\n"
+def test_a_move_list_without_room_for_history_is_one_line(small_suite, capsys):
+    assert main(["search", small_suite, "--depth", "1", "-q", "--port",
+                 "sim://icebreaker?depth=64"]) == 2
+    assert capsys.readouterr().err == \
+        "axon search: error: --port sim://icebreaker?depth=64: a move list of depth 64 " \
+        "leaves no room for game history below a search path of 64 plies\n"
+
+
+def test_a_suite_through_a_link_says_what_the_link_carried(small_suite, capsys):
+    # Two words of history room, the least that searches; python-chess's trees.
+    assert main(["search", small_suite, "--depth", "1", "--json", "--port",
+                 "sim://icebreaker?depth=66"]) == 0
+    captured = capsys.readouterr()
+    linked = [json.loads(line) for line in captured.out.splitlines()]
+    assert trees(linked) == trees(_objects(capsys, [small_suite, "--depth", "1",
+                                                    "--repetition", "python-chess"]))
+    end = captured.err.splitlines()[-1]
+    # A write and a query a node, and the identification and loads.
+    trips, each = re.fullmatch(
+        r"axon search: link: ([\d,]+) round trips, [\d,]+ bytes \([\d,]+ sent, [\d,]+ "
+        r"received\): ([\d.]+) round trips and [\d.]+ bytes a node", end).groups()
+    nodes = sum(row["nodes"] for found in linked for row in found["runs"][0]["depths"])
+    trips = int(trips.replace(",", ""))
+    assert nodes < trips < 3 * nodes and float(each) == round(trips / nodes, 2)
 
 
 @pytest.mark.quick

@@ -268,7 +268,10 @@ class Board(Session):
         self._pending: Deque[_Request] = collections.deque()
         self._transferring = False
         self._sessions: Optional[List["DetectorSession"]] = None
-        self.transfers = 0          # link transfers made, for measurements
+        # For measurements: link transfers (round trips) made, and their bytes.
+        self.transfers = 0
+        self.bytes_sent = 0
+        self.bytes_received = 0
 
     # -- the link ----------------------------------------------------------------------
 
@@ -311,8 +314,10 @@ class Board(Session):
 
     def _transfer(self, batch):
         self.transfers += 1
+        sending = b"".join(request.frame for request in batch)
+        self.bytes_sent += len(sending)
         try:
-            self.transport.write(b"".join(request.frame for request in batch))
+            self.transport.write(sending)
         except BaseException as error:
             for request in batch:
                 request.settle(error=error)
@@ -324,6 +329,7 @@ class Board(Session):
                     data = self.transport.read(decoder.needed(), self.timeout)
                     if not data:
                         raise LinkTimeout(f"no answer to command 0x{request.command:02x}")
+                    self.bytes_received += len(data)
                     frames.extend(decoder.feed(data))
                 request.settle(*self._judge(request, frames.popleft()))
             except LinkTimeout as error:
@@ -427,6 +433,17 @@ class Board(Session):
                                 Command.QUERY, detector)
         return self._answer(payload, occupancy)
 
+    def write_and_query(self, writes: Sequence[Tuple[int, int]], top: int, count_limit: int = 4,
+                        occupancy: Optional[int] = None, root: int = -1, *,
+                        detector: int = 0) -> Answer:
+        """:meth:`write` each ``(address, word)``, then :meth:`query`: their
+        frames in one transfer, as the board answers them in order."""
+        requests = [(write_request(address, [word], detector), Command.WRITE, detector)
+                    for address, word in writes]
+        requests.append((query_request(top, count_limit, occupancy or 0, root, detector),
+                         Command.QUERY, detector))
+        return self._answer(self.exchange(requests)[-1], occupancy)
+
     def _answer(self, payload, occupancy):
         result, cycles = parse_query(payload, upcoming=occupancy is not None)
         if not self.config.upcoming:
@@ -470,6 +487,11 @@ class DetectorSession(Session):
     def query(self, top: int, count_limit: int = 4, occupancy: Optional[int] = None,
               root: int = -1) -> Answer:
         return self.board.query(top, count_limit, occupancy, root, detector=self.index)
+
+    def write_and_query(self, writes: Sequence[Tuple[int, int]], top: int, count_limit: int = 4,
+                        occupancy: Optional[int] = None, root: int = -1) -> Answer:
+        return self.board.write_and_query(writes, top, count_limit, occupancy, root,
+                                          detector=self.index)
 
     def reset(self) -> None:
         self.board.reset(detector=self.index)

@@ -14,6 +14,9 @@ with CXXRTL and a board on the host link are all sessions:
   with an :class:`Answer`; with the position's ``occupancy`` (a 64-bit
   bitboard) the answer has the upcoming repetition too, and ``root`` is the
   address of the game history's last word (-1: none);
+* ``write_and_query(writes, top, count_limit, occupancy=None, root=-1)``
+  stores ``(address, word)`` pairs and then answers a query: what a search
+  asks at a node, in one round trip on a link;
 * ``run_batch(jobs, on_answer=None)`` answers ``(words, [query, ...])`` jobs
   in order, each query ``(top, count_limit)`` or ``(top, count_limit,
   occupancy)``, each after loading its words, and returns one list
@@ -88,6 +91,15 @@ class Session(abc.ABC):
     def query(self, top: int, count_limit: int, occupancy: Optional[int] = None,
               root: int = -1) -> "Answer":
         """The :class:`Answer` of one scan back from ``top``."""
+
+    def write_and_query(self, writes: Sequence[Tuple[int, int]], top: int, count_limit: int,
+                        occupancy: Optional[int] = None, root: int = -1) -> "Answer":
+        """Store each ``(address, word)`` of ``writes`` in order, then answer
+        :meth:`query`: a search's node, its move's word and then its question.
+        A board sends them in one link transfer."""
+        for address, word in writes:
+            self.write(address, word)
+        return self.query(top, count_limit, occupancy, root)
 
     def run_batch(self, jobs: Iterable[Job], *,
                   on_answer: Optional[OnAnswer] = None) -> List[List["Answer"]]:

@@ -192,12 +192,23 @@ class _Rows:
                f"{len(found) / seconds if seconds else 0:.2f} positions/s"
 
 
+def _link_line(board, rows):
+    """What the searches cost the link: round trips (transfers) and bytes,
+    in all and a node, identification and loads included."""
+    nodes = sum(entry["nodes"] for entry in rows.found.values())
+    moved = board.bytes_sent + board.bytes_received
+    each = (f": {board.transfers / nodes:.2f} round trips and {moved / nodes:.1f} bytes a node"
+            if nodes else "")
+    return f"link: {board.transfers:,} round trips, {moved:,} bytes ({board.bytes_sent:,} " \
+           f"sent, {board.bytes_received:,} received){each}"
+
+
 def _say(line):
     print(f"axon search: {line}", file=sys.stderr, flush=True)
 
 
 def _prepared(options, jobs):
-    """``(how the searches run, the link's transport to close or None)``:
+    """``(how the searches run, the link's board or None)``:
     how is a generator factory over the jobs."""
     if options.repetition == "detector" and options.port is not None:
         try:
@@ -205,7 +216,8 @@ def _prepared(options, jobs):
         except (TypeError, ValueError) as error:
             raise UsageError(f"--port {options.port}: {error}") from None
         try:
-            sessions = board_sessions(Board(transport))
+            board = Board(transport)
+            sessions = board_sessions(board)
             try:
                 # Each asks its board what it is (IDENTIFY) as it is made.
                 tests = [DetectorTest(session, upcoming=options.upcoming)
@@ -220,7 +232,7 @@ def _prepared(options, jobs):
         except BaseException:
             transport.close()
             raise
-        return (lambda work, on_ready: search_in_threads(work, tests)), transport
+        return (lambda work, on_ready: search_in_threads(work, tests)), board
     config = None
     if options.repetition == "detector":
         config = config_from(argparse.Namespace(), gateware=options.backend != "golden")
@@ -254,14 +266,14 @@ def _prepared(options, jobs):
 def suite_command(options, out=None):
     """``axon search SUITE.epd``; the exit status."""
     out = sys.stdout if out is None else out
-    transport = rows = None
+    board = rows = None
     interrupted = False
     try:
         check_options(options)
         _refuse_single_options(options)
         positions = read_suite(options.pgn)
         jobs = min(options.jobs or 1, len(positions))
-        run, transport = _prepared(options, jobs)
+        run, board = _prepared(options, jobs)
         rows = _Rows(out, options, positions, _label(options))
         rows.header(jobs)
         progress = SuiteProgress(len(positions), enabled=not options.quiet,
@@ -290,12 +302,15 @@ def suite_command(options, out=None):
             progress.done()
         seconds = time.perf_counter() - began[0]
         rows.flush(all_finished=True)
-        summary = rows.summary(seconds)
-        if not options.json:
-            out.write(summary + "\n")
-            out.flush()
-        elif not options.quiet:
-            _say(summary)
+        lines = [rows.summary(seconds)]
+        if board is not None:
+            lines.append(_link_line(board, rows))
+        for line in lines:
+            if not options.json:
+                out.write(line + "\n")
+                out.flush()
+            elif not options.quiet:
+                _say(line)
         if interrupted:
             _say(f"interrupted; {len(rows.found)} of "
                  f"{plural(len(positions), 'position')} finished")
@@ -310,8 +325,8 @@ def suite_command(options, out=None):
         _say(f"error: {error}")
         return 1
     finally:
-        if transport is not None:
-            transport.close()
+        if board is not None:
+            board.transport.close()
 
 
 def search_or_suite_command(options, out=None):

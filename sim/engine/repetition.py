@@ -156,12 +156,14 @@ class DetectorTest:
     """``--repetition detector``: a detector session holds the game history
     and the path; a push writes the move's word at its address (a pop writes
     nothing: the next push overwrites it), and every node is one query with
-    ``top`` the node's address and ``root`` the last game-history word.
+    ``top`` the node's address and ``root`` the last game-history word. The
+    words pushed since the last query go with the next
+    (``write_and_query``): on a link, one round trip a node.
 
     Parameters
     ----------
     session : Session
-        Any detector session with ``write(address, word)``.
+        Any detector session.
     upcoming : bool
         Ask for the upcoming repetition too (each query carries the position's
         occupancy).
@@ -202,6 +204,9 @@ class DetectorTest:
         # What the move list holds, as the host wrote it.
         self.written = self.words + [0] * (self.session.depth - len(self.words))
         self.session.load(self.words)
+        # Words pushed since the last query, sent with the next one: on a
+        # link, a node's move and its question share a round trip.
+        self.unsent = []
 
     def push(self, board, move):
         self.top += 1
@@ -209,7 +214,7 @@ class DetectorTest:
             raise SearchTooDeep(f"the search path outgrew the move list's {self.session.depth} "
                                 f"entries")
         word = encode_move(board, move)
-        self.session.write(self.top, word)
+        self.unsent.append((self.top, word))
         self.written[self.top] = word
         self.line.append(move.uci())
 
@@ -218,8 +223,10 @@ class DetectorTest:
         self.line.pop()
 
     def _ask(self, top, count_limit, occupancy):
-        result = self.session.query(top, count_limit, occupancy if self.upcoming else None,
-                                    self.root).result
+        writes, self.unsent = self.unsent, []
+        result = self.session.write_and_query(writes, top, count_limit,
+                                              occupancy if self.upcoming else None,
+                                              self.root).result
         self.queries += 1
         if self.on_query is not None:
             self.on_query(self, top, count_limit, occupancy, result)
@@ -246,7 +253,7 @@ class DetectorTest:
                                 f"{self.session.depth} entries")
         move = chess.Move(*result.upcoming_move)
         word = encode_move(board, move)
-        self.session.write(self.top + 1, word)
+        self.unsent.append((self.top + 1, word))
         self.written[self.top + 1] = word
         self.line.append(move.uci())
         try:
