@@ -22,6 +22,7 @@ import time
 import pytest
 
 from axon.boards.toolchain import ToolMissing, find_sby
+from axon.sim.backends.cxxrtl import CxxrtlSession
 from axon.sim.cli.main import EXIT_INTERRUPTED
 
 
@@ -85,13 +86,29 @@ def assert_interrupted(status, stderr, seconds, command):
 
 
 def test_soak_prints_its_partial_summary():
+    # The model compiled first, so that the signal comes amid queries, not
+    # the compile; a log's progress line would come only after 30 s.
+    CxxrtlSession().build()
     status, stdout, stderr, seconds = interrupt(
-        ["soak", "--queries", "10000000", "--seed", "5"], ready=" queries, ")
+        ["soak", "--queries", "10000000", "--seed", "5"], ready=4)
     assert_interrupted(status, stderr, seconds, "soak")
     assert stdout.startswith("soak (interrupted): ")
     assert "mismatches: 0" in stdout
 
 
+def test_bench_stopped_early_writes_a_partial_run(tmp_path):
+    # Stopped amid the corpus's queries: the header alone, marked partial.
+    status, _, stderr, seconds = interrupt(
+        ["bench", "--out", str(tmp_path), "--games", "4", "--no-software", "--no-hardware"],
+        ready="search workload: ")
+    assert_interrupted(status, stderr, seconds, "bench")
+    with open(tmp_path / "bench.json") as file:
+        bench = json.load(file)
+    assert bench["partial"] is True and bench["interrupted_in"] == "simulation"
+    assert bench["gateware"]["fingerprint"] and "simulation" not in bench
+
+
+@pytest.mark.slow
 def test_bench_writes_the_finished_targets_marked_partial(tmp_path):
     status, _, stderr, seconds = interrupt(
         ["bench", "--out", str(tmp_path), "--seeds", "1", "--games", "4", "--no-software",
@@ -103,6 +120,17 @@ def test_bench_writes_the_finished_targets_marked_partial(tmp_path):
     assert bench["partial"] is True and bench["interrupted_in"] == "place and route"
     assert 1 <= len(bench["hardware"]) < 4
     assert bench["simulation"]["mismatches"] == 0
+
+
+def test_bench_hardware_keeps_the_finished_targets(tmp_path):
+    # The place and route only: two cores at once, then the boards.
+    status, _, stderr, seconds = interrupt(
+        ["bench", "--out", str(tmp_path), "--seeds", "1", "--hardware-only",
+         "--targets", "core-hx8k", "core-up5k", "icebreaker", "hx8k"],
+        ready="[1/4] ")
+    assert_interrupted(status, stderr, seconds, "bench")
+    with open(tmp_path / "hardware.json") as file:
+        assert 1 <= len(json.load(file)) < 4
 
 
 def test_build_leaves_no_half_built_directory(tmp_path):
