@@ -10,15 +10,16 @@ table).
 * ``hx8k`` (iCE40HX8K, 7680 logic cells, 32 block RAMs, 12 MHz): one
   detector and the link take 3293 logic cells at 71 MHz, two 5723 (75 %)
   at 70 MHz; three need about 8052 and do not fit (margin: at least
-  15 % of the logic cells free, Fmax at least twice the board clock).
+  15 % of the logic cells free, Fmax about twice the board clock or more).
 * iCE40UP5K boards (``icebreaker``, ``icesugar``): one detector uses over half of
   the 5280 logic cells.
 * iCE40HX1K boards (``icestick``, ``icesugar-nano``, ``nandland-go``): one lean
   detector fills most of the 1280 logic cells.
-* ``ulx3s-85f`` (LFE5U-85F, 83,640 LUT4, 208 DP16KD, 25 MHz): a bare core takes
-  1,156 LUT4 and 2 DP16KD at 105.8 MHz, room by area for about 70; 16 keeps
-  the LUT4s under a quarter of the device and the shared link's
-  multiplexer shallow (margin: Fmax at least twice the board clock).
+* ``ulx3s-85f`` (LFE5U-85F, 83,640 LUT4, 208 DP16KD, 25 MHz): one detector
+  and the link take 2,608 LUT4s at 67.6 MHz, eight 14,548 at 49.6 MHz,
+  sixteen 29,337 (35 %) at 55.4 MHz; by area about 45 would fit. The
+  default stops at 16, two thirds of the device free (margin: Fmax about
+  twice the board clock).
 """
 
 from .platforms import get_board

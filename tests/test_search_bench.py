@@ -168,7 +168,7 @@ SMALL_SEARCHES = (("WAC.018", "R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1", None, 0, 3),)
 def test_bench_reports_the_search_workload_apart(tmp_path):
     bench = run_bench(str(tmp_path), games=2, skip_hardware=True, skip_software=True,
                       log=lambda line: None, rtl=(ClockedGolden(), "golden"),
-                      searches=SMALL_SEARCHES)
+                      searches=SMALL_SEARCHES, crowded_games=2)
     with open(tmp_path / "bench.json") as file:
         written = json.load(file)
     workloads = written["workloads"]

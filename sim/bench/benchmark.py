@@ -53,7 +53,7 @@ from ..model.encode import encode_moves
 from ..model.games import bundled_files, load_games
 from ..model.generate import game_corpus
 from ..model.golden import perpetual
-from .capacity import capacity_figures
+from .capacity import CROWDED_GAMES, capacity_figures
 from .fingerprint import gateware_fingerprint
 from .peers import make_peer_games, run_peers
 from .recorded import (RECORDED_SEARCHES, host_rates, record_searches, recorded_figures,
@@ -304,18 +304,19 @@ def bench_header():
 
 def run_bench(out_dir="bench", *, seeds=5, games=300, seed=2024, hardware_targets=None,
               skip_hardware=False, skip_software=False, log=print, rtl=None,
-              searches=RECORDED_SEARCHES):
+              searches=RECORDED_SEARCHES, crowded_games=CROWDED_GAMES):
     """Run the benchmark into ``out_dir``; return what ``bench.json`` holds.
 
     ``rtl`` is ``(session, backend name)`` to answer the queries with, by
     default CXXRTL (else Amaranth's simulator) at the bench's parameters;
     ``searches`` the searches whose queries are the search workload
-    (:data:`~axon.sim.bench.recorded.RECORDED_SEARCHES`)."""
+    (:data:`~axon.sim.bench.recorded.RECORDED_SEARCHES`), and ``crowded_games``
+    the crowded boards' games (:mod:`~axon.sim.bench.capacity`)."""
     started = time.monotonic()
     os.makedirs(out_dir, exist_ok=True)
     run = BenchRun(seeds=seeds, games=games, seed=seed, hardware_targets=hardware_targets,
                    skip_hardware=skip_hardware, skip_software=skip_software, log=log, rtl=rtl,
-                   searches=searches)
+                   searches=searches, crowded_games=crowded_games)
     bench = run.figures
     try:
         run.measure()
@@ -374,6 +375,7 @@ class BenchRun:
     log:              Callable = print
     rtl:              Optional[tuple] = None
     searches:         tuple = RECORDED_SEARCHES
+    crowded_games:    int = CROWDED_GAMES
     figures:          dict = field(default_factory=bench_header)
     phase:            str = "simulation"
     cycles:           list = field(default_factory=list)
@@ -395,7 +397,7 @@ class BenchRun:
         bench["workloads"] = workloads.figures({})
 
         bench["capacity"] = capacity_figures(corpus, config=CONFIG, count_limit=COUNT_LIMIT,
-                                             log=log)
+                                             crowded_games=self.crowded_games, log=log)
         # The 1K boards' serial list: its clocks per query beside the link's time.
         bench["serial"] = serial_figures(corpus, lines, count_limit=COUNT_LIMIT, log=log)
 
@@ -421,7 +423,9 @@ class BenchRun:
                                                                list(PEER_TARGETS))
         bench["hardware_peers"] = hardware_peer_figures(corpus, recording.loads, peer_hardware,
                                                         count_limit=COUNT_LIMIT,
-                                                        reference=SERIAL, log=log)
+                                                        reference=SERIAL,
+                                                        crowded_games=self.crowded_games,
+                                                        log=log)
 
         peers = Peers()
         if not self.skip_software:
