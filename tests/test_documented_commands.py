@@ -99,6 +99,10 @@ HOW = {
     "axon search sim/data/wac_small.epd --depth 4 --backend golden --jobs 2 -q": START,
     "axon search sim/data/wac_small.epd --depth 4 --backend cxxrtl --jobs 1 -q": START,
     "axon search sim/data/wac_small.epd --depth 4 --backend cxxrtl --jobs 2 -q": START,
+    # A suite over the ULX3S-85F's 16 detectors: the model's compile alone
+    # takes half an hour.
+    "axon search sim/data/wac_small.epd --depth 3 --jobs 4 --port cxxrtl://ulx3s-85f --json":
+        START_ALWAYS,
     # A board and a programmer, or a serial port.
     "axon program": BOARD,
     "axon query --port /dev/ttyUSB1 sim/data/traps.pgn --jsonl": BOARD,
