@@ -101,8 +101,9 @@ HOW = {
     "axon search sim/data/wac_small.epd --depth 4 --backend cxxrtl --jobs 2 -q": START,
     # A suite over the ULX3S-85F's 16 detectors: the model's compile alone
     # takes half an hour.
-    "axon search sim/data/wac_small.epd --depth 3 --jobs 4 --port cxxrtl://ulx3s-85f --json":
-        START_ALWAYS,
+    **{f"axon search sim/data/wac_small.epd --depth {depth} --jobs {jobs} --port "
+       f"cxxrtl://ulx3s-85f --json": START_ALWAYS
+       for depth, jobs in ((2, 1), (2, 2), (2, 4), (2, 8), (3, 4))},
     # A board and a programmer, or a serial port.
     "axon program": BOARD,
     "axon query --port /dev/ttyUSB1 sim/data/traps.pgn --jsonl": BOARD,
