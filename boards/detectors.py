@@ -19,7 +19,8 @@ table).
   and the link take 2,608 LUT4s at 67.6 MHz, eight 14,548 at 49.6 MHz,
   sixteen 29,337 (35 %) at 55.4 MHz; by area about 45 would fit. The
   default stops at 16, two thirds of the device free (margin: Fmax about
-  twice the board clock).
+  twice the board clock, and a build of 28 minutes on a 2-core machine:
+  more detectors take nextpnr longer than a default build should).
 """
 
 from .platforms import get_board
