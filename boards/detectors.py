@@ -17,10 +17,10 @@ table).
   detector fills most of the 1280 logic cells.
 * ``ulx3s-85f`` (LFE5U-85F, 83,640 LUT4, 208 DP16KD, 25 MHz): one detector
   and the link take 2,608 LUT4s at 67.6 MHz, eight 14,548 at 49.6 MHz,
-  sixteen 29,337 (35 %) at 55.4 MHz; by area about 45 would fit. The
-  default stops at 16, two thirds of the device free (margin: Fmax about
-  twice the board clock, and a build of 28 minutes on a 2-core machine:
-  more detectors take nextpnr longer than a default build should).
+  sixteen 29,337 (35 %) at 55.4 MHz, 32 55,543 (66 %) at 39.8 MHz; by
+  area about 45 would fit. The default stops at 16, two thirds of the
+  device free (margin: Fmax about twice the board clock, which 32 misses,
+  and a build of 28 minutes on a 2-core machine, against 48 for 32).
 """
 
 from .platforms import get_board
