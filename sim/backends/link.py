@@ -404,10 +404,14 @@ class Board(Session):
         self.write_moves(0, words, detector=detector)
 
     def write_moves(self, address: int, words: Sequence[int], *, detector: int = 0) -> None:
-        words = list(words)
+        self.exchange(self._write_requests(address, list(words), detector))
+
+    def _write_requests(self, address, words, detector):
+        # The WRITE frames that store `words` from `address`, as many words
+        # a frame as the board takes.
         step = self.identity.max_words
-        self.exchange([(write_request(address + offset, words[offset:offset + step], detector),
-                        Command.WRITE, detector) for offset in range(0, len(words), step)])
+        return [(write_request(address + offset, words[offset:offset + step], detector),
+                 Command.WRITE, detector) for offset in range(0, len(words), step)]
 
     def write(self, address: int, word: int, *, detector: int = 0) -> None:
         """Store one word at ``address``: one WRITE frame of one word."""
@@ -429,17 +433,15 @@ class Board(Session):
         ``top`` for a search from the position after ``root`` (-1: no game
         history); with the position's ``occupancy`` (a 64-bit bitboard) the
         result has the upcoming repetition too."""
-        payload = self.transact(query_request(top, count_limit, occupancy or 0, root, detector),
-                                Command.QUERY, detector)
-        return self._answer(payload, occupancy)
+        return self.write_and_query((), top, count_limit, occupancy, root, detector=detector)
 
     def write_and_query(self, writes: Sequence[Tuple[int, int]], top: int, count_limit: int = 4,
                         occupancy: Optional[int] = None, root: int = -1, *,
                         detector: int = 0) -> Answer:
         """:meth:`write` each ``(address, word)``, then :meth:`query`: their
         frames in one transfer, as the board answers them in order."""
-        requests = [(write_request(address, [word], detector), Command.WRITE, detector)
-                    for address, word in writes]
+        requests = [request for address, word in writes
+                    for request in self._write_requests(address, [word], detector)]
         requests.append((query_request(top, count_limit, occupancy or 0, root, detector),
                          Command.QUERY, detector))
         return self._answer(self.exchange(requests)[-1], occupancy)
