@@ -438,15 +438,14 @@ class Board(Session):
     def write_and_query(self, writes: Sequence[Tuple[int, int]], top: int, count_limit: int = 4,
                         occupancy: Optional[int] = None, root: int = -1, *,
                         detector: int = 0) -> Answer:
-        """:meth:`write` each ``(address, word)``, then :meth:`query`: their
-        frames in one transfer, as the board answers them in order."""
+        """Store each ``(address, word)`` of ``writes`` (a WRITE frame each),
+        then answer a query (see :meth:`query`): the frames in one transfer,
+        which the board answers in order."""
         requests = [request for address, word in writes
                     for request in self._write_requests(address, [word], detector)]
         requests.append((query_request(top, count_limit, occupancy or 0, root, detector),
                          Command.QUERY, detector))
-        return self._answer(self.exchange(requests)[-1], occupancy)
-
-    def _answer(self, payload, occupancy):
+        payload = self.exchange(requests)[-1]
         result, cycles = parse_query(payload, upcoming=occupancy is not None)
         if not self.config.upcoming:
             result = result.without_upcoming()
