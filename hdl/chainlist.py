@@ -113,6 +113,11 @@ def _pool_ports():
     """The members every pool has (see :class:`ChainPool`)."""
     return {
         "clear":       In(1),
+        # A query starts from the words just written: the move applied on
+        # the next clock is the side's first, which moves nothing when
+        # `first_nothing` says so (see SideBusSignature).
+        "load_first":    In(1),
+        "first_nothing": In(1),
         "apply":       In(1),
         "move":        In(MoveWord),
         "next_move":   In(MoveWord),
@@ -544,7 +549,8 @@ class UnpairedPool(_PoolHelpers, wiring.Component):
         # is made on the next move a clock ahead, like the hit vectors.
         # (Its reset value is that of the all-zero move word in hand after reset.)
         moves_nothing = view.moves_nothing
-        m.d.sync += moves_nothing.eq(following.from_sq == following.to_sq)
+        m.d.sync += moves_nothing.eq(Mux(self.load_first, self.first_nothing,
+                                         following.from_sq == following.to_sq))
         impossible = Signal()
         m.d.comb += [
             impossible.eq(moves_nothing | _several(start_hits) | _several(end_hits)),
@@ -574,16 +580,22 @@ class UnpairedPool(_PoolHelpers, wiring.Component):
                           same_kind(end_kind[i] if self._kinds else None)
                           for i in range(n))
 
-        # The hit vectors are not cleared with the pool: the scanner applies
-        # nothing on the clock after `clear`, and by the next one they compare
-        # the emptied entries (a contract the formal proofs assume). Keeping
-        # `clear` and `apply` out of them keeps the compare path short.
-        m.d.sync += [
-            start_hits.eq(Cat(Mux(write_start[i], start_given, ~freed_start[i] & start_kept[i])
-                              for i in range(n))),
-            end_hits.eq(Cat(Mux(write_end[i], end_given, ~freed_end[i] & end_kept[i])
-                            for i in range(n))),
-        ]
+        # A clear empties the hit vectors with the entries (a synchronous
+        # reset of their registers, no logic on the compare path), so that
+        # the clock after it may apply a move: the first of a query that
+        # starts from the words just written.
+        with m.If(self.clear):
+            m.d.sync += [
+                start_hits.eq(0),
+                end_hits.eq(0),
+            ]
+        with m.Else():
+            m.d.sync += [
+                start_hits.eq(Cat(Mux(write_start[i], start_given, ~freed_start[i] & start_kept[i])
+                                  for i in range(n))),
+                end_hits.eq(Cat(Mux(write_end[i], end_given, ~freed_end[i] & end_kept[i])
+                                for i in range(n))),
+            ]
         with m.If(self.clear):
             m.d.sync += [
                 start_valid.eq(0),
@@ -659,7 +671,7 @@ class SideChains(wiring.Component):
         # A pool's members, but the move, its apply (said a clock early) and
         # the overflow come and go over the scanner's side bus.
         ports = _pool_ports()
-        for name in ("apply", "move", "next_move", "overflow", "lone"):
+        for name in ("apply", "move", "next_move", "first_nothing", "overflow", "lone"):
             del ports[name]
         super().__init__({**ports, "bus": In(SideBusSignature()),
                           "lone": Out(LoneChainLayout)})
@@ -676,6 +688,13 @@ class SideChains(wiring.Component):
             **({"pool_spill": self.spill.observe} if spill else {}),
         })
 
+    def _ahead(self, decode):
+        """``decode(move, apply)`` of the move applied on the next clock:
+        the side's ``first`` on a start from the words just written, else
+        its ``next``. Registered, it describes the move in hand."""
+        return Mux(self.load_first, decode(self.bus.first, self.bus.apply_first),
+                   decode(self.bus.next, self.bus.apply_next))
+
     def elaborate(self, platform):
         m = Module()
         matches, overflows, empties, lones = [], [], [], []
@@ -686,11 +705,14 @@ class SideChains(wiring.Component):
             match = Signal(name=f"{_pool_name(kind)}_move", init=int(kind is None))
             apply = Signal(name=f"{_pool_name(kind)}_apply")
             if kind is not None:
-                m.d.sync += match.eq(self.bus.next.kind == kind)
-            m.d.sync += apply.eq(self.bus.apply_next &
-                                 (1 if kind is None else self.bus.next.kind == kind))
+                m.d.sync += match.eq(self._ahead(lambda move, _, kind=kind: move.kind == kind))
+            m.d.sync += apply.eq(self._ahead(
+                lambda move, applied, kind=kind:
+                    applied & (1 if kind is None else move.kind == kind)))
             m.d.comb += [
                 pool.clear.eq(self.clear),
+                pool.load_first.eq(self.load_first),
+                pool.first_nothing.eq(self.bus.first_nothing),
                 pool.apply.eq(apply),
                 pool.move.eq(self.bus.move),
                 pool.next_move.eq(self.bus.next),
@@ -709,8 +731,8 @@ class SideChains(wiring.Component):
         # the move in hand is the all-zero word, a null move.
         no_pool = Signal(init=int(None not in kinds))
         if None not in kinds:
-            m.d.sync += no_pool.eq(~Cat(self.bus.next.kind == kind
-                                        for kind in kinds).any())
+            m.d.sync += no_pool.eq(self._ahead(
+                lambda move, _: ~Cat(move.kind == kind for kind in kinds).any()))
         m.d.comb += [
             self.bus.overflow.eq(no_pool | Cat(overflows).any()),
             self.empty.eq(Cat(empties).all()),
@@ -745,10 +767,12 @@ class SideChains(wiring.Component):
         m.submodules.pool_spill = spill
         # Any kind with a pool of its own or not, decoded a clock ahead.
         spilled = Signal(name="spill_apply")
-        m.d.sync += spilled.eq(self.bus.apply_next & Cat(self.bus.next.kind == kind
-                                                     for kind in POOL_KINDS).any())
+        m.d.sync += spilled.eq(self._ahead(
+            lambda move, applied: applied & Cat(move.kind == kind for kind in POOL_KINDS).any()))
         m.d.comb += [
             spill.clear.eq(self.clear),
+            spill.load_first.eq(self.load_first),
+            spill.first_nothing.eq(self.bus.first_nothing),
             spill.apply.eq(spilled),
             spill.move.eq(self.bus.move),
             spill.next_move.eq(self.bus.next),
@@ -852,6 +876,8 @@ class ChainList(wiring.Component):
         m.d.comb += [
             white.clear.eq(scan.clear),
             black.clear.eq(scan.clear),
+            white.load_first.eq(scan.load_first),
+            black.load_first.eq(scan.load_first),
             scan.empty.eq(white.empty & black.empty),
             self.white_lone.eq(white.lone),
             self.black_lone.eq(black.lone),

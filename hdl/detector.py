@@ -94,7 +94,7 @@ class AxonDetector(wiring.Component):
         scanner = SerialScanner if config.serial else Scanner if pair else LeanScanner
         self._parts = {
             "move_list":  (MoveList if pair else LeanMoveList)(depth),
-            "scanner":    scanner(depth),
+            "scanner":    Scanner(depth, config.pooled_kinds) if pair else scanner(depth),
             "chain_list": (SerialChainList if config.serial else ChainList)(config),
         }
         if config.upcoming:

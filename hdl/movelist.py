@@ -11,7 +11,7 @@ sees a word change under it.
 """
 
 from amaranth.hdl import *
-from amaranth.lib import memory, wiring
+from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In
 
 from .params import check_depth
@@ -89,7 +89,20 @@ class MoveMemory(wiring.Component):
 
 class MoveList(MoveMemory):
     """Two-bank block-RAM move list (the members are those of
-    :class:`MoveMemory`).
+    :class:`MoveMemory`), with what a query needs of the words just written.
+
+    A search writes the word at the top of stack just before it asks about
+    it, so the scanner can start such a query from the newest words at once
+    instead of waiting for block RAM. On every accepted write the list keeps
+    the word and its address in registers and reads the three words below
+    it while the write is stored: the word just below from a copy of its own,
+    the pair under that from the scanner's banks, which then hold their
+    outputs until the scanner reads again. ``fresh`` says that they describe
+    the host's last write and no query has started since.
+
+    The list is kept three times, every write going to each copy: the two
+    banks the scanner reads, a copy for the word below a write, and a copy
+    for the host's reads, which then never disturb what a query will use.
 
     Parameters
     ----------
@@ -99,7 +112,8 @@ class MoveList(MoveMemory):
     Members
     -------
     scan : In(PairReadSignature(depth))
-        Word ``2 * even_row`` and word ``2 * odd_row + 1``.
+        Word ``2 * even_row`` and word ``2 * odd_row + 1``, and the words of
+        the last write.
     """
 
     def __init__(self, depth):
@@ -107,24 +121,78 @@ class MoveList(MoveMemory):
 
     def elaborate(self, platform):
         m = Module()
+        depth = self._depth
         host, scan = self.host, self.scan
         write_enable = refuse_writes(m, host, scan.active)
-        # The host reads one word: both banks read its row, and this picks one.
-        host_read_odd = Signal()
-        m.d.sync += host_read_odd.eq(host.read_addr[0])
-        host_row = host.read_addr >> 1
-        for parity, (row, word) in enumerate(((scan.even_row, scan.even_word),
-                                              (scan.odd_row, scan.odd_word))):
-            bank = memory.Memory(shape=MoveWord, depth=self._depth // 2, init=[])
+        written = host.write_addr
+        nothing = Signal()
+        m.d.comb += nothing.eq(host.write_word.from_sq == host.write_word.to_sq)
+
+        m.d.comb += [
+            scan.written.eq(write_enable),
+            scan.written_addr.eq(written),
+        ]
+        # The word and address of the last write, and whether a query has
+        # started since.
+        with m.If(write_enable):
+            m.d.sync += [
+                scan.fresh.eq(1),
+                scan.newest_addr.eq(written),
+                scan.newest_word.eq(host.write_word),
+                scan.newest_nothing.eq(nothing),
+            ]
+        with m.Elif(scan.reading):
+            m.d.sync += scan.fresh.eq(0)
+
+        # The scanner's banks. On a write they read the pair whose newer word
+        # is two below it (the scanner's row arithmetic, from the write's
+        # address), then hold it until the scanner reads.
+        pair_newer = Signal(range(-2, depth))
+        m.d.comb += pair_newer.eq(written - 2)
+        write_rows = (pair_newer >> 1, (pair_newer >> 1) - ~pair_newer[0])
+        for parity, (row, word, write_row) in enumerate(((scan.even_row, scan.even_word, write_rows[0]),
+                                                         (scan.odd_row, scan.odd_word, write_rows[1]))):
+            bank = memory.Memory(shape=MoveWord, depth=depth // 2, init=[])
             m.submodules[("even_bank", "odd_bank")[parity]] = bank
             write_port = bank.write_port()
             read_port = bank.read_port()
             m.d.comb += [
-                write_port.addr.eq(host.write_addr >> 1),
+                write_port.addr.eq(written >> 1),
                 write_port.data.eq(host.write_word),
-                write_port.en.eq(write_enable & (host.write_addr[0] == parity)),
-                read_port.addr.eq(Mux(scan.reading, row, host_row)),
+                write_port.en.eq(write_enable & (written[0] == parity)),
+                read_port.addr.eq(Mux(scan.reading, row, write_row)),
+                read_port.en.eq(scan.reading | write_enable),
                 word.eq(read_port.data),
             ]
-        host_read(m, host, Mux(host_read_odd, scan.odd_word, scan.even_word))
+
+        # The word below a write, and whether it moves nothing, in one copy;
+        # read only on a write, so it holds until the next.
+        below = memory.Memory(shape=data.StructLayout({"word": MoveWord, "nothing": 1}),
+                              depth=depth, init=[])
+        m.submodules.below_copy = below
+        below_write = below.write_port()
+        below_read = below.read_port()
+        m.d.comb += [
+            below_write.addr.eq(written),
+            below_write.data.word.eq(host.write_word),
+            below_write.data.nothing.eq(nothing),
+            below_write.en.eq(write_enable),
+            below_read.addr.eq(written - 1),
+            below_read.en.eq(write_enable),
+            scan.below_word.eq(below_read.data.word),
+            scan.below_nothing.eq(below_read.data.nothing),
+        ]
+
+        # The host's reads, from a copy of their own.
+        host_copy = memory.Memory(shape=MoveWord, depth=depth, init=[])
+        m.submodules.host_copy = host_copy
+        host_write = host_copy.write_port()
+        host_port = host_copy.read_port()
+        m.d.comb += [
+            host_write.addr.eq(written),
+            host_write.data.eq(host.write_word),
+            host_write.en.eq(write_enable),
+            host_port.addr.eq(host.read_addr),
+        ]
+        host_read(m, host, host_port.data)
         return m

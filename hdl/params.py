@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
 
 from amaranth.lib import enum
 
-from .pools import SPILL_KIND_SLOTS, kind_slots
+from .pools import POOL_KINDS, SPILL_KIND_SLOTS, kind_slots
 
 
 __all__ = ["COUNT_LIMIT_BITS", "COUNT_LIMIT_MAX", "CYCLE_BITS", "DEPTH_MAX",
-           "LATENCY_OVERHEAD", "REFETCH_CLOCKS", "LEAN_LATENCY_OVERHEAD",
+           "LATENCY_OVERHEAD", "REFETCH_CLOCKS", "SHORT_ANSWER_CLOCKS", "FRESH_SAVED_CLOCKS",
+           "RESTART_CLOCKS", "Written",
+           "LEAN_LATENCY_OVERHEAD",
            "SERIAL_LATENCY_OVERHEAD", "HUNG_MARGIN_CLOCKS",
            "Rules", "Pools", "Scan", "DetectorConfig", "SHIPPED", "CORE", "LEAN", "SERIAL",
            "Stop", "gateware_rules", "check_depth", "check_count_limit"]
@@ -43,6 +45,16 @@ LATENCY_OVERHEAD = 4
 # A refetch after a same-side pair costs this many idle clocks: the fetch,
 # read and ahead stages refill.
 REFETCH_CLOCKS = 3
+# A query of the pair scan that starts right after the host wrote the word at
+# its top, with no other query between (a search's every node), starts from
+# the words just written: it takes SHORT_ANSWER_CLOCKS when its first pair
+# stops it for a reason other than an overflow, else FRESH_SAVED_CLOCKS fewer
+# than any other query (its first two pairs skip the read and ahead stages).
+# One that starts after a write to another word takes RESTART_CLOCKS more:
+# it starts as if its top were that word, and restarts.
+SHORT_ANSWER_CLOCKS = 1
+FRESH_SAVED_CLOCKS = 2
+RESTART_CLOCKS = 1
 # The lean scanner (axon.hdl.lean): clocks beyond one per applied word, the
 # read and hand stages of the word that stops the scan.
 LEAN_LATENCY_OVERHEAD = 2
@@ -113,6 +125,25 @@ class Pools(py_enum.Enum):
     SPILL  = "spill"
     SIDE   = "side"
     SERIAL = "serial"
+
+
+class Written(py_enum.Enum):
+    """What the host wrote since the last query started, as the pair scan
+    sees it when the next one starts: ``NOTHING``; the word at the query's
+    ``TOP`` last (a search's every node: the query starts from the words
+    just written); or another word last (``ELSEWHERE``: the query restarts
+    from its top a clock late)."""
+    NOTHING   = "nothing"
+    TOP       = "top"
+    ELSEWHERE = "elsewhere"
+
+    @classmethod
+    def before(cls, top: int, last_write: Optional[int]) -> "Written":
+        """For a query at ``top``, after a last write at ``last_write``
+        (``None``: none since the last query)."""
+        if last_write is None:
+            return cls.NOTHING
+        return cls.TOP if last_write == top else cls.ELSEWHERE
 
 
 class Scan(py_enum.Enum):
@@ -286,6 +317,16 @@ class DetectorConfig:
         return kind_slots(per_side)
 
     @property
+    def pooled_kinds(self) -> Optional[Tuple[int, ...]]:
+        """The piece kinds (Table 1 types) a side has a pool for, or
+        ``None`` for every kind: a move of any other kind overflows."""
+        if self.keeps_kinds:
+            return None
+        if self.spills:
+            return POOL_KINDS
+        return tuple(kind for kind, _ in self.side_pools)
+
+    @property
     def keeps_kinds(self) -> bool:
         """A pool holds chains of any kind and keeps each one's kind with it."""
         return self.pools in (Pools.SIDE, Pools.SERIAL)
@@ -352,20 +393,38 @@ class DetectorConfig:
         if self.serial:
             return f"2P + W + {SERIAL_LATENCY_OVERHEAD}"
         if self.pair_scan:
-            return f"floor(P/2) + {LATENCY_OVERHEAD}"
+            return (f"floor(P/2) + {LATENCY_OVERHEAD}; right after the word at the top is "
+                    f"written, {SHORT_ANSWER_CLOCKS} when P <= 1 (but an overflow), else "
+                    f"floor(P/2) + {LATENCY_OVERHEAD - FRESH_SAVED_CLOCKS}; right after "
+                    f"another word, floor(P/2) + {LATENCY_OVERHEAD + RESTART_CLOCKS}")
         return f"P + {LEAN_LATENCY_OVERHEAD}"
 
-    def latency(self, plies_scanned: int) -> int:
+    def latency(self, plies_scanned: int, *, written: Written = Written.NOTHING,
+                stop: Optional["Stop"] = None) -> int:
         """Clocks from the clock that samples ``start`` to ``done``, for a
         move list whose words alternate sides (every legal game): two plies
         a clock, or one with the lean scan. The serial list's depend on the
-        chains it walks too (:attr:`latency_fixed`), so it has none."""
+        chains it walks too (:attr:`latency_fixed`), so it has none.
+
+        The pair scan's depend on what the host ``written`` since the last
+        query (:class:`Written`): right after the word at the top, a query
+        takes :data:`SHORT_ANSWER_CLOCKS` when its first pair stops it
+        (``plies_scanned`` 0 or 1) for a reason other than an overflow
+        (``stop``), else :data:`FRESH_SAVED_CLOCKS` fewer; after another
+        word, :data:`RESTART_CLOCKS` more."""
         if self.serial:
             raise ValueError("a serial list's clocks depend on the chains it walks: "
                              "see axon.sim.model.serial.serial_clocks")
-        if self.pair_scan:
-            return plies_scanned // 2 + LATENCY_OVERHEAD
-        return plies_scanned + LEAN_LATENCY_OVERHEAD
+        if not self.pair_scan:
+            return plies_scanned + LEAN_LATENCY_OVERHEAD
+        clocks = plies_scanned // 2 + LATENCY_OVERHEAD
+        if written is Written.ELSEWHERE:
+            return clocks + RESTART_CLOCKS
+        if written is Written.NOTHING:
+            return clocks
+        if plies_scanned <= 1 and stop is not Stop.OVERFLOW:
+            return SHORT_ANSWER_CLOCKS
+        return clocks - FRESH_SAVED_CLOCKS
 
     def worst_case_clocks(self, top: int) -> int:
         """Clocks from the clock that samples ``start`` to the one where
@@ -378,7 +437,7 @@ class DetectorConfig:
         if self.serial:
             return (top + 1) * (2 + self.chains // 2) + SERIAL_LATENCY_OVERHEAD
         if self.pair_scan:
-            return top + 1 + LATENCY_OVERHEAD + REFETCH_CLOCKS
+            return top + 1 + LATENCY_OVERHEAD + REFETCH_CLOCKS + RESTART_CLOCKS
         return top + 1 + LEAN_LATENCY_OVERHEAD
 
     @property

@@ -156,18 +156,44 @@ class PairReadSignature(DepthSignature):
     even_row, odd_row : Signal(range(depth // 2)), out
         Read word ``2 * even_row`` and word ``2 * odd_row + 1``.
     even_word, odd_word : MoveWord, in
-        The words at last clock's rows.
+        The words at the rows of the last clock that read; between queries,
+        after a write, the two words below the one below the word written.
+    written : Signal(1), in
+    written_addr : Signal(range(depth)), in
+        The host's write is stored on this clock (only between queries),
+        at this address.
+    fresh : Signal(1), in
+        The host has written since the last query started; the members
+        below describe its last write, and ``even_word`` and ``odd_word``
+        hold the pair of words two and three below it.
+    newest_addr : Signal(range(depth)), in
+    newest_word : MoveWord, in
+        The address and word of that write.
+    newest_nothing : Signal(1), in
+        That word moves nothing (from == to).
+    below_word : MoveWord, in
+        The word just below it (at ``newest_addr - 1``).
+    below_nothing : Signal(1), in
+        That word moves nothing.
     """
 
     @staticmethod
     def _members(depth):
         return {
-            "active":    Out(1),
-            "reading":   Out(1),
-            "even_row":  Out(range(depth // 2)),
-            "odd_row":   Out(range(depth // 2)),
-            "even_word": In(MoveWord),
-            "odd_word":  In(MoveWord),
+            "active":         Out(1),
+            "reading":        Out(1),
+            "even_row":       Out(range(depth // 2)),
+            "odd_row":        Out(range(depth // 2)),
+            "even_word":      In(MoveWord),
+            "odd_word":       In(MoveWord),
+            "written":        In(1),
+            "written_addr":   In(range(depth)),
+            "fresh":          In(1),
+            "newest_addr":    In(range(depth)),
+            "newest_word":    In(MoveWord),
+            "newest_nothing": In(1),
+            "below_word":     In(MoveWord),
+            "below_nothing":  In(1),
         }
 
 
@@ -219,16 +245,26 @@ class SideBusSignature(_FixedSignature):
     apply_next : Signal(1), out
         Apply ``next`` on the next clock: said a clock early, so that the
         pools' apply is a register.
+    first, apply_first, first_nothing : out
+        On the clock that starts a query from the words a host has just
+        written (the chain bus's ``load_first``), the move applied on the
+        next clock instead of ``next``, whether to apply it, and whether it
+        moves nothing. The pools decode it for their registers as they do
+        ``next``, but never compare their slots with it: the list is
+        empty then.
     overflow : Signal(1), in
         The side's pool had no slot for its move; applying it changed nothing.
     """
 
     def __init__(self):
         super().__init__({
-            "move":       Out(MoveWord),
-            "next":       Out(MoveWord),
-            "apply_next": Out(1),
-            "overflow":   In(1),
+            "move":          Out(MoveWord),
+            "next":          Out(MoveWord),
+            "apply_next":    Out(1),
+            "first":         Out(MoveWord),
+            "apply_first":   Out(1),
+            "first_nothing": Out(1),
+            "overflow":      In(1),
         })
 
 
@@ -239,6 +275,9 @@ class ChainBusSignature(_FixedSignature):
     ---------------------------------
     clear : Signal(1), out
         Empty every chain (the first clock of a query).
+    load_first : Signal(1), out
+        With ``clear``: the sides' ``first`` moves are applied on the next
+        clock (a query that starts from the words just written).
     white, black : SideBusSignature, out
         Each side's moves and its pools' overflow.
     empty : Signal(1), in
@@ -247,7 +286,8 @@ class ChainBusSignature(_FixedSignature):
 
     def __init__(self):
         super().__init__({
-            "clear": Out(1),
+            "clear":      Out(1),
+            "load_first": Out(1),
             "white": Out(SideBusSignature()),
             "black": Out(SideBusSignature()),
             "empty": In(1),

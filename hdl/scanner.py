@@ -124,6 +124,9 @@ def pair_pipeline(depth):
         "decide_newer_blocked":  1,   # the newer word is missing or a barrier
         "decide_older_blocked":  1,   # the older word is to be applied but cannot be
         "decide_older_checked":  1,   # the older word was applied to the chain list
+        # The start was taken for one from the words just written, and its
+        # top is another: the scan restarts on this clock.
+        "restarting":            1,
         "count_reached":         1,   # count >= count_limit
         "count_reached_next":    1,   # count + 1 >= count_limit
         # The parity of `plies_scanned`, and whether it is even and nonzero
@@ -175,7 +178,11 @@ class Scanner(QueryScanner):
         The registers of :func:`pair_pipeline`, then ``reads``.
     """
 
-    def __init__(self, depth):
+    def __init__(self, depth, pooled_kinds=None):
+        # The kinds the chain list has pools for (None: every kind): a word
+        # of another kind overflows, which a query that stops on its second
+        # clock must know without asking the chain list.
+        self._pooled_kinds = None if pooled_kinds is None else tuple(pooled_kinds)
         super().__init__(depth, reads=PairReadSignature(depth), pipeline=pair_pipeline(depth),
                          reset_less=_RESET_LESS, members={
             "mover_black":       Out(1),
@@ -215,6 +222,8 @@ class Scanner(QueryScanner):
         # The pipeline's registers are made with the scanner (what each holds:
         # `pair_pipeline`).
         pipe = self.observe
+        # The side to move is not known yet: the first pair read tells.
+        mover_pending = Signal()
         decide_newer_overflow = Signal()
         decide_older_overflow = Signal()
 
@@ -226,6 +235,23 @@ class Scanner(QueryScanner):
 
         # Read to ahead: the pair sorted by side (Table 1: the top piece bit is
         # Black). Of a same-side pair only the newer word is applied.
+        # Between queries the banks hold the pair two and three words below
+        # the host's last write (see MoveList), and the read stage's
+        # registers describe that pair (set by the write): a query that starts
+        # from it needs no read. It is valid only on such a start, and the
+        # root is not registered yet then: how far the newest word lies above
+        # it (`newest_above_root`) tells which of its words lie inside.
+        idle        = Signal()
+        fresh_start = Signal()   # a start while the host's last write is fresh
+        top_hit     = Signal()   # and its top is the word written
+        newest_addr = self.reads.newest_addr
+        newest_above_root = Signal(range(-depth, depth + 1))
+        read_valid  = Signal()
+        m.d.comb += [
+            newest_above_root.eq(newest_addr - self.query.root),
+            read_valid.eq(Mux(idle, fresh_start, pipe.read_valid)),
+        ]
+
         pair  = Signal(pair_layout)
         newer = Signal(MoveWord)
         older = Signal(MoveWord)
@@ -239,25 +265,88 @@ class Scanner(QueryScanner):
             older.eq(Mux(pipe.read_newer_odd, self.reads.even_word, self.reads.odd_word)),
             newer_black.eq(newer.colour),
             same_side.eq(self.reads.even_word.colour == self.reads.odd_word.colour),
-            apply_older.eq(~same_side & ~pipe.single_step),
-            pair.valid.eq(pipe.read_valid),
+            apply_older.eq(~same_side & ~(pipe.single_step & ~idle)),
+            pair.valid.eq(read_valid),
             pair.addr.eq(pipe.read_addr),
             pair.newer_odd.eq(pipe.read_newer_odd),
-            pair.single_step.eq(pipe.single_step),
+            # (A query that ends in one-word steps leaves the flag set for
+            # an idle clock.)
+            pair.single_step.eq(pipe.single_step & ~idle),
             pair.newer_present.eq(pipe.read_present[0]),
             pair.older_present.eq(pipe.read_present[1]),
             pair.newer_barrier.eq(newer.barrier),
             pair.older_barrier.eq(older.barrier),
             pair.newer_black.eq(newer_black),
             # Compared with the root from registers, off the fetch's own paths.
-            pair.newer_inside.eq(pipe.read_addr > pipe.root),
-            pair.older_inside.eq(pipe.read_addr - 1 > pipe.root),
+            pair.newer_inside.eq(Mux(idle, newest_above_root > 2, pipe.read_addr > pipe.root)),
+            pair.older_inside.eq(Mux(idle, newest_above_root > 3,
+                                     pipe.read_addr - 1 > pipe.root)),
             pair.same_side.eq(same_side),
             # Valid included, so that the chain list's apply is a register.
-            pair.apply_white.eq(pipe.read_valid & Mux(newer_black, apply_older, 1)),
-            pair.apply_black.eq(pipe.read_valid & Mux(newer_black, 1, apply_older)),
+            pair.apply_white.eq(read_valid & Mux(newer_black, apply_older, 1)),
+            pair.apply_black.eq(read_valid & Mux(newer_black, 1, apply_older)),
             pair.white_move.eq(Mux(newer_black, older, newer)),
             pair.black_move.eq(Mux(newer_black, newer, older)),
+        ]
+
+        # The first pair of a query that starts from the words just written:
+        # the newest word and the one below it, from registers and the list's
+        # own copy, handed to the chain list on the starting clock (the list
+        # is empty then, so it needs no comparison a clock ahead).
+        newest = self.reads.newest_word
+        below  = self.reads.below_word
+        first  = Signal(pair_layout)
+        first_apply_older = Signal()
+        m.d.comb += [
+            # `fresh` is only ever set between queries. The start goes on as
+            # if the top were the word written; the comparison only decides
+            # the next clock (see the RESTART state), off the start's paths.
+            fresh_start.eq(self.query.start & self.reads.fresh),
+            top_hit.eq(self.query.top == newest_addr),
+            first_apply_older.eq(newest.colour != below.colour),
+            first.valid.eq(fresh_start),
+            first.addr.eq(newest_addr),
+            first.newer_odd.eq(newest_addr[0]),
+            first.newer_present.eq(1),
+            first.older_present.eq(newest_addr >= 1),
+            first.newer_barrier.eq(newest.barrier),
+            first.older_barrier.eq(below.barrier),
+            first.newer_black.eq(newest.colour),
+            first.newer_inside.eq(newest_above_root > 0),
+            first.older_inside.eq(newest_above_root > 1),
+            first.same_side.eq(~first_apply_older),
+            first.apply_white.eq(fresh_start & Mux(newest.colour, first_apply_older, 1)),
+            first.apply_black.eq(fresh_start & Mux(newest.colour, 1, first_apply_older)),
+            first.white_move.eq(Mux(newest.colour, below, newest)),
+            first.black_move.eq(Mux(newest.colour, newest, below)),
+            self.chains.load_first.eq(fresh_start),
+            self.chains.white.first.eq(first.white_move),
+            self.chains.black.first.eq(first.black_move),
+            self.chains.white.apply_first.eq(first.apply_white),
+            self.chains.black.apply_first.eq(first.apply_black),
+            self.chains.white.first_nothing.eq(Mux(newest.colour, self.reads.below_nothing,
+                                                   self.reads.newest_nothing)),
+            self.chains.black.first_nothing.eq(Mux(newest.colour, self.reads.newest_nothing,
+                                                   self.reads.below_nothing)),
+        ]
+
+        # Such a query stops on its second clock when the golden loop stops
+        # at the first pair for a reason the words alone tell: the count
+        # limit 0, a barrier at the top, or (the newest word applied, as it
+        # is to an empty list unless it moves nothing or has no pool) the
+        # bottom or a barrier just below. An overflow waits for the chain
+        # list and the decide stage.
+        newest_pooled = (C(1) if self._pooled_kinds is None else
+                         Cat(newest.kind == kind for kind in self._pooled_kinds).any())
+        newest_applies = Signal()
+        limit_zero     = Signal()
+        early_stop     = Signal()
+        m.d.comb += [
+            newest_applies.eq(~self.reads.newest_nothing & newest_pooled),
+            limit_zero.eq(self.query.count_limit == 0),
+            early_stop.eq(fresh_start & top_hit &
+                          (limit_zero | newest.barrier |
+                           newest_applies & (~first.older_present | below.barrier))),
         ]
 
         # Fetch and read. While it takes pairs the scan moves two words down
@@ -268,13 +357,32 @@ class Scanner(QueryScanner):
         # one down. Nothing but a multiplexer follows the row registers.
         top_row     = Signal(range(depth // 2))
         top_odd_row = Signal(range(depth // 2))
+        # A query started from the words just written reads the third pair
+        # on its starting clock, from the rows the write left in the fetch
+        # registers: it goes on as a scanning clock does.
+        top = self.query.top
         m.d.comb += [
-            top_row.eq(self.query.top[1:]),
-            top_odd_row.eq(self.query.top[1:] - ~self.query.top[0]),
-            self.reads.even_row.eq(Mux(self.query.busy, pipe.even_row, top_row)),
-            self.reads.odd_row.eq(Mux(self.query.busy, pipe.odd_row, top_odd_row)),
+            top_row.eq(top[1:]),
+            top_odd_row.eq(top[1:] - ~top[0]),
+            # (The banks read only on a start or a write, which the move list
+            # takes from its own rows; a fresh write lets no other in.)
+            self.reads.even_row.eq(Mux(self.query.busy | self.reads.fresh, pipe.even_row, top_row)),
+            self.reads.odd_row.eq(Mux(self.query.busy | self.reads.fresh, pipe.odd_row, top_odd_row)),
         ]
-        m.d.sync += [
+        # What a start that reads the first pair leaves in the fetch and read
+        # registers, from the top (the query's, or the registered one).
+        first_read = [
+            mover_pending.eq(1),
+            pipe.read_addr.eq(top),
+            pipe.read_newer_odd.eq(top[0]),
+            pipe.read_present.eq(Cat(1, top >= 1)),
+            pipe.fetch_addr.eq(top - 2),
+            pipe.fetch_newer_odd.eq(top[0]),
+            *rows_for(top, 2),
+        ]
+        # What a clock that fetches leaves in the read stage (between
+        # queries the read stage holds what the last write or start set).
+        fetched = [
             pipe.read_addr.eq(pipe.fetch_addr),
             pipe.read_newer_odd.eq(pipe.fetch_newer_odd),
             pipe.read_present.eq(Cat(pipe.fetch_addr >= 0, pipe.fetch_addr >= 1)),
@@ -284,7 +392,8 @@ class Scanner(QueryScanner):
         # between queries, and on a refetch (see the FSM below).
         hand_drop = Signal()
         refetch   = Signal()
-        m.d.comb += refetch.eq(pipe.hand.valid & pipe.hand.same_side & ~pipe.hand.single_step)
+        m.d.comb += refetch.eq(pipe.hand.valid & pipe.hand.same_side & ~pipe.hand.single_step &
+                               ~pipe.restarting)
 
         # Ahead to hand: the hand stage loads the ahead register on every
         # clock, valid or not, so that what the chain list compared a clock
@@ -372,7 +481,6 @@ class Scanner(QueryScanner):
 
         # The side to move is the other side than the word at `top`, the
         # newer word of the first pair read.
-        mover_pending = Signal()
         with m.If(mover_pending & pipe.read_valid):
             m.d.sync += [
                 self.mover_black.eq(~newer_black),
@@ -386,19 +494,50 @@ class Scanner(QueryScanner):
 
         with m.FSM():
             with m.State("IDLE"):
-                m.d.comb += hand_drop.eq(1)
+                m.d.comb += [idle.eq(1), hand_drop.eq(1)]
                 # The fetch registers follow `top` on every idle clock, not
                 # only on the starting one: their write enables stay short.
+                # (The ahead register loads the read stage's pair, which is
+                # valid only on a start from the words just written.)
+                # The hand stage loads the first pair of a start from the words
+                # just written (valid only then).
                 m.d.sync += [
                     pipe.read_valid.eq(0),
-                    *_invalidate(pipe.ahead),
-                    *_invalidate(pipe.hand),
-                    pipe.decide_valid.eq(0),
-                    pipe.fetch_addr.eq(self.query.top - 2),
-                    pipe.fetch_newer_odd.eq(self.query.top[0]),
-                    *rows_for(self.query.top, 2),
+                    pipe.hand.eq(first),
                     pipe.single_step.eq(0),
+                    # The decide stage takes the first pair of a start from
+                    # the words just written, for the words alone, valid if
+                    # they stop the scan (no overflow then: the registers
+                    # that say so are reset, no logic on their long paths).
+                    pipe.decide_valid.eq(early_stop),
+                    pipe.decide_single_step.eq(0),
+                    pipe.decide_newer_present.eq(1),
+                    pipe.decide_older_present.eq(first.older_present),
+                    pipe.decide_newer_barrier.eq(newest.barrier),
+                    pipe.decide_older_barrier.eq(below.barrier),
+                    pipe.decide_same_side.eq(first.same_side),
+                    pipe.decide_newer_black.eq(newest.colour),
+                    pipe.decide_newer_inside.eq(first.newer_inside),
+                    pipe.decide_older_inside.eq(first.older_inside),
+                    pipe.decide_white_overflow.eq(0),
+                    pipe.decide_black_overflow.eq(0),
+                    pipe.decide_newer_blocked.eq(newest.barrier),
+                    pipe.decide_older_blocked.eq(~first.older_present | below.barrier),
+                    pipe.decide_older_checked.eq(~first.same_side),
                 ]
+                with m.If(self.reads.written):
+                    # A write, accepted only between queries: the read stage
+                    # describes the pair the banks read now, two and three
+                    # words below it, and the fetch the pair below that.
+                    written = self.reads.written_addr
+                    m.d.sync += [
+                        pipe.read_addr.eq(written - 2),
+                        pipe.read_newer_odd.eq(written[0]),
+                        pipe.read_present.eq(Cat(written >= 2, written >= 3)),
+                        pipe.fetch_addr.eq(written - 4),
+                        pipe.fetch_newer_odd.eq(written[0]),
+                        *rows_for(written, 4),
+                    ]
                 with m.If(self.query.start):
                     # Fetch the first pair on the starting clock itself.
                     m.d.comb += [
@@ -407,21 +546,47 @@ class Scanner(QueryScanner):
                     ]
                     m.d.sync += [
                         self.query.done.eq(0),
-                        mover_pending.eq(1),
                         pipe.read_valid.eq(1),
-                        pipe.read_addr.eq(self.query.top),
-                        pipe.read_newer_odd.eq(self.query.top[0]),
-                        pipe.read_present.eq(Cat(1, self.query.top >= 1)),
                         *start_query(self.query, result, pipe.count_limit, pipe.root,
                                      pipe.count_reached, pipe.count_reached_next),
                         pipe.scanned_odd.eq(0),
                         pipe.booking_ready.eq(0),
                     ]
-                    m.next = "SCAN"
+                    with m.If(self.reads.fresh):
+                        # The first pair goes to the hand stage and the
+                        # second to the ahead stage now; the banks read the
+                        # third, and the fetch moves on as on a scanning clock.
+                        m.d.sync += [
+                            *fetched,
+                            mover_pending.eq(0),
+                            self.mover_black.eq(~newest.colour),
+                        ]
+                        with m.If(top_hit):
+                            m.d.sync += [
+                                pipe.fetch_addr.eq(pipe.fetch_addr - 2),
+                                pipe.even_row.eq(pipe.even_row - 1),
+                                pipe.odd_row.eq(pipe.odd_row - 1),
+                            ]
+                            m.next = "SCAN"
+                        with m.Else():
+                            # The fetch registers take the top, which the
+                            # restart reads.
+                            m.d.sync += [
+                                pipe.fetch_addr.eq(top),
+                                pipe.fetch_newer_odd.eq(top[0]),
+                                pipe.even_row.eq(top_row),
+                                pipe.odd_row.eq(top_odd_row),
+                                pipe.restarting.eq(1),
+                            ]
+                            m.next = "SCAN"
+                    with m.Else():
+                        m.d.sync += first_read
+                        m.next = "SCAN"
 
             with m.State("SCAN"):
-                m.d.comb += [self.query.busy.eq(1), self.reads.reading.eq(1), hand_drop.eq(refetch)]
-                m.d.sync += pipe.read_valid.eq(1)
+                m.d.comb += [self.query.busy.eq(1), self.reads.reading.eq(1),
+                             hand_drop.eq(refetch | pipe.restarting)]
+                m.d.sync += [pipe.read_valid.eq(1), pipe.restarting.eq(0), *fetched]
                 with m.If(~pipe.single_step):
                     m.d.sync += [
                         pipe.fetch_addr.eq(pipe.fetch_addr - 2),
@@ -450,6 +615,18 @@ class Scanner(QueryScanner):
                         pipe.read_valid.eq(0),
                         *_invalidate(pipe.ahead),
                         *_invalidate(pipe.hand),
+                    ]
+                with m.If(pipe.restarting):
+                    # The start was not about the word just written: what the
+                    # stages and the chain list took on the starting clock is
+                    # dropped, and the banks read the first pair now, from
+                    # the top the fetch registers took: a clock late.
+                    m.d.comb += self.chains.clear.eq(1)
+                    m.d.sync += [
+                        mover_pending.eq(1),
+                        *_invalidate(pipe.ahead),
+                        *_invalidate(pipe.hand),
+                        pipe.decide_valid.eq(0),
                     ]
                 m.d.comb += self.taken_newer.eq(pipe.decide_valid & take_newer)
                 with m.If(pipe.decide_valid):

@@ -14,7 +14,8 @@ from typing import Any, Callable, Iterable, List, Optional, Sequence
 from amaranth.sim import Simulator
 
 from ...hdl.detector import AxonDetector
-from ...hdl.params import LATENCY_OVERHEAD, REFETCH_CLOCKS, SHIPPED, DetectorConfig
+from ...hdl.params import (FRESH_SAVED_CLOCKS, LATENCY_OVERHEAD, REFETCH_CLOCKS, RESTART_CLOCKS,
+                            SHIPPED, SHORT_ANSWER_CLOCKS, DetectorConfig, Stop, Written)
 from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import piece_colour, unpack_word
 from ..model.golden import Result
@@ -26,7 +27,7 @@ from .waves import trace_signals, write_gtkw
 __all__ = ["PysimSession", "expected_cycles", "split_query"]
 
 
-def expected_cycles(words, top, result, config):
+def expected_cycles(words, top, result, config, written=Written.NOTHING):
     """Clocks for any move list, given the golden model's ``result``, on a
     detector of ``config``.
 
@@ -35,7 +36,9 @@ def expected_cycles(words, top, result, config):
     walks its open chains too (:func:`axon.sim.model.serial.serial_clocks`). The pair
     scan's clocks are counted by walking the pairs the way it does: a pair
     whose two words are of one side (nonsense, never a legal game) costs a
-    refetch, after which the query goes on one word a clock.
+    refetch, after which the query goes on one word a clock. What the host
+    ``written`` since the last query (:class:`~axon.hdl.params.Written`)
+    changes them as :meth:`~axon.hdl.params.DetectorConfig.latency` says.
     """
     if config.serial:
         return serial_clocks(words, top, result, config)
@@ -63,7 +66,15 @@ def expected_cycles(words, top, result, config):
             break
         applied += 1
         address -= 2
-    return examined + LATENCY_OVERHEAD - 1 + REFETCH_CLOCKS * refetches
+    clocks = examined + LATENCY_OVERHEAD - 1 + REFETCH_CLOCKS * refetches
+    if written is Written.ELSEWHERE:
+        return clocks + RESTART_CLOCKS
+    if written is Written.NOTHING:
+        return clocks
+    # The first decision is the first pair's.
+    if examined == 1 and result.stop is not Stop.OVERFLOW:
+        return SHORT_ANSWER_CLOCKS
+    return clocks - FRESH_SAVED_CLOCKS
 
 
 class DetectorTimeout(RuntimeError):
@@ -219,9 +230,12 @@ class PysimSession(Session):
     def make_dut(self) -> AxonDetector:
         return AxonDetector(self.config)
 
-    def expected_cycles(self, words: Sequence[int], top: int, result: Result) -> int:
-        """:func:`expected_cycles` for this session's configuration."""
-        return expected_cycles(words, top, result, self.config)
+    def expected_cycles(self, words: Sequence[int], top: int, result: Result, *,
+                        written: Written = Written.NOTHING) -> int:
+        """:func:`expected_cycles` for this session's configuration;
+        ``written`` is what the host wrote since the last query
+        (:class:`~axon.sim.backends.session.HostWrites` follows it)."""
+        return expected_cycles(words, top, result, self.config, written)
 
     def run(self, words: Sequence[int], queries: Sequence[Query]) -> List[Answer]:
         """Load ``words`` at address 0, then answer ``queries``, each ``(top,
