@@ -165,9 +165,11 @@ class MoveList(MoveMemory):
                 word.eq(read_port.data),
             ]
 
-        # The word below a write, and whether it moves nothing, in one copy;
-        # read only on a write, so it holds until the next.
-        below = memory.Memory(shape=data.StructLayout({"word": MoveWord, "nothing": 1}),
+        # The word below a write, and whether it moves a piece, in one copy;
+        # read only on a write, so it holds until the next. (Stored as
+        # "moves", so that a word never written, all zero, moves nothing, as
+        # its squares say.)
+        below = memory.Memory(shape=data.StructLayout({"word": MoveWord, "moves": 1}),
                               depth=depth, init=[])
         m.submodules.below_copy = below
         below_write = below.write_port()
@@ -175,12 +177,12 @@ class MoveList(MoveMemory):
         m.d.comb += [
             below_write.addr.eq(written),
             below_write.data.word.eq(host.write_word),
-            below_write.data.nothing.eq(nothing),
+            below_write.data.moves.eq(~nothing),
             below_write.en.eq(write_enable),
             below_read.addr.eq(written - 1),
             below_read.en.eq(write_enable),
             scan.below_word.eq(below_read.data.word),
-            scan.below_nothing.eq(below_read.data.nothing),
+            scan.below_nothing.eq(~below_read.data.moves),
         ]
 
         # The host's reads, from a copy of their own.

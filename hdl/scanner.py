@@ -319,7 +319,9 @@ class Scanner(QueryScanner):
             first.apply_black.eq(fresh_start & Mux(newest.colour, 1, first_apply_older)),
             first.white_move.eq(Mux(newest.colour, below, newest)),
             first.black_move.eq(Mux(newest.colour, newest, below)),
-            self.chains.load_first.eq(fresh_start),
+            # Between queries the hand stage holds the first pair (valid only
+            # on a start from the words just written), and the pools decode it.
+            self.chains.load_first.eq(idle),
             self.chains.white.first.eq(first.white_move),
             self.chains.black.first.eq(first.black_move),
             self.chains.white.apply_first.eq(first.apply_white),
@@ -521,6 +523,7 @@ class Scanner(QueryScanner):
                     pipe.decide_older_inside.eq(first.older_inside),
                     pipe.decide_white_overflow.eq(0),
                     pipe.decide_black_overflow.eq(0),
+                    pipe.decide_empty_before.eq(1),
                     pipe.decide_newer_blocked.eq(newest.barrier),
                     pipe.decide_older_blocked.eq(~first.older_present | below.barrier),
                     pipe.decide_older_checked.eq(~first.same_side),

@@ -84,7 +84,8 @@ def _end_to_end_detector(m, broken, config):
     """The detector of ``config`` under the end-to-end proof, its free
     inputs, and the model's copy of the move list with the block RAM held to
     it. Returns ``(dut, words, stored)``: ``stored[bank]`` is the word the
-    bank returns."""
+    bank returns; for the two-bank list, ``stored[2]`` is the word its copy
+    of the word below a write returns, once ``stored[3]`` says it has read."""
     depth = config.depth
     dut, words = detector_and_copy(m, END_TO_END_BROKEN[broken] if broken else AxonDetector,
                                    config)
@@ -99,18 +100,47 @@ def _end_to_end_detector(m, broken, config):
     m.d.sync += scanned.eq(dut.observe.scanner.reads.reading)
     stored = []
     ports = _bank_ports(dut)
+    if not config.pair_scan:
+        for bank, (row, word) in enumerate(ports):
+            stored.append(Signal(MoveWord, name=f"bank{bank}_stored"))
+            m.d.sync += stored[bank].eq(words[row * len(ports) + bank])
+            with m.If(scanned):
+                m.d.comb += Assume(word.as_value() == stored[bank].as_value())
+        return dut, words, stored
+    # The two-bank list's banks also read on every write it takes (the pair
+    # two and three words below it) and hold their words between reads; its
+    # own copy reads the word below a write (``refused-writes-keep-words``
+    # and ``mirror-keeps-words`` prove the contract).
+    reads = dut.observe.scanner.reads
+    written = dut.memory.write_en & ~dut.memory.write_refused
+    pair_newer = Signal(range(-2, depth), name="written_pair")
+    m.d.comb += pair_newer.eq(dut.memory.write_addr - 2)
+    write_rows = (pair_newer >> 1, (pair_newer >> 1) - ~pair_newer[0])
+    row_bits = (depth // 2 - 1).bit_length()
     for bank, (row, word) in enumerate(ports):
         stored.append(Signal(MoveWord, name=f"bank{bank}_stored"))
-        m.d.sync += stored[bank].eq(words[row * len(ports) + bank])
-        with m.If(scanned):
-            m.d.comb += Assume(word.as_value() == stored[bank].as_value())
+        address = Signal(range(depth), name=f"bank{bank}_read")
+        m.d.comb += address.eq(Cat(bank, Mux(reads.reading, row, write_rows[bank][:row_bits])))
+        with m.If(reads.reading | written):
+            m.d.sync += stored[bank].eq(words[address])
+        m.d.comb += Assume(word.as_value() == stored[bank].as_value())
+    below = Signal(MoveWord, name="below_stored")
+    below_read = Signal()   # the copy has read once
+    with m.If(written):
+        m.d.sync += [below.eq(_word_at(words, dut.memory.write_addr - 1)), below_read.eq(1)]
+    with m.If(below_read):
+        m.d.comb += [
+            Assume(reads.below_word.as_value() == below.as_value()),
+            Assume(reads.below_nothing == (below.from_sq == below.to_sq)),
+        ]
+    stored += [below, below_read]
     return dut, words, stored
 
 
 def _word_at(words, address):
     """The copy's word at a (signed) address; below 0, the one the block RAM
     returns there (its row wraps)."""
-    return words[address[:(END_TO_END_DEPTH - 1).bit_length()]]
+    return words[Value.cast(address)[:(END_TO_END_DEPTH - 1).bit_length()]]
 
 
 def drive_side_models(m, white, black, word, starting, apply):
@@ -244,13 +274,15 @@ def _assert_pools_as_models(m, dut, models):
                     ]
 
 
-def _assert_hit_vectors_in_view(m, dut):
+def _assert_hit_vectors_in_view(m, dut, when):
     """Every pool's hit vectors are its comparisons with the move in hand (as
-    in every pool proof), always but on the clock after a clear."""
+    in every pool proof), and its ``moves_nothing`` says whether that move
+    moves nothing, while ``when`` (a query runs and the hand stage holds a
+    move). A start's clear empties both the entries and the vectors, so
+    they agree from the clock after it; between queries the hand stage may
+    hold a move the pools compared with nothing."""
     for views in _pool_views(dut):
         for kind, view in views:
-            cleared = Signal()
-            m.d.sync += cleared.eq(view.clear)
             move = view.move
             slots = len(view.start_valid)
             move_kind, from_sq, to_sq = move.kind, move.from_sq, move.to_sq
@@ -261,9 +293,9 @@ def _assert_hit_vectors_in_view(m, dut):
                          (view.start_squares[i] == to_sq) for i in range(slots))
             ends   = Cat(view.end_valid[i] & same("end_kinds", i) &
                          (view.end_squares[i] == from_sq) for i in range(slots))
-            with m.If(~cleared):
-                m.d.comb += [Assert(view.start_hits == starts), Assert(view.end_hits == ends)]
-            m.d.comb += Assert(view.moves_nothing == (from_sq == to_sq))
+            with m.If(when):
+                m.d.comb += [Assert(view.start_hits == starts), Assert(view.end_hits == ends),
+                             Assert(view.moves_nothing == (from_sq == to_sq))]
 
 
 def end_to_end_lean(broken):
@@ -377,7 +409,7 @@ def end_to_end_lean(broken):
                 Assert(pipeline.hand_inside == (address > answer.root)),
                 Assert(pipeline.hand_word.as_value() == word.as_value()),
             ]
-        _assert_hit_vectors_in_view(m, dut)
+        _assert_hit_vectors_in_view(m, dut, running)
     return Harness(body)
 
 
@@ -410,6 +442,17 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
         address  = Signal(range(-8, depth))   # the newer word of the next pair handed
         single   = Signal()                   # one word a pair, after a same-side pair
         starting = dut.query.start & ~dut.query.busy
+        # A start while the host's last write is fresh goes on from the words
+        # just written, as if its top were that word; if it is not, the scan
+        # restarts from the top on the next clock (nothing is handed then).
+        reads       = pipeline.reads
+        from_write  = starting & reads.fresh
+        top_written = dut.query.top == reads.newest_addr
+        restarting  = Signal()
+        # The decide stage judges the first pair on the clock after such a
+        # start when the words alone stop the scan; the model judges it then
+        # too (`early`), before the pair leaves the hand stage.
+        early       = Signal()
 
         def pair_at(addr, single):
             """What the golden loop reads of the pair whose newer word is at
@@ -422,7 +465,7 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
         # Hand: apply the pair at `address`.
         newer, older, _, _, same_side, both = pair_at(address, single)
         newer_black = newer.colour
-        handed = pipeline.hand.valid & running
+        handed = pipeline.hand.valid & running & ~restarting
         white_move = Signal(MoveWord)
         black_move = Signal(MoveWord)
         m.d.comb += [
@@ -439,7 +482,7 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
         white_overflow   = Signal()
         black_overflow   = Signal()
         closed_before    = Signal()   # every chain closed before the pair
-        m.d.sync += judging.eq(handed)
+        m.d.sync += [judging.eq(handed), early.eq(0)]
         with m.If(handed):
             m.d.sync += [
                 judged_addr.eq(address),
@@ -466,9 +509,27 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
 
         finish = functools.partial(answer.finish, m)
 
+        # What the golden loop says of the first pair from the words alone:
+        # the limit 0, a barrier at the top, or the top word applied (to empty
+        # pools it is, unless it moves nothing or has no pool) and the bottom
+        # or a barrier below it.
+        first_newer, first_older = (_word_at(words, dut.query.top),
+                                    _word_at(words, dut.query.top - 1))
+        first_applies = ((first_newer.from_sq != first_newer.to_sq) &
+                         Cat(_SideModel.takes(kind, first_newer) for kind, _ in white.pools).any())
+        first_stops = ((dut.query.count_limit == 0) | first_newer.barrier |
+                       first_applies & ((dut.query.top == 0) | first_older.barrier))
+        first_both = first_newer.colour != first_older.colour
         with m.If(starting):
             m.d.sync += [running.eq(1), address.eq(dut.query.top), single.eq(0), judging.eq(0),
-                         *answer.start(dut.query)]
+                         restarting.eq(from_write & ~top_written), *answer.start(dut.query)]
+            with m.If(from_write & top_written & first_stops):
+                m.d.sync += [
+                    judging.eq(1), early.eq(1),
+                    judged_addr.eq(dut.query.top), judged_single.eq(0),
+                    judged_words.eq(Mux(first_both, 2, 1)),
+                    white_overflow.eq(0), black_overflow.eq(0), closed_before.eq(1),
+                ]
         with m.Elif(running & judging):
             with m.If(equal):
                 answer.book(m, count, judged_addr)
@@ -503,9 +564,42 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
         # stage of the scanner's pipeline holds the pair the model expects
         # there, the decide stage what the model noted, the answer so far
         # the model's counts, and each side's pool the model pool's entries.
-        m.d.comb += Assert(dut.query.busy == running)
+        m.d.comb += [
+            Assert(dut.query.busy == running),
+            Assert(pipeline.restarting == (running & restarting)),
+        ]
+        with m.If(running):
+            m.d.sync += restarting.eq(0)
         with m.If(~running):
             m.d.comb += Assert(dut.query.done == finished)
+
+        # Between queries, after a write the list took: the registers and
+        # the banks hold what the start from it needs, as the copy has it.
+        newest = Signal(range(-8, depth))
+        m.d.comb += newest.eq(reads.newest_addr)
+        newest_even, newest_odd = (Mux(newest[0], newest - 3, newest - 2),
+                                   Mux(newest[0], newest - 2, newest - 3))
+        fresh_fetch_even, fresh_fetch_odd = (Mux(newest[0], newest - 5, newest - 4),
+                                             Mux(newest[0], newest - 4, newest - 5))
+        fresh_rows = slice(1, (END_TO_END_DEPTH - 1).bit_length())
+        with m.If(reads.fresh):
+            m.d.comb += [
+                Assert(~running),
+                Assert(reads.newest_word.as_value() == _word_at(words, newest).as_value()),
+                Assert(reads.newest_nothing ==
+                       (reads.newest_word.from_sq == reads.newest_word.to_sq)),
+                Assert(stored[3]),
+                Assert(stored[2].as_value() == _word_at(words, newest - 1).as_value()),
+                Assert(stored[0].as_value() == _word_at(words, newest_even).as_value()),
+                Assert(stored[1].as_value() == _word_at(words, newest_odd).as_value()),
+                Assert(pipeline.read_addr == newest - 2),
+                Assert(pipeline.read_newer_odd == newest[0]),
+                Assert(pipeline.read_present == Cat(newest >= 2, newest >= 3)),
+                Assert(pipeline.fetch_addr == newest - 4),
+                Assert(pipeline.fetch_newer_odd == newest[0]),
+                Assert(pipeline.even_row == fresh_fetch_even[fresh_rows]),
+                Assert(pipeline.odd_row == fresh_fetch_odd[fresh_rows]),
+            ]
         step = Mux(single, 1, 2)
         hand, ahead = pipeline.hand, pipeline.ahead
         ahead_at = Signal(range(-16, depth))
@@ -551,22 +645,14 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
             m.d.comb += [
                 # The model's own: it walks down from the top, and finds at
                 # most one equal position in two plies.
-                Assert(address + plies + Mux(judging, judged_words, 0) == top),
+                Assert(address + plies + Mux(judging & ~early, judged_words, 0) == top),
                 Assert(address >= -4),
                 Assert(plies <= top + 1),
                 Assert(~judging | (address + judged_words >= -1)),
                 # (Booked at the next word: none yet for the plies so far.)
                 Assert((count == 0) | (count * 2 < plies)),
                 Assert(~dut.query.done),
-                # The pipeline, from the fetch to the decide stage; its
-                # invalid stages (after the start or a refetch) come first.
                 Assert(pipeline.single_step == single),
-                Assert(~hand.valid | ahead.valid),
-                Assert(~ahead.valid | pipeline.read_valid),
-                Assert(pipeline.fetch_addr == fetch_at),
-                Assert(pipeline.fetch_newer_odd == fetch_at[0]),
-                Assert(pipeline.even_row == fetch_even[row_bits]),
-                Assert(pipeline.odd_row == fetch_odd[row_bits]),
                 Assert(pipeline.decide_valid == judging),
                 Assert(pipeline.count_limit == limit),
                 Assert(pipeline.root == answer.root),
@@ -581,18 +667,41 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
                 Assert(result.draw == answer.draw(count, answer.first_inside)),
                 Assert((count != 0) | (distance == 0)),
             ]
-            with m.If(pipeline.read_valid):
+            with m.If(restarting):
+                # What the start took is dropped now; the fetch registers
+                # hold the top, which the banks read on this clock.
+                top_even, top_odd = even_odd(top)
                 m.d.comb += [
-                    Assert(pipeline.read_addr == read_at),
-                    Assert(pipeline.read_newer_odd == read_at[0]),
-                    Assert(pipeline.read_present == Cat(read_at >= 0, read_at >= 1)),
-                    Assert(stored[0].as_value() == _word_at(words, read_even).as_value()),
-                    Assert(stored[1].as_value() == _word_at(words, read_odd).as_value()),
+                    Assert(~judging),
+                    Assert(plies == 0),
+                    Assert(pipeline.fetch_addr == top),
+                    Assert(pipeline.fetch_newer_odd == top[0]),
+                    Assert(pipeline.even_row == top_even[row_bits]),
+                    Assert(pipeline.odd_row == top_odd[row_bits]),
                 ]
-            with m.If(ahead.valid):
-                m.d.comb += holds_pair(ahead, ahead_at)
-            with m.If(hand.valid):
-                m.d.comb += holds_pair(hand, address)
+            with m.Else():
+                # The pipeline, from the fetch to the decide stage; its
+                # invalid stages (after the start or a refetch) come first.
+                m.d.comb += [
+                    Assert(~hand.valid | ahead.valid),
+                    Assert(~ahead.valid | pipeline.read_valid),
+                    Assert(pipeline.fetch_addr == fetch_at),
+                    Assert(pipeline.fetch_newer_odd == fetch_at[0]),
+                    Assert(pipeline.even_row == fetch_even[row_bits]),
+                    Assert(pipeline.odd_row == fetch_odd[row_bits]),
+                ]
+                with m.If(pipeline.read_valid):
+                    m.d.comb += [
+                        Assert(pipeline.read_addr == read_at),
+                        Assert(pipeline.read_newer_odd == read_at[0]),
+                        Assert(pipeline.read_present == Cat(read_at >= 0, read_at >= 1)),
+                        Assert(stored[0].as_value() == _word_at(words, read_even).as_value()),
+                        Assert(stored[1].as_value() == _word_at(words, read_odd).as_value()),
+                    ]
+                with m.If(ahead.valid):
+                    m.d.comb += holds_pair(ahead, ahead_at)
+                with m.If(hand.valid):
+                    m.d.comb += holds_pair(hand, address)
             with m.If(judging):
                 newer_blocked = ~j_newer_present | j_newer.barrier
                 m.d.comb += [
@@ -613,15 +722,16 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
                            (~judged_single & (~j_older_present | j_older.barrier))),
                     Assert(pipeline.decide_older_checked == j_both),
                     Assert(judged_words == Mux(j_both, 2, 1)),
-                    Assert(judged_addr == address + judged_words),
+                    # (The first pair judged early is still in the hand stage.)
+                    Assert(judged_addr == address + Mux(early, 0, judged_words)),
                 ]
             _assert_pools_as_models(m, dut, models)
         # The chain list applies what the hand stage holds, each move in the
-        # pool of its kind, and nothing on the clock after a clear.
+        # pool of its kind.
         for views, apply, move in zip(_pool_views(dut), (hand.apply_white, hand.apply_black),
                                       (hand.white_move, hand.black_move)):
             for kind, view in views:
                 m.d.comb += Assert(view.apply == (apply & _SideModel.takes(kind, move)))
         m.d.comb += Assert(~hand.apply_white & ~hand.apply_black | hand.valid)
-        _assert_hit_vectors_in_view(m, dut)
+        _assert_hit_vectors_in_view(m, dut, running & hand.valid)
     return Harness(body)
