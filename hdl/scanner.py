@@ -300,7 +300,7 @@ class Scanner(QueryScanner):
         m.d.comb += [
             # `fresh` is only ever set between queries. The start goes on as
             # if the top were the word written; the comparison only decides
-            # the next clock (see the RESTART state), off the start's paths.
+            # the next clock (see `restarting`), off the start's paths.
             fresh_start.eq(self.query.start & self.reads.fresh),
             top_hit.eq(self.query.top == newest_addr),
             first_apply_older.eq(newest.colour != below.colour),
@@ -497,8 +497,9 @@ class Scanner(QueryScanner):
         with m.FSM():
             with m.State("IDLE"):
                 m.d.comb += [idle.eq(1), hand_drop.eq(1)]
-                # The fetch registers follow `top` on every idle clock, not
-                # only on the starting one: their write enables stay short.
+                # The fetch and read registers hold what the last write or
+                # start set (a start from the words just written goes on
+                # from what the write left).
                 # (The ahead register loads the read stage's pair, which is
                 # valid only on a start from the words just written.)
                 # The hand stage loads the first pair of a start from the words

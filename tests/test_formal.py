@@ -191,7 +191,7 @@ def test_termination_is_proven_at_the_shipped_depth():
             formal.DEFAULT_DEPTH)
     assert [prop.name for prop in DEEP] == ["termination", "termination-lean"]
     assert formal.TERMINATION_DEPTHS == (2, 4, 8, 16, 32, 64, 128, 256)
-    # A short induction, far below the longest scan (263 clocks at top 255).
+    # A short induction, far below the longest scan (264 clocks at top 255).
     assert all(prop.bmc_depth <= 8 < SHIPPED.worst_case_clocks(formal.DEFAULT_DEPTH - 1)
                for prop in DEEP)
 

@@ -84,8 +84,9 @@ def _end_to_end_detector(m, broken, config):
     """The detector of ``config`` under the end-to-end proof, its free
     inputs, and the model's copy of the move list with the block RAM held to
     it. Returns ``(dut, words, stored)``: ``stored[bank]`` is the word the
-    bank returns; for the two-bank list, ``stored[2]`` is the word its copy
-    of the word below a write returns, once ``stored[3]`` says it has read."""
+    bank returns; for the two-bank list, once ``stored[4]`` says the banks
+    have read, and ``stored[2]`` the word its copy of the word below a write
+    returns, once ``stored[3]`` says it has read."""
     depth = config.depth
     dut, words = detector_and_copy(m, END_TO_END_BROKEN[broken] if broken else AxonDetector,
                                    config)
@@ -117,13 +118,17 @@ def _end_to_end_detector(m, broken, config):
     m.d.comb += pair_newer.eq(dut.memory.write_addr - 2)
     write_rows = (pair_newer >> 1, (pair_newer >> 1) - ~pair_newer[0])
     row_bits = (depth // 2 - 1).bit_length()
+    banks_read = Signal()   # the banks have read once (their outputs mean nothing before)
+    with m.If(reads.reading | written):
+        m.d.sync += banks_read.eq(1)
     for bank, (row, word) in enumerate(ports):
         stored.append(Signal(MoveWord, name=f"bank{bank}_stored"))
         address = Signal(range(depth), name=f"bank{bank}_read")
         m.d.comb += address.eq(Cat(bank, Mux(reads.reading, row, write_rows[bank][:row_bits])))
         with m.If(reads.reading | written):
             m.d.sync += stored[bank].eq(words[address])
-        m.d.comb += Assume(word.as_value() == stored[bank].as_value())
+        with m.If(banks_read):
+            m.d.comb += Assume(word.as_value() == stored[bank].as_value())
     below = Signal(MoveWord, name="below_stored")
     below_read = Signal()   # the copy has read once
     with m.If(written):
@@ -133,7 +138,7 @@ def _end_to_end_detector(m, broken, config):
             Assume(reads.below_word.as_value() == below.as_value()),
             Assume(reads.below_nothing == (below.from_sq == below.to_sq)),
         ]
-    stored += [below, below_read]
+    stored += [below, below_read, banks_read]
     return dut, words, stored
 
 
@@ -567,6 +572,8 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
         m.d.comb += [
             Assert(dut.query.busy == running),
             Assert(pipeline.restarting == (running & restarting)),
+            # A query reads the banks on its starting clock, a write too.
+            Assert(~(running | reads.fresh) | stored[4]),
         ]
         with m.If(running):
             m.d.sync += restarting.eq(0)

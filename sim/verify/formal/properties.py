@@ -11,7 +11,8 @@ from .pools import (capacity, paper_bookkeeping, paper_follows_rules, unpaired_b
                     unpaired_follows_rules)
 from .spill import capacity_spill
 from .end_to_end import END_TO_END_BROKEN, END_TO_END_DEPTH, end_to_end_lean, end_to_end_pair
-from .writes import (lean_refused_writes_keep_words, refused_writes_keep_words, stable_results,
+from .writes import (MIRROR_BROKEN, MIRROR_DEPTH, lean_refused_writes_keep_words,
+                     mirror_keeps_words, refused_writes_keep_words, stable_results,
                      writes_refused)
 from .frame_parser import frame_parser
 from .upcoming import upcoming_single_chain
@@ -156,6 +157,17 @@ PROPERTIES = [
              "the move list stores every write it takes and no write it refuses "
              "(both rows of each bank read in turn: every word checked every other clock)",
              refused_writes_keep_words, "prove", 4),
+    Property("mirror-keeps-words",
+             "the two-bank move list's three copies (the scanner's banks, the copy for the "
+             "word below a write, the host's) each store every write it takes and no write it "
+             "refuses; a bank returns the row it read last (the scanner's, or on a write the "
+             "one of the pair two and three below it) until it reads again, the below copy the "
+             "word below the last write: the contract the end-to-end proof takes as given; "
+             "while the host's last write is fresh the scanner is given its address and word, "
+             "the word below it and the pair two and three below it, as written "
+             f"({MIRROR_DEPTH} words); broken: a mirror register that keeps its word when its "
+             "address is rewritten, a below copy that misses a write that follows another",
+             mirror_keeps_words, "prove", 2, broken_variants=tuple(MIRROR_BROKEN)),
     _depth_property(
         "termination-lean",
         f"the same for the 1K boards' lean scan (one ply a clock): within top + "
