@@ -324,7 +324,7 @@ class DetectorConfig:
             return None
         if self.spills:
             return POOL_KINDS
-        return tuple(kind for kind, _ in self.side_pools)
+        return tuple(kind for kind, _ in self.side_pools if kind is not None)
 
     @property
     def keeps_kinds(self) -> bool:

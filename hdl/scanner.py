@@ -124,6 +124,9 @@ def pair_pipeline(depth):
         "decide_newer_blocked":  1,   # the newer word is missing or a barrier
         "decide_older_blocked":  1,   # the older word is to be applied but cannot be
         "decide_older_checked":  1,   # the older word was applied to the chain list
+        # The decide stage judges the first pair on the clock after a start
+        # from the words just written (the words alone stop the scan).
+        "decide_early":          1,
         # The start was taken for one from the words just written, and its
         # top is another: the scan restarts on this clock.
         "restarting":            1,
@@ -513,6 +516,7 @@ class Scanner(QueryScanner):
                     # they stop the scan (no overflow then: the registers
                     # that say so are reset, no logic on their long paths).
                     pipe.decide_valid.eq(early_stop),
+                    pipe.decide_early.eq(early_stop),
                     pipe.decide_single_step.eq(0),
                     pipe.decide_newer_present.eq(1),
                     pipe.decide_older_present.eq(first.older_present),
@@ -590,7 +594,8 @@ class Scanner(QueryScanner):
             with m.State("SCAN"):
                 m.d.comb += [self.query.busy.eq(1), self.reads.reading.eq(1),
                              hand_drop.eq(refetch | pipe.restarting)]
-                m.d.sync += [pipe.read_valid.eq(1), pipe.restarting.eq(0), *fetched]
+                m.d.sync += [pipe.read_valid.eq(1), pipe.restarting.eq(0), pipe.decide_early.eq(0),
+                             *fetched]
                 with m.If(~pipe.single_step):
                     m.d.sync += [
                         pipe.fetch_addr.eq(pipe.fetch_addr - 2),
@@ -632,7 +637,12 @@ class Scanner(QueryScanner):
                         *_invalidate(pipe.hand),
                         pipe.decide_valid.eq(0),
                     ]
-                m.d.comb += self.taken_newer.eq(pipe.decide_valid & take_newer)
+                # A word taken by the early decision is not told: the pools do
+                # not hold the state after it until the next clock, and the
+                # state after the top word alone never gives the side to
+                # move an upcoming repetition (the top word's own chain is
+                # open, and it is the other side's).
+                m.d.comb += self.taken_newer.eq(pipe.decide_valid & take_newer & ~pipe.decide_early)
                 with m.If(pipe.decide_valid):
                     with m.If(equal_position):
                         book_equal_position(m, result, pipe.count_limit, pipe.count_reached,

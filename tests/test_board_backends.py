@@ -19,7 +19,7 @@ from axon.hdl.params import COUNT_LIMIT_MAX, LEAN, SERIAL, SHIPPED, Pools, Scan
 from axon.sim.backends.board_cxxrtl import CxxrtlBoard
 from axon.sim.backends.board_pysim import PysimBoard
 from axon.sim.backends.pysim import expected_cycles
-from axon.sim.backends.session import Answer
+from axon.sim.backends.session import Answer, HostWrites
 from axon.sim.backends.transport import Transport
 from axon.sim.model.golden import perpetual
 from axon.sim.verify.soak import make_batch, random_image, random_occupancy, random_root
@@ -54,20 +54,30 @@ def jobs(config, seed=1):
 
 def disagreements(transport, config, *, first=False):
     """Queries of :func:`jobs` whose answer through ``transport`` is not the
-    golden model's; with ``first``, the count stops at the first one."""
+    golden model's; with ``first``, the count stops at the first one. Each
+    job's queries follow its load, and then the first is asked again as a
+    search asks, right after the write of its top's word."""
     board = Board(transport)
     assert board.identify().depth == config.depth
-    wrong = 0
+    wrong, writes = 0, HostWrites()
     for words, queries in jobs(config):
         board.load(words)
-        for top, count_limit, occupancy, root in queries:
+        writes.loaded(words)
+        for number, (top, count_limit, occupancy, root) in enumerate([*queries, queries[0]]):
+            again = number == len(queries)
             occupancy = occupancy if config.upcoming else None
             golden = perpetual(words, top, root=root, config=config, count_limit=count_limit,
                                occupancy=occupancy)
-            cycles = expected_cycles(words, top, golden, config)
+            if again:
+                answer = board.write_and_query([(top, words[top])], top, count_limit, occupancy,
+                                               root)
+                writes.wrote(top)
+            else:
+                answer = board.query(top, count_limit, occupancy, root)
+            cycles = expected_cycles(words, top, golden, config, writes.starts(top))
             # A board without the upcoming block says its answer is not available.
-            want = Answer(golden if config.upcoming else golden.without_upcoming(), cycles)
-            wrong += board.query(top, count_limit, occupancy, root) != want
+            wrong += answer != Answer(golden if config.upcoming else golden.without_upcoming(),
+                                      cycles)
             if first and wrong:
                 return wrong
     return wrong

@@ -23,8 +23,10 @@ from axon.sim.model.encode import encode_moves
 from axon.sim.model.generate import game_corpus
 from axon.sim.model.golden import Stop, perpetual
 from axon.sim.backends.pysim import PysimSession, expected_cycles, split_query
+from axon.sim.backends.session import written_before
 from axon.sim.verify.soak import IMAGE_KINDS, random_image
-from axon.hdl.params import DetectorConfig
+from axon.hdl.params import (FRESH_SAVED_CLOCKS, RESTART_CLOCKS, SHORT_ANSWER_CLOCKS,
+                             DetectorConfig, Written)
 
 
 # What this module pays for, in `pytest --budget N`.
@@ -88,23 +90,31 @@ def search_root(rng, top, length):
 
 
 def game_jobs(games, count_limits=(4, 1, 0, 2, 15), seed=0):
+    """One job a game, querying after every ply. Every other game asks its
+    last ply first, right after the load wrote its word; the others ask
+    the first ply first, after the load wrote another."""
     rng = random.Random(seed)
     jobs = []
     for board, moves in games:
         words = encode_moves(board, moves)
+        last = len(words) - 1
+        tops = (last, *range(last)) if len(jobs) % 2 == 0 else range(len(words))
         jobs.append((words, [(top, count_limits[top % len(count_limits)], None,
                               search_root(rng, top, len(words)))
-                             for top in range(len(words))]))
+                             for top in tops]))
     return jobs
 
 
 def image_jobs(seed, images_per_kind, queries_per_image=6):
-    """Random full-depth images of every soak kind, queried at 0, depth - 1 and at random."""
+    """Random full-depth images of every soak kind, queried at 0, depth - 1
+    and at random; every other image at depth - 1 first, right after the
+    load wrote it, the others at 0 first."""
     rng = random.Random(seed)
     jobs = []
     for kind in IMAGE_KINDS:
         for _ in range(images_per_kind):
-            tops = [0, DEPTH - 1] + [rng.randrange(DEPTH) for _ in range(queries_per_image - 2)]
+            ends = [0, DEPTH - 1] if len(jobs) % 2 else [DEPTH - 1, 0]
+            tops = ends + [rng.randrange(DEPTH) for _ in range(queries_per_image - 2)]
             jobs.append((random_image(rng, DEPTH, kind),
                          [(top, rng.choice((0, 1, 15, rng.randint(0, 15))), None,
                            search_root(rng, top, DEPTH)) for top in tops]))
@@ -112,22 +122,29 @@ def image_jobs(seed, images_per_kind, queries_per_image=6):
 
 
 def check_against_golden(session, jobs, answers, legal):
-    stops, draws = set(), set()
+    """Every answer and clock count the golden model's. The jobs must hold
+    queries after each kind of write (:class:`~axon.hdl.params.Written`),
+    so that the clocks' rule for any can fail."""
+    stops, draws, starts = set(), set(), set()
+    config = session.config
     memory = [0] * DEPTH
-    for (words, queries), job_answers in zip(jobs, answers):
+    for (words, queries), job_answers, job_written in zip(jobs, answers, written_before(jobs)):
         memory[:len(words)] = words
         assert len(job_answers) == len(queries)
-        for query, got in zip(queries, job_answers):
+        for query, got, written in zip(queries, job_answers, job_written):
             top, count_limit, _, root = split_query(query)
-            expected = perpetual(memory, top, root=root, config=session.config,
-                                 count_limit=count_limit)
-            where = f"top={top} root={root} limit={count_limit} words={words[:top + 1]}"
+            expected = perpetual(memory, top, root=root, config=config, count_limit=count_limit)
+            where = (f"top={top} root={root} limit={count_limit} after {written} "
+                     f"words={words[:top + 1]}")
             assert got.result == expected, where
-            assert got.cycles == expected_cycles(memory, top, expected, session.config), where
-            if legal and session.config.latency_fixed:
-                assert got.cycles == session.config.latency(expected.plies_scanned), where
+            assert got.cycles == expected_cycles(memory, top, expected, config, written), where
+            if legal and config.latency_fixed:
+                assert got.cycles == config.latency(expected.plies_scanned, written=written,
+                                                    stop=expected.stop), where
             stops.add(expected.stop)
             draws.add((expected.repetition, expected.draw))
+            starts.add(written)
+    assert starts == set(Written)
     return stops, draws
 
 
@@ -171,17 +188,31 @@ def test_hand_written_images(sessions):
                pack_word(18, 1, 2), pack_word(45, 62, 10)] * (DEPTH // 4)
     all_barrier = [pack_word(12, 28, 1, barrier=True)] * DEPTH
     standing_still = [pack_word(9, 9, 2 | (address & 1) << 3) for address in range(DEPTH)]
-    jobs = [(words, [(0, 4), (1, 15), (DEPTH - 1, 0), (DEPTH - 1, 1), (DEPTH - 1, 15)])
+    # Each image's first query starts from the words just written, its last
+    # asks the same again. Then the shuffle's word below the top, right
+    # after a load whose last word is the top, and again.
+    jobs = [(words, [(DEPTH - 1, 15), (0, 4), (1, 15), (DEPTH - 1, 0), (DEPTH - 1, 1),
+                     (DEPTH - 1, 15)])
             for words in (shuffle, all_barrier, standing_still)]
+    jobs.append((shuffle, [(DEPTH - 2, 15), (DEPTH - 2, 15)]))
     answers = session.run_batch(jobs)
     check_against_golden(session, jobs, answers, legal=False)
-    # The shuffle from the top finds 15 equal positions, 4 plies apart.
-    assert answers[0][4].result.count == 15 and answers[0][4].result.distance == 4
-    # A barrier on top: nothing applied. A word that moves nothing comes
-    # only from an impossible list: the scan stops there as an overflow.
-    assert answers[1][4].result.plies_scanned == 0
-    assert answers[2][4].result.stop is Stop.OVERFLOW
-    assert answers[2][4].result.plies_scanned == 0
+    # The shuffle from the top finds 15 equal positions, 4 plies apart; the
+    # same answer two clocks sooner from the words just written.
+    assert answers[0][5].result.count == 15 and answers[0][5].result.distance == 4
+    assert answers[0][0].result == answers[0][5].result
+    assert answers[0][0].cycles == answers[0][5].cycles - FRESH_SAVED_CLOCKS
+    # After a write elsewhere, a clock later.
+    assert answers[3][0].result == answers[3][1].result
+    assert answers[3][0].cycles == answers[3][1].cycles + RESTART_CLOCKS
+    # A barrier on top: nothing applied, in one clock from the words just
+    # written. A word that moves nothing comes only from an impossible list:
+    # the scan stops there as an overflow, which takes the longer way.
+    assert answers[1][5].result.plies_scanned == 0
+    assert answers[1][0].cycles == SHORT_ANSWER_CLOCKS < answers[1][5].cycles
+    assert answers[2][5].result.stop is Stop.OVERFLOW
+    assert answers[2][5].result.plies_scanned == 0
+    assert answers[2][0].cycles == answers[2][5].cycles - FRESH_SAVED_CLOCKS
 
 
 @needs_gxx
@@ -263,10 +294,11 @@ def test_a_hung_query_times_out():
         def _make_dut(self):
             return NeverDone(self.config)
 
+    # The worst case at the top of 16 words, 16 + 4 + 3 + 1, and the margin of 9.
     session = HungSession(DetectorConfig(depth=16, chains=2))
     began = time.perf_counter()
     with pytest.raises(DetectorTimeout, match=r"job 0: query top=3 count_limit=4 did not "
-                                              r"finish in 32 clocks"):
+                                              r"finish in 33 clocks"):
         session.run([0] * 4, [(3, 4)])
     assert session.run_batch([([0] * 4, [(3, 4), (2, 1)])], on_timeout="none") == [[None, None]]
     assert time.perf_counter() - began < 30
@@ -280,7 +312,7 @@ def test_pysim_gives_up_on_a_hung_query_where_cxxrtl_does():
             return NeverDone(self.config)
 
     # The same clock count as the CXXRTL harness's (hung_after_clocks).
-    with pytest.raises(DetectorTimeout, match=r"query top=3 did not finish in 32 clocks"):
+    with pytest.raises(DetectorTimeout, match=r"query top=3 did not finish in 33 clocks"):
         HungPysimSession(DetectorConfig(depth=16, chains=2)).run([0] * 4, [(3, 4)])
 
 

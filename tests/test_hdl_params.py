@@ -26,9 +26,10 @@ from axon.hdl.pathcheck import PathCheck
 from axon.hdl.scanner import Scanner
 from axon.hdl.upcoming import Upcoming
 from axon.hdl.board.top import AxonBoard
-from axon.hdl.params import (LATENCY_OVERHEAD, LEAN, LEAN_LATENCY_OVERHEAD, REFETCH_CLOCKS,
-                             CORE, SERIAL, SERIAL_LATENCY_OVERHEAD, SHIPPED, DetectorConfig,
-                             Pools, Rules, Scan)
+from axon.hdl.params import (FRESH_SAVED_CLOCKS, LATENCY_OVERHEAD, LEAN, LEAN_LATENCY_OVERHEAD,
+                             REFETCH_CLOCKS, RESTART_CLOCKS, SHORT_ANSWER_CLOCKS, CORE, SERIAL,
+                             SERIAL_LATENCY_OVERHEAD, SHIPPED, DetectorConfig, Pools, Rules, Scan,
+                             Stop, Written)
 
 
 # What this module pays for, in `pytest --budget N`.
@@ -176,16 +177,36 @@ def test_configuration_resolves_the_upcoming_block_by_its_scan():
 
 def test_configuration_derives_the_clocks_of_its_scan():
     # The pair scan takes two plies a clock, the lean one one; the worst case
-    # is one word a clock after a refetch (pair) and every word (lean), and a
-    # simulation gives up a few clocks after the worst case at the top.
+    # is one word a clock after a refetch and a restart (pair) and every word
+    # (lean), and a simulation gives up a few clocks after the worst case at
+    # the top.
     assert [SHIPPED.latency(plies) for plies in (0, 1, 2, 9)] == \
         [plies // 2 + LATENCY_OVERHEAD for plies in (0, 1, 2, 9)]
     assert [LEAN.latency(plies) for plies in (0, 1, 9)] == \
         [plies + LEAN_LATENCY_OVERHEAD for plies in (0, 1, 9)]
-    assert SHIPPED.worst_case_clocks(7) == 8 + LATENCY_OVERHEAD + REFETCH_CLOCKS
+    assert SHIPPED.worst_case_clocks(7) == 8 + LATENCY_OVERHEAD + REFETCH_CLOCKS + RESTART_CLOCKS
     assert LEAN.worst_case_clocks(7) == 8 + LEAN_LATENCY_OVERHEAD
     assert SHIPPED.hung_after_clocks == SHIPPED.worst_case_clocks(255) + 9
-    assert (SHIPPED.latency_words, LEAN.latency_words) == ("floor(P/2) + 4", "P + 2")
+    assert SHIPPED.latency_words.startswith("floor(P/2) + 4; ")
+    assert LEAN.latency_words == "P + 2"
+
+
+def test_pair_scan_clocks_depend_on_what_the_host_wrote():
+    # Right after the word at the top: the first pair's decision alone when
+    # it stops the scan (but at an overflow), else two clocks saved; right
+    # after another word, a restart. The lean scan's clocks never change.
+    top = Written.TOP
+    assert [SHIPPED.latency(plies, written=top, stop=Stop.BARRIER) for plies in (0, 1, 2, 9)] == \
+        [SHORT_ANSWER_CLOCKS] * 2 + [plies // 2 + LATENCY_OVERHEAD - FRESH_SAVED_CLOCKS
+                                     for plies in (2, 9)]
+    assert [SHIPPED.latency(plies, written=top, stop=Stop.OVERFLOW) for plies in (0, 1)] == \
+        [LATENCY_OVERHEAD - FRESH_SAVED_CLOCKS] * 2
+    assert [SHIPPED.latency(plies, written=Written.ELSEWHERE) for plies in (0, 9)] == \
+        [plies // 2 + LATENCY_OVERHEAD + RESTART_CLOCKS for plies in (0, 9)]
+    assert {LEAN.latency(9, written=written, stop=Stop.BARRIER) for written in Written} == \
+        {9 + LEAN_LATENCY_OVERHEAD}
+    assert Written.before(5, None) is Written.NOTHING
+    assert (Written.before(5, 5), Written.before(5, 4)) == (Written.TOP, Written.ELSEWHERE)
 
 
 @pytest.mark.quick

@@ -33,6 +33,7 @@ from axon.sim.model.golden import perpetual
 from axon.sim.model.history import window_segments
 from axon.sim.backends.board_pysim import PysimBoard
 from axon.sim.backends.pysim import expected_cycles
+from axon.sim.backends.session import HostWrites
 from axon.hdl.params import LEAN, SERIAL, SHIPPED, DetectorConfig, Rules
 
 
@@ -85,23 +86,37 @@ def board24():
 
 
 def _check_games(board, records, config, *, count_limit=4):
-    queries = 0
+    """Every ply of ``records``, window by window: the window written, each
+    ply asked; then its last ply asked once more as a search asks, right
+    after the write of its word, in one transfer."""
+    queries, writes = 0, HostWrites()
+
+    def check(words, window, occupancy, answer):
+        expected = perpetual(words, window.top, config=config, count_limit=count_limit,
+                             occupancy=occupancy)
+        assert answer.result == expected, (record.label, window)
+        # The detector's own clock count, as the RTL harness predicts it.
+        assert answer.cycles == expected_cycles(words, window.top, expected, config,
+                                                writes.starts(window.top))
+
     for record in records:
+        occupancies = record.occupancies()
         for segment, (base, words, plies) in enumerate(window_segments(record.words,
                                                                        config.depth)):
             board.write_moves(0, words)
+            writes.loaded(words)
             if segment == 0:
                 assert board.read_moves(0, len(words)) == words
-            occupancies = record.occupancies()
             for window in plies:
                 occupancy = occupancies[window.ply]
-                result, cycles = board.query(window.top, count_limit, occupancy)
-                expected = perpetual(words, window.top, config=config,
-                                     count_limit=count_limit, occupancy=occupancy)
-                assert result == expected, (record.label, window)
-                # The detector's own clock count, as the RTL harness predicts it.
-                assert cycles == expected_cycles(words, window.top, expected, config)
+                check(words, window, occupancy, board.query(window.top, count_limit, occupancy))
                 queries += 1
+            window = plies[-1]
+            occupancy = occupancies[window.ply]
+            writes.wrote(window.top)
+            check(words, window, occupancy,
+                  board.write_and_query([(window.top, words[-1])], window.top, count_limit,
+                                        occupancy))
     return queries
 
 
@@ -298,12 +313,14 @@ FUZZ_CHAINS = 4
 
 
 class FuzzBench:
-    """A small board and the host's view of its move list."""
+    """A small board, and the host's view of its move list and of the
+    writes its detector remembers."""
 
     def __init__(self):
         self.transport = PysimBoard(DetectorConfig(depth=FUZZ_DEPTH, chains=FUZZ_CHAINS,
                                                     rules="exact"), timeout_bits=32)
         self.board = Board(self.transport)
+        self.writes = HostWrites()
 
     def exchange(self, data):
         """Send ``data``, stay silent past the inter-byte timeout; return the answers."""
@@ -411,6 +428,7 @@ def _check_valid(bench, memory, request, answers):
     if kind == "write":
         address, words = args
         memory[address:address + len(words)] = words
+        bench.writes.wrote(address + len(words) - 1)
         assert answer.payload == b"\0"
     elif kind == "read":
         address, count = args
@@ -422,18 +440,23 @@ def _check_valid(bench, memory, request, answers):
         expected = perpetual(memory, top, config=DetectorConfig(chains=FUZZ_CHAINS),
                              count_limit=limit, occupancy=0)
         assert result == expected
-        assert cycles == expected_cycles(memory, top, expected, SHIPPED)
+        assert cycles == expected_cycles(memory, top, expected, SHIPPED,
+                                         bench.writes.starts(top))
     elif kind == "identify":
         assert link_codec.parse_identity(answer.payload) == link_codec.Identity(
             version=protocol.PROTOCOL_VERSION, interface=INTERFACE_VERSION,
             config=bench.transport.config, count_bits=4, cycle_bits=16, max_words=83,
             detectors=1, rx_buffer=0)
     else:
+        bench.writes.reset()
         assert answer.payload == b"\0"
 
 
 def _run_fuzz(bench, plan):
     bench.transport.resync()
+    # The detector forgets the writes of the plans before.
+    bench.board.reset()
+    bench.writes.reset()
     memory = bench.board.read_moves(0, FUZZ_DEPTH)
     for category, item in plan:
         if category == "valid":

@@ -32,10 +32,11 @@ from axon.sim.backends.link_codec import (FrameDecoder, encode_frame, identify_r
                                           reset_request, write_request)
 from axon.hdl.params import COUNT_LIMIT_MAX
 from axon.sim.backends.pysim import expected_cycles
+from axon.sim.backends.session import HostWrites
 from axon.sim.model.encode import encode_moves
 from axon.sim.model.generate import random_game
 from axon.sim.model.golden import perpetual
-from axon.hdl.params import SHIPPED, DetectorConfig
+from axon.hdl.params import SHIPPED, DetectorConfig, Written
 
 
 # What this module pays for, in `pytest --budget N`.
@@ -310,11 +311,14 @@ def test_broken_sender_is_caught():
 class ReferenceLink:
     """The protocol's commands as ``docs/protocol.md`` states them, in plain Python:
     the argument checks in their documented order, ``detectors`` move lists of
-    ``depth`` words, and the golden model for QUERY."""
+    ``depth`` words, and the golden model for QUERY, whose clocks depend on
+    what its detector remembers of the writes (``written``: each query's)."""
 
     def __init__(self, depth, chains, detectors=1):
         self.depth, self.chains, self.detectors = depth, chains, detectors
         self.words = [[0] * depth for _ in range(detectors)]
+        self.writes = [HostWrites() for _ in range(detectors)]
+        self.written = []
 
     def answer(self, frame):
         """The expected answer to one whole request frame: ``(command, payload)``,
@@ -358,6 +362,7 @@ class ReferenceLink:
             for at in range(count):
                 word = int.from_bytes(args[3 + WORD_BYTES * at:][:WORD_BYTES], "little")
                 words[address + at] = word & ((1 << 17) - 1)
+            self.writes[index].wrote(address + count - 1)
             return done()
         if command == Command.QUERY:
             if address >= self.depth:
@@ -366,8 +371,11 @@ class ReferenceLink:
                 return error(ErrorCode.BAD_ARGUMENT)
             result = perpetual(words, address, config=DetectorConfig(chains=self.chains),
                                count_limit=count)
+            self.written.append(self.writes[index].starts(address))
             return command | RESPONSE_FLAG, (index, result,
-                                             expected_cycles(words, address, result, SHIPPED))
+                                             expected_cycles(words, address, result, SHIPPED,
+                                                             self.written[-1]))
+        self.writes[index].reset()
         return done()       # RESET
 
 
@@ -483,6 +491,9 @@ def generated_requests(seed, count=40, detectors=1):
         game = games[index] if index < detectors else games[0]
         if kind < 3:
             top = rng.randrange(len(game))
+            if kind == 0:
+                # As a search asks: the top's word written, then the query.
+                requests.append(write_request(top, [game[top]], detector=index))
             requests.append(query_request(top, rng.choice((1, 2, 4, 15)), detector=index))
         elif kind == 3:
             address = rng.randrange(EXECUTOR_DEPTH)
@@ -511,8 +522,8 @@ def generated_requests(seed, count=40, detectors=1):
     return requests
 
 
-def expected_answers(requests, detectors=1):
-    reference = ReferenceLink(EXECUTOR_DEPTH, EXECUTOR_CHAINS, detectors)
+def expected_answers(requests, detectors=1, reference=None):
+    reference = reference or ReferenceLink(EXECUTOR_DEPTH, EXECUTOR_CHAINS, detectors)
     return [reference.answer(request) for request in requests]
 
 
@@ -531,8 +542,13 @@ def test_executor_matches_reference(seed):
 
 @pytest.mark.quick
 def test_generated_requests_reach_every_answer():
-    answers = [answer for seed in range(3)
-               for answer in expected_answers(generated_requests(seed, detectors=3), 3)]
+    references = [ReferenceLink(EXECUTOR_DEPTH, EXECUTOR_CHAINS, 3) for _ in range(3)]
+    answers = [answer for seed, reference in enumerate(references)
+               for answer in expected_answers(generated_requests(seed, detectors=3), 3,
+                                              reference)]
+    # Queries after each kind of write, whose clocks differ.
+    assert {written for reference in references for written in reference.written} == \
+        set(Written)
     errors = {payload[1] for command, payload in answers if command == ERROR_RESPONSE}
     assert errors == {ErrorCode.BAD_CRC, ErrorCode.UNKNOWN_COMMAND, ErrorCode.BAD_LENGTH,
                       ErrorCode.ADDRESS_RANGE, ErrorCode.TOP_RANGE, ErrorCode.BAD_ARGUMENT,

@@ -43,6 +43,8 @@ def test_link_soak_3k_queries(board_model):
     assert report.noise > 300 and report.refused > 30
     assert report.writes > 30 and report.reads > 30
     assert report.resets > 30 and report.cut > report.resets // 2
+    # Queries as a search asks them, right after the write of their top, and others.
+    assert 100 < report.fresh < report.queries // 2
 
 
 @needs_gxx

@@ -134,7 +134,8 @@ def test_netlist_soak_short(session):
     assert set(report.stops) == {"barrier", "bottom", "limit", "overflow"}
     assert report.repetitions > 120
     assert 0 < report.refetched < report.queries
-    assert set(report.kinds) == {"game", *IMAGE_KINDS}
+    assert report.kinds["search"] < report.fresh < report.queries
+    assert set(report.kinds) == {"game", "search", *IMAGE_KINDS}
     assert "soak of the synth_ice40 netlist" in report.summary()
 
 
@@ -148,6 +149,8 @@ def test_lean_netlist_soak():
     assert report.mismatches == 0, report.summary()
     assert set(report.stops) == {"barrier", "bottom", "limit", "overflow"}
     assert report.repetitions > 50 and report.refetched == 0
+    # The lean scan keeps its clocks after a write.
+    assert report.fresh == 0 and report.kinds["search"] > 0
     assert "4 chains, one pool a side, one ply a clock, depth 256" in report.summary()
 
 

@@ -5,7 +5,11 @@ Every field of every answer must match, and ``done`` must rise exactly
 ``expected_cycles`` clocks after ``start``: ``floor(plies_scanned / 2) +
 LATENCY_OVERHEAD`` for every legal game with the default scan, and
 ``plies_scanned + LEAN_LATENCY_OVERHEAD`` for every query with the lean one.
+The pair scan's clocks depend on what the host wrote since the last query
+(:class:`~axon.hdl.params.Written`): the tests ask after each kind of write.
 """
+
+import random
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -15,7 +19,8 @@ from axon.sim.model.encode import encode_moves
 from axon.sim.model.generate import game_corpus
 from axon.sim.model.golden import Stop, perpetual
 from axon.sim.backends.pysim import PysimSession, expected_cycles, split_query
-from axon.hdl.params import DetectorConfig
+from axon.sim.backends.session import HostWrites, written_before
+from axon.hdl.params import SHORT_ANSWER_CLOCKS, DetectorConfig, Written
 
 from .lines import two_chains_meet_one_move
 from .lines import FIGURE1, KING_TRIANGLE, KNIGHT_SWAP, ROOK_SWAP, THREE_KNIGHTS, play
@@ -44,37 +49,46 @@ def check_jobs(rules, chains, jobs, legal=False, pools="kind", scan="pair"):
 
     Every query must take exactly ``expected_cycles`` clocks; for ``legal``
     games the words alternate sides and that is ``latency(plies_scanned)``:
-    two plies a clock (one with the lean scan).
+    two plies a clock (one with the lean scan), changed by what the host
+    wrote before the query. The jobs must ask after each kind of write.
     """
     config = DetectorConfig(depth=DEPTH, chains=chains, rules=rules, pools=pools, scan=scan)
     session = PysimSession(config)
-    stops = set()
+    stops, starts = set(), set()
     memory = [0] * DEPTH
-    for (words, queries), answers in zip(jobs, session.run_batch(jobs)):
+    for (words, queries), answers, job_written in zip(jobs, session.run_batch(jobs),
+                                                      written_before(jobs)):
         memory[:len(words)] = words
-        for query, rtl in zip(queries, answers):
+        for query, rtl, written in zip(queries, answers, job_written):
             top, count_limit, _, root = split_query(query)
             golden = perpetual(memory, top, root=root, config=config, count_limit=count_limit)
             assert rtl.result == golden, \
                 f"top={top} root={root} limit={count_limit} words={words[:top + 1]}"
-            assert rtl.cycles == expected_cycles(memory, top, golden, config)
+            assert rtl.cycles == expected_cycles(memory, top, golden, config, written)
             if legal and config.latency_fixed:
-                assert rtl.cycles == config.latency(golden.plies_scanned)
+                assert rtl.cycles == config.latency(golden.plies_scanned, written=written,
+                                                    stop=golden.stop)
             stops.add(golden.stop)
+            starts.add(written)
+    assert starts == set(Written)
     return stops
 
 
 def game_jobs(games, count_limits=(4, 1, 2, 15, 1)):
     """One job per game, querying after every ply with the limits in turn,
     and the search's root in turn: none, four and ten plies below the
-    query, at it, and the end of the game (every ply game history)."""
+    query, at it, and the end of the game (every ply game history). Every
+    other game asks its last ply first, right after the load wrote its
+    word; the others ask the first ply first, after the load wrote another."""
     jobs = []
     for board, moves in games:
         words = encode_moves(board, moves)
+        last = len(words) - 1
+        tops = (last, *range(last)) if len(jobs) % 2 == 0 else range(len(words))
         roots = lambda top: (-1, max(-1, top - 4), max(-1, top - 10), top, len(words) - 1)
         jobs.append((words, [(top, count_limits[top % len(count_limits)], None,
                               roots(top)[top // len(count_limits) % 5])
-                             for top in range(len(words))]))
+                             for top in tops]))
     return jobs
 
 
@@ -131,12 +145,20 @@ memory_images = st.one_of(
 )
 tops = st.one_of(st.sampled_from([0, DEPTH - 1]), st.integers(0, DEPTH - 1))
 queries = st.lists(st.tuples(tops, st.integers(0, 15)), min_size=1, max_size=6)
+# Each image, then a first query (its limit, and a top below the last word),
+# then the others.
+image_jobs = st.lists(st.tuples(memory_images, st.integers(0, 15), st.integers(0, DEPTH - 2),
+                                queries), min_size=2, max_size=3)
 
 
 @pytest.mark.parametrize("rules, chains, pools, scan", ARBITRARY_CONFIGS)
 @settings(max_examples=6)
-@given(jobs=st.lists(st.tuples(memory_images, queries), min_size=1, max_size=3))
-def test_arbitrary_words(rules, chains, pools, scan, jobs):
+@given(drawn=image_jobs)
+def test_arbitrary_words(rules, chains, pools, scan, drawn):
+    # The first image's first query is at the word its load wrote last, the
+    # next image's below it.
+    jobs = [(words, [(DEPTH - 1 if index % 2 == 0 else below, limit)] + asked)
+            for index, (words, limit, below, asked) in enumerate(drawn)]
     check_jobs(rules, chains, jobs, pools=pools, scan=scan)
 
 
@@ -144,15 +166,22 @@ def test_arbitrary_words(rules, chains, pools, scan, jobs):
 def test_lean_scan_takes_one_word_a_clock():
     # Pinned by hand, not by expected_cycles: a knight shuffle read to the
     # bottom applies 8 words, one a clock, plus the read and hand stages of
-    # the absent word below address 0; the pair scan takes 8 / 2 + 4. Two
-    # words of one side in a row cost the lean scan nothing extra.
+    # the absent word below address 0, whatever the host wrote before; the
+    # pair scan takes 8 / 2 + 4, two clocks fewer right after the load wrote
+    # the top's word, one more right after it wrote another (7 words from
+    # address 6). Two words of one side in a row cost the lean scan nothing
+    # extra.
     shuffle = [pack_word(1, 18, 2), pack_word(62, 45, 10),
                pack_word(18, 1, 2), pack_word(45, 62, 10)] * 2
     same_side = [pack_word(1, 18, 2), pack_word(18, 1, 2)]
     lean = PysimSession(config=DetectorConfig(depth=16, chains=4, pools="side", scan="single"))
     pair = PysimSession(config=DetectorConfig(depth=16, chains=4, pools="side"))
-    assert [answer.cycles for answer in lean.run(shuffle, [(7, 15)])] == [8 + 2]
-    assert [answer.cycles for answer in pair.run(shuffle, [(7, 15)])] == [8 // 2 + 4]
+    assert [answer.cycles for answer in lean.run(shuffle, [(7, 15)] * 2)] == [8 + 2] * 2
+    assert [answer.cycles for answer in lean.run(shuffle, [(6, 15)])] == [7 + 2]
+    assert [answer.cycles for answer in pair.run(shuffle, [(7, 15)] * 2)] == \
+        [8 // 2 + 2, 8 // 2 + 4]
+    assert [answer.cycles for answer in pair.run(shuffle, [(6, 15)] * 2)] == \
+        [7 // 2 + 5, 7 // 2 + 4]
     (answer,) = lean.run(same_side, [(1, 15)])
     assert answer.result.plies_scanned == 2 and answer.cycles == 2 + 2
     # ... which the pair scan's model would not give: the clock check can fail.
@@ -165,7 +194,8 @@ def test_a_move_meeting_two_chains_stops_as_overflow(rules):
     # The pool takes each hit vector as its slot; a vector with two bits set
     # must end the scan, never pick a slot.
     words = two_chains_meet_one_move()
-    stops = check_jobs(rules, 24, [(words, [(len(words) - 1, 4), (len(words) - 2, 4)])])
+    stops = check_jobs(rules, 24, [(words, [(len(words) - 1, 4), (len(words) - 2, 4)]),
+                                   (words, [(len(words) - 2, 4)])])
     assert Stop.OVERFLOW in stops
 
 
@@ -272,3 +302,77 @@ def test_host_read_of_the_word_being_written_gets_the_new_word():
     session.simulate(dut, testbench)
     assert seen == [pack_word(6, 21, 2), pack_word(1, 18, 2),
                     pack_word(12, 28, 1, True), pack_word(6, 21, 2)]
+
+
+# -- what the host wrote before a query ---------------------------------------------
+
+# The pair scan's layouts, at a depth that keeps a query after every write quick.
+PAIR_CONFIGS = [DetectorConfig(depth=64, chains=24),
+                DetectorConfig(depth=64, chains=24, rules="paper"),
+                DetectorConfig(depth=64, chains=10),
+                DetectorConfig(depth=64, chains=4, pools="side"),
+                DetectorConfig(depth=64, chains=24, pools="spill")]
+
+
+def _word_by_word(config, rng):
+    """``(words, occupancies)`` to write and ask word by word: a few legal
+    games, with their positions' occupancies, and arbitrary words over few
+    squares and pieces (barriers and words that move nothing among them),
+    with no occupancy."""
+    cases = []
+    for board, moves in game_corpus(3, seed=rng.randrange(1 << 30), plies=(20, config.depth)):
+        after, occupancies = board.copy(stack=False), []
+        for move in moves:
+            after.push(move)
+            occupancies.append(int(after.occupied))
+        cases.append((encode_moves(board, moves)[:config.depth], occupancies))
+    for _ in range(3):
+        words = [pack_word(rng.choice((1, 2, 3, 9, 10)), rng.choice((1, 2, 3, 9, 10)),
+                           rng.randrange(16), rng.random() < 0.15)
+                 for _ in range(rng.randrange(8, config.depth + 1))]
+        cases.append((words, [None] * len(words)))
+    return cases
+
+
+@pytest.mark.parametrize("config", PAIR_CONFIGS, ids=lambda config: config.key)
+def test_queries_after_each_kind_of_write(config):
+    # As a search asks: the word at each top written, then the query there,
+    # which starts from the words just written. Then, with no write between,
+    # the query again; after a write below the top; and below the top after
+    # the write of the top. Every answer and clock count is the golden
+    # model's, and `HostWrites` follows the detector.
+    rng = random.Random(config.key)
+    memory, writes, asked = [0] * config.depth, HostWrites(), set()
+    with PysimSession(config) as session:
+
+        def write(address, word):
+            session.write(address, word)
+            memory[address] = word
+            writes.wrote(address)
+
+        def ask(top, written, occupancy=None):
+            count_limit = rng.choice((0, 1, 1, 2, 4, 15))
+            root = rng.choice((-1, max(-1, top - rng.randint(1, 8)), top))
+            answer = session.query(top, count_limit, occupancy, root)
+            golden = perpetual(memory, top, root=root, config=config, count_limit=count_limit,
+                               occupancy=occupancy)
+            where = f"top={top} limit={count_limit} root={root} after {written}"
+            assert writes.starts(top) is written, where
+            assert answer.result == golden, where
+            assert answer.cycles == expected_cycles(memory, top, golden, config, written), where
+            asked.add((written, answer.cycles == SHORT_ANSWER_CLOCKS))
+
+        for words, occupancies in _word_by_word(config, rng):
+            for top, (word, occupancy) in enumerate(zip(words, occupancies)):
+                write(top, word)
+                ask(top, Written.TOP, occupancy)
+                ask(top, Written.NOTHING, occupancy)
+                if top and rng.random() < 0.3:
+                    write(top - 1, words[top - 1])
+                    ask(top, Written.ELSEWHERE, occupancy)
+                if top and rng.random() < 0.3:
+                    write(top, word)
+                    ask(top - 1, Written.ELSEWHERE)
+    # Short answers and longer ones from the words just written, and the others.
+    assert asked == {(Written.TOP, True), (Written.TOP, False), (Written.NOTHING, False),
+                     (Written.ELSEWHERE, False)}

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from axon.hdl.params import SHIPPED
+from axon.hdl.params import SHIPPED, Written
 from axon.sim.backends.pysim import split_query
 
 
@@ -15,7 +15,7 @@ from axon.sim.backends.pysim import split_query
 CAPABILITY = "benchmark search workload"
 
 latency = SHIPPED.latency
-from axon.sim.backends.session import Answer, GoldenSession
+from axon.sim.backends.session import Answer, GoldenSession, HostWrites
 from axon.sim.bench.benchmark import markdown, run_bench
 from axon.sim.bench.readme import SEARCH_LABEL, WALKS_LABEL, readme_tables
 from axon.sim.bench.search import simulate_search
@@ -108,13 +108,26 @@ def test_golden_draw_is_python_chess_draw_at_the_root(lines):
 
 class ClockedGolden(GoldenSession):
     """The golden model with the RTL's clocks: a stand-in for the RTL that
-    answers every query right."""
+    answers every query right, after each kind of write."""
+
+    def __init__(self):
+        super().__init__()
+        self.writes = HostWrites()
+
+    def load(self, words):
+        super().load(words)
+        self.writes.loaded(words)
+
+    def write(self, address, word):
+        super().write(address, word)
+        self.writes.wrote(address)
 
     def query(self, top, count_limit, occupancy=None, root=-1):
         result = perpetual(self._memory[:top + 1], top, root=root,
                            config=self.config,
                            count_limit=count_limit, occupancy=occupancy)
-        return Answer(result, latency(result.plies_scanned))
+        return Answer(result, latency(result.plies_scanned, written=self.writes.starts(top),
+                                      stop=result.stop))
 
 
 class SlowGolden(ClockedGolden):
@@ -132,7 +145,12 @@ def test_simulate_search_counts_what_disagrees(lines):
     good = simulate_search(some, ClockedGolden(), "golden", log=lambda line: None)
     assert good["mismatches"] == good["oracle_mismatches"] == 0
     assert len(good["plies"]) == sum(len(line.tops) for line in some)
-    assert good["cycles"] == [latency(plies) for plies in good["plies"]]
+    # A line is loaded whole, then asked from its history's end up: its first
+    # query follows a write of another word.
+    written = [Written.ELSEWHERE if index == 0 else Written.NOTHING
+               for line in some for index, _ in enumerate(line.tops)]
+    assert good["cycles"] == [latency(plies, written=after)
+                              for plies, after in zip(good["plies"], written)]
     bad = simulate_search(some, SlowGolden(), "golden", log=lambda line: None)
     slow = sum(perpetual(line.words, top, root=line.root, count_limit=1).repetition
                for line in some for top in line.tops)

@@ -8,9 +8,10 @@ asked.
 
 import pytest
 
-from axon.hdl.params import SHIPPED
+from axon.hdl.params import SHIPPED, Written
 from axon.hdl.word import pack_word
-from axon.sim.backends.session import Answer, GoldenSession, Session
+from axon.sim.backends.session import (Answer, GoldenSession, HostWrites, Session,
+                                       answer_games, written_before)
 
 
 # What this module pays for, in `pytest --budget N`.
@@ -74,3 +75,42 @@ def test_every_shipped_backend_is_whole():
     for backend in (GoldenSession, PysimSession, CxxrtlSession, NetlistSession, VerilogSession,
                     Board):
         assert issubclass(backend, Session) and not backend.__abstractmethods__, backend
+
+
+def test_host_writes_follow_the_detector():
+    writes = HostWrites()
+    assert writes.starts(3) is Written.NOTHING
+    writes.loaded(KNIGHTS)                  # from address 0 up: 3 last
+    assert writes.starts(3) is Written.TOP
+    assert writes.starts(3) is Written.NOTHING     # a query forgets the write
+    writes.wrote(5)
+    writes.wrote(2)
+    assert writes.starts(5) is Written.ELSEWHERE  # the last write counts
+    writes.wrote(5)
+    writes.reset()
+    assert writes.starts(5) is Written.NOTHING
+    writes.loaded([])                        # an empty load writes nothing
+    assert writes.starts(0) is Written.NOTHING
+
+
+def test_written_before_a_batchs_queries():
+    # Only a job's first query follows its load; an empty load writes nothing.
+    jobs = [(KNIGHTS, [(3, 1), (3, 1)]), (KNIGHTS * 2, [(3, 1), (7, 1)]), ([], [(7, 1)])]
+    assert written_before(jobs) == [[Written.TOP, Written.NOTHING],
+                                    [Written.ELSEWHERE, Written.NOTHING], [Written.NOTHING]]
+
+
+def test_a_slid_windows_ply_follows_the_write_of_its_word():
+    # A game longer than the move list slides its window a ply at a time:
+    # each such load ends with the word of the ply it asks about.
+    from axon.sim.model.games import read_games
+    game = read_games("1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 *").games[0]
+
+    class Batched(GoldenSession):
+        batch_plies = 0         # as a simulation: all in one run_batch
+
+    for session in (GoldenSession(SHIPPED.replace(depth=4)), Batched(SHIPPED.replace(depth=4))):
+        plies = [ply for _, found in answer_games([game], session, count_limit=1)
+                 for ply in found]
+        assert [ply.written for ply in plies] == \
+            [Written.ELSEWHERE] + [Written.NOTHING] * 3 + [Written.TOP] * 2

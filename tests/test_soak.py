@@ -43,7 +43,10 @@ def test_soak_30k_queries():
     assert 150 < report.draws < report.repetitions
     assert report.upcoming > 300
     assert 0 < report.refetched < report.queries
-    assert set(report.kinds) == {"game", *IMAGE_KINDS}
+    # Queries that start from the words just written: every one of a
+    # search's, and now and then an image's first.
+    assert report.kinds["search"] < report.fresh < report.queries
+    assert set(report.kinds) == {"game", "search", *IMAGE_KINDS}
 
 
 @needs_gxx
@@ -87,12 +90,14 @@ def test_soak_fails_when_the_golden_model_lies(monkeypatch):
 def test_soak_checks_the_clock_count():
     class SlowerOnPaper(DetectorConfig):
         """The shipped detector, said to take one clock more a query."""
-        def latency(self, plies_scanned):
-            return super().latency(plies_scanned) + 1
+        def latency(self, plies_scanned, **after):
+            return super().latency(plies_scanned, **after) + 1
 
     report = soak(1000, seed=5, config=SlowerOnPaper(), workers=1, batch_queries=1000)
-    # Every game query now expects one clock too many.
-    assert report.mismatches >= report.kinds["game"] > 0
+    # Every game query now expects one clock too many, whether or not it
+    # starts from the words just written.
+    assert report.mismatches >= report.kinds["game"] + report.kinds["search"]
+    assert report.kinds["game"] > 0 and report.kinds["search"] > 0
 
 
 @needs_gxx

@@ -31,7 +31,7 @@ TYPED = {
     "axon.sim.model.golden":     ["Result", "perpetual", "reaches", "squares_between",
                                   "inside_search", "decides_draw"],
     "axon.sim.backends.session": ["Session", "GoldenSession", "PlyAnswer", "batches",
-                                  "answer_games", "answers"],
+                                  "answer_games", "answers", "HostWrites", "written_before"],
     "axon.sim.backends.pysim":   ["PysimSession"],
     "axon.sim.backends.cxxrtl":  ["CxxrtlSession"],
     "axon.sim.backends.link":    ["Board", "open_transport", "simulated_config"],

@@ -7,7 +7,8 @@ reversible moves and pawnless shuffles); the Python simulator answers the
 bundled games, the blocked and out-of-reach lines with their twins, and a few
 reversible games. Every answer equals the golden model's field for field,
 its clock count is the repetition's own (the upcoming answer does not delay
-it), and python-chess agrees wherever the scan ended at a barrier or the
+it; the queries follow each kind of write, :class:`~axon.hdl.params.Written`),
+and python-chess agrees wherever the scan ended at a barrier or the
 bottom.
 """
 
@@ -26,6 +27,7 @@ from axon.sim.model.generate import game_corpus, random_endgame, random_game
 from axon.sim.model.golden import Stop, perpetual
 from axon.sim.model.oracle import oracle_upcoming
 from axon.sim.backends.pysim import PysimSession
+from axon.sim.backends.session import written_before
 from axon.hdl.params import SHIPPED, DetectorConfig
 
 from .test_upcoming import LINES
@@ -65,7 +67,8 @@ def _lines():
 def _jobs(games, count_limit=15):
     """``(words, queries)`` jobs, every ply with its occupancy and a search
     root in turn (none, three and six plies below the query, at it), and the
-    python-chess answers."""
+    python-chess answers. Every other game asks its last ply first, right
+    after the load wrote its word."""
     jobs, truths = [], []
     for board, moves in games:
         after, queries = board.copy(stack=False), []
@@ -73,8 +76,11 @@ def _jobs(games, count_limit=15):
             after.push(move)
             root = max(-1, (-1, ply - 3, ply - 6, ply)[ply % 4])
             queries.append((ply, count_limit, int(after.occupied), root))
+        truth = oracle_upcoming(board, moves)
+        if len(jobs) % 2 == 0:
+            queries, truth = queries[-1:] + queries[:-1], truth[-1:] + truth[:-1]
         jobs.append((encode_moves(board, moves), queries))
-        truths.append(oracle_upcoming(board, moves))
+        truths.append(truth)
     return jobs, truths
 
 
@@ -82,14 +88,16 @@ def _check(jobs, truths, answers, config=SHIPPED):
     """RTL = golden on every field and the repetition's clock count; golden
     and RTL = python-chess where the scan is exact, and true where not."""
     found = exact = 0
-    for (words, queries), truth, job_answers in zip(jobs, truths, answers):
-        for (top, count_limit, occupancy, root), answer, timed in zip(queries, truth,
-                                                                      job_answers):
-            where = f"top {top} root {root} of a {len(words)}-word game"
+    for (words, queries), truth, job_answers, job_written in zip(jobs, truths, answers,
+                                                                 written_before(jobs)):
+        for (top, count_limit, occupancy, root), answer, timed, written in zip(
+                queries, truth, job_answers, job_written):
+            where = f"top {top} root {root} of a {len(words)}-word game, after {written}"
             expected = perpetual(words, top, root=root, config=config,
                                  count_limit=count_limit, occupancy=occupancy)
             assert timed.result == expected, where
-            assert timed.cycles == SHIPPED.latency(expected.plies_scanned), where
+            assert timed.cycles == config.latency(expected.plies_scanned, written=written,
+                                                  stop=expected.stop), where
             move = answer.move and (answer.move.from_square, answer.move.to_square)
             if expected.stop in (Stop.BARRIER, Stop.BOTTOM) and config.rules.fide:
                 assert (expected.upcoming, expected.upcoming_move, expected.upcoming_distance) \

@@ -44,7 +44,7 @@ from ...hdl.detector import AxonDetector
 from ...hdl.result import ResultLayout, UpcomingLayout
 from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import WORD_BITS
-from ...hdl.params import COUNT_LIMIT_MAX, SHIPPED, DetectorConfig
+from ...hdl.params import COUNT_LIMIT_MAX, SHIPPED, DetectorConfig, Written
 from ..model.golden import Result
 from .cache import digest, write_atomically
 from .pysim import DetectorTimeout, expected_cycles, split_query
@@ -325,9 +325,12 @@ class CxxrtlSession(CxxrtlModel, Session):
     def _make_dut(self):
         return AxonDetector(self.config)
 
-    def expected_cycles(self, words: Sequence[int], top: int, result: Result) -> int:
-        """:func:`axon.sim.backends.pysim.expected_cycles` for this session's configuration."""
-        return expected_cycles(words, top, result, self.config)
+    def expected_cycles(self, words: Sequence[int], top: int, result: Result, *,
+                        written: Written = Written.NOTHING) -> int:
+        """:func:`axon.sim.backends.pysim.expected_cycles` for this session's
+        configuration; ``written`` is what the host wrote since the last query
+        (:class:`~axon.sim.backends.session.HostWrites` follows it)."""
+        return expected_cycles(words, top, result, self.config, written)
 
     def _defines(self):
         return [f"#define AXON_DEPTH {self.depth}u",

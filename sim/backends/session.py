@@ -7,7 +7,10 @@ with CXXRTL and a board on the host link are all sessions:
 * ``config`` is the :class:`~axon.hdl.params.DetectorConfig` it answers
   for, and ``depth`` the move list's size, ``config.depth``;
 * ``load(words)`` stores ``words`` from address 0 (what a shorter load does
-  not overwrite keeps its old value, which no query of that load reads);
+  not overwrite keeps its old value, which no query of that load reads),
+  one word after another from address 0 up: every backend's last write is
+  the load's last word (which the next query's clocks depend on,
+  :class:`HostWrites`);
 * ``write(address, word)`` stores one word, leaving the others as they are:
   a search writes each move's word as it goes down the tree;
 * ``query(top, count_limit, occupancy=None, root=-1)`` answers one query
@@ -41,14 +44,14 @@ import abc
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
-from ...hdl.params import SHIPPED, DetectorConfig
+from ...hdl.params import SHIPPED, DetectorConfig, Written
 from ..model.golden import Result, perpetual
 from ..model.history import (Window, is_window_limited, iter_window_segments, root_address,
                              window_segments)
 
 
-__all__ = ["Answer", "Session", "GoldenSession", "PlyAnswer", "answer_games", "answers",
-           "batches", "SIMULATION_BATCH_PLIES"]
+__all__ = ["Answer", "Session", "GoldenSession", "HostWrites", "written_before", "PlyAnswer",
+           "answer_games", "answers", "batches", "SIMULATION_BATCH_PLIES"]
 
 # A query as run_batch takes it: (top, count_limit[, occupancy[, root]]).
 Query = Tuple[int, ...]
@@ -67,6 +70,60 @@ class Answer(NamedTuple):
     clocks it took (``None`` where nothing counts clocks: the golden model)."""
     result: Result
     cycles: Optional[int]
+
+
+class HostWrites:
+    """What the host wrote since the last query started, as the pair scan
+    sees it when the next one starts (:class:`~axon.hdl.params.Written`).
+
+    The pair scan keeps the address of the host's last accepted write until
+    a query starts. A query at that address starts from the words just
+    written and is faster; one after a write elsewhere restarts from its top
+    (:meth:`~axon.hdl.params.DetectorConfig.latency`). A search writes the
+    word at a node's top and then asks, so every query it asks is of the
+    first kind. An object of this class is told what a detector is told, in
+    order, and says what each query's ``written`` is. A write is refused
+    only while a query runs or on the clock that samples ``start``: only
+    accepted writes are told.
+    """
+
+    def __init__(self) -> None:
+        self.last: Optional[int] = None
+
+    def wrote(self, address: int) -> None:
+        """The detector accepted a write at ``address``."""
+        self.last = address
+
+    def loaded(self, words: Sequence[int]) -> None:
+        """The detector was loaded with ``words`` (:meth:`Session.load`,
+        from address 0 up: the last write is the last word)."""
+        if len(words):
+            self.last = len(words) - 1
+
+    def reset(self) -> None:
+        """The detector was reset: it forgets the last write."""
+        self.last = None
+
+    def starts(self, top: int) -> Written:
+        """A query at ``top`` starts: what the host wrote before it. The
+        detector forgets the last write as a query starts."""
+        written = Written.before(top, self.last)
+        self.last = None
+        return written
+
+
+def written_before(jobs: Iterable[Job]) -> List[List[Written]]:
+    """For each ``(words, queries)`` job of :meth:`Session.run_batch`, in
+    order on a detector that remembers no write at first (a new
+    simulation's), what the host wrote before each query
+    (:class:`HostWrites`): the job's load before its first query, nothing
+    before the others."""
+    writes = HostWrites()
+    found = []
+    for words, queries in jobs:
+        writes.loaded(words)
+        found.append([writes.starts(query[0]) for query in queries])
+    return found
 
 
 class Session(abc.ABC):
@@ -164,12 +221,17 @@ class PlyAnswer:
         Clocks of the query (``None`` from the golden model).
     window_limited : bool
         The scan reached the bottom of a window that cut the game short.
+    written : Written
+        What the host wrote before the query (:class:`HostWrites`): the
+        load of its window before its first ply, which is the window's top
+        when the window slid; nothing before the others.
     """
     game:           object
     window:         Window
     result:         Result
     cycles:         Optional[int]
     window_limited: bool
+    written:        Written = Written.NOTHING
 
     @property
     def ply(self) -> int:
@@ -249,8 +311,10 @@ def _query_plies(game, session, count_limit, root, progress, game_index):
     # so that a game of any length is answered in the memory of its move list.
     positions = game.positions()
     history = game.history(root)
+    writes = HostWrites()
     for base, words, plies in iter_window_segments(game.words, session.depth):
         session.load(words)
+        writes.loaded(words)
         for window in plies:
             board = next(positions)
             answer = session.query(window.top, count_limit, int(board.occupied),
@@ -258,7 +322,8 @@ def _query_plies(game, session, count_limit, root, progress, game_index):
             if progress:
                 progress.update(game_index, window.ply + 1)
             yield PlyAnswer(game, window, _available(answer.result, session.config),
-                            answer.cycles, is_window_limited(answer.result, game.words, base))
+                            answer.cycles, is_window_limited(answer.result, game.words, base),
+                            writes.starts(window.top))
 
 
 def _batch_answers(games, session, count_limit, root, progress, first):
@@ -272,13 +337,15 @@ def _batch_answers(games, session, count_limit, root, progress, first):
                                  for window in plies]))
             owners.append((game_index, game, base, plies))
     found = [[] for _ in games]
+    written = written_before(jobs)
 
     def take(job, index, answer):
         game_index, game, base, plies = owners[job]
         window = plies[index]
         found[game_index].append(PlyAnswer(game, window, _available(answer.result, session.config),
                                          answer.cycles,
-                                         is_window_limited(answer.result, game.words, base)))
+                                         is_window_limited(answer.result, game.words, base),
+                                         written[job][index]))
         if progress:
             progress.update(first + game_index, window.ply + 1)
 

@@ -49,6 +49,7 @@ from ...hdl.version import VERSION
 from ...hdl.word import WORD_BITS
 from ..backends.cxxrtl import CxxrtlSession
 from ..backends.pysim import PysimSession
+from ..backends.session import written_before
 from ..model.encode import encode_moves
 from ..model.games import bundled_files, load_games
 from ..model.generate import game_corpus
@@ -62,7 +63,7 @@ from .serial import serial_figures
 from .zobrist_peer import hardware_peer_figures
 from .search import (build_search_lines, search_corpus_figures, search_software,
                      simulate_search)
-from .workload import (CONFIG, COUNT_LIMIT, distribution as _distribution,
+from .workload import (CONFIG, COUNT_LIMIT, distribution as _distribution, rtl_clocks,
                        rtl_query, workload_figures, workload_markdown)
 
 
@@ -111,12 +112,12 @@ def simulate(corpus, log=print, rtl=None):
     # of the same size (the layout before the pools by kind), for comparison.
     one_pool_a_side = CONFIG.replace(pools=Pools.SIDE)
     overflows = {CONFIG.pools.value: 0, Pools.SIDE.value: 0}
-    for (words, queries), timed in zip(jobs, answers):
-        for (top, _, occupancy, root), rtl in zip(queries, timed):
+    for (words, queries), timed, job_written in zip(jobs, answers, written_before(jobs)):
+        for (top, _, occupancy, root), rtl, written in zip(queries, timed, job_written):
             golden = perpetual(words, top, root=root, config=CONFIG,
                                count_limit=COUNT_LIMIT, occupancy=occupancy)
             upcoming += golden.upcoming
-            if rtl.result != golden or rtl.cycles != CONFIG.latency(golden.plies_scanned):
+            if rtl.result != golden or rtl.cycles != rtl_clocks(golden, written):
                 mismatches += 1
             plies.append(golden.plies_scanned)
             cycles.append(rtl.cycles)

@@ -3,11 +3,12 @@
 ``axon search`` (:mod:`axon.sim.engine`) searches a few positions to fixed
 depths with the golden model as its repetition test, and every query it asks
 is recorded: the move-list words as the host wrote them, ``top``, ``root``,
-the count limit and the node's occupancy. The queries are then replayed
-through the RTL for their clocks, every answer checked against the golden
-model (and against what the search was told), and timed on the software
-peers. A search asks its queries along its lines, so queries whose lines
-are prefixes of one another share one load of the move list.
+the count limit and the node's occupancy. A search asks its queries along
+its lines, so queries whose lines are prefixes of one another are recorded
+with one list of words, a *load*. The queries are then replayed through the
+RTL for their clocks as the search asked them, each right after the host
+wrote the word at its top, every answer checked against the golden model
+(and against what the search was told), and timed on the software peers.
 
 :func:`host_rates` measures what the detector costs the host's search: nodes
 per second with no repetition test, with python-chess and with the golden,
@@ -21,6 +22,7 @@ from typing import NamedTuple
 
 import chess
 
+from ...hdl.params import Written
 from ..backends.link import Board, open_transport
 from ..backends.cxxrtl import CxxrtlSession
 from ..backends.session import GoldenSession
@@ -30,7 +32,7 @@ from ..engine.search import Engine
 from ..model.games import load_games
 from ..model.golden import Result, perpetual
 from .peers import make_peer_games, run_peers
-from .workload import CONFIG, rtl_query
+from .workload import CONFIG, rtl_clocks, rtl_query
 
 
 __all__ = ["RECORDED_SEARCHES", "RATE_DEPTHS", "LINK_BAUD", "RecordedQuery", "RecordedLoad",
@@ -148,27 +150,33 @@ def record_searches(log=print, searches=RECORDED_SEARCHES):
 def simulate_recorded(loads, session, backend, log=print):
     """Replay the recorded queries (:class:`RecordedLoad` s) on the RTL
     ``session``; check each answer against the golden model and against what
-    the search was told."""
-    jobs = [(load.words, [recorded.query for recorded in load.queries]) for load in loads]
+    the search was told.
+
+    A search writes the word at a node's top and then asks, so every query
+    it asks starts from the words just written
+    (:attr:`~axon.hdl.params.Written.TOP`): each is replayed as a job of its
+    own, after a load that ends with the word at its top."""
+    recorded = [(load.words[:query.query[0] + 1], query)
+                for load in loads for query in load.queries]
+    jobs = [(words, [query.query]) for words, query in recorded]
     started = time.monotonic()
     answers = session.run_batch(jobs)
     seconds = time.monotonic() - started
     plies, cycles, mismatches, draws, overflows = [], [], 0, 0, 0
-    for load, timed in zip(loads, answers):
-        for (query, told, _), rtl in zip(load.queries, timed):
-            top, count_limit, occupancy, root = query
-            golden = perpetual(load.words, top, root=root, config=CONFIG, count_limit=count_limit,
-                               occupancy=occupancy)
-            # The search ran without the upcoming block's answer: compare the rest.
-            same_as_told = golden.draw == told.draw and golden.count == told.count and \
-                golden.distance == told.distance and golden.stop == told.stop
-            mismatches += (rtl.result != golden or not same_as_told or
-                           rtl.cycles != CONFIG.latency(golden.plies_scanned))
-            draws += golden.draw
-            overflows += golden.overflow
-            plies.append(golden.plies_scanned)
-            cycles.append(rtl.cycles)
-    log(f"recorded search workload: {len(plies)} queries in {len(loads)} loads on {backend} "
+    for (words, (query, told, _)), (rtl,) in zip(recorded, answers):
+        top, count_limit, occupancy, root = query
+        golden = perpetual(words, top, root=root, config=CONFIG, count_limit=count_limit,
+                           occupancy=occupancy)
+        # The search ran without the upcoming block's answer: compare the rest.
+        same_as_told = golden.draw == told.draw and golden.count == told.count and \
+            golden.distance == told.distance and golden.stop == told.stop
+        mismatches += (rtl.result != golden or not same_as_told or
+                       rtl.cycles != rtl_clocks(golden, Written.TOP))
+        draws += golden.draw
+        overflows += golden.overflow
+        plies.append(golden.plies_scanned)
+        cycles.append(rtl.cycles)
+    log(f"recorded search workload: {len(plies)} queries of {len(loads)} loads on {backend} "
         f"in {seconds:.1f} s, {mismatches} mismatches, {draws} draws")
     return {"plies": plies, "cycles": cycles, "mismatches": mismatches, "draws": draws,
             "overflows": overflows, "loads": len(loads)}

@@ -7,18 +7,21 @@ null moves: :func:`axon.sim.model.search_lines.search_lines` makes them from
 the game workload's own games. Every query is checked three ways:
 
 * the RTL's whole answer (``draw`` included) against the golden model's at
-  the line's root, and its clocks against the latency formula;
+  the line's root, and its clocks against the latency formula
+  (:func:`~axon.sim.bench.workload.rtl_clocks`: a line is loaded whole and
+  then asked ply by ply, so its first query follows the load);
 * the golden model's ``draw``, ``repetition`` and ``distance`` at the
   search's root against python-chess (:func:`axon.sim.model.oracle.oracle_answers`).
 """
 
 import time
 
+from ..backends.session import written_before
 from ..model.golden import Stop, perpetual
 from ..model.oracle import oracle_answers
 from ..model.search_lines import WALK_PLIES, search_lines
 from .peers import make_peer_games, run_peers
-from .workload import CONFIG, COUNT_LIMIT, rtl_query
+from .workload import CONFIG, COUNT_LIMIT, rtl_clocks, rtl_query
 
 
 __all__ = ["LINES_PER_GAME", "SEARCH_SEED_OFFSET", "build_search_lines", "simulate_search",
@@ -59,14 +62,15 @@ def simulate_search(lines, session, backend, log=print):
     plies, cycles = [], []
     counts = dict(mismatches=0, oracle_mismatches=0, draws=0, repetitions=0, overflows=0,
                   barrier_stops=0)
-    for line, occupancy, timed in zip(lines, occupancies, answers):
+    for line, occupancy, timed, line_written in zip(lines, occupancies, answers,
+                                                    written_before(jobs)):
         oracle = oracle_answers(line.board, line.moves, count_limit=COUNT_LIMIT,
                                 root=line.history)
-        for top, rtl in zip(line.tops, timed):
+        for top, rtl, written in zip(line.tops, timed, line_written):
             golden = perpetual(line.words, top, root=line.root, config=CONFIG,
                                count_limit=COUNT_LIMIT, occupancy=occupancy[top])
-            counts["mismatches"] += (rtl.result != golden
-                                     or rtl.cycles != CONFIG.latency(golden.plies_scanned))
+            counts["mismatches"] += (rtl.result != golden or
+                                     rtl.cycles != rtl_clocks(golden, written))
             expected = oracle[top]
             # An overflow may leave a repetition unfound (python-chess knows
             # no chain list): it counts as a mismatch, and overflows are reported.

@@ -5,10 +5,10 @@ them."""
 import math
 import statistics
 
-from ...hdl.params import SHIPPED
+from ...hdl.params import SHIPPED, Written
 
 
-__all__ = ["CONFIG", "COUNT_LIMIT", "rtl_query",
+__all__ = ["CONFIG", "COUNT_LIMIT", "rtl_query", "rtl_clocks",
            "distribution", "ns_per_query", "workload_figures", "workload_markdown"]
 
 # The detector every workload runs on: the shipped one.
@@ -21,6 +21,14 @@ def rtl_query(top, count_limit, occupancy, root=-1):
     bench puts a query to the RTL. ``root`` -1 is a search from the start of
     the move list: every query of the game workload."""
     return (top, count_limit, occupancy, root)
+
+
+def rtl_clocks(result, written):
+    """The clocks the RTL must take for a workload's query, of a legal game,
+    whose golden answer is ``result``, after the host ``written`` since the
+    last query (:class:`~axon.sim.backends.session.HostWrites`): the
+    latency formula."""
+    return CONFIG.latency(result.plies_scanned, written=written, stop=result.stop)
 
 
 def distribution(values):
@@ -105,7 +113,8 @@ workload's ns per query."""
                          f"queries, {found['repetitions']} repetitions)"
                          for found in search["searches"])
         lines += ["", f"Search workload: the queries of axon search, recorded: {done}; "
-                  f"replayed in {search['loads']} loads of the move list."]
+                  f"each replayed as the search asked it, right after the host wrote the "
+                  f"word at its top."]
     walks = workloads.get("search_walks")
     if walks:
         lines += ["", f"Search walks: {walks['lines']} lines of {walks['walk_plies']['min']} "

@@ -111,7 +111,7 @@ def _verify_game(tally, game, game_golden, game_rtl, options):
             tally.disagree(_compare(answer, hardware.result, fields, "rtl"))
             window = answer.window
             cycles = expected_cycles(game.words[window.base:window.ply + 1], window.top,
-                                     answer.result, options.config)
+                                     answer.result, options.config, hardware.written)
             if hardware.cycles != cycles:
                 tally.disagree([Disagreement("rtl cycles", answer, cycles, hardware.cycles)])
         if answer.result.overflow:

@@ -25,7 +25,7 @@ from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.version import VERSION
 from ...hdl.word import pack_word
 from ..backends.pysim import expected_cycles
-from ..backends.session import GoldenSession, answer_games
+from ..backends.session import GoldenSession, HostWrites, answer_games
 from ..bench.recorded import record_searches
 from ..model.games import bundled_files, load_games, read_games
 
@@ -62,7 +62,11 @@ class ExpectationSession(GoldenSession):
     Each :meth:`query` becomes one line (a dict, see :attr:`lines`): the
     words written since the last query that change what the detector holds,
     the query, and the answer the ports must give, with its clocks
-    (:func:`~axon.sim.backends.pysim.expected_cycles`).
+    (:func:`~axon.sim.backends.pysim.expected_cycles`). Those writes are
+    the ones a testbench makes, in order, so they alone decide what the
+    query's clocks depend on: whether the host wrote since the last query,
+    and whether its last write was the word at the top
+    (:class:`~axon.sim.backends.session.HostWrites`).
 
     Parameters
     ----------
@@ -76,12 +80,14 @@ class ExpectationSession(GoldenSession):
         self.group = self.case = ""
         self._pending = []
         self._known = [None] * config.depth
+        self._writes = HostWrites()
 
     def start_group(self, group):
         """Begin ``group``: forget what the move list holds, so that the
         group writes every word it reads."""
         self.group = group
         self._known = [None] * self.depth
+        self._writes.reset()
 
     def load(self, words):
         self._check_fits(words)
@@ -93,6 +99,7 @@ class ExpectationSession(GoldenSession):
         if self._known[address] != word:
             self._known[address] = word
             self._pending.append([address, word])
+            self._writes.wrote(address)
 
     def query(self, top, count_limit, occupancy=None, root=-1, refuse=None):
         """Answer as the golden model and record the line; ``refuse``, a
@@ -100,6 +107,7 @@ class ExpectationSession(GoldenSession):
         clock of the query (0: the clock that samples start), is refused and
         changes nothing."""
         answer = super().query(top, count_limit, occupancy, root)
+        written = self._writes.starts(top)
         result, upcoming = answer.result.to_fields()
         if not self.config.upcoming:
             upcoming = dict.fromkeys(upcoming, 0)
@@ -108,7 +116,7 @@ class ExpectationSession(GoldenSession):
                           "occupancy": occupancy or 0},
                 "expect": {"result": result, "upcoming": upcoming,
                            "cycles": expected_cycles(self._memory, top, answer.result,
-                                                     self.config)}}
+                                                     self.config, written)}}
         if refuse is not None:
             clock, address, word = refuse
             line["refuse"] = {"clock": clock, "address": address, "word": word,

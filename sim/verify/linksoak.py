@@ -9,7 +9,8 @@ board sends belongs to one segment. A segment may also carry a fault: the
 design's reset (the top's ``rst``) pulsed on a chosen clock of it.
 
 :func:`run_link_soak` loads games and random words with write frames, asks
-queries, reads words back, sends requests the board must refuse, and between
+queries (some right after a write of their top's word, as a search asks),
+reads words back, sends requests the board must refuse, and between
 them line noise: garbage bytes, frames with a flipped byte, truncated frames,
 frames whose length claims more than follows; and resets injected in the
 middle of a scan, of an answer, or of a write frame's last byte. Every query's
@@ -24,12 +25,13 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from ...hdl.params import SHIPPED
+from ...hdl.params import SHIPPED, Written
 from ..backends.board_cxxrtl import CxxrtlBoard
 from ..model.encode import encode_moves
 from ..model.generate import game_corpus
 from ..model.golden import perpetual
 from ..backends.pysim import expected_cycles
+from ..backends.session import HostWrites
 from .soak import random_occupancy, random_root
 from ...hdl.board.protocol import Command, ErrorCode, ERROR_RESPONSE, MAX_WORDS, RESPONSE_FLAG
 from ..backends import link_codec
@@ -66,6 +68,7 @@ def noise(rng, frame, kind):
 @dataclass
 class LinkSoakReport:
     queries:  int = 0
+    fresh:    int = 0          # of those, right after the write of their top's word
     noise:    int = 0          # noise segments sent
     refused:  int = 0          # well-formed requests the board must refuse
     writes:   int = 0
@@ -83,7 +86,8 @@ class LinkSoakReport:
 
     def summary(self):
         rate = self.queries / self.seconds if self.seconds else 0.0
-        return (f"link soak: {self.queries} queries, {self.noise} noise segments, "
+        return (f"link soak: {self.queries} queries ({self.fresh} right after the write of "
+                f"their top), {self.noise} noise segments, "
                 f"{self.refused} refused requests, {self.writes} writes, {self.reads} reads, "
                 f"{self.resets} resets ({self.cut} cut an answer short) through the UART pins in {self.seconds:.1f} s ({rate:,.0f} queries/s); "
                 f"lost {self.lost}, wrong {self.wrong}")
@@ -99,8 +103,11 @@ def _plan(rng, queries, config, golden, divisor):
     """The segments and what each must draw, with the move list modelled."""
     depth = config.depth
     memory = [0] * depth
+    # What the detector remembers of the writes, for each query's clocks.
+    writes = HostWrites()
     segments, expects = [], []
-    counts = {"queries": 0, "noise": 0, "refused": 0, "writes": 0, "reads": 0, "resets": 0}
+    counts = {"queries": 0, "fresh": 0, "noise": 0, "refused": 0, "writes": 0, "reads": 0,
+              "resets": 0}
     byte_clocks = BYTE_BITS * divisor
 
     def add(data, expect, reset_clock=None):
@@ -114,7 +121,10 @@ def _plan(rng, queries, config, golden, divisor):
         expected = golden(list(memory), top, config=config, count_limit=limit,
                           occupancy=occupancy if config.upcoming else None)
         frame = link_codec.query_request(top, limit, occupancy)
-        busy = expected_cycles(memory, top, expected, config) + 16 + 16 * byte_clocks
+        busy = (expected_cycles(memory, top, expected, config, writes.starts(top)) + 16 +
+                16 * byte_clocks)
+        # Before the query starts or after, the reset leaves no write remembered.
+        writes.reset()
         if rng.random() < 0.5:
             busy = expected.plies_scanned // 2 + 8         # mid-scan, mostly
         add(frame, _Expect("reset", label=f"reset during query top={top}"),
@@ -129,12 +139,14 @@ def _plan(rng, queries, config, golden, divisor):
         frame = link_codec.write_request(address, [rng.randrange(1 << 17) for _ in range(count)])
         add(frame, _Expect("reset", label=f"reset during write of {count} at {address}"),
             (len(frame) - 1) * byte_clocks + rng.randrange(byte_clocks - divisor))
+        writes.reset()
         counts["resets"] += 1
 
     def write(address, words):
         for at in range(0, len(words), MAX_WORDS):
             chunk = words[at:at + MAX_WORDS]
             memory[address + at:address + at + len(chunk)] = chunk
+            writes.wrote(address + at + len(chunk) - 1)
             add(link_codec.write_request(address + at, chunk),
                 _Expect(Command.WRITE, lambda payload: payload == b"\0",
                         f"write {len(chunk)} words at {address + at}"))
@@ -148,12 +160,15 @@ def _plan(rng, queries, config, golden, divisor):
         root = random_root(rng, top, depth)
         expected = golden(list(memory), top, root=root, config=config, count_limit=limit,
                           occupancy=occupancy if config.upcoming else None)
-        cycles = expected_cycles(memory, top, expected, config)
+        after = writes.starts(top)
+        cycles = expected_cycles(memory, top, expected, config, after)
         add(link_codec.query_request(top, limit, occupancy, root),
             _Expect(Command.QUERY, lambda payload, want=(expected, cycles):
                     parse_query(payload) == want,
-                    f"query top={top} root={root} limit={limit} occupancy={occupancy:#018x}"))
+                    f"query top={top} root={root} limit={limit} occupancy={occupancy:#018x} "
+                    f"after {after.value}"))
         counts["queries"] += 1
+        counts["fresh"] += after is Written.TOP
 
     games = iter(game_corpus(max(1, queries // 40), seed=rng.randrange(1 << 30)))
     written = 0
@@ -211,6 +226,9 @@ def _plan(rng, queries, config, golden, divisor):
         else:
             # Mostly inside the game; now and then above it (old words).
             top = rng.randrange(written) if rng.random() < 0.9 else rng.randrange(depth)
+            if rng.random() < 0.3:
+                # As a search asks: the top's word written, then the query.
+                write(top, [memory[top]])
             query(top, rng.choice((1, 1, 2, 4, rng.randrange(16))))
     # Finally the whole list back: no noise may have written it.
     for address in range(0, depth, MAX_WORDS):

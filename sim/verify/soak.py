@@ -12,6 +12,9 @@ mismatch can be replayed alone (:func:`make_batch`). A batch mixes
 * random legal games from :func:`axon.sim.model.generate.game_corpus`, queried after
   every ply: words alternate sides, so a query must take exactly
   :meth:`axon.hdl.params.DetectorConfig.latency` ``(plies_scanned)`` clocks;
+* more such games asked as a search asks: each ply's query right after a
+  load that ends with the word at its top, so that every one starts from
+  the words just written;
 * random memory images of the full depth, the way a hypothesis strategy would
   draw them: uniform words, near-collision words over a few squares and two or
   three piece codes (in random or alternating colours), all-barrier images,
@@ -19,6 +22,11 @@ mismatch can be replayed alone (:func:`make_batch`). A batch mixes
   these; each image is queried at random tops (0 and ``depth - 1`` often).
   Their clock count must be :func:`axon.sim.backends.pysim.expected_cycles`, which
   allows for the refetch after two words of one side.
+
+A job's first query follows its load: on the pair scan it takes fewer
+clocks at the load's last word, and one more at another
+(:meth:`~axon.hdl.params.DetectorConfig.latency`,
+:class:`~axon.sim.backends.session.HostWrites`).
 
 Every query also carries an occupancy bitboard and the upcoming repetition
 (``upcoming``, its move and distance) is compared too: a game's query gets
@@ -43,7 +51,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from ...hdl.params import COUNT_LIMIT_MAX, SHIPPED, DetectorConfig
+from ...hdl.params import COUNT_LIMIT_MAX, SHIPPED, DetectorConfig, Written
 from ...hdl.word import WORD_BITS, pack_word, piece_code, piece_kind, word_str
 from ..model import golden
 from ..model.encode import encode_moves
@@ -51,6 +59,7 @@ from ..model.generate import game_corpus
 from ..backends.cxxrtl import CxxrtlError, CxxrtlSession
 from ..backends.netlist import NetlistSession
 from ..backends.pysim import expected_cycles
+from ..backends.session import written_before
 
 
 __all__ = ["IMAGE_KINDS", "random_image", "random_root", "make_batch", "check_batch", "soak",
@@ -60,8 +69,10 @@ __all__ = ["IMAGE_KINDS", "random_image", "random_root", "make_batch", "check_ba
 # sending a pool task are lost in the noise, small enough to spread 100,000
 # queries over both workers evenly.
 BATCH_QUERIES = 4000
-# The share of queries that go to legal games; the rest go to memory images.
+# The shares of queries that go to legal games, queried after every ply of a
+# load and asked as a search asks; the rest go to memory images.
 GAME_SHARE = 0.5
+SEARCH_SHARE = 0.15
 # Mismatches kept in full in the report (all are counted).
 KEEP_MISMATCHES = 10
 
@@ -171,24 +182,36 @@ def make_batch(seed, index, queries=BATCH_QUERIES, *, depth):
     """The jobs of batch ``index`` of a soak with ``seed``: about ``queries`` queries."""
     rng = random.Random(f"axon-soak:{seed}:{index}")
     jobs, asked = [], 0
-    game_target = int(queries * GAME_SHARE)
-    while asked < game_target:
-        count = max(1, (game_target - asked) // 130)
-        longest = max(2, min(250, depth))
-        for board, moves in game_corpus(count, rng.getrandbits(32),
-                                        plies=(min(20, longest), longest)):
-            words = encode_moves(board, moves)
-            if not words:
-                continue
-            after, occupied = board.copy(stack=False), []
-            for move in moves:
-                after.push(move)
-                occupied.append(int(after.occupied))
-            game_queries = [(top, rng.randint(0, COUNT_LIMIT_MAX),
-                             _game_occupancy(rng, occupied[top]),
-                             random_root(rng, top, len(words))) for top in range(len(words))]
-            jobs.append(Job("game", words, game_queries, legal=True))
-            asked += len(game_queries)
+    longest = max(2, min(250, depth))
+    for kind, share in (("game", GAME_SHARE), ("search", SEARCH_SHARE)):
+        target = asked + int(queries * share)
+        while asked < target:
+            count = max(1, (target - asked) // 130)
+            for board, moves in game_corpus(count, rng.getrandbits(32),
+                                            plies=(min(20, longest), longest)):
+                words = encode_moves(board, moves)
+                if not words:
+                    continue
+                after, occupied = board.copy(stack=False), []
+                for move in moves:
+                    after.push(move)
+                    occupied.append(int(after.occupied))
+                if kind == "game":
+                    game_queries = [(top, rng.randint(0, COUNT_LIMIT_MAX),
+                                     _game_occupancy(rng, occupied[top]),
+                                     random_root(rng, top, len(words)))
+                                    for top in range(len(words))]
+                    jobs.append(Job(kind, words, game_queries, legal=True))
+                    asked += len(game_queries)
+                    continue
+                # A search writes the word at the top, then asks; its root
+                # is at or below the top.
+                for top in range(len(words)):
+                    jobs.append(Job(kind, words[:top + 1],
+                                    [(top, rng.randint(0, COUNT_LIMIT_MAX),
+                                      _game_occupancy(rng, occupied[top]),
+                                      random_root(rng, top, top + 1))], legal=True))
+                asked += len(words)
     while asked < queries:
         kind = rng.choice(IMAGE_KINDS)
         tops = _random_tops(rng, depth, rng.randint(8, 32))
@@ -241,6 +264,7 @@ class BatchReport:
     draws: int = 0
     upcoming: int = 0
     refetched: int = 0
+    fresh: int = 0
     seconds: Counter = field(default_factory=Counter)
 
 
@@ -267,17 +291,20 @@ def check_batch(session, seed, index, queries=BATCH_QUERIES, keep=KEEP_MISMATCHE
     began = time.perf_counter()
     jobs = make_batch(seed, index, queries, depth=session.depth)
     generated = time.perf_counter()
-    answers = session.run_batch([(job.words, job.queries) for job in jobs], on_timeout="none")
+    batch = [(job.words, job.queries) for job in jobs]
+    answers = session.run_batch(batch, on_timeout="none")
     simulated = time.perf_counter()
-    for job_index, (job, job_answers) in enumerate(zip(jobs, answers)):
-        for (top, count_limit, occupancy, root), got in zip(job.queries, job_answers):
+    for job_index, (job, job_answers, job_written) in enumerate(zip(jobs, answers,
+                                                                    written_before(batch))):
+        for (top, count_limit, occupancy, root), got, written in zip(job.queries, job_answers,
+                                                                     job_written):
             config = session.config
             expected = golden.perpetual(job.words, top, root=root, config=config,
                                         count_limit=count_limit,
                                         occupancy=occupancy if config.upcoming else None)
-            clocks = (config.latency(expected.plies_scanned)
+            clocks = (config.latency(expected.plies_scanned, written=written, stop=expected.stop)
                       if job.legal and config.latency_fixed else
-                      expected_cycles(job.words, top, expected, config))
+                      expected_cycles(job.words, top, expected, config, written))
             report.queries += 1
             report.stops[expected.stop.name.lower()] += 1
             report.kinds[job.kind] += 1
@@ -286,7 +313,10 @@ def check_batch(session, seed, index, queries=BATCH_QUERIES, keep=KEEP_MISMATCHE
             report.upcoming += expected.upcoming
             # Two words of one side on the way: the pair scanner's slow path.
             report.refetched += (config.latency_fixed and
-                                 clocks != config.latency(expected.plies_scanned))
+                                 clocks != config.latency(expected.plies_scanned,
+                                                          written=written, stop=expected.stop))
+            # Started from the words just written, on the pair scan.
+            report.fresh += written is Written.TOP and config.pair_scan
             if got is None or got.result != expected or got.cycles != clocks:
                 report.mismatches += 1
                 if len(report.first) < keep:
@@ -327,6 +357,7 @@ class SoakReport:
     model: str = "cxxrtl"
     upcoming: int = 0           # queries with an upcoming repetition
     draws: int = 0              # queries that are a draw for the search from their root
+    fresh: int = 0              # pair-scan queries that started from the words just written
     interrupted: bool = False   # Ctrl-C: the figures are of the batches that finished
 
     def summary(self):
@@ -342,7 +373,7 @@ class SoakReport:
             + f"; repetitions found: {self.repetitions}, draws for the search: {self.draws}"
               f"; upcoming repetitions found: "
               f"{self.upcoming}; queries with a refetch: "
-              f"{self.refetched}",
+              f"{self.refetched}; queries from the words just written: {self.fresh}",
             "  queries by source: " + ", ".join(f"{name} {count}"
                                                 for name, count in sorted(self.kinds.items())),
             "  worker time: " + ", ".join(f"{name} {seconds:.1f} s"
@@ -405,6 +436,7 @@ def soak(queries=100_000, seed=0, config=SHIPPED, *, workers=None,
             total.draws += report.draws
             total.upcoming += report.upcoming
             total.refetched += report.refetched
+            total.fresh += report.fresh
             total.seconds.update(report.seconds)
             if progress is not None:
                 # Batches overshoot their size by part of a game.
@@ -430,7 +462,7 @@ def soak(queries=100_000, seed=0, config=SHIPPED, *, workers=None,
         seconds=seconds, queries_per_second=total.queries / seconds if seconds else 0.0, stops=total.stops,
         kinds=total.kinds, repetitions=total.repetitions, draws=total.draws,
         upcoming=total.upcoming,
-        refetched=total.refetched,
+        refetched=total.refetched, fresh=total.fresh,
         work_seconds=dict(total.seconds),
         build_info=session.build_info, seed=seed, config=config,
         workers=workers, model="netlist" if netlist else "cxxrtl", interrupted=interrupted)
