@@ -227,7 +227,7 @@ def markdown(bench):
         lines.append(f"| {name.replace('_', ' ')} | {figures['mean']} | {figures['median']} | "
                      f"{figures['p99']} | {figures['max']} |")
     lines += ["", f"Sustained plies per clock: {bench['plies_per_clock']}; latency "
-              f"`floor(P/2) + {bench['latency_overhead_clocks']}` clocks. Overflows: "
+              f"`{bench['simulation']['latency_formula']}` clocks. Overflows: "
               f"{bench['overflows']['pools_by_kind']} with the pools by kind, "
               f"{bench['overflows']['one_pool_a_side']} with one pool a side.", ""]
     if "upcoming" in bench:
