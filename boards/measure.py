@@ -8,7 +8,9 @@ clock is lost.
 Targets are the supported boards (the board top: detector, UART link, LEDs)
 and the bare core on a UP5K, an HX8K, an LFE5U-25F and an LFE5U-85F: the detector alone with every input
 and output registered, fed and read through shift registers so that only
-three pins are needed and nothing is optimised away.
+three pins are needed and nothing is optimised away. The bare core is also
+measured with the upcoming block and with each other layout of the chain
+list, on the UP5K and the HX8K.
 """
 
 import json
@@ -22,7 +24,7 @@ from amaranth_boards.ice40_hx8k_b_evn import ICE40HX8KBEVNPlatform
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 from amaranth_boards.ulx3s import ULX3S_25F_Platform, ULX3S_85F_Platform
 
-from ..hdl.params import SHIPPED
+from ..hdl.params import CORE, LEAN, SERIAL, SHIPPED, Pools
 from .synthesis import prepare
 from .build import (NAME, BuildError, fit_message, timing_log, over_capacity, find_tools,
                     utilisation)
@@ -36,18 +38,26 @@ from ..hdl.board.uart import divisor_for
 __all__ = ["Measurement", "measure", "config_for", "TARGETS", "PEER_TARGETS"]
 
 
-# Bare-core targets: name -> the amaranth-boards platform whose device and
-# UART pins the measurement borrows.
+# Bare-core targets: name -> (the amaranth-boards platform whose device and
+# UART pins the measurement borrows, the detector's configuration).
 TARGETS = {
-    "core-up5k": ICEBreakerPlatform,
-    "core-hx8k": ICE40HX8KBEVNPlatform,
+    "core-up5k": (ICEBreakerPlatform, CORE),
+    "core-hx8k": (ICE40HX8KBEVNPlatform, CORE),
     # The same with the upcoming-repetition block: its cost in area and clock.
-    "core-up5k-upcoming": ICEBreakerPlatform,
-    "core-hx8k-upcoming": ICE40HX8KBEVNPlatform,
+    "core-up5k-upcoming": (ICEBreakerPlatform, SHIPPED),
+    "core-hx8k-upcoming": (ICE40HX8KBEVNPlatform, SHIPPED),
     # The ECP5s of the ULX3S: the smallest with room to spare, and the
     # largest FPGA with an open toolchain, where an array of cores goes.
-    "core-lfe5u-25f": ULX3S_25F_Platform,
-    "core-lfe5u-85f": ULX3S_85F_Platform,
+    "core-lfe5u-25f": (ULX3S_25F_Platform, CORE),
+    "core-lfe5u-85f": (ULX3S_85F_Platform, CORE),
+    # The other layouts of the chain list (axon.sim.bench.layouts): a spill
+    # pool a side, the lean one pool a side, the 1K boards' serial list.
+    "core-up5k-spill": (ICEBreakerPlatform, CORE.replace(pools=Pools.SPILL)),
+    "core-hx8k-spill": (ICE40HX8KBEVNPlatform, CORE.replace(pools=Pools.SPILL)),
+    "core-up5k-lean": (ICEBreakerPlatform, LEAN),
+    "core-hx8k-lean": (ICE40HX8KBEVNPlatform, LEAN),
+    "core-up5k-serial": (ICEBreakerPlatform, SERIAL),
+    "core-hx8k-serial": (ICE40HX8KBEVNPlatform, SERIAL),
 }
 
 # The hash-key peer (:class:`~axon.hdl.zobrist_peer.ZobristPeer`) alone, the
@@ -79,13 +89,12 @@ class Measurement:
 
 def config_for(target):
     """The detector configuration a target is measured with: a board's own,
-    or the shipped one for the bare core (with the upcoming repetition for a
-    ``core-*-upcoming`` target only); ``None`` for the hash-key peer, which
-    has none."""
+    or the bare core's of :data:`TARGETS`; ``None`` for the hash-key peer,
+    which has none."""
     if target in PEER_TARGETS:
         return None
     if target in TARGETS:
-        return SHIPPED.replace(upcoming=target.endswith("-upcoming"))
+        return TARGETS[target][1]
     return get_board(target).config
 
 
@@ -94,7 +103,7 @@ def _top_for(target, config):
         platform, key_bits = PEER_TARGETS[target]
         return platform(), BarePeer(key_bits)
     if target in TARGETS:
-        return TARGETS[target](), BareCore(config)
+        return TARGETS[target][0](), BareCore(config)
     spec = get_board(target)
     divisor = divisor_for(spec.clk_freq, spec.baud)
     return spec.platform(), PlatformTop(spec, config, divisor=divisor)

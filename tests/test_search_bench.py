@@ -5,6 +5,7 @@ reports the workload apart from the game workload."""
 
 import json
 
+import chess
 import pytest
 
 from axon.hdl.params import SHIPPED, Written
@@ -17,6 +18,7 @@ CAPABILITY = "benchmark search workload"
 latency = SHIPPED.latency
 from axon.sim.backends.session import Answer, GoldenSession, HostWrites
 from axon.sim.bench.benchmark import markdown, run_bench
+from axon.sim.bench.layouts import LAYOUT_CONFIGS, layout_clocks
 from axon.sim.bench.readme import SEARCH_LABEL, WALKS_LABEL, readme_tables
 from axon.sim.bench.search import simulate_search
 from axon.sim.bench.workload import rtl_query, workload_figures
@@ -179,6 +181,28 @@ def test_workload_figures_per_device_and_peer():
     assert workload_figures([1], [4], {}, None)["ratio_to_c_chain_list"] == {}
 
 
+@pytest.mark.quick
+def test_layout_clocks_follow_each_scan():
+    # Two knights out and back twice: the query at the top finds the
+    # repetition 4 plies back, the one at the bottom scans its single word.
+    board = chess.Board()
+    moves = [chess.Move.from_uci(uci) for uci in "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8".split()]
+    words = encode_moves(board, moves)
+    clocks = {name: layout_clocks([(words, (7, 1, None, -1)), (words[:1], (0, 1, None, -1))],
+                                  config)
+              for name, config in LAYOUT_CONFIGS.items()}
+    # The pair scan right after the top's word: floor(4/2) + 2, then a
+    # short answer. The lean scan: P + 2. The serial list: 2 + W a word
+    # (W = 0, 0, 1, 1 open chains of the mover), one to judge the fifth,
+    # then 2 for the bottom word and one to end.
+    assert clocks["kind"] == clocks["spill"] == ([4, 1], [4, 1], 0)
+    assert clocks["side"] == ([6, 3], [4, 1], 0)
+    assert clocks["serial"] == ([11, 3], [4, 1], 0)
+    # Asked with nothing written, the pair scan takes its full overhead.
+    nothing = [SHIPPED.latency(plies) for plies in clocks["kind"][1]]
+    assert nothing != clocks["kind"][0]
+
+
 # A small recorded search workload: WAC.018 to three plies.
 SMALL_SEARCHES = (("WAC.018", "R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1", None, 0, 3),)
 
@@ -215,6 +239,15 @@ def test_bench_reports_the_search_workload_apart(tmp_path):
     assert f"| clocks per query{SEARCH_LABEL} |" in tables
     assert f"| clocks per query{WALKS_LABEL} |" in tables
     assert "Search workload: the 469 queries of `axon search` (WAC.018 to depth 3)" in tables
+    # The same queries on every layout: the shipped one takes the RTL's clocks.
+    layouts = search["layouts"]
+    assert list(layouts) == ["kind", "spill", "side", "serial"]
+    assert layouts["kind"]["clocks_per_query"] == search["clocks_per_query"]
+    assert all(figures["queries"] == 469 for figures in layouts.values())
+    assert layouts["serial"]["overflows"] == 0
+    assert layouts["serial"]["clocks_per_query"]["mean"] > search["clocks_per_query"]["mean"]
+    assert "<!-- docs/performance.md: the search workload on every layout -->" in tables
+    assert "| `serial` (a serial list a side in block RAM) | 32 | 0 | " in tables
 
 
 def test_readme_shows_the_search_workload_beside_the_game():

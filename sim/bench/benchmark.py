@@ -56,6 +56,7 @@ from ..model.generate import game_corpus
 from ..model.golden import perpetual
 from .capacity import CROWDED_GAMES, capacity_figures
 from .fingerprint import gateware_fingerprint
+from .layouts import layout_figures, same_layout
 from .peers import make_peer_games, run_peers
 from .recorded import (RECORDED_SEARCHES, host_rates, record_searches, recorded_figures,
                        recorded_software, simulate_recorded)
@@ -436,11 +437,15 @@ class BenchRun:
             bench["software"] = _without_answers(peers.game)
             self.phase = "the search rates"
             bench["search_host"] = host_rates(log)
-        # The workloads' clocks are the pair scan's: a target built otherwise (the
-        # 1K boards' serial list) takes other clocks, which `serial` reports.
+        # The workloads' clocks are the shipped layout's: a target built with
+        # another takes other clocks, which `layouts` and `serial` report.
         pair_fmax = {target: fmax for target, fmax in bench["fmax_mhz"].items()
-                     if config_for(target).scan is CONFIG.scan}
+                     if same_layout(config_for(target), CONFIG)}
         bench["workloads"] = workloads.figures(pair_fmax, peers)
+        # The search workload on every layout, each at its own targets' Fmax.
+        self.phase = "the layouts"
+        bench["workloads"]["recorded_search"]["layouts"] = layout_figures(
+            recording.loads, bench["fmax_mhz"], (peers.recorded or {}).get("cpw_c"), log=log)
         # The game workload's figures keep their top-level keys.
         bench["ns_per_query"] = bench["workloads"]["game"]["ns_per_query"]
         if bench["workloads"]["game"]["ratio_to_c_chain_list"]:

@@ -353,6 +353,35 @@ def _chain_list_and_key_scan_table(bench):
                    "answers unlike the exact model, game / search / crowded"], rows)
 
 
+def _layout_table(bench):
+    """The recorded search queries on every layout of the chain list: its
+    bare core's size and clock on the HX8K and the UP5K, the clocks a query
+    takes, and the time at the median Fmax beside the C chain list."""
+    hardware = bench.get("hardware", {})
+    layouts = _search(bench).get("layouts", {})
+    rows = []
+    for name, figures in layouts.items():
+        cores = {device: next((target for target in figures.get("bare_cores", [])
+                               if target.startswith(f"core-{device}")), None)
+                 for device in ("hx8k", "up5k")}
+        built = {device: hardware.get(target, {}) for device, target in cores.items()}
+        ns = figures.get("ns_per_query", {})
+        timed = {device: ns.get(f"fpga:{target}", {}) for device, target in cores.items()}
+        clocks = figures.get("clocks_per_query", {})
+        rows.append([f"`{name}`" + (f" ({figures['words']})" if figures.get("words") else ""),
+                     figures.get("chains", ""), figures.get("overflows", ""),
+                     " / ".join(_number(clocks.get(key), 2 if key == "mean" else 1)
+                                for key in ("mean", "median", "p99")),
+                     built["hx8k"].get("logic_cells", {}).get("used", ""),
+                     " / ".join(_number(_median(built[device]), 2) for device in cores),
+                     " / ".join(_number(timed[device].get("mean")) for device in cores),
+                     " / ".join(_number(timed[device].get("ratio_to_c_chain_list"), 2)
+                                for device in cores)])
+    return _table(["layout", "chains", "overflows", "clocks mean / median / p99",
+                   "logic cells (HX8K)", "Fmax median HX8K / UP5K (MHz)",
+                   "ns per query HX8K / UP5K", "ratio to the C chain list HX8K / UP5K"], rows)
+
+
 def readme_tables(bench):
     """The documentation's tables for ``bench`` (a loaded ``bench.json``), as Markdown text."""
     machine = bench.get("machine", {})
@@ -367,6 +396,9 @@ def readme_tables(bench):
     if "hardware_peers" in bench:
         sections.append(("README.md, docs/performance.md and docs/capacity.md: the chain "
                          "list and the key scan", _chain_list_and_key_scan_table(bench)))
+    if _search(bench).get("layouts"):
+        sections.append(("docs/performance.md: the search workload on every layout",
+                         _layout_table(bench)))
     if "search_host" in bench:
         sections.append(("docs/search-experiment.md: what the detector costs a search",
                          _search_host_table(bench)))
