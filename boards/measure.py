@@ -9,8 +9,8 @@ Targets are the supported boards (the board top: detector, UART link, LEDs)
 and the bare core on a UP5K, an HX8K, an LFE5U-25F and an LFE5U-85F: the detector alone with every input
 and output registered, fed and read through shift registers so that only
 three pins are needed and nothing is optimised away. The bare core is also
-measured with the upcoming block and with each other layout of the chain
-list, on the UP5K and the HX8K.
+measured with the upcoming block, with each other layout of the chain list
+and with the backstop, on the UP5K and the HX8K.
 """
 
 import json
@@ -58,6 +58,9 @@ TARGETS = {
     "core-hx8k-lean": (ICE40HX8KBEVNPlatform, LEAN),
     "core-up5k-serial": (ICEBreakerPlatform, SERIAL),
     "core-hx8k-serial": (ICE40HX8KBEVNPlatform, SERIAL),
+    # The pools by kind with the serial list behind them (axon.hdl.backstop).
+    "core-up5k-backstop": (ICEBreakerPlatform, CORE.replace(backstop=True)),
+    "core-hx8k-backstop": (ICE40HX8KBEVNPlatform, CORE.replace(backstop=True)),
 }
 
 # The hash-key peer (:class:`~axon.hdl.zobrist_peer.ZobristPeer`) alone, the

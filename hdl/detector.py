@@ -8,6 +8,7 @@ from amaranth.hdl import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In
 
+from .backstop import Backstop
 from .chainlist import ChainList
 from .lean import LeanMoveList, LeanScanner
 from .movelist import MoveList
@@ -35,22 +36,25 @@ class AxonDetector(wiring.Component):
         and ``pools`` (see :mod:`axon.hdl.pools`), the ``scan`` (two plies a
         clock, or the lean one a clock of :mod:`axon.hdl.lean`; the serial
         list of :mod:`axon.hdl.seriallist` has its own, one word at a time,
-        :mod:`axon.hdl.serialscan`), and whether
-        it also answers the ``upcoming`` repetition (see
-        :mod:`axon.hdl.upcoming`; the pair scan only). Without the upcoming
-        block ``upcoming.answer`` stays 0 and ``upcoming.done`` follows
-        ``query.done``; the block costs area, not clock.
+        :mod:`axon.hdl.serialscan`), whether it also answers the
+        ``upcoming`` repetition (see :mod:`axon.hdl.upcoming`; the pair scan
+        only), and whether a ``backstop`` answers what the pools overflow
+        (see :mod:`axon.hdl.backstop`; the pair scan without the upcoming
+        block). Without the upcoming block ``upcoming.answer`` stays 0 and
+        ``upcoming.done`` follows ``query.done``; the block costs area, not
+        clock.
 
     Members
     -------
-    query : In(QuerySignature(depth))
+    query : In(QuerySignature(depth, backstop=config.backstop))
         Ask with ``start``, ``top`` (the address of the most recent move),
         ``root`` (the address of the last word of the game history, -1 for
         none: a search from the position after it) and ``count_limit`` (stop
         after this many equal positions, 1 = at the first, once the draw is
         decided); ``start`` is ignored while ``busy``. ``done`` rises with the
         answer in ``result`` and the query's clock count in ``cycles``; both
-        hold until the next ``start``.
+        hold until the next ``start``. With a backstop, ``result.backstop``
+        says that it answered.
     memory : In(MoveMemorySignature(depth))
         The move list: store a word a clock through ``write_*`` (refused, not
         deferred, while ``busy`` and on the clock that samples ``start``, and
@@ -83,7 +87,7 @@ class AxonDetector(wiring.Component):
         self._config = DetectorConfig.checked(config)
         depth = config.depth
         super().__init__({
-            "query":    In(QuerySignature(depth)),
+            "query":    In(QuerySignature(depth, backstop=config.backstop)),
             "memory":   In(MoveMemorySignature(depth)),
             "upcoming": In(UpcomingSignature(depth)),
         })
@@ -93,18 +97,23 @@ class AxonDetector(wiring.Component):
         # The serial list takes a word at a time, as its own scanner hands it.
         scanner = SerialScanner if config.serial else Scanner if pair else LeanScanner
         self._parts = {
-            "move_list":  (MoveList if pair else LeanMoveList)(depth),
-            "scanner":    Scanner(depth, config.pooled_kinds) if pair else scanner(depth),
+            "move_list":  MoveList(depth, backstop=config.backstop) if pair else LeanMoveList(depth),
+            "scanner":    (Scanner(depth, config.pooled_kinds, backstop=config.backstop) if pair
+                           else scanner(depth)),
             "chain_list": (SerialChainList if config.serial else ChainList)(config),
         }
         if config.upcoming:
             self._parts["upcoming_check"] = Upcoming(depth)
+        if config.backstop:
+            self._parts["backstop"] = Backstop(config)
         # The query first, as the host sees it, then the parts' views.
         members = {"query": self.query, "scanner": self._parts["scanner"].observe,
                    "chain_list": self._parts["chain_list"].observe}
         if config.upcoming:
             members["upcoming"] = self.upcoming
             members["upcoming_check"] = self._parts["upcoming_check"].observe
+        if config.backstop:
+            members["backstop"] = self._parts["backstop"].observe
         members["memory"] = self.memory
         self.observe = Observation(members, meanings={
             "memory": MOVE_WORD_MEANINGS,
@@ -125,7 +134,15 @@ class AxonDetector(wiring.Component):
 
         # The host asks the scanner and owns the move list's port; the
         # scanner reads the move list and hands each move to the chain list.
-        wiring.connect(m, wiring.flipped(self.query), scanner.query)
+        if config.backstop:
+            # The backstop stands between the host and the pools' scan.
+            backstop = self._parts["backstop"]
+            wiring.connect(m, wiring.flipped(self.query), backstop.query)
+            wiring.connect(m, backstop.pools, scanner.query)
+            wiring.connect(m, backstop.reads, move_list.backstop)
+            m.d.comb += scanner.backstop_finishing.eq(backstop.finishing)
+        else:
+            wiring.connect(m, wiring.flipped(self.query), scanner.query)
         wiring.connect(m, wiring.flipped(self.memory), move_list.host)
         wiring.connect(m, scanner.reads, move_list.scan)
         wiring.connect(m, scanner.chains, chain_list.scan)
@@ -151,6 +168,6 @@ class AxonDetector(wiring.Component):
                 upcoming.taken_inside.eq(scanner.taken_inside),
             ]
         else:
-            m.d.comb += self.upcoming.done.eq(scanner.query.done)
+            m.d.comb += self.upcoming.done.eq(self.query.done)
 
         return m

@@ -15,7 +15,7 @@ from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In
 
 from .params import check_depth
-from .ports import MoveMemorySignature, PairReadSignature
+from .ports import MoveMemorySignature, PairReadSignature, SingleReadSignature
 from .word import MoveWord
 
 
@@ -74,12 +74,13 @@ class MoveMemory(wiring.Component):
         it, see :func:`host_read`.)
     """
 
-    def __init__(self, depth, *, scan):
+    def __init__(self, depth, *, scan, members=None):
         check_depth(depth)
         self._depth = depth
         super().__init__({
             "host": In(MoveMemorySignature(depth)),
             "scan": In(scan),
+            **(members or {}),
         })
 
     @property
@@ -109,20 +110,31 @@ class MoveList(MoveMemory):
     depth : int
         Number of move words; even.
 
+    backstop : bool
+        Also serve a backstop's reads (:mod:`axon.hdl.backstop`), from the
+        host's copy while it is ``active``.
+
     Members
     -------
     scan : In(PairReadSignature(depth))
         Word ``2 * even_row`` and word ``2 * odd_row + 1``, and the words of
         the last write.
+    backstop : In(SingleReadSignature(depth))
+        With a backstop only: the word at last clock's ``addr``. It reads
+        only while the scanner is ``active``, which refuses writes.
     """
 
-    def __init__(self, depth):
-        super().__init__(depth, scan=PairReadSignature(depth))
+    def __init__(self, depth, *, backstop=False):
+        self._backstop = backstop
+        super().__init__(depth, scan=PairReadSignature(depth),
+                         members={"backstop": In(SingleReadSignature(depth))} if backstop else {})
 
     def elaborate(self, platform):
         m = Module()
         depth = self._depth
         host, scan = self.host, self.scan
+        # (A backstop reads only while the scanner waits for it, busy: its
+        # queries refuse writes as the scanner's do.)
         write_enable = refuse_writes(m, host, scan.active)
         written = host.write_addr
         nothing = Signal()
@@ -185,7 +197,11 @@ class MoveList(MoveMemory):
             scan.below_nothing.eq(~below_read.data.moves),
         ]
 
-        # The host's reads, from a copy of their own.
+        # The host's reads, from a copy of their own; a backstop's too: the
+        # host reads only between queries, the backstop only in one.
+        read_addr = host.read_addr
+        if self._backstop:
+            read_addr = Mux(self.backstop.active, self.backstop.addr, host.read_addr)
         host_copy = memory.Memory(shape=MoveWord, depth=depth, init=[])
         m.submodules.host_copy = host_copy
         host_write = host_copy.write_port()
@@ -194,7 +210,9 @@ class MoveList(MoveMemory):
             host_write.addr.eq(written),
             host_write.data.eq(host.write_word),
             host_write.en.eq(write_enable),
-            host_port.addr.eq(host.read_addr),
+            host_port.addr.eq(read_addr),
         ]
         host_read(m, host, host_port.data)
+        if self._backstop:
+            m.d.comb += self.backstop.word.eq(host_port.data)
         return m

@@ -24,7 +24,8 @@ __all__ = ["COUNT_LIMIT_BITS", "COUNT_LIMIT_MAX", "CYCLE_BITS", "DEPTH_MAX",
            "LATENCY_OVERHEAD", "REFETCH_CLOCKS", "SHORT_ANSWER_CLOCKS", "FRESH_SAVED_CLOCKS",
            "RESTART_CLOCKS", "Written",
            "LEAN_LATENCY_OVERHEAD",
-           "SERIAL_LATENCY_OVERHEAD", "HUNG_MARGIN_CLOCKS",
+           "SERIAL_LATENCY_OVERHEAD", "BACKSTOP_CHAINS", "BACKSTOP_HANDOFF_CLOCKS",
+           "HUNG_MARGIN_CLOCKS",
            "Rules", "Pools", "Scan", "DetectorConfig", "SHIPPED", "CORE", "LEAN", "SERIAL",
            "Stop", "gateware_rules", "check_depth", "check_count_limit"]
 
@@ -64,6 +65,13 @@ LEAN_LATENCY_OVERHEAD = 2
 # that stops the scan takes this many, its judging clock (a stop at an
 # overflow costs the word's walk and update instead).
 SERIAL_LATENCY_OVERHEAD = 1
+# The backstop behind the pools (axon.hdl.backstop): a serial list of this
+# many chains, 16 a side, as many as a side has pieces, so that no legal
+# position overflows it. A query whose pools overflow is asked again of it
+# on the clock the pools' scan is done; that clock, BACKSTOP_HANDOFF_CLOCKS,
+# comes between the pools' clocks and the serial list's.
+BACKSTOP_CHAINS = 32
+BACKSTOP_HANDOFF_CLOCKS = 1
 # A simulated query is hung once it runs this many clocks past its worst
 # case: the upcoming answer's 8 clocks after `done` (UPCOMING_CLOCKS, which
 # tests/test_hdl_params.py holds equal), and one to see it.
@@ -217,6 +225,10 @@ class DetectorConfig:
     scan : Scan
     upcoming : bool
         Also answer the upcoming repetition (:mod:`axon.hdl.upcoming`).
+    backstop : bool
+        A query whose pools overflow is answered by a serial list behind
+        them (:mod:`axon.hdl.backstop`, :attr:`backstop_config`), which no
+        legal position overflows; the answer says so (``backstop``).
     """
     depth:    int = 256
     chains:   int = 24
@@ -224,6 +236,7 @@ class DetectorConfig:
     pools:    Pools = Pools.KIND
     scan:     Scan = Scan.PAIR
     upcoming: Optional[bool] = None
+    backstop: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rules", _member(Rules, self.rules, "rules"))
@@ -287,9 +300,39 @@ class DetectorConfig:
         if self.upcoming and not self.upcoming_possible:
             raise ValueError(f"the upcoming repetition needs the pair scan, not "
                              f"scan {self.scan.value!r}")
+        if not isinstance(self.backstop, bool):
+            raise TypeError(f"{where}backstop must be True or False, not {self.backstop!r}")
+        if self.backstop:
+            self._check_backstop(gateware, where)
         return self
 
+    def _check_backstop(self, gateware: bool, where: str) -> None:
+        if self.serial:
+            raise ValueError(f"the serial pool layout is its own backstop: {where}backstop "
+                             f"needs another")
+        if not self.rules.unpaired:
+            raise ValueError(f"the backstop is a serial list, which needs the exact rules, "
+                             f"not {self.rules.value!r}")
+        if gateware and not self.pair_scan:
+            raise ValueError(f"the backstop needs the {Scan.PAIR.value!r} scan, not "
+                             f"{self.scan.value!r}")
+        if gateware and self.upcoming:
+            # The upcoming block follows the pools' scan, not the backstop's.
+            hint = f"{where}no-upcoming" if where else "upcoming=False"
+            raise ValueError(f"the backstop needs the detector without the upcoming block "
+                             f"({hint})")
+        if self.hung_after_clocks >= 1 << CYCLE_BITS:
+            raise ValueError(f"{where}depth {self.depth} is too deep for the backstop: a "
+                             f"query could take more than {(1 << CYCLE_BITS) - 1} clocks")
+
     # -- the pool layout ---------------------------------------------------
+
+    @property
+    def backstop_config(self) -> "DetectorConfig":
+        """The serial list behind the pools (:attr:`backstop`): this depth
+        and rules, :data:`BACKSTOP_CHAINS` chains, the one-word scan."""
+        return DetectorConfig(depth=self.depth, chains=BACKSTOP_CHAINS, rules=self.rules,
+                              pools=Pools.SERIAL, scan=Scan.SINGLE, upcoming=False)
 
     @property
     def spill_slots(self) -> int:
@@ -353,7 +396,10 @@ class DetectorConfig:
         each kind's pool, summed over the kinds, fit the spill pool (a
         spilled entry of a kind is only ever placed while that kind's pool
         is full, so the spill pool never holds more of a kind than the
-        kind's pieces beyond its pool)."""
+        kind's pieces beyond its pool). With a backstop, the serial list
+        behind the pools answers whatever they overflow."""
+        if self.backstop:
+            return self.backstop_config.never_overflows(material)
         layout = dict(self.side_pools)
         if self.keeps_kinds:
             return sum(material.values()) <= layout[None]
@@ -384,8 +430,9 @@ class DetectorConfig:
     def latency_fixed(self) -> bool:
         """Whether a legal game's query takes :meth:`latency` clocks, known
         from its plies alone (not with the serial list, whose walks depend
-        on the chains open: :func:`axon.sim.model.serial.serial_clocks`)."""
-        return not self.serial
+        on the chains open: :func:`axon.sim.model.serial.serial_clocks`;
+        nor with a backstop, which walks them when the pools overflow)."""
+        return not self.serial and not self.backstop
 
     @property
     def latency_words(self) -> str:
@@ -433,7 +480,11 @@ class DetectorConfig:
         case (after a refetch), plus the pipeline and one refetch. The lean
         scan reads one a clock always and never refetches. The serial list
         takes two clocks a word and walks at most a side's entries for it.
-        The termination proof proves this bound."""
+        The termination proof proves this bound. A backstop adds its serial
+        list's, after the pools' scan."""
+        if self.backstop:
+            return (self.replace(backstop=False).worst_case_clocks(top) +
+                    BACKSTOP_HANDOFF_CLOCKS + self.backstop_config.worst_case_clocks(top))
         if self.serial:
             return (top + 1) * (2 + self.chains // 2) + SERIAL_LATENCY_OVERHEAD
         if self.pair_scan:
@@ -456,13 +507,16 @@ class DetectorConfig:
         each after a comma: ``", one pool a side, one ply a clock"``."""
         # The serial list has its own pace, one word at a time as it is ready.
         scan = "" if self.serial else _SCAN_NOTE[self.scan]
-        return "".join(f", {words}" for words in (_POOLS_NOTE[self.pools], scan) if words)
+        backstop = "a serial backstop" if self.backstop else ""
+        return "".join(f", {words}" for words in (_POOLS_NOTE[self.pools], scan, backstop)
+                       if words)
 
     @property
     def key(self) -> str:
         """A short name of the whole configuration, for file names and cache keys."""
         return (f"d{self.depth}-c{self.chains}-{self.rules.value}-{self.pools.value}-"
-                f"{self.scan.value}{'-upcoming' if self.upcoming else ''}")
+                f"{self.scan.value}{'-upcoming' if self.upcoming else ''}"
+                f"{'-backstop' if self.backstop else ''}")
 
 
 # The shipped configuration: what a detector, a session and a board are built

@@ -69,13 +69,31 @@ class QuerySignature(DepthSignature):
     done : Signal(1), in
         ``result`` and ``cycles`` hold the last query's answer, until the
         next ``start``.
-    result : ResultLayout(depth), in
+    result : ResultLayout(depth, backstop=backstop), in
     cycles : Signal(CYCLE_BITS), in
         Clocks from ``start`` to ``done`` of the last query.
     """
 
-    @staticmethod
-    def _members(depth):
+    def __init__(self, depth, *, backstop=False):
+        self._backstop = bool(backstop)
+        super().__init__(depth)
+
+    @property
+    def backstop(self):
+        """The answer has the ``backstop`` bit (a detector with one)."""
+        return self._backstop
+
+    def __eq__(self, other):
+        return super().__eq__(other) and other.backstop == self.backstop
+
+    def __hash__(self):
+        return hash((type(self), self.depth, self.backstop))
+
+    def __repr__(self):
+        return (f"{type(self).__name__}({self.depth}"
+                f"{', backstop=True' if self.backstop else ''})")
+
+    def _members(self, depth):
         return {
             "start":       Out(1),
             "top":         Out(range(depth)),
@@ -83,7 +101,7 @@ class QuerySignature(DepthSignature):
             "count_limit": Out(COUNT_LIMIT_BITS),
             "busy":        In(1),
             "done":        In(1),
-            "result":      In(ResultLayout(depth)),
+            "result":      In(ResultLayout(depth, backstop=self._backstop)),
             "cycles":      In(CYCLE_BITS),
         }
 

@@ -14,8 +14,9 @@ __all__ = ["ResultLayout", "UpcomingLayout", "UpcomingRecord", "QueryResult"]
 class ResultLayout(data.StructLayout):
     """The ``result`` port: the repetition answer, the same fields as
     ``axon.sim.model.golden.Result``. ``distance`` is 0 when no equal position
-    was found."""
-    def __init__(self, depth):
+    was found. A detector with a ``backstop`` (``DetectorConfig.backstop``)
+    has one more bit, last: the backstop gave the answer."""
+    def __init__(self, depth, *, backstop=False):
         super().__init__({
             "repetition":    1,
             "draw":          1,
@@ -24,6 +25,7 @@ class ResultLayout(data.StructLayout):
             "count":         COUNT_LIMIT_BITS,   # counts up to the limit
             "distance":      range(depth + 1),
             "plies_scanned": range(depth + 1),
+            **({"backstop": 1} if backstop else {}),
         })
 
 
@@ -61,7 +63,8 @@ class QueryResult(data.Struct):
     overflow:       1
     stop:           Stop
     draw:           1
-    reserved:       3
+    backstop:       1
+    reserved:       2
     count:          8
     distance:       16
     plies_scanned:  16

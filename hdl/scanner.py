@@ -41,7 +41,7 @@ same as the golden model's in every case; only the clock count differs
 
 from amaranth.hdl import *
 from amaranth.lib import data
-from amaranth.lib.wiring import Out
+from amaranth.lib.wiring import In, Out
 
 from .params import COUNT_LIMIT_BITS, Stop
 from .ports import PairReadSignature
@@ -137,6 +137,9 @@ def pair_pipeline(depth):
         # that spotting an equal position is one register, not a wide test.
         "scanned_odd":           1,
         "booking_ready":         1,
+        # With a backstop: the scan overflowed and waits, busy, while the
+        # backstop answers.
+        "waiting":               1,
     }
 
 
@@ -154,6 +157,12 @@ class Scanner(QueryScanner):
     ----------
     depth : int
         Move-list entries; addresses run from 0 to ``depth - 1``.
+    pooled_kinds : tuple or None
+        The piece kinds the chain list has pools for (``None``: every kind).
+    backstop : bool
+        A backstop answers what the pools overflow
+        (:mod:`axon.hdl.backstop`): a scan that overflows stays ``busy``,
+        counting clocks, until ``backstop_finishing``.
 
     Members
     -------
@@ -174,6 +183,8 @@ class Scanner(QueryScanner):
         The position that word leaves to compare lies after the root.
         (These four let :class:`~axon.hdl.upcoming.Upcoming` follow the
         scan; nothing in the scanner depends on them.)
+    backstop_finishing : Signal(1), in
+        With a backstop only: it finishes its answer on this clock.
 
     Attributes
     ----------
@@ -181,11 +192,12 @@ class Scanner(QueryScanner):
         The registers of :func:`pair_pipeline`, then ``reads``.
     """
 
-    def __init__(self, depth, pooled_kinds=None):
+    def __init__(self, depth, pooled_kinds=None, *, backstop=False):
         # The kinds the chain list has pools for (None: every kind): a word
         # of another kind overflows, which a query that stops on its second
         # clock must know without asking the chain list.
         self._pooled_kinds = None if pooled_kinds is None else tuple(pooled_kinds)
+        self._backstop = backstop
         super().__init__(depth, reads=PairReadSignature(depth), pipeline=pair_pipeline(depth),
                          reset_less=_RESET_LESS, members={
             "mover_black":       Out(1),
@@ -193,6 +205,7 @@ class Scanner(QueryScanner):
             "taken_newer_black": Out(1),
             "taken_depth":       Out(range(depth + 1)),
             "taken_inside":      Out(1),
+            **({"backstop_finishing": In(1)} if backstop else {}),
         })
 
     def elaborate(self, platform):
@@ -209,6 +222,15 @@ class Scanner(QueryScanner):
         # reads of the scan but not the first.
         m.d.comb += self.reads.active.eq(self.query.busy | self.query.start)
         count_query_clocks(m, self.query)
+        # With a backstop, a scan that overflows waits, busy, while the
+        # backstop answers (until the clock it finishes): no start is taken,
+        # and the clocks count on, so `cycles` is the whole query's.
+        waiting = self.observe.waiting
+        starts = Signal()
+        m.d.comb += starts.eq(self.query.start & ~waiting)
+        if self._backstop:
+            with m.If(self.backstop_finishing):
+                m.d.sync += waiting.eq(0)
 
         # The scan runs as a pipeline, one pair a clock:
         #   fetch  -- the row counters go to the block RAM, running ahead;
@@ -304,7 +326,7 @@ class Scanner(QueryScanner):
             # `fresh` is only ever set between queries. The start goes on as
             # if the top were the word written; the comparison only decides
             # the next clock (see `restarting`), off the start's paths.
-            fresh_start.eq(self.query.start & self.reads.fresh),
+            fresh_start.eq(starts & self.reads.fresh),
             top_hit.eq(self.query.top == newest_addr),
             first_apply_older.eq(newest.colour != below.colour),
             first.valid.eq(fresh_start),
@@ -546,7 +568,8 @@ class Scanner(QueryScanner):
                         pipe.fetch_newer_odd.eq(written[0]),
                         *rows_for(written, 4),
                     ]
-                with m.If(self.query.start):
+                m.d.comb += self.query.busy.eq(waiting)
+                with m.If(starts):
                     # Fetch the first pair on the starting clock itself.
                     m.d.comb += [
                         self.reads.reading.eq(1),
@@ -658,6 +681,8 @@ class Scanner(QueryScanner):
                     ]
                     with m.If(stop):
                         finish_query(m, result, stop_reason, self.query.done)
+                        if self._backstop:
+                            m.d.sync += waiting.eq(stop_reason == Stop.OVERFLOW)
                         m.next = "IDLE"
 
         return m

@@ -75,6 +75,8 @@ class SerialScanner(wiring.Component):
         list walks.
     chains : Out(SerialBusSignature())
         The words it hands the serial chain list.
+    finishing : Signal(1), out
+        The answer is complete on this clock: ``done`` rises on the next.
 
     Attributes
     ----------
@@ -86,9 +88,10 @@ class SerialScanner(wiring.Component):
         check_depth(depth)
         self._depth = depth
         super().__init__({
-            "query":  In(QuerySignature(depth)),
-            "reads":  Out(SingleReadSignature(depth)),
-            "chains": Out(SerialBusSignature()),
+            "query":     In(QuerySignature(depth)),
+            "reads":     Out(SingleReadSignature(depth)),
+            "chains":    Out(SerialBusSignature()),
+            "finishing": Out(1),
         })
         pipeline = registers(serial_pipeline(depth), reset_less=_RESET_LESS)
         self.observe = Observation({**pipeline, "reads": self.reads},
@@ -160,6 +163,7 @@ class SerialScanner(wiring.Component):
             m.d.sync += pipe.judging.eq(0)
             with m.If(stop):
                 finish_query(m, result, stop_reason, query.done)
+                m.d.comb += self.finishing.eq(1)
             with m.Else():
                 m.d.comb += chains.apply.eq(1)
                 m.d.sync += pipe.applying.eq(1)
@@ -167,6 +171,7 @@ class SerialScanner(wiring.Component):
             m.d.sync += pipe.applying.eq(0)
             with m.If(chains.overflow):
                 finish_query(m, result, Stop.OVERFLOW, query.done)
+                m.d.comb += self.finishing.eq(1)
             with m.Else():
                 m.d.sync += [
                     result.plies_scanned.eq(result.plies_scanned + 1),

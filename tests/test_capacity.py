@@ -8,6 +8,8 @@ layout must overflow on no more plies there than one pool a side of the
 same size, the layout with the most capacity.
 """
 
+from dataclasses import replace
+
 import chess
 import pytest
 
@@ -148,9 +150,44 @@ def test_bench_reports_overflows_per_layout_and_workload():
     assert figures["serial"]["crowded"]["overflows"] == {"serial": 0}
     assert figures["bench_corpus"]["queries"] == sum(len(words) for _, _, words in corpus)
     for workload in ("bench_corpus", "crowded"):
-        assert set(figures[workload]["overflows"]) == {layout.value for layout in LAYOUTS}
+        assert set(figures[workload]["overflows"]) == \
+            {layout.value for layout in LAYOUTS} | {"backstop"}
     crowded = figures["crowded"]["overflows"]
     assert crowded["side"] <= crowded["spill"] < crowded["kind"], crowded
+    # The pools by kind with the backstop: no overflow; the backstop answered
+    # what they overflowed, each in the pools' clocks and then the list's.
+    backstop = figures["crowded"]["backstop"]
+    assert crowded["backstop"] == backstop["overflows"] == 0
+    assert backstop["answered"] == crowded["kind"]
+    assert backstop["queries"] == figures["crowded"]["queries"]
+    assert backstop["clocks_answered"]["mean"] > backstop["clocks_per_query"]["mean"]
+    assert figures["bench_corpus"]["backstop"]["answered"] == \
+        figures["bench_corpus"]["overflows"]["kind"]
+
+
+def test_backstop_answers_what_the_pools_overflow(crowded):
+    # Behind the pools by kind, the backstop's serial list answers every
+    # query they overflow, as the serial list alone answers it, marked; the
+    # others are the pools' own answers.
+    config = SHIPPED.replace(backstop=True, upcoming=False)
+    pools, serial = config.replace(backstop=False), config.backstop_config
+    answered = 0
+    for _, _, words in crowded:
+        for top in range(len(words)):
+            found = perpetual(words, top, config=config, count_limit=1)
+            alone = perpetual(words, top, config=pools, count_limit=1)
+            assert not found.overflow
+            if alone.overflow:
+                answered += 1
+                assert found == replace(perpetual(words, top, config=serial, count_limit=1),
+                                        backstop=True)
+            else:
+                assert found == alone
+    assert answered > len(crowded)
+    # The guarantee is the serial list's: a side's 16 pieces, of any kinds.
+    many_queens = {6: 1, 5: 9, 4: 2, 3: 2, 2: 2}
+    assert config.never_overflows(many_queens) and not pools.never_overflows(many_queens)
+    assert not config.never_overflows({6: 1, 5: 10, 4: 2, 3: 2, 2: 2})
 
 
 @pytest.mark.quick

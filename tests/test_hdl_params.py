@@ -86,6 +86,16 @@ pytestmark = pytest.mark.quick
      r"Move-list depth must be an even integer in 2\.\.32768, not 3"),
     (lambda: MoveMemorySignature(depth=None), TypeError,
      r"Move-list depth must be an even integer in 2\.\.32768, not None"),
+    (lambda: AxonDetector(SHIPPED.replace(backstop=True)), ValueError,
+     r"^the backstop needs the detector without the upcoming block \(upcoming=False\)$"),
+    (lambda: AxonDetector(SERIAL.replace(backstop=True)), ValueError,
+     r"^the serial pool layout is its own backstop: backstop needs another$"),
+    (lambda: AxonDetector(CORE.replace(backstop=True, rules="paper")), ValueError,
+     r"^the backstop is a serial list, which needs the exact rules, not 'paper'$"),
+    (lambda: AxonDetector(LEAN.replace(backstop=True)), ValueError,
+     r"^the backstop needs the 'pair' scan, not 'single'$"),
+    (lambda: AxonDetector(CORE.replace(backstop=1)), TypeError,
+     r"^backstop must be True or False, not 1$"),
 ])
 def test_parameter_errors(make, error, message):
     with pytest.raises(error, match=message):
@@ -116,6 +126,25 @@ def test_signatures_are_equal_by_kind_and_depth(signature):
     others = {QuerySignature, MoveMemorySignature, UpcomingSignature} - {signature}
     assert all(signature(16) != other(16) for other in others)
     assert ChainBusSignature() == ChainBusSignature() != signature(16)
+
+
+def test_backstop_signature_and_ports():
+    # A detector with a backstop answers with one more bit, last; its
+    # query signature says so, and is not the plain one.
+    assert QuerySignature(16, backstop=True) == QuerySignature(16, backstop=True)
+    assert QuerySignature(16, backstop=True) != QuerySignature(16)
+    assert repr(QuerySignature(16, backstop=True)) == "QuerySignature(16, backstop=True)"
+    config = CORE.replace(depth=16, backstop=True)
+    detector = AxonDetector(config)
+    Fragment.get(detector, None)
+    assert detector.signature.members["query"] == In(QuerySignature(16, backstop=True))
+    layout = detector.query.result.shape()
+    assert list(layout)[-1][0] == "backstop" and layout.size == \
+        AxonDetector(CORE.replace(depth=16)).query.result.shape().size + 1
+    # Its worst case adds the serial list's, and the hand-over clock.
+    assert config.worst_case_clocks(15) == (CORE.replace(depth=16).worst_case_clocks(15) + 1 +
+                                            config.backstop_config.worst_case_clocks(15))
+    assert config.key.endswith("-backstop") and config.note == ", a serial backstop"
 
 
 def test_detector_ports_are_the_named_signatures():

@@ -16,7 +16,8 @@ from hypothesis import given, settings, strategies as st
 
 from axon.hdl.word import pack_word
 from axon.sim.model.encode import encode_moves
-from axon.sim.model.generate import game_corpus
+from axon.sim.bench.capacity import CROWDED_SEED
+from axon.sim.model.generate import crowded_corpus, game_corpus
 from axon.sim.model.golden import Stop, perpetual
 from axon.sim.backends.pysim import PysimSession, expected_cycles, split_query
 from axon.sim.backends.session import HostWrites, written_before
@@ -44,7 +45,8 @@ CONFIGS += [("exact", 32, "serial", "single")]
 ARBITRARY_CONFIGS = CONFIGS + [("exact", 4, "serial", "single")]
 
 
-def check_jobs(rules, chains, jobs, legal=False, pools="kind", scan="pair", every_start=True):
+def check_jobs(rules, chains, jobs, legal=False, pools="kind", scan="pair", every_start=True,
+               backstop=False):
     """Run ``(words, queries)`` jobs on the RTL and compare with the golden model.
 
     Every query must take exactly ``expected_cycles`` clocks; for ``legal``
@@ -53,7 +55,9 @@ def check_jobs(rules, chains, jobs, legal=False, pools="kind", scan="pair", ever
     wrote before the query. Unless not ``every_start``, the jobs must ask
     after each kind of write.
     """
-    config = DetectorConfig(depth=DEPTH, chains=chains, rules=rules, pools=pools, scan=scan)
+    # A backstop is built without the upcoming block.
+    config = DetectorConfig(depth=DEPTH, chains=chains, rules=rules, pools=pools, scan=scan,
+                            **({"backstop": True, "upcoming": False} if backstop else {}))
     session = PysimSession(config)
     stops, starts = set(), set()
     memory = [0] * DEPTH
@@ -92,6 +96,26 @@ def game_jobs(games, count_limits=(4, 1, 2, 15, 1)):
                               roots(top)[top // len(count_limits) % 5])
                              for top in tops]))
     return jobs
+
+
+def test_backstop_answers_what_the_pools_overflow():
+    # Crowded boards (promoted pieces, reversible moves), where the pools by
+    # kind overflow on a third of the queries: behind them the backstop's
+    # serial list answers exactly, each query at the pools' clocks to their
+    # overflow and then the list's (expected_cycles), after every kind of write.
+    jobs = game_jobs([(board, moves[:48])
+                      for board, moves in crowded_corpus(6, CROWDED_SEED + 1)])
+    stops = check_jobs("exact", 24, jobs, legal=True, backstop=True)
+    assert Stop.OVERFLOW not in stops
+    config = DetectorConfig(depth=DEPTH, backstop=True, upcoming=False)
+    backstopped = [perpetual(words, top, root=root, config=config, count_limit=limit)
+                   for words, queries in jobs for top, limit, _, root in queries]
+    assert sum(result.backstop for result in backstopped) >= 20
+    # Broken: the gateware without the backstop fails the same check.
+    pools_alone = PysimSession(config.replace(backstop=False)).run_batch(jobs)
+    unlike = [rtl.result for answers in pools_alone for rtl in answers]
+    assert sum(rtl != golden for rtl, golden in zip(unlike, backstopped)) == \
+        sum(result.backstop for result in backstopped)
 
 
 @pytest.mark.parametrize("rules, chains, pools, scan", CONFIGS)

@@ -241,8 +241,10 @@ def test_bench_reports_the_search_workload_apart(tmp_path):
     assert "Search workload: the 469 queries of `axon search` (WAC.018 to depth 3)" in tables
     # The same queries on every layout: the shipped one takes the RTL's clocks.
     layouts = search["layouts"]
-    assert list(layouts) == ["kind", "spill", "side", "serial"]
+    assert list(layouts) == ["kind", "spill", "side", "serial", "backstop"]
     assert layouts["kind"]["clocks_per_query"] == search["clocks_per_query"]
+    # A search overflows no pool: the backstop changes no clock of it.
+    assert layouts["backstop"]["clocks_per_query"] == search["clocks_per_query"]
     assert all(figures["queries"] == 469 for figures in layouts.values())
     assert layouts["serial"]["overflows"] == 0
     assert layouts["serial"]["clocks_per_query"]["mean"] > search["clocks_per_query"]["mean"]

@@ -315,7 +315,7 @@ class CxxrtlSession(CxxrtlModel, Session):
         self.batch_plies = SIMULATION_BATCH_PLIES
         depth = config.depth
         super().__init__(build_dir, log=log)
-        self._result_layout = ResultLayout(depth)
+        self._result_layout = ResultLayout(depth, backstop=self.config.backstop)
         self._upcoming_layout = UpcomingLayout(depth)
         if self._result_layout.size > 64:
             raise ValueError(f"the CXXRTL harness reads a result of at most 64 bits; depth "

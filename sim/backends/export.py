@@ -100,7 +100,7 @@ def header_text(dut, name=DESIGN_NAME):
     """The ``localparam`` header for an exported detector."""
     prefix = name.upper()
     config = dut.config
-    result = ResultLayout(config.depth)
+    result = ResultLayout(config.depth, backstop=config.backstop)
     upcoming = UpcomingLayout(config.depth)
     lines = [
         f"// {name}_params.vh: interface facts of the exported {name} module.",

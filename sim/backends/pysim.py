@@ -9,16 +9,18 @@ test reads ``assert rtl.result == golden``.
 import os
 import queue
 import threading
+from dataclasses import replace
 from typing import Any, Callable, Iterable, List, Optional, Sequence
 
 from amaranth.sim import Simulator
 
 from ...hdl.detector import AxonDetector
-from ...hdl.params import (FRESH_SAVED_CLOCKS, LATENCY_OVERHEAD, REFETCH_CLOCKS, RESTART_CLOCKS,
-                            SHIPPED, SHORT_ANSWER_CLOCKS, DetectorConfig, Stop, Written)
+from ...hdl.params import (BACKSTOP_HANDOFF_CLOCKS, COUNT_LIMIT_MAX, FRESH_SAVED_CLOCKS,
+                            LATENCY_OVERHEAD, REFETCH_CLOCKS, RESTART_CLOCKS, SHIPPED,
+                            SHORT_ANSWER_CLOCKS, DetectorConfig, Stop, Written)
 from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import piece_colour, unpack_word
-from ..model.golden import Result
+from ..model.golden import Result, perpetual
 from ..model.serial import serial_clocks
 from .session import SIMULATION_BATCH_PLIES, Answer, Job, OnAnswer, Query, Session
 from .waves import trace_signals, write_gtkw
@@ -39,7 +41,18 @@ def expected_cycles(words, top, result, config, written=Written.NOTHING):
     refetch, after which the query goes on one word a clock. What the host
     ``written`` since the last query (:class:`~axon.hdl.params.Written`)
     changes them as :meth:`~axon.hdl.params.DetectorConfig.latency` says.
+    An answer of the backstop takes the pools' scan to its overflow, the
+    hand-over clock, then the backstop's serial list from the top.
     """
+    if config.backstop and result.backstop:
+        pools = config.replace(backstop=False)
+        # The pools' scan overflowed before the query's limit could stop
+        # it, so with the largest limit and no root it takes the same words.
+        overflowed = perpetual(words, top, config=pools, count_limit=COUNT_LIMIT_MAX)
+        return (expected_cycles(words, top, overflowed, pools, written) +
+                BACKSTOP_HANDOFF_CLOCKS +
+                serial_clocks(words, top, replace(result, backstop=False),
+                              config.backstop_config))
     if config.serial:
         return serial_clocks(words, top, result, config)
     if not config.pair_scan:

@@ -10,16 +10,21 @@ gateware does, see ``tests/test_rtl.py``):
   pawnless, promoted pieces, reversible moves), where pools by kind run out.
 
 Each gives the overflowing queries per layout at the same chain count, and
-the share of the queries they are.
+the share of the queries they are; and the pools by kind with the backstop
+behind them: no overflow, the queries the backstop answered and their clocks.
 """
 
 from ...hdl.params import SERIAL, Pools, Scan
+from ..backends.pysim import expected_cycles
+from ..backends.session import written_before
 from ..model.encode import encode_moves
 from ..model.generate import crowded_corpus
 from ..model.golden import perpetual
+from .workload import distribution
 
 
-__all__ = ["LAYOUTS", "CROWDED_GAMES", "CROWDED_SEED", "layout_overflows", "capacity_figures"]
+__all__ = ["LAYOUTS", "CROWDED_GAMES", "CROWDED_SEED", "layout_overflows", "capacity_figures",
+           "backstop_figures"]
 
 # The layouts compared.
 LAYOUTS = tuple(Pools)
@@ -65,9 +70,37 @@ def capacity_figures(corpus, *, config, count_limit, crowded_games=CROWDED_GAMES
                                        layouts=(Pools.SERIAL,))
             for workload, games in (("bench_corpus", corpus), ("crowded", crowded))}},
     }
+    backstop = config.replace(backstop=True, upcoming=False)
+    for workload, games in (("bench_corpus", corpus), ("crowded", crowded)):
+        figures[workload]["backstop"] = backstop_figures(games, config=backstop,
+                                                         count_limit=count_limit)
+        figures[workload]["overflows"]["backstop"] = figures[workload]["backstop"]["overflows"]
     for workload in ("bench_corpus", "crowded"):
         log(f"overflows on the {workload.replace('_', ' ')} at {config.chains} chains: "
             f"{figures[workload]['overflows']} of {figures[workload]['queries']} queries; "
             f"the serial list at {SERIAL.chains}: "
-            f"{figures['serial'][workload]['overflows'][Pools.SERIAL.value]}")
+            f"{figures['serial'][workload]['overflows'][Pools.SERIAL.value]}; with the "
+            f"backstop: {figures[workload]['backstop']['overflows']}, the backstop answered "
+            f"{figures[workload]['backstop']['answered']}")
     return figures
+
+
+def backstop_figures(games, *, config, count_limit):
+    """The pools with the backstop behind them (``config``) on ``games``,
+    ``[(board, moves, words)]``, queried after every ply as the game
+    workload is, each game loaded first: the overflows (none on a legal
+    game), the queries the backstop answered, and the clocks of every query
+    and of those (:func:`~axon.sim.backends.pysim.expected_cycles`)."""
+    jobs = [(words, [(top,) for top in range(len(words))]) for _, _, words in games]
+    clocks, answered, overflows = [], [], 0
+    for (words, queries), written in zip(jobs, written_before(jobs)):
+        for (top,), starts in zip(queries, written):
+            result = perpetual(words, top, config=config, count_limit=count_limit)
+            overflows += result.overflow
+            cycles = expected_cycles(words, top, result, config, starts)
+            clocks.append(cycles)
+            if result.backstop:
+                answered.append(cycles)
+    return {"config": config.key, "queries": len(clocks), "overflows": overflows,
+            "answered": len(answered), "clocks_per_query": distribution(clocks),
+            "clocks_answered": distribution(answered) if answered else {}}

@@ -6,18 +6,18 @@ shipped core), the same with a spill pool a side, the lean one pool a side
 scanned a word a clock, and the 1K boards' serial list. The recorded search
 queries (:mod:`axon.sim.bench.recorded`) are answered by the golden model
 on each, and each query's clocks come from the configuration as the search
-asks it, right after the host wrote the word at its top: the pair scan's
-:meth:`~axon.hdl.params.DetectorConfig.latency` with
-:attr:`~axon.hdl.params.Written.TOP`, the lean scan's, or the serial list's
-:func:`~axon.sim.model.serial.serial_clocks`. The tests hold every backend
-to those clocks. The ns per query is the clocks at the median Fmax of each
+asks it, right after the host wrote the word at its top
+(:attr:`~axon.hdl.params.Written.TOP`):
+:func:`~axon.sim.backends.pysim.expected_cycles`, to which the tests hold
+every backend. The pools by kind are measured with the backstop behind
+them too. The ns per query is the clocks at the median Fmax of each
 bench target built with the layout, beside the C chain list of the same run.
 """
 
 from ...boards.measure import TARGETS, config_for
 from ...hdl.params import CORE, LEAN, SERIAL, Pools, Written
+from ..backends.pysim import expected_cycles
 from ..model.golden import perpetual
-from ..model.serial import serial_clocks
 from .workload import distribution, ns_per_query
 
 
@@ -29,6 +29,8 @@ LAYOUT_CONFIGS = {
     Pools.SPILL.value:  CORE.replace(pools=Pools.SPILL),
     Pools.SIDE.value:   LEAN,
     Pools.SERIAL.value: SERIAL,
+    # The pools by kind with the serial list behind them.
+    "backstop":         CORE.replace(backstop=True),
 }
 
 
@@ -48,11 +50,7 @@ def layout_clocks(queries, config):
         result = perpetual(words, top, root=root, config=config, count_limit=count_limit)
         overflows += result.overflow
         plies.append(result.plies_scanned)
-        if config.serial:
-            clocks.append(serial_clocks(words, top, result, config))
-        else:
-            clocks.append(config.latency(result.plies_scanned, written=Written.TOP,
-                                         stop=result.stop))
+        clocks.append(expected_cycles(words, top, result, config, Written.TOP))
     return clocks, plies, overflows
 
 

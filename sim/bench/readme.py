@@ -338,6 +338,17 @@ def _chain_list_and_key_scan_table(bench):
             bench.get("memory_per_ply_bits", {}).get("axon_word", ""),
             [bench.get("overflows", {}).get("pools_by_kind"), search.get("overflows"),
              crowded.get("kind")])
+    capacity = bench.get("capacity", {})
+    backstop = {workload: capacity.get(workload, {}).get("backstop")
+                for workload in ("bench_corpus", "crowded")}
+    layouts = _search(bench).get("layouts", {})
+    if "core-hx8k-backstop" in hardware and all(backstop.values()) and "backstop" in layouts:
+        row("chain list with the backstop (`backstop=True`): overflows",
+            hardware["core-hx8k-backstop"], hardware.get("core-up5k-backstop", {}),
+            backstop["bench_corpus"], layouts["backstop"],
+            bench.get("memory_per_ply_bits", {}).get("axon_word", ""),
+            [backstop["bench_corpus"]["overflows"], layouts["backstop"].get("overflows"),
+             backstop["crowded"]["overflows"]])
     for name, peer in bench.get("hardware_peers", {}).items():
         found = peer.get("workloads", {})
         row(f"Zobrist key scan, {peer.get('key_bits')}-bit keys: collisions",

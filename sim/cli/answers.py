@@ -24,7 +24,7 @@ __all__ = ["JSONL_KEYS", "answered_games", "repetition_claim", "ply_record", "uc
 # The JSONL schema of ``axon scan --jsonl``, in order.
 JSONL_KEYS = ("game", "ply", "move", "repetition", "draw", "distance", "count", "overflow",
               "plies_scanned", "stop", "cycles", "fifty_move", "threefold", "fivefold",
-              "upcoming", "upcoming_move", "upcoming_distance", "upcoming_draw")
+              "upcoming", "upcoming_move", "upcoming_distance", "upcoming_draw", "backstop")
 
 # Earlier equal positions that make a draw: threefold repetition (FIDE 9.2,
 # claimable) and fivefold (FIDE 9.6, the game is drawn).
@@ -90,6 +90,8 @@ def ply_record(answer, fifty, count_limit):
         "upcoming_move": uci_of(result.upcoming_move),
         "upcoming_distance": result.upcoming_distance,
         "upcoming_draw": result.upcoming_draw,
+        # The pools overflowed and the backstop behind them answered.
+        "backstop": result.backstop,
     }
 
 
@@ -153,7 +155,8 @@ class AnswerWriter:
         if self.jsonl:
             out.write(json.dumps(record) + "\n")
             return
-        stop = record["stop"] + (" (window)" if answer.window_limited else "")
+        stop = record["stop"] + (" (window)" if answer.window_limited else "") + \
+            (" (backstop)" if record["backstop"] else "")
         out.write(_table_line([
             record["game"], record["ply"],
             f"{game.move_label(answer.ply)} {record['move']}",

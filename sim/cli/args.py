@@ -12,7 +12,7 @@ from ..model.games import PgnFile, iter_pgn, plural
 
 __all__ = ["COUNT_LIMIT_MAX", "DEPTH_MAX", "EXIT_INTERRUPTED", "SIM_RULES", "ALL_RULES", "CONFIG_OPTIONS",
            "UsageError", "int_at_least", "add_pgn_input", "load_input", "finish_skipped",
-           "add_layout", "config_from", "unpooled_kinds", "warn_unpooled", "check_output_file",
+           "add_layout", "add_backstop", "config_from", "unpooled_kinds", "warn_unpooled", "check_output_file",
            "check_directory", "GameStream", "expected_games"]
 
 # What a shell reports for a command stopped by SIGINT (128 + 2).
@@ -23,7 +23,7 @@ SIM_RULES = (SHIPPED.rules.value,) + tuple(rules.value for rules in Rules
                                           if rules.in_gateware and rules is not SHIPPED.rules)
 ALL_RULES = tuple(rules.value for rules in Rules)
 # The options that make a detector configuration, by their field names.
-CONFIG_OPTIONS = ("depth", "chains", "rules", "pools", "scan", "upcoming")
+CONFIG_OPTIONS = ("depth", "chains", "rules", "pools", "scan", "upcoming", "backstop")
 
 
 class UsageError(Exception):
@@ -46,7 +46,8 @@ def int_at_least(minimum):
 
 
 def add_layout(parser, base=SHIPPED):
-    """``--pools``, ``--scan`` and ``--upcoming``: the detector's layout
+    """``--pools``, ``--scan``, ``--upcoming`` and (but for a board's
+    configuration) ``--backstop``: the detector's layout
     (:class:`~axon.hdl.params.Pools`, :class:`~axon.hdl.params.Scan`), as
     the 1K boards build it with ``side`` and ``single``
     (:data:`~axon.hdl.params.LEAN`), and its upcoming block. Unset, each is
@@ -70,6 +71,18 @@ def add_layout(parser, base=SHIPPED):
                              f"(--no-upcoming), when the answer's upcoming fields are not "
                              f"available (null); only the pair scan can have it "
                              f"(default {default(with_it)})")
+    if base is not None:
+        # A board is built with its own configuration, which has none.
+        add_backstop(parser, base)
+
+
+def add_backstop(parser, base=SHIPPED):
+    """``--backstop``: a serial list behind the pools (``DetectorConfig.backstop``)."""
+    parser.add_argument("--backstop", action=argparse.BooleanOptionalAction, default=None,
+                        help=f"a serial list behind the pools answers the queries they "
+                             f"overflow, exactly, in more clocks; the pair scan without the "
+                             f"upcoming block only, which --backstop implies "
+                             f"(default {'with it' if base.backstop else 'without it'})")
 
 
 def config_from(options, base=SHIPPED, *, gateware=True, where="--"):
@@ -81,6 +94,9 @@ def config_from(options, base=SHIPPED, *, gateware=True, where="--"):
     :class:`UsageError` that names its option, prefixed by ``where``."""
     changes = {name: getattr(options, name) for name in CONFIG_OPTIONS
                if getattr(options, name, None) is not None}
+    if changes.get("backstop") and "upcoming" not in changes:
+        # The backstop is built without the upcoming block.
+        changes["upcoming"] = False
     try:
         return base.replace(**changes).check(gateware=gateware, where=where)
     except (TypeError, ValueError) as error:

@@ -81,7 +81,9 @@ def explain_ply(game, ply, options, *, window=None, board=None, result=None, ste
         heading = [f"{game.label}, ply {ply}: {game.move_label(ply)} ({game.ucis[ply - 1]})",
                    f"answer: repetition {'yes' if result.repetition else 'no'}, distance "
                    f"{distance}, count {result.count}, plies scanned {result.plies_scanned}, "
-                   f"stop {result.stop.name.lower()}, draw {'yes' if result.draw else 'no'}"
+                   f"stop {result.stop.name.lower()}"
+                   + (" (the backstop's)" if result.backstop else "")
+                   + f", draw {'yes' if result.draw else 'no'}"
                    + (f", upcoming {uci_of(result.upcoming_move)}" if result.upcoming else "")]
         explanation = Explanation(order, (), 0, "", result)
         return PlyExplanation(explanation, heading, None, board, result.upcoming_move, history)
@@ -100,14 +102,18 @@ def explain_ply(game, ply, options, *, window=None, board=None, result=None, ste
     distance = "-" if result.distance is None else result.distance
     heading = [
         f"{game.label}, ply {ply}: {game.move_label(ply)} ({game.ucis[ply - 1]})",
-        f"rules {config.rules.value}, chains {config.chains}, count limit "
+        f"rules {config.rules.value}, chains {config.chains}"
+        + (f" and a serial backstop of {config.backstop_config.chains}" if config.backstop
+           else "") + f", count limit "
         f"{options.count_limit}, order {order}"
         + (f", {options.side} moves only" if getattr(options, "side", "both") != "both"
            else "")
         + (f", move list holds plies {window.base + 1}..{ply}" if window.base else ""),
         f"answer: repetition {'yes' if result.repetition else 'no'}, distance {distance}, "
         f"count {result.count}, plies scanned {result.plies_scanned}, "
-        f"stop {result.stop.name.lower()}",
+        f"stop {result.stop.name.lower()}"
+        + (" (the pools overflowed: the backstop's serial list answered, and the steps "
+           "are its)" if result.backstop else ""),
         explanation.draw,
     ]
     upcoming_move = None

@@ -21,8 +21,8 @@ from ..model.explain import ORDERS, SIDES
 from ..model.games import GameError, bundled_files, display_name, plural
 from ...boards.platforms import BOARDS, DEFAULT_BOARD
 from .args import (ALL_RULES, COUNT_LIMIT_MAX, EXIT_INTERRUPTED, SIM_RULES, GameStream,
-                   UsageError, add_layout, add_pgn_input, check_output_file, config_from,
-                   finish_skipped, load_input, warn_unpooled)
+                   UsageError, add_backstop, add_layout, add_pgn_input, check_output_file,
+                   config_from, finish_skipped, load_input, warn_unpooled)
 from . import bench, board, export, prove, search, soak, suite
 from .report import EXPLAIN_CHOICES, report_command
 from .answers import JSONL_KEYS
@@ -132,6 +132,7 @@ def build_parser():
                     "paper's Table 2: move, chain list, unclosed chains, rule applied.",
         epilog=_EXPLAIN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_common(explain)
+    add_backstop(explain)
     explain.add_argument("--game", type=int, required=True, metavar="G",
                          help="game number, from 1 in file order, as axon scan prints it")
     explain.add_argument("--ply", type=int, required=True, metavar="N",

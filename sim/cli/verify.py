@@ -36,7 +36,8 @@ def _compare(answer, other, fields, kind, ours="golden", theirs="rtl"):
 
 
 _RESULT_FIELDS = ("repetition", "draw", "distance", "count", "overflow", "plies_scanned",
-                  "stop", "upcoming", "upcoming_move", "upcoming_distance", "upcoming_draw")
+                  "stop", "upcoming", "upcoming_move", "upcoming_distance", "upcoming_draw",
+                  "backstop")
 _ORACLE_FIELDS = ("repetition", "draw", "distance", "count")
 
 
@@ -76,7 +77,7 @@ class _Tally:
 
     def __init__(self):
         self.games = self.plies = self.repetitions = self.upcoming = 0
-        self.overflows = self.limited = self.compared = 0
+        self.overflows = self.limited = self.compared = self.backstopped = 0
         self.kinds = {}
         self.shown = []
 
@@ -114,6 +115,7 @@ def _verify_game(tally, game, game_golden, game_rtl, options):
                                      answer.result, options.config, hardware.written)
             if hardware.cycles != cycles:
                 tally.disagree([Disagreement("rtl cycles", answer, cycles, hardware.cycles)])
+        tally.backstopped += answer.result.backstop
         if answer.result.overflow:
             tally.overflows += 1
         elif answer.window_limited:
@@ -149,12 +151,15 @@ def verify(games, options, out=None, err=None):
                else "golden model and oracle")
     layout = "" if (config.pools, config.scan) == (SHIPPED.pools, SHIPPED.scan) else \
         f", pools {config.pools.value}, scan {config.scan.value}"
+    if config.backstop:
+        layout += ", a serial backstop"
     out.write(f"axon verify: {backend}; rules {config.rules.value}, chains {config.chains}"
               f"{layout}, count limit {options.count_limit}, depth {config.depth}\n")
     out.write(f"games {tally.games}, plies {tally.plies}, repetitions found "
               f"{tally.repetitions}, upcoming repetitions found {tally.upcoming}\n")
-    out.write(f"overflow plies {tally.overflows}, window-limited plies {tally.limited} "
-              f"(not compared with the oracle; {tally.compared} plies compared)\n")
+    backstop = f" (the backstop answered {tally.backstopped})" if config.backstop else ""
+    out.write(f"overflow plies {tally.overflows}{backstop}, window-limited plies "
+              f"{tally.limited} (not compared with the oracle; {tally.compared} plies compared)\n")
     if not config.rules.fide:
         out.write(f"note: the {config.rules.value} rules have known blind spots; "
                   f"disagreements with the oracle are expected\n")

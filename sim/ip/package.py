@@ -115,7 +115,8 @@ def _comment(text):
 
 def testbench_text(config, lines):
     """The Verilog testbench that replays ``lines`` (header first)."""
-    result_layout, upcoming_layout = ResultLayout(config.depth), UpcomingLayout(config.depth)
+    result_layout = ResultLayout(config.depth, backstop=config.backstop)
+    upcoming_layout = UpcomingLayout(config.depth)
     major, minor, _ = INTERFACE_VERSION
     upcoming_after = lines[0]["upcoming_done_after"]
     calls = []

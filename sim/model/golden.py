@@ -69,6 +69,9 @@ class Result:
     upcoming_distance: Optional[int] = None     # plies from the position after it
                                                 # back to the earlier position
     upcoming_draw:     Optional[bool] = False   # that earlier position lies after the root
+    # The pools overflowed and the backstop behind them gave this answer
+    # (``DetectorConfig.backstop``).
+    backstop:          bool = False
 
     def without_upcoming(self) -> "Result":
         """This answer from a detector without the upcoming block: the
@@ -97,7 +100,8 @@ class Result:
                    distance=fields.distance if repetition else None,
                    count=fields.count, overflow=bool(fields.overflow),
                    plies_scanned=fields.plies_scanned, stop=Stop(fields.stop),
-                   draw=bool(fields.draw), **found)
+                   draw=bool(fields.draw), backstop=bool(getattr(fields, "backstop", 0)),
+                   **found)
 
     def to_fields(self) -> Tuple[Dict[str, int], Dict[str, int]]:
         """``(result, upcoming)``: the values, by field name, that the
@@ -447,6 +451,19 @@ def decides_draw(count: int, first_inside: bool) -> bool:
     return count >= 2 or (count == 1 and first_inside)
 
 
+def _backstopped(words, top, *, config, steps, **query):
+    """:func:`perpetual` on a detector with a backstop: the pools' answer,
+    or, when they overflow, the serial list's behind them, from the top
+    again (``steps`` are then the serial list's)."""
+    answer = perpetual(words, top, config=config.replace(backstop=False), steps=steps, **query)
+    if not answer.overflow:
+        return answer
+    if steps is not None:
+        steps.clear()
+    return replace(perpetual(words, top, config=config.backstop_config, steps=steps, **query),
+                   backstop=True)
+
+
 def perpetual(words: Sequence[int], top: int, *, root: int = -1,
               config: DetectorConfig = SHIPPED, count_limit: int = 4,
               steps: Optional[List["Step"]] = None, occupancy: Optional[int] = None) -> Result:
@@ -489,6 +506,9 @@ def perpetual(words: Sequence[int], top: int, *, root: int = -1,
     that position has occurred twice already, which the host must look up.
     """
     _check_query(words, top, root, config, count_limit)
+    if config.backstop:
+        return _backstopped(words, top, root=root, config=config, count_limit=count_limit,
+                            steps=steps, occupancy=occupancy)
     rules = config.rules
     if occupancy is not None and not (isinstance(occupancy, int) and 0 <= occupancy < 1 << 64):
         raise ValueError(f"occupancy must be a 64-bit bitboard, not {occupancy!r}")

@@ -60,3 +60,31 @@ LEAN_CHAINS = LEAN.chains
 DEFAULT_POOL_SLOTS = max(count for _, count in SHIPPED.side_pools)
 POOL_SIZES = tuple(range(1, DEFAULT_POOL_SLOTS + 1))
 (_, LEAN_POOL_SLOTS), = LEAN.side_pools
+
+
+def backstop_invariants(m, detector):
+    """What holds of a detector with a backstop between the pools' scan, its
+    wait and the serial scan, asserted so that k-induction starts only from
+    states the design can reach: the pools' scan waits exactly while the
+    backstop has the query, which it has only once the pools overflowed."""
+    kept = detector.observe.backstop
+    waiting = detector.observe.scanner.waiting
+    pools = kept.pools
+    serial = kept.scanner
+    serial_busy = serial.judging | serial.applying
+    hand_over = kept.asking_pools & pools.done & pools.result.overflow
+    scanning = pools.busy & ~waiting
+    m.d.comb += [
+        # The pools' scan reads the move list while it scans, never while it
+        # waits (it reads on the starting clock too, which a wait refuses).
+        Assert(~(waiting & detector.observe.scanner.reads.reading)),
+        # The pools scan only when asked, and are asked until they answer.
+        Assert(~scanning | kept.asking_pools),
+        Assert(~kept.asking_pools | scanning | pools.done),
+        Assert(~(kept.asking_pools & kept.backstopped)),
+        # Waiting: on the clock the pools hand over, then while the serial
+        # scan runs.
+        Assert(waiting == (hand_over | (kept.backstopped & serial_busy))),
+        Assert(~serial_busy | (kept.backstopped & ~kept.serial.done)),
+        Assert(~kept.backstopped | pools.done),
+    ]

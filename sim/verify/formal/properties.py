@@ -5,7 +5,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ....hdl.params import LEAN, SERIAL, SHIPPED
-from .harness import DEFAULT_CHAINS, DEFAULT_POOL_SLOTS, LEAN_POOL_SLOTS, PROOF_LEAN_CONFIG
+from .harness import (DEFAULT_CHAINS, DEFAULT_POOL_SLOTS, LEAN_POOL_SLOTS, PROOF_CONFIG,
+                      PROOF_LEAN_CONFIG)
 from .termination import DEFAULT_DEPTH, termination
 from .pools import (capacity, paper_bookkeeping, paper_follows_rules, unpaired_bookkeeping,
                     unpaired_follows_rules)
@@ -16,6 +17,7 @@ from .writes import (MIRROR_BROKEN, MIRROR_DEPTH, lean_refused_writes_keep_words
                      writes_refused)
 from .frame_parser import frame_parser
 from .upcoming import upcoming_single_chain
+from .backstop import backstop_takes_overflows
 from .serial import (SERIAL_END_TO_END, SERIAL_END_TO_END_BROKEN, SERIAL_PROOF_ENTRIES,
                      capacity_serial, end_to_end_serial, termination_serial)
 
@@ -60,6 +62,9 @@ SERIAL_END_TO_END_CLOCKS = 11
 SERIAL_END_TO_END_ENGINE = "smtbmc --syn yices"
 # The serial detector at the proofs' small size (8 words, 2 entries a side).
 SERIAL_SMALL = SERIAL.replace(depth=8, chains=4)
+# The pair detector with a backstop at the proofs' small size (its serial
+# list keeps its 16 entries a side).
+BACKSTOP_SMALL = PROOF_CONFIG.replace(backstop=True, upcoming=False)
 
 
 def _pool_property(name, description, sized, depth, slots=DEFAULT_POOL_SLOTS):
@@ -225,6 +230,20 @@ PROPERTIES = [
              "the same for the serial detector (its one-bank move list is the lean one: "
              "refused-writes-keep-words-lean)",
              functools.partial(writes_refused, config=SERIAL_SMALL), "prove", 4),
+    Property("stable-results-backstop",
+             "the same for the detector with a backstop (its serial list of 16 entries a "
+             "side), whose answer is the serial list's once the pools overflow",
+             functools.partial(stable_results, config=BACKSTOP_SMALL), "prove", 12),
+    Property("writes-refused-backstop",
+             "the same for the detector with a backstop, which reads the move list through "
+             "the host's copy while it answers",
+             functools.partial(writes_refused, config=BACKSTOP_SMALL), "prove", 4),
+    Property("backstop-takes-overflows",
+             "with a backstop, an answer that says overflow is the backstop's: the pools' "
+             "overflows never reach the host (the serial list's own never happen while a "
+             "side has no more pieces than its entries: capacity-serial); broken: without "
+             "the backstop",
+             functools.partial(backstop_takes_overflows, config=BACKSTOP_SMALL), "prove", 4),
     Property("frame-parser",
              "the parser ends every frame where an independent framer does, and "
              "passes exactly the frames whose CRC matches",

@@ -8,7 +8,7 @@ from ....hdl.detector import AxonDetector
 from ....hdl.lean import LeanMoveList
 from ....hdl.movelist import MoveList
 from ....hdl.word import MoveWord
-from .harness import free, free_host_inputs, Harness, PROOF_CONFIG
+from .harness import backstop_invariants, free, free_host_inputs, Harness, PROOF_CONFIG
 
 
 def stable_results(broken, config=PROOF_CONFIG):
@@ -17,6 +17,8 @@ def stable_results(broken, config=PROOF_CONFIG):
     def body(m):
         m.submodules.dut = dut = AxonDetector(config)
         free_host_inputs(m, dut)
+        if config.backstop:
+            backstop_invariants(m, dut)
         result_before = Signal.like(dut.query.result)
         done_before   = Signal()
         start_before  = Signal()
@@ -56,6 +58,8 @@ def writes_refused(broken, config=PROOF_CONFIG):
         detector = _LeakyDetector if broken else AxonDetector
         m.submodules.dut = dut = detector(config)
         free_host_inputs(m, dut)
+        if config.backstop:
+            backstop_invariants(m, dut)
         # The starting clock and every busy clock refuse a write, and the
         # move list's own refusal is what the detector reports (so the move
         # list is told the scan is active on exactly those clocks).

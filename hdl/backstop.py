@@ -1,0 +1,143 @@
+# amaranth: UnusedElaboratable=no
+# (The parts are made with the backstop, for its observation view.)
+"""The backstop: a serial chain list behind the pools, for the queries they overflow.
+
+The pools by kind hold every chain of an ordinary game, but a crowded board
+(promoted pieces, many pieces of a kind displaced at once) can open more
+chains of a kind than its pool has slots: the pools' scan then stops with an
+overflow, and the answer is not exact. A detector with a backstop
+(:attr:`~axon.hdl.params.DetectorConfig.backstop`) asks such a query again of
+a serial list (:mod:`axon.hdl.seriallist`, walked by its own one-word scan,
+:mod:`axon.hdl.serialscan`), whose 16 entries a side hold every piece a side
+can have, so no legal position overflows it. It reads the move list through
+the host's copy, whose port the host does not use while a query runs.
+
+The backstop sits between the host's query and the pools' scan. It starts
+on the clock the pools' scan is done, which waits for it, busy, so a
+backstopped query takes the pools' clocks to their overflow, that clock
+(:data:`~axon.hdl.params.BACKSTOP_HANDOFF_CLOCKS`) and then the serial
+list's (:func:`axon.sim.model.serial.serial_clocks`): many, on rare
+queries only.
+"""
+
+from amaranth.hdl import *
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from .observe import Observation, registers
+from .params import COUNT_LIMIT_BITS
+from .ports import QuerySignature, SingleReadSignature
+from .seriallist import SerialChainList
+from .serialscan import SerialScanner
+
+
+__all__ = ["Backstop"]
+
+
+class Backstop(wiring.Component):
+    """Between the host's query and the pools' scan: the serial list and its
+    scan, asked a query the pools overflowed.
+
+    Parameters
+    ----------
+    config : DetectorConfig
+        The detector's configuration; the backstop is built as its
+        :attr:`~axon.hdl.params.DetectorConfig.backstop_config`.
+
+    Members
+    -------
+    query : In(QuerySignature(depth, backstop=True))
+        The host's query: the pools' answer, or once they handed the query
+        over, the backstop's, with ``result.backstop`` set. ``busy`` and
+        ``cycles`` are the pools' scan's, which waits, busy and counting,
+        while the backstop answers.
+    pools : Out(QuerySignature(depth))
+        The pools' scan, asked as the host asks.
+    finishing : Signal(1), out
+        The backstop's answer is complete on this clock: the pools' scan
+        stops waiting (``done`` rises on the next).
+    reads : Out(SingleReadSignature(depth))
+        Its reads of the move list, one word a clock.
+
+    Attributes
+    ----------
+    observe : Observation
+        The query as the backstop keeps it and where it is (``asking_pools``,
+        ``backstopped``), the ``pools`` port and the serial scan's
+        (``serial``), then the serial scan's registers (``scanner``) and the
+        list's (``chain_list``).
+    """
+
+    def __init__(self, config):
+        serial = config.backstop_config
+        depth = serial.depth
+        super().__init__({
+            "query":     In(QuerySignature(depth, backstop=True)),
+            "pools":     Out(QuerySignature(depth)),
+            "finishing": Out(1),
+            "reads":     Out(SingleReadSignature(depth)),
+        })
+        self._scanner = SerialScanner(depth)
+        self._chain_list = SerialChainList(serial)
+        self.observe = Observation({
+            **registers({
+                # The query as the host asked it: the host may change its
+                # ports once the start is taken.
+                "top":          range(depth),
+                "root":         range(-1, depth),
+                "count_limit":  COUNT_LIMIT_BITS,
+                # From the start to the pools' answer; then whether the
+                # backstop took the query over (until the next start).
+                "asking_pools": 1,
+                "backstopped":  1,
+            }),
+            # What the pools' scan answers, and the serial scan.
+            "pools":        self.pools,
+            "serial":       self._scanner.query,
+            "scanner":      self._scanner.observe,
+            "chain_list":   self._chain_list.observe,
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.scanner = scanner = self._scanner
+        m.submodules.chain_list = chain_list = self._chain_list
+        wiring.connect(m, wiring.flipped(self.reads), scanner.reads)
+        wiring.connect(m, scanner.chains, chain_list.scan)
+        query, pools, serial, kept = self.query, self.pools, scanner.query, self.observe
+
+        hand_over = Signal()
+        m.d.comb += [
+            pools.start.eq(query.start),
+            pools.top.eq(query.top),
+            pools.root.eq(query.root),
+            pools.count_limit.eq(query.count_limit),
+            query.busy.eq(pools.busy),
+            query.cycles.eq(pools.cycles),
+            hand_over.eq(kept.asking_pools & pools.done & pools.result.overflow),
+            serial.start.eq(hand_over),
+            serial.top.eq(kept.top),
+            serial.root.eq(kept.root),
+            serial.count_limit.eq(kept.count_limit),
+            self.finishing.eq(scanner.finishing),
+        ]
+        with m.If(query.start & ~query.busy):
+            m.d.sync += [kept.top.eq(query.top), kept.root.eq(query.root),
+                         kept.count_limit.eq(query.count_limit),
+                         kept.asking_pools.eq(1), kept.backstopped.eq(0)]
+        with m.Elif(pools.done & kept.asking_pools):
+            m.d.sync += [kept.asking_pools.eq(0), kept.backstopped.eq(pools.result.overflow)]
+
+        # The answer: the pools', or once they handed over, the backstop's.
+        with m.If(kept.backstopped):
+            m.d.comb += [
+                query.done.eq(serial.done),
+                query.result.eq(serial.result),
+                query.result.backstop.eq(1),
+            ]
+        with m.Else():
+            m.d.comb += [
+                query.done.eq(pools.done & ~hand_over),
+                query.result.eq(pools.result),
+            ]
+        return m
