@@ -233,7 +233,8 @@ PROPERTIES = [
     Property("stable-results-backstop",
              "the same for the detector with a backstop (its serial list of 16 entries a "
              "side), whose answer is the serial list's once the pools overflow",
-             functools.partial(stable_results, config=BACKSTOP_SMALL), "prove", 12),
+             functools.partial(stable_results, config=BACKSTOP_SMALL), "prove", 12,
+             slow=True),
     Property("writes-refused-backstop",
              "the same for the detector with a backstop, which reads the move list through "
              "the host's copy while it answers",
