@@ -265,6 +265,7 @@ class BatchReport:
     upcoming: int = 0
     refetched: int = 0
     fresh: int = 0
+    backstopped: int = 0
     seconds: Counter = field(default_factory=Counter)
 
 
@@ -311,10 +312,12 @@ def check_batch(session, seed, index, queries=BATCH_QUERIES, keep=KEEP_MISMATCHE
             report.repetitions += expected.repetition
             report.draws += expected.draw
             report.upcoming += expected.upcoming
-            # Two words of one side on the way: the pair scanner's slow path.
-            report.refetched += (config.latency_fixed and
+            # Two words of one side on the way: the pair scanner's slow path
+            # (a backstop's answer takes the serial list's clocks besides).
+            report.refetched += (config.pair_scan and not expected.backstop and
                                  clocks != config.latency(expected.plies_scanned,
                                                           written=written, stop=expected.stop))
+            report.backstopped += expected.backstop
             # Started from the words just written, on the pair scan.
             report.fresh += written is Written.TOP and config.pair_scan
             if got is None or got.result != expected or got.cycles != clocks:
@@ -358,6 +361,7 @@ class SoakReport:
     upcoming: int = 0           # queries with an upcoming repetition
     draws: int = 0              # queries that are a draw for the search from their root
     fresh: int = 0              # pair-scan queries that started from the words just written
+    backstopped: int = 0        # queries the backstop answered (its pools overflowed)
     interrupted: bool = False   # Ctrl-C: the figures are of the batches that finished
 
     def summary(self):
@@ -373,7 +377,9 @@ class SoakReport:
             + f"; repetitions found: {self.repetitions}, draws for the search: {self.draws}"
               f"; upcoming repetitions found: "
               f"{self.upcoming}; queries with a refetch: "
-              f"{self.refetched}; queries from the words just written: {self.fresh}",
+              f"{self.refetched}; queries from the words just written: {self.fresh}"
+              + (f"; answered by the backstop: {self.backstopped}"
+                 if self.config.backstop else ""),
             "  queries by source: " + ", ".join(f"{name} {count}"
                                                 for name, count in sorted(self.kinds.items())),
             "  worker time: " + ", ".join(f"{name} {seconds:.1f} s"
@@ -437,6 +443,7 @@ def soak(queries=100_000, seed=0, config=SHIPPED, *, workers=None,
             total.upcoming += report.upcoming
             total.refetched += report.refetched
             total.fresh += report.fresh
+            total.backstopped += report.backstopped
             total.seconds.update(report.seconds)
             if progress is not None:
                 # Batches overshoot their size by part of a game.
@@ -462,7 +469,7 @@ def soak(queries=100_000, seed=0, config=SHIPPED, *, workers=None,
         seconds=seconds, queries_per_second=total.queries / seconds if seconds else 0.0, stops=total.stops,
         kinds=total.kinds, repetitions=total.repetitions, draws=total.draws,
         upcoming=total.upcoming,
-        refetched=total.refetched, fresh=total.fresh,
+        refetched=total.refetched, fresh=total.fresh, backstopped=total.backstopped,
         work_seconds=dict(total.seconds),
         build_info=session.build_info, seed=seed, config=config,
         workers=workers, model="netlist" if netlist else "cxxrtl", interrupted=interrupted)
