@@ -229,6 +229,29 @@ def test_expect_adds_the_users_games(tmp_path, monkeypatch, capsys):
     assert "user" in (tmp_path / "pkg" / "README.md").read_text()
 
 
+def test_a_backstop_package_passes_its_testbench(tmp_path, monkeypatch):
+    # With a backstop, the package's answers have its bit: the expectations
+    # name it, the crowded boards' lines include the backstop's answers and
+    # clocks, and its Verilog testbench passes in Icarus (as `sim` runs it).
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AMARANTH_USE_YOSYS", "builtin")
+    crowded = ROOT / "sim" / "data" / "capacity" / "crowded.pgn"
+    assert main(["export", "--ip", "pkg", "--backstop", "--expect", str(crowded)]) == 0
+    lines = [line for line in _lines(tmp_path / "pkg") if "expect" in line]
+    assert all("backstop" in line["expect"]["result"] for line in lines)
+    assert sum(line["expect"]["result"]["backstop"] for line in lines) >= 100
+    if shutil.which("iverilog") is None:
+        pytest.skip("iverilog not installed")
+    package = tmp_path / "pkg"
+    built = subprocess.run(["iverilog", "-g2005", "-I", "rtl", "-o", str(tmp_path / "tb"),
+                            "tb/axon_detector_tb.v", "rtl/axon_detector.v"], cwd=package,
+                           capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr
+    run = subprocess.run(["vvp", str(tmp_path / "tb")], cwd=package, capture_output=True,
+                         text=True, timeout=600)
+    assert re.search(r"^PASS: \d+ queries$", run.stdout, flags=re.M), run.stdout[-3000:]
+
+
 @pytest.mark.quick
 @pytest.mark.parametrize("argv, message", [
     (["--ip", "pkg", "-o", "x.v"], "-o goes with --verilog or --rtlil; --ip writes a directory"),

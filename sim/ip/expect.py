@@ -108,7 +108,7 @@ class ExpectationSession(GoldenSession):
         changes nothing."""
         answer = super().query(top, count_limit, occupancy, root)
         written = self._writes.starts(top)
-        result, upcoming = answer.result.to_fields()
+        result, upcoming = answer.result.to_fields(backstop=self.config.backstop)
         if not self.config.upcoming:
             upcoming = dict.fromkeys(upcoming, 0)
         line = {"group": self.group, "case": self.case, "writes": self._pending,

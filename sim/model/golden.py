@@ -103,18 +103,20 @@ class Result:
                    draw=bool(fields.draw), backstop=bool(getattr(fields, "backstop", 0)),
                    **found)
 
-    def to_fields(self) -> Tuple[Dict[str, int], Dict[str, int]]:
+    def to_fields(self, *, backstop: bool = False) -> Tuple[Dict[str, int], Dict[str, int]]:
         """``(result, upcoming)``: the values, by field name, that the
-        ``result`` port's fields (``ResultLayout``) and the ``upcoming``
-        port's (``UpcomingLayout``) hold for this answer, as integers: what
-        :meth:`from_fields` reads back. A field of something not found is 0,
-        as the gateware shows it; an answer without the upcoming repetition
-        (none found, or not available) has every upcoming field 0."""
+        ``result`` port's fields (``ResultLayout``, of a detector with a
+        ``backstop`` if so) and the ``upcoming`` port's (``UpcomingLayout``)
+        hold for this answer, as integers: what :meth:`from_fields` reads
+        back. A field of something not found is 0, as the gateware shows it;
+        an answer without the upcoming repetition (none found, or not
+        available) has every upcoming field 0."""
         result = {"repetition": int(self.repetition), "draw": int(self.draw),
                   "overflow": int(self.overflow), "stop": self.stop.value, "count": self.count,
                   # None where nothing was found, as 0 in the gateware.
                   "distance": self.distance or 0,
-                  "plies_scanned": self.plies_scanned}
+                  "plies_scanned": self.plies_scanned,
+                  **({"backstop": int(self.backstop)} if backstop else {})}
         if self.upcoming and self.upcoming_move is not None:
             from_sq, to_sq = self.upcoming_move
             upcoming = {"found": 1, "draw": int(bool(self.upcoming_draw)), "from_sq": from_sq,
