@@ -39,10 +39,10 @@ class AxonDetector(wiring.Component):
         :mod:`axon.hdl.serialscan`), whether it also answers the
         ``upcoming`` repetition (see :mod:`axon.hdl.upcoming`; the pair scan
         only), and whether a ``backstop`` answers what the pools overflow
-        (see :mod:`axon.hdl.backstop`; the pair scan without the upcoming
-        block). Without the upcoming block ``upcoming.answer`` stays 0 and
-        ``upcoming.done`` follows ``query.done``; the block costs area, not
-        clock.
+        (see :mod:`axon.hdl.backstop`; the pair scan; the upcoming answer
+        stays the pools'). Without the upcoming block ``upcoming.answer``
+        stays 0 and ``upcoming.done`` follows ``query.done``; the block costs
+        area, not clock.
 
     Members
     -------
@@ -158,7 +158,9 @@ class AxonDetector(wiring.Component):
             # assignments, each named for what it tells.
             m.d.comb += [
                 upcoming.scan_start.eq(scanner.query.start & ~scanner.query.busy),
-                upcoming.scan_done.eq(scanner.query.done),
+                # The query's done, which with a backstop may come later
+                # than the pools' scan's.
+                upcoming.scan_done.eq(self.query.done),
                 upcoming.mover_black.eq(scanner.mover_black),
                 upcoming.white_lone.eq(chain_list.white_lone),
                 upcoming.black_lone.eq(chain_list.black_lone),

@@ -24,7 +24,8 @@ __all__ = ["COUNT_LIMIT_BITS", "COUNT_LIMIT_MAX", "CYCLE_BITS", "DEPTH_MAX",
            "LATENCY_OVERHEAD", "REFETCH_CLOCKS", "SHORT_ANSWER_CLOCKS", "FRESH_SAVED_CLOCKS",
            "RESTART_CLOCKS", "Written",
            "LEAN_LATENCY_OVERHEAD",
-           "SERIAL_LATENCY_OVERHEAD", "BACKSTOP_CHAINS", "BACKSTOP_HANDOFF_CLOCKS",
+           "SERIAL_LATENCY_OVERHEAD", "SERIAL_COMPARE_CLOCKS", "serial_word_clocks",
+           "BACKSTOP_CHAINS", "BACKSTOP_HANDOFF_CLOCKS",
            "HUNG_MARGIN_CLOCKS",
            "Rules", "Pools", "Scan", "DetectorConfig", "SHIPPED", "CORE", "LEAN", "SERIAL",
            "Stop", "gateware_rules", "check_depth", "check_count_limit"]
@@ -65,6 +66,17 @@ LEAN_LATENCY_OVERHEAD = 2
 # that stops the scan takes this many, its judging clock (a stop at an
 # overflow costs the word's walk and update instead).
 SERIAL_LATENCY_OVERHEAD = 1
+# A word whose walk is not empty takes this many clocks more: the list
+# counts each entry's comparison on the clock after it reads the entry.
+SERIAL_COMPARE_CLOCKS = 1
+
+
+def serial_word_clocks(walked):
+    """Clocks the serial list's scan takes for a word it applies, whose
+    side has ``walked`` chains open: judged and handed over, the walk, the
+    last comparison counted (if it walks) and the update."""
+    return 2 + walked + (SERIAL_COMPARE_CLOCKS if walked else 0)
+
 # The backstop behind the pools (axon.hdl.backstop): a serial list of this
 # many chains, 16 a side, as many as a side has pieces, so that no legal
 # position overflows it. A query whose pools overflow is asked again of it
@@ -316,11 +328,6 @@ class DetectorConfig:
         if gateware and not self.pair_scan:
             raise ValueError(f"the backstop needs the {Scan.PAIR.value!r} scan, not "
                              f"{self.scan.value!r}")
-        if gateware and self.upcoming:
-            # The upcoming block follows the pools' scan, not the backstop's.
-            hint = f"{where}no-upcoming" if where else "upcoming=False"
-            raise ValueError(f"the backstop needs the detector without the upcoming block "
-                             f"({hint})")
         if self.hung_after_clocks >= 1 << CYCLE_BITS:
             raise ValueError(f"{where}depth {self.depth} is too deep for the backstop: a "
                              f"query could take more than {(1 << CYCLE_BITS) - 1} clocks")
@@ -479,14 +486,16 @@ class DetectorConfig:
         ``top``: ``top + 1`` words can be read, one clock each in the worst
         case (after a refetch), plus the pipeline and one refetch. The lean
         scan reads one a clock always and never refetches. The serial list
-        takes two clocks a word and walks at most a side's entries for it.
+        takes :func:`serial_word_clocks` a word, walking at most a side's
+        entries for it.
         The termination proof proves this bound. A backstop adds its serial
         list's, after the pools' scan."""
         if self.backstop:
             return (self.replace(backstop=False).worst_case_clocks(top) +
                     BACKSTOP_HANDOFF_CLOCKS + self.backstop_config.worst_case_clocks(top))
         if self.serial:
-            return (top + 1) * (2 + self.chains // 2) + SERIAL_LATENCY_OVERHEAD
+            return ((top + 1) * serial_word_clocks(self.chains // 2) +
+                    SERIAL_LATENCY_OVERHEAD)
         if self.pair_scan:
             return top + 1 + LATENCY_OVERHEAD + REFETCH_CLOCKS + RESTART_CLOCKS
         return top + 1 + LEAN_LATENCY_OVERHEAD

@@ -30,8 +30,10 @@ that follows writes at most one entry of each list:
   full: an overflow.
 
 A word takes one clock to hand over, one for each open chain of its side,
-and one for the update, which raises ``done``; with no chain of its side
-open the walk is empty and the word takes two. ``clear`` (a new query)
+one to count the last entry's comparison (each entry read is compared on
+its clock and counted on the next, so that the block RAMs feed only a
+comparison and a register) and one for the update, which raises ``done``;
+with no chain of its side open the walk is empty and the word takes two. ``clear`` (a new query)
 empties both sides by zeroing their counts: what lies above a count is never
 read.
 """
@@ -122,10 +124,17 @@ class SerialChainList(wiring.Component):
         ``i``, row ``entries + i`` Black's.
     observe : Observation
         The list's registers (:mod:`axon.hdl.observe`), for the formal
-        proofs and the waveforms: the ``move`` it applies, ``walking`` (it
-        compares an entry on this clock, the one at ``walk_index``) and
+        proofs and the waveforms: the ``move`` it applies (while idle, the
+        word offered), ``walking`` (it compares an entry on this clock, the
+        one at ``walk_index``; the walk ends at ``walk_last``) and
+        ``comparing`` (it counts the comparison of the entry at
+        ``match_index``, ``start_match`` and ``end_match``, on this clock),
         ``updating`` (it updates itself on this clock), ``white_open`` and
-        ``black_open`` (each side's open chains: its live entries), and what
+        ``black_open`` (each side's open chains: its live entries) and
+        ``white_closed`` and ``black_closed`` (none is open), whether the
+        move moves nothing (``still``) and its side's list is ``full``,
+        whether its update overflows as far as the walk counted
+        (``overflowing``), and what
         the walk found so far: ``start_hits`` and ``end_hits`` (how many
         starts lie on the move's to-square and ends on its from-square, of
         its kind, 2 for two or more), ``start_at`` and ``end_at`` (where),
@@ -151,11 +160,16 @@ class SerialChainList(wiring.Component):
         self.ends = memory.Memory(shape=SerialEntry, depth=2 * entries, init=[])
         self.observe = Observation({
             **registers({"move": MoveWord, "walking": 1, "updating": 1,
-                         "walk_index": range(entries),
+                         "walk_index": range(entries), "walk_last": range(entries),
                          "white_open": range(entries + 1), "black_open": range(entries + 1),
+                         "white_closed": 1, "black_closed": 1, "still": 1, "full": 1,
+                         "overflowing": 1,
+                         "comparing": 1, "start_match": 1, "end_match": 1,
+                         "match_index": range(entries),
                          "start_hits": range(3), "end_hits": range(3),
                          "start_at": range(entries), "end_at": range(entries),
-                         "last_start": SerialEntry, "last_end": SerialEntry}),
+                         "last_start": SerialEntry, "last_end": SerialEntry},
+                      init={"white_closed": 1, "black_closed": 1}),
         }, meanings={"move": MOVE_WORD_MEANINGS,
                      "last_start": {"kind": Meaning.KIND, "square": Meaning.SQUARE},
                      "last_end": {"kind": Meaning.KIND, "square": Meaning.SQUARE}})
@@ -189,7 +203,8 @@ class SerialChainList(wiring.Component):
         side_open = Signal(range(n + 1))
         m.d.comb += [
             side_open.eq(Mux(black, view.black_open, view.white_open)),
-            scan.empty.eq((view.white_open == 0) & (view.black_open == 0)),
+            # From registers: the scanner judges its next word from `empty`.
+            scan.empty.eq(view.white_closed & view.black_closed),
         ]
 
         # Which entry the block RAMs read on this clock (its data is there on
@@ -202,40 +217,47 @@ class SerialChainList(wiring.Component):
             m.d.comb += read_address.eq(self._address(scan.word.colour, 0))
         m.d.comb += [start_read.addr.eq(read_address), end_read.addr.eq(read_address)]
 
-        # The walk: compare the entry read with the move in hand.
+        # Whether the update overflows, from what the walk counted so far:
+        # kept in a register, as the scanner's next step waits for it.
+        def overflows(start_hits, end_hits):
+            return (view.still | (start_hits == 2) | (end_hits == 2) |
+                    (start_hits == 0) & (end_hits == 0) & view.full)
+
+        # The walk: compare the entry read with the move in hand, and register
+        # the verdict; the next clock counts it (`comparing`), off the block
+        # RAMs' paths.
         start_entry, end_entry = start_read.data, end_read.data
-        on_start = Signal()
-        on_end = Signal()
-        m.d.comb += [
-            on_start.eq((start_entry.kind == kind) & (start_entry.square == move.to_sq)),
-            on_end.eq((end_entry.kind == kind) & (end_entry.square == move.from_sq)),
-        ]
         with m.If(view.walking):
-            m.d.sync += [view.last_start.eq(start_entry), view.last_end.eq(end_entry)]
-            with m.If(on_start):
-                m.d.sync += [view.start_hits.eq(Mux(view.start_hits == 0, 1, 2)),
-                             view.start_at.eq(view.walk_index)]
-            with m.If(on_end):
-                m.d.sync += [view.end_hits.eq(Mux(view.end_hits == 0, 1, 2)),
-                             view.end_at.eq(view.walk_index)]
-            with m.If(view.walk_index == side_open - 1):
-                m.d.sync += [view.walking.eq(0), view.updating.eq(1)]
+            m.d.sync += [
+                view.last_start.eq(start_entry), view.last_end.eq(end_entry),
+                view.start_match.eq((start_entry.kind == kind) &
+                                    (start_entry.square == move.to_sq)),
+                view.end_match.eq((end_entry.kind == kind) & (end_entry.square == move.from_sq)),
+                view.match_index.eq(view.walk_index),
+            ]
+            with m.If(view.walk_index == view.walk_last):
+                m.d.sync += view.walking.eq(0)
             with m.Else():
                 m.d.sync += view.walk_index.eq(view.walk_index + 1)
+        with m.If(view.comparing):
+            m.d.sync += view.overflowing.eq(overflows(
+                Mux(view.start_match, Mux(view.start_hits == 0, 1, 2), view.start_hits),
+                Mux(view.end_match, Mux(view.end_hits == 0, 1, 2), view.end_hits)))
+            with m.If(view.start_match):
+                m.d.sync += [view.start_hits.eq(Mux(view.start_hits == 0, 1, 2)),
+                             view.start_at.eq(view.match_index)]
+            with m.If(view.end_match):
+                m.d.sync += [view.end_hits.eq(Mux(view.end_hits == 0, 1, 2)),
+                             view.end_at.eq(view.match_index)]
 
         # The update, from what the walk found.
         start_hit = Signal()
         end_hit = Signal()
-        impossible = Signal()
-        full = Signal()
         m.d.comb += [
             start_hit.eq(view.start_hits != 0),
             end_hit.eq(view.end_hits != 0),
-            impossible.eq((move.from_sq == move.to_sq) | (view.start_hits == 2) |
-                          (view.end_hits == 2)),
-            full.eq(side_open == n),
             scan.done.eq(view.updating),
-            scan.overflow.eq(view.updating & (impossible | ~start_hit & ~end_hit & full)),
+            scan.overflow.eq(view.updating & view.overflowing),
         ]
         new_start = Signal(SerialEntry)
         new_end = Signal(SerialEntry)
@@ -284,24 +306,51 @@ class SerialChainList(wiring.Component):
         with m.If(~updates):
             m.d.comb += [start_write.en.eq(0), end_write.en.eq(0)]
 
+        # A side's chains all close only when a move frees a start and an
+        # end of its one open chain.
+        closes = Signal()
+        m.d.comb += closes.eq(start_hit & end_hit & (side_open == 1))
+
+        # While idle the list takes the word offered whether or not it is
+        # applied, so that only `walking` and `updating` wait for the
+        # scanner's verdict on it.
+        idle = Signal()
+        word_open = Signal(range(n + 1))
+        m.d.comb += [
+            idle.eq(~view.walking & ~view.comparing & ~view.updating),
+            word_open.eq(Mux(scan.word.colour, view.black_open, view.white_open)),
+        ]
+        with m.If(idle):
+            m.d.sync += [
+                move.eq(scan.word),
+                view.walk_index.eq(0),
+                view.walk_last.eq(word_open - 1),
+                view.still.eq(scan.word.from_sq == scan.word.to_sq),
+                view.full.eq(word_open == n),
+                view.overflowing.eq((scan.word.from_sq == scan.word.to_sq) | (word_open == n)),
+                view.start_hits.eq(0), view.end_hits.eq(0),
+            ]
+
         with m.If(scan.clear):
             # A new query: both sides empty, and any word in hand given up.
             m.d.sync += [view.white_open.eq(0), view.black_open.eq(0),
-                         view.walking.eq(0), view.updating.eq(0)]
+                         view.white_closed.eq(1), view.black_closed.eq(1),
+                         view.walking.eq(0), view.comparing.eq(0), view.updating.eq(0)]
+        with m.Elif(view.comparing & ~view.walking):
+            # The walk's last entry counted: the update is next.
+            m.d.sync += [view.comparing.eq(0), view.updating.eq(1)]
+        with m.Elif(view.walking):
+            m.d.sync += view.comparing.eq(1)
         with m.Elif(view.updating):
             m.d.sync += view.updating.eq(0)
             with m.If(updates):
                 with m.If(black):
-                    m.d.sync += view.black_open.eq(opened)
+                    m.d.sync += [view.black_open.eq(opened), view.black_closed.eq(closes)]
                 with m.Else():
-                    m.d.sync += view.white_open.eq(opened)
-        with m.Elif(scan.apply & ~view.walking):
+                    m.d.sync += [view.white_open.eq(opened), view.white_closed.eq(closes)]
+        with m.Elif(scan.apply & idle):
             # A word handed over: walk the mover's open chains, if any.
-            word_open = Mux(scan.word.colour, view.black_open, view.white_open)
             m.d.sync += [
-                move.eq(scan.word),
-                view.walk_index.eq(0),
-                view.start_hits.eq(0), view.end_hits.eq(0),
                 view.walking.eq(word_open != 0),
                 view.updating.eq(word_open == 0),
             ]

@@ -11,10 +11,10 @@ words), then stops for the limit, the bottom or a barrier, or hands the word
 over; an overflow, the last reason in the order, comes from the list when it
 is done with the word.
 
-A query raises ``done`` after ``2 + W`` clocks for each word it applies,
-``W`` being the open chains of the word's side that the list walks, and one
-more for the word that stops it (an overflowing word takes its own ``2 +
-W``). :func:`axon.sim.model.serial.serial_clocks` counts them from the
+A query raises ``done`` after :func:`~axon.hdl.params.serial_word_clocks`
+for each word it applies (``2 + W``, ``W`` being the open chains of the
+word's side that the list walks, and one more if it walks any), and one more
+for the word that stops it (an overflowing word takes its own). :func:`axon.sim.model.serial.serial_clocks` counts them from the
 golden model's chain list.
 """
 

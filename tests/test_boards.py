@@ -413,11 +413,12 @@ def test_sim_port_of_a_1k_board_is_its_serial_design():
                            count_limit=15)
         # No upcoming block: its answer is not available, not "none".
         assert result == golden.without_upcoming() and result.upcoming is None
-        # Pinned by hand: two clocks a word, one more for the chain of its
-        # side each knight's return walks, and the judging clock of the
+        # Pinned by hand: two clocks a word, two more for the chain of its
+        # side each knight's return walks (the walk and its comparison
+        # counted), and the judging clock of the
         # absent word below address 0.
         assert cycles == expected_cycles(shuffle, top, golden, SERIAL) == \
-            (top + 1) // 4 * (2 + 2 + 3 + 3) + 1
+            (top + 1) // 4 * (2 + 2 + 4 + 4) + 1
 
 
 def test_program_prints_the_command_it_runs(bitstream, tmp_path, monkeypatch, capsys):

@@ -86,8 +86,6 @@ pytestmark = pytest.mark.quick
      r"Move-list depth must be an even integer in 2\.\.32768, not 3"),
     (lambda: MoveMemorySignature(depth=None), TypeError,
      r"Move-list depth must be an even integer in 2\.\.32768, not None"),
-    (lambda: AxonDetector(SHIPPED.replace(backstop=True)), ValueError,
-     r"^the backstop needs the detector without the upcoming block \(upcoming=False\)$"),
     (lambda: AxonDetector(SERIAL.replace(backstop=True)), ValueError,
      r"^the serial pool layout is its own backstop: backstop needs another$"),
     (lambda: AxonDetector(CORE.replace(backstop=True, rules="paper")), ValueError,
@@ -250,7 +248,7 @@ def test_serial_configuration_holds_a_sides_pieces():
     assert not SERIAL.latency_fixed and LEAN.latency_fixed
     with pytest.raises(ValueError, match="serial_clocks"):
         SERIAL.latency(4)
-    assert SERIAL.worst_case_clocks(7) == 8 * (2 + 16) + SERIAL_LATENCY_OVERHEAD
+    assert SERIAL.worst_case_clocks(7) == 8 * (2 + 16 + 1) + SERIAL_LATENCY_OVERHEAD
     with pytest.raises(ValueError, match=r"^the serial pool layout needs the exact rules"):
         SERIAL.replace(rules="paper").check()
     with pytest.raises(ValueError, match=r"^the serial pool layout needs the 'single' scan"):

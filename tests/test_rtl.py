@@ -55,7 +55,6 @@ def check_jobs(rules, chains, jobs, legal=False, pools="kind", scan="pair", ever
     wrote before the query. Unless not ``every_start``, the jobs must ask
     after each kind of write.
     """
-    # A backstop is built without the upcoming block.
     config = DetectorConfig(depth=DEPTH, chains=chains, rules=rules, pools=pools, scan=scan,
                             **({"backstop": True, "upcoming": False} if backstop else {}))
     session = PysimSession(config)

@@ -192,12 +192,13 @@ def test_layout_clocks_follow_each_scan():
                                   config)
               for name, config in LAYOUT_CONFIGS.items()}
     # The pair scan right after the top's word: floor(4/2) + 2, then a
-    # short answer. The lean scan: P + 2. The serial list: 2 + W a word
-    # (W = 0, 0, 1, 1 open chains of the mover), one to judge the fifth,
+    # short answer. The lean scan: P + 2. The serial list: 2 + W a word,
+    # and 1 more for a walk (W = 0, 0, 1, 1 open chains of the mover), one
+    # to judge the fifth,
     # then 2 for the bottom word and one to end.
     assert clocks["kind"] == clocks["spill"] == ([4, 1], [4, 1], 0)
     assert clocks["side"] == ([6, 3], [4, 1], 0)
-    assert clocks["serial"] == ([11, 3], [4, 1], 0)
+    assert clocks["serial"] == ([13, 3], [4, 1], 0)
     # Asked with nothing written, the pair scan takes its full overhead.
     nothing = [SHIPPED.latency(plies) for plies in clocks["kind"][1]]
     assert nothing != clocks["kind"][0]

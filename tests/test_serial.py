@@ -34,26 +34,28 @@ SHUFFLE = [pack_word(1, 18, 2), pack_word(62, 45, 10),
 def test_clocks_pinned_by_hand():
     # From the top, each group of four words walks 0, 0, 1 and 1 open chains
     # of the mover's side (the knight's return meets its own chain): 2 + 2 +
-    # 3 + 3 clocks; then the judging clock of the absent word below 0.
+    # 4 + 4 clocks (a walk of 1, and its comparison counted); then the
+    # judging clock of the absent word below 0.
     golden = perpetual(SHUFFLE, 7, config=SMALL, count_limit=15)
     assert golden.stop is Stop.BOTTOM and golden.plies_scanned == 8
     assert walked_chains(SHUFFLE, 7, golden, SMALL) == [0, 0, 1, 1] * 2
-    assert serial_clocks(SHUFFLE, 7, golden, SMALL) == 2 * 10 + SERIAL_LATENCY_OVERHEAD
+    assert serial_clocks(SHUFFLE, 7, golden, SMALL) == 2 * (2 + 2 + 4 + 4) + SERIAL_LATENCY_OVERHEAD
     (answer,) = PysimSession(SMALL).run(SHUFFLE, [(7, 15)])
-    assert answer.result == golden and answer.cycles == 21
+    assert answer.result == golden and answer.cycles == 25
 
 
 def test_overflow_costs_its_walk():
     # Two white knights' moves with one entry a side (2 chains): the second
     # word inserts a chain into a full list and overflows after walking the
-    # first one, 2 + 1 clocks, with nothing after it.
+    # first one, 2 + 1 clocks and one to count its comparison, with nothing
+    # after it.
     small = SMALL.replace(chains=2)
     words = [pack_word(1, 18, 2), pack_word(6, 21, 2)]
     golden = perpetual(words, 1, config=small, count_limit=15)
     assert golden.stop is Stop.OVERFLOW and golden.plies_scanned == 1
-    assert serial_clocks(words, 1, golden, small) == 2 + (2 + 1)
+    assert serial_clocks(words, 1, golden, small) == 2 + (2 + 1 + 1)
     (answer,) = PysimSession(small).run(words, [(1, 15)])
-    assert answer.result == golden and answer.cycles == 5
+    assert answer.result == golden and answer.cycles == 6
 
 
 @pytest.mark.quick

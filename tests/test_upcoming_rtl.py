@@ -23,10 +23,11 @@ import pytest
 from axon.hdl.upcoming import UPCOMING_CLOCKS
 from axon.sim.model.encode import encode_moves
 from axon.sim.model.games import load_games
-from axon.sim.model.generate import game_corpus, random_endgame, random_game
+from axon.sim.model.generate import crowded_corpus, game_corpus, random_endgame, random_game
 from axon.sim.model.golden import Stop, perpetual
 from axon.sim.model.oracle import oracle_upcoming
-from axon.sim.backends.pysim import PysimSession
+from axon.sim.backends.pysim import PysimSession, expected_cycles
+from axon.sim.bench.capacity import CROWDED_SEED
 from axon.sim.backends.session import written_before
 from axon.hdl.params import SHIPPED, DetectorConfig
 
@@ -96,8 +97,7 @@ def _check(jobs, truths, answers, config=SHIPPED):
             expected = perpetual(words, top, root=root, config=config,
                                  count_limit=count_limit, occupancy=occupancy)
             assert timed.result == expected, where
-            assert timed.cycles == config.latency(expected.plies_scanned, written=written,
-                                                  stop=expected.stop), where
+            assert timed.cycles == expected_cycles(words, top, expected, config, written), where
             move = answer.move and (answer.move.from_square, answer.move.to_square)
             if expected.stop in (Stop.BARRIER, Stop.BOTTOM) and config.rules.fide:
                 assert (expected.upcoming, expected.upcoming_move, expected.upcoming_distance) \
@@ -122,6 +122,21 @@ def test_pysim_bundled_games_and_blocked_lines():
     answers = PysimSession().run_batch(jobs)
     found, exact = _check(jobs, truths, answers)
     assert found > 100 and exact > 250
+
+
+def test_pysim_backstop_keeps_the_pools_upcoming_answer():
+    # Crowded boards, where the pools overflow and the backstop answers the
+    # repetition: the upcoming answer is the pools' (up to their overflow),
+    # and upcoming.done still comes UPCOMING_CLOCKS after the query's done,
+    # which the session checks (after the backstop's answer, not the pools').
+    games = crowded_corpus(4, CROWDED_SEED + 3)[3:]
+    jobs, truths = _jobs(games)
+    config = SHIPPED.replace(backstop=True)
+    answers = PysimSession(config).run_batch(jobs)
+    _check(jobs, truths, answers, config)
+    timed = [answer for job_answers in answers for answer in job_answers]
+    assert sum(answer.result.backstop for answer in timed) >= 50
+    assert any(answer.result.backstop and answer.result.upcoming for answer in timed)
 
 
 def test_pysim_blocked_lines_paper_rules():

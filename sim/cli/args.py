@@ -80,8 +80,8 @@ def add_backstop(parser, base=SHIPPED):
     """``--backstop``: a serial list behind the pools (``DetectorConfig.backstop``)."""
     parser.add_argument("--backstop", action=argparse.BooleanOptionalAction, default=None,
                         help=f"a serial list behind the pools answers the queries they "
-                             f"overflow, exactly, in more clocks; the pair scan without the "
-                             f"upcoming block only, which --backstop implies "
+                             f"overflow, exactly, in more clocks (the upcoming repetition "
+                             f"stays the pools'); the pair scan only "
                              f"(default {'with it' if base.backstop else 'without it'})")
 
 
@@ -94,9 +94,6 @@ def config_from(options, base=SHIPPED, *, gateware=True, where="--"):
     :class:`UsageError` that names its option, prefixed by ``where``."""
     changes = {name: getattr(options, name) for name in CONFIG_OPTIONS
                if getattr(options, name, None) is not None}
-    if changes.get("backstop") and "upcoming" not in changes:
-        # The backstop is built without the upcoming block.
-        changes["upcoming"] = False
     try:
         return base.replace(**changes).check(gateware=gateware, where=where)
     except (TypeError, ValueError) as error:

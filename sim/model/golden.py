@@ -456,14 +456,19 @@ def decides_draw(count: int, first_inside: bool) -> bool:
 def _backstopped(words, top, *, config, steps, **query):
     """:func:`perpetual` on a detector with a backstop: the pools' answer,
     or, when they overflow, the serial list's behind them, from the top
-    again (``steps`` are then the serial list's)."""
+    again (``steps`` are then the serial list's). The upcoming repetition
+    stays the pools': the upcoming block follows their scan, up to the
+    overflow."""
     answer = perpetual(words, top, config=config.replace(backstop=False), steps=steps, **query)
     if not answer.overflow:
         return answer
     if steps is not None:
         steps.clear()
-    return replace(perpetual(words, top, config=config.backstop_config, steps=steps, **query),
-                   backstop=True)
+    serial = perpetual(words, top, config=config.backstop_config, steps=steps, **query)
+    return replace(serial, backstop=True, upcoming=answer.upcoming,
+                   upcoming_move=answer.upcoming_move,
+                   upcoming_distance=answer.upcoming_distance,
+                   upcoming_draw=answer.upcoming_draw)
 
 
 def perpetual(words: Sequence[int], top: int, *, root: int = -1,

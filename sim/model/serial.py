@@ -3,15 +3,16 @@
 The serial list (:mod:`axon.hdl.seriallist`) answers exactly what one pool a
 side of as many entries answers, so the golden model's chain list gives its
 answers unchanged; what is its own is the time. Its scan
-(:mod:`axon.hdl.serialscan`) takes two clocks for each word it applies and
-one more for each open chain of the word's side, which the list walks before
-it updates; the word that stops the scan takes one clock, or, when it
+(:mod:`axon.hdl.serialscan`) takes two clocks for each word it applies, one
+more for each open chain of the word's side, which the list walks before it
+updates, and one to count the walk's last comparison
+(:func:`~axon.hdl.params.serial_word_clocks`); the word that stops the scan takes one clock, or, when it
 overflows, its own walk and update. :func:`serial_clocks` counts them the
 same way from the golden model's chains, so that every backend can hold the
 gateware to its exact clock count.
 """
 
-from ...hdl.params import SERIAL_LATENCY_OVERHEAD, DetectorConfig, Stop
+from ...hdl.params import SERIAL_LATENCY_OVERHEAD, DetectorConfig, Stop, serial_word_clocks
 from ...hdl.word import unpack_word
 from .golden import GoldenChainList
 
@@ -38,11 +39,12 @@ def walked_chains(words, top, result, config):
 def serial_clocks(words, top, result, config):
     """Clocks from the clock that samples ``start`` to ``done`` of a query
     on a serial chain list of ``config``, whose golden answer is ``result``:
-    ``2 + W`` for each word applied (``W``: the open chains of its side that
-    the list walks), then one for the judging clock of the word that stops
-    the scan, or ``2 + W`` for a word that overflows."""
+    :func:`~axon.hdl.params.serial_word_clocks` for each word applied (of
+    ``W``, the open chains of its side that the list walks: ``2 + W``, and
+    one more if ``W`` is not 0), then one for the judging clock of the word
+    that stops the scan, or the same for a word that overflows."""
     walks = walked_chains(words, top, result, config)
-    clocks = sum(2 + walk for walk in walks)
+    clocks = sum(serial_word_clocks(walk) for walk in walks)
     if result.stop is not Stop.OVERFLOW:
         clocks += SERIAL_LATENCY_OVERHEAD
     return clocks

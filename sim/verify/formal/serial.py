@@ -9,7 +9,8 @@ its constructor for that) and state what the rows hold.
 from amaranth.hdl import *
 
 from ....hdl.detector import AxonDetector
-from ....hdl.params import SERIAL, Stop as StopReason
+from ....hdl.params import (SERIAL, SERIAL_COMPARE_CLOCKS, Stop as StopReason,
+                            serial_word_clocks)
 from ....hdl.seriallist import SerialChainList
 from ....hdl.serialscan import SerialScanner
 from .harness import Harness, free, popcount
@@ -78,7 +79,7 @@ def capacity_serial(entries=SERIAL_PROOF_ENTRIES):
             ends = _rows(m, chains.ends, 0, size, "end")
             for port in (bus.clear, bus.apply, bus.word):
                 free(m, port)
-            busy = view.walking | view.updating
+            busy = view.walking | view.comparing | view.updating
             # Its contract: a word only while idle; White's words only.
             m.d.comb += Assume(~bus.apply | bus.clear | ~busy)
             m.d.comb += Assume(~bus.apply | ~bus.word.colour)
@@ -160,9 +161,12 @@ def capacity_serial(entries=SERIAL_PROOF_ENTRIES):
                         for entry in starts]
             on_end = [(entry.kind == move.kind) & (entry.square == move.from_sq)
                       for entry in ends]
-            # Rows the walk has compared: below its index while it walks,
-            # every live one when it updates.
-            compared = [Mux(view.walking, view.walk_index > i, live[i]) for i in range(size)]
+            # Rows the walk has counted: below its index while it walks, but
+            # the one it compared on the clock before (counted on this one),
+            # and so on to every live one when it updates.
+            compared = [Mux(view.walking, view.walk_index > i + view.comparing,
+                            Mux(view.comparing, view.white_open > i + 1, live[i]))
+                        for i in range(size)]
             with m.If(busy):
                 m.d.comb += [
                     Assert(legal(move)),
@@ -179,6 +183,9 @@ def capacity_serial(entries=SERIAL_PROOF_ENTRIES):
                         m.d.comb += Assert(compared[i] & on_start[i])
                     with m.If((view.end_hits != 0) & (view.end_at == i)):
                         m.d.comb += Assert(compared[i] & on_end[i])
+                    with m.If(view.comparing & (view.match_index == i)):
+                        m.d.comb += [Assert(view.start_match == on_start[i]),
+                                     Assert(view.end_match == on_end[i])]
                     # The last row read: the one below the walk's index, or
                     # the last live one.
                     last = Mux(view.walking, view.walk_index == i + 1, view.white_open == i + 1)
@@ -187,26 +194,59 @@ def capacity_serial(entries=SERIAL_PROOF_ENTRIES):
                                      Assert(view.last_end == ends[i])]
             with m.If(view.walking):
                 m.d.comb += Assert(view.walk_index < view.white_open)
+            _list_registers_agree(m, view, size)
         return Harness(body)
     return build
 
 
-def _serial_clocks_left(entries, word_addr, judging, walking, walk_index, updating):
+def _list_registers_agree(m, view, entries):
+    """What the serial list keeps twice, asserted equal: each side's
+    ``closed`` flag and its open count; while it applies a move, ``still``,
+    ``full`` (of ``entries`` a side) and ``overflowing`` and the move and
+    the walk's counts, the walk's
+    ``walk_last`` and the last live entry of the mover's side."""
+    side_open = Mux(view.move.colour, view.black_open, view.white_open)
+    m.d.comb += [
+        Assert(view.white_closed == (view.white_open == 0)),
+        Assert(view.black_closed == (view.black_open == 0)),
+    ]
+    with m.If(view.walking | view.comparing | view.updating):
+        m.d.comb += [Assert(view.still == (view.move.from_sq == view.move.to_sq)),
+                     Assert(view.full == (side_open == entries)),
+                     Assert(view.overflowing == (view.still | (view.start_hits == 2) |
+                                                 (view.end_hits == 2) |
+                                                 (view.start_hits == 0) & (view.end_hits == 0) &
+                                                 view.full))]
+    m.d.comb += Assert(~(view.comparing & view.updating))
+    with m.If(view.walking):
+        m.d.comb += Assert(view.walk_last == side_open - 1)
+    # The comparison being counted is the entry read on the clock before.
+    with m.If(view.comparing):
+        m.d.comb += Assert(view.match_index == Mux(view.walking, view.walk_index - 1,
+                                                   side_open - 1))
+    with m.If(view.walking & ~view.comparing):
+        m.d.comb += Assert(view.walk_index == 0)
+
+
+def _serial_clocks_left(entries, word_addr, judging, walking, walk_index, comparing, updating):
     """The termination proof's ranking function: busy clocks after this one,
     at most. Judging the word at ``A``: each of ``A .. 0`` applied with a
-    full walk (``2 + entries`` clocks), then the judging clock of the absent
-    word at -1. Applying it: what is left of its walk and its update, then
-    the words below."""
-    below = word_addr * (2 + entries) + 1
-    return Mux(judging, (word_addr + 1) * (2 + entries),
-               Mux(walking, entries - walk_index + below, below))
+    full walk (:func:`~axon.hdl.params.serial_word_clocks` of ``entries``),
+    then the judging clock of the absent word at -1. Applying it: what is
+    left of its walk, its last comparison and its update, then the words
+    below."""
+    word = serial_word_clocks(entries)
+    below = word_addr * word + 1
+    return Mux(judging, (word_addr + 1) * word,
+               Mux(walking, entries - walk_index + SERIAL_COMPARE_CLOCKS + below,
+                   Mux(comparing, 1 + below, below)))
 
 
 def termination_serial(broken, config=None, entries=None):
     """The serial scanner with its chain list, for a move list of
     ``config.depth`` words whatever it reads (the words are free): a started
     query raises ``done`` within :meth:`~axon.hdl.params.DetectorConfig.worst_case_clocks`
-    (``(top + 1) * (2 + entries) + 1``). The broken variant claims two
+    (``(top + 1) * serial_word_clocks(entries) + 1``). The broken variant claims two
     clocks a word without the walks, which must fail."""
     config = SERIAL if config is None else config
     entries = config.chains // 2 if entries is None else entries
@@ -226,7 +266,7 @@ def termination_serial(broken, config=None, entries=None):
         for port in (query.start, query.top, query.count_limit, query.root, scanner.reads.word):
             free(m, port)
         waiting, waited, top = query_timer(m, query, config.worst_case_clocks(config.depth - 1))
-        bound = (top + 1) * (2 + entries) + 1
+        bound = (top + 1) * serial_word_clocks(entries) + 1
         claimed = 2 * (top + 1) + 1 if broken else bound
         m.d.comb += Assert(~waiting | query.done | (waited < claimed))
         m.d.comb += Assert(~waiting | query.busy | query.done)
@@ -235,10 +275,10 @@ def termination_serial(broken, config=None, entries=None):
         pipe, view = scanner.observe, chains.observe
         side_open = Mux(view.move.colour, view.black_open, view.white_open)
         left = _serial_clocks_left(entries, pipe.word_addr, pipe.judging, view.walking,
-                                   view.walk_index, view.updating)
+                                   view.walk_index, view.comparing, view.updating)
         m.d.comb += [
             Assert(~(pipe.judging & pipe.applying)),
-            Assert(pipe.applying == (view.walking | view.updating)),
+            Assert(pipe.applying == (view.walking | view.comparing | view.updating)),
             Assert(~(view.walking & view.updating)),
             Assert(view.white_open <= entries),
             Assert(view.black_open <= entries),
@@ -247,6 +287,7 @@ def termination_serial(broken, config=None, entries=None):
         ]
         with m.If(view.walking):
             m.d.comb += Assert(view.walk_index < side_open)
+        _list_registers_agree(m, view, entries)
         with m.If(query.busy):
             m.d.comb += [
                 Assert(pipe.word_addr >= -1),
@@ -302,6 +343,7 @@ def end_to_end_serial(broken, config=SERIAL_END_TO_END):
         apply = Signal()
         overflow, empty_after = drive_side_models(m, white, black, word, starting, apply)
         walked = Mux(black_move, popcount(black.start_valid), popcount(white.start_valid))
+        word_clocks = 2 + walked + Mux(walked != 0, SERIAL_COMPARE_CLOCKS, 0)
 
         with m.If(starting):
             m.d.sync += [running.eq(1), address.eq(dut.query.top), clocks.eq(0),
@@ -318,11 +360,11 @@ def end_to_end_serial(broken, config=SERIAL_END_TO_END):
                 m.d.sync += clocks.eq(clocks + 1)
             with m.Elif(overflow):
                 answer.finish(m, StopReason.OVERFLOW)
-                m.d.sync += clocks.eq(clocks + 2 + walked)
+                m.d.sync += clocks.eq(clocks + word_clocks)
             with m.Else():
                 m.d.comb += apply.eq(1)
                 m.d.sync += [plies.eq(plies + 1), address.eq(address - 1),
-                             clocks.eq(clocks + 2 + walked)]
+                             clocks.eq(clocks + word_clocks)]
                 with m.If(plies[0] & empty_after):
                     answer.book(m, count, address - 1)
                     with m.If(count == 0):
