@@ -103,8 +103,11 @@ def simulate(corpus, log=print, rtl=None):
         for move in moves:
             after.push(move)
             occupancies.append(int(after.occupied))
+        # A game is loaded, then asked from its newest ply down, as a host
+        # analysing it asks of the position on the board first: right after
+        # the load wrote its word (Written.TOP), the others after nothing.
         jobs.append((words, [rtl_query(top, COUNT_LIMIT, occupancies[top])
-                             for top in range(len(words))]))
+                             for top in reversed(range(len(words)))]))
     started = time.monotonic()
     answers = session.run_batch(jobs)
     seconds = time.monotonic() - started
@@ -509,7 +512,7 @@ class Workloads:
         """``bench.json``'s ``workloads``: each workload on its own, the same
         figures from its own queries, at the targets' ``fmax_mhz``."""
         found = {
-            "game": {"corpus": "every ply of the corpus's games",
+            "game": {"corpus": "every ply of the corpus's games, each from its newest ply down",
                      "mismatches": self.game["mismatches"],
                      **workload_figures(self.game["plies"], self.game["cycles"], fmax_mhz,
                                         peers.game)},
