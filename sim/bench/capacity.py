@@ -88,10 +88,11 @@ def capacity_figures(corpus, *, config, count_limit, crowded_games=CROWDED_GAMES
 def backstop_figures(games, *, config, count_limit):
     """The pools with the backstop behind them (``config``) on ``games``,
     ``[(board, moves, words)]``, queried after every ply as the game
-    workload is, each game loaded first: the overflows (none on a legal
-    game), the queries the backstop answered, and the clocks of every query
-    and of those (:func:`~axon.sim.backends.pysim.expected_cycles`)."""
-    jobs = [(words, [(top,) for top in range(len(words))]) for _, _, words in games]
+    workload is, each game loaded first and asked from its newest ply down:
+    the overflows (none on a legal game), the queries the backstop answered,
+    and the clocks of every query and of those
+    (:func:`~axon.sim.backends.pysim.expected_cycles`)."""
+    jobs = [(words, [(top,) for top in reversed(range(len(words)))]) for _, _, words in games]
     clocks, answered, overflows = [], [], 0
     for (words, queries), written in zip(jobs, written_before(jobs)):
         for (top,), starts in zip(queries, written):

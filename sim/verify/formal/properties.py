@@ -4,7 +4,7 @@ import functools
 from dataclasses import dataclass
 from typing import Callable
 
-from ....hdl.params import LEAN, SERIAL, SHIPPED
+from ....hdl.params import LEAN, SERIAL, SHIPPED, serial_word_clocks
 from .harness import (DEFAULT_CHAINS, DEFAULT_POOL_SLOTS, LEAN_POOL_SLOTS, PROOF_CONFIG,
                       PROOF_LEAN_CONFIG)
 from .termination import DEFAULT_DEPTH, termination
@@ -200,11 +200,12 @@ PROPERTIES = [
              "the moves); broken: one entry fewer",
              capacity_serial(), "prove", 2,
              # Filling the short list takes a clear and an insert for each
-             # piece, each walking the entries before it: 10 clocks for 3.
+             # piece, each walking the entries before it and counting the
+             # last comparison: 12 clocks for 3.
              broken_bmc_depth=12),
     Property("termination-serial",
              f"the serial scan with its list ({SERIAL.chains // 2} entries a side) raises done "
-             f"within (top + 1) * {2 + SERIAL.chains // 2} + 1 clocks, on a "
+             f"within (top + 1) * {serial_word_clocks(SERIAL.chains // 2)} + 1 clocks, on a "
              f"{SERIAL_TERMINATION_SMALL_DEPTH}-word move list, whatever it reads; broken: "
              "two clocks a word",
              functools.partial(termination_serial,
@@ -217,7 +218,8 @@ PROPERTIES = [
              f"from power-up, the serial detector ({SERIAL_END_TO_END.depth} words, "
              f"{SERIAL_END_TO_END.chains // 2} entries a side) answers every query, every "
              "field and its clock count, as the golden scan loop with the rules' plain "
-             "model and two clocks a word plus one a walked chain; broken: blind to "
+             "model and two clocks a word plus one a walked chain and one to count a "
+             "walk's last comparison; broken: blind to "
              "chains",
              end_to_end_serial, "bmc", SERIAL_END_TO_END_CLOCKS,
              engine=SERIAL_END_TO_END_ENGINE, broken_engine="smtbmc z3",
