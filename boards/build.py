@@ -81,6 +81,7 @@ class BuildReport:
     timing_met:  bool = True
     pools:       str = SHIPPED.pools.value     # axon.hdl.params.Pools
     scan:        str = SHIPPED.scan.value      # axon.hdl.params.Scan
+    backstop:    bool = SHIPPED.backstop
     # axon.boards.families: on an ECP5, logic_cells counts LUT4s (TRELLIS_COMB).
     family:      str = ICE40.name
     detectors:   int = 1                       # detectors behind the link
@@ -93,7 +94,7 @@ class BuildReport:
         # The lean configuration of the 1K boards says so; the shipped one
         # needs no words.
         lean = DetectorConfig(depth=self.depth, chains=self.chains, rules=self.rules,
-                              pools=self.pools, scan=self.scan).note
+                              pools=self.pools, scan=self.scan, backstop=self.backstop).note
         yield (f"board: {self.board} ({self.device}), {self.chains} chains{lean}, depth "
                f"{self.depth}, {self.rules} rules, seed {self.seed}")
         yield f"detectors: {self.detectors} behind one link"
@@ -232,6 +233,7 @@ def build(board="icebreaker", *, config=None, detectors=None, seed=1, build_dir=
                          clock_mhz=clk_freq / 1e6,
                          bitstream=os.path.join(build_dir, f"{NAME}.{family.bitstream}"),
                          pools=config.pools.value, scan=config.scan.value,
+                         backstop=config.backstop,
                          family=family.name, detectors=detectors)
     opts = ["--report", REPORT, "--seed", str(seed)]
 

@@ -7,10 +7,11 @@ N`` and ``sim://BOARD?detectors=N`` choose another count. The figures come
 from ``axon build --board BOARD --detectors N`` (docs/protocol.md has the
 table).
 
-* ``hx8k`` (iCE40HX8K, 7680 logic cells, 32 block RAMs, 12 MHz): one
-  detector and the link take 3293 logic cells at 71 MHz, two 5723 (75 %)
-  at 70 MHz; three need about 8052 and do not fit (margin: at least
-  15 % of the logic cells free, Fmax about twice the board clock or more).
+* ``hx8k`` (iCE40HX8K, 7680 logic cells, 32 block RAMs, 12 MHz): with the
+  backstop, two detectors and the link take 6962 logic cells (90.7 %) at
+  59.93 MHz: they fit, but without the margin (at least 15 % of the logic
+  cells free, Fmax about twice the board clock or more), so the default is
+  one (without the backstop two took 5723, 75 %).
 * iCE40UP5K boards (``icebreaker``, ``icesugar``): one detector uses over half of
   the 5280 logic cells.
 * iCE40HX1K boards (``icestick``, ``icesugar-nano``, ``nandland-go``): one lean
@@ -30,7 +31,6 @@ __all__ = ["DEFAULT_DETECTORS", "default_detectors"]
 
 #: Detectors of a default build, by board name; a board not listed has one.
 DEFAULT_DETECTORS = {
-    "hx8k":      2,
     "ulx3s-85f": 16,
 }
 

@@ -50,17 +50,17 @@ TARGETS = {
     # largest FPGA with an open toolchain, where an array of cores goes.
     "core-lfe5u-25f": (ULX3S_25F_Platform, CORE),
     "core-lfe5u-85f": (ULX3S_85F_Platform, CORE),
-    # The other layouts of the chain list (axon.sim.bench.layouts): a spill
-    # pool a side, the lean one pool a side, the 1K boards' serial list.
-    "core-up5k-spill": (ICEBreakerPlatform, CORE.replace(pools=Pools.SPILL)),
-    "core-hx8k-spill": (ICE40HX8KBEVNPlatform, CORE.replace(pools=Pools.SPILL)),
+    # The other layouts of the chain list (axon.sim.bench.layouts): the
+    # pools by kind without the backstop, a spill pool a side, the lean one
+    # pool a side, the 1K boards' serial list.
+    "core-up5k-kind": (ICEBreakerPlatform, CORE.replace(backstop=False)),
+    "core-hx8k-kind": (ICE40HX8KBEVNPlatform, CORE.replace(backstop=False)),
+    "core-up5k-spill": (ICEBreakerPlatform, CORE.replace(pools=Pools.SPILL, backstop=False)),
+    "core-hx8k-spill": (ICE40HX8KBEVNPlatform, CORE.replace(pools=Pools.SPILL, backstop=False)),
     "core-up5k-lean": (ICEBreakerPlatform, LEAN),
     "core-hx8k-lean": (ICE40HX8KBEVNPlatform, LEAN),
     "core-up5k-serial": (ICEBreakerPlatform, SERIAL),
     "core-hx8k-serial": (ICE40HX8KBEVNPlatform, SERIAL),
-    # The pools by kind with the serial list behind them (axon.hdl.backstop).
-    "core-up5k-backstop": (ICEBreakerPlatform, CORE.replace(backstop=True)),
-    "core-hx8k-backstop": (ICE40HX8KBEVNPlatform, CORE.replace(backstop=True)),
 }
 
 # The hash-key peer (:class:`~axon.hdl.zobrist_peer.ZobristPeer`) alone, the

@@ -259,11 +259,15 @@ class DetectorConfig:
 
     def replace(self, **changes: Any) -> "DetectorConfig":
         """This configuration with ``changes``. Unless given, ``upcoming``
-        stays what it is, but for a scan that cannot have it (so that
-        ``CORE.replace(scan="pair") == CORE``)."""
+        and ``backstop`` stay what they are, but for a layout that cannot
+        have them (so that ``CORE.replace(scan="pair") == CORE``, and
+        ``SHIPPED.replace(pools="serial", scan="single")`` has no backstop,
+        the serial list being its own)."""
         if "upcoming" not in changes:
             scan = _member(Scan, changes.get("scan", self.scan), "scan")
             changes["upcoming"] = self.upcoming and _can_have_upcoming(scan)
+        if "backstop" not in changes and self.backstop is True:
+            changes["backstop"] = replace(self, **changes, backstop=False).backstop_possible
         return replace(self, **changes)
 
     @classmethod
@@ -331,6 +335,18 @@ class DetectorConfig:
         if self.hung_after_clocks >= 1 << CYCLE_BITS:
             raise ValueError(f"{where}depth {self.depth} is too deep for the backstop: a "
                              f"query could take more than {(1 << CYCLE_BITS) - 1} clocks")
+
+    @property
+    def backstop_possible(self) -> bool:
+        """Whether this layout can have a backstop (:attr:`backstop`): pools
+        in logic cells (not the serial list, which is its own), the exact
+        rules, the pair scan, and a depth whose slowest query the clock
+        counter can count."""
+        if self.serial or not self.rules.unpaired or not self.pair_scan:
+            return False
+        if not _is_int(self.depth) or not _is_int(self.chains) or self.chains < 1:
+            return True     # check() says what is wrong
+        return replace(self, backstop=True).hung_after_clocks < 1 << CYCLE_BITS
 
     # -- the pool layout ---------------------------------------------------
 
@@ -513,10 +529,11 @@ class DetectorConfig:
     @property
     def note(self) -> str:
         """Words for a layout other than the shipped one (``""`` for it),
-        each after a comma: ``", one pool a side, one ply a clock"``."""
+        each after a comma: ``", one pool a side, one ply a clock"``, and
+        ``", no backstop"`` for pools that could have one and have not."""
         # The serial list has its own pace, one word at a time as it is ready.
         scan = "" if self.serial else _SCAN_NOTE[self.scan]
-        backstop = "a serial backstop" if self.backstop else ""
+        backstop = "no backstop" if not self.backstop and self.backstop_possible else ""
         return "".join(f", {words}" for words in (_POOLS_NOTE[self.pools], scan, backstop)
                        if words)
 
@@ -529,8 +546,10 @@ class DetectorConfig:
 
 
 # The shipped configuration: what a detector, a session and a board are built
-# with unless told otherwise.
-SHIPPED = DetectorConfig()
+# with unless told otherwise. Its backstop makes it exact on any legal
+# position: what the pools by kind overflow, the serial list behind them
+# answers.
+SHIPPED = DetectorConfig(backstop=True)
 
 # The repetition core alone: the shipped configuration without the upcoming
 # block. It is the embedding API's default (`AxonDetector()`), and what the

@@ -151,13 +151,14 @@ def test_bench_reports_overflows_per_layout_and_workload():
     assert figures["bench_corpus"]["queries"] == sum(len(words) for _, _, words in corpus)
     for workload in ("bench_corpus", "crowded"):
         assert set(figures[workload]["overflows"]) == \
-            {layout.value for layout in LAYOUTS} | {"backstop"}
+            {layout.value for layout in LAYOUTS} | {"shipped"}
     crowded = figures["crowded"]["overflows"]
     assert crowded["side"] <= crowded["spill"] < crowded["kind"], crowded
-    # The pools by kind with the backstop: no overflow; the backstop answered
-    # what they overflowed, each in the pools' clocks and then the list's.
+    # The shipped configuration, the pools by kind with the backstop: no
+    # overflow; the backstop answered what they overflowed, each in the
+    # pools' clocks and then the list's.
     backstop = figures["crowded"]["backstop"]
-    assert crowded["backstop"] == backstop["overflows"] == 0
+    assert crowded["shipped"] == backstop["overflows"] == 0
     assert backstop["answered"] == crowded["kind"]
     assert backstop["queries"] == figures["crowded"]["queries"]
     assert backstop["clocks_answered"]["mean"] > backstop["clocks_per_query"]["mean"]
@@ -169,7 +170,7 @@ def test_backstop_answers_what_the_pools_overflow(crowded):
     # Behind the pools by kind, the backstop's serial list answers every
     # query they overflow, as the serial list alone answers it, marked; the
     # others are the pools' own answers.
-    config = SHIPPED.replace(backstop=True, upcoming=False)
+    config = SHIPPED.replace(upcoming=False)
     pools, serial = config.replace(backstop=False), config.backstop_config
     answered = 0
     for _, _, words in crowded:

@@ -148,8 +148,8 @@ def test_scan_options(capsys):
     # Count limit 0 stops before reading anything.
     _, out, _ = run(capsys, "scan", FIGURE1, "--jsonl", "--count-limit", "0")
     assert {(r["stop"], r["plies_scanned"]) for r in jsonl(out)} == {("limit", 0)}
-    # One slot a side: the knights overflow it.
-    _, out, _ = run(capsys, "scan", FIGURE5, "--jsonl", "--chains", "2")
+    # One slot a side, without the backstop: the knights overflow it.
+    _, out, _ = run(capsys, "scan", FIGURE5, "--jsonl", "--chains", "2", "--no-backstop")
     overflow = [r for r in jsonl(out) if r["overflow"]]
     assert overflow and all(r["stop"] == "overflow" for r in overflow)
     # The paper's rules miss the three-knight rotation (game 1), exact finds it.
@@ -275,7 +275,7 @@ def test_verify_agrees(capsys):
     code, out, err = run(capsys, "verify", FIGURE5)
     assert code == 0
     assert "games 3, plies 24, repetitions found 3" in out
-    assert "overflow plies 0, window-limited plies 0" in out
+    assert "overflow plies 0 (the backstop answered 0), window-limited plies 0" in out
     assert out.rstrip().endswith("disagreements: none")
     code, out, _ = run(capsys, "verify", TRAPS, "--backend", "golden")
     assert code == 0 and "disagreements: none" in out
@@ -513,8 +513,9 @@ def test_installed_script():
 
 
 def test_backstop_through_the_installed_script():
-    # The bundled crowded boards overflow the pools by kind on 168 plies;
-    # with the backstop none overflows, and exactly those are its answers.
+    # The bundled crowded boards overflow the pools by kind alone on 168
+    # plies; with the shipped backstop none overflows, and exactly those are
+    # its answers.
     script = _script()
 
     def scan(*options):
@@ -523,9 +524,11 @@ def test_backstop_through_the_installed_script():
         assert done.returncode == 0, done.stderr
         return jsonl(done.stdout)
 
-    overflowing = {(record["game"], record["ply"]) for record in scan() if record["overflow"]}
+    overflowing = {(record["game"], record["ply"]) for record in scan("--no-backstop")
+                   if record["overflow"]}
     assert len(overflowing) == 168
-    backstopped = scan("--backstop")
+    backstopped = scan()
+    assert backstopped == scan("--backstop")
     assert not any(record["overflow"] for record in backstopped)
     assert {(record["game"], record["ply"]) for record in backstopped
             if record["backstop"]} == overflowing
@@ -539,7 +542,8 @@ def test_backstop_through_the_installed_script():
     assert done.stdout.rstrip().endswith("disagreements: none")
     # Broken: without it the same check leaves the overflowing plies out.
     done = subprocess.run([script, "verify", CROWDED, "--backend", "golden", "--count-limit",
-                           "1", "-q"], capture_output=True, text=True, timeout=300)
+                           "1", "--no-backstop", "-q"], capture_output=True, text=True,
+                          timeout=300)
     assert "overflow plies 168," in done.stdout
 
 
@@ -586,17 +590,20 @@ def test_explain_every_ply_of_the_examples():
 
 
 def test_explain_stop_reasons(capsys):
-    _, out, _ = run(capsys, "explain", FIGURE5, "--game", 1, "--ply", 5, "--chains", 2)
+    _, out, _ = run(capsys, "explain", FIGURE5, "--game", 1, "--ply", 5, "--chains", 2,
+                    "--no-backstop")
     # Two chains are one king slot a side: the first knight move meets no pool.
     assert out.splitlines()[-1].endswith(
         "No repetition. Chain list overflow: no free slot (no slot for its kind with 2 "
         "chains) for N_A3B1 at ply 5 (the answer may miss a repetition).")
     # Ten are one slot a kind: the second displaced knight finds it taken.
-    _, out, _ = run(capsys, "explain", FIGURE5, "--game", 1, "--ply", 5, "--chains", 10)
+    _, out, _ = run(capsys, "explain", FIGURE5, "--game", 1, "--ply", 5, "--chains", 10,
+                    "--no-backstop")
     assert out.splitlines()[-1].endswith(
         "No repetition. Chain list overflow: no free slot (1 slot for its side and kind) for "
         "N_D2C4 at ply 3 (the answer may miss a repetition).")
-    _, out, _ = run(capsys, "explain", FIGURE5, "--game", 1, "--ply", 5, "--chains", 18)
+    _, out, _ = run(capsys, "explain", FIGURE5, "--game", 1, "--ply", 5, "--chains", 18,
+                    "--no-backstop")
     assert "Chain list overflow" not in out.splitlines()[-1]
     _, out, _ = run(capsys, "explain", DIEP, "--game", 1, "--ply", 93, "--depth", 8)
     assert "move list holds plies 86..93" in out
@@ -633,11 +640,13 @@ def test_serial_layout_scan_prints_what_the_1k_board_prints(capsys):
 
 @pytest.mark.quick
 def test_layout_without_a_pool_for_some_kinds_says_so_once(capsys):
-    code, _, err = run(capsys, "scan", DIEP, "--chains", "4", "-q")
+    code, _, err = run(capsys, "scan", DIEP, "--chains", "4", "--no-backstop", "-q")
     assert code == 0
     assert err == ("axon scan: warning: --chains 4 with --pools kind leaves no pool for R, B, "
                    "N: every scan that meets a move of these kinds overflows (--pools side "
                    "gives each side one pool for every kind)\n")
+    # The backstop answers what the pools overflow: nothing to say.
+    assert run(capsys, "scan", DIEP, "--chains", "4", "-q")[2] == ""
     assert run(capsys, "scan", DIEP, "--chains", "4", "--pools", "side", "-q")[2] == ""
     assert run(capsys, "scan", DIEP, "-q")[2] == ""
 
@@ -645,7 +654,8 @@ def test_layout_without_a_pool_for_some_kinds_says_so_once(capsys):
 def test_verify_that_compared_nothing_fails(capsys, tmp_path):
     # Two chains: a king pool alone, so every knight move overflows.
     path = write_pgn(tmp_path, "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 *\n")
-    code, out, err = run(capsys, "verify", path, "--backend", "golden", "--chains", "2", "-q")
+    code, out, err = run(capsys, "verify", path, "--backend", "golden", "--chains", "2",
+                         "--no-backstop", "-q")
     assert code == 1
     assert "0 plies compared" in out and "nothing was compared with the oracle" in out
     assert "no pool for Q, R, B, N" in err

@@ -45,14 +45,14 @@ def _localparams(path):
 def test_header_gives_every_field_and_stop_code(exported):
     _, header = exported
     params = _localparams(header)
-    for field_name, field in ResultLayout(256):
+    for field_name, field in ResultLayout(256, backstop=True):
         assert params[f"AXON_DETECTOR_RESULT_{field_name.upper()}_LSB"] == field.offset
         assert params[f"AXON_DETECTOR_RESULT_{field_name.upper()}_WIDTH"] == field.width
     for field_name, field in MoveWord.as_shape():
         assert params[f"AXON_DETECTOR_WORD_{field_name.upper()}_LSB"] == field.offset
     assert {name: value for name, value in params.items() if name.startswith("AXON_DETECTOR_STOP_")} == \
            {f"AXON_DETECTOR_STOP_{member.name}": member.value for member in Stop}
-    assert params["AXON_DETECTOR_RESULT_BITS"] == ResultLayout(256).size
+    assert params["AXON_DETECTOR_RESULT_BITS"] == ResultLayout(256, backstop=True).size
     assert params["AXON_DETECTOR_ROOT_BITS"] == 9     # signed, -1..255
     assert "localparam AXON_DETECTOR_ROOT_NONE = -1;" in header.read_text()
 
@@ -89,12 +89,13 @@ def test_exported_verilog_answers_like_the_golden_model(exported, tmp_path):
 
 
 def test_a_broken_export_is_caught(exported, tmp_path):
-    # A module whose scanner never raises done must fail the same check.
+    # A module whose scanners (the pools' and the backstop's) never raise
+    # done must fail the same check.
     verilog, _ = exported
     text = verilog.read_text()
     broken_text, edits = re.subn(r"^(\s*)query__done <= \\\$\d+ ;$", r"\1query__done <= 1'h0;",
                                  text, flags=re.M)
-    assert edits == 1
+    assert edits == 2
     broken = tmp_path / "broken.v"
     broken.write_text(broken_text)
     session = VerilogSession(str(broken), CORE, build_dir=tmp_path)

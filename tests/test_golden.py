@@ -4,6 +4,7 @@
 import chess
 import pytest
 
+from axon.hdl.params import SHIPPED
 from axon.hdl.word import pack_word
 from axon.sim.model.encode import encode_moves
 from axon.sim.model.generate import game_corpus, random_endgame
@@ -302,9 +303,12 @@ def test_overflow_stops_before_the_move():
     words = [knight(0, 10), knight(1, 11), knight(2, 12)]
     assert perpetual(words, 2, config=DetectorConfig(chains=4, pools="side")) == \
         Result(False, None, 0, True, 2, Stop.OVERFLOW)
-    # Three knight slots a side by default: the fourth knight chain does not fit.
+    # Three knight slots a side in the shipped pools: the fourth knight chain
+    # does not fit; behind them the shipped backstop answers it.
     words = [knight(0, 10), knight(1, 11), knight(2, 12), knight(3, 13)]
-    assert perpetual(words, 3) == Result(False, None, 0, True, 3, Stop.OVERFLOW)
+    pools = SHIPPED.replace(backstop=False)
+    assert perpetual(words, 3, config=pools) == Result(False, None, 0, True, 3, Stop.OVERFLOW)
+    assert perpetual(words, 3) == Result(False, None, 0, False, 4, Stop.BOTTOM, backstop=True)
 
 
 def test_each_side_has_half_the_slots():
@@ -326,7 +330,8 @@ def test_each_kind_has_its_own_pool():
     words.insert(0, knight(2, 12))
     assert perpetual(words, 4, config=DetectorConfig(chains=16)) == Result(False, None, 0, True, 4, Stop.OVERFLOW)
     for piece in (0, 1, 7, 8, 9, 15):
-        assert perpetual([pack_word(1, 2, piece)], 0).stop is Stop.OVERFLOW
+        assert perpetual([pack_word(1, 2, piece)], 0,
+                         config=SHIPPED.replace(backstop=False)).stop is Stop.OVERFLOW
 
 
 @pytest.mark.parametrize("rules", ["paper", "exact"])

@@ -132,17 +132,28 @@ def test_backstop_signature_and_ports():
     assert QuerySignature(16, backstop=True) == QuerySignature(16, backstop=True)
     assert QuerySignature(16, backstop=True) != QuerySignature(16)
     assert repr(QuerySignature(16, backstop=True)) == "QuerySignature(16, backstop=True)"
-    config = CORE.replace(depth=16, backstop=True)
+    # The shipped core has it; the pools alone are backstop=False.
+    config = CORE.replace(depth=16)
+    pools = config.replace(backstop=False)
+    assert config.backstop and SHIPPED.backstop and not pools.backstop
     detector = AxonDetector(config)
     Fragment.get(detector, None)
     assert detector.signature.members["query"] == In(QuerySignature(16, backstop=True))
     layout = detector.query.result.shape()
     assert list(layout)[-1][0] == "backstop" and layout.size == \
-        AxonDetector(CORE.replace(depth=16)).query.result.shape().size + 1
+        AxonDetector(pools).query.result.shape().size + 1
     # Its worst case adds the serial list's, and the hand-over clock.
-    assert config.worst_case_clocks(15) == (CORE.replace(depth=16).worst_case_clocks(15) + 1 +
+    assert config.worst_case_clocks(15) == (pools.worst_case_clocks(15) + 1 +
                                             config.backstop_config.worst_case_clocks(15))
-    assert config.key.endswith("-backstop") and config.note == ", a serial backstop"
+    assert config.key.endswith("-backstop") and config.note == ""
+    assert pools.note == ", no backstop" and not pools.key.endswith("-backstop")
+    # A change keeps it, but for a layout that cannot have one.
+    assert SHIPPED.replace(pools="serial", scan="single", chains=32) == SERIAL
+    assert not SHIPPED.replace(rules="paper").backstop
+    assert not SHIPPED.replace(scan="single").backstop
+    assert SHIPPED.replace(pools="side").backstop and SHIPPED.replace(chains=8).backstop
+    assert not SHIPPED.replace(depth=4096).backstop and SHIPPED.replace(depth=2048).backstop
+    assert SERIAL.note == ", a serial list a side in block RAM" and LEAN.note.endswith("clock")
 
 
 def test_detector_ports_are_the_named_signatures():
@@ -197,7 +208,7 @@ def test_configuration_resolves_the_upcoming_block_by_its_scan():
     # Names and members are one: a configuration is a value.
     assert DetectorConfig(rules="paper", pools="side") == \
         DetectorConfig(rules=Rules.PAPER, pools=Pools.SIDE)
-    assert len({SHIPPED, DetectorConfig(), LEAN}) == 2
+    assert len({SHIPPED, DetectorConfig(backstop=True), LEAN}) == 2
     with pytest.raises(dataclasses.FrozenInstanceError):
         SHIPPED.chains = 12
 
@@ -211,7 +222,8 @@ def test_configuration_derives_the_clocks_of_its_scan():
         [plies // 2 + LATENCY_OVERHEAD for plies in (0, 1, 2, 9)]
     assert [LEAN.latency(plies) for plies in (0, 1, 9)] == \
         [plies + LEAN_LATENCY_OVERHEAD for plies in (0, 1, 9)]
-    assert SHIPPED.worst_case_clocks(7) == 8 + LATENCY_OVERHEAD + REFETCH_CLOCKS + RESTART_CLOCKS
+    pools = SHIPPED.replace(backstop=False)
+    assert pools.worst_case_clocks(7) == 8 + LATENCY_OVERHEAD + REFETCH_CLOCKS + RESTART_CLOCKS
     assert LEAN.worst_case_clocks(7) == 8 + LEAN_LATENCY_OVERHEAD
     assert SHIPPED.hung_after_clocks == SHIPPED.worst_case_clocks(255) + 9
     assert SHIPPED.latency_words.startswith("floor(P/2) + 4; ")
@@ -264,7 +276,7 @@ def test_configuration_names_itself():
     keys = {config.key for config in (SHIPPED, LEAN, SHIPPED.replace(upcoming=False),
                                       SHIPPED.replace(rules="paper"), LEAN.replace(depth=16))}
     assert len(keys) == 5
-    assert SHIPPED.key == "d256-c24-exact-kind-pair-upcoming"
+    assert SHIPPED.key == "d256-c24-exact-kind-pair-upcoming-backstop"
 
 
 def test_the_golden_models_rules_pass_the_model_check_only():

@@ -164,7 +164,8 @@ def test_every_shipped_board_identifies_its_configuration():
 
 def test_sim_url_takes_every_configuration_option():
     url = "sim://icebreaker?depth=64&chains=16&rules=exact&pools=spill&scan=pair&upcoming=no"
-    config = DetectorConfig(depth=64, chains=16, pools="spill", upcoming=False)
+    config = DetectorConfig(depth=64, chains=16, pools="spill", upcoming=False, backstop=True)
+    assert simulated_config(url + "&backstop=no")[0] == config.replace(backstop=False)
     assert simulated_config(url) == (config, 4)
     assert Board(open_transport(url)).identify().config == config
     assert simulated_config("sim://icestick?pools=side&chains=4&scan=pair&upcoming=yes"
@@ -173,7 +174,8 @@ def test_sim_url_takes_every_configuration_option():
         simulated_config("sim://?upcoming=maybe")
     # The detectors behind the link: the board's default, or the URL's.
     assert simulated_board("sim://icebreaker").detectors == 1
-    assert simulated_board("sim://hx8k").detectors == DEFAULT_DETECTORS["hx8k"]
+    assert simulated_board("sim://ulx3s-85f").detectors == DEFAULT_DETECTORS["ulx3s-85f"]
+    assert simulated_board("sim://hx8k?detectors=2").detectors == 2
     assert simulated_board("cxxrtl://hx8k?detectors=5") == (SHIPPED, 4, 5)
     with pytest.raises(ValueError, match=r"^option detectors must be an integer in 1..255, "
                                          r"not 0$"):
@@ -257,7 +259,7 @@ def test_reset_keeps_move_list(board24):
     result, cycles = board24.query(11, 4)
     # The words below are what earlier tests on this board left there.
     full = board24.read_moves(0, 10) + words
-    assert result == perpetual(full, 11, config=DetectorConfig(chains=24))
+    assert result == perpetual(full, 11, config=board24.config)
 
 
 def test_leds(board24):

@@ -227,8 +227,9 @@ def test_claims_below_their_count_limit_are_unknown(count_limit, capsys):
 
 
 def test_overflow_and_window_make_claims_unknown(capsys):
-    # Two slots cannot follow the knights; a short window cuts the game.
-    for options, flag in ((["--chains", "2"], "overflow"), (["--depth", "8"], None)):
+    # Two slots without the backstop cannot follow the knights; a short
+    # window cuts the game.
+    for options, flag in ((["--chains", "2", "--no-backstop"], "overflow"), (["--depth", "8"], None)):
         _, out, _ = run(capsys, "scan", DIEP, "--jsonl", *options)
         records = jsonl(out)
         unknown = [r for r in records if r["threefold"] is None]

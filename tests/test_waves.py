@@ -21,7 +21,8 @@ from axon.sim.backends.waves import (GTKWAVE_FRAME_PIXELS, RUN_PIXELS, SCREEN, S
                                      SST_WIDTH, WINDOW_DRAWN,
                                      WAVES_ENV, WINDOW_SIZE, trace_signals, vcd_end_time,
                                      wave_file_for_test, write_gtkw, zoom_to_fit)
-from axon.hdl.params import DetectorConfig
+from axon.hdl.params import SHIPPED, DetectorConfig
+from axon.hdl.result import ResultLayout
 
 from .lines import KNIGHT_SWAP, play
 
@@ -327,9 +328,12 @@ def test_query_group_opens_on_the_answer_and_the_move(figure5_waves):
     _, gtkw = figure5_waves
     traces = _traces(gtkw, "Query")
     names = [name for _, name in traces]
-    # The answer's fields first, then a move in chess terms, both sides.
-    assert all("query__result." in name for name in names[:7])
-    move = names[7:13]
+    # The answer's fields first (the shipped detector's: the backstop's flag
+    # last), then a move in chess terms, both sides.
+    fields = len(ResultLayout(SHIPPED.depth, backstop=SHIPPED.backstop).members)
+    assert fields == 8 and names[fields - 1].endswith("query__result.backstop")
+    assert all("query__result." in name for name in names[:fields])
+    move = names[fields:fields + 6]
     assert [re.search(r"(white|black)_move\.(\w+)", name).groups() for name in move] == [
         ("white", "from_sq"), ("white", "to_sq"), ("white", "piece"),
         ("black", "from_sq"), ("black", "to_sq"), ("black", "piece")]
@@ -337,7 +341,7 @@ def test_query_group_opens_on_the_answer_and_the_move(figure5_waves):
     for name in move:
         filtered = lines[lines.index(next(line for line in lines if line.endswith(" " + name))) - 1]
         assert filtered.startswith("^") and filtered.endswith((".squares.txt", ".pieces.txt"))
-    assert "query__start" in names[13]
+    assert "query__start" in names[fields + 6]
 
 
 def test_names_are_shown_unescaped(figure5_waves):

@@ -128,7 +128,8 @@ class IdentityRecord(data.Struct):
     pools:           8    # POOLS_CODES
     scan:            8    # SCAN_CODES
     upcoming:        1    # the upcoming block is built in
-    reserved:        7
+    backstop:        1    # a backstop answers what the pools overflow
+    reserved:        6
     chains:          8
     depth:           16
     count_bits:      8
@@ -153,6 +154,7 @@ def identity_record(config, detectors=1, rx_buffer=0):
         "interface_major": major, "interface_minor": minor, "interface_patch": patch,
         "rules": RULES_CODES[config.rules], "pools": POOLS_CODES[config.pools],
         "scan": SCAN_CODES[config.scan], "upcoming": int(config.upcoming),
+        "backstop": int(config.backstop),
         "chains": config.chains, "depth": config.depth,
         "count_bits": COUNT_LIMIT_BITS, "cycle_bits": CYCLE_BITS, "max_words": MAX_WORDS,
         "detectors": detectors, "rx_buffer": rx_buffer,

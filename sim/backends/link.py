@@ -60,7 +60,8 @@ SIMULATED_SCHEMES = ("sim", "cxxrtl")
 # A simulated board's options: the configuration's fields, and clocks per bit.
 # A simulated board's options: the configuration's fields, clocks per bit,
 # and the detectors behind the link.
-SIM_OPTIONS = ("depth", "chains", "rules", "pools", "scan", "upcoming", "divisor", "detectors")
+SIM_OPTIONS = ("depth", "chains", "rules", "pools", "scan", "upcoming", "backstop", "divisor",
+               "detectors")
 # The UART's clocks per bit in a simulated board: small keeps it fast.
 SIM_DIVISOR = 4
 
@@ -174,8 +175,8 @@ def simulated_board(url: str, *, where: str = "", **defaults: Any) -> SimulatedB
     1K boards' lean one) and detector count
     (:func:`~axon.boards.detectors.default_detectors`) with the
     :data:`SIM_OPTIONS` the URL gives, then those of ``defaults`` (not
-    ``None``) that it does not, checked for the gateware. ``upcoming`` is
-    ``yes``/``no`` (or ``true``/``false``, ``1``/``0``). A bad option is a
+    ``None``) that it does not, checked for the gateware. ``upcoming`` and
+    ``backstop`` are ``yes``/``no`` (or ``true``/``false``, ``1``/``0``). A bad option is a
     ``ValueError`` that names it, after ``where``."""
     parts = urlsplit(url)
     scheme = parts.scheme or "sim"
@@ -207,11 +208,11 @@ _BOOLEANS = {"yes": True, "true": True, "1": True, "no": False, "false": False, 
 def _option(key, value):
     if key in ("rules", "pools", "scan"):
         return value
-    if key == "upcoming":
+    if key in ("upcoming", "backstop"):
         try:
             return _BOOLEANS[value.lower()]
         except KeyError:
-            raise ValueError(f"option upcoming must be yes or no, not {value!r}") from None
+            raise ValueError(f"option {key} must be yes or no, not {value!r}") from None
     return _int_option(key, value)
 
 

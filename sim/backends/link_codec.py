@@ -251,7 +251,7 @@ def parse_identity(payload):
                             rules=_decode(RULES_CODES, record.rules, "rules"),
                             pools=_decode(POOLS_CODES, record.pools, "pools"),
                             scan=_decode(SCAN_CODES, record.scan, "scan"),
-                            upcoming=bool(record.upcoming))
+                            upcoming=bool(record.upcoming), backstop=bool(record.backstop))
     return Identity(version=record.version,
                     interface=(record.interface_major, record.interface_minor,
                                record.interface_patch),

@@ -112,20 +112,23 @@ def simulate(corpus, log=print, rtl=None):
     answers = session.run_batch(jobs)
     seconds = time.monotonic() - started
     plies, cycles, mismatches, upcoming = [], [], 0, 0
-    # Overflows with the pools by kind, and with the one-pool-a-side layout
-    # of the same size (the layout before the pools by kind), for comparison.
-    one_pool_a_side = CONFIG.replace(pools=Pools.SIDE)
-    overflows = {CONFIG.pools.value: 0, Pools.SIDE.value: 0}
+    # Overflows of the shipped configuration (none: its backstop answers
+    # them), of its pools by kind alone (the queries its backstop answers),
+    # and of the one-pool-a-side layout of the same size (the layout before
+    # the pools by kind), for comparison.
+    one_pool_a_side = CONFIG.replace(pools=Pools.SIDE, backstop=False)
+    overflows = {"shipped": 0, CONFIG.pools.value: 0, Pools.SIDE.value: 0}
     for (words, queries), timed, job_written in zip(jobs, answers, written_before(jobs)):
         for (top, _, occupancy, root), rtl, written in zip(queries, timed, job_written):
             golden = perpetual(words, top, root=root, config=CONFIG,
                                count_limit=COUNT_LIMIT, occupancy=occupancy)
             upcoming += golden.upcoming
-            if rtl.result != golden or rtl.cycles != rtl_clocks(golden, written):
+            if rtl.result != golden or rtl.cycles != rtl_clocks(words, top, golden, written):
                 mismatches += 1
             plies.append(golden.plies_scanned)
             cycles.append(rtl.cycles)
-            overflows[CONFIG.pools.value] += golden.overflow
+            overflows["shipped"] += golden.overflow
+            overflows[CONFIG.pools.value] += golden.overflow or golden.backstop
             overflows[Pools.SIDE.value] += perpetual(words, top, config=one_pool_a_side,
                                                      count_limit=COUNT_LIMIT).overflow
     log(f"simulated {len(plies)} queries on {backend} in {seconds:.1f} s, "
@@ -232,7 +235,8 @@ def markdown(bench):
                      f"{figures['p99']} | {figures['max']} |")
     lines += ["", f"Sustained plies per clock: {bench['plies_per_clock']}; latency "
               f"`{bench['simulation']['latency_formula']}` clocks. Overflows: "
-              f"{bench['overflows']['pools_by_kind']} with the pools by kind, "
+              f"{bench['overflows']['shipped']} shipped, "
+              f"{bench['overflows']['pools_by_kind']} with the pools by kind alone, "
               f"{bench['overflows']['one_pool_a_side']} with one pool a side.", ""]
     if "upcoming" in bench:
         upcoming = bench["upcoming"]
@@ -470,7 +474,8 @@ def _game_figures(corpus, game, games, seed):
         "plies_scanned": _distribution(plies),
         "clocks_per_query": _distribution(cycles),
         "plies_per_clock": sustained_plies_per_clock(plies, cycles),
-        "overflows": {"pools_by_kind": game["overflows"]["kind"],
+        "overflows": {"shipped": game["overflows"]["shipped"],
+                      "pools_by_kind": game["overflows"]["kind"],
                       "one_pool_a_side": game["overflows"]["side"]},
         "latency_overhead_clocks": max(c - math.ceil(p / 2) for p, c in zip(plies, cycles)),
         # The upcoming repetition: how many queries found one, and the clocks

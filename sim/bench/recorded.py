@@ -171,7 +171,7 @@ def simulate_recorded(loads, session, backend, log=print):
         same_as_told = golden.draw == told.draw and golden.count == told.count and \
             golden.distance == told.distance and golden.stop == told.stop
         mismatches += (rtl.result != golden or not same_as_told or
-                       rtl.cycles != rtl_clocks(golden, Written.TOP))
+                       rtl.cycles != rtl_clocks(words, top, golden, Written.TOP))
         draws += golden.draw
         overflows += golden.overflow
         plies.append(golden.plies_scanned)

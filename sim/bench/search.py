@@ -70,7 +70,7 @@ def simulate_search(lines, session, backend, log=print):
             golden = perpetual(line.words, top, root=line.root, config=CONFIG,
                                count_limit=COUNT_LIMIT, occupancy=occupancy[top])
             counts["mismatches"] += (rtl.result != golden or
-                                     rtl.cycles != rtl_clocks(golden, written))
+                                     rtl.cycles != rtl_clocks(line.words, top, golden, written))
             expected = oracle[top]
             # An overflow may leave a repetition unfound (python-chess knows
             # no chain list): it counts as a mismatch, and overflows are reported.

@@ -6,6 +6,7 @@ import math
 import statistics
 
 from ...hdl.params import SHIPPED, Written
+from ..backends.pysim import expected_cycles
 
 
 __all__ = ["CONFIG", "COUNT_LIMIT", "rtl_query", "rtl_clocks",
@@ -23,12 +24,13 @@ def rtl_query(top, count_limit, occupancy, root=-1):
     return (top, count_limit, occupancy, root)
 
 
-def rtl_clocks(result, written):
-    """The clocks the RTL must take for a workload's query, of a legal game,
-    whose golden answer is ``result``, after the host ``written`` since the
-    last query (:class:`~axon.sim.backends.session.HostWrites`): the
-    latency formula."""
-    return CONFIG.latency(result.plies_scanned, written=written, stop=result.stop)
+def rtl_clocks(words, top, result, written):
+    """The clocks the RTL must take for a workload's query at ``top`` of
+    ``words``, whose golden answer is ``result``, after the host ``written``
+    since the last query (:class:`~axon.sim.backends.session.HostWrites`):
+    :func:`~axon.sim.backends.pysim.expected_cycles`, which for a legal game
+    the pools answer is the latency formula."""
+    return expected_cycles(words, top, result, CONFIG, written)
 
 
 def distribution(values):

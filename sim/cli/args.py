@@ -111,8 +111,9 @@ def unpooled_kinds(config):
 
 def warn_unpooled(command, config, err=None):
     """Say once, on stderr, which kinds the layout leaves without a pool
-    (nothing for the golden-only rules, whose one pool takes every kind)."""
-    kinds = unpooled_kinds(config) if config.rules.in_gateware else ()
+    (nothing for the golden-only rules, whose one pool takes every kind, nor
+    with a backstop, which answers what the pools overflow)."""
+    kinds = unpooled_kinds(config) if config.rules.in_gateware and not config.backstop else ()
     if kinds:
         err = sys.stderr if err is None else err
         err.write(f"axon {command}: warning: --chains {config.chains} with --pools "

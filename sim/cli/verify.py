@@ -151,8 +151,8 @@ def verify(games, options, out=None, err=None):
                else "golden model and oracle")
     layout = "" if (config.pools, config.scan) == (SHIPPED.pools, SHIPPED.scan) else \
         f", pools {config.pools.value}, scan {config.scan.value}"
-    if config.backstop:
-        layout += ", a serial backstop"
+    if not config.backstop and config.backstop_possible:
+        layout += ", no backstop"
     out.write(f"axon verify: {backend}; rules {config.rules.value}, chains {config.chains}"
               f"{layout}, count limit {options.count_limit}, depth {config.depth}\n")
     out.write(f"games {tally.games}, plies {tally.plies}, repetitions found "

@@ -459,12 +459,12 @@ def _backstopped(words, top, *, config, steps, **query):
     again (``steps`` are then the serial list's). The upcoming repetition
     stays the pools': the upcoming block follows their scan, up to the
     overflow."""
-    answer = perpetual(words, top, config=config.replace(backstop=False), steps=steps, **query)
+    answer = _scan(words, top, config=config.replace(backstop=False), steps=steps, **query)
     if not answer.overflow:
         return answer
     if steps is not None:
         steps.clear()
-    serial = perpetual(words, top, config=config.backstop_config, steps=steps, **query)
+    serial = _scan(words, top, config=config.backstop_config, steps=steps, **query)
     return replace(serial, backstop=True, upcoming=answer.upcoming,
                    upcoming_move=answer.upcoming_move,
                    upcoming_distance=answer.upcoming_distance,
@@ -516,6 +516,12 @@ def perpetual(words: Sequence[int], top: int, *, root: int = -1,
     if config.backstop:
         return _backstopped(words, top, root=root, config=config, count_limit=count_limit,
                             steps=steps, occupancy=occupancy)
+    return _scan(words, top, root=root, config=config, count_limit=count_limit, steps=steps,
+                 occupancy=occupancy)
+
+
+def _scan(words, top, *, root, config, count_limit, steps, occupancy):
+    """:func:`perpetual` on one chain list: the pools, or the serial list."""
     rules = config.rules
     if occupancy is not None and not (isinstance(occupancy, int) and 0 <= occupancy < 1 << 64):
         raise ValueError(f"occupancy must be a 64-bit bitboard, not {occupancy!r}")

@@ -19,9 +19,10 @@ from .pools import ReferenceUnpairedPool
 # the lean layout (one pool of 2 entries a side, keeping kinds).
 END_TO_END_DEPTH = 8
 END_TO_END_CHAINS = 10
-# The repetition core alone: the upcoming block has its own proof.
+# The repetition core's pools alone: the upcoming block and the backstop have
+# their own proofs.
 END_TO_END_PAIR = SHIPPED.replace(depth=END_TO_END_DEPTH, chains=END_TO_END_CHAINS,
-                                  upcoming=False)
+                                  upcoming=False, backstop=False)
 END_TO_END_LEAN = LEAN.replace(depth=END_TO_END_DEPTH)
 
 

@@ -15,7 +15,7 @@ __all__ = ["capacity_spill"]
 # of one kind to spill while the other kind's pool holds its own.
 SPILL_PROOF_KINDS = (KNIGHT, BISHOP)
 # The spill layout's rules and pools (its sizes are the proof's own).
-SPILL_CONFIG = SHIPPED.replace(rules=Rules.EXACT, pools=Pools.SPILL)
+SPILL_CONFIG = SHIPPED.replace(rules=Rules.EXACT, pools=Pools.SPILL, backstop=False)
 
 
 def capacity_spill(kind_slots=(1, 1), spill=1):

@@ -89,7 +89,7 @@ def _move_list_writes(m, scanner):
     return fresh, newest_addr
 
 
-def termination(broken, config=SHIPPED):
+def termination(broken, config=SHIPPED.replace(backstop=False)):
     """The scanner of ``config`` alone, for a move list of ``config.depth``
     words: whatever it reads and whatever the chain list says, it stops in
     time, so both are free inputs. For the pair scan the host's writes
