@@ -8,7 +8,8 @@ from ``axon build --board BOARD --detectors N`` (docs/protocol.md has the
 table).
 
 * ``hx8k`` (iCE40HX8K, 7680 logic cells, 32 block RAMs, 12 MHz): with the
-  backstop, two detectors and the link take 6962 logic cells (90.7 %) at
+  backstop, one detector and the link take 3908 logic cells (50.9 %) at
+  73.99 MHz, two 6962 (90.7 %) at
   59.93 MHz: they fit, but without the margin (at least 15 % of the logic
   cells free, Fmax about twice the board clock or more), so the default is
   one (without the backstop two took 5723, 75 %).
@@ -16,11 +17,11 @@ table).
   the 5280 logic cells.
 * iCE40HX1K boards (``icestick``, ``icesugar-nano``, ``nandland-go``): one lean
   detector fills most of the 1280 logic cells.
-* ``ulx3s-85f`` (LFE5U-85F, 83,640 LUT4, 208 DP16KD, 25 MHz): one detector
-  and the link take 2,608 LUT4s at 67.6 MHz, eight 14,548 at 49.6 MHz,
-  sixteen 29,337 (35 %) at 55.4 MHz, 32 55,543 (66 %) at 39.8 MHz; by
-  area about 45 would fit. The default stops at 16, two thirds of the
-  device free (margin: Fmax about twice the board clock, which 32 misses,
+* ``ulx3s-85f`` (LFE5U-85F, 83,640 LUT4, 208 DP16KD, 25 MHz): with the
+  backstop, one detector and the link take 3,307 LUT4s at 69.2 MHz and
+  sixteen 38,927 (47 %) at 59.9 MHz (before it: eight 14,548 at 49.6 MHz,
+  32 55,543 at 39.8 MHz). The default stops at 16, half the
+  device free (margin: Fmax about twice the board clock, which 32 missed,
   and a build of 28 minutes on a 2-core machine, against 48 for 32).
 """
 
