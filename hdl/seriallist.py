@@ -32,8 +32,9 @@ that follows writes at most one entry of each list:
 A word takes one clock to hand over, one for each open chain of its side,
 one to count the last entry's comparison (each entry read is compared on
 its clock and counted on the next, so that the block RAMs feed only a
-comparison and a register) and one for the update, which raises ``done``;
-with no chain of its side open the walk is empty and the word takes two. ``clear`` (a new query)
+comparison and a register) and one for the update, which raises
+``done``; with no chain of its side open the walk is empty and the word
+takes two. ``clear`` (a new query)
 empties both sides by zeroing their counts: what lies above a count is never
 read.
 """

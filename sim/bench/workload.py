@@ -5,7 +5,7 @@ them."""
 import math
 import statistics
 
-from ...hdl.params import SHIPPED, Written
+from ...hdl.params import SHIPPED
 from ..backends.pysim import expected_cycles
 
 
