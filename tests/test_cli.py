@@ -528,13 +528,14 @@ def test_backstop_through_the_installed_script():
                    if record["overflow"]}
     assert len(overflowing) == 168
     backstopped = scan()
-    assert backstopped == scan("--backstop")
     assert not any(record["overflow"] for record in backstopped)
     assert {(record["game"], record["ply"]) for record in backstopped
             if record["backstop"]} == overflowing
-    # The gateware gives the same answers in the clocks the golden model says
-    # (pools, then the serial list), and python-chess agrees with them all.
-    done = subprocess.run([script, "verify", CROWDED, "--backstop", "--count-limit", "1", "-q"],
+    # The gateware (compiled with CXXRTL) gives the same answers in the
+    # clocks the golden model says (pools, then the serial list), and
+    # python-chess agrees with them all.
+    done = subprocess.run([script, "verify", CROWDED, "--backstop", "--backend", "cxxrtl",
+                           "--count-limit", "1", "-q"],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert "overflow plies 0 (the backstop answered 168), window-limited plies 0 (not " \
