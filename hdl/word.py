@@ -21,11 +21,14 @@ the flags, "may the scan go past this move?", so they collapse into a single
   scan stops on reading this word without applying it.
 """
 
+from typing import Tuple
+
+from amaranth.hdl import Value
 from amaranth.lib import data
 
 
 __all__ = [
-    "WORD_BITS", "MoveWord", "pack_word", "unpack_word", "word_str", "is_barrier",
+    "WORD_BITS", "MoveWord", "pack_word", "unpack_word", "word_str", "square_name", "is_barrier",
     "PIECE_NONE", "PIECE_LETTERS", "PIECE_KIND_BITS", "piece_kind", "piece_colour", "piece_code",
 ]
 
@@ -38,18 +41,19 @@ class MoveWord(data.Struct):
 
     ``kind`` and ``colour`` name the two parts of ``piece``: the layout keeps
     the paper's one 4-bit piece code, which waveforms show as a letter."""
-    from_sq: 6
-    to_sq:   6
-    piece:   4
-    barrier: 1
+    # A layout's annotations are widths, which a type checker takes for types.
+    from_sq: 6      # type: ignore[valid-type]
+    to_sq:   6      # type: ignore[valid-type]
+    piece:   4      # type: ignore[valid-type]
+    barrier: 1      # type: ignore[valid-type]
 
     @property
-    def kind(self):
+    def kind(self) -> Value:
         """The piece's type (Table 1: 1 pawn ... 6 king, 0 none), without its colour."""
         return self.piece[:PIECE_KIND_BITS]
 
     @property
-    def colour(self):
+    def colour(self) -> Value:
         """The piece's colour bit: 1 for Black."""
         return self.piece[PIECE_KIND_BITS]
 
@@ -73,7 +77,7 @@ _FIELDS = tuple((name, field.offset, (1 << field.width) - 1)
                 for name, field in data.Layout.cast(MoveWord))
 
 
-def pack_word(from_sq, to_sq, piece, barrier=False):
+def pack_word(from_sq: int, to_sq: int, piece: int, barrier: bool = False) -> int:
     """Pack move fields into a 17-bit integer move word."""
     values = {"from_sq": from_sq, "to_sq": to_sq, "piece": piece, "barrier": int(bool(barrier))}
     word = 0
@@ -85,7 +89,7 @@ def pack_word(from_sq, to_sq, piece, barrier=False):
     return word
 
 
-def unpack_word(word):
+def unpack_word(word: int) -> Tuple[int, int, int, bool]:
     """Split a move word into ``(from_sq, to_sq, piece, barrier)``."""
     if not isinstance(word, int) or not 0 <= word < (1 << WORD_BITS):
         raise ValueError(f"move word must be an integer in range 0..{(1 << WORD_BITS) - 1}, "
@@ -94,17 +98,17 @@ def unpack_word(word):
     return from_sq, to_sq, piece, bool(barrier)
 
 
-def piece_kind(piece):
+def piece_kind(piece: int) -> int:
     """The type of the integer piece code ``piece`` (``MoveWord.kind``)."""
     return piece & ((1 << PIECE_KIND_BITS) - 1)
 
 
-def piece_colour(piece):
+def piece_colour(piece: int) -> int:
     """The colour bit of the integer piece code ``piece`` (``MoveWord.colour``): 1 for Black."""
     return piece >> PIECE_KIND_BITS & 1
 
 
-def piece_code(kind, colour):
+def piece_code(kind: int, colour: int) -> int:
     """The integer piece code of type ``kind`` and colour bit ``colour``."""
     return kind | colour << PIECE_KIND_BITS
 
@@ -112,16 +116,17 @@ def piece_code(kind, colour):
 _BARRIER_OFFSET = dict((name, offset) for name, offset, _ in _FIELDS)["barrier"]
 
 
-def is_barrier(word):
+def is_barrier(word: int) -> bool:
     """Whether the integer move word ``word`` is a barrier (``MoveWord.barrier``)."""
     return bool(word >> _BARRIER_OFFSET & 1)
 
 
-def square_name(square):
+def square_name(square: int) -> str:
+    """The square's name, e.g. ``c4`` for 26."""
     return _FILES[square & 7] + str((square >> 3) + 1)
 
 
-def word_str(word):
+def word_str(word: int) -> str:
     """Human-readable form in the paper's notation, e.g. ``N_C4A3`` or ``|p_E7E5``."""
     from_sq, to_sq, piece, barrier = unpack_word(word)
     letter = PIECE_LETTERS.get(piece, "?")

@@ -11,7 +11,8 @@ A search asks its repetition test three things, as it walks the tree:
   ``--upcoming``, :meth:`upcoming_draw`: can the side to move reach such a
   draw with one move (Stockfish's ``upcoming_repetition``)?
 
-Three tests answer them: :class:`NoTest` (never a draw),
+They are the methods of :class:`RepetitionTest`, with the ``queries`` it
+has asked so far. Three tests implement it: :class:`NoTest` (never a draw),
 :class:`ChessTest` (python-chess's transposition keys, no chain list) and
 :class:`DetectorTest` (any detector session: the move list holds the game
 history and the path, one word written per push, one query per node). A
@@ -19,14 +20,22 @@ null move is a barrier for all of them: no position before it is compared
 with one after it.
 """
 
+from typing import (TYPE_CHECKING, Callable, Hashable, List, Optional, Protocol, Sequence,
+                    Tuple)
+
 import chess
 
 from ...hdl.word import is_barrier
 from ..model.encode import encode_move
+from ..model.golden import Result
+
+if TYPE_CHECKING:       # for the annotations only: a test takes any session
+    from ..backends.session import Session
 
 
-__all__ = ["MAX_PLY", "NoTest", "ChessTest", "DetectorTest", "SearchTooDeep", "history_room",
-           "history_window", "QUERY_COUNT_LIMIT", "UPCOMING_CHECK_LIMIT"]
+__all__ = ["MAX_PLY", "RepetitionTest", "NoTest", "ChessTest", "DetectorTest", "OnQuery",
+           "SearchTooDeep", "history_room", "history_window", "QUERY_COUNT_LIMIT",
+           "UPCOMING_CHECK_LIMIT"]
 
 # Plies of search path (main search and quiescence) the move list keeps room
 # for above the game history.
@@ -45,45 +54,68 @@ class SearchTooDeep(RuntimeError):
     """The path outgrew the room the move list keeps for it."""
 
 
-def _key(board):
+class RepetitionTest(Protocol):
+    """What a search (:class:`~axon.sim.engine.search.Engine`) asks of its
+    repetition test; see the module documentation."""
+
+    # Questions asked so far: a search's count is the difference.
+    queries: int
+
+    def start(self, board: chess.Board, history: Sequence[chess.Move]) -> None:
+        """A search from the position after ``history`` played from ``board``."""
+
+    def push(self, board: chess.Board, move: chess.Move) -> None:
+        """The search plays ``move`` from ``board`` (not yet pushed on it)."""
+
+    def pop(self) -> None:
+        """The search takes the last pushed move back."""
+
+    def is_draw(self, board: chess.Board) -> bool:
+        """Is ``board``, the position after the last push, a draw by repetition?"""
+
+    def upcoming_draw(self, board: chess.Board) -> bool:
+        """Can the side to move at ``board`` reach a draw by repetition with one move?"""
+
+
+def _key(board: chess.Board) -> Hashable:
     # python-chess's own repetition key (Board.is_repetition compares it):
     # placement, side to move, castling rights and a legal en-passant square.
     return board._transposition_key()
 
 
-class NoTest:
+class NoTest(RepetitionTest):
     """``--repetition off``: no position is ever a draw by repetition."""
 
     name = "off"
     queries = 0
 
-    def start(self, board, history):
+    def start(self, board: chess.Board, history: Sequence[chess.Move]) -> None:
         pass
 
-    def push(self, board, move):
+    def push(self, board: chess.Board, move: chess.Move) -> None:
         pass
 
-    def pop(self):
+    def pop(self) -> None:
         pass
 
-    def is_draw(self, board):
+    def is_draw(self, board: chess.Board) -> bool:
         return False
 
-    def upcoming_draw(self, board):
+    def upcoming_draw(self, board: chess.Board) -> bool:
         return False
 
 
-class ChessTest:
+class ChessTest(RepetitionTest):
     """``--repetition python-chess``: the draw rule applied to python-chess's
     transposition keys of every position since the last null move, with no
     barrier shortcut and nothing of the detector."""
 
     name = "python-chess"
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.queries = 0
 
-    def start(self, board, history):
+    def start(self, board: chess.Board, history: Sequence[chess.Move]) -> None:
         board = board.copy(stack=False)
         self._keys = [_key(board)]
         self._since = [0]          # index of the first position each null move leaves comparable
@@ -92,34 +124,34 @@ class ChessTest:
             board.push(move)
         self._root = len(self._keys) - 1
 
-    def push(self, board, move):
+    def push(self, board: chess.Board, move: chess.Move) -> None:
         if not move:
             self._since.append(len(self._keys))
         board.push(move)
         self._keys.append(_key(board))
         board.pop()
 
-    def pop(self):
+    def pop(self) -> None:
         self._keys.pop()
         if self._since[-1] == len(self._keys):
             self._since.pop()
 
-    def _earlier(self, key, before):
+    def _earlier(self, key: Hashable, before: int) -> List[int]:
         return [index for index in range(self._since[-1], before) if self._keys[index] == key]
 
-    def _decides(self, earlier):
+    def _decides(self, earlier: List[int]) -> bool:
         return len(earlier) >= 2 or (bool(earlier) and earlier[-1] > self._root)
 
-    def is_draw(self, board):
+    def is_draw(self, board: chess.Board) -> bool:
         self.queries += 1
         now = len(self._keys) - 1
         return self._decides(self._earlier(self._keys[now], now))
 
-    def upcoming_draw(self, board):
+    def upcoming_draw(self, board: chess.Board) -> bool:
         """The most recent earlier position a legal move gives back: a draw if
         it lies after the root, or if it has occurred twice already."""
         now = len(self._keys)
-        latest = None
+        latest: Optional[List[int]] = None
         for move in board.legal_moves:
             if board.is_capture(move) or board.piece_type_at(move.from_square) == chess.PAWN:
                 continue        # an irreversible move reaches no earlier position
@@ -131,7 +163,7 @@ class ChessTest:
         return latest is not None and self._decides(latest)
 
 
-def history_room(depth):
+def history_room(depth: int) -> int:
     """Words of game history a move list of ``depth`` keeps below the
     :data:`MAX_PLY` plies of path; ``ValueError`` if none."""
     room = depth - MAX_PLY
@@ -141,7 +173,7 @@ def history_room(depth):
     return room
 
 
-def history_window(words, depth):
+def history_window(words: Sequence[int], depth: int) -> int:
     """The index of the first game-history word the move list keeps: the
     last barrier (no query reaches past it), or as far back as leaves
     :data:`MAX_PLY` words of room for the path."""
@@ -152,7 +184,11 @@ def history_window(words, depth):
     return first
 
 
-class DetectorTest:
+# DetectorTest's ``on_query(test, top, count_limit, occupancy, result)``.
+OnQuery = Callable[["DetectorTest", int, int, Optional[int], Result], None]
+
+
+class DetectorTest(RepetitionTest):
     """``--repetition detector``: a detector session holds the game history
     and the path; a push writes the move's word at its address (a pop writes
     nothing: the next push overwrites it), and every node is one query with
@@ -176,7 +212,8 @@ class DetectorTest:
 
     name = "detector"
 
-    def __init__(self, session, *, upcoming=False, on_query=None):
+    def __init__(self, session: "Session", *, upcoming: bool = False,
+                 on_query: Optional[OnQuery] = None) -> None:
         config = getattr(session, "config", None)     # a real board's is not known
         if upcoming and config is not None and not config.upcoming:
             raise ValueError("this detector has no upcoming-repetition block; "
@@ -188,7 +225,7 @@ class DetectorTest:
         self.on_query = on_query
         self.queries = 0
 
-    def start(self, board, history):
+    def start(self, board: chess.Board, history: Sequence[chess.Move]) -> None:
         words, walk = [], board.copy(stack=False)
         for move in history:
             words.append(encode_move(walk, move))
@@ -206,9 +243,9 @@ class DetectorTest:
         self.session.load(self.words)
         # Words pushed since the last query, sent with the next one: on a
         # link, a node's move and its question share a round trip.
-        self.unsent = []
+        self.unsent: List[Tuple[int, int]] = []
 
-    def push(self, board, move):
+    def push(self, board: chess.Board, move: chess.Move) -> None:
         self.top += 1
         if self.top >= self.session.depth:
             raise SearchTooDeep(f"the search path outgrew the move list's {self.session.depth} "
@@ -218,11 +255,11 @@ class DetectorTest:
         self.written[self.top] = word
         self.line.append(move.uci())
 
-    def pop(self):
+    def pop(self) -> None:
         self.top -= 1
         self.line.pop()
 
-    def _ask(self, top, count_limit, occupancy):
+    def _ask(self, top: int, count_limit: int, occupancy: Optional[int]) -> Result:
         writes, self.unsent = self.unsent, []
         result = self.session.write_and_query(writes, top, count_limit,
                                               occupancy if self.upcoming else None,
@@ -232,11 +269,11 @@ class DetectorTest:
             self.on_query(self, top, count_limit, occupancy, result)
         return result
 
-    def is_draw(self, board):
+    def is_draw(self, board: chess.Board) -> bool:
         self._last = self._ask(self.top, QUERY_COUNT_LIMIT, int(board.occupied))
         return self._last.draw
 
-    def upcoming_draw(self, board):
+    def upcoming_draw(self, board: chess.Board) -> bool:
         """The detector's upcoming repetition of this node's query: a draw
         when the position the move gives back lies after the root
         (``upcoming_draw``). One at or before the root is a draw only as a
@@ -244,7 +281,7 @@ class DetectorTest:
         writes the move's word above the node and asks once more, at count
         limit 2."""
         result = self._last
-        if not result.upcoming:
+        if not result.upcoming or result.upcoming_move is None:
             return False
         if result.upcoming_draw:
             return True

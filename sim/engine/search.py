@@ -22,12 +22,12 @@ null move (a barrier for the repetition test) prunes as AXON did.
 import contextlib
 import time
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional
 
 import chess
 
-if TYPE_CHECKING:       # for the annotations only: the engine takes any of them
-    from .repetition import ChessTest, DetectorTest, NoTest
+# What the engine asks of its repetition test; kept importable from here.
+from .repetition import RepetitionTest
 
 
 __all__ = ["DRAW", "MATE", "DepthResult", "Engine", "evaluate", "format_score", "game_over"]
@@ -35,8 +35,6 @@ __all__ = ["DRAW", "MATE", "DepthResult", "Engine", "evaluate", "format_score", 
 DRAW = 0
 MATE = 1_000_000
 INFINITY = 10 * MATE
-# The repetition tests an engine takes (axon.sim.engine.repetition).
-RepetitionTest = Union["NoTest", "ChessTest", "DetectorTest"]
 # Centipawns: the usual material values, and a bonus per rank a pawn has advanced.
 PIECE_VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500,
                 chess.QUEEN: 900, chess.KING: 0}
@@ -134,8 +132,11 @@ class Engine:
         The start position, before the game history.
     history : list of chess.Move
         The game's moves up to the root; the root position is after them.
-    test : NoTest, ChessTest or DetectorTest
-        The repetition test (:mod:`axon.sim.engine.repetition`).
+    test : RepetitionTest
+        The repetition test: :class:`~axon.sim.engine.repetition.NoTest`,
+        :class:`~axon.sim.engine.repetition.ChessTest`,
+        :class:`~axon.sim.engine.repetition.DetectorTest` or any other that
+        implements :class:`~axon.sim.engine.repetition.RepetitionTest`.
     upcoming : bool
         The upcoming-repetition cutoff.
     null_move : bool
@@ -193,7 +194,7 @@ class Engine:
     # -- the tree -------------------------------------------------------------
 
     @contextlib.contextmanager
-    def _played(self, move):
+    def _played(self, move: chess.Move) -> Iterator[None]:
         """``move`` made on the board and told to the test for the ``with``
         block, and taken back however the block ends."""
         self.test.push(self.board, move)
@@ -229,7 +230,8 @@ class Engine:
         self.terminal += 1
         return score
 
-    def _node(self, depth, alpha, beta, ply, *, on_pv=False, null_ok=True, root=False):
+    def _node(self, depth: int, alpha: int, beta: int, ply: int, *, on_pv: bool = False,
+              null_ok: bool = True, root: bool = False) -> int:
         """Negamax, fail-soft; ``depth <= 0`` is the quiescence search.
 
         ``root``: the position searched, which the repetition test is not

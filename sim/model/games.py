@@ -19,7 +19,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import Any, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 import chess
 import chess.pgn
@@ -33,12 +33,16 @@ __all__ = ["bundled_files", "GameError", "GameRecord", "PgnFile", "load_games", 
 # The file name that means standard input.
 STDIN = "-"
 
+# What a read finds, in file order: ``("game", GameRecord)``,
+# ``("skipped", line)`` or ``("warning", line)``.
+PgnEvent = Tuple[str, Any]
+
 
 class GameError(Exception):
     """Bad input; ``str(error)`` is the one-line message for the user."""
 
 
-def plural(count, singular, many=None):
+def plural(count: int, singular: str, many: Optional[str] = None) -> str:
     """``1 game``, ``2 games``; ``many`` for other plurals (``plies``)."""
     return f"{count} {singular if count == 1 else many or singular + 's'}"
 
@@ -74,7 +78,7 @@ class GameRecord:
     words:   List[int] = field(default_factory=list)
     root:    Optional[int] = None
 
-    def history(self, default=None):
+    def history(self, default: Optional[int] = None) -> int:
         """Plies of game history before the search path: the ``[Root]`` tag,
         else ``default`` (``--root``), else every ply (a game is history)."""
         for plies in (self.root, default):
@@ -83,7 +87,7 @@ class GameRecord:
         return len(self.moves)
 
     @property
-    def name(self):
+    def name(self) -> str:
         """The Event tag, else ``White - Black``, else ``""``."""
         event = self.headers.get("Event", "?")
         if event not in ("", "?"):
@@ -92,23 +96,23 @@ class GameRecord:
         return "" if all(p in ("", "?") for p in players) else " - ".join(players)
 
     @property
-    def label(self):
+    def label(self) -> str:
         """``game 3`` or ``game 3 ("Event name")`` for messages."""
         return f"game {self.number}" + (f' ("{self.name}")' if self.name else "")
 
-    def move_label(self, ply):
+    def move_label(self, ply: int) -> str:
         """``12. Nf3`` or ``12... Nf6`` for the 1-based ``ply``."""
         board = self.board
         number = board.fullmove_number + (ply - 1 + (board.turn == chess.BLACK)) // 2
         white = (ply - 1) % 2 == 0 if board.turn == chess.WHITE else (ply - 1) % 2 == 1
         return f"{number}{'.' if white else '...'} {self.sans[ply - 1]}"
 
-    def occupancies(self):
+    def occupancies(self) -> List[int]:
         """The occupied squares after each ply, as 64-bit bitboards: what a
         query gives the detector for the upcoming repetition."""
         return [int(board.occupied) for board in self.positions()]
 
-    def positions(self):
+    def positions(self) -> Iterator[chess.Board]:
         """The board after each ply (fresh copies, without move stacks)."""
         board = self.board.copy(stack=False)
         for move in self.moves:
@@ -144,7 +148,7 @@ class PgnFile:
 _KEPT_PLIES = 8
 
 
-def _trimmed(board):
+def _trimmed(board: chess.Board) -> chess.Board:
     """``board``, or once its history is twice :data:`_KEPT_PLIES` moves long,
     a copy that keeps the last of them (python-chess's ``copy(stack=N)``):
     a copy every few plies, so that a board's history stays short."""
@@ -157,25 +161,26 @@ class _ReadGame:
     """One game as :class:`_MainlineBuilder` read it: tags, mainline moves and
     the errors, without python-chess's tree of nodes (a node a ply)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.headers = chess.pgn.Headers({})
-        self.moves = []
-        self.errors = []
-        self.located_errors = []     # (ply, exception), mainline only
+        self.moves: List[chess.Move] = []
+        self.errors: List[Exception] = []
+        # (ply, exception), mainline only
+        self.located_errors: List[Tuple[int, Exception]] = []
         self.tags_seen = 0
 
     @property
-    def moves_seen(self):
+    def moves_seen(self) -> int:
         return len(self.moves)
 
-    def board(self):
+    def board(self) -> chess.Board:
         return self.headers.board()
 
-    def mainline_moves(self):
+    def mainline_moves(self) -> List[chess.Move]:
         return self.moves
 
 
-class _MainlineBuilder(chess.pgn.BaseVisitor):
+class _MainlineBuilder(chess.pgn.BaseVisitor[_ReadGame]):
     """Reads the mainline only and records where each parse error happened.
 
     Variations are skipped by python-chess's reader itself: its recovery from
@@ -185,32 +190,32 @@ class _MainlineBuilder(chess.pgn.BaseVisitor):
     :func:`_check_movetext` checks the variations instead.
     """
 
-    def begin_game(self):
+    def begin_game(self) -> None:
         self.game = _ReadGame()
 
-    def begin_headers(self):
+    def begin_headers(self) -> chess.pgn.Headers:
         return self.game.headers
 
-    def visit_header(self, tagname, tagvalue):
+    def visit_header(self, tagname: str, tagvalue: str) -> None:
         self.game.tags_seen += 1
         self.game.headers[tagname] = tagvalue
 
-    def begin_variation(self):
+    def begin_variation(self) -> chess.pgn.SkipType:
         return chess.pgn.SKIP
 
-    def end_variation(self):
+    def end_variation(self) -> None:
         pass    # nothing was pushed: the variation was skipped
 
-    def visit_move(self, board, move):
+    def visit_move(self, board: chess.Board, move: chess.Move) -> None:
         # The reader's board keeps the game's history, as long as the moves
         # kept here: it is python-chess's, and needs it to skip variations.
         self.game.moves.append(move)
 
-    def handle_error(self, error):
+    def handle_error(self, error: Exception) -> None:
         self.game.located_errors.append((self.game.moves_seen + 1, error))
         self.game.errors.append(error)
 
-    def result(self):
+    def result(self) -> _ReadGame:
         return self.game
 
 
@@ -231,14 +236,14 @@ _ERROR_KINDS = (
 )
 
 
-def _describe(error):
+def _describe(error: Exception) -> str:
     for kind, text in _ERROR_KINDS:
         if isinstance(error, kind):
             return f"{text}: {error}"
     return f"parse error: {error}"
 
 
-def _start_board(game, number):
+def _start_board(game: _ReadGame, number: int) -> chess.Board:
     try:
         board = game.board()
     except ValueError as error:
@@ -252,7 +257,7 @@ def _start_board(game, number):
     return board
 
 
-def _root_tag(headers, number):
+def _root_tag(headers: Mapping[str, str], number: int) -> Optional[int]:
     """The ``[Root "N"]`` tag's N, or ``None``."""
     value = headers.get("Root")
     if value is None:
@@ -263,7 +268,7 @@ def _root_tag(headers, number):
     return int(value)
 
 
-def _record(game, number, board):
+def _record(game: _ReadGame, number: int, board: chess.Board) -> GameRecord:
     if game.located_errors:
         ply, error = game.located_errors[0]
         raise GameError(f"game {number}, ply {ply}: {_describe(error)}")
@@ -293,7 +298,7 @@ _SAN_TOKEN = re.compile(r"(?:[NBKRQ]?[a-h]?[1-8]?[\-x]?[a-h][1-8](?:=?[nbrqkNBRQ
 _OTHER_TOKEN = re.compile(r"\$\d+|[!?]{1,2}|\*|1-0|0-1|1/2-1/2")
 
 
-def _movetext_tokens(movetext):
+def _movetext_tokens(movetext: str) -> Iterator[str]:
     """Moves, NAGs, results and brackets, without comments, tags and escapes."""
     lines = [line for line in movetext.splitlines()
              if not line.startswith(("[", "%"))]
@@ -305,7 +310,8 @@ def _movetext_tokens(movetext):
             yield token
 
 
-def _check_movetext(movetext, board, number):
+def _check_movetext(movetext: str, board: chess.Board,
+                    number: int) -> Tuple[Optional[Tuple[int, str]], List[str]]:
     """Walk the movetext the way python-chess reads it, variations included.
 
     Returns ``(stray, warnings)``. ``stray`` is the first mainline token that
@@ -319,7 +325,7 @@ def _check_movetext(movetext, board, number):
     lines = [board.copy()]          # the mainline, then each open variation
     plies = [0]                     # the plies played on each (the boards keep few)
     dead = [False]                  # a variation after its first bad move
-    warnings = []
+    warnings: List[str] = []
     for token in _movetext_tokens(movetext):
         if token == "(":
             # python-chess ignores a "(" before the mainline's first move.
@@ -364,7 +370,8 @@ def _check_movetext(movetext, board, number):
     return None, warnings
 
 
-def _read_game(text, begin, end, game, number, warnings):
+def _read_game(text: str, begin: int, end: int, game: _ReadGame, number: int,
+               warnings: List[str]) -> GameRecord:
     """The :class:`GameRecord` of one game python-chess read from ``text[begin:end]``."""
     board = _start_board(game, number)
     stray, problems = _check_movetext(text[begin:end], board, number)
@@ -381,7 +388,7 @@ def _read_game(text, begin, end, game, number, warnings):
     return record
 
 
-def _read_text(text, *, keep_going=False, first=1):
+def _read_text(text: str, *, keep_going: bool = False, first: int = 1) -> Iterator[PgnEvent]:
     """Events of the games python-chess reads in ``text``, numbered from ``first``:
     ``("game", GameRecord)``, ``("skipped", line)``, ``("warning", line)``."""
     handle = io.StringIO(text)
@@ -392,7 +399,7 @@ def _read_text(text, *, keep_going=False, first=1):
         if game is None:
             break
         number += 1
-        warnings = []
+        warnings: List[str] = []
         try:
             record = _read_game(text, begin, handle.tell(), game, number, warnings)
         except GameError as error:
@@ -405,7 +412,7 @@ def _read_text(text, *, keep_going=False, first=1):
         yield "game", record
 
 
-def read_games(text, *, keep_going=False):
+def read_games(text: str, *, keep_going: bool = False) -> PgnFile:
     """Parse PGN ``text``; return a :class:`PgnFile`.
 
     A game with a bad mainline (or start position) raises :class:`GameError`,
@@ -419,7 +426,7 @@ def read_games(text, *, keep_going=False):
     return found
 
 
-def _collect(found, kind, item):
+def _collect(found: PgnFile, kind: str, item: Any) -> None:
     if kind == "game":
         found.games.append(item)
         found.total = item.number
@@ -435,7 +442,7 @@ def _collect(found, kind, item):
 _LONG_MOVE_NUMBER = re.compile(r"(?m)(?:^|(?<=[\s(]))\d{4,}(?=\.|\s|$)")
 
 
-def _long_move_numbers(text):
+def _long_move_numbers(text: str) -> str:
     """``text`` with move numbers of four digits or more written as ``1``,
     outside the tag lines."""
     if not re.search(r"\d{4}", text):
@@ -444,7 +451,7 @@ def _long_move_numbers(text):
                    for line in text.splitlines(keepends=True))
 
 
-def game_chunks(lines):
+def game_chunks(lines: Iterable[bytes]) -> Iterator[bytes]:
     """The bytes of each game in an iterable of byte ``lines``, by python-chess's
     rule: a game's movetext ends at the first empty line outside a ``{}``
     comment. What comes between games (empty lines, ``%`` escapes) goes with
@@ -467,7 +474,7 @@ def game_chunks(lines):
         yield b"".join(chunk)
 
 
-def _still_in_comment(line, in_comment):
+def _still_in_comment(line: bytes, in_comment: bool) -> bool:
     """Whether a ``{`` comment is open at the end of ``line``."""
     position = 0
     while True:
@@ -484,7 +491,7 @@ def _still_in_comment(line, in_comment):
             in_comment, position = True, opening + 1
 
 
-def _decode(chunk, first):
+def _decode(chunk: bytes, first: bool) -> str:
     """UTF-8 (a byte-order mark at the start of the file is dropped), else
     Latin-1, in which every byte decodes: the choice is made for each game."""
     try:
@@ -494,7 +501,7 @@ def _decode(chunk, first):
         return chunk.decode("latin-1")
 
 
-def _lines(path):
+def _lines(path: str) -> Iterator[bytes]:
     if path == STDIN:
         yield from sys.stdin.buffer
         return
@@ -502,12 +509,12 @@ def _lines(path):
         yield from file
 
 
-def display_name(path):
+def display_name(path: str) -> str:
     """How messages name ``path``: ``<stdin>`` for ``-``."""
     return "<stdin>" if path == STDIN else path
 
 
-def iter_pgn(path, *, keep_going=False):
+def iter_pgn(path: str, *, keep_going: bool = False) -> Iterator[PgnEvent]:
     """The games of the PGN file at ``path`` (``-``: standard input) as they are read.
 
     Yields ``("game", GameRecord)``, ``("skipped", line)`` (with ``keep_going``)
@@ -540,7 +547,7 @@ def iter_pgn(path, *, keep_going=False):
         raise GameError(f"{name}: no games found")
 
 
-def read_pgn(path, *, keep_going=False):
+def read_pgn(path: str, *, keep_going: bool = False) -> PgnFile:
     """Read the PGN file at ``path`` (``-``: standard input); return a :class:`PgnFile`.
 
     Raises :class:`GameError` with the file name in the message. Every line
@@ -552,12 +559,12 @@ def read_pgn(path, *, keep_going=False):
     return found
 
 
-def load_games(path):
+def load_games(path: str) -> List[GameRecord]:
     """The games of the PGN file at ``path``, strictly (:func:`read_pgn`, warnings dropped)."""
     return read_pgn(path).games
 
 
-def bundled_files():
+def bundled_files() -> List[str]:
     """Paths of the example PGN files shipped with the package (``sim/data``)."""
     data = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
     return sorted(glob.glob(os.path.join(data, "*.pgn")))

@@ -36,7 +36,7 @@ the from == to test out of its update loop.
 """
 
 from dataclasses import dataclass, replace
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ...hdl.pools import BISHOP, KING, KNIGHT, POOL_KINDS, QUEEN, ROOK
 from ...hdl.params import SHIPPED, DetectorConfig, Rules, Stop
@@ -149,7 +149,12 @@ class Step:
     joined:  Optional[tuple]       # the chain that link made of the two
 
 
-def _check_query(words, top, root, config, count_limit):
+# A chain of the chain list: (piece, from square, to square).
+Chain = Tuple[int, int, int]
+
+
+def _check_query(words: Sequence[int], top: int, root: int, config: DetectorConfig,
+                 count_limit: int) -> None:
     DetectorConfig.checked(config, gateware=False)
     if not isinstance(count_limit, int) or count_limit < 0:
         raise ValueError(f"count limit must be a non-negative integer, not {count_limit!r}")
@@ -170,37 +175,51 @@ class GoldenChainPool:
     :meth:`staged`.
     """
 
-    def __init__(self, size, rules):
-        self.slots = [None] * size
-        self.rules = rules
-        self.met = self.chain = self.partner = self.joined = None
-        self.slot = self.partner_slot = None
+    # The chain the last apply made: every apply that does not overflow sets it.
+    chain: Chain
 
-    def _first(self, predicate, exclude=None):
+    def __init__(self, size: int, rules: Rules) -> None:
+        self.slots: List[Optional[Chain]] = [None] * size
+        self.rules = rules
+        self.met: Optional[Chain] = None
+        self.partner: Optional[Chain] = None
+        self.joined: Optional[Chain] = None
+        self.slot: Optional[int] = None
+        self.partner_slot: Optional[int] = None
+
+    def _first(self, predicate: Callable[[Chain], bool],
+               exclude: Optional[int] = None) -> Optional[int]:
         for index, slot in enumerate(self.slots):
             if slot is not None and index != exclude and predicate(slot):
                 return index
         return None
 
-    def _free(self):
+    def _held(self, index: int) -> Chain:
+        """The chain in slot ``index``, which :meth:`_first` found holding one."""
+        chain = self.slots[index]
+        if chain is None:
+            raise RuntimeError(f"slot {index} holds no chain")
+        return chain
+
+    def _free(self) -> Optional[int]:
         return next((index for index, slot in enumerate(self.slots) if slot is None), None)
 
-    def _same_piece(self, piece):
+    def _same_piece(self, piece: int) -> Callable[[Chain], bool]:
         # The wiki's pseudo-code compares squares only.
         return lambda slot: self.rules is Rules.CPW or slot[0] == piece
 
-    def empty(self):
+    def empty(self) -> bool:
         return all(slot is None for slot in self.slots)
 
-    def snapshot(self):
+    def snapshot(self) -> Tuple[Chain, ...]:
         return tuple(slot for slot in self.slots if slot is not None)
 
-    def staged(self):
+    def staged(self) -> Tuple[Chain, ...]:
         """The chains as the last move's transition or insertion left them,
         before reflection, symmetry or a link freed or joined any: the list
         Table 2 of the paper shows on the move's row."""
         slots = list(self.slots)
-        if self.partner is not None:
+        if self.partner is not None and self.partner_slot is not None:
             slots[self.partner_slot] = self.partner
         if self.slot == len(slots):
             slots.append(self.chain)
@@ -208,7 +227,7 @@ class GoldenChainPool:
             slots[self.slot] = self.chain
         return tuple(slot for slot in slots if slot is not None)
 
-    def impossible(self, piece, from_sq, to_sq):
+    def impossible(self, piece: int, from_sq: int, to_sq: int) -> bool:
         """Does the move move nothing, or meet two chains of its piece at one
         end? Only an impossible move list does that (see the module
         docstring)."""
@@ -217,7 +236,7 @@ class GoldenChainPool:
                 sum(slot[1] == to_sq for slot in same) > 1 or
                 sum(slot[2] == from_sq for slot in same) > 1)
 
-    def apply(self, piece, from_sq, to_sq):
+    def apply(self, piece: int, from_sq: int, to_sq: int) -> Optional[str]:
         """Apply one move; return the rule text, or ``None`` on overflow."""
         same_piece = self._same_piece(piece)
         if self.rules is not Rules.CPW and self.impossible(piece, from_sq, to_sq):
@@ -227,7 +246,7 @@ class GoldenChainPool:
         # Transition: the move ends where a chain begins.
         updated = self._first(lambda slot: same_piece(slot) and slot[1] == to_sq)
         if updated is not None:
-            self.met = met = self.slots[updated]
+            self.met = met = self._held(updated)
             self.slots[updated] = (met[0], from_sq, met[2])
             rule = "transition"
         elif from_sq == to_sq:
@@ -252,7 +271,7 @@ class GoldenChainPool:
             self.slots[updated] = (piece, from_sq, to_sq)
             rule = "insert"
 
-        self.chain = chain = self.slots[updated]
+        self.chain = chain = self._held(updated)
         self.slot = updated
         chain_piece, chain_from, chain_to = chain
         if chain_from == chain_to:
@@ -263,7 +282,7 @@ class GoldenChainPool:
                                   slot[1] == chain_to and slot[2] == chain_from,
                                   exclude=updated)
             if partner is not None:
-                self.partner, self.partner_slot = self.slots[partner], partner
+                self.partner, self.partner_slot = self._held(partner), partner
                 self.slots[updated] = self.slots[partner] = None
                 return rule + "+symmetry"
         if self.rules is Rules.EXACT:
@@ -274,9 +293,9 @@ class GoldenChainPool:
                 return self._link(partner, chain_to, rule)
         return rule
 
-    def _link(self, partner, new_to, rule):
+    def _link(self, partner: int, new_to: int, rule: str) -> str:
         # The partner X→F absorbs F→T and becomes X→T.
-        self.partner, self.partner_slot = self.slots[partner], partner
+        self.partner, self.partner_slot = self._held(partner), partner
         piece, from_sq, _ = self.partner
         self.joined = self.slots[partner] = (piece, from_sq, new_to)
         if from_sq == new_to:
@@ -291,11 +310,11 @@ class SpillingPool(GoldenChainPool):
     :class:`axon.sim.model.spill.SpillSide` to say when a new start or end
     finds no entry in either, as the gateware places them."""
 
-    def __init__(self, size, rules, side):
+    def __init__(self, size: int, rules: Rules, side: SpillSide) -> None:
         super().__init__(size, rules)
         self.side = side
 
-    def apply(self, piece, from_sq, to_sq):
+    def apply(self, piece: int, from_sq: int, to_sq: int) -> Optional[str]:
         if self.impossible(piece, from_sq, to_sq) or not self.side.fits(piece_kind(piece), from_sq, to_sq):
             return None
         rule = super().apply(piece, from_sq, to_sq)
@@ -317,10 +336,11 @@ class GoldenChainList:
     so ``cpw`` keeps one shared pool.
     """
 
-    def __init__(self, config):
+    def __init__(self, config: DetectorConfig) -> None:
         size, rules = config.chains, config.rules
         self.no_pool = GoldenChainPool(0, rules)
-        self.by_piece = {}
+        self.pools: List[GoldenChainPool]
+        self.by_piece: Dict[int, GoldenChainPool] = {}
         if rules is Rules.CPW:
             self.pools = [GoldenChainPool(size, rules)]
             self.by_piece = dict.fromkeys(range(16), self.pools[0])
@@ -336,7 +356,7 @@ class GoldenChainList:
                 kinds = range(8) if kind is None else (kind,)
                 self.by_piece.update({colour | each: pool for each in kinds})
 
-    def _spill_pools(self, config):
+    def _spill_pools(self, config: DetectorConfig) -> None:
         layout, spill = config.side_pools, config.spill_slots
         for colour in (0, 8):
             side = SpillSide(layout, spill)
@@ -345,20 +365,20 @@ class GoldenChainList:
                 self.pools.append(pool)
                 self.by_piece[colour | kind] = pool
 
-    def _pool(self, piece):
+    def _pool(self, piece: int) -> GoldenChainPool:
         return self.by_piece.get(piece, self.no_pool)
 
-    def apply(self, piece, from_sq, to_sq):
+    def apply(self, piece: int, from_sq: int, to_sq: int) -> Optional[str]:
         """Apply one move; return the rule text, or ``None`` on overflow."""
         return self._pool(piece).apply(piece, from_sq, to_sq)
 
-    def empty(self):
+    def empty(self) -> bool:
         return all(pool.empty() for pool in self.pools)
 
-    def snapshot(self):
+    def snapshot(self) -> Tuple[Chain, ...]:
         return tuple(chain for pool in self.pools for chain in pool.snapshot())
 
-    def step(self, address, word, piece, rule, found):
+    def step(self, address: int, word: int, piece: int, rule: str, found: bool) -> Step:
         """The :class:`Step` for the move of ``piece`` just applied."""
         # Only the mover's pool changed; the other pools are as they were.
         mover = self._pool(piece)
@@ -369,7 +389,7 @@ class GoldenChainList:
                     joined=mover.joined)
 
 
-def _line_step(from_sq, to_sq):
+def _line_step(from_sq: int, to_sq: int) -> Optional[Tuple[int, int]]:
     """``(file step, rank step)`` of a rook or bishop line from one square to
     the other, or ``None`` if they share no line or diagonal."""
     files = (to_sq & 7) - (from_sq & 7)
@@ -410,7 +430,8 @@ def reaches(kind: int, from_sq: int, to_sq: int) -> bool:
             (kind == ROOK and not diagonal))
 
 
-def upcoming_move(chain_list, plies, mover_colour, occupancy):
+def upcoming_move(chain_list: GoldenChainList, plies: int, mover_colour: int,
+                  occupancy: int) -> Optional[Tuple[int, int]]:
     """The move that returns to the position ``plies`` back, or ``None``.
 
     After an odd number of plies, if exactly one chain is open and it is a
@@ -453,7 +474,8 @@ def decides_draw(count: int, first_inside: bool) -> bool:
     return count >= 2 or (count == 1 and first_inside)
 
 
-def _backstopped(words, top, *, config, steps, **query):
+def _backstopped(words: Sequence[int], top: int, *, config: DetectorConfig,
+                 steps: Optional[List[Step]], **query: Any) -> Result:
     """:func:`perpetual` on a detector with a backstop: the pools' answer,
     or, when they overflow, the serial list's behind them, from the top
     again (``steps`` are then the serial list's). The upcoming repetition
@@ -520,12 +542,14 @@ def perpetual(words: Sequence[int], top: int, *, root: int = -1,
                  occupancy=occupancy)
 
 
-def _scan(words, top, *, root, config, count_limit, steps, occupancy):
+def _scan(words: Sequence[int], top: int, *, root: int, config: DetectorConfig,
+          count_limit: int, steps: Optional[List[Step]], occupancy: Optional[int]) -> Result:
     """:func:`perpetual` on one chain list: the pools, or the serial list."""
     rules = config.rules
     if occupancy is not None and not (isinstance(occupancy, int) and 0 <= occupancy < 1 << 64):
         raise ValueError(f"occupancy must be a 64-bit bitboard, not {occupancy!r}")
-    look_ahead = occupancy is not None and rules is not Rules.CPW
+    # The occupancy the scan looks for an upcoming repetition with, if it does.
+    look_ahead = occupancy if rules is not Rules.CPW else None
     mover_colour = 1 - piece_colour(unpack_word(words[top])[2])
     chain_list = GoldenChainList(config)
     address, plies, count, distance = top, 0, 0, None
@@ -554,8 +578,8 @@ def _scan(words, top, *, root, config, count_limit, steps, occupancy):
             count += 1
             if distance is None:
                 distance = plies
-        if look_ahead and upcoming is None:
-            move = upcoming_move(chain_list, plies, mover_colour, occupancy)
+        if look_ahead is not None and upcoming is None:
+            move = upcoming_move(chain_list, plies, mover_colour, look_ahead)
             if move is not None:
                 # The move makes the position after ``top + 1``; it is the one
                 # ``plies + 1`` back from there.
