@@ -406,8 +406,11 @@ def test_kept_runs_are_what_the_command_gives(path, capsys, monkeypatch):
 
 # -- the bench's recorded search workload -------------------------------------------
 
-SMALL_SEARCHES = (("WAC.018", WAC_018, None, 0, 3),
-                  ("DIEP - AXON after 44... Qd3+", None, "diep_axon.pgn", 88, 2))
+def _small_searches():
+    from axon.sim.bench.recorded import RecordedSearch
+    return (RecordedSearch(label="WAC.018", fen=WAC_018, pgn=None, plies=0, depth=3),
+            RecordedSearch(label="DIEP - AXON after 44... Qd3+", fen=None, pgn="diep_axon.pgn",
+                           plies=88, depth=2))
 
 
 def _cxxrtl_session():
@@ -420,7 +423,7 @@ def _cxxrtl_session():
 
 def test_recorded_workload_replays_on_the_rtl():
     from axon.sim.bench.recorded import record_searches, simulate_recorded
-    loads, summary = record_searches(log=lambda line: None, searches=SMALL_SEARCHES)
+    loads, summary = record_searches(log=lambda line: None, searches=_small_searches())
     queries = sum(len(load.queries) for load in loads)
     assert queries == sum(found["queries"] for found in summary)
     # A search asks along its lines: far fewer loads than queries.

@@ -16,8 +16,9 @@ from axon.sim.backends.pysim import split_query
 CAPABILITY = "benchmark search workload"
 
 latency = SHIPPED.latency
-from axon.sim.backends.session import Answer, GoldenSession, HostWrites
+from axon.sim.backends.session import Answer, GoldenSession, HostWrites, Query
 from axon.sim.bench.benchmark import markdown, run_bench
+from axon.sim.bench.recorded import RecordedSearch, record_searches
 from axon.sim.bench.layouts import LAYOUT_CONFIGS, layout_clocks
 from axon.sim.bench.readme import SEARCH_LABEL, WALKS_LABEL, readme_tables
 from axon.sim.bench.search import simulate_search
@@ -161,9 +162,12 @@ def test_simulate_search_counts_what_disagrees(lines):
 
 @pytest.mark.quick
 def test_rtl_query_is_a_session_query():
-    # The tuple every session's run_batch takes, root last.
+    # The query every session's run_batch takes, root last.
+    assert rtl_query(5, 1, 0xFFFF, root=3) == Query(top=5, count_limit=1, occupancy=0xFFFF,
+                                                    root=3)
     assert split_query(rtl_query(5, 1, 0xFFFF, root=3)) == (5, 1, 0xFFFF, 3)
     assert split_query(rtl_query(5, 1, None)) == (5, 1, None, -1)
+    assert split_query(Query(top=5, count_limit=1)) == (5, 1, None, -1)
 
 
 @pytest.mark.quick
@@ -205,7 +209,22 @@ def test_layout_clocks_follow_each_scan():
 
 
 # A small recorded search workload: WAC.018 to three plies.
-SMALL_SEARCHES = (("WAC.018", "R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1", None, 0, 3),)
+SMALL_SEARCHES = (RecordedSearch(label="WAC.018", fen="R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1",
+                                 pgn=None, plies=0, depth=3),)
+
+
+def test_a_recorded_search_as_a_tuple_is_deprecated():
+    # The older form, (label, fen, pgn, plies, depth), records the same
+    # search, with a warning that names its successor.
+    search = RecordedSearch(label="WAC.018", fen="R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1", pgn=None,
+                            plies=0, depth=1)
+    with pytest.warns(DeprecationWarning, match="give a RecordedSearch"):
+        old = record_searches(log=lambda line: None, searches=[
+            (search.label, search.fen, search.pgn, search.plies, search.depth)])
+    new = record_searches(log=lambda line: None, searches=[search])
+    assert old.summary == new.summary
+    assert [[query.query for query in load.queries] for load in old.loads] == \
+        [[query.query for query in load.queries] for load in new.loads]
 
 
 def test_bench_reports_the_search_workload_apart(tmp_path):

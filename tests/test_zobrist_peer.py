@@ -16,9 +16,10 @@ from amaranth.back import rtlil
 from axon.hdl.params import SERIAL, Stop
 from axon.hdl.word import pack_word
 from axon.hdl.zobrist_peer import KEY_BITS_MAX, KEY_BITS_MIN, ZobristPeer, zobrist_table
-from axon.sim.bench.recorded import record_searches
-from axon.sim.bench.zobrist_peer import (PeerSimulation, chain_keys, hardware_peer_figures,
-                                         peer_answer)
+from axon.sim.backends.session import Query
+from axon.sim.bench.recorded import RecordedSearch, record_searches
+from axon.sim.bench.zobrist_peer import (PeerCase, PeerSimulation, chain_keys,
+                                         hardware_peer_figures, peer_answer)
 from axon.sim.model.encode import encode_moves
 from axon.sim.model.games import bundled_files, load_games
 from axon.sim.model.generate import game_corpus
@@ -46,7 +47,13 @@ def _cases(corpus, stride=1):
         for top in range(0, len(words), stride):
             for root, limit in SETTINGS:
                 root = {"half": top // 2, "near": max(top - 3, -1)}.get(root, root)
-                yield words, top, root, limit
+                yield PeerCase(words=words, query=Query(top=top, count_limit=limit, root=root))
+
+
+def _model(case, key_bits=64):
+    """The model's answer to ``case``, clocks included."""
+    return peer_answer(chain_keys(case.words, key_bits), case.query.top, root=case.query.root,
+                       count_limit=case.query.count_limit)
 
 
 def _differences(key_bits, corpus=CORPUS, stride=1):
@@ -54,10 +61,12 @@ def _differences(key_bits, corpus=CORPUS, stride=1):
     (with a chain list that never overflows), and how many queries."""
     unlike, queries = [], 0
     entries = {}
-    for words, top, root, limit in _cases(corpus, stride):
+    for case in _cases(corpus, stride):
+        words, query = case.words, case.query
         keyed = entries.setdefault(id(words), chain_keys(words, key_bits))
-        peer, _ = peer_answer(keyed, top, root=root, count_limit=limit)
-        golden = perpetual(words, top, root=root, config=SERIAL, count_limit=limit)
+        peer, _ = peer_answer(keyed, query.top, root=query.root, count_limit=query.count_limit)
+        golden = perpetual(words, query.top, root=query.root, config=SERIAL,
+                           count_limit=query.count_limit)
         queries += 1
         if peer != golden:
             unlike.append((peer, golden))
@@ -123,7 +132,8 @@ SHUFFLE = [pack_word(1, 18, 2), pack_word(62, 45, 10),
 ])
 def test_clocks_pinned_by_hand(words, top, count_limit, clocks, plies, stop, count):
     modelled = peer_answer(chain_keys(words), top, count_limit=count_limit)
-    (answer, counted), = PeerSimulation(16).run([(words, top, -1, count_limit)])
+    case = PeerCase(words=words, query=Query(top=top, count_limit=count_limit))
+    (answer, counted), = PeerSimulation(16).run([case])
     assert (answer, counted) == modelled
     assert (counted, answer.plies_scanned, answer.stop, answer.count) == \
         (clocks, plies, stop, count)
@@ -142,7 +152,9 @@ def _gateware_cases(seed=5):
                  for _ in range(rng.randrange(1, 64))]
         for _ in range(15):
             top = rng.randrange(len(words))
-            cases.append((words, top, rng.randrange(-1, top + 1), rng.randrange(16)))
+            root, limit = rng.randrange(-1, top + 1), rng.randrange(16)
+            cases.append(PeerCase(words=words,
+                                  query=Query(top=top, count_limit=limit, root=root)))
     return cases
 
 
@@ -150,10 +162,9 @@ def _gateware_cases(seed=5):
 def test_the_gateware_equals_its_model(key_bits):
     cases = _gateware_cases()
     answers = PeerSimulation(256, key_bits=key_bits).run(cases)
-    mismatches = [(case[1:], answer, model)
+    mismatches = [(case.query, answer, model)
                   for case, answer in zip(cases, answers)
-                  for model in [peer_answer(chain_keys(case[0], key_bits), case[1], root=case[2],
-                                            count_limit=case[3])]
+                  for model in [_model(case, key_bits)]
                   if answer != model]
     assert mismatches == []
 
@@ -161,16 +172,23 @@ def test_the_gateware_equals_its_model(key_bits):
 def test_a_gateware_of_another_key_width_fails_the_comparison():
     # The broken variant: the 8-bit gateware's collisions are answers the
     # 64-bit model does not give.
-    cases = [case for case in _gateware_cases() if case[0] in CORPUS]
+    cases = [case for case in _gateware_cases() if case.words in CORPUS]
     answers = PeerSimulation(256, key_bits=8).run(cases)
-    assert any(answer != peer_answer(chain_keys(words), top, root=root, count_limit=limit)
-               for (words, top, root, limit), answer in zip(cases, answers))
+    assert any(answer != _model(case) for case, answer in zip(cases, answers))
+
+
+@pytest.mark.quick
+def test_a_case_with_an_occupancy_is_refused():
+    # The peer has no upcoming block: a query that asks for one is refused.
+    with pytest.raises(ValueError, match="^the hash-key peer has no upcoming block"):
+        PeerCase(words=SHUFFLE, query=Query(top=3, count_limit=1, occupancy=0))
 
 
 def test_the_bench_figures_on_a_recorded_search():
     loads, _ = record_searches(log=lambda line: None,
-                                searches=(("WAC.018", "R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1",
-                                           None, 0, 3),))
+                                searches=(RecordedSearch(label="WAC.018",
+                                                         fen="R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1",
+                                                         pgn=None, plies=0, depth=3),))
     corpus = [(None, None, words) for words in CORPUS[:3]]
     figures = hardware_peer_figures(corpus, loads, {}, count_limit=1, reference=SERIAL,
                                     crowded_games=2, log=lambda line: None)
@@ -188,3 +206,13 @@ def test_the_bench_figures_on_a_recorded_search():
 def test_the_peer_converts_to_rtlil():
     text = rtlil.convert(ZobristPeer(256, key_bits=64))
     assert "query__result" in text and "memory__write_ready" in text
+
+
+def test_a_case_as_a_tuple_is_deprecated():
+    # The older form, (words, top, root, count_limit), asks the same query,
+    # with a warning that names its successor.
+    with pytest.warns(DeprecationWarning, match="give a PeerCase"):
+        old = PeerSimulation(16).run([(SHUFFLE, 11, 5, 4)])
+    new = PeerSimulation(16).run([PeerCase(words=SHUFFLE,
+                                           query=Query(top=11, count_limit=4, root=5))])
+    assert old == new

@@ -21,8 +21,9 @@ with CXXRTL and a board on the host link are all sessions:
   stores ``(address, word)`` pairs and then answers a query: what a search
   asks at a node, in one round trip on a link;
 * ``run_batch(jobs, on_answer=None)`` answers ``(words, [query, ...])`` jobs
-  in order, each query ``(top, count_limit)`` or ``(top, count_limit,
-  occupancy)``, each after loading its words, and returns one list
+  in order, each query a :class:`Query` (or a tuple of its first fields,
+  ``(top, count_limit)`` or ``(top, count_limit, occupancy)``), each after
+  loading its words, and returns one list
   of :class:`Answer` per job. ``on_answer(job, index, answer)`` is called as
   each answer arrives, for progress;
 * ``batch_plies`` says which of the two is natural to it: ``None`` (one
@@ -50,11 +51,21 @@ from ..model.history import (Window, is_window_limited, iter_window_segments, ro
                              window_segments)
 
 
-__all__ = ["Answer", "Session", "GoldenSession", "HostWrites", "written_before", "PlyAnswer",
-           "answer_games", "answers", "batches", "SIMULATION_BATCH_PLIES"]
+__all__ = ["Answer", "Query", "Session", "GoldenSession", "HostWrites", "written_before",
+           "PlyAnswer", "answer_games", "answers", "batches", "SIMULATION_BATCH_PLIES"]
 
-# A query as run_batch takes it: (top, count_limit[, occupancy[, root]]).
-Query = Tuple[int, ...]
+
+class Query(NamedTuple):
+    """One query, its fields in the order :meth:`Session.query` takes them:
+    what ``run_batch``'s jobs hold, and the one order of a query's fields
+    wherever they go together. ``occupancy`` (a 64-bit bitboard) asks for
+    the upcoming repetition too; ``root`` is the address of the game
+    history's last word (-1: none)."""
+    top:         int
+    count_limit: int
+    occupancy:   Optional[int] = None
+    root:        int = -1
+
 # A job: the words to load, then the queries to answer about them.
 Job = Tuple[Sequence[int], Sequence[Query]]
 # run_batch's progress callback: (job, index of the query in it, answer).
@@ -332,8 +343,9 @@ def _batch_answers(games, session, count_limit, root, progress, first):
         occupancies = game.occupancies()
         history = game.history(root)
         for base, words, plies in window_segments(game.words, session.depth):
-            jobs.append((words, [(window.top, count_limit, occupancies[window.ply],
-                                  root_address(window, history))
+            jobs.append((words, [Query(top=window.top, count_limit=count_limit,
+                                       occupancy=occupancies[window.ply],
+                                       root=root_address(window, history))
                                  for window in plies]))
             owners.append((game_index, game, base, plies))
     found = [[] for _ in games]

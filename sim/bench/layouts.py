@@ -62,7 +62,7 @@ def layout_figures(loads, fmax_mhz, peer=None, log=print):
     ``fmax_mhz`` (``{target: {"median": MHz}}``) built with it, with the
     ratio to the C chain list's time ``peer`` (``run_peers`` figures of the
     same queries; ``None`` when not timed)."""
-    queries = [(load.words[:recorded.query[0] + 1], recorded.query)
+    queries = [(load.words[:recorded.query.top + 1], recorded.query)
                for load in loads for recorded in load.queries]
     peers = {"cpw_c": peer} if peer else None
     figures = {}

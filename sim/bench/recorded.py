@@ -17,15 +17,16 @@ CXXRTL and link detectors, and the link's bytes per node.
 
 import os
 import time
+import warnings
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Callable, Iterable, NamedTuple, Optional, Union
 
 import chess
 
 from ...hdl.params import Written
 from ..backends.link import Board, open_transport
 from ..backends.cxxrtl import CxxrtlSession
-from ..backends.session import GoldenSession
+from ..backends.session import GoldenSession, Query
 from ..backends.transport import Transport
 from ..engine.repetition import ChessTest, DetectorTest, NoTest
 from ..engine.search import Engine
@@ -35,20 +36,46 @@ from .peers import make_peer_games, run_peers
 from .workload import CONFIG, rtl_clocks, rtl_query
 
 
-__all__ = ["RECORDED_SEARCHES", "RATE_DEPTHS", "LINK_BAUD", "RecordedQuery", "RecordedLoad",
-           "Recording", "record_searches",
+__all__ = ["RecordedSearch", "RECORDED_SEARCHES", "RATE_DEPTHS", "LINK_BAUD", "RecordedQuery",
+           "RecordedLoad", "Recording", "record_searches",
            "simulate_recorded", "recorded_software", "recorded_figures", "host_rates"]
 
 DATA = os.path.join(os.path.dirname(__file__), os.pardir, "data")
 WAC_018 = "R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1"
 
-# (label, FEN or None, bundled PGN or None, plies of game history, depth):
-# the paper's WAC.018, and a middlegame and an endgame of the paper's
+
+@dataclass(frozen=True)
+class RecordedSearch:
+    """One search the bench records.
+
+    Members
+    -------
+    label : str
+        How the figures name it.
+    fen : str or None
+        The start position, or ``None`` for the first game of ``pgn``.
+    pgn : str or None
+        A bundled PGN file (``sim/data``), or ``None`` with a ``fen``.
+    plies : int
+        Plies of the game played before the root (game history).
+    depth : int
+        The search's depth, in plies.
+    """
+    label: str
+    fen:   Optional[str]
+    pgn:   Optional[str]
+    plies: int
+    depth: int
+
+
+# The paper's WAC.018, and a middlegame and an endgame of the paper's
 # appendix game, whose history holds the perpetual check's first cycle.
 RECORDED_SEARCHES = (
-    ("WAC.018", WAC_018, None, 0, 6),
-    ("DIEP - AXON after 38. Qb7", None, "diep_axon.pgn", 75, 4),
-    ("DIEP - AXON after 44... Qd3+", None, "diep_axon.pgn", 88, 5),
+    RecordedSearch(label="WAC.018", fen=WAC_018, pgn=None, plies=0, depth=6),
+    RecordedSearch(label="DIEP - AXON after 38. Qb7", fen=None, pgn="diep_axon.pgn",
+                   plies=75, depth=4),
+    RecordedSearch(label="DIEP - AXON after 44... Qd3+", fen=None, pgn="diep_axon.pgn",
+                   plies=88, depth=5),
 )
 # Node rates: WAC.018 to this depth for the host's tests, shallower over
 # the link simulated at its pins (a few nodes a second).
@@ -67,11 +94,11 @@ def position(fen, pgn, plies):
 
 
 class RecordedQuery(NamedTuple):
-    """One query a search asked: ``query`` as the RTL takes it, ``(top,
-    count_limit, occupancy, root)``; ``told``, the :class:`~axon.sim.model.golden.Result`
-    the search was told; ``ply``, the index on its load's line of the move it
-    asks about."""
-    query: tuple
+    """One query a search asked: ``query`` as the RTL takes it, a
+    :class:`~axon.sim.backends.session.Query`; ``told``, the
+    :class:`~axon.sim.model.golden.Result` the search was told; ``ply``, the
+    index on its load's line of the move it asks about."""
+    query: Query
     told:  Result
     ply:   int
 
@@ -125,11 +152,21 @@ class _Recorder:
         self._load.queries.append(RecordedQuery(query, result, len(line) - 1))
 
 
-def record_searches(log=print, searches=RECORDED_SEARCHES):
-    """The :class:`Recording` of every search of ``searches``."""
+def _search(search: Union[RecordedSearch, tuple]) -> RecordedSearch:
+    if isinstance(search, RecordedSearch):
+        return search
+    warnings.warn("a recorded search as a tuple (label, fen, pgn, plies, depth) is "
+                  "deprecated: give a RecordedSearch", DeprecationWarning, stacklevel=3)
+    return RecordedSearch(*search)
+
+
+def record_searches(log: Callable[[str], None] = print,
+                    searches: Iterable[RecordedSearch] = RECORDED_SEARCHES) -> Recording:
+    """The :class:`Recording` of every :class:`RecordedSearch` of ``searches``."""
     loads, summary = [], []
-    for label, fen, pgn, plies, depth in searches:
-        board, history = position(fen, pgn, plies)
+    for search in map(_search, searches):
+        label, plies, depth = search.label, search.plies, search.depth
+        board, history = position(search.fen, search.pgn, plies)
         recorder = _Recorder(board)
         test = DetectorTest(GoldenSession(CONFIG), on_query=recorder.record)
         engine = Engine(board, history, test)
@@ -156,7 +193,7 @@ def simulate_recorded(loads, session, backend, log=print):
     it asks starts from the words just written
     (:attr:`~axon.hdl.params.Written.TOP`): each is replayed as a job of its
     own, after a load that ends with the word at its top."""
-    recorded = [(load.words[:query.query[0] + 1], query)
+    recorded = [(load.words[:query.query.top + 1], query)
                 for load in loads for query in load.queries]
     jobs = [(words, [query.query]) for words, query in recorded]
     started = time.monotonic()
@@ -164,9 +201,9 @@ def simulate_recorded(loads, session, backend, log=print):
     seconds = time.monotonic() - started
     plies, cycles, mismatches, draws, overflows = [], [], 0, 0, 0
     for (words, (query, told, _)), (rtl,) in zip(recorded, answers):
-        top, count_limit, occupancy, root = query
-        golden = perpetual(words, top, root=root, config=CONFIG, count_limit=count_limit,
-                           occupancy=occupancy)
+        top = query.top
+        golden = perpetual(words, top, root=query.root, config=CONFIG,
+                           count_limit=query.count_limit, occupancy=query.occupancy)
         # The search ran without the upcoming block's answer: compare the rest.
         same_as_told = golden.draw == told.draw and golden.count == told.count and \
             golden.distance == told.distance and golden.stop == told.stop

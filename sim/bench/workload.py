@@ -7,6 +7,7 @@ import statistics
 
 from ...hdl.params import SHIPPED
 from ..backends.pysim import expected_cycles
+from ..backends.session import Query
 
 
 __all__ = ["CONFIG", "COUNT_LIMIT", "rtl_query", "rtl_clocks",
@@ -17,11 +18,11 @@ CONFIG = SHIPPED
 COUNT_LIMIT = 1
 
 def rtl_query(top, count_limit, occupancy, root=-1):
-    """The query tuple of ``CxxrtlSession.run_batch`` / ``PysimSession.run_batch``
-    (:func:`axon.sim.backends.pysim.split_query`): the one place where the
-    bench puts a query to the RTL. ``root`` -1 is a search from the start of
-    the move list: every query of the game workload."""
-    return (top, count_limit, occupancy, root)
+    """The :class:`~axon.sim.backends.session.Query` of
+    ``CxxrtlSession.run_batch`` / ``PysimSession.run_batch``: the one place
+    where the bench puts a query to the RTL. ``root`` -1 is a search from the
+    start of the move list: every query of the game workload."""
+    return Query(top=top, count_limit=count_limit, occupancy=occupancy, root=root)
 
 
 def rtl_clocks(words, top, result, written):

@@ -14,8 +14,9 @@ share a key, and the golden model has a chain list that cannot overflow.
 """
 
 import time
+import warnings
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple, Union
 
 from amaranth.sim import Simulator
 
@@ -23,6 +24,7 @@ from ...hdl.params import Stop
 from ...hdl.zobrist_peer import (ZOBRIST_WRITE_CLOCKS, ZobristPeer, peer_entry_layout,
                                  zobrist_table)
 from ...hdl.word import unpack_word
+from ..backends.session import Query
 from ..model.encode import encode_moves
 from ..model.generate import crowded_corpus
 from ..model.golden import Result, decides_draw, inside_search, perpetual
@@ -30,8 +32,8 @@ from .capacity import CROWDED_GAMES, CROWDED_SEED
 from .workload import distribution
 
 
-__all__ = ["Entry", "chain_keys", "peer_answer", "peer_clocks", "PeerSimulation", "PeerTimeout",
-           "BENCH_KEY_BITS", "hardware_peer_figures"]
+__all__ = ["Entry", "chain_keys", "peer_answer", "peer_clocks", "PeerCase", "PeerSimulation",
+           "PeerTimeout", "BENCH_KEY_BITS", "hardware_peer_figures"]
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,30 @@ def _answer(count, distance, plies, stop, draw):
                   plies_scanned=plies, stop=stop, draw=draw)
 
 
+@dataclass(frozen=True)
+class PeerCase:
+    """One query put to the peer: the move list ``words`` and the
+    :class:`~axon.sim.backends.session.Query` about them (the peer has no
+    upcoming block: its ``occupancy`` is ``None``)."""
+    words: Sequence[int]
+    query: Query
+
+    def __post_init__(self) -> None:
+        if self.query.occupancy is not None:
+            raise ValueError("the hash-key peer has no upcoming block: a query of it has "
+                             "no occupancy")
+
+
+def _peer_case(case: Union[PeerCase, tuple]) -> PeerCase:
+    if isinstance(case, PeerCase):
+        return case
+    warnings.warn("a peer case as a tuple (words, top, root, count_limit) is deprecated: give "
+                  "a PeerCase(words=..., query=Query(top=..., count_limit=..., root=...))",
+                  DeprecationWarning, stacklevel=3)
+    words, top, root, count_limit = case
+    return PeerCase(words=words, query=Query(top=top, count_limit=count_limit, root=root))
+
+
 class PeerTimeout(RuntimeError):
     """The peer did not answer in the clocks its model allows."""
 
@@ -123,8 +149,9 @@ class PeerSimulation:
     def __init__(self, depth: int = 256, *, key_bits: int = 64):
         self.depth, self.key_bits = depth, key_bits
 
-    def run(self, cases: Sequence[Tuple[Sequence[int], int, int, int]]) -> List[Tuple[Result, int]]:
-        """Answer every case ``(words, top, root, count_limit)`` in order."""
+    def run(self, cases: Sequence[PeerCase]) -> List[Tuple[Result, int]]:
+        """Answer every :class:`PeerCase` in order."""
+        cases = list(map(_peer_case, cases))
         dut = ZobristPeer(self.depth, key_bits=self.key_bits)
         answers = []
         # The model's worst case, with room to spare: a scan reads at most
@@ -133,7 +160,8 @@ class PeerSimulation:
 
         async def bench(ctx):
             stored = [None] * self.depth
-            for words, top, root, count_limit in cases:
+            for case in cases:
+                words, query = case.words, case.query
                 # Keys chain upwards: rewrite from the lowest word that changed.
                 changed = next((address for address, word in enumerate(words)
                                 if stored[address] != word), None)
@@ -147,16 +175,17 @@ class PeerSimulation:
                         for _ in range(ZOBRIST_WRITE_CLOCKS - 1):
                             await ctx.tick()
                         stored[address] = words[address]
-                ctx.set(dut.query.top, top)
-                ctx.set(dut.query.root, root)
-                ctx.set(dut.query.count_limit, count_limit)
+                ctx.set(dut.query.top, query.top)
+                ctx.set(dut.query.root, query.root)
+                ctx.set(dut.query.count_limit, query.count_limit)
                 ctx.set(dut.query.start, 1)
                 await ctx.tick()
                 ctx.set(dut.query.start, 0)
                 waited = 0
                 while not ctx.get(dut.query.done):
                     if waited > hung_after:
-                        raise PeerTimeout(f"query top={top} did not finish in {waited} clocks")
+                        raise PeerTimeout(f"query top={query.top} did not finish in {waited} "
+                                          f"clocks")
                     await ctx.tick()
                     waited += 1
                 answers.append((Result.from_fields(ctx.get(dut.query.result)),
@@ -182,12 +211,13 @@ def _workload_cases(corpus, loads, count_limit, crowded_games):
     (:mod:`axon.sim.bench.capacity`), as :meth:`PeerSimulation.run` takes
     them."""
     # One list per game or load, shared by its queries.
-    game = [(words, top, -1, count_limit)
+    game = [PeerCase(words=words, query=Query(top=top, count_limit=count_limit))
             for words in (list(words) for _, _, words in corpus) for top in range(len(words))]
-    recorded_search = [(words, top, root, limit)
+    # The peer has no upcoming block: the recorded occupancy stays behind.
+    recorded_search = [PeerCase(words=words, query=recorded.query._replace(occupancy=None))
                        for load in loads for words in (list(load.words),)
-                       for (top, limit, _, root), _, _ in load.queries]
-    crowded = [(words, top, -1, count_limit)
+                       for recorded in load.queries]
+    crowded = [PeerCase(words=words, query=Query(top=top, count_limit=count_limit))
                for words in (encode_moves(board, moves)
                              for board, moves in crowded_corpus(crowded_games, CROWDED_SEED))
                for top in range(len(words))]
@@ -209,8 +239,9 @@ def hardware_peer_figures(corpus, loads, hardware, *, count_limit, reference,
     capacity figures' own number by default)."""
     cases = _workload_cases(corpus, loads, count_limit, crowded_games)
     # The golden answers once, for every key width.
-    golden = {workload: [perpetual(words, top, root=root, config=reference, count_limit=limit)
-                         for words, top, root, limit in queries]
+    golden = {workload: [perpetual(case.words, case.query.top, root=case.query.root,
+                                   config=reference, count_limit=case.query.count_limit)
+                         for case in queries]
               for workload, queries in cases.items()}
     figures = {}
     for key_bits in BENCH_KEY_BITS:
@@ -223,14 +254,14 @@ def hardware_peer_figures(corpus, loads, hardware, *, count_limit, reference,
             answers = PeerSimulation(key_bits=key_bits).run(queries)
             model_mismatches = collisions = 0
             keyed = {}
-            for (words, top, root, limit), (result, clocks), expected in \
-                    zip(queries, answers, golden[workload]):
+            for case, (result, clocks), expected in zip(queries, answers, golden[workload]):
                 # The model's keys of each move list once (the game workload
                 # asks every ply of a game's list).
-                entries = keyed.get(id(words))
+                entries = keyed.get(id(case.words))
                 if entries is None:
-                    entries = keyed[id(words)] = chain_keys(words, key_bits)
-                model = peer_answer(entries, top, root=root, count_limit=limit)
+                    entries = keyed[id(case.words)] = chain_keys(case.words, key_bits)
+                model = peer_answer(entries, case.query.top, root=case.query.root,
+                                    count_limit=case.query.count_limit)
                 model_mismatches += model != (result, clocks)
                 collisions += result != expected
             entry["workloads"][workload] = {

@@ -282,8 +282,13 @@ def suite_command(options, out=None):
                           upcoming=options.upcoming, null_move=options.null_move)
                 for position in positions]
         # From when the detectors are ready: their start-up is not the search's.
-        began = [time.perf_counter()]
-        searches = run(work, lambda: began.__setitem__(0, time.perf_counter()))
+        began = time.perf_counter()
+
+        def ready() -> None:
+            nonlocal began
+            began = time.perf_counter()
+
+        searches = run(work, ready)
         try:
             for result in searches:
                 if result.error is not None:
@@ -300,7 +305,7 @@ def suite_command(options, out=None):
         finally:
             searches.close()
             progress.done()
-        seconds = time.perf_counter() - began[0]
+        seconds = time.perf_counter() - began
         rows.flush(all_finished=True)
         lines = [rows.summary(seconds)]
         if board is not None:

@@ -26,7 +26,7 @@ from ...hdl.version import VERSION
 from ...hdl.word import pack_word
 from ..backends.pysim import expected_cycles
 from ..backends.session import GoldenSession, HostWrites, answer_games
-from ..bench.recorded import record_searches
+from ..bench.recorded import RecordedSearch, record_searches
 from ..model.games import bundled_files, load_games, read_games
 
 
@@ -47,7 +47,8 @@ GAME_FILES = ("traps.pgn", "diep_axon.pgn")
 # A search in the appendix game's perpetual check, as the bench records its
 # searches: 92 plies of history (the root), to depth 2. A few hundred
 # queries, some of which find a repetition and some an upcoming one.
-SEARCH = ("DIEP - AXON after 46... Qf4+", None, "diep_axon.pgn", 92, 2)
+SEARCH = RecordedSearch(label="DIEP - AXON after 46... Qf4+", fen=None, pgn="diep_axon.pgn",
+                        plies=92, depth=2)
 # Count limit of the games' queries, as `axon scan` asks them by default:
 # enough for the threefold and fivefold claims.
 GAMES_COUNT_LIMIT = 4
@@ -178,7 +179,7 @@ class _CaseNamer:
 def _search(session, search):
     session.start_group("search")
     loads, _ = record_searches(log=lambda line: None, searches=[search])
-    label = search[0]
+    label = search.label
     for load in loads:
         # A move list shallower than the bench's cannot hold every line.
         if len(load.words) > session.depth:
