@@ -204,6 +204,26 @@ class SerialChainList(wiring.Component):
         """The block-RAM row of a side's entry: White's first, then Black's."""
         return Mux(black, self._entries, 0) + index
 
+    def _lone_chains(self, m, writes):
+        """Copy each side's entry 0 as ``writes``, ``(write port, entry)``
+        of the starts and the ends, write its row, and tell each side's lone
+        chain from the copies."""
+        view = self.observe
+        for side, row in (("white", 0), ("black", self._entries)):
+            for end, (write, entry) in zip(("start", "end"), writes):
+                with m.If(write.en & (write.addr == row)):
+                    m.d.sync += getattr(view, f"{side}_{end}_0").eq(entry)
+        for side, lone in (("white", self.white_lone), ("black", self.black_lone)):
+            start_0, end_0 = getattr(view, f"{side}_start_0"), getattr(view, f"{side}_end_0")
+            m.d.comb += [
+                lone.empty.eq(getattr(view, f"{side}_closed")),
+                lone.single.eq(getattr(view, f"{side}_open") == 1),
+                # One open chain: one start and one end, of its kind.
+                lone.kind.eq(end_0.kind),
+                lone.start.eq(start_0.square),
+                lone.end.eq(end_0.square),
+            ]
+
     def elaborate(self, platform):
         m = Module()
         n = self._entries
@@ -323,22 +343,7 @@ class SerialChainList(wiring.Component):
         with m.If(~updates):
             m.d.comb += [start_write.en.eq(0), end_write.en.eq(0)]
 
-        # The copies of entry 0, written with its row.
-        for side, row in (("white", 0), ("black", n)):
-            for end, write, entry in (("start", start_write, new_start),
-                                      ("end", end_write, new_end)):
-                with m.If(write.en & (write.addr == row)):
-                    m.d.sync += getattr(view, f"{side}_{end}_0").eq(entry)
-        for side, lone in (("white", self.white_lone), ("black", self.black_lone)):
-            start_0, end_0 = getattr(view, f"{side}_start_0"), getattr(view, f"{side}_end_0")
-            m.d.comb += [
-                lone.empty.eq(getattr(view, f"{side}_closed")),
-                lone.single.eq(getattr(view, f"{side}_open") == 1),
-                # One open chain: one start and one end, of its kind.
-                lone.kind.eq(end_0.kind),
-                lone.start.eq(start_0.square),
-                lone.end.eq(end_0.square),
-            ]
+        self._lone_chains(m, ((start_write, new_start), (end_write, new_end)))
 
         # A side's chains all close only when a move frees a start and an
         # end of its one open chain.

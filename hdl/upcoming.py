@@ -182,10 +182,10 @@ class Upcoming(wiring.Component):
         variant overrides it.)"""
         return depth[0]
 
-    def elaborate(self, platform):
-        m = Module()
+    def _pools_word(self, m):
+        """The pools' word a candidate comes from, and the state after it:
+        ``(word, mover's side, the other side has none open)``."""
         depth = self._depth
-
         # Both sides' summaries, registered as they come from the pools; then
         # the mover's side and the other side's emptiness, and the same a
         # clock earlier: "after" and "before" the pair decided two clocks ago.
@@ -205,9 +205,8 @@ class Upcoming(wiring.Component):
         ]
 
         # The decide stage's word, two clocks later, when its "after" is here.
-        view = self.observe
         decided = Signal(_taken_layout(depth))
-        word    = view.word
+        word    = self.observe.word
         m.d.sync += [
             decided.taken.eq(self.taken_newer & ~self.scan_start),
             decided.by_mover.eq(self.taken_newer_black == self.mover_black),
@@ -216,43 +215,76 @@ class Upcoming(wiring.Component):
             word.eq(decided),
             word.taken.eq(decided.taken & ~self.scan_start),
         ]
-        word_taken, word_by_mover, word_depth = word.taken, word.by_mover, word.depth
 
         # The state after the word: its own side after the pair, the other
         # side before it. One open chain in all, the mover's, at odd depth.
         mover_state = Signal(LoneChainLayout)
         other_empty = Signal()
         m.d.comb += [
-            mover_state.eq(Mux(word_by_mover, mover_after, mover_before)),
-            other_empty.eq(Mux(word_by_mover, other_empty_before, other_empty_after)),
+            mover_state.eq(Mux(word.by_mover, mover_after, mover_before)),
+            other_empty.eq(Mux(word.by_mover, other_empty_before, other_empty_after)),
         ]
+        return word, mover_state, other_empty
 
-        # The backstop's word: the serial list's state after it is whole
-        # (both sides current) on the clock it is offered.
-        backstop = self.backstop
-        backstop_word = view.backstop_word
+    def _backstop_word(self, m):
+        """The backstop's word, as :meth:`_pools_word` gives the pools': the
+        serial list's state after it is whole (both sides current) on the
+        clock it is offered, so one register stage picks the mover's side."""
+        backstop, view = self.backstop, self.observe
+        word = view.backstop_word
         m.d.sync += [
-            backstop_word.taken.eq(backstop.applied & ~self.scan_start),
-            backstop_word.by_mover.eq(1),
-            backstop_word.depth.eq(backstop.depth),
-            backstop_word.inside.eq(backstop.inside),
+            word.taken.eq(backstop.applied & ~self.scan_start),
+            word.by_mover.eq(1),
+            word.depth.eq(backstop.depth),
+            word.inside.eq(backstop.inside),
             view.backstop_mover.eq(Mux(self.mover_black, backstop.black_lone,
                                        backstop.white_lone)),
             view.backstop_other_empty.eq(Mux(self.mover_black, backstop.white_lone.empty,
                                              backstop.black_lone.empty)),
         ]
+        return word, view.backstop_mover, view.backstop_other_empty
+
+    def _finish(self, m, latching):
+        """``done``, :data:`UPCOMING_CLOCKS` after the scan's, and with it
+        ``answer.exact``; ``latching``: a verdict is latched on this clock."""
+        # `done` rises on the clock after the last pair's decision; the answer
+        # follows UPCOMING_CLOCKS later.
+        done_before = Signal()
+        done_delay  = Signal(UPCOMING_CLOCKS - 1)
+        m.d.sync += [
+            done_before.eq(self.scan_done),
+            done_delay.eq(Mux(self.scan_start, 0, Cat(self.scan_done & ~done_before, done_delay[:-1]))),
+        ]
+        with m.If(self.scan_start):
+            m.d.sync += self.query.done.eq(0)
+        with m.Elif(done_delay[-1]):
+            # The last verdict is in (or comes on this clock): a move found
+            # is the most recent; none found is the whole answer only when
+            # the scan met the barrier or the bottom.
+            m.d.sync += [
+                self.query.done.eq(1),
+                self.query.answer.exact.eq(self.query.answer.found | latching |
+                                           self.scan_complete),
+            ]
+
+    def elaborate(self, platform):
+        m = Module()
+        depth = self._depth
+        view = self.observe
+        pools_word, pools_mover, pools_other_empty = self._pools_word(m)
+        backstop_word, backstop_mover, backstop_other_empty = self._backstop_word(m)
+
         # The word a candidate comes from: the backstop's while it runs (the
         # pools' scan waits then, and takes none), else the pools'.
         from_backstop = backstop_word.taken
         state = Signal(LoneChainLayout)
-        state_taken = Signal()
         state_other_empty = Signal()
         state_word = Signal(_taken_layout(depth))
         m.d.comb += [
-            state.eq(Mux(from_backstop, view.backstop_mover, mover_state)),
-            state_other_empty.eq(Mux(from_backstop, view.backstop_other_empty, other_empty)),
-            state_word.eq(Mux(from_backstop, backstop_word, word)),
-            state_taken.eq(from_backstop | word_taken),
+            state.eq(Mux(from_backstop, backstop_mover, pools_mover)),
+            state_other_empty.eq(Mux(from_backstop, backstop_other_empty, pools_other_empty)),
+            state_word.eq(Mux(from_backstop, backstop_word, pools_word)),
+            state_word.taken.eq(from_backstop | pools_word.taken),
         ]
 
         m.submodules.path_check = path_check = self._path_check
@@ -260,7 +292,7 @@ class Upcoming(wiring.Component):
         candidate_kind  = view.candidate_kind
         candidate_tag   = view.candidate_tag
         m.d.sync += [
-            candidate_valid.eq(state_taken & self._odd(state_word.depth) & state.single &
+            candidate_valid.eq(state_word.taken & self._odd(state_word.depth) & state.single &
                                state_other_empty & ~self.scan_start),
             candidate_kind.eq(state.kind),
             # The move goes from where the piece stands now to where it stood.
@@ -302,24 +334,5 @@ class Upcoming(wiring.Component):
                 self.query.answer.distance.eq(verdict.distance),
                 self.query.answer.draw.eq(verdict.draw),
             ]
-
-        # `done` rises on the clock after the last pair's decision; the answer
-        # follows UPCOMING_CLOCKS later.
-        done_before = Signal()
-        done_delay  = Signal(UPCOMING_CLOCKS - 1)
-        m.d.sync += [
-            done_before.eq(self.scan_done),
-            done_delay.eq(Mux(self.scan_start, 0, Cat(self.scan_done & ~done_before, done_delay[:-1]))),
-        ]
-        with m.If(self.scan_start):
-            m.d.sync += self.query.done.eq(0)
-        with m.Elif(done_delay[-1]):
-            # The last verdict is in (or comes on this clock): a move found
-            # is the most recent; none found is the whole answer only when
-            # the scan met the barrier or the bottom.
-            m.d.sync += [
-                self.query.done.eq(1),
-                self.query.answer.exact.eq(self.query.answer.found | latching |
-                                           self.scan_complete),
-            ]
+        self._finish(m, latching)
         return m
