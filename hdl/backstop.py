@@ -26,7 +26,7 @@ from amaranth.lib.wiring import In, Out
 
 from .observe import Observation, registers
 from .params import COUNT_LIMIT_BITS
-from .ports import QuerySignature, SingleReadSignature
+from .ports import AppliedWordSignature, QuerySignature, SingleReadSignature
 from .seriallist import SerialChainList
 from .serialscan import SerialScanner
 
@@ -58,6 +58,10 @@ class Backstop(wiring.Component):
         stops waiting (``done`` rises on the next).
     reads : Out(SingleReadSignature(depth))
         Its reads of the move list, one word a clock.
+    upcoming : Out(AppliedWordSignature(depth))
+        Each word the serial list applies and its state after it, for the
+        upcoming repetition (:class:`~axon.hdl.upcoming.Upcoming`), which
+        the pools' scan no longer feeds once they handed the query over.
 
     Attributes
     ----------
@@ -76,6 +80,7 @@ class Backstop(wiring.Component):
             "pools":     Out(QuerySignature(depth)),
             "finishing": Out(1),
             "reads":     Out(SingleReadSignature(depth)),
+            "upcoming":  Out(AppliedWordSignature(depth)),
         })
         self._scanner = SerialScanner(depth)
         self._chain_list = SerialChainList(serial)
@@ -120,6 +125,11 @@ class Backstop(wiring.Component):
             serial.root.eq(kept.root),
             serial.count_limit.eq(kept.count_limit),
             self.finishing.eq(scanner.finishing),
+            self.upcoming.applied.eq(scanner.applied),
+            self.upcoming.depth.eq(scanner.applied_depth),
+            self.upcoming.inside.eq(scanner.applied_inside),
+            self.upcoming.white_lone.eq(chain_list.white_lone),
+            self.upcoming.black_lone.eq(chain_list.black_lone),
         ]
         with m.If(query.start & ~query.busy):
             m.d.sync += [kept.top.eq(query.top), kept.root.eq(query.root),

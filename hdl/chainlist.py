@@ -39,19 +39,12 @@ from amaranth.lib.wiring import In, Out
 from .observe import MOVE_WORD_MEANINGS, Meaning, Observation, registers
 from .params import DetectorConfig, Rules, gateware_rules
 from .pools import POOL_KINDS
-from .ports import ChainBusSignature, SideBusSignature
+from .ports import ChainBusSignature, LoneChainLayout, SideBusSignature
 from .word import MoveWord
 
 
 __all__ = ["ChainPool", "UnpairedPool", "ChainList", "LoneChainLayout",
            "PoolLoneLayout"]
-
-
-# A side's chains as the upcoming repetition asks about them: ``empty`` (none
-# open), ``single`` (exactly one), and then ``kind`` (Table 1 type), ``start``
-# (its square in the earlier position) and ``end`` (its square now).
-LoneChainLayout = data.StructLayout({"empty": 1, "single": 1, "kind": 3, "start": 6,
-                                     "end": 6})
 
 
 def _pool_name(kind):

@@ -13,7 +13,7 @@ from .chainlist import ChainList
 from .lean import LeanMoveList, LeanScanner
 from .movelist import MoveList
 from .observe import MOVE_WORD_MEANINGS, Meaning, Observation
-from .params import CORE, DetectorConfig
+from .params import CORE, DetectorConfig, Stop
 from .ports import MoveMemorySignature, QuerySignature, UpcomingSignature
 from .scanner import Scanner
 from .seriallist import SerialChainList
@@ -39,8 +39,8 @@ class AxonDetector(wiring.Component):
         :mod:`axon.hdl.serialscan`), whether it also answers the
         ``upcoming`` repetition (see :mod:`axon.hdl.upcoming`; the pair scan
         only), and whether a ``backstop`` answers what the pools overflow
-        (see :mod:`axon.hdl.backstop`; the pair scan; the upcoming answer
-        stays the pools'). Without the upcoming block ``upcoming.answer``
+        (see :mod:`axon.hdl.backstop`; the pair scan; it answers the
+        upcoming repetition too). Without the upcoming block ``upcoming.answer``
         stays 0 and ``upcoming.done`` follows ``query.done``; the block costs
         area, not clock.
 
@@ -124,6 +124,13 @@ class AxonDetector(wiring.Component):
     def config(self):
         return self._config
 
+    @staticmethod
+    def _follow_backstop(m, backstop, upcoming):
+        """Once the pools handed a query over, the upcoming block follows the
+        serial list's words. (A test's broken variant, the block that keeps
+        the pools' answer, overrides it.)"""
+        wiring.connect(m, backstop.upcoming, upcoming.backstop)
+
     def elaborate(self, platform):
         m = Module()
         config = self._config
@@ -168,7 +175,11 @@ class AxonDetector(wiring.Component):
                 upcoming.taken_newer_black.eq(scanner.taken_newer_black),
                 upcoming.taken_depth.eq(scanner.taken_depth),
                 upcoming.taken_inside.eq(scanner.taken_inside),
+                upcoming.scan_complete.eq((self.query.result.stop == Stop.BARRIER) |
+                                          (self.query.result.stop == Stop.BOTTOM)),
             ]
+            if config.backstop:
+                self._follow_backstop(m, backstop, upcoming)
         else:
             m.d.comb += self.upcoming.done.eq(self.query.done)
 

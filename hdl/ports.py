@@ -10,7 +10,7 @@ Exported as Verilog, a member is a port named by its path:
 ``query__start``, ``memory__write_addr``, ``upcoming__answer``.
 """
 
-from amaranth.lib import wiring
+from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from .params import COUNT_LIMIT_BITS, CYCLE_BITS, check_depth
@@ -19,7 +19,15 @@ from .word import MoveWord
 
 
 __all__ = ["DepthSignature", "QuerySignature", "MoveMemorySignature", "UpcomingSignature", "PairReadSignature",
-           "SingleReadSignature", "SideBusSignature", "ChainBusSignature"]
+           "SingleReadSignature", "SideBusSignature", "ChainBusSignature", "LoneChainLayout",
+           "AppliedWordSignature"]
+
+
+# A side's chains as the upcoming repetition asks about them: ``empty`` (none
+# open), ``single`` (exactly one), and then ``kind`` (Table 1 type), ``start``
+# (its square in the earlier position) and ``end`` (its square now).
+LoneChainLayout = data.StructLayout({"empty": 1, "single": 1, "kind": 3, "start": 6,
+                                     "end": 6})
 
 
 class DepthSignature(wiring.Signature):
@@ -159,6 +167,34 @@ class UpcomingSignature(DepthSignature):
             "occupancy": Out(64),
             "answer":    In(UpcomingLayout(depth)),
             "done":      In(1),
+        }
+
+
+class AppliedWordSignature(DepthSignature):
+    """A chain list that applies a word at a time, as the upcoming repetition
+    follows it: each word applied, and the list's state after it.
+
+    Members (from the list's side)
+    ------------------------------
+    applied : Signal(1), out
+        The list holds its state after a word on this clock (once a clock
+        for each word it applies).
+    depth : Signal(range(depth + 1)), out
+        Words applied, that one included.
+    inside : Signal(1), out
+        The position those words leave to compare lies after the root.
+    white_lone, black_lone : LoneChainLayout, out
+        Each side's open chains on this clock.
+    """
+
+    @staticmethod
+    def _members(depth):
+        return {
+            "applied":    Out(1),
+            "depth":      Out(range(depth + 1)),
+            "inside":     Out(1),
+            "white_lone": Out(LoneChainLayout),
+            "black_lone": Out(LoneChainLayout),
         }
 
 

@@ -31,9 +31,11 @@ class ResultLayout(data.StructLayout):
 
 class UpcomingLayout(data.StructLayout):
     """The ``upcoming`` port: the golden model's ``upcoming``,
-    ``upcoming_move``, ``upcoming_distance`` and ``upcoming_draw``.
-    ``from_sq``, ``to_sq``, ``distance`` and ``draw`` are 0 when ``found``
-    is not set."""
+    ``upcoming_move``, ``upcoming_distance``, ``upcoming_draw`` and
+    ``upcoming_exact``. ``from_sq``, ``to_sq``, ``distance`` and ``draw``
+    are 0 when ``found`` is not set. ``exact``: the answer is complete (a
+    move was found, or the scan ended at a barrier or the bottom); without
+    it, no move found means only "none within ``plies_scanned``"."""
     def __init__(self, depth):
         super().__init__({
             "found":    1,
@@ -41,6 +43,8 @@ class UpcomingLayout(data.StructLayout):
             "from_sq":  6,
             "to_sq":    6,
             "distance": range(depth + 1),
+            # Last, so that the fields before it keep their offsets.
+            "exact":    1,
         })
 
 
@@ -48,7 +52,8 @@ class UpcomingRecord(data.Struct):
     """:class:`UpcomingLayout` in whole bytes, as the host link sends it."""
     found:    1
     draw:     1
-    reserved: 6
+    exact:    1
+    reserved: 5
     from_sq:  8
     to_sq:    8
     distance: 16

@@ -37,6 +37,11 @@ comparison and a register) and one for the update, which raises
 takes two. ``clear`` (a new query)
 empties both sides by zeroing their counts: what lies above a count is never
 read.
+
+For the upcoming repetition each side's entry 0 of both lists is also kept
+in registers, written with the block RAMs' row: a side with one open chain
+has it there, packed at the bottom, so ``white_lone`` and ``black_lone`` say
+which chain it is with no other read port.
 """
 
 from amaranth.hdl import *
@@ -45,6 +50,7 @@ from amaranth.lib.wiring import In, Out
 
 from .observe import MOVE_WORD_MEANINGS, Meaning, Observation, registers
 from .params import DetectorConfig
+from .ports import LoneChainLayout
 from .word import MoveWord
 
 
@@ -117,6 +123,10 @@ class SerialChainList(wiring.Component):
     -------
     scan : In(SerialBusSignature())
         The scanner's words and the list's verdicts.
+    white_lone, black_lone : LoneChainLayout, out
+        Whether exactly one chain of the side is open, and which, from
+        registers (as :class:`~axon.hdl.chainlist.SideChains` says it of
+        the pools): what the upcoming repetition asks of the list.
 
     Attributes
     ----------
@@ -139,7 +149,9 @@ class SerialChainList(wiring.Component):
         the walk found so far: ``start_hits`` and ``end_hits`` (how many
         starts lie on the move's to-square and ends on its from-square, of
         its kind, 2 for two or more), ``start_at`` and ``end_at`` (where),
-        ``last_start`` and ``last_end`` (the last entry read).
+        ``last_start`` and ``last_end`` (the last entry read); then
+        ``white_start_0``, ``white_end_0``, ``black_start_0`` and
+        ``black_end_0``, the copies of each side's entry 0.
     """
 
     def __init__(self, config, *, entries=None):
@@ -153,7 +165,8 @@ class SerialChainList(wiring.Component):
             raise TypeError(f"A side's entries must be a positive integer, not {entries!r}")
         self._config = config
         self._entries = entries
-        super().__init__({"scan": In(SerialBusSignature())})
+        super().__init__({"scan": In(SerialBusSignature()), "white_lone": Out(LoneChainLayout),
+                          "black_lone": Out(LoneChainLayout)})
         # The two block RAMs, White's entries in the first ``entries`` rows
         # and Black's after them; made here, so that a formal proof can read
         # every row (with read ports of its own) to state what they hold.
@@ -169,11 +182,14 @@ class SerialChainList(wiring.Component):
                          "match_index": range(entries),
                          "start_hits": range(3), "end_hits": range(3),
                          "start_at": range(entries), "end_at": range(entries),
-                         "last_start": SerialEntry, "last_end": SerialEntry},
+                         "last_start": SerialEntry, "last_end": SerialEntry,
+                         **{f"{side}_{end}_0": SerialEntry for side in ("white", "black")
+                            for end in ("start", "end")}},
                       init={"white_closed": 1, "black_closed": 1}),
         }, meanings={"move": MOVE_WORD_MEANINGS,
-                     "last_start": {"kind": Meaning.KIND, "square": Meaning.SQUARE},
-                     "last_end": {"kind": Meaning.KIND, "square": Meaning.SQUARE}})
+                     **{name: {"kind": Meaning.KIND, "square": Meaning.SQUARE}
+                        for name in ("last_start", "last_end", "white_start_0", "white_end_0",
+                                     "black_start_0", "black_end_0")}})
 
     @property
     def config(self):
@@ -187,6 +203,26 @@ class SerialChainList(wiring.Component):
     def _address(self, black, index):
         """The block-RAM row of a side's entry: White's first, then Black's."""
         return Mux(black, self._entries, 0) + index
+
+    def _lone_chains(self, m, writes):
+        """Copy each side's entry 0 as ``writes``, ``(write port, entry)``
+        of the starts and the ends, write its row, and tell each side's lone
+        chain from the copies."""
+        view = self.observe
+        for side, row in (("white", 0), ("black", self._entries)):
+            for end, (write, entry) in zip(("start", "end"), writes):
+                with m.If(write.en & (write.addr == row)):
+                    m.d.sync += getattr(view, f"{side}_{end}_0").eq(entry)
+        for side, lone in (("white", self.white_lone), ("black", self.black_lone)):
+            start_0, end_0 = getattr(view, f"{side}_start_0"), getattr(view, f"{side}_end_0")
+            m.d.comb += [
+                lone.empty.eq(getattr(view, f"{side}_closed")),
+                lone.single.eq(getattr(view, f"{side}_open") == 1),
+                # One open chain: one start and one end, of its kind.
+                lone.kind.eq(end_0.kind),
+                lone.start.eq(start_0.square),
+                lone.end.eq(end_0.square),
+            ]
 
     def elaborate(self, platform):
         m = Module()
@@ -306,6 +342,8 @@ class SerialChainList(wiring.Component):
         m.d.comb += updates.eq(view.updating & ~scan.overflow)
         with m.If(~updates):
             m.d.comb += [start_write.en.eq(0), end_write.en.eq(0)]
+
+        self._lone_chains(m, ((start_write, new_start), (end_write, new_end)))
 
         # A side's chains all close only when a move frees a start and an
         # end of its one open chain.

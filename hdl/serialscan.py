@@ -77,6 +77,13 @@ class SerialScanner(wiring.Component):
         The words it hands the serial chain list.
     finishing : Signal(1), out
         The answer is complete on this clock: ``done`` rises on the next.
+    applied : Signal(1), out
+        The list holds its state after a word on this clock: the clock that
+        judges the next word (once for each word applied).
+    applied_depth : Signal(range(depth + 1)), out
+        Words applied, that one included.
+    applied_inside : Signal(1), out
+        The position they leave to compare lies after the root.
 
     Attributes
     ----------
@@ -88,10 +95,13 @@ class SerialScanner(wiring.Component):
         check_depth(depth)
         self._depth = depth
         super().__init__({
-            "query":     In(QuerySignature(depth)),
-            "reads":     Out(SingleReadSignature(depth)),
-            "chains":    Out(SerialBusSignature()),
-            "finishing": Out(1),
+            "query":          In(QuerySignature(depth)),
+            "reads":          Out(SingleReadSignature(depth)),
+            "chains":         Out(SerialBusSignature()),
+            "finishing":      Out(1),
+            "applied":        Out(1),
+            "applied_depth":  Out(range(depth + 1)),
+            "applied_inside": Out(1),
         })
         pipeline = registers(serial_pipeline(depth), reset_less=_RESET_LESS)
         self.observe = Observation({**pipeline, "reads": self.reads},
@@ -130,6 +140,11 @@ class SerialScanner(wiring.Component):
             # after it: inside the search if the word lies above the root.
             inside.eq(pipe.word_addr > pipe.root),
             chains.word.eq(word),
+            # What the upcoming repetition follows: the state the word
+            # being judged is compared with.
+            self.applied.eq(pipe.judging & pipe.scanned_nonzero),
+            self.applied_depth.eq(result.plies_scanned),
+            self.applied_inside.eq(inside),
         ]
 
         # Judging a word.

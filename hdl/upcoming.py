@@ -34,17 +34,35 @@ of one taken newer word:
 So the upcoming answer of a query is complete :data:`UPCOMING_CLOCKS` clocks
 after ``done`` (the last candidate comes from the pair that stops the scan,
 decided on the clock that raises ``done``): ``upcoming.done`` rises then.
+
+A query that the pools overflow goes on in the backstop's serial list
+(:mod:`axon.hdl.backstop`), which holds every chain: it offers its state
+after each word it applies (``backstop``), both sides at once, from its
+registers. That state is registered with the mover's side picked, and a
+candidate made of it as of the pools' word, a clock earlier than theirs,
+so the serial scan's last word, judged on the clock before its ``done``,
+has its verdict before ``upcoming.done`` too. The pools' scan waits while
+the serial list runs, so the two never offer a candidate on one clock. The
+serial list meets again every candidate the pools met before their
+overflow, at the same depths, and the latch keeps the first reachable
+one: the answer is the serial list's, exact on any legal position.
+
+``answer.exact`` says that the answer is complete: a move was found (the
+most recent one: the scan meets depths in order), or the scan ended at a
+barrier or the bottom (``scan_complete``). A count limit or an overflow
+(the pools alone, without a backstop) may stop it before an upcoming
+repetition further back: "none" then means only "none within
+``plies_scanned``".
 """
 
 from amaranth.hdl import *
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In
 
-from .chainlist import LoneChainLayout
 from .observe import Meaning, Observation, registers
 from .pathcheck import PATH_CHECK_LATENCY, PathCheck
 from .params import check_depth
-from .ports import UpcomingSignature
+from .ports import AppliedWordSignature, LoneChainLayout, UpcomingSignature
 from .result import UpcomingLayout
 
 
@@ -99,13 +117,22 @@ class Upcoming(wiring.Component):
         move back to it is a draw for the search (``answer.draw``).
     scan_done : Signal(1), in
         The scanner's ``done``.
+    scan_complete : Signal(1), in
+        With ``scan_done``: the scan ended at a barrier or the bottom of
+        the list.
+    backstop : In(AppliedWordSignature(depth))
+        The backstop's serial list, word by word, once the pools handed a
+        query over (all 0 without a backstop).
 
     Attributes
     ----------
     observe : Observation
         What the waveforms show of the block (:mod:`axon.hdl.observe`):
         ``mover_black``; the decided ``word`` it follows (taken, by the mover,
-        inside the search, its depth); the ``candidate`` it offers the path
+        inside the search, its depth); the backstop's word
+        (``backstop_word``), the mover's side after it (``backstop_mover``)
+        and whether the other side has none open
+        (``backstop_other_empty``); the ``candidate`` it offers the path
         check (``candidate_valid``, ``candidate_kind``, ``candidate_tag``: the
         move back and its distance); the candidates still ``in_flight``; and
         the ``path_check``'s verdict.
@@ -125,12 +152,17 @@ class Upcoming(wiring.Component):
             "taken_depth":       In(range(depth + 1)),
             "taken_inside":      In(1),
             "scan_done":         In(1),
+            "scan_complete":     In(1),
+            "backstop":          In(AppliedWordSignature(depth)),
         })
         self._path_check = PathCheck(tag_width=_tag_layout(depth).size)
         self.observe = Observation({
             "mover_black": self.mover_black,
             **registers({
                 "word":            _taken_layout(depth),
+                "backstop_word":   _taken_layout(depth),
+                "backstop_mover":  LoneChainLayout,
+                "backstop_other_empty": 1,
                 "candidate_valid": 1,
                 "candidate_kind":  3,
                 "candidate_tag":   _tag_layout(depth),
@@ -150,10 +182,10 @@ class Upcoming(wiring.Component):
         variant overrides it.)"""
         return depth[0]
 
-    def elaborate(self, platform):
-        m = Module()
+    def _pools_word(self, m):
+        """The pools' word a candidate comes from, and the state after it:
+        ``(word, mover's side, the other side has none open)``."""
         depth = self._depth
-
         # Both sides' summaries, registered as they come from the pools; then
         # the mover's side and the other side's emptiness, and the same a
         # clock earlier: "after" and "before" the pair decided two clocks ago.
@@ -173,9 +205,8 @@ class Upcoming(wiring.Component):
         ]
 
         # The decide stage's word, two clocks later, when its "after" is here.
-        view = self.observe
         decided = Signal(_taken_layout(depth))
-        word    = view.word
+        word    = self.observe.word
         m.d.sync += [
             decided.taken.eq(self.taken_newer & ~self.scan_start),
             decided.by_mover.eq(self.taken_newer_black == self.mover_black),
@@ -184,15 +215,76 @@ class Upcoming(wiring.Component):
             word.eq(decided),
             word.taken.eq(decided.taken & ~self.scan_start),
         ]
-        word_taken, word_by_mover, word_depth = word.taken, word.by_mover, word.depth
 
         # The state after the word: its own side after the pair, the other
         # side before it. One open chain in all, the mover's, at odd depth.
         mover_state = Signal(LoneChainLayout)
         other_empty = Signal()
         m.d.comb += [
-            mover_state.eq(Mux(word_by_mover, mover_after, mover_before)),
-            other_empty.eq(Mux(word_by_mover, other_empty_before, other_empty_after)),
+            mover_state.eq(Mux(word.by_mover, mover_after, mover_before)),
+            other_empty.eq(Mux(word.by_mover, other_empty_before, other_empty_after)),
+        ]
+        return word, mover_state, other_empty
+
+    def _backstop_word(self, m):
+        """The backstop's word, as :meth:`_pools_word` gives the pools': the
+        serial list's state after it is whole (both sides current) on the
+        clock it is offered, so one register stage picks the mover's side."""
+        backstop, view = self.backstop, self.observe
+        word = view.backstop_word
+        m.d.sync += [
+            word.taken.eq(backstop.applied & ~self.scan_start),
+            word.by_mover.eq(1),
+            word.depth.eq(backstop.depth),
+            word.inside.eq(backstop.inside),
+            view.backstop_mover.eq(Mux(self.mover_black, backstop.black_lone,
+                                       backstop.white_lone)),
+            view.backstop_other_empty.eq(Mux(self.mover_black, backstop.white_lone.empty,
+                                             backstop.black_lone.empty)),
+        ]
+        return word, view.backstop_mover, view.backstop_other_empty
+
+    def _finish(self, m, latching):
+        """``done``, :data:`UPCOMING_CLOCKS` after the scan's, and with it
+        ``answer.exact``; ``latching``: a verdict is latched on this clock."""
+        # `done` rises on the clock after the last pair's decision; the answer
+        # follows UPCOMING_CLOCKS later.
+        done_before = Signal()
+        done_delay  = Signal(UPCOMING_CLOCKS - 1)
+        m.d.sync += [
+            done_before.eq(self.scan_done),
+            done_delay.eq(Mux(self.scan_start, 0, Cat(self.scan_done & ~done_before, done_delay[:-1]))),
+        ]
+        with m.If(self.scan_start):
+            m.d.sync += self.query.done.eq(0)
+        with m.Elif(done_delay[-1]):
+            # The last verdict is in (or comes on this clock): a move found
+            # is the most recent; none found is the whole answer only when
+            # the scan met the barrier or the bottom.
+            m.d.sync += [
+                self.query.done.eq(1),
+                self.query.answer.exact.eq(self.query.answer.found | latching |
+                                           self.scan_complete),
+            ]
+
+    def elaborate(self, platform):
+        m = Module()
+        depth = self._depth
+        view = self.observe
+        pools_word, pools_mover, pools_other_empty = self._pools_word(m)
+        backstop_word, backstop_mover, backstop_other_empty = self._backstop_word(m)
+
+        # The word a candidate comes from: the backstop's while it runs (the
+        # pools' scan waits then, and takes none), else the pools'.
+        from_backstop = backstop_word.taken
+        state = Signal(LoneChainLayout)
+        state_other_empty = Signal()
+        state_word = Signal(_taken_layout(depth))
+        m.d.comb += [
+            state.eq(Mux(from_backstop, backstop_mover, pools_mover)),
+            state_other_empty.eq(Mux(from_backstop, backstop_other_empty, pools_other_empty)),
+            state_word.eq(Mux(from_backstop, backstop_word, pools_word)),
+            state_word.taken.eq(from_backstop | pools_word.taken),
         ]
 
         m.submodules.path_check = path_check = self._path_check
@@ -200,15 +292,15 @@ class Upcoming(wiring.Component):
         candidate_kind  = view.candidate_kind
         candidate_tag   = view.candidate_tag
         m.d.sync += [
-            candidate_valid.eq(word_taken & self._odd(word_depth) & mover_state.single &
-                               other_empty & ~self.scan_start),
-            candidate_kind.eq(mover_state.kind),
+            candidate_valid.eq(state_word.taken & self._odd(state_word.depth) & state.single &
+                               state_other_empty & ~self.scan_start),
+            candidate_kind.eq(state.kind),
             # The move goes from where the piece stands now to where it stood.
-            candidate_tag.from_sq.eq(mover_state.end),
-            candidate_tag.to_sq.eq(mover_state.start),
+            candidate_tag.from_sq.eq(state.end),
+            candidate_tag.to_sq.eq(state.start),
             # Plies from the position after the move back to the earlier one.
-            candidate_tag.distance.eq(word_depth + 1),
-            candidate_tag.draw.eq(word.inside),
+            candidate_tag.distance.eq(state_word.depth + 1),
+            candidate_tag.draw.eq(state_word.inside),
         ]
         m.d.comb += [
             path_check.valid.eq(candidate_valid),
@@ -227,10 +319,14 @@ class Upcoming(wiring.Component):
 
         # The first reachable verdict is the most recent earlier position.
         verdict = Signal(_tag_layout(depth))
-        m.d.comb += verdict.eq(path_check.verdict_tag)
+        latching = Signal()
+        m.d.comb += [
+            verdict.eq(path_check.verdict_tag),
+            latching.eq(in_flight[-1] & path_check.reachable & ~self.query.answer.found),
+        ]
         with m.If(self.scan_start):
             m.d.sync += self.query.answer.eq(0)
-        with m.Elif(in_flight[-1] & path_check.reachable & ~self.query.answer.found):
+        with m.Elif(latching):
             m.d.sync += [
                 self.query.answer.found.eq(1),
                 self.query.answer.from_sq.eq(verdict.from_sq),
@@ -238,17 +334,5 @@ class Upcoming(wiring.Component):
                 self.query.answer.distance.eq(verdict.distance),
                 self.query.answer.draw.eq(verdict.draw),
             ]
-
-        # `done` rises on the clock after the last pair's decision; the answer
-        # follows UPCOMING_CLOCKS later.
-        done_before = Signal()
-        done_delay  = Signal(UPCOMING_CLOCKS - 1)
-        m.d.sync += [
-            done_before.eq(self.scan_done),
-            done_delay.eq(Mux(self.scan_start, 0, Cat(self.scan_done & ~done_before, done_delay[:-1]))),
-        ]
-        with m.If(self.scan_start):
-            m.d.sync += self.query.done.eq(0)
-        with m.Elif(done_delay[-1]):
-            m.d.sync += self.query.done.eq(1)
+        self._finish(m, latching)
         return m

@@ -37,7 +37,8 @@ CROWDED = str(DATA / "capacity" / "crowded.pgn")
 
 KEYS = ["game", "ply", "move", "repetition", "draw", "distance", "count", "overflow",
         "plies_scanned", "stop", "cycles", "fifty_move", "threefold", "fivefold",
-        "upcoming", "upcoming_move", "upcoming_distance", "upcoming_draw", "backstop"]
+        "upcoming", "upcoming_move", "upcoming_distance", "upcoming_draw", "upcoming_exact",
+        "backstop"]
 
 # Table 2 of the paper, the four knight rows: move, LIST_OF_MOVES, UnClosed_chains, rule.
 TABLE2 = [

@@ -193,11 +193,11 @@ def test_a_board_of_an_older_protocol_is_refused_in_one_line():
     with pytest.raises(link_codec.ProtocolVersionError) as caught:
         board.identify()
     assert str(caught.value) == (
-        "the board speaks a link protocol older than version 5, this host's: build and program "
+        "the board speaks a link protocol older than version 6, this host's: build and program "
         "it again with this axon (axon build, axon program)")
     # A later version's answer names its version.
-    with pytest.raises(link_codec.ProtocolVersionError, match=r"version 6, this host version 5"):
-        link_codec.parse_identity(bytes([0, 6]) + bytes(16))
+    with pytest.raises(link_codec.ProtocolVersionError, match=r"version 7, this host version 6"):
+        link_codec.parse_identity(bytes([0, 7]) + bytes(16))
     record = protocol.IdentityRecord.const(protocol.identity_record(LEAN, 3)).as_value().value
     payload = bytes([0]) + record.to_bytes(protocol.IDENTITY_RECORD_BYTES, "little")
     identity = link_codec.parse_identity(payload)
@@ -298,7 +298,7 @@ def test_query_frames_of_the_old_size_and_bad_roots_are_refused(board24):
         with pytest.raises(LinkError) as caught:
             board24.transact(link_codec.query_request(0, 1, root=root), Command.QUERY)
         assert caught.value.code == ErrorCode.BAD_ARGUMENT, root
-    assert board24.identity.version == protocol.PROTOCOL_VERSION == 5
+    assert board24.identity.version == protocol.PROTOCOL_VERSION == 6
 
 
 def test_long_write_and_read_split_into_frames(board24):

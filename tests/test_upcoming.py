@@ -6,19 +6,21 @@ the golden model finds the move from its chain list alone, with one path
 check on the occupancy bitboard.
 """
 
+import functools
 import glob
 import os
 import random
+from dataclasses import replace
 
 import chess
 import pytest
 
 from axon.sim.model.encode import encode_moves
 from axon.sim.model.games import load_games
-from axon.sim.model.generate import game_corpus, random_endgame, random_game
+from axon.sim.model.generate import crowded_detours, game_corpus, random_endgame, random_game
 from axon.sim.model.golden import Stop, perpetual, reaches, squares_between
 from axon.sim.model.oracle import oracle_upcoming
-from axon.hdl.params import DetectorConfig, Rules
+from axon.hdl.params import SHIPPED, DetectorConfig, Rules
 
 
 # What this module pays for, in `pytest --budget N`.
@@ -193,3 +195,139 @@ def test_occupancy_must_be_a_bitboard():
     words = encode_moves(chess.Board(), [chess.Move.from_uci("g1f3")])
     with pytest.raises(ValueError, match=r"occupancy must be a 64-bit bitboard, not -1"):
         perpetual(words, 0, occupancy=-1)
+
+
+# -- crowded boards, where the backstop answers -----------------------------------
+
+# Seeded at test time: crowded boards (promoted pieces) whose pieces go out on
+# nested detours and come back, so that the pools by kind overflow on queries
+# that hold upcoming repetitions far back (:func:`crowded_detours`).
+CROWDED_DETOUR_SEED = 4606
+
+
+@functools.lru_cache(maxsize=None)
+def crowded_upcoming_games(count, seed=CROWDED_DETOUR_SEED, plies=60):
+    """``count`` crowded detour games, each holding upcoming repetitions,
+    with their python-chess answers: ``(board, moves, words, occupancies,
+    answers)`` (made once a run, for the model's tests and the RTL's)."""
+    games = []
+    for board, moves in crowded_detours(count * 3, seed, plies):
+        answers = oracle_upcoming(board, moves)
+        if sum(bool(answer.moves) for answer in answers) < 3:
+            continue
+        after, occupancy = board.copy(stack=False), []
+        for move in moves:
+            after.push(move)
+            occupancy.append(int(after.occupied))
+        games.append((board, moves, encode_moves(board, moves), occupancy, answers))
+        if len(games) == count:
+            return games
+    raise AssertionError(f"too few crowded games with upcoming repetitions from seed {seed}")
+
+
+def upcoming_disagreement(result, answer, top, root=-1):
+    """Why ``result``'s upcoming fields disagree with python-chess's
+    ``answer`` for the query at ``top`` (a whole game in the move list), or
+    ``None``. ``upcoming_exact`` must say whether the scan found a move or
+    ended at a barrier or the bottom; an exact answer equals python-chess's
+    in every field (never a false "no"), and an inexact one names only a
+    move that python-chess confirms."""
+    complete = result.stop in (Stop.BARRIER, Stop.BOTTOM)
+    if result.upcoming_exact != (bool(result.upcoming) or complete):
+        return f"upcoming_exact {result.upcoming_exact} after a {result.stop.name} stop"
+    if result.upcoming_exact:
+        # The earlier position is top + 2 - distance plies into the game; the
+        # root position, root + 1.
+        truth = _expected(answer) + (
+            bool(answer.moves and top + 2 - answer.distance > root + 1),)
+        got = (result.upcoming, result.upcoming_move, result.upcoming_distance,
+               result.upcoming_draw)
+        return None if got == truth else f"{got}, python-chess {truth}"
+    reached = {(reply.from_square, reply.to_square) for reply in answer.moves}
+    if result.upcoming and result.upcoming_move not in reached:
+        return f"{result.upcoming_move} reaches no earlier position"
+    return None
+
+
+def crowded_queries(games):
+    """Every ply of ``games`` with a root in turn (none, three and six plies
+    below the query, at it): ``(words, top, root, occupancy, answer)``."""
+    for _, _, words, occupancy, answers in games:
+        for top, answer in enumerate(answers):
+            root = max(-1, (-1, top - 3, top - 6, top)[top % 4])
+            yield words, top, root, occupancy[top], answer
+
+
+def _pools_upcoming(words, top, root, occupancy):
+    """The upcoming answer as the shipped detector gave it before the
+    backstop answered it too: the pools' up to their overflow, said to be
+    exact where the backstop's scan is (a broken variant that must fail)."""
+    answer = perpetual(words, top, root=root, count_limit=15, occupancy=occupancy)
+    pools = perpetual(words, top, root=root, config=SHIPPED.replace(backstop=False),
+                      count_limit=15, occupancy=occupancy)
+    return replace(answer, upcoming=pools.upcoming, upcoming_move=pools.upcoming_move,
+                   upcoming_distance=pools.upcoming_distance, upcoming_draw=pools.upcoming_draw,
+                   upcoming_exact=pools.upcoming or answer.stop in (Stop.BARRIER, Stop.BOTTOM))
+
+
+@pytest.fixture(scope="module")
+def crowded_upcoming():
+    return crowded_upcoming_games(8)
+
+
+def _check_backstopped(games):
+    queries = backstopped = backstopped_found = 0
+    for words, top, root, occupancy, answer in crowded_queries(games):
+        result = perpetual(words, top, root=root, count_limit=15, occupancy=occupancy)
+        where = f"top {top} root {root} of {words[:top + 1]}"
+        assert upcoming_disagreement(result, answer, top, root) is None, where
+        # No overflow stops a legal scan, and the limit is out of reach.
+        assert result.upcoming_exact, where
+        queries += 1
+        backstopped += result.backstop
+        backstopped_found += result.backstop and result.upcoming
+    return queries, backstopped, backstopped_found
+
+
+def test_backstop_answers_the_upcoming_repetition_exactly(crowded_upcoming):
+    # The shipped detector on crowded boards: every query's upcoming answer
+    # is python-chess's, the backstop's included, and exact.
+    queries, backstopped, found = _check_backstopped(crowded_upcoming)
+    assert queries > 400 and backstopped > 100 and found > 40, (queries, backstopped, found)
+
+
+@pytest.mark.slow
+def test_backstop_answers_the_upcoming_repetition_exactly_more_games():
+    queries, backstopped, found = _check_backstopped(crowded_upcoming_games(60, seed=4607))
+    assert queries > 2000 and backstopped > 400 and found > 200, (queries, backstopped, found)
+
+
+def test_the_pools_upcoming_answer_behind_the_backstop_fails(crowded_upcoming):
+    # The broken variant: the upcoming answer of the pools, up to their
+    # overflow, under the backstop's stop, says a false "no".
+    wrong = sum(upcoming_disagreement(_pools_upcoming(words, top, root, occupancy), answer,
+                                      top, root) is not None
+                for words, top, root, occupancy, answer in crowded_queries(crowded_upcoming))
+    assert wrong > 3
+
+
+def test_the_pools_alone_say_when_their_upcoming_answer_is_not_exact(crowded_upcoming):
+    # Without the backstop an overflow stops the scan: the upcoming answer
+    # then says it is not exact, and is never a false "no".
+    config = SHIPPED.replace(backstop=False)
+    inexact = missed = 0
+    for words, top, root, occupancy, answer in crowded_queries(crowded_upcoming):
+        result = perpetual(words, top, root=root, config=config, count_limit=15,
+                           occupancy=occupancy)
+        assert upcoming_disagreement(result, answer, top, root) is None, (top, root)
+        inexact += not result.upcoming_exact
+        missed += not result.upcoming and bool(answer.moves)
+    assert inexact > 50 and missed > 2, (inexact, missed)
+
+
+@pytest.mark.quick
+def test_an_answer_without_the_upcoming_block_has_no_exactness():
+    words = encode_moves(chess.Board(), [chess.Move.from_uci("g1f3")])
+    result = perpetual(words, 0, occupancy=0)
+    assert result.upcoming_exact is True and result.without_upcoming().upcoming_exact is None
+    assert perpetual(words, 0).upcoming_exact is False

@@ -13,13 +13,19 @@ bottom.
 """
 
 import glob
+import json
 import os
 import random
+import re
 import shutil
+import subprocess
+import sys
 
 import chess
+import chess.pgn
 import pytest
 
+from axon.hdl.detector import AxonDetector
 from axon.hdl.upcoming import UPCOMING_CLOCKS
 from axon.sim.model.encode import encode_moves
 from axon.sim.model.games import load_games
@@ -31,7 +37,8 @@ from axon.sim.bench.capacity import CROWDED_SEED
 from axon.sim.backends.session import written_before
 from axon.hdl.params import SHIPPED, DetectorConfig
 
-from .test_upcoming import LINES
+from .test_upcoming import (CROWDED_DETOUR_SEED, LINES, crowded_upcoming_games,
+                            upcoming_disagreement)
 
 
 # What this module pays for, in `pytest --budget N`.
@@ -87,7 +94,9 @@ def _jobs(games, count_limit=15):
 
 def _check(jobs, truths, answers, config=SHIPPED):
     """RTL = golden on every field and the repetition's clock count; golden
-    and RTL = python-chess where the scan is exact, and true where not."""
+    and RTL = python-chess where the answer says it is exact
+    (``upcoming_exact``, which must say so exactly when the scan found a move
+    or ended at a barrier or the bottom), and true where not."""
     found = exact = 0
     for (words, queries), truth, job_answers, job_written in zip(jobs, truths, answers,
                                                                  written_before(jobs)):
@@ -98,15 +107,10 @@ def _check(jobs, truths, answers, config=SHIPPED):
                                  count_limit=count_limit, occupancy=occupancy)
             assert timed.result == expected, where
             assert timed.cycles == expected_cycles(words, top, expected, config, written), where
-            move = answer.move and (answer.move.from_square, answer.move.to_square)
-            if expected.stop in (Stop.BARRIER, Stop.BOTTOM) and config.rules.fide:
-                assert (expected.upcoming, expected.upcoming_move, expected.upcoming_distance) \
-                    == (bool(answer.moves), move, answer.distance), where
-                # The earlier position is top + 2 - distance plies into the
-                # game; the root position, root + 1.
-                assert expected.upcoming_draw == \
-                    bool(answer.moves and top + 2 - answer.distance > root + 1), where
-                exact += 1
+            if config.rules.fide:
+                why = upcoming_disagreement(expected, answer, top, root)
+                assert why is None, f"{where}: {why}"
+                exact += expected.upcoming_exact
             elif expected.upcoming:
                 reached = {(reply.from_square, reply.to_square) for reply in answer.moves}
                 assert expected.upcoming_move in reached, where
@@ -124,10 +128,10 @@ def test_pysim_bundled_games_and_blocked_lines():
     assert found > 100 and exact > 250
 
 
-def test_pysim_backstop_keeps_the_pools_upcoming_answer():
+def test_pysim_backstop_answers_the_upcoming_repetition():
     # Crowded boards, where the pools overflow and the backstop answers the
-    # repetition: the upcoming answer is the pools' (up to their overflow),
-    # and upcoming.done still comes UPCOMING_CLOCKS after the query's done,
+    # repetition: the backstop answers the upcoming repetition too, and
+    # upcoming.done still comes UPCOMING_CLOCKS after the query's done,
     # which the session checks (after the backstop's answer, not the pools').
     games = crowded_corpus(4, CROWDED_SEED + 3)[3:]
     jobs, truths = _jobs(games)
@@ -137,6 +141,47 @@ def test_pysim_backstop_keeps_the_pools_upcoming_answer():
     timed = [answer for job_answers in answers for answer in job_answers]
     assert sum(answer.result.backstop for answer in timed) >= 50
     assert any(answer.result.backstop and answer.result.upcoming for answer in timed)
+
+
+class _PoolsUpcomingDetector(AxonDetector):
+    """The detector whose upcoming block ignores the backstop: its answer
+    stays the pools', up to their overflow (a broken variant)."""
+    @staticmethod
+    def _follow_backstop(m, backstop, upcoming):
+        pass
+
+
+class _PoolsUpcomingSession(PysimSession):
+    def make_dut(self):
+        return _PoolsUpcomingDetector(self.config)
+
+
+def _missed_by_the_pools():
+    """One crowded detour game cut after the first query where the pools,
+    overflowing, miss the upcoming repetition that the backstop finds: a
+    job of that query alone, and its python-chess answer."""
+    config = SHIPPED.replace(backstop=False)
+    for _, _, words, occupancy, answers in crowded_upcoming_games(8):
+        for top, answer in enumerate(answers):
+            pools = perpetual(words, top, config=config, count_limit=15,
+                              occupancy=occupancy[top])
+            if pools.overflow and answer.moves and not pools.upcoming:
+                return [(words[:top + 1], [(top, 15, occupancy[top], -1)])], [[answer]]
+    raise AssertionError("no crowded query that the pools miss")
+
+
+def test_pysim_the_backstop_finds_what_the_pools_miss():
+    # The pools overflow before the upcoming repetition's depth: the
+    # backstop's serial list finds it (exact), and the detector whose
+    # upcoming block ignores the backstop says a false "no", which fails.
+    jobs, truths = _missed_by_the_pools()
+    answers = PysimSession().run_batch(jobs)
+    assert _check(jobs, truths, answers) == (1, 1)
+    assert answers[0][0].result.backstop and answers[0][0].result.upcoming_exact
+    broken = _PoolsUpcomingSession().run_batch(jobs)
+    assert not broken[0][0].result.upcoming
+    with pytest.raises(AssertionError):
+        _check(jobs, truths, broken)
 
 
 def test_pysim_blocked_lines_paper_rules():
@@ -239,3 +284,82 @@ def test_without_upcoming_the_detector_answers_none():
     for (words, queries), job_answers in zip(jobs, answers):
         for (top, limit, _, root), timed in zip(queries, job_answers):
             assert timed.result == perpetual(words, top, root=root, count_limit=limit)
+
+
+# -- through the command line: crowded detours, generated here ------------------
+
+def _script():
+    script = os.path.join(os.path.dirname(sys.executable), "axon")
+    if not os.path.exists(script):
+        pytest.skip("the axon console script is not installed next to this python")
+    return script
+
+
+def _crowded_pgn(path, games):
+    """Write the crowded detour games (with their FENs) to a PGN file."""
+    with open(path, "w") as out:
+        for number, (board, moves, *_) in enumerate(games, start=1):
+            game = chess.pgn.Game.from_board(board)
+            game.headers["Event"] = f"crowded detours {number}"
+            node = game
+            for move in moves:
+                node = node.add_variation(move)
+            print(game, file=out, end="\n\n")
+    return path
+
+
+def _summary(stdout):
+    """``(plies, backstopped, upcoming found, not exact)`` from a verify."""
+    plies = int(re.search(r"games \d+, plies (\d+),", stdout).group(1))
+    backstopped = int(re.search(r"the backstop answered (\d+)", stdout).group(1))
+    found = int(re.search(r"upcoming repetitions found (\d+)", stdout).group(1))
+    inexact = re.search(r"\((\d+) upcoming answers? not exact\)", stdout)
+    return plies, backstopped, found, int(inexact.group(1)) if inexact else 0
+
+
+@needs_gxx
+@pytest.mark.parametrize("count, seed", [(8, CROWDED_DETOUR_SEED),
+                                         pytest.param(40, 4608, marks=pytest.mark.slow)])
+def test_cxxrtl_verify_crowded_detours(tmp_path, count, seed):
+    # `axon verify --backend cxxrtl`: the compiled shipped detector equals the
+    # golden model in every field (upcoming_exact included) and its clocks,
+    # and python-chess agrees with every upcoming answer, all exact, the
+    # backstop's included.
+    pgn = _crowded_pgn(tmp_path / "crowded.pgn", crowded_upcoming_games(count, seed))
+    done = subprocess.run([_script(), "verify", str(pgn), "--backend", "cxxrtl",
+                           "--count-limit", "15", "-q"],
+                          capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.rstrip().endswith("disagreements: none"), done.stdout
+    plies, backstopped, found, inexact = _summary(done.stdout)
+    assert plies > 50 * count and backstopped > 12 * count and found > 20 * count, done.stdout
+    assert inexact == 0, done.stdout
+
+
+def test_the_pools_alone_say_their_upcoming_answer_is_not_exact(tmp_path):
+    # `--no-backstop`: the pools overflow, and a "no" after an overflow is
+    # not exact: `upcoming_exact` false in the JSONL, `?` in the table, and
+    # where the JSONL says exact, python-chess agrees.
+    games = crowded_upcoming_games(8)
+    pgn = _crowded_pgn(tmp_path / "crowded.pgn", games)
+    done = subprocess.run([_script(), "scan", str(pgn), "--no-backstop", "--count-limit", "15",
+                           "--jsonl"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    truths = [answer for *_, answers in games for answer in answers]
+    assert len(records) == len(truths)
+    inexact = 0
+    for record, truth in zip(records, truths):
+        if record["upcoming_exact"]:
+            move = truth.move and truth.move.uci()
+            assert (record["upcoming"], record["upcoming_move"], record["upcoming_distance"]) \
+                == (bool(truth.moves), move, truth.distance), record
+        else:
+            assert record["overflow"] and not record["upcoming"], record
+            inexact += 1
+    assert inexact > 50
+    done = subprocess.run([_script(), "scan", str(pgn), "--no-backstop", "--count-limit", "15"],
+                          capture_output=True, text=True, timeout=300)
+    rows = [line.split() for line in done.stdout.splitlines() if "overflow" in line]
+    assert rows and all(row[-1] in ("?", "-") or len(row[-1]) == 4 for row in rows)
+    assert sum(row[-1] == "?" for row in rows) == inexact

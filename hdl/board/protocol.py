@@ -41,7 +41,8 @@ CRC_POLY         = 0x07
 # Version 4: IDENTIFY answers the whole configuration and the interface's version.
 # Version 5: every payload begins with a detector index, the board buffers
 # requests, and IDENTIFY reports the detectors and the buffer.
-PROTOCOL_VERSION = 5
+# Version 6: the QUERY answer says whether its upcoming part is exact.
+PROTOCOL_VERSION = 6
 MAX_PAYLOAD      = 255
 WORD_BYTES       = 3
 # Every payload's first byte: the detector the frame is for or from.

@@ -18,13 +18,14 @@ from ..model.games import plural
 from ..model.golden import Stop
 
 
-__all__ = ["JSONL_KEYS", "answered_games", "repetition_claim", "ply_record", "uci_of",
-           "AnswerWriter", "write_answers"]
+__all__ = ["JSONL_KEYS", "answered_games", "repetition_claim", "upcoming_exact", "ply_record",
+           "uci_of", "AnswerWriter", "write_answers"]
 
 # The JSONL schema of ``axon scan --jsonl``, in order.
 JSONL_KEYS = ("game", "ply", "move", "repetition", "draw", "distance", "count", "overflow",
               "plies_scanned", "stop", "cycles", "fifty_move", "threefold", "fivefold",
-              "upcoming", "upcoming_move", "upcoming_distance", "upcoming_draw", "backstop")
+              "upcoming", "upcoming_move", "upcoming_distance", "upcoming_draw", "upcoming_exact",
+              "backstop")
 
 # Earlier equal positions that make a draw: threefold repetition (FIDE 9.2,
 # claimable) and fivefold (FIDE 9.6, the game is drawn).
@@ -67,6 +68,17 @@ def repetition_claim(answer, count_limit, earlier):
     return False if complete else None
 
 
+def upcoming_exact(answer):
+    """Whether the upcoming answer is complete: the detector's
+    ``upcoming_exact`` (``None`` without the upcoming block), but a "none"
+    from a move list that holds only the game's latest plies (the sliding
+    window) is complete only within them."""
+    result = answer.result
+    if result.upcoming_exact is None:
+        return None
+    return bool(result.upcoming_exact and (result.upcoming or not answer.window_limited))
+
+
 def ply_record(answer, fifty, count_limit):
     """The JSONL record of one answer (:data:`JSONL_KEYS`), as ``axon scan``
     and ``axon report`` print it."""
@@ -90,6 +102,9 @@ def ply_record(answer, fifty, count_limit):
         "upcoming_move": uci_of(result.upcoming_move),
         "upcoming_distance": result.upcoming_distance,
         "upcoming_draw": result.upcoming_draw,
+        # False: a count limit, an overflow or the window stopped the scan
+        # before any upcoming repetition, and "none" is only "none so far".
+        "upcoming_exact": upcoming_exact(answer),
         # The pools overflowed and the backstop behind them answered.
         "backstop": result.backstop,
     }
@@ -110,6 +125,15 @@ _TABLE = (("game", ">4"), ("ply", ">4"), ("move", "<22"), ("rep", "<4"), ("draw"
 # How the table shows True, False and None (unknown: see repetition_claim).
 # An upcoming repetition that is not available (no upcoming block) is n/a.
 _YES_NO = {True: "yes", False: "-", None: "?"}
+
+
+def _upcoming_cell(record):
+    """The table's upcoming column: the move, ``-`` for none, ``?`` for none
+    found by a scan that stopped short (not exact), ``n/a`` without the
+    upcoming block."""
+    if record["upcoming"] is None:
+        return "n/a"
+    return record["upcoming_move"] or ("-" if record["upcoming_exact"] else "?")
 
 
 def _table_line(cells):
@@ -166,7 +190,7 @@ class AnswerWriter:
             record["count"], record["plies_scanned"], stop,
             "-" if record["cycles"] is None else record["cycles"],
             _YES_NO[fifty], _YES_NO[record["threefold"]], _YES_NO[record["fivefold"]],
-            "n/a" if record["upcoming"] is None else record["upcoming_move"] or "-",
+            _upcoming_cell(record),
         ]) + "\n")
 
     def finish(self):

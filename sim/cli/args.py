@@ -81,7 +81,7 @@ def add_backstop(parser, base=SHIPPED):
     parser.add_argument("--backstop", action=argparse.BooleanOptionalAction, default=None,
                         help=f"a serial list behind the pools answers the queries they "
                              f"overflow, exactly, in more clocks (the upcoming repetition "
-                             f"stays the pools'); the pair scan only "
+                             f"too); the pair scan only "
                              f"(default {'with it' if base.backstop else 'without it'})")
 
 

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from ...hdl.params import SHIPPED
 from ..backends.pysim import expected_cycles
 from ..backends.session import GoldenSession, PlyAnswer, answer_games, answers
+from ..model.games import plural
 from ..model.oracle import oracle_answers, oracle_upcoming
+from .answers import upcoming_exact
 from .backends import make_session
 from .progress import Progress
 
@@ -37,34 +39,44 @@ def _compare(answer, other, fields, kind, ours="golden", theirs="rtl"):
 
 _RESULT_FIELDS = ("repetition", "draw", "distance", "count", "overflow", "plies_scanned",
                   "stop", "upcoming", "upcoming_move", "upcoming_distance", "upcoming_draw",
-                  "backstop")
+                  "upcoming_exact", "backstop")
 _ORACLE_FIELDS = ("repetition", "draw", "distance", "count")
 
 
 def _compare_upcoming(answer, truth, history):
     """The golden model's upcoming repetition against python-chess's.
 
-    Exact when the scan ended at a barrier or the bottom of a move list that
-    holds the whole game; a scan stopped by its count limit, an overflow or
-    the window may miss one further back, but what it reports must be true:
-    a legal move that reaches an earlier position."""
+    An answer that says it is exact (``upcoming_exact``: a move found, the
+    most recent, or a scan that ended at a barrier or the bottom of a move
+    list that holds the whole game) must be python-chess's in every field:
+    it never says a false "no". One that does not (a scan stopped by its
+    count limit, an overflow or the window before it found one) may miss
+    one further back, but what it reports must be true: a legal move that
+    reaches an earlier position."""
     result = answer.result
     move = truth.move and (truth.move.from_square, truth.move.to_square)
-    exact = result.stop.name in ("BARRIER", "BOTTOM") and not answer.window_limited
-    if exact:
+    complete = result.stop.name in ("BARRIER", "BOTTOM")
+    found = []
+    if result.upcoming_exact != (bool(result.upcoming) or complete):
+        found.append(Disagreement("golden upcoming_exact", answer, result.upcoming_exact,
+                                  bool(result.upcoming) or complete))
+    if upcoming_exact(answer):
         # The move's earlier position lies `distance` plies before the one
         # after it, ply + 1: a draw when that is past the game history.
         draw = bool(truth.moves) and answer.ply + 1 - truth.distance > history
-        return [Disagreement(f"golden/oracle {field}", answer, mine, theirs)
-                for field, mine, theirs in (("upcoming", result.upcoming, bool(truth.moves)),
-                                            ("upcoming_move", result.upcoming_move, move),
-                                            ("upcoming_draw", result.upcoming_draw, draw))
-                if mine != theirs]
+        return found + [
+            Disagreement(f"golden/oracle {field}", answer, mine, theirs)
+            for field, mine, theirs in (("upcoming", result.upcoming, bool(truth.moves)),
+                                        ("upcoming_move", result.upcoming_move, move),
+                                        ("upcoming_distance", result.upcoming_distance,
+                                         truth.distance),
+                                        ("upcoming_draw", result.upcoming_draw, draw))
+            if mine != theirs]
     reached = {(reply.from_square, reply.to_square) for reply in truth.moves}
     if result.upcoming and result.upcoming_move not in reached:
-        return [Disagreement("golden/oracle upcoming_move", answer, result.upcoming_move,
-                             sorted(reached))]
-    return []
+        found.append(Disagreement("golden/oracle upcoming_move", answer, result.upcoming_move,
+                                  sorted(reached)))
+    return found
 
 
 def _show(value):
@@ -78,6 +90,8 @@ class _Tally:
     def __init__(self):
         self.games = self.plies = self.repetitions = self.upcoming = 0
         self.overflows = self.limited = self.compared = self.backstopped = 0
+        # Upcoming answers that say they are not exact (none found so far).
+        self.inexact = 0
         self.kinds = {}
         self.shown = []
 
@@ -101,6 +115,7 @@ def _verify_game(tally, game, game_golden, game_rtl, options):
         tally.plies += 1
         tally.repetitions += answer.result.repetition
         tally.upcoming += bool(answer.result.upcoming)
+        tally.inexact += upcoming_exact(answer) is False
         if options.config.rules.fide and options.config.upcoming:
             tally.disagree(_compare_upcoming(answer, upcoming_truth[index],
                                              game.history(options.root)))
@@ -156,7 +171,9 @@ def verify(games, options, out=None, err=None):
     out.write(f"axon verify: {backend}; rules {config.rules.value}, chains {config.chains}"
               f"{layout}, count limit {options.count_limit}, depth {config.depth}\n")
     out.write(f"games {tally.games}, plies {tally.plies}, repetitions found "
-              f"{tally.repetitions}, upcoming repetitions found {tally.upcoming}\n")
+              f"{tally.repetitions}, upcoming repetitions found {tally.upcoming}"
+              + (f" ({plural(tally.inexact, 'upcoming answer')} not exact)" if tally.inexact
+                 else "") + "\n")
     backstop = f" (the backstop answered {tally.backstopped})" if config.backstop else ""
     out.write(f"overflow plies {tally.overflows}{backstop}, window-limited plies "
               f"{tally.limited} (not compared with the oracle; {tally.compared} plies compared)\n")

@@ -10,7 +10,8 @@ import random
 import chess
 
 
-__all__ = ["random_endgame", "random_game", "game_corpus", "crowded_board", "crowded_corpus"]
+__all__ = ["random_endgame", "random_game", "game_corpus", "crowded_board", "crowded_corpus",
+           "crowded_detours"]
 
 # Material for pawnless endgames, kings added by random_endgame.
 _ENDGAME_MATERIAL = [
@@ -115,3 +116,103 @@ def crowded_corpus(count, seed, plies=(60, 160)):
     return [random_game(rng, rng.randint(*plies), crowded_board(rng), reversible_bias=0.97,
                         shuffle_rate=rng.uniform(0.0, 0.5))
             for _ in range(count)]
+
+
+def crowded_detours(count, seed, plies=60):
+    """``count`` games of about ``plies`` reversible moves from crowded
+    boards (:func:`crowded_board`), made of nested detours: the side to
+    move sends one piece out, then several pieces of one kind out one after
+    another and back in the reverse order, while the other side moves a
+    piece out and back between; the first piece is then a move away from
+    an earlier position. The detour's pieces of one kind are away at once,
+    more than the pools by kind hold, so the pools overflow on queries that
+    hold upcoming repetitions far back: the queries the backstop answers.
+    A step that is not legal ends its detour early, and the game goes on."""
+    rng = random.Random(seed)
+    games = []
+    for _ in range(count):
+        board = crowded_board(rng)
+        start, moves = board.copy(stack=False), []
+        while len(moves) < plies and _detour(board, rng, moves):
+            pass
+        games.append((start, moves))
+    return games
+
+
+def _quiet_moves(board, squares=None):
+    """Reversible moves that give no check, of a piece on ``squares`` (any
+    but the king's, if not given): a detour's steps, which its way back can
+    undo (a check would force the reply)."""
+    king = board.king(board.turn)
+    return [move for move in board.legal_moves
+            if not board.is_capture(move) and not board.is_castling(move)
+            and not board.gives_check(move)
+            and (move.from_square in squares if squares is not None
+                 else move.from_square != king)]
+
+
+def _detour(board, rng, moves):
+    """Play one nested detour onto ``board`` and ``moves``: the side not to
+    move now is the one that detours. False when not even its first step
+    could be made."""
+    mover = not board.turn
+    kinds = [kind for kind in (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
+             if len(board.pieces(kind, mover)) >= 2]
+    if not kinds:
+        return False
+    kind = rng.choice(kinds)
+    # Mostly all of them: more than the kind's pool holds, where there are.
+    nested = max(2, len(board.pieces(kind, mover)) - rng.choice((0, 0, 1, 2)))
+    other_out = []
+
+    def other_step():
+        # The other side's cycle: a piece out, then back.
+        if other_out:
+            back = chess.Move(other_out[-1].to_square, other_out[-1].from_square)
+            if not board.is_legal(back) or board.gives_check(back):
+                return False
+            other_out.pop()
+            move = back
+        else:
+            choices = _quiet_moves(board)
+            if not choices:
+                return False
+            move = rng.choice(choices)
+            other_out.append(move)
+        moves.append(move)
+        board.push(move)
+        return True
+
+    def mover_step(move):
+        if not other_step() or not board.is_legal(move) or board.gives_check(move):
+            return False
+        moves.append(move)
+        board.push(move)
+        return True
+
+    def out(squares=None):
+        if not other_step():
+            return None
+        choices = _quiet_moves(board, squares)
+        if not choices:
+            return None
+        move = rng.choice(choices)
+        moves.append(move)
+        board.push(move)
+        return move
+
+    if out() is None:
+        return False
+    away = []
+    for _ in range(nested):
+        # A piece of the kind that has not moved in this detour.
+        home = set(board.pieces(kind, mover)) - {move.to_square for move in away}
+        move = out(home)
+        if move is None:
+            return True
+        away.append(move)
+    for move in reversed(away):
+        if not mover_step(chess.Move(move.to_square, move.from_square)):
+            return True
+    other_step()
+    return True

@@ -69,6 +69,11 @@ class Result:
     upcoming_distance: Optional[int] = None     # plies from the position after it
                                                 # back to the earlier position
     upcoming_draw:     Optional[bool] = False   # that earlier position lies after the root
+    # The upcoming answer is complete: a move was found (the most recent
+    # one), or the scan ended at a barrier or the bottom of the list. False:
+    # a count limit or an overflow stopped the scan first, and "none" means
+    # only "none within ``plies_scanned``".
+    upcoming_exact:    Optional[bool] = False
     # The pools overflowed and the backstop behind them gave this answer
     # (``DetectorConfig.backstop``).
     backstop:          bool = False
@@ -78,7 +83,7 @@ class Result:
         upcoming repetition is not available (``None``), which is not the
         same as "none found" (``False``)."""
         return replace(self, upcoming=None, upcoming_move=None, upcoming_distance=None,
-                       upcoming_draw=None)
+                       upcoming_draw=None, upcoming_exact=None)
 
     @classmethod
     def from_fields(cls, fields: Any, upcoming: Any = None) -> "Result":
@@ -91,8 +96,10 @@ class Result:
         read their answers here."""
         repetition = bool(fields.repetition)
         found = {}
+        if upcoming is not None:
+            found = dict(upcoming_exact=bool(upcoming.exact))
         if upcoming is not None and upcoming.found:
-            found = dict(upcoming=True, upcoming_move=(upcoming.from_sq, upcoming.to_sq),
+            found.update(upcoming=True, upcoming_move=(upcoming.from_sq, upcoming.to_sq),
                          upcoming_distance=upcoming.distance,
                          upcoming_draw=bool(upcoming.draw))
         return cls(repetition=repetition,
@@ -110,7 +117,7 @@ class Result:
         hold for this answer, as integers: what :meth:`from_fields` reads
         back. A field of something not found is 0, as the gateware shows it;
         an answer without the upcoming repetition (none found, or not
-        available) has every upcoming field 0."""
+        available) has every upcoming field 0 but ``exact``."""
         result = {"repetition": int(self.repetition), "draw": int(self.draw),
                   "overflow": int(self.overflow), "stop": self.stop.value, "count": self.count,
                   # None where nothing was found, as 0 in the gateware.
@@ -123,6 +130,7 @@ class Result:
                         "to_sq": to_sq, "distance": self.upcoming_distance or 0}
         else:
             upcoming = {"found": 0, "draw": 0, "from_sq": 0, "to_sq": 0, "distance": 0}
+        upcoming["exact"] = int(bool(self.upcoming_exact))
         return result, upcoming
 
 
@@ -479,18 +487,16 @@ def _backstopped(words: Sequence[int], top: int, *, config: DetectorConfig,
     """:func:`perpetual` on a detector with a backstop: the pools' answer,
     or, when they overflow, the serial list's behind them, from the top
     again (``steps`` are then the serial list's). The upcoming repetition
-    stays the pools': the upcoming block follows their scan, up to the
-    overflow."""
+    is then the serial list's too: it holds every chain, so it meets every
+    candidate the pools met before their overflow (the same, at the same
+    depths) and the ones after it."""
     answer = _scan(words, top, config=config.replace(backstop=False), steps=steps, **query)
     if not answer.overflow:
         return answer
     if steps is not None:
         steps.clear()
     serial = _scan(words, top, config=config.backstop_config, steps=steps, **query)
-    return replace(serial, backstop=True, upcoming=answer.upcoming,
-                   upcoming_move=answer.upcoming_move,
-                   upcoming_distance=answer.upcoming_distance,
-                   upcoming_draw=answer.upcoming_draw)
+    return replace(serial, backstop=True)
 
 
 def perpetual(words: Sequence[int], top: int, *, root: int = -1,
@@ -529,7 +535,8 @@ def perpetual(words: Sequence[int], top: int, *, root: int = -1,
     than the piece of the word at ``top``. The answer is exact when the scan
     ends at a barrier or the bottom; one that stops at its count limit or
     overflows may miss an upcoming repetition further back, but what it
-    reports is still true. ``upcoming_draw`` says that the move reaches a
+    reports is still true, and ``upcoming_exact`` says which. ``upcoming_draw``
+    says that the move reaches a
     position strictly after the root, which a search scores a draw at once;
     one that reaches a position at or before the root is a draw only if
     that position has occurred twice already, which the host must look up.
@@ -592,4 +599,7 @@ def _scan(words: Sequence[int], top: int, *, root: int, config: DetectorConfig,
                   upcoming=upcoming is not None,
                   upcoming_move=upcoming and upcoming[0],
                   upcoming_distance=upcoming and upcoming[1],
-                  upcoming_draw=bool(upcoming and upcoming[2]))
+                  upcoming_draw=bool(upcoming and upcoming[2]),
+                  # Without an occupancy nothing was asked, and nothing is known.
+                  upcoming_exact=look_ahead and (upcoming is not None or
+                                                 stop in (Stop.BARRIER, Stop.BOTTOM)))

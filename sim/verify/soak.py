@@ -29,7 +29,8 @@ clocks at the load's last word, and one more at another
 :class:`~axon.sim.backends.session.HostWrites`).
 
 Every query also carries an occupancy bitboard and the upcoming repetition
-(``upcoming``, its move and distance) is compared too: a game's query gets
+(``upcoming``, its move, distance, draw and ``upcoming_exact``) is compared
+too: a game's query gets
 the position's real occupancy, or now and then that occupancy with random
 squares added or cleared (blockers on the way back, or none); an image's
 query gets the squares its newest words moved to (where the pieces stand)

@@ -194,13 +194,15 @@ PROPERTIES = [
              functools.partial(writes_refused, config=PROOF_LEAN_CONFIG), "prove", 4),
     Property("upcoming-single-chain",
              "upcoming implies that after an odd number of words, distance - 1, exactly one "
-             "chain was open and it was the side to move's",
+             "chain was open and it was the side to move's, in the pools or in the backstop's "
+             "serial list",
              upcoming_single_chain, "prove", 12),
     Property("capacity-serial",
              f"a side of the serial list in block RAM with {SERIAL_PROOF_ENTRIES} entries "
              f"(any kinds) never overflows while the side has at most {SERIAL_PROOF_ENTRIES} "
              "pieces; its rows hold the moved pieces' squares (a model of the pieces drives "
-             "the moves); broken: one entry fewer",
+             "the moves), and the copies of each side's row 0 (its lone chain, for the "
+             "upcoming repetition) hold the rows; broken: one entry fewer",
              capacity_serial(), "prove", 2,
              # Filling the short list takes a clear and an insert for each
              # piece, each walking the entries before it and counting the

@@ -65,7 +65,7 @@ def capacity_serial(entries=SERIAL_PROOF_ENTRIES):
     the last row it read are those of the rows below its index; the move in
     hand is a legal one. An insert then means that the moving piece stood on
     ``b`` at the top too, so not every piece has moved: the list is not
-    full."""
+    full. And the registers that copy each side's entry 0 hold its rows."""
     def build(broken):
         pieces = entries
         size = entries - 1 if broken else entries
@@ -194,6 +194,16 @@ def capacity_serial(entries=SERIAL_PROOF_ENTRIES):
                                      Assert(view.last_end == ends[i])]
             with m.If(view.walking):
                 m.d.comb += Assert(view.walk_index < view.white_open)
+            # The copies of each side's entry 0, which tell the upcoming
+            # repetition a side's lone chain, are the rows themselves.
+            black_starts = _rows(m, chains.starts, size, 1, "black_start")
+            black_ends = _rows(m, chains.ends, size, 1, "black_end")
+            m.d.comb += [
+                Assert(view.white_start_0 == starts[0]),
+                Assert(view.white_end_0 == ends[0]),
+                Assert(view.black_start_0 == black_starts[0]),
+                Assert(view.black_end_0 == black_ends[0]),
+            ]
             _list_registers_agree(m, view, size)
         return Harness(body)
     return build

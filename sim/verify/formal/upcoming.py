@@ -50,18 +50,49 @@ def upcoming_single_chain(broken):
         m.d.sync += [earlier[side].eq(counts[side]) for side in counts]
         # A taken word's state: its own side as the chain list holds it now,
         # the other side as it was a clock earlier (before the word's pair).
-        # `qualified[d]`: since the query started, some word left exactly one
-        # open chain, the mover's, after an odd number d of words.
+        # `qualified[d]`: since the query started, some word (the pools' or
+        # the backstop's) left exactly one open chain, the mover's, after an
+        # odd number d of words.
         word_white = Mux(dut.taken_newer_black, earlier["white"], counts["white"])
         word_black = Mux(dut.taken_newer_black, counts["black"], earlier["black"])
         mover_count = Mux(mover_black, word_black, word_white)
         other_count = Mux(mover_black, word_white, word_black)
+        # The backstop's serial list, word by word: both sides as it holds
+        # them on the clock it offers a word (any counts, squares and kinds).
+        backstop = dut.backstop
+        for port in (backstop.applied, backstop.depth, backstop.inside):
+            free(m, port)
+        serial_counts = {}
+        for side, lone in (("white", backstop.white_lone), ("black", backstop.black_lone)):
+            count = Signal(2, name=f"serial_{side}_open_chains")
+            free(m, count)
+            free(m, lone.kind)
+            free(m, lone.start)
+            free(m, lone.end)
+            m.d.comb += [lone.empty.eq(count == 0), lone.single.eq(count == 1)]
+            serial_counts[side] = count
+        m.d.comb += [
+            Assume(~(dut.scan_start & backstop.applied)),
+            Assume(backstop.depth <= UPCOMING_PROOF_DEPTH),
+        ]
+        serial_mover = Mux(mover_black, serial_counts["black"], serial_counts["white"])
+        serial_other = Mux(mover_black, serial_counts["white"], serial_counts["black"])
         qualified = Signal(UPCOMING_PROOF_DEPTH + 1)
+        pools_qualify = Signal()
+        serial_qualify = Signal()
+        m.d.comb += [
+            pools_qualify.eq(dut.taken_newer & dut.taken_depth[0] & (mover_count == 1) &
+                             (other_count == 0)),
+            serial_qualify.eq(backstop.applied & backstop.depth[0] & (serial_mover == 1) &
+                              (serial_other == 0)),
+        ]
         with m.If(dut.scan_start):
             m.d.sync += qualified.eq(0)
-        with m.Elif(dut.taken_newer & dut.taken_depth[0] & (mover_count == 1) &
-                    (other_count == 0)):
-            m.d.sync += qualified.eq(qualified | (1 << dut.taken_depth)[:len(qualified)])
+        with m.Else():
+            m.d.sync += qualified.eq(
+                qualified |
+                Mux(pools_qualify, (1 << dut.taken_depth)[:len(qualified)], 0) |
+                Mux(serial_qualify, (1 << backstop.depth)[:len(qualified)], 0))
         # A found upcoming repetition names one of those depths: its distance
         # is the depth plus one, even.
         named_depth = Signal(range(UPCOMING_PROOF_DEPTH + 2))
