@@ -7,8 +7,8 @@ from ..backends.cxxrtl import CxxrtlError
 from ..verify.linksoak import run_link_soak
 from ..verify.soak import BATCH_QUERIES, soak
 from ...hdl.params import SHIPPED
-from .args import (EXIT_INTERRUPTED, SIM_RULES, UsageError, add_layout, config_from,
-                   int_at_least, warn_unpooled)
+from .args import (EXIT_INTERRUPTED, SIM_RULES, UsageError, add_layout, add_list_depth,
+                   config_from, int_at_least, warn_unpooled)
 
 
 __all__ = ["register"]
@@ -42,8 +42,8 @@ def register(subparsers):
                         help=f"chain rules (default {SHIPPED.rules.value})")
     parser.add_argument("--chains", type=int_at_least(1), default=SHIPPED.chains, metavar="N",
                         help=f"chain-list slots, even, half per side (default {SHIPPED.chains})")
-    parser.add_argument("--depth", type=int_at_least(1), default=SHIPPED.depth, metavar="D",
-                        help=f"move-list entries, even (default {SHIPPED.depth})")
+    add_list_depth(parser, default=SHIPPED.depth, minimum=1,
+                   help=f"move-list entries, even (default {SHIPPED.depth})")
     add_layout(parser)
     parser.add_argument("--workers", type=int_at_least(1), default=None, metavar="W",
                         help="worker processes (default: one per core)")
