@@ -689,6 +689,21 @@ def test_layout_options_everywhere(capsys, command):
 
 
 @pytest.mark.quick
+def test_depth_is_the_old_name_of_list_depth():
+    # --depth on a detector command still gives the move list's size, with one
+    # line on stderr that says its new name; --list-depth says nothing.
+    def scan(*options):
+        return subprocess.run([_script(), "scan", DIEP, "--jsonl", "-q", *options],
+                              capture_output=True, text=True, timeout=120)
+    new, old = scan("--list-depth", "8"), scan("--depth", "8")
+    assert new.returncode == old.returncode == 0 and new.stderr == ""
+    assert old.stdout == new.stdout
+    assert old.stderr == "axon scan: warning: --depth 8 is deprecated here and will be " \
+                         "removed: give --list-depth 8 (the move list's entries)\n"
+    # Broken: the default move list answers the 98 plies otherwise.
+    assert scan().stdout != new.stdout
+
+
 def test_the_build_command_names_every_family_of_its_boards():
     # `axon --help` through the installed script: the build's line names the
     # family of every board --board lists (the ULX3S is an ECP5).
