@@ -36,6 +36,7 @@ import tempfile
 
 from ..backends.session import GoldenSession
 from ..model.explain_html import game_page, ply_section
+from ..model.games import GameRecord
 from .args import check_output_file
 from .answers import AnswerWriter, answered_games, ply_record
 from .explain import explain_ply
@@ -122,7 +123,7 @@ def _tag(game, name):
     return None if value in _UNKNOWN else value
 
 
-def game_heading(game) -> str:
+def game_heading(game: GameRecord) -> str:
     """``game 3: Staunton – Williams, London, round 2, 1851.06.01``: the
     game's number, then its players, event, round and date as far as the
     tags give them (``game 3`` alone when they give none)."""
