@@ -67,6 +67,7 @@ def test_a_demo_whose_build_fails_fails(tmp_path):
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.quick
 def test_a_demo_whose_verify_fails_fails(tmp_path):
     # Broken: a game the verify refuses; the demo reports it after its build
     # (here none: --no-build).
