@@ -1,11 +1,12 @@
 # amaranth: UnusedElaboratable=no
 """Board support: the board table, ``axon build``, ``axon program`` and ``axon query``.
 
-Three real builds (iCEBreaker, HX8K and the iCEstick, a 1K board in the lean
-configuration) run in the default suite: with a warm YoWASP cache they take a
-few seconds each, the first ever run compiles the WebAssembly tools (about two
-minutes). The other 1K boards, and the ULX3S (an ECP5, about a minute), build
-behind ``--runslow``; the ECP5's report, fit message and pins are checked in
+A real build of the iCEstick (a 1K board in the lean configuration) runs in
+the default suite, and the iCEBreaker's through ``axon demo``
+(``tests/test_demo.py``): with a warm YoWASP cache they take a few seconds
+each, the first ever run compiles the WebAssembly tools (about two minutes).
+The iCEBreaker with another seed, the HX8K, the other 1K boards and the ULX3S
+(an ECP5, about a minute) build behind ``--runslow``; the ECP5's report, fit message and pins are checked in
 the default run without its tools.
 """
 
@@ -263,6 +264,9 @@ def _check_build(tmp_path, monkeypatch, board, capsys):
     return report, out
 
 
+# The default run builds the iCEBreaker through `axon demo` (tests/test_demo.py),
+# as a user's first command does; this seed's build is the sweep's.
+@pytest.mark.slow
 def test_build_icebreaker(tmp_path, monkeypatch, capsys):
     report, out = _check_build(tmp_path, monkeypatch, "icebreaker", capsys)
     assert report["device"] == "iCE40UP5K-SG48" and report["chains"] == 24
@@ -350,9 +354,31 @@ def test_query_bad_input(capsys):
     assert capsys.readouterr().err == (
         "axon query: error: --port sim://?chains=5: chains must be even for the exact rules "
         "(half the slots serve each side), not 5\n")
-    assert run(["query", "--port", "/dev/does-not-exist", pgn]) == 1
-    assert capsys.readouterr().err.startswith(
-        "axon query: error: cannot open serial port /dev/does-not-exist")
+    assert run(["query", "--port", "/dev/does-not-exist", pgn]) == 2
+    assert capsys.readouterr().err == ("axon query: error: --port /dev/does-not-exist: cannot "
+                                       "open the serial port: No such file or directory\n")
+
+
+@pytest.mark.parametrize("command", [
+    ["query", os.path.join(DATA, "paper_figure5.pgn")],
+    ["search", "--fen", "R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1", "--depth", "1"],
+])
+def test_a_serial_port_that_is_not_there_is_bad_input(command, tmp_path):
+    # Through the installed script: exit 2, as for every bad option value,
+    # in one line that says the port and the reason once.
+    axon = os.path.join(os.path.dirname(sys.executable), "axon")
+    port = str(tmp_path / "ttyUSB9")
+    done = subprocess.run([axon, *command, "--port", port, "-q"], capture_output=True,
+                          text=True, timeout=120)
+    assert (done.returncode, done.stderr) == \
+        (2, f"axon {command[0]}: error: --port {port}: cannot open the serial port: No such "
+            f"file or directory\n")
+    # Broken: a port that opens but is no board fails otherwise (a file is no
+    # terminal: pyserial cannot configure it), still as bad input.
+    (tmp_path / "ttyUSB9").write_text("")
+    done = subprocess.run([axon, *command, "--port", port, "-q"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2 and "No such file" not in done.stderr
 
 
 def test_lean_board_answers_the_upcoming_repetition_as_not_available(capsys):

@@ -258,14 +258,14 @@ def test_window_rule():
 
 def test_window_backends_agree(capsys):
     # DIEP-AXON ends in a long reversible run: depth 8 cuts it.
-    _, golden, _ = run(capsys, "scan", DIEP, "--jsonl", "--depth", "8")
-    _, sim, _ = run(capsys, "scan", DIEP, "--jsonl", "--depth", "8", "--backend", "pysim")
+    _, golden, _ = run(capsys, "scan", DIEP, "--jsonl", "--list-depth", "8")
+    _, sim, _ = run(capsys, "scan", DIEP, "--jsonl", "--list-depth", "8", "--backend", "pysim")
     golden, sim = jsonl(golden), jsonl(sim)
     for record in sim:
         record["cycles"] = None
     assert sim == golden
     assert max(record["plies_scanned"] for record in golden) == 8
-    code, out, _ = run(capsys, "verify", DIEP, "--depth", "8")
+    code, out, _ = run(capsys, "verify", DIEP, "--list-depth", "8")
     assert code == 0
     assert re.search(r"window-limited plies ([1-9]\d*)", out)
 
@@ -449,7 +449,7 @@ BAD_OPTIONS = [
     (["scan", FIGURE5, "--chains", "5"], "--chains must be even for the exact rules"),
     (["scan", FIGURE5, "--count-limit", "16"], "--count-limit must be in 0..15, not 16"),
     (["scan", FIGURE5, "--count-limit", "-1"], "--count-limit must be in 0..15, not -1"),
-    (["scan", FIGURE5, "--depth", "7"], "--depth must be an even integer in 2..32768, not 7"),
+    (["scan", FIGURE5, "--list-depth", "7"], "--list-depth must be an even integer in 2..32768, not 7"),
     (["scan", FIGURE5, "--backend", "pysim", "--rules", "cpw"],
      "--rules cpw is golden-only; the pysim backend supports exact and paper"),
     (["verify", FIGURE5, "--rules", "cpw"], "--rules cpw is golden-only"),
@@ -553,15 +553,20 @@ def test_backstop_through_the_installed_script():
 @pytest.mark.parametrize("command", [
     ["scan", FIGURE5, "-q"],
     ["search", "--fen", "R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1", "--depth", "1", "-q"],
+    ["--version"],
 ])
 def test_a_full_output_is_one_line(command):
     # `>/dev/full`: every write fails with ENOSPC.
     with open("/dev/full", "w") as full:
         done = subprocess.run([_script(), *command], stdout=full, stderr=subprocess.PIPE,
                               text=True, timeout=120)
+    name = "axon" if command[0].startswith("-") else f"axon {command[0]}"
     assert done.returncode == 1
-    assert done.stderr == f"axon {command[0]}: error: cannot write the output: No space " \
-                          f"left on device\n"
+    assert done.stderr == f"{name}: error: cannot write the output: No space left on device\n"
+    # Broken: the same command to /dev/null prints nothing on stderr and exits 0.
+    done = subprocess.run([_script(), *command], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (0, "")
 
 
 def test_explain_every_ply_of_the_examples():
@@ -607,7 +612,7 @@ def test_explain_stop_reasons(capsys):
     _, out, _ = run(capsys, "explain", FIGURE5, "--game", 1, "--ply", 5, "--chains", 18,
                     "--no-backstop")
     assert "Chain list overflow" not in out.splitlines()[-1]
-    _, out, _ = run(capsys, "explain", DIEP, "--game", 1, "--ply", 93, "--depth", 8)
+    _, out, _ = run(capsys, "explain", DIEP, "--game", 1, "--ply", 93, "--list-depth", 8)
     assert "move list holds plies 86..93" in out
     assert "(window-limited: an older repetition may be missed)" in out.splitlines()[-1]
     _, out, _ = run(capsys, "explain", DIEP, "--game", 1, "--ply", 1, "--count-limit", 0)
@@ -685,6 +690,33 @@ def test_layout_options_everywhere(capsys, command):
 
 
 @pytest.mark.quick
+def test_depth_is_the_old_name_of_list_depth():
+    # --depth on a detector command still gives the move list's size, with one
+    # line on stderr that says its new name; --list-depth says nothing.
+    def scan(*options):
+        return subprocess.run([_script(), "scan", DIEP, "--jsonl", "-q", *options],
+                              capture_output=True, text=True, timeout=120)
+    new, old = scan("--list-depth", "8"), scan("--depth", "8")
+    assert new.returncode == old.returncode == 0 and new.stderr == ""
+    assert old.stdout == new.stdout
+    assert old.stderr == "axon scan: warning: --depth 8 is deprecated here and will be " \
+                         "removed: give --list-depth 8 (the move list's entries)\n"
+    # Broken: the default move list answers the 98 plies otherwise.
+    assert scan().stdout != new.stdout
+
+
+def test_the_build_command_names_every_family_of_its_boards():
+    # `axon --help` through the installed script: the build's line names the
+    # family of every board --board lists (the ULX3S is an ECP5).
+    from axon.boards.platforms import BOARDS
+    done = subprocess.run([_script(), "--help"], capture_output=True, text=True, timeout=120)
+    line = next(line for line in done.stdout.splitlines() if line.strip().startswith("build "))
+    families = {spec.family.name for spec in BOARDS.values()}
+    assert families == {"ice40", "ecp5"}
+    for family in families:
+        assert family in line.lower(), line
+
+
 def test_help_texts(capsys):
     def help_of(*command):
         assert main([*command, "--help"]) == 0

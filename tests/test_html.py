@@ -190,7 +190,8 @@ def _report(capsys, tmp_path, pgn, *options):
     out = tmp_path / "report.html"
     assert main(["report", str(pgn), "-o", str(out), "-q", *options]) == 0
     printed = capsys.readouterr().out
-    numbers = tuple(int(n) for n in re.findall(r"\d+", printed.split(": ", 1)[1]))
+    numbers = tuple(int(n.replace(",", "")) for n in
+                    re.findall(r"\d[\d,]*", printed.split(": ", 1)[1]))
     return out, numbers
 
 
@@ -203,7 +204,7 @@ def test_report_counts_are_scans(capsys, tmp_path):
     # Every ply a cell; the plies with a repetition or upcoming one link to
     # their explanation page, which exists beside the report.
     assert len(re.findall(r'class="ply[^"]*" (?:href="[^"]*" )?title=', text)) == numbers[1]
-    links = re.findall(r'href="([^"]+)"', text)
+    links = re.findall(r'href="([^"#]+#[^"]+)"', text)
     assert len(links) >= numbers[2]
     for link in links:
         page, anchor = link.split("#")
@@ -294,7 +295,7 @@ def test_report_of_many_games_stays_small_and_quick(games, capsys, tmp_path):
     summary = capsys.readouterr().out
     size = _tree_size(report.parent)
     assert f"{games} games" in summary
-    assert int(re.search(r"(\d+) plies", summary).group(1)) > 100 * games
+    assert int(re.search(r"([\d,]+) plies", summary).group(1).replace(",", "")) > 100 * games
     assert size <= REPORT_BYTES * games / 150, f"{size:,} bytes"
     assert report_time <= REPORT_TIME_FACTOR * scan_time, (report_time, scan_time)
     # One explanation page a game, no more.
@@ -308,7 +309,8 @@ def test_report_explains_what_is_asked(capsys, tmp_path):
     for choice in ("none", "repetitions", "all"):
         out = tmp_path / choice / "report.html"
         assert main(["report", str(pgn), "-o", str(out), "-q", "--explain", choice]) == 0
-        plies = int(re.search(r"(\d+) plies", capsys.readouterr().out).group(1))
+        plies = int(re.search(r"([\d,]+) plies", capsys.readouterr().out).group(1)
+                    .replace(",", ""))
         links[choice] = len(re.findall(r'href="report_files/game-\d+\.html#ply-\d+"',
                                        out.read_text()))
         sizes[choice] = _tree_size(out.parent)
@@ -345,7 +347,78 @@ def test_report_states_skipped_games(capsys, tmp_path):
     text = html.unescape(out.read_text())
     assert "1 game skipped" in text[:text.index("</p>", text.index('class="summary"'))]
     # The skipped game is named in its place, between the two it stood between.
-    assert text.index('"good"') < text.index('class="skipped"') < text.index('"good too"')
+    assert text.index('game 1: good<') < text.index('class="skipped"') < \
+        text.index('game 3: good too<')
+
+
+# Three games: players, event, round and date where the tags give them; the
+# second and third repeat a position.
+HEADED = ('[Event "London"]\n[Round "2"]\n[Date "1851.??.??"]\n[White "Staunton, Howard"]\n'
+          '[Black "Williams, Elijah"]\n\n1. e4 e5 *\n\n'
+          '[Event "?"]\n[White "Anderssen"]\n[Black "Kieseritzky"]\n\n'
+          '1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 *\n\n'
+          '[Event "Casual"]\n\n1. Nc3 Nc6 2. Nb1 Nb8 *\n')
+
+
+def test_report_names_the_players_and_indexes_the_repetitions(tmp_path):
+    # Through the installed script, as a user writes a report.
+    from .test_cli import _script
+    path, out = tmp_path / "headed.pgn", tmp_path / "report.html"
+    path.write_text(HEADED)
+    done = subprocess.run([_script(), "report", str(path), "-o", str(out), "-q"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    text = out.read_text()
+    headings = re.findall(r'<h2 id="game-(\d+)">([^<]*)</h2>', text)
+    assert [(number, html.unescape(heading)) for number, heading in headings] == [
+        ("1", "game 1: Staunton, Howard \u2013 Williams, Elijah, London, round 2, 1851"),
+        ("2", "game 2: Anderssen \u2013 Kieseritzky"),
+        ("3", "game 3: Casual")]
+    # The index links the games that hold a repetition, and only those.
+    index = text[text.index('<nav class="index">'):text.index("</nav>")]
+    assert re.findall(r'href="#game-(\d+)"', index) == ["2", "3"]
+    assert "5 plies repeat an earlier position, 1 with a threefold repetition" in \
+        html.unescape(index)
+    # A move number and its move are one box: a line never breaks between them.
+    strips = re.findall(r'<div class="strip">(.*?)</div>', text)
+    numbered = re.findall(r'<span class="numbered"><span class="n">(\d+)</span>'
+                          r'<(?:a|span) class="ply[^"]*"[^>]*>([^<]+)', strips[1])
+    assert numbered == [("1", "Nf3"), ("2", "Ng1"), ("3", "Nf3"), ("4", "Ng1")]
+    assert ".numbered { display: inline-flex;" in text and "white-space: nowrap" in text
+    # Broken: a file without a repetition has an index that says so.
+    path.write_text(HEADED.split("\n\n[Event \"?\"]")[0] + "\n")
+    done = subprocess.run([_script(), "report", str(path), "-o", str(out), "-q"],
+                          capture_output=True, text=True, timeout=120)
+    assert "No game holds a repetition." in out.read_text() and 'href="#game-' not in \
+        out.read_text()
+
+
+def test_report_counts_have_thousands_separators(capsys, tmp_path):
+    # The London 1851 file's 19,866 plies, as the search tables print a count.
+    out = tmp_path / "report.html"
+    assert main(["report", str(LONDON_1851), "-o", str(out), "-q", "--explain", "none"]) == 0
+    printed = capsys.readouterr().out
+    assert re.search(r": 251 games, 19,866 plies, \d+ plies repeat", printed), printed
+    assert "19,866 plies" in out.read_text() and "19866" not in out.read_text()
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full on this system")
+def test_a_report_that_cannot_be_written_leaves_nothing(tmp_path):
+    # `-o /dev/full`: the page fails to be written, and the explanation
+    # pages that would stand beside it are not left behind.
+    from .test_cli import _script
+    traps = next(path for path in bundled_files() if path.endswith("traps.pgn"))
+    before = set(Path("/dev").iterdir())
+    done = subprocess.run([_script(), "report", traps, "-o", "/dev/full", "-q"],
+                          capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == \
+        (1, "axon report: error: cannot write the output: No space left on device\n")
+    assert set(Path("/dev").iterdir()) == before and not Path("/dev/full_files").exists()
+    # Broken: the same report to a file that can be written has its pages.
+    out = tmp_path / "traps.html"
+    done = subprocess.run([_script(), "report", traps, "-o", str(out), "-q"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and list((tmp_path / "traps_files").glob("game-*.html"))
 
 
 # A pawnless ending 96 halfmoves after the last capture: by the fourth ply the

@@ -234,7 +234,7 @@ def test_first_cxxrtl_compile_says_so(tmp_path):
     # a small configuration keeps this test to seconds.
     process = subprocess.run(
         [AXON, "scan", os.path.join(DATA, "paper_figure5.pgn"), "--backend", "cxxrtl",
-         "--depth", "16", "--chains", "4"],
+         "--list-depth", "16", "--chains", "4"],
         capture_output=True, text=True, timeout=600,
         env={**os.environ, "XDG_CACHE_HOME": str(tmp_path), "YOWASP_CACHE_DIR": _yowasp_cache()})
     assert process.returncode == 0, process.stderr

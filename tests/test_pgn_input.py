@@ -229,7 +229,7 @@ def test_claims_below_their_count_limit_are_unknown(count_limit, capsys):
 def test_overflow_and_window_make_claims_unknown(capsys):
     # Two slots without the backstop cannot follow the knights; a short
     # window cuts the game.
-    for options, flag in ((["--chains", "2", "--no-backstop"], "overflow"), (["--depth", "8"], None)):
+    for options, flag in ((["--chains", "2", "--no-backstop"], "overflow"), (["--list-depth", "8"], None)):
         _, out, _ = run(capsys, "scan", DIEP, "--jsonl", *options)
         records = jsonl(out)
         unknown = [r for r in records if r["threefold"] is None]
@@ -292,6 +292,43 @@ def test_progress_is_sparse_in_a_log(tmp_path):
     assert done.stderr == ""        # a short run writes no progress into a log
 
 
+# A file cut inside a tag: python-chess drops a malformed tag line without a
+# word, so that the game read as one of no moves.
+CUT_IN_A_TAG = '[Event "one"]\n\n1. Nf3 Nf6 *\n\n[Event "two"]\n[White "Al'
+
+
+@pytest.mark.parametrize("text, game, line, tag", [
+    (CUT_IN_A_TAG, 2, 6, '[White "Al'),
+    (CUT_IN_A_TAG.rsplit("[", 1)[0] + "[", 2, 6, "["),
+    ('[Event "only"]\n[', 1, 2, "["),
+])
+def test_a_file_cut_inside_a_tag_is_one_line(text, game, line, tag, tmp_path):
+    path = tmp_path / "cut.pgn"
+    path.write_text(text)
+    done = subprocess.run([_script(), "scan", str(path), "-q"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr == (f"axon scan: error: {path}: game {game}, line {line}: malformed "
+                           f"tag {tag!r} (a tag is [Name \"value\"] on one line)\n")
+
+
+def test_a_cut_tag_is_skipped_with_keep_going_and_a_whole_one_reads(tmp_path):
+    # --keep-going answers the game before the cut and names the one it skipped.
+    path = tmp_path / "cut.pgn"
+    path.write_text(CUT_IN_A_TAG)
+    done = subprocess.run([_script(), "scan", str(path), "-q", "--keep-going"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "game 2, line 6: malformed tag" in done.stderr
+    assert "1 game, 2 plies" in done.stdout
+    # Broken: the same file with the tag finished reads as two games, rc 0.
+    path = tmp_path / "whole.pgn"
+    path.write_text(CUT_IN_A_TAG + 'ice"]\n\n1. e4 *\n')
+    done = subprocess.run([_script(), "scan", str(path), "-q"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.rstrip().endswith("2 games, 3 plies, 0 plies "
+                                                                   "repeat an earlier position")
+
+
 # --- axon query reads PGN the same way ----------------------------------------------
 
 def test_query_keeps_going_like_scan(study, capsys):
@@ -307,11 +344,11 @@ def test_query_keeps_going_like_scan(study, capsys):
 def test_query_depth(tmp_path, capsys):
     path = tmp_path / "one.pgn"
     path.write_text("1. Nf3 Nf6 2. Ng1 Ng8 *\n")
-    code, out, err = run(capsys, "query", "--port", "sim://?depth=64", path, "--depth", 128)
+    code, out, err = run(capsys, "query", "--port", "sim://?depth=64", path, "--list-depth", 128)
     assert code == 2 and out == ""
     assert err == ("axon query: error: the board on sim://?depth=64 has depth 64, not 128; "
-                   "rebuild it with axon build --depth 128\n")
-    code, out, _ = run(capsys, "query", "--port", "sim://", path, "--depth", 16, "--jsonl")
+                   "rebuild it with axon build --list-depth 128\n")
+    code, out, _ = run(capsys, "query", "--port", "sim://", path, "--list-depth", 16, "--jsonl")
     assert code == 0 and [r["count"] for r in jsonl(out)] == [0, 0, 0, 1]
 
 

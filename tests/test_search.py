@@ -470,3 +470,29 @@ def test_kept_wac018_runs_are_one_tree():
     assert len(tested["depths"]) == 12
     assert [{key: row[key] for key in DETERMINED} for row in tested["depths"]] == \
         [{key: row[key] for key in DETERMINED} for row in chess_run["runs"][0]["depths"]]
+
+
+# Two white kings: --fen and a PGN's FEN tag say the same of one position,
+# and so does a suite's EPD line.
+TWO_WHITE_KINGS = "4k3/8/8/8/8/8/8/K3K3 w - - 0 1"
+
+
+def test_an_illegal_position_is_named_alike_everywhere(tmp_path):
+    def error_of(*argv):
+        done = subprocess.run([AXON, *argv], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        return done.stderr
+    pgn = tmp_path / "kings.pgn"
+    pgn.write_text(f'[SetUp "1"]\n[FEN "{TWO_WHITE_KINGS}"]\n\n1. Kb1 *\n')
+    epd = tmp_path / "kings.epd"
+    epd.write_text(" ".join(TWO_WHITE_KINGS.split()[:4]) + ' id "kings";\n')
+    assert error_of("search", "--fen", TWO_WHITE_KINGS, "--depth", "1") == \
+        f"axon search: error: --fen '{TWO_WHITE_KINGS}': not a legal position: too many kings\n"
+    assert error_of("scan", str(pgn)) == \
+        f"axon scan: error: {pgn}: game 1: bad FEN '{TWO_WHITE_KINGS}': too many kings\n"
+    assert error_of("search", str(epd), "--depth", "1").endswith(
+        "line 1: not a legal position: too many kings\n")
+    # Broken: a legal position (a rook for one of the kings) is searched.
+    done = subprocess.run([AXON, "search", "--fen", TWO_WHITE_KINGS.replace("K3K3", "K2R4"),
+                           "--depth", "1", "-q"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

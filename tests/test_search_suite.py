@@ -177,11 +177,32 @@ def test_jobs_is_for_a_suite(capsys):
                                       "SUITE.epd\n"
 
 
-def test_more_jobs_than_the_board_has_detectors(small_suite, capsys):
-    assert main(["search", small_suite, "--depth", "1", "--port", "sim://icebreaker",
-                 "--jobs", "2", "-q"]) == 2
-    assert capsys.readouterr().err == "axon search: error: --jobs 2: the board on " \
-                                      "sim://icebreaker has 1 detector; give --jobs 1 or fewer\n"
+def test_more_jobs_than_the_board_has_detectors(small_suite):
+    # The refusal names the URL that simulates as many detectors as asked
+    # for, and that URL searches with them.
+    def search(port):
+        return subprocess.run([AXON, "search", small_suite, "--depth", "1", "--port", port,
+                               "--jobs", "2", "-q"], capture_output=True, text=True,
+                              timeout=300)
+    done = search("sim://hx8k?depth=66")
+    assert done.returncode == 2
+    assert done.stderr == "axon search: error: --jobs 2: the board on sim://hx8k?depth=66 " \
+                          "has 1 detector; give --jobs 1 or fewer, or simulate 2 with " \
+                          "--port sim://hx8k?depth=66&detectors=2\n"
+    named = done.stderr.rsplit("--port ", 1)[1].strip()
+    done = search(named)
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.splitlines()) > len(SMALL_SUITE.splitlines())
+    # Broken: the URL without the option is refused again.
+    assert search(named.replace("&detectors=2", "")).returncode == 2
+
+
+def test_more_jobs_than_a_real_board_has_detectors_names_the_build():
+    from axon.sim.cli.suite import _more_detectors
+    assert _more_detectors("/dev/ttyUSB1", 2) == "or build the board with axon build " \
+                                                "--detectors 2"
+    assert _more_detectors("cxxrtl://hx8k", 2) == "or simulate 2 with --port " \
+                                                  "cxxrtl://hx8k?detectors=2"
 
 
 # The search path's room is taken from the move list before the first search.

@@ -118,6 +118,28 @@ def test_soak_command(monkeypatch, capsys):
 
 
 @needs_gxx
+def test_soak_runs_what_its_help_says(tmp_path):
+    # Through the installed script, to its end: --queries 2000 runs the one
+    # batch that the help's range gives (a model the soak command's test
+    # compiles too).
+    import os
+    import re
+    import subprocess
+    import sys
+    axon = os.path.join(os.path.dirname(sys.executable), "axon")
+    done = subprocess.run([axon, "soak", "--help"], capture_output=True, text=True, timeout=120)
+    text = " ".join(done.stdout.split())
+    low, high = (int(n.replace(",", "")) for n in re.search(
+        r"--queries 2000 runs one batch, ([\d,]+) to ([\d,]+) queries", text).groups())
+    done = subprocess.run([axon, "soak", "--queries", "2000", "--seed", "6", "--workers", "1",
+                           "--chains", "4", "--rules", "paper", "-q"], capture_output=True,
+                          text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    ran = int(re.match(r"soak: (\d+) queries", done.stdout).group(1))
+    assert low <= ran <= high and "mismatches: 0" in done.stdout, done.stdout
+
+
+@needs_gxx
 def test_soak_command_bad_options(capsys):
     parser = argparse.ArgumentParser(prog="axon")
     register(parser.add_subparsers(dest="command"))

@@ -27,6 +27,7 @@ answers in the golden model's terms
 """
 
 import collections
+import os
 import threading
 import time
 from typing import Any, Callable, Deque, List, NamedTuple, Optional, Sequence, Tuple
@@ -52,7 +53,7 @@ from .transport import Transport
 
 __all__ = ["SerialTransport", "open_transport", "open_board", "simulated_config",
            "simulated_board", "SimulatedBoard", "SIMULATED_SCHEMES", "SIM_OPTIONS", "Board",
-           "DetectorSession", "LinkError", "LinkTimeout", "ProtocolVersionError"]
+           "DetectorSession", "LinkError", "LinkTimeout", "PortError", "ProtocolVersionError"]
 
 # The URL schemes of the board simulated at its UART pins: in Amaranth's
 # simulator, and compiled with CXXRTL.
@@ -89,6 +90,11 @@ class LinkTimeout(RuntimeError):
     """The board did not answer."""
 
 
+class PortError(ValueError):
+    """A serial port that cannot be opened: it does not exist, it is busy or
+    it is not the user's. A bad ``--port``, refused before any work."""
+
+
 class SerialTransport(Transport):
     """A board on a serial port (pyserial).
 
@@ -103,7 +109,11 @@ class SerialTransport(Transport):
         try:
             self._port = serial.Serial(port, baudrate=baud, timeout=1.0)
         except serial.SerialException as error:
-            raise LinkTimeout(f"cannot open serial port {port}: {error}") from None
+            # pyserial's message repeats the port and the OS error; the
+            # caller names the port, so the reason alone is said.
+            reason = os.strerror(error.errno) if isinstance(error.errno, int) else \
+                str(error.args[0] if error.args else error)
+            raise PortError(f"cannot open the serial port: {reason}") from None
         self._resync_seconds = 2 * TIMEOUT_SECONDS
 
     def write(self, data):

@@ -2,6 +2,7 @@
 
 import argparse
 import os
+import re
 import sys
 
 from ...hdl.params import COUNT_LIMIT_MAX, DEPTH_MAX, SHIPPED, Pools, Rules, Scan
@@ -12,7 +13,7 @@ from ..model.games import PgnFile, iter_pgn, plural
 
 __all__ = ["COUNT_LIMIT_MAX", "DEPTH_MAX", "EXIT_INTERRUPTED", "SIM_RULES", "ALL_RULES", "CONFIG_OPTIONS",
            "UsageError", "int_at_least", "add_pgn_input", "load_input", "finish_skipped",
-           "add_layout", "add_backstop", "config_from", "unpooled_kinds", "warn_unpooled", "check_output_file",
+           "add_layout", "add_backstop", "add_list_depth", "option_names", "config_from", "unpooled_kinds", "warn_unpooled", "check_output_file",
            "check_directory", "GameStream", "expected_games"]
 
 # What a shell reports for a command stopped by SIGINT (128 + 2).
@@ -43,6 +44,28 @@ def int_at_least(minimum):
         return value
     parse.__name__ = f"integer >= {minimum}"
     return parse
+
+
+class _DeprecatedDepth(argparse.Action):
+    """``--depth`` on a command that takes a move list's size: the old name
+    of ``--list-depth``, taken as it with a warning, as ``depth`` is the
+    search's plies elsewhere."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog}: warning: --depth {values} is deprecated here and will be "
+              f"removed: give --list-depth {values} (the move list's entries)",
+              file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def add_list_depth(parser, *, default, minimum=None, help):
+    """``--list-depth D``, the move list's entries (``DetectorConfig.depth``),
+    in ``options.depth``; ``--depth`` still gives it, with a warning."""
+    kind = int if minimum is None else int_at_least(minimum)
+    parser.add_argument("--list-depth", dest="depth", type=kind, default=default, metavar="D",
+                        help=help)
+    parser.add_argument("--depth", dest="depth", type=kind, default=argparse.SUPPRESS,
+                        action=_DeprecatedDepth, help=argparse.SUPPRESS)
 
 
 def add_layout(parser, base=SHIPPED):
@@ -97,7 +120,14 @@ def config_from(options, base=SHIPPED, *, gateware=True, where="--"):
     try:
         return base.replace(**changes).check(gateware=gateware, where=where)
     except (TypeError, ValueError) as error:
-        raise UsageError(str(error)) from None
+        raise UsageError(option_names(str(error))) from None
+
+
+def option_names(message: str) -> str:
+    """``message``, which names configuration fields as options
+    (``--depth``), with the options the command line has for them: the
+    move list's ``depth`` is ``--list-depth``."""
+    return re.sub(r"--depth\b", "--list-depth", message)
 
 
 def unpooled_kinds(config):

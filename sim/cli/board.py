@@ -16,8 +16,8 @@ from ...boards.platforms import BOARDS, DEFAULT_BOARD, get_board
 from ...boards.program import (BitstreamError, ProgrammerError, check_bitstream, failure_reason,
                                programmer_command)
 from ...hdl.params import SHIPPED
-from .args import (SIM_RULES, UsageError, add_layout, add_pgn_input, check_directory,
-                   config_from, int_at_least)
+from .args import (SIM_RULES, UsageError, add_layout, add_list_depth, add_pgn_input,
+                   check_directory, config_from, int_at_least)
 from .board_query import QueryError, run_query
 
 
@@ -34,14 +34,14 @@ def register(subparsers):
     boards = ", ".join(f"{name}" for name in BOARDS)
 
     build = subparsers.add_parser(
-        "build", help="build a bitstream for an iCE40 board (YoWASP toolchain)",
+        "build", help="build a bitstream for an iCE40 or ECP5 board (YoWASP toolchain)",
         description=f"Build the detector with its UART link for a board ({boards}).")
     build.add_argument("--board", default=DEFAULT_BOARD, choices=list(BOARDS),
                        help=f"target board (default {DEFAULT_BOARD})")
     build.add_argument("--chains", type=int_at_least(0), default=None,
                        help="chain-list slots, even (default: the board's, see docs/boards.md)")
-    build.add_argument("--depth", type=int_at_least(0), default=None,
-                       help=f"move-list entries (default {SHIPPED.depth})")
+    add_list_depth(build, default=None, minimum=0,
+                   help=f"move-list entries (default {SHIPPED.depth})")
     build.add_argument("--rules", default=None, choices=SIM_RULES,
                        help=f"chain-list rules (default {SHIPPED.rules.value})")
     add_layout(build, base=None)
@@ -84,9 +84,9 @@ def register(subparsers):
                        help="rules the board must have (sim://: the rules to simulate)")
     query.add_argument("--chains", type=int_at_least(0), default=None, metavar="N",
                        help="chains the board must have (sim://: the chains to simulate)")
-    query.add_argument("--depth", type=int_at_least(0), default=None, metavar="D",
-                       help="move-list entries the board must have (sim://: the depth to "
-                            "simulate)")
+    add_list_depth(query, default=None, minimum=0,
+                   help="move-list entries the board must have (sim://: the entries to "
+                        "simulate)")
     add_layout(query, base=None)
     query.add_argument("--count-limit", type=int_at_least(0), default=4, metavar="K",
                        help="stop a scan after this many equal positions (default 4, max 15)")

@@ -17,7 +17,7 @@ from ...hdl.params import COUNT_LIMIT_MAX
 from ..backends.link import (SIMULATED_SCHEMES, Board, LinkError, LinkTimeout,
                              ProtocolVersionError, open_transport, simulated_config)
 from ..backends.cxxrtl import CxxrtlError
-from .args import CONFIG_OPTIONS, GameStream, finish_skipped, warn_unpooled
+from .args import CONFIG_OPTIONS, GameStream, finish_skipped, option_names, warn_unpooled
 from .answers import AnswerWriter, answered_games
 from .progress import Progress
 
@@ -57,7 +57,7 @@ def _simulated(port, wanted):
     try:
         simulated_config(port, where="--", **wanted)
     except (TypeError, ValueError) as error:
-        raise QueryError(str(error)) from None
+        raise QueryError(option_names(str(error))) from None
     return _sim_url(port, wanted)
 
 
@@ -66,7 +66,7 @@ def _check_board(port, config, wanted):
     for name, value in wanted.items():
         actual = getattr(config, name)
         if _shown(value) != _shown(actual):
-            option = (f"--{name}" if name != "upcoming" else
+            option = (option_names(f"--{name}") if name != "upcoming" else
                       "--upcoming" if value else "--no-upcoming")
             argument = "" if name == "upcoming" else f" {_shown(value)}"
             raise QueryError(f"the board on {port} has {name} {_shown(actual)}, not "
@@ -100,7 +100,7 @@ def run_query(args, out=None):
     try:
         transport = open_transport(port, log=None if args.quiet else _say)
     except (TypeError, ValueError) as error:
-        raise QueryError(str(error)) from None
+        raise QueryError(f"--port {args.port}: {error}") from None
     except (LinkTimeout, CxxrtlError) as error:
         raise QueryError(str(error), exit_code=1) from None
 

@@ -7,8 +7,8 @@ from ..backends.export import export
 from ..ip.package import vlnv, write_package
 from ..model.games import GameError, load_games
 from ...hdl.params import CORE, SHIPPED
-from .args import (SIM_RULES, UsageError, add_layout, check_directory, check_output_file,
-                   config_from, int_at_least, warn_unpooled)
+from .args import (SIM_RULES, UsageError, add_layout, add_list_depth, check_directory,
+                   check_output_file, config_from, int_at_least, warn_unpooled)
 
 
 __all__ = ["register"]
@@ -38,8 +38,8 @@ def register(subparsers):
                              "query after every ply (repeat for more files)")
     parser.add_argument("--chains", type=int_at_least(1), default=SHIPPED.chains, metavar="N",
                         help=f"chain-list slots, even, half per side (default {SHIPPED.chains})")
-    parser.add_argument("--depth", type=int_at_least(1), default=SHIPPED.depth, metavar="D",
-                        help=f"move-list entries, even (default {SHIPPED.depth})")
+    add_list_depth(parser, default=SHIPPED.depth, minimum=1,
+                   help=f"move-list entries, even (default {SHIPPED.depth})")
     parser.add_argument("--rules", choices=SIM_RULES, default=SHIPPED.rules.value,
                         help=f"chain rules (default {SHIPPED.rules.value})")
     # The layout; --upcoming adds the upcoming-repetition block

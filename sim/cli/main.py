@@ -21,8 +21,8 @@ from ..model.explain import ORDERS, SIDES
 from ..model.games import GameError, bundled_files, display_name, plural
 from ...boards.platforms import BOARDS, DEFAULT_BOARD
 from .args import (ALL_RULES, COUNT_LIMIT_MAX, EXIT_INTERRUPTED, SIM_RULES, GameStream,
-                   UsageError, add_backstop, add_layout, add_pgn_input, check_output_file,
-                   config_from, finish_skipped, load_input, warn_unpooled)
+                   UsageError, add_backstop, add_layout, add_list_depth, add_pgn_input, check_output_file,
+                   config_from, finish_skipped, load_input, option_names, warn_unpooled)
 from . import bench, board, export, prove, search, soak, suite
 from .report import EXPLAIN_CHOICES, report_command
 from .answers import JSONL_KEYS
@@ -85,9 +85,9 @@ def _add_common(parser, *, backend=None):
                         help=f"chain-list slots, half per side (default {SHIPPED.chains})")
     parser.add_argument("--count-limit", type=int, default=4, metavar="K",
                         help=f"stop after K equal positions, 0..{COUNT_LIMIT_MAX} (default 4)")
-    parser.add_argument("--depth", type=int, default=SHIPPED.depth, metavar="D",
-                        help=f"move-list entries; longer games slide a window "
-                             f"(axon.sim.model.history) (default {SHIPPED.depth})")
+    add_list_depth(parser, default=SHIPPED.depth,
+                   help=f"move-list entries; longer games slide a window "
+                        f"(axon.sim.model.history) (default {SHIPPED.depth})")
     parser.add_argument("--root", type=int, default=None, metavar="N",
                         help="a search from every game's ply N: its first N plies are game "
                              "history, where only a third occurrence is a draw; a game's "
@@ -96,7 +96,9 @@ def _add_common(parser, *, backend=None):
 
 def build_parser():
     parser = argparse.ArgumentParser(prog="axon", description=_DESCRIPTION)
-    parser.add_argument("--version", action="version", version=f"axon {VERSION}",
+    # Printed by main, not by argparse's version action, which drops a
+    # failed write (`axon --version >/dev/full` would say nothing and exit 0).
+    parser.add_argument("--version", action="store_true",
                         help="print the interface's version (CHANGELOG.md) and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -195,7 +197,7 @@ def _check_options(options):
         try:
             config.check(where="--")
         except (TypeError, ValueError) as error:
-            raise UsageError(str(error)) from None
+            raise UsageError(option_names(str(error))) from None
     if vcd and backend != "pysim":
         raise UsageError(f"--vcd needs the pysim backend, not --backend {backend}")
     if vcd:
@@ -223,10 +225,11 @@ def _pick(found, options):
 
 
 _DEMO_DESCRIPTION = """\
-The project's main job, end to end: every bundled game (sim/data/*.pgn) is
-run through axon verify (golden model, RTL in Amaranth's simulator and the
-python-chess oracle must agree on every field and on the clock count), then
-the default board's bitstream is built with the YoWASP tools.
+The project's main job, end to end: every bundled game (sim/data/*.pgn), or
+the PGN files given, is run through axon verify (golden model, RTL in
+Amaranth's simulator and the python-chess oracle must agree on every field
+and on the clock count), then the board's bitstream is built with the YoWASP
+tools, as axon build --board BOARD builds it.
 """
 
 
@@ -234,6 +237,8 @@ def _register_demo(commands):
     parser = commands.add_parser(
         "demo", help="verify every bundled game on the RTL and build the default bitstream",
         description=_DEMO_DESCRIPTION)
+    parser.add_argument("pgn", nargs="*", metavar="GAMES.pgn",
+                        help="the PGN files to verify (default: every bundled one)")
     parser.add_argument("--board", default=DEFAULT_BOARD, choices=list(BOARDS),
                         help=f"board to build: {', '.join(BOARDS)} (default {DEFAULT_BOARD})")
     parser.add_argument("--no-build", action="store_true", help="only verify the games")
@@ -242,16 +247,18 @@ def _register_demo(commands):
 
 def _demo(args):
     failures = 0
-    for path in bundled_files():
+    for path in args.pgn or bundled_files():
         print(f"== axon verify {os.path.relpath(path)}", flush=True)
         status = main(["verify", path, "--backend", "pysim", "--quiet"])
         failures += status != 0
     if args.no_build:
         return 1 if failures else 0
-    print(f"== axon build --board {args.board}", flush=True)
-    build = argparse.Namespace(board=args.board, chains=None, depth=None, rules=None,
-                               seed=1, build_dir=None)
-    status = board.build_command(build)
+    argv = ["build", "--board", args.board]
+    print(f"== axon {' '.join(argv)}", flush=True)
+    # The build's own parser gives every option its default, so the demo
+    # builds what `axon build --board BOARD` builds.
+    build = build_parser().parse_args(argv)
+    status = build.func(build)
     return 1 if failures or status else 0
 
 
@@ -306,6 +313,12 @@ def _reopen_closed_streams(err_name="axon"):
               f"there is discarded", file=sys.stderr)
 
 
+def _name(options):
+    """``axon COMMAND`` as messages name it, or ``axon`` before a command was read."""
+    command = getattr(options, "command", None)
+    return f"axon {command}" if command else "axon"
+
+
 def main(argv=None, *, reopen_closed_streams=True):
     """Run the command line; return the exit status.
 
@@ -314,17 +327,23 @@ def main(argv=None, *, reopen_closed_streams=True):
     if reopen_closed_streams:
         _reopen_closed_streams()
     parser = build_parser()
-    try:
-        options = parser.parse_args(argv)
-    except SystemExit as exit:
-        return exit.code
-    if options.command is None:
-        parser.print_help(sys.stderr)
-        return 2
+    options = None
     code = None
     quiet_collection = None
     try:
-        code = _run(options)
+        try:
+            options = parser.parse_args(argv)
+        except SystemExit as exit:
+            # --help, or a usage error argparse has printed.
+            return exit.code
+        if options.version:
+            print(f"axon {VERSION}")
+            code = 0
+        elif options.command is None:
+            parser.print_help(sys.stderr)
+            return 2
+        else:
+            code = _run(options)
         # Flush here, not at exit, so that a reader gone by now is caught below.
         sys.stdout.flush()
         return code
@@ -342,7 +361,7 @@ def main(argv=None, *, reopen_closed_streams=True):
         # below, as this handler lets go of the interrupt's traceback.
         quiet_collection = sys.unraisablehook
         sys.unraisablehook = _ignore_unraisable
-        print(f"axon {options.command}: interrupted", file=sys.stderr)
+        print(f"{_name(options)}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # `axon scan ... | head`: the reader has gone, nothing left to say.
@@ -360,7 +379,7 @@ def main(argv=None, *, reopen_closed_streams=True):
             raise
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        print(f"axon {options.command}: error: cannot write the output: "
+        print(f"{_name(options)}: error: cannot write the output: "
               f"{os.strerror(error.errno)}", file=sys.stderr)
         return 1
     finally:

@@ -15,28 +15,35 @@ every ply with every step. The explanations of a game share one page,
 ``OUT_files/game-G.html#ply-N``, whose boards the browser draws from a FEN a
 ply, so that the report grows with the plies it explains.
 
+Each game's heading names its players, event, round and date, as the tags
+give them; under the summary an index links the games that hold a
+repetition.
+
 The report streams: games are read, answered and written one at a time into
-the page's body, which is then copied under the summary, so that a large
-file needs the memory of one game.
+the page's body, which is then copied under the summary and the index, so
+that a large file needs the memory of one game. The explanation pages are
+written into a temporary folder and moved beside the page once the page is
+written: a page that cannot be written leaves nothing behind.
 """
 
 import html
 import io
 import os
+import re
 import shutil
 import sys
 import tempfile
 
 from ..backends.session import GoldenSession
 from ..model.explain_html import game_page, ply_section
-from ..model.games import plural
+from ..model.games import GameRecord
 from .args import check_output_file
 from .answers import AnswerWriter, answered_games, ply_record
 from .explain import explain_ply
 from .progress import Progress
 
 
-__all__ = ["write_report", "EXPLAIN_CHOICES"]
+__all__ = ["write_report", "game_heading", "EXPLAIN_CHOICES"]
 
 #: ``--explain``: which plies link to their explanation (see the module's text).
 EXPLAIN_CHOICES = ("none", "repetitions", "all")
@@ -50,6 +57,8 @@ body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; }
        text-decoration: none; box-sizing: border-box; white-space: nowrap; }
 .ply sup { font-size: .7em; margin-left: .1em; }
 .n { font-size: .6em; color: #888; margin-left: .4em; min-width: 1.4em; text-align: right; }
+.numbered { display: inline-flex; align-items: center; gap: 2px; white-space: nowrap; }
+.index li { margin: .1em 0; }
 .repetition { background: #f2c14e; } .threefold { background: #e07a2f; color: #fff; }
 .fivefold { background: #b3261e; color: #fff; } .draw { outline: 2px solid #5b3fd1; }
 .overflow { border: 2px dashed #333; }
@@ -102,6 +111,52 @@ def _tooltip(game, record):
     return "; ".join(parts)
 
 
+# Tag values that say nothing: PGN's "unknown" and an empty date.
+_UNKNOWN = ("", "?", "-", "????")
+
+
+def _tag(game, name):
+    value = game.headers.get(name, "").strip()
+    if name == "Date":
+        # 1851.??.?? is 1851: a date says what it knows.
+        value = re.sub(r"(\.\?\?)+$", "", value)
+    return None if value in _UNKNOWN else value
+
+
+def game_heading(game: GameRecord) -> str:
+    """``game 3: Staunton – Williams, London, round 2, 1851.06.01``: the
+    game's number, then its players, event, round and date as far as the
+    tags give them (``game 3`` alone when they give none)."""
+    parts = []
+    white, black = _tag(game, "White"), _tag(game, "Black")
+    if white or black:
+        parts.append(f"{white or '?'} \u2013 {black or '?'}")
+    for name, shown in (("Event", "{}"), ("Round", "round {}"), ("Date", "{}")):
+        value = _tag(game, name)
+        if value:
+            parts.append(shown.format(value))
+    return f"game {game.number}" + (f": {', '.join(parts)}" if parts else "")
+
+
+def _count(count, singular, many):
+    """``1 ply``, ``19,866 plies``: a count with the search tables' separators."""
+    return f"{count:,} {singular if count == 1 else many}"
+
+
+def _index(repeating):
+    """The index of the games that hold a repetition: ``(number, heading,
+    plies that repeat, plies with a threefold repetition)`` each."""
+    if not repeating:
+        return '<p class="index">No game holds a repetition.</p>\n'
+    items = "".join(
+        f'<li><a href="#game-{number}">{html.escape(heading)}</a>: '
+        f'{_count(plies, "ply repeats", "plies repeat")} an earlier position'
+        + (f", {threefold:,} with a threefold repetition" if threefold else "") + "</li>"
+        for number, heading, plies, threefold in repeating)
+    return (f'<nav class="index"><p>{_count(len(repeating), "game holds", "games hold")} '
+            f"a repetition:</p><ul>{items}</ul></nav>\n")
+
+
 def _explained(record, choice):
     """Whether the ply links to an explanation, and whether with its steps."""
     if choice == "all":
@@ -125,22 +180,25 @@ def write_report(games, options, out_path, err=None):
                         command="axon report")
 
     interrupted = False
-    with tempfile.TemporaryFile("w+") as body:
+    repeating = []
+    with tempfile.TemporaryFile("w+") as body, \
+            tempfile.TemporaryDirectory(prefix="axon-report-") as pages:
         try:
-            _answer_games(games, options, session, counter, body, files, progress, counts)
+            _answer_games(games, options, session, counter, body, (pages, files), progress,
+                          counts, repeating)
         except KeyboardInterrupt:
             # Ctrl-C: the page of the games answered so far, said to be partial.
             interrupted = True
         progress.done()
         body.seek(0)
         skipped = list(getattr(games, "skipped", ()))
-        summary = (f"{plural(counter.game_count, 'game')}, "
-                   f"{plural(counter.plies, 'ply', 'plies')}, "
-                   f"{plural(counter.repetitions, 'ply repeats', 'plies repeat')} an earlier "
-                   f"position, {counts['threefold']} with a threefold repetition, "
-                   f"{counts['upcoming']} with an upcoming repetition"
-                   + (f"; {plural(len(skipped), 'game')} skipped, unreadable (listed in "
-                      f"their place)" if skipped else "")
+        summary = (f"{_count(counter.game_count, 'game', 'games')}, "
+                   f"{_count(counter.plies, 'ply', 'plies')}, "
+                   f"{_count(counter.repetitions, 'ply repeats', 'plies repeat')} an earlier "
+                   f"position, {counts['threefold']:,} with a threefold repetition, "
+                   f"{counts['upcoming']:,} with an upcoming repetition"
+                   + (f"; {_count(len(skipped), 'game', 'games')} skipped, unreadable "
+                      f"(listed in their place)" if skipped else "")
                    + (" (interrupted: the games answered so far)" if interrupted else ""))
         with open(out_path, "w") as out:
             title = f"axon report: {os.path.basename(options.pgn)}"
@@ -151,10 +209,14 @@ def write_report(games, options, out_path, err=None):
             out.write(f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
                       f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head>"
                       f"<body><h1>{html.escape(title)}</h1>"
-                      f'<p class="summary">{html.escape(summary)}</p>{_LEGEND}'
-                      f"<p>{explained}</p>\n")
+                      f'<p class="summary">{html.escape(summary)}</p>{_index(repeating)}'
+                      f"{_LEGEND}<p>{explained}</p>\n")
             shutil.copyfileobj(body, out)
             out.write("</body></html>\n")
+        # The page is written: its explanations go beside it.
+        for name in sorted(os.listdir(pages)):
+            os.makedirs(files, exist_ok=True)
+            shutil.move(os.path.join(pages, name), os.path.join(files, name))
     if interrupted:
         print(f"wrote {out_path}: {summary}")
         raise KeyboardInterrupt
@@ -171,9 +233,13 @@ def _move_number(game, ply):
     return f"{number}\u2026" if ply == 1 else None
 
 
-def _answer_games(games, options, session, counter, body, files, progress, counts):
+def _answer_games(games, options, session, counter, body, folders, progress, counts,
+                  repeating):
     """Write each game's strip to ``body``, counting as ``axon scan`` does,
-    and each game's explanation page into ``files``."""
+    and each game's explanation page into ``folders``: ``(where it is
+    written, where the page links to it)``; add each game that holds a
+    repetition to ``repeating`` (see :func:`_index`)."""
+    pages, files = folders
     skipped = getattr(games, "skipped", [])
     listed = 0
     for game, rows in answered_games(games, session, options, progress):
@@ -181,7 +247,10 @@ def _answer_games(games, options, session, counter, body, files, progress, count
             body.write(f'<h2 class="skipped">{html.escape(message)}: skipped</h2>\n')
         listed = len(skipped)
         counter.game_count += 1
-        body.write(f"<h2>{html.escape(game.label)}</h2><div class=\"strip\">")
+        heading = game_heading(game)
+        body.write(f'<h2 id="game-{game.number}">{html.escape(heading)}</h2>'
+                   f'<div class="strip">')
+        plies_repeating = plies_threefold = 0
         page_name = f"game-{game.number}.html"
         link_base = html.escape(f"{os.path.basename(files)}/{page_name}", quote=True)
         sections = []
@@ -193,10 +262,14 @@ def _answer_games(games, options, session, counter, body, files, progress, count
             counter.repetitions += record["repetition"]
             counts["threefold"] += bool(record["threefold"])
             counts["upcoming"] += bool(record["upcoming"])
+            plies_repeating += bool(record["repetition"])
+            plies_threefold += bool(record["threefold"])
             ply = record["ply"]
             number = _move_number(game, ply)
             if number is not None:
-                body.write(f'<span class="n">{number}</span>')
+                # The number and its move in one box, so that a line never
+                # breaks between them.
+                body.write(f'<span class="numbered"><span class="n">{number}</span>')
             classes = " ".join(["ply", *_classes(record)])
             # The move itself, so that a chess player reads the strip without
             # hovering; a repetition's count of earlier occurrences beside it.
@@ -215,10 +288,13 @@ def _answer_games(games, options, session, counter, body, files, progress, count
                            f'title="{tip}">{label}</a>')
             else:
                 body.write(f'<span class="{classes}" title="{tip}">{label}</span>')
+            if number is not None:
+                body.write("</span>")
         body.write("</div>\n")
+        if plies_repeating:
+            repeating.append((game.number, heading, plies_repeating, plies_threefold))
         if sections:
-            os.makedirs(files, exist_ok=True)
-            with open(os.path.join(files, page_name), "w") as page:
+            with open(os.path.join(pages, page_name), "w") as page:
                 page.write(game_page(f"{game.label}: the plies explained", sections))
     for message in skipped[listed:]:
         body.write(f'<h2 class="skipped">{html.escape(message)}: skipped</h2>\n')

@@ -19,7 +19,7 @@ from ..backends.cxxrtl import CxxrtlError
 from ..engine.repetition import ChessTest, DetectorTest, NoTest, SearchTooDeep
 from ..engine.search import Engine
 from ..engine.trace import TraceWriter
-from ..model.games import GameError, display_name, plural
+from ..model.games import GameError, display_name, plural, position_problems
 from .args import EXIT_INTERRUPTED, UsageError, check_output_file, config_from, int_at_least, \
     load_input
 from .backends import BACKENDS, backend_name
@@ -112,7 +112,8 @@ def root_from(options):
         except ValueError as error:
             raise UsageError(f"--fen {options.fen!r}: {error}") from None
         if not start.is_valid():
-            raise UsageError(f"--fen {options.fen!r}: not a legal position")
+            raise UsageError(f"--fen {options.fen!r}: not a legal position: "
+                             f"{position_problems(start)}")
         return start, [], options.fen
     if options.pgn is None:
         raise UsageError("give the position: --fen FEN, or GAME.pgn --game G --ply N")

@@ -5,10 +5,10 @@ import time
 
 from ..backends.cxxrtl import CxxrtlError
 from ..verify.linksoak import run_link_soak
-from ..verify.soak import BATCH_QUERIES, soak
+from ..verify.soak import BATCH_QUERIES, IMAGE_QUERIES_MAX, soak
 from ...hdl.params import SHIPPED
-from .args import (EXIT_INTERRUPTED, SIM_RULES, UsageError, add_layout, config_from,
-                   int_at_least, warn_unpooled)
+from .args import (EXIT_INTERRUPTED, SIM_RULES, UsageError, add_layout, add_list_depth,
+                   config_from, int_at_least, warn_unpooled)
 
 
 __all__ = ["register"]
@@ -27,8 +27,12 @@ def register(subparsers):
                     "Needs g++. Exit status: 0 if every answer agrees, 1 on any mismatch "
                     "(or, with --link, any lost answer), 2 on bad options or a build error.")
     parser.add_argument("--queries", type=int_at_least(1), default=None, metavar="N",
-                        help="queries to run, rounded up to whole batches of "
-                             f"{BATCH_QUERIES} (default 100000; with --link, 10000)")
+                        help=f"queries to run, in whole batches: a batch asks "
+                             f"{BATCH_QUERIES:,} queries and ends on a whole memory image, "
+                             f"up to {IMAGE_QUERIES_MAX - 1} more, so that --queries 2000 "
+                             f"runs one batch, {BATCH_QUERIES:,} to "
+                             f"{BATCH_QUERIES + IMAGE_QUERIES_MAX - 1:,} queries (default "
+                             f"100000; with --link, N exactly, default 10000)")
     parser.add_argument("--link", action="store_true",
                         help="drive the board top (UART, framed link, detector) at its "
                              "pins, with noise frames, writes and reads in between")
@@ -42,8 +46,8 @@ def register(subparsers):
                         help=f"chain rules (default {SHIPPED.rules.value})")
     parser.add_argument("--chains", type=int_at_least(1), default=SHIPPED.chains, metavar="N",
                         help=f"chain-list slots, even, half per side (default {SHIPPED.chains})")
-    parser.add_argument("--depth", type=int_at_least(1), default=SHIPPED.depth, metavar="D",
-                        help=f"move-list entries, even (default {SHIPPED.depth})")
+    add_list_depth(parser, default=SHIPPED.depth, minimum=1,
+                   help=f"move-list entries, even (default {SHIPPED.depth})")
     add_layout(parser)
     parser.add_argument("--workers", type=int_at_least(1), default=None, metavar="W",
                         help="worker processes (default: one per core)")

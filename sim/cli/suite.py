@@ -24,10 +24,11 @@ import sys
 import time
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from ...hdl.params import DetectorConfig
 from ..backends.cxxrtl import CxxrtlError
-from ..backends.link import Board, LinkError, LinkTimeout, open_transport
+from ..backends.link import SIMULATED_SCHEMES, Board, LinkError, LinkTimeout, open_transport
 from ..engine.jobs import JobFailed, SearchJob, search_in_processes, search_in_threads
 from ..engine.repetition import ChessTest, DetectorTest, NoTest, SearchTooDeep
 from ..engine.suite import SuiteError, read_suite
@@ -207,6 +208,18 @@ def _say(line):
     print(f"axon search: {line}", file=sys.stderr, flush=True)
 
 
+def _more_detectors(port, jobs):
+    """How to get ``jobs`` detectors: a simulated board's URL option, or a
+    real board's build."""
+    parts = urlsplit(port)
+    if parts.scheme not in SIMULATED_SCHEMES:
+        return f"or build the board with axon build --detectors {jobs}"
+    query = [(key, value) for key, value in parse_qsl(parts.query) if key != "detectors"]
+    url = f"{parts.scheme}://{parts.netloc}{parts.path}?" \
+          f"{urlencode([*query, ('detectors', jobs)])}"
+    return f"or simulate {jobs} with --port {url}"
+
+
 def _prepared(options, jobs):
     """``(how the searches run, the link's board or None)``:
     how is a generator factory over the jobs."""
@@ -227,7 +240,8 @@ def _prepared(options, jobs):
             if jobs > len(sessions):
                 raise UsageError(f"--jobs {jobs}: the board on {options.port} has "
                                  f"{plural(len(sessions), 'detector')}; give --jobs "
-                                 f"{len(sessions)} or fewer")
+                                 f"{len(sessions)} or fewer, "
+                                 f"{_more_detectors(options.port, jobs)}")
             tests = tests[:jobs]
         except BaseException:
             transport.close()

@@ -182,7 +182,7 @@ def verify(games, options, out=None, err=None):
                   f"disagreements with the oracle are expected\n")
     if not tally.compared:
         out.write("nothing was compared with the oracle: every ply overflowed or was "
-                  "window-limited (more --chains or --depth, or --pools side)\n")
+                  "window-limited (more --chains or --list-depth, or --pools side)\n")
     if not tally.kinds:
         out.write("disagreements: none\n")
         return 0 if tally.compared else 1

@@ -16,6 +16,7 @@ from typing import List, Optional, Tuple
 
 import chess
 
+from ..model.games import position_problems
 from .search import game_over
 
 
@@ -68,7 +69,7 @@ def _position(index, number, text):
     except ValueError as error:
         raise ValueError(f"not an EPD position: {error}") from None
     if not board.is_valid():
-        raise ValueError(f"not a legal position ({board.status()!r})")
+        raise ValueError(f"not a legal position: {position_problems(board)}")
     over = game_over(board)
     if over:
         raise ValueError(f"the position is {over}; nothing to search")

@@ -28,7 +28,8 @@ from .encode import encode_moves
 
 
 __all__ = ["bundled_files", "GameError", "GameRecord", "PgnFile", "load_games", "read_games", "read_pgn",
-           "iter_pgn", "game_chunks", "plural", "STDIN"]
+           "iter_pgn", "game_chunks", "plural", "position_problems", "POSITION_PROBLEMS",
+           "STDIN"]
 
 # The file name that means standard input.
 STDIN = "-"
@@ -220,14 +221,40 @@ class _MainlineBuilder(chess.pgn.BaseVisitor[_ReadGame]):
 
 
 # Positions python-chess can set up but no game of chess can reach or play on.
-_FATAL_STATUS = {
-    chess.STATUS_NO_WHITE_KING:      "no white king",
-    chess.STATUS_NO_BLACK_KING:      "no black king",
-    chess.STATUS_TOO_MANY_KINGS:     "too many kings",
-    chess.STATUS_PAWNS_ON_BACKRANK:  "pawns on the first or last rank",
-    chess.STATUS_OPPOSITE_CHECK:     "the side not to move is in check",
-    chess.STATUS_EMPTY:              "empty board",
+#: What each of python-chess's status flags says is wrong with a position.
+POSITION_PROBLEMS = {
+    chess.STATUS_NO_WHITE_KING:         "no white king",
+    chess.STATUS_NO_BLACK_KING:         "no black king",
+    chess.STATUS_TOO_MANY_KINGS:        "too many kings",
+    chess.STATUS_TOO_MANY_WHITE_PAWNS:  "more than 8 white pawns",
+    chess.STATUS_TOO_MANY_BLACK_PAWNS:  "more than 8 black pawns",
+    chess.STATUS_PAWNS_ON_BACKRANK:     "pawns on the first or last rank",
+    chess.STATUS_TOO_MANY_WHITE_PIECES: "more than 16 white pieces",
+    chess.STATUS_TOO_MANY_BLACK_PIECES: "more than 16 black pieces",
+    chess.STATUS_BAD_CASTLING_RIGHTS:   "castling rights without the king and rook at home",
+    chess.STATUS_INVALID_EP_SQUARE:     "an en-passant square no pawn can have crossed",
+    chess.STATUS_OPPOSITE_CHECK:        "the side not to move is in check",
+    chess.STATUS_EMPTY:                 "empty board",
+    chess.STATUS_TOO_MANY_CHECKERS:     "more than two pieces give check",
+    chess.STATUS_IMPOSSIBLE_CHECK:      "a check that no last move can have given",
 }
+
+# What a game's start position may not have: a PGN's FEN with odd castling
+# rights or a stale en-passant square is still read (python-chess plays from
+# it), as many files in the wild have them.
+_FATAL_STATUS = (chess.STATUS_NO_WHITE_KING | chess.STATUS_NO_BLACK_KING |
+                 chess.STATUS_TOO_MANY_KINGS | chess.STATUS_PAWNS_ON_BACKRANK |
+                 chess.STATUS_OPPOSITE_CHECK | chess.STATUS_EMPTY)
+
+
+def position_problems(board: chess.Board, *, only: int = ~0) -> str:
+    """What is wrong with ``board``'s position, as ``"too many kings, ..."``
+    (``""`` if nothing), among the status flags in ``only``: the one
+    wording of every command that reads a position (a PGN's FEN, ``--fen``,
+    an EPD line)."""
+    status = board.status() & only
+    return ", ".join(text for flag, text in POSITION_PROBLEMS.items() if status & flag)
+
 
 _ERROR_KINDS = (
     (chess.IllegalMoveError, "illegal move"),
@@ -251,9 +278,9 @@ def _start_board(game: _ReadGame, number: int) -> chess.Board:
         if fen is None:
             raise GameError(f"game {number}: bad start position: {error}") from None
         raise GameError(f"game {number}: bad FEN {fen!r}: {error}") from None
-    problems = [text for flag, text in _FATAL_STATUS.items() if board.status() & flag]
+    problems = position_problems(board, only=_FATAL_STATUS)
     if problems:
-        raise GameError(f"game {number}: bad FEN {board.fen()!r}: {', '.join(problems)}")
+        raise GameError(f"game {number}: bad FEN {board.fen()!r}: {problems}")
     return board
 
 
@@ -370,9 +397,25 @@ def _check_movetext(movetext: str, board: chess.Board,
     return None, warnings
 
 
+def _check_tags(text: str, number: int, line: int) -> None:
+    """Refuse a malformed tag line among a game's tags (``text``, whose first
+    line is the file's ``line``): python-chess drops such a line without a
+    word, so that a file cut inside a tag would read as a game of no moves."""
+    for offset, text_line in enumerate(text.splitlines()):
+        if not text_line.strip() or text_line.startswith(("%", ";")):
+            continue
+        if not text_line.startswith("["):
+            return
+        if not chess.pgn.TAG_REGEX.match(text_line):
+            raise GameError(f"game {number}, line {line + offset}: malformed tag "
+                            f"{text_line.strip()!r} (a tag is [Name \"value\"] on one line)")
+
+
 def _read_game(text: str, begin: int, end: int, game: _ReadGame, number: int,
-               warnings: List[str]) -> GameRecord:
-    """The :class:`GameRecord` of one game python-chess read from ``text[begin:end]``."""
+               warnings: List[str], line: int = 1) -> GameRecord:
+    """The :class:`GameRecord` of one game python-chess read from
+    ``text[begin:end]``, which starts on the file's ``line``."""
+    _check_tags(text[begin:end], number, line)
     board = _start_board(game, number)
     stray, problems = _check_movetext(text[begin:end], board, number)
     # A skipped token usually makes the next move illegal: name the token,
@@ -388,8 +431,10 @@ def _read_game(text: str, begin: int, end: int, game: _ReadGame, number: int,
     return record
 
 
-def _read_text(text: str, *, keep_going: bool = False, first: int = 1) -> Iterator[PgnEvent]:
-    """Events of the games python-chess reads in ``text``, numbered from ``first``:
+def _read_text(text: str, *, keep_going: bool = False, first: int = 1,
+               first_line: int = 1) -> Iterator[PgnEvent]:
+    """Events of the games python-chess reads in ``text``, numbered from
+    ``first``, whose first line is the file's ``first_line``:
     ``("game", GameRecord)``, ``("skipped", line)``, ``("warning", line)``."""
     handle = io.StringIO(text)
     number = first - 1
@@ -401,7 +446,8 @@ def _read_text(text: str, *, keep_going: bool = False, first: int = 1) -> Iterat
         number += 1
         warnings: List[str] = []
         try:
-            record = _read_game(text, begin, handle.tell(), game, number, warnings)
+            record = _read_game(text, begin, handle.tell(), game, number, warnings,
+                                line=first_line + text.count("\n", 0, begin))
         except GameError as error:
             if not keep_going:
                 raise
@@ -526,6 +572,7 @@ def iter_pgn(path: str, *, keep_going: bool = False) -> Iterator[PgnEvent]:
     name = display_name(path)
     number = 0
     first = True
+    line = 1
     try:
         for chunk in game_chunks(_lines(path)):
             if b"\x00" in chunk:
@@ -533,7 +580,8 @@ def iter_pgn(path: str, *, keep_going: bool = False) -> Iterator[PgnEvent]:
             text = _long_move_numbers(_decode(chunk, first))
             first = False
             try:
-                for kind, item in _read_text(text, keep_going=keep_going, first=number + 1):
+                for kind, item in _read_text(text, keep_going=keep_going, first=number + 1,
+                                             first_line=line):
                     if kind == "game":
                         number = item.number
                     elif kind == "skipped":
@@ -541,6 +589,7 @@ def iter_pgn(path: str, *, keep_going: bool = False) -> Iterator[PgnEvent]:
                     yield kind, (item if kind == "game" else f"{name}: {item}")
             except GameError as error:
                 raise GameError(f"{name}: {error}") from None
+            line += chunk.count(b"\n")
     except OSError as error:
         raise GameError(f"{name}: cannot read: {error.strerror or error}") from None
     if not number:

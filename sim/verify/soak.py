@@ -63,7 +63,7 @@ from ..backends.pysim import expected_cycles
 from ..backends.session import written_before
 
 
-__all__ = ["IMAGE_KINDS", "random_image", "random_root", "make_batch", "check_batch", "soak",
+__all__ = ["IMAGE_KINDS", "IMAGE_QUERIES_MAX", "random_image", "random_root", "make_batch", "check_batch", "soak",
            "Mismatch", "SoakReport"]
 
 # Queries per batch: large enough that starting the C++ process (a few ms) and
@@ -74,6 +74,9 @@ BATCH_QUERIES = 4000
 # load and asked as a search asks; the rest go to memory images.
 GAME_SHARE = 0.5
 SEARCH_SHARE = 0.15
+# The most queries asked of one random memory image. A batch ends on a
+# whole image, so it runs its queries and up to one less than this more.
+IMAGE_QUERIES_MAX = 32
 # Mismatches kept in full in the report (all are counted).
 KEEP_MISMATCHES = 10
 
@@ -215,7 +218,7 @@ def make_batch(seed, index, queries=BATCH_QUERIES, *, depth):
                 asked += len(words)
     while asked < queries:
         kind = rng.choice(IMAGE_KINDS)
-        tops = _random_tops(rng, depth, rng.randint(8, 32))
+        tops = _random_tops(rng, depth, rng.randint(8, IMAGE_QUERIES_MAX))
         image = random_image(rng, depth, kind)
         jobs.append(Job(kind, image,
                         [(top, rng.randint(0, COUNT_LIMIT_MAX), random_occupancy(rng, image, top),
