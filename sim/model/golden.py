@@ -95,7 +95,7 @@ class Result:
         :class:`Result`: the Python simulator, CXXRTL and the host link all
         read their answers here."""
         repetition = bool(fields.repetition)
-        found = {}
+        found: Dict[str, Any] = {}
         if upcoming is not None:
             found = dict(upcoming_exact=bool(upcoming.exact))
         if upcoming is not None and upcoming.found:
@@ -601,5 +601,5 @@ def _scan(words: Sequence[int], top: int, *, root: int, config: DetectorConfig,
                   upcoming_distance=upcoming and upcoming[1],
                   upcoming_draw=bool(upcoming and upcoming[2]),
                   # Without an occupancy nothing was asked, and nothing is known.
-                  upcoming_exact=look_ahead and (upcoming is not None or
-                                                 stop in (Stop.BARRIER, Stop.BOTTOM)))
+                  upcoming_exact=look_ahead is not None and (upcoming is not None or
+                                                             stop in (Stop.BARRIER, Stop.BOTTOM)))
