@@ -3,10 +3,13 @@
 The commands of docs/embedding.md's FuseSoC section run as printed: the
 export, FuseSoC's ``lint`` and ``sim`` targets, and the package's cocotb
 tests through pytest. Each skips cleanly where its tool is not installed.
-A changed answer in the expectations, or in the Verilog testbench, must
-fail the run; so must the generated Verilog without its lint waivers.
+Both testbenches read ``tests/expect.jsonl`` when they run: a changed
+answer in it must fail both, and a line added to it must run in both; the
+generated Verilog without its lint waivers must fail the lint. The README
+defines the interface, and its timing diagram is the detector's.
 """
 
+import dataclasses
 import importlib.util
 import json
 import os
@@ -18,14 +21,22 @@ from pathlib import Path
 
 import pytest
 
+import chess
+from amaranth.lib import data
+from amaranth.sim import Simulator
+
+from axon.hdl import AxonDetector
 from axon.hdl.params import SHIPPED
 from axon.hdl.result import ResultLayout, UpcomingLayout
+from axon.hdl.word import MoveWord
 from axon.hdl.version import VERSION
 from axon.sim.backends.session import GoldenSession, answers
 from axon.sim.cli.main import main
 from axon.sim.model.games import bundled_files, load_games
 from axon.sim.model.golden import Result
 from axon.sim.ip.package import VLNV_NAME
+from axon.sim.ip.readme import field_table
+from axon.sim.ip.timing import EXAMPLE_COUNT_LIMIT, EXAMPLE_WORDS, draw, query_timing
 
 
 # What this module pays for, in `pytest --budget N`.
@@ -64,15 +75,16 @@ def _missing(command):
             if shutil.which(tool) is None and importlib.util.find_spec(tool) is None]
 
 
-def _run(command, cwd):
+def _run(command, cwd, *, first_on_path=()):
     """``command`` through the shell in ``cwd``, as printed, with the
     tools installed beside the interpreter running the tests first on the
-    ``PATH``; skips when a tool it needs is missing."""
+    ``PATH`` (after ``first_on_path``); skips when a tool it needs is missing."""
     missing = _missing(command)
     if missing:
         pytest.skip(f"{', '.join(missing)} not installed")
     env = dict(os.environ, AMARANTH_USE_YOSYS="builtin",
-               PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+               PATH=os.pathsep.join([*map(str, first_on_path), str(Path(sys.executable).parent),
+                                     os.environ.get("PATH", "")]))
     # The package's tests run as its user runs them: without this run's options.
     env.pop("PYTEST_ADDOPTS", None)
     # `python` is the interpreter running the tests.
@@ -114,7 +126,8 @@ def test_the_core_is_named_after_the_interface_version(workdir):
     targets = core[core.index("\ntargets:\n"):]
     assert re.findall(r"^  (\w+):$", targets, flags=re.M) == ["default", "lint", "sim"]
     for name in ("rtl/axon_detector.v", "rtl/axon_detector_params.vh", "tb/axon_detector_tb.v",
-                 "tests/axon_detector_cocotb.py", "tests/test_axon_detector.py", "README.md"):
+                 "tb/axon_detector_fields.vh", "tests/axon_detector_cocotb.py",
+                 "tests/test_axon_detector.py", "pytest.ini", "README.md"):
         assert (workdir / "ip" / name).is_file(), name
     # The tests need no axon: a Verilog team runs them with cocotb alone.
     for name in ("axon_detector_cocotb.py", "test_axon_detector.py"):
@@ -167,7 +180,15 @@ def _copy(workdir, name):
     return broken
 
 
-def test_a_changed_answer_fails_the_cocotb_run(workdir):
+def _write_lines(package, lines):
+    (package / "tests" / "expect.jsonl").write_text("".join(json.dumps(line) + "\n"
+                                                            for line in lines))
+
+
+@pytest.fixture(scope="module")
+def wrong(workdir):
+    """A copy of the package whose expectations say a wrong answer:
+    ``(name, line number, count the detector finds)``."""
     broken = _copy(workdir, "wrong")
     header, *lines = _lines(broken)
     # The search's first repetition: say it counted one more equal position.
@@ -179,30 +200,87 @@ def test_a_changed_answer_fails_the_cocotb_run(workdir):
     count = search[changed]["expect"]["result"]["count"]
     search[changed]["expect"]["result"]["count"] = count + 1
     kept = [header] + search[:changed + 1]
-    (broken / "tests" / "expect.jsonl").write_text("".join(json.dumps(line) + "\n"
-                                                           for line in kept))
-    run = _run("python -m pytest wrong -k search", workdir)
+    _write_lines(broken, kept)
+    return "wrong", len(kept), count
+
+
+def test_a_changed_answer_fails_the_cocotb_run(workdir, wrong):
+    name, number, count = wrong
+    run = _run(f"python -m pytest {name} -k search", workdir)
     output = run.stdout + run.stderr
     assert run.returncode == 1, output[-3000:]
-    assert f"expect.jsonl line {len(kept)} (" in output
+    assert f"expect.jsonl line {number} (" in output
     assert f"result.count is {count}, expected {count + 1}" in output
 
 
-def test_a_changed_answer_fails_the_sim_target(workdir):
-    broken = _copy(workdir, "slow")
-    bench = broken / "tb" / "axon_detector_tb.v"
-    lines = bench.read_text().splitlines()
-    # The first query (of the paper's figures), alone: one clock more than
-    # it takes.
-    first = next(index for index, line in enumerate(lines) if line.startswith("    query(2, "))
-    end = next(index for index, line in enumerate(lines) if "if (failures != 0)" in line)
-    call = re.match(r"(    query\(2, (?:[^,]+, ){5})(\d+),", lines[first])
-    lines[first] = call.group(1) + str(int(call.group(2)) + 1) + lines[first][call.end(2):]
-    bench.write_text("\n".join(lines[:first + 1] + lines[end:]) + "\n")
-    run = _run(_printed_with("sim").replace("--cores-root ip", "--cores-root slow"), workdir)
+def test_a_changed_answer_fails_the_sim_target(workdir, wrong):
+    name, number, count = wrong
+    run = _run(_printed_with("sim").replace("--cores-root ip", f"--cores-root {name}"), workdir)
     assert run.returncode != 0
-    assert "FAIL: expect.jsonl line 2: query__cycles" in run.stdout
+    assert re.search(rf"^FAIL: tests/expect.jsonl line {number} \(.*\): result.count is "
+                     rf"{count}, expected {count + 1}$", run.stdout, flags=re.M), run.stdout[-3000:]
     assert "PASS" not in run.stdout
+
+
+def _added(workdir, name, *, wrong_cycles):
+    """A copy of the package whose expectations are the paper's figures and
+    one line added by hand, in a group of its own: the search's first query
+    (which writes every word it reads), its clock count one too many when
+    ``wrong_cycles``. Returns the copy's line count and the added line."""
+    package = _copy(workdir, name)
+    header, *lines = _lines(package)
+    figures = [line for line in lines if line["group"] == "figures"]
+    added = dict(next(line for line in lines if line["group"] == "search"),
+                 group="mine", case="added by hand")
+    added["expect"] = dict(added["expect"], cycles=added["expect"]["cycles"] + wrong_cycles)
+    _write_lines(package, [header, *figures, added])
+    return len(figures) + 1, added
+
+
+def test_an_added_case_runs_in_both_testbenches(workdir):
+    queries, _ = _added(workdir, "added", wrong_cycles=0)
+    sim = _run(_printed_with("sim").replace("--cores-root ip", "--cores-root added"), workdir)
+    assert sim.returncode == 0, (sim.stdout + sim.stderr)[-3000:]
+    assert re.search(rf"^PASS: {queries} queries$", sim.stdout, flags=re.M), sim.stdout[-3000:]
+    cocotb = _run("python -m pytest added -k user", workdir)
+    output = cocotb.stdout + cocotb.stderr
+    assert cocotb.returncode == 0, output[-3000:]
+    assert re.search(r"\b1 passed, 4 deselected\b", output), output[-3000:]
+
+
+def test_an_added_wrong_case_fails_both_testbenches(workdir):
+    # The line above with one clock too many: it is the one that fails.
+    queries, added = _added(workdir, "added_wrong", wrong_cycles=1)
+    cycles = added["expect"]["cycles"]
+    sim = _run(_printed_with("sim").replace("--cores-root ip", "--cores-root added_wrong"),
+               workdir)
+    assert sim.returncode != 0 and "PASS" not in sim.stdout
+    assert (f"FAIL: tests/expect.jsonl line {queries + 1} (added by hand): query__cycles is "
+            f"{cycles - 1}, expected {cycles}") in sim.stdout, sim.stdout[-3000:]
+    cocotb = _run("python -m pytest added_wrong -k user", workdir)
+    output = cocotb.stdout + cocotb.stderr
+    assert cocotb.returncode == 1, output[-3000:]
+    assert (f"expect.jsonl line {queries + 1} (added by hand): query__cycles is {cycles - 1}, "
+            f"expected {cycles}") in output
+
+
+@pytest.mark.parametrize("version, floor_skips", [("5.006", True), ("5.036", False)])
+def test_cocotb_in_verilator_below_the_floor_skips(workdir, tmp_path, version, floor_skips):
+    # A Verilator that says it is VERSION (Debian 12's is 5.006, too old for
+    # cocotb 2's VPI); at the floor, the tests go on to build with it (and
+    # fail, the stand-in being no compiler).
+    fake = tmp_path / "verilator"
+    fake.write_text(f"#!/bin/sh\necho 'Verilator {version} 2023-01-22 rev (stand-in)'\n")
+    fake.chmod(0o755)
+    run = _run("SIM=verilator python -m pytest ip -k figures", workdir, first_on_path=[tmp_path])
+    output = run.stdout + run.stderr
+    if floor_skips:
+        assert run.returncode == 0, output[-3000:]
+        assert re.search(r"\b1 skipped\b", output), output[-3000:]
+        assert f"verilator {version} is older than 5.036, the oldest that cocotb 2 supports" \
+            in output
+    else:
+        assert run.returncode != 0 and "older than" not in output, output[-3000:]
 
 
 @pytest.mark.slow
@@ -243,8 +321,9 @@ def test_a_backstop_package_passes_its_testbench(tmp_path, monkeypatch):
     if shutil.which("iverilog") is None:
         pytest.skip("iverilog not installed")
     package = tmp_path / "pkg"
-    built = subprocess.run(["iverilog", "-g2005", "-I", "rtl", "-o", str(tmp_path / "tb"),
-                            "tb/axon_detector_tb.v", "rtl/axon_detector.v"], cwd=package,
+    built = subprocess.run(["iverilog", "-g2005", "-I", "rtl", "-I", "tb", "-o",
+                            str(tmp_path / "tb"), "tb/axon_detector_tb.v",
+                            "rtl/axon_detector.v"], cwd=package,
                            capture_output=True, text=True, timeout=600)
     assert built.returncode == 0, built.stderr
     run = subprocess.run(["vvp", str(tmp_path / "tb")], cwd=package, capture_output=True,
@@ -287,3 +366,114 @@ def test_port_fields_read_back_as_the_answer():
         fields["plies_scanned"] += 1
         assert Result.from_fields(result_layout.const(fields),
                                   upcoming_layout.const(upcoming)) != result
+
+
+def _bits(field):
+    width = field.width
+    return str(field.offset) if width == 1 else f"{field.offset + width - 1}:{field.offset}"
+
+
+def test_the_readme_defines_the_interface(workdir):
+    # What an integrator needs, in the package itself: every field of the
+    # move word and of both answers at its place, the squares, the barrier,
+    # castling, en passant, promotion, occupancy, root, count_limit, reset
+    # and the timing diagram of the exported configuration.
+    readme = (workdir / "ip" / "README.md").read_text()
+    for layout in (MoveWord.as_shape(), ResultLayout(SHIPPED.depth, backstop=True),
+                   UpcomingLayout(SHIPPED.depth)):
+        for name, field in layout:
+            assert re.search(rf"^\| `{name}` \| {_bits(field)} \| {field.width} \| \w",
+                             readme, flags=re.M), name
+    for words in ("0 = a1, 1 = b1, ... 7 = h1, 8 = a2, ...", "**The barrier bit**",
+                  "**Castling**", "**En passant**", "**Promotion**", "* `query__root`:",
+                  "* `query__count_limit`:", "bit *i* is 1 when square *i* is occupied",
+                  "## Reset", "## Timing"):
+        assert words in readme, words
+    assert draw(query_timing(SHIPPED), len(EXAMPLE_WORDS) - 1) in readme
+    # No placeholder is left, and the full docs are named by their paths.
+    assert "${" not in readme and "`docs/embedding.md`" in readme
+
+
+@pytest.mark.quick
+def test_a_field_added_to_a_layout_gets_its_row():
+    # The answer's tables come from the layouts: a field another version
+    # adds (here one of a later interface) has its row at its bits, words or not.
+    layout = data.StructLayout({**dict((name, field.shape) for name, field
+                                       in UpcomingLayout(SHIPPED.depth)), "upcoming_exact": 1})
+    table = field_table(layout, {})
+    offset = UpcomingLayout(SHIPPED.depth).size
+    assert f"| `upcoming_exact` | {offset} | 1 | see CHANGELOG.md |" in table
+    assert "upcoming_exact" not in field_table(UpcomingLayout(SHIPPED.depth), {})
+
+
+def _recorded_rows(config, timing):
+    """The one-bit ports of the timing diagram's example, clock period by
+    clock period, from a simulation of the detector; and what they read
+    before the first query."""
+    dut = AxonDetector(config)
+    top = len(EXAMPLE_WORDS) - 1
+    names = list(timing.rows())
+    rows = {name: [] for name in names}
+    after_reset = {}
+    ports = {"memory__write_en": dut.memory.write_en, "query__start": dut.query.start,
+             "query__busy": dut.query.busy, "query__done": dut.query.done,
+             "upcoming__done": dut.upcoming.done}
+
+    async def write(ctx, address):
+        ctx.set(dut.memory.write_addr, address)
+        ctx.set(dut.memory.write_word.as_value(), EXAMPLE_WORDS[address])
+        ctx.set(dut.memory.write_en, 1)
+
+    async def bench(ctx):
+        after_reset.update(busy=ctx.get(dut.query.busy), done=ctx.get(dut.query.done),
+                           result=ctx.get(dut.query.result.as_value()),
+                           upcoming=ctx.get(dut.upcoming.answer.as_value()))
+        ctx.set(dut.upcoming.occupancy, int(chess.Board().occupied))
+        ctx.set(dut.query.top, top)
+        ctx.set(dut.query.count_limit, EXAMPLE_COUNT_LIMIT)
+        # The list, and an earlier query whose answer the diagram shows.
+        for address in range(top + 1):
+            await write(ctx, address)
+            await ctx.tick()
+        ctx.set(dut.memory.write_en, 0)
+        ctx.set(dut.query.start, 1)
+        await ctx.tick()
+        ctx.set(dut.query.start, 0)
+        await ctx.tick().until(dut.upcoming.done)
+        # The drawn periods: two writes, the start, and on.
+        for period in range(timing.periods):
+            ctx.set(dut.memory.write_en, 0)
+            # The periods before the start write the last words up to the top.
+            if period < timing.start:
+                await write(ctx, top - timing.start + 1 + period)
+            ctx.set(dut.query.start, int(period == timing.start))
+            for name in names:
+                rows[name].append(ctx.get(ports[name]))
+            await ctx.tick()
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    return rows, after_reset
+
+
+def test_the_timing_diagram_is_the_detectors():
+    timing = query_timing(SHIPPED)
+    rows, after_reset = _recorded_rows(SHIPPED, timing)
+    assert rows == timing.rows()
+    # A diagram one clock off (done a clock late, upcoming__done on time)
+    # differs from what the detector does.
+    late = dataclasses.replace(timing, clocks=timing.clocks + 1,
+                               upcoming_after=timing.upcoming_after - 1)
+    assert rows != late.rows()
+    # The README's reset: nothing busy, no answer, every field 0.
+    assert after_reset == {"busy": 0, "done": 0, "result": 0, "upcoming": 0}
+
+
+@pytest.mark.quick
+def test_the_page_draws_the_readmes_diagram():
+    diagram = draw(query_timing(SHIPPED), len(EXAMPLE_WORDS) - 1)
+    shown = re.search(r"<!-- timing diagram: .*? -->\n```\n(.*?)\n```", EMBEDDING.read_text(),
+                      flags=re.S)
+    assert shown and shown.group(1) == diagram
