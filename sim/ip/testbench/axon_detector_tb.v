@@ -400,7 +400,7 @@ module tb;
     end
   endtask
 
-  reg more, content;
+  reg lines_left, line_content;
   initial begin
     name_fields;
     if (!$value$plusargs("expect=%s", path)) path = "tests/expect.jsonl";
@@ -410,18 +410,18 @@ module tb;
       $fatal(1, "no expectations");
     end
     line_number = 0;
-    read_line(more, content);
+    read_line(lines_left, line_content);
     check_header;
     repeat (2) @(negedge clk);
     rst = 0;
     @(negedge clk);
-    more = 1;
-    while (more) begin
-      read_line(more, content);
+    lines_left = 1;
+    while (lines_left) begin
+      read_line(lines_left, line_content);
       if (has_query) begin
         if (!has_cycles) cannot_read("a query without expect.cycles");
         replay;
-      end else if (content) begin
+      end else if (line_content) begin
         cannot_read("a line without a query");
       end
     end
