@@ -426,7 +426,7 @@ module tb;
       end
     end
     $fclose(file);
-    if (failures != 0) $fatal(1, "%0d wrong answer(s)", failures);
+    if (failures != 0) $fatal(1, "%0d wrong answer(s) in %0d queries", failures, queries);
     $display("PASS: %0d queries", queries);
     $finish;
   end
