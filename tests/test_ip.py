@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 import chess
+from amaranth.hdl import ClockDomain, Module
 from amaranth.lib import data
 from amaranth.sim import Simulator
 
@@ -458,6 +459,48 @@ def test_the_timing_diagram_is_the_detectors():
     assert rows != late.rows()
     # The README's reset: nothing busy, no answer, every field 0.
     assert after_reset == {"busy": 0, "done": 0, "result": 0, "upcoming": 0}
+
+
+def test_reset_is_as_the_readme_says():
+    # rst after an answer: busy, done and upcoming__done fall (done was
+    # high before it), and the move list keeps its words.
+    m = Module()
+    m.domains.sync = domain = ClockDomain("sync")
+    m.submodules.dut = dut = AxonDetector(SHIPPED)
+    top = len(EXAMPLE_WORDS) - 1
+    seen = {}
+
+    async def bench(ctx):
+        for address, word in enumerate(EXAMPLE_WORDS):
+            ctx.set(dut.memory.write_addr, address)
+            ctx.set(dut.memory.write_word.as_value(), word)
+            ctx.set(dut.memory.write_en, 1)
+            await ctx.tick()
+        ctx.set(dut.memory.write_en, 0)
+        ctx.set(dut.query.top, top)
+        ctx.set(dut.query.count_limit, EXAMPLE_COUNT_LIMIT)
+        ctx.set(dut.query.start, 1)
+        await ctx.tick()
+        ctx.set(dut.query.start, 0)
+        await ctx.tick().until(dut.upcoming.done)
+        seen["before"] = (ctx.get(dut.query.done), ctx.get(dut.upcoming.done))
+        ctx.set(domain.rst, 1)
+        await ctx.tick()
+        ctx.set(domain.rst, 0)
+        seen["after"] = (ctx.get(dut.query.busy), ctx.get(dut.query.done),
+                         ctx.get(dut.upcoming.done))
+        ctx.set(dut.memory.read_addr, top)
+        await ctx.tick()
+        seen["word"] = ctx.get(dut.memory.read_word.as_value())
+
+    sim = Simulator(m)
+    sim.add_clock(1e-8, domain="sync")
+    sim.add_testbench(bench)
+    sim.run()
+    assert seen == {"before": (1, 1), "after": (0, 0, 0), "word": EXAMPLE_WORDS[top]}
+    readme = (ROOT / "sim" / "ip" / "templates" / "README.md").read_text()
+    assert "`query__busy`, `query__done` and `upcoming__done` are 0" in readme
+    assert "Reset does not clear the move\nlist" in readme
 
 
 @pytest.mark.quick
