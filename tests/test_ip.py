@@ -35,7 +35,7 @@ from axon.sim.backends.session import GoldenSession, answers
 from axon.sim.cli.main import main
 from axon.sim.model.games import bundled_files, load_games
 from axon.sim.model.golden import Result
-from axon.sim.ip.package import VLNV_NAME
+from axon.sim.ip.package import VLNV_NAME, fields_text
 from axon.sim.ip.readme import field_table
 from axon.sim.ip.timing import EXAMPLE_COUNT_LIMIT, EXAMPLE_WORDS, draw, query_timing
 
@@ -394,6 +394,22 @@ def test_a_field_added_to_a_layout_gets_its_row():
     offset = UpcomingLayout(SHIPPED.depth).size
     assert f"| `upcoming_exact` | {offset} | 1 | see CHANGELOG.md |" in table
     assert "upcoming_exact" not in field_table(UpcomingLayout(SHIPPED.depth), {})
+
+
+@pytest.mark.quick
+def test_the_verilog_testbench_finds_every_field_by_name():
+    # Its table comes from the layouts, as the header's offsets do: each
+    # field of both answers, under the header's names for its place.
+    text = fields_text(SHIPPED)
+    named = re.findall(r'field_vector\[(\d+)\] = (\w+); field_name\[\1\] = "(\w+)";\n'
+                       r'\s*field_lsb\[\1\] = AXON_DETECTOR_(\w+)_LSB; '
+                       r'field_width\[\1\] = AXON_DETECTOR_\4_WIDTH;', text)
+    layouts = [("RESULT", ResultLayout(SHIPPED.depth, backstop=SHIPPED.backstop)),
+               ("UPCOMING", UpcomingLayout(SHIPPED.depth))]
+    expected = [(vector, name, f"{vector}_{name.upper()}")
+                for vector, layout in layouts for name, _ in layout]
+    assert [(vector, name, place) for _, vector, name, place in named] == expected
+    assert f"localparam FIELDS = {len(expected)};" in text
 
 
 def _recorded_rows(config, timing):
