@@ -1,8 +1,10 @@
 """The exported Verilog as a Verilog shop sees it: Verilator's lint, the
-documented port list, and a plain testbench in Icarus and Verilator.
+documented port list, and the IP package's plain Verilog testbench in
+Icarus and Verilator, as the "In Verilog" section prints its commands.
 
 Each tool's test skips cleanly where the tool is not installed."""
 
+import json
 import os
 import re
 import shutil
@@ -21,7 +23,10 @@ CAPABILITY = "Verilog lint and testbenches"
 
 
 ROOT = Path(__file__).resolve().parent.parent
-TESTBENCH = ROOT / "docs" / "axon_detector_tb.v"
+# The one source of the plain Verilog testbench: `axon export --ip` copies it.
+TESTBENCH = ROOT / "sim" / "ip" / "testbench" / "axon_detector_tb.v"
+# The page runs the testbench's commands in the package it exports.
+IN_PACKAGE = "cd ip && "
 # What `axon export` writes by default: the repetition core alone.
 CORE = SHIPPED.replace(upcoming=False)
 
@@ -89,14 +94,14 @@ def _tools(command):
     return {part.split()[0] for part in command.split("&&")}
 
 
-def _run_as_printed(directory, commands, testbench=TESTBENCH):
-    """Run ``commands`` one by one in ``directory``, beside the testbench,
-    through the shell, exactly as printed; return the failed ones with their
-    exit status and output."""
-    shutil.copy(testbench, directory / TESTBENCH.name)
+def _run_as_printed(directory, commands):
+    """Run ``commands`` one by one in ``directory`` through the shell,
+    exactly as printed; return the failed ones with their exit status and
+    output."""
     # `axon` is the one installed beside the interpreter running the tests.
-    env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent),
-                                                 os.environ.get("PATH", "")]))
+    env = dict(os.environ, AMARANTH_USE_YOSYS="builtin",
+               PATH=os.pathsep.join([str(Path(sys.executable).parent),
+                                     os.environ.get("PATH", "")]))
     failed = []
     for command in commands:
         run = subprocess.run(command, shell=True, cwd=directory, env=env, capture_output=True,
@@ -111,30 +116,40 @@ def test_the_header_and_the_page_print_the_same_commands():
     header, page = _printed_in_header(), _printed_on_page()
     assert any("iverilog" in command for command in header)
     assert any("verilator --binary" in command for command in header)
-    assert set(header) <= set(page), set(header) - set(page)
+    in_package = {command[len(IN_PACKAGE):] for command in page
+                  if command.startswith(IN_PACKAGE)}
+    assert set(header) <= in_package, set(header) - in_package
+    assert "axon export --ip ip" in page
 
 
 @pytest.mark.parametrize("simulator", ["iverilog", "verilator"])
 def test_printed_commands_run_as_printed(tmp_path, simulator):
     if shutil.which(simulator) is None:
         pytest.skip(f"{simulator} is not installed")
-    commands = list(dict.fromkeys(_printed_in_header() + _printed_on_page()))
+    # The header's commands are the page's, in the package's directory.
+    commands = _printed_on_page()
     mine = [command for command in commands if _tools(command) & {"axon", simulator}]
-    assert mine[0].startswith("axon export") and len(mine) >= 2
+    assert mine[0].startswith("axon export") and len(mine) >= 3
     assert _run_as_printed(tmp_path, mine) == []
 
 
 @_needs("iverilog")
 def test_a_wrong_answer_fails_the_printed_command(tmp_path):
-    # The same bench expecting a count of 3 where the detector finds 2.
-    bench = TESTBENCH.read_text().replace("query(7, 3, 2, 1);", "query(7, 3, 3, 1);")
-    assert "query(7, 3, 3, 1);" in bench
-    wrong = tmp_path / "wrong" / TESTBENCH.name
-    wrong.parent.mkdir()
-    wrong.write_text(bench)
-    commands = [command for command in dict.fromkeys(_printed_in_header())
+    # The page's package with one answer changed: the first query of the
+    # paper's figures says one clock more than it takes. Its lines up to it
+    # are enough (a group writes every word it reads).
+    commands = [command for command in _printed_on_page()
                 if _tools(command) & {"axon", "iverilog"}]
-    failed = _run_as_printed(tmp_path, commands, testbench=wrong)
-    assert [command for command, _, _ in failed] == [commands[-1]]
-    command, status, output = failed[0]
-    assert status == 1 and "FAIL: top 7 root 3" in output and "PASS" not in output
+    export, icarus = commands[-2:]
+    assert export == "axon export --ip ip" and "iverilog" in icarus
+    assert _run_as_printed(tmp_path, [export]) == []
+    expect = tmp_path / "ip" / "tests" / "expect.jsonl"
+    header, first = [json.loads(line) for line in expect.read_text().splitlines()[:2]]
+    first["expect"]["cycles"] += 1
+    expect.write_text(json.dumps(header) + "\n" + json.dumps(first) + "\n")
+    failed = _run_as_printed(tmp_path, [icarus])
+    assert [command for command, _, _ in failed] == [icarus]
+    _, status, output = failed[0]
+    assert status == 1 and "PASS" not in output
+    assert f"FAIL: tests/expect.jsonl line 2 ({first['case']}): query__cycles is " \
+           f"{first['expect']['cycles'] - 1}, expected {first['expect']['cycles']}" in output

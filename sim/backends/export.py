@@ -15,6 +15,7 @@ the golden model.
 import importlib.metadata
 import os
 import re
+import textwrap
 
 from amaranth.back import rtlil, verilog
 from amaranth.hdl import Shape
@@ -96,6 +97,11 @@ def _piece_name(code):
     return ("WHITE_" if letter.isupper() else "BLACK_") + names[letter.upper()]
 
 
+def _comment(text):
+    """``text`` as Verilog comment lines."""
+    return [f"// {line}" for line in textwrap.wrap(text, width=77)]
+
+
 def header_text(dut, name=DESIGN_NAME):
     """The ``localparam`` header for an exported detector."""
     prefix = name.upper()
@@ -109,8 +115,13 @@ def header_text(dut, name=DESIGN_NAME):
         f"{config.rules.value}{config.note}.",
         f"// Include it inside the module that instantiates {name} (a localparam",
         f"// belongs in a module body; at file scope Verilog-2005 refuses it).",
-        f"// Clock and reset: clk, and rst, synchronous and active high; after reset",
-        f"// query__done is 0 until the first answer.",
+        f"// Clock and reset: clk, whose rising edge samples every input; rst,",
+        f"// synchronous and active high (hold it for a clock). After reset query__busy",
+        f"// and query__done are 0 (done until the first answer). Reset does not clear",
+        f"// the move list: write every word a query reads.",
+        f"// Squares: 0 = a1, 1 = b1, ... 7 = h1, 8 = a2, ... 63 = h8 (8 * rank + file).",
+        f"// The move list holds one move word a ply, oldest at address 0; a query asks",
+        f"// about the position after the word at query__top.",
         f"// Interface version {VERSION}: the ports, their fields and their meaning as",
         f"// CHANGELOG.md records them. A testbench written for one version can check",
         f"// the major and minor numbers (before 1.0, a new minor number may break it).",
@@ -121,18 +132,39 @@ def header_text(dut, name=DESIGN_NAME):
         f"localparam {prefix}_ADDR_BITS = {Shape.cast(range(config.depth)).width};",
         f"localparam {prefix}_CHAINS = {config.chains};",
         f"localparam {prefix}_COUNT_LIMIT_MAX = {COUNT_LIMIT_MAX};",
-        f"// A query that applies P words raises done {config.latency_words} clocks",
-        f"// after the clock that samples start.",
+        f"// Timing: a write (memory__write_en) stores on the rising edge, one word a",
+        f"// clock; it is refused (memory__write_refused high, nothing stored) on the",
+        f"// clock that samples query__start and while query__busy. A query starts on",
+        f"// the clock that samples start high while not busy (it may follow the last",
+        f"// write at once): busy rises and done falls after it, and done rises again",
+        f"// C clocks later, with busy falling; query__result and query__cycles (= C)",
+        f"// are valid while done is high, until the next start. Hold top, root,",
+        f"// count_limit and upcoming__occupancy steady until upcoming__done.",
+        *_comment(f"A query that applies P words (a legal game's) takes C = "
+                  f"{config.latency_words} clocks."),
         f"localparam {prefix}_LATENCY_OVERHEAD = {config.latency_overhead};",
         f"// Ports: query__* (start, top, root, count_limit in; busy, done, result, cycles",
         f"// out),",
         f"// memory__* (write_addr, write_word, write_en in, write_refused out; read_addr",
         f"// in, read_word out) and upcoming__* (occupancy in; answer, done out).",
         f"// query__root is signed, two's complement: the address of the last word of the",
-        f"// game history (a search starts from the position after it), -1 for none.",
+        f"// game history (a search starts from the position after it), -1 for none. A",
+        f"// repetition after that position is a draw at once (result.draw), one of the",
+        f"// game history only as a third occurrence.",
+        f"// query__count_limit: stop after this many equal positions (1: at the first),",
+        f"// once the draw is decided; 0 stops before the first word.",
+        f"// upcoming__occupancy: bit i is 1 when square i is occupied (either side) in",
+        f"// the queried position.",
         f"localparam {prefix}_ROOT_BITS = {Shape.cast(range(-1, config.depth)).width};",
         f"localparam {prefix}_ROOT_NONE = -1;",
-        f"// The move word (memory__write_word, memory__read_word).",
+        f"// The move word (memory__write_word, memory__read_word): from_sq and to_sq",
+        f"// (squares), piece (the moving piece's code, below) and barrier: set on a",
+        f"// capture, a pawn move (promotion and en passant included), castling, a move",
+        f"// that changes castling rights, the move played from a position with a legal",
+        f"// en-passant capture, and a null move (from 0, to 0, piece NONE); no earlier",
+        f"// position can recur after it, and the scan stops there. Castling is the",
+        f"// king's move alone (e1-g1: 4 to 6); en passant the capturing pawn's, to the",
+        f"// square it lands on; a promotion the pawn's, with the pawn's code.",
         f"localparam {prefix}_WORD_BITS = {WORD_BITS};",
         *_fields(f"{prefix}_WORD", MoveWord.as_shape()),
         f"// Its piece codes (the paper's Table 1): the colour bit (8) is Black.",
