@@ -1,0 +1,489 @@
+"""``axon uci``: the engine driven by the chess programs that speak UCI.
+
+Every test starts the installed script, as a GUI does: python-chess's
+engine client (``chess.engine.SimpleEngine``) for the handshake, the
+analysis, the draws and the games; the plain pipe for the fastchess
+compliance steps and the protocol's edges (a bad position, a stop, Ctrl-C).
+At a fixed depth the engine must search the tree of ``axon search`` on the
+same history, node for node; the draws of the detector must be
+python-chess's, and without a repetition test they must be gone.
+"""
+
+import contextlib
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import chess
+import chess.engine
+import chess.pgn
+import pytest
+
+from axon.sim.cli.uci import uci_score
+from axon.sim.engine.search import game_over
+from axon.sim.engine.trace import check_trace, read_trace
+from axon.sim.model.games import load_games
+from axon.sim.model.generate import random_endgame, random_game
+
+
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "the UCI engine"
+
+
+AXON = os.path.join(os.path.dirname(sys.executable), "axon")
+DATA = os.path.join(os.path.dirname(__file__), os.pardir, "sim", "data")
+
+# White is a rook down and checks on e8 and h5 for ever: the history has
+# been round the cycle twice, so the next check's position is a third
+# occurrence, a draw the search sees at depth 2.
+PERPETUAL = "8/6pk/8/8/1r6/q7/5PPP/3Q2K1 w - - 0 1"
+PERPETUAL_HISTORY = "d1h5 h7g8 h5e8 g8h7 e8h5 h7g8 h5e8 g8h7".split()
+PERPETUAL_CHECK = "e8h5"
+# White is a rook up; the kings have stepped out and back twice, so the
+# root is the third occurrence, and the king's step the search without a
+# repetition test plays first (g1h2) would repeat a position a third time.
+AVOID = "7k/8/8/8/8/8/8/R5K1 w - - 0 1"
+AVOID_HISTORY = "g1h2 h8g8 h2g1 g8h8 g1h2 h8g8 h2g1 g8h8".split()
+REPEATING_STEP = "g1h2"
+
+
+@contextlib.contextmanager
+def open_engine(*args):
+    """``axon uci ARGS`` under python-chess's client, sent ``quit`` at the end
+    (leaving the ``with`` alone would kill it before its trace is closed)."""
+    engine = chess.engine.SimpleEngine.popen_uci([AXON, "uci", *args], timeout=120)
+    try:
+        yield engine
+    finally:
+        try:
+            engine.quit()
+        finally:
+            engine.close()
+
+
+def board_after(fen, moves):
+    board = chess.Board(fen)
+    for move in moves:
+        board.push_uci(move)
+    return board
+
+
+class Pipe:
+    """``axon uci`` on a plain pipe: send lines, read lines until one matches."""
+
+    def __init__(self, *args):
+        self.process = subprocess.Popen([AXON, "uci", *args], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True, bufsize=1)
+        self.lines = []
+
+    def send(self, *lines):
+        for line in lines:
+            self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def until(self, prefix, timeout=120):
+        """The lines read up to and including the first that starts with ``prefix``."""
+        found = []
+        reader = threading.Thread(target=lambda: found.extend(self._read(prefix)), daemon=True)
+        reader.start()
+        reader.join(timeout)
+        assert found and found[-1].startswith(prefix), \
+            f"no {prefix!r} within {timeout} s; read {found or self.lines}"
+        return found
+
+    def _read(self, prefix):
+        lines = []
+        for line in self.process.stdout:
+            line = line.rstrip("\n")
+            self.lines.append(line)
+            lines.append(line)
+            if line.startswith(prefix):
+                break
+        return lines
+
+    def close(self):
+        """Quit; the exit status and standard error."""
+        try:
+            self.send("quit")
+        except BrokenPipeError:
+            pass
+        rest, stderr = self.process.communicate(timeout=60)
+        self.lines.extend(rest.splitlines())
+        return self.process.returncode, stderr
+
+
+@pytest.fixture
+def pipe():
+    opened = []
+
+    def start(*args):
+        opened.append(Pipe(*args))
+        return opened[-1]
+    yield start
+    for each in opened:
+        if each.process.poll() is None:
+            each.process.kill()
+            each.process.communicate()
+
+
+# -- the handshake --------------------------------------------------------------
+
+@pytest.mark.quick
+def test_handshake_names_the_engine_and_its_options():
+    with open_engine() as engine:
+        assert engine.id["name"].startswith("axon ") and engine.id["author"]
+        options = engine.options
+        assert options["Repetition"].var == ["detector", "python-chess", "off"]
+        assert options["Repetition"].default == "detector"
+        assert options["Backend"].var == ["golden", "pysim", "cxxrtl"]
+        assert options["Port"].type == "string"
+        for name in ("UpcomingRepetition", "NullMove", "Ponder"):
+            assert options[name].type == "check" and options[name].default is False
+        for name in ("Threads", "Hash"):
+            assert options[name].type == "spin"
+        engine.configure({"Repetition": "python-chess", "Threads": 2, "Hash": 64,
+                          "UpcomingRepetition": True, "NullMove": True})
+        engine.ping()
+
+
+def test_flags_are_the_options_defaults():
+    # A GUI that runs a fixed configuration gives flags; they show as defaults.
+    with open_engine("--repetition", "off", "--null-move", "--threads", "3") as engine:
+        assert engine.options["Repetition"].default == "off"
+        assert engine.options["NullMove"].default is True
+        assert engine.options["Threads"].default == 3
+
+
+def test_options_say_what_they_do(pipe):
+    engine = pipe()
+    engine.send("setoption name Threads value 4", "setoption name Hash value 128",
+                "setoption name Port value sim://icebreaker", "setoption name Port value",
+                "setoption name Repetition value sometimes", "setoption name Colour value red",
+                "isready")
+    lines = engine.until("readyok")
+    said = "\n".join(lines)
+    assert "info string Threads 4: accepted; the search runs in one thread" in said
+    assert "info string Hash 128: accepted; the engine keeps no table" in said
+    assert "info string Port sim://icebreaker takes the place of Backend golden" in said
+    assert "info string Port unset: Backend golden is the detector" in said
+    assert "Repetition 'sometimes'" in said and "no option 'Colour'" in said
+    assert all(line.startswith(("info string", "readyok")) for line in lines), lines
+    assert engine.close() == (0, "")
+
+
+# -- the fastchess compliance steps ---------------------------------------------
+
+def test_fastchess_compliance_steps(pipe):
+    engine = pipe()
+    engine.send("uci")
+    lines = engine.until("uciok")
+    assert any(line.startswith("id name ") for line in lines)
+    assert any(line.startswith("id author ") for line in lines)
+    engine.send("isready")
+    engine.until("readyok")
+    fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    engine.send(f"position fen {fen}", "go wtime 100")
+    lines = engine.until("bestmove")
+    scored = [line for line in lines if line.startswith("info") and " score " in line]
+    assert scored, lines
+    best = lines[-1].split()[1]
+    assert chess.Move.from_uci(best) in chess.Board(fen).legal_moves
+    engine.send("position startpos moves e2e4 e7e5", "go wtime 100")
+    best = engine.until("bestmove")[-1].split()[1]
+    assert chess.Move.from_uci(best) in board_after(chess.STARTING_FEN, ["e2e4", "e7e5"]) \
+        .legal_moves
+    assert engine.close() == (0, "")
+
+
+# -- a fixed depth is axon search's tree ------------------------------------------
+
+def _generated(seed):
+    """A seeded endgame that repeats, written to a PGN: the start, its moves,
+    and a ply whose position has occurred before."""
+    rng = random.Random(seed)
+    start, moves = random_game(rng, 60, random_endgame(rng))
+    board, plies = start.copy(), []
+    for ply, move in enumerate(moves, start=1):
+        board.push(move)
+        if board.is_repetition(2) and not board.is_repetition(3) and not game_over(board):
+            plies.append(ply)
+    return start, moves, plies[len(plies) // 2]
+
+
+def _history(case, tmp_path):
+    """``(PGN path, game, ply, depth, start board, moves to the ply)``."""
+    if case == "diep-axon":
+        game = load_games(os.path.join(DATA, "diep_axon.pgn"))[0]
+        return os.path.join(DATA, "diep_axon.pgn"), 1, 98, 4, game.board, game.moves[:98]
+    seed = {"seed-11": 11, "seed-12": 12}[case]
+    start, moves, ply = _generated(seed)
+    game = chess.pgn.Game.from_board(board_after(start.fen(), [m.uci() for m in moves]))
+    path = tmp_path / f"{case}.pgn"
+    path.write_text(str(game) + "\n")
+    return str(path), 1, ply, 4, start, moves[:ply]
+
+
+@pytest.mark.parametrize("case", ["diep-axon", "seed-11", "seed-12"])
+def test_analyse_at_a_depth_is_axon_search(case, tmp_path):
+    path, game, ply, depth, start, moves = _history(case, tmp_path)
+    board = start.copy()
+    for move in moves:
+        board.push(move)
+    # The position has occurred before: its history holds a repetition.
+    assert board.is_repetition(2)
+    search = subprocess.run([AXON, "search", path, "--game", str(game), "--ply", str(ply),
+                             "--depth", str(depth), "--json", "-q"],
+                            capture_output=True, text=True, timeout=300)
+    assert search.returncode == 0, search.stderr
+    depths = json.loads(search.stdout)["runs"][0]["depths"]
+    assert any(row["repetitions"] for row in depths)
+    with open_engine() as engine:
+        info = engine.analyse(board, chess.engine.Limit(depth=depth))
+    score = info["score"].relative
+    assert info["depth"] == depth
+    assert info["nodes"] == sum(row["nodes"] for row in depths)
+    assert info["pv"][0].uci() == depths[-1]["uci"]
+    assert (f"mate {score.mate()}" if score.is_mate() else f"cp {score.score()}") == \
+        uci_score(depths[-1]["score"])
+
+
+# -- the draws -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("repetition, draws", [("detector", True), ("python-chess", True),
+                                               ("off", False)])
+def test_perpetual_check_is_found(repetition, draws):
+    board = board_after(PERPETUAL, PERPETUAL_HISTORY)
+    with open_engine() as engine:
+        engine.configure({"Repetition": repetition})
+        info = engine.analyse(board, chess.engine.Limit(depth=2))
+    score = info["score"].relative
+    if draws:
+        assert (info["pv"][0].uci(), score.score()) == (PERPETUAL_CHECK, 0)
+    else:
+        # Blind to the draw, the rook down is all the search sees.
+        assert info["pv"][0].uci() != PERPETUAL_CHECK and score.score() < -200
+
+
+@pytest.mark.parametrize("repetition, avoids", [("detector", True), ("python-chess", True),
+                                                ("off", False)])
+def test_winning_side_avoids_the_repetition(repetition, avoids):
+    board = board_after(AVOID, AVOID_HISTORY)
+    with open_engine("--repetition", repetition) as engine:
+        played = engine.play(board, chess.engine.Limit(depth=3), info=chess.engine.INFO_SCORE)
+    assert played.move in board.legal_moves
+    assert played.info["score"].relative.score() == 500
+    assert (played.move.uci() != REPEATING_STEP) == avoids
+
+
+# -- a game ----------------------------------------------------------------------------
+
+def finished(board):
+    """Whether the game is over by the rules, as an arbiter ends it: mate,
+    stalemate, dead position, the 75-move rule, fivefold; or a draw a
+    player claims: a position's third occurrence, fifty moves. (python-chess's
+    ``claim_draw`` also counts a third occurrence one legal move away, which
+    the player to move need not play.)"""
+    return board.is_game_over() or board.is_repetition(3) or board.can_claim_fifty_moves()
+
+
+def play_game(white, black, board, limit, max_plies=None):
+    """Play ``white`` against ``black`` from ``board`` until the game ends by
+    the rules (or after ``max_plies``); every move must be legal."""
+    plies = 0
+    while not finished(board):
+        if max_plies is not None and plies >= max_plies:
+            break
+        engine = white if board.turn == chess.WHITE else black
+        played = engine.play(board, limit)
+        assert played.move is not None and played.move in board.legal_moves, \
+            f"{played.move} is not legal in {board.fen()}"
+        board.push(played.move)
+        plies += 1
+    return board
+
+
+def test_a_game_against_itself_ends_by_the_rules():
+    # A rook up from the history that repeats: the winner must avoid the
+    # third occurrence, and the game ends in mate or by a rule of draws.
+    board = board_after(AVOID, AVOID_HISTORY[:4])
+    with open_engine() as engine:
+        play_game(engine, engine, board, chess.engine.Limit(depth=2))
+    assert finished(board) and len(board.move_stack) > 4, board.fen()
+
+
+# -- the protocol's edges ------------------------------------------------------------
+
+def test_stop_gets_a_legal_bestmove(pipe):
+    engine = pipe()
+    engine.send("position startpos moves e2e4 e7e5 g1f3", "go infinite")
+    engine.until("info depth 2")
+    engine.send("stop")
+    best = engine.until("bestmove")[-1].split()
+    board = board_after(chess.STARTING_FEN, ["e2e4", "e7e5", "g1f3"])
+    assert chess.Move.from_uci(best[1]) in board.legal_moves
+    board.push_uci(best[1])
+    assert chess.Move.from_uci(best[3]) in board.legal_moves
+    # quit during a search answers too, then ends the engine.
+    engine.send("go infinite")
+    engine.until("info depth 1")
+    code, stderr = engine.close()
+    assert code == 0 and stderr == ""
+    assert engine.lines[-1].startswith("bestmove ")
+
+
+def test_bad_positions_are_named_and_the_engine_goes_on(pipe):
+    engine = pipe()
+    engine.send("position startpos moves e2e4", "position fen not/a/fen w - - 0 1",
+                "position startpos moves e2e4 e7e5 e1e3", "what is this", "go depth 1")
+    lines = engine.until("bestmove")
+    said = "\n".join(lines)
+    assert "info string position refused: fen 'not/a/fen w - - 0 1'" in said
+    assert "info string position refused: move 3 (e1e3): illegal in" in said
+    # The position stays the last good one: black to move after e2e4.
+    best = lines[-1].split()[1]
+    assert chess.Move.from_uci(best) in board_after(chess.STARTING_FEN, ["e2e4"]).legal_moves
+    # A null move in the game: the side to move passes.
+    engine.send("position startpos moves e2e4 0000", "go depth 1")
+    best = engine.until("bestmove")[-1].split()[1]
+    assert chess.Move.from_uci(best) in \
+        board_after(chess.STARTING_FEN, ["e2e4", "0000"]).legal_moves
+    # A game already over: no move, and why.
+    engine.send("position startpos moves f2f3 e7e5 g2g4 d8h4", "go depth 1")
+    lines = engine.until("bestmove")
+    assert lines[-1] == "bestmove 0000"
+    assert any(line.startswith("info string the game is over: checkmate") for line in lines)
+    assert all(line.startswith(("info ", "bestmove ")) for line in engine.lines)
+    assert engine.close() == (0, "")
+
+
+def _restore_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.setpgrp()
+
+
+def test_ctrl_c_ends_the_engine_cleanly():
+    process = subprocess.Popen([AXON, "uci"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, preexec_fn=_restore_sigint)
+    with process:
+        process.stdin.write("position startpos\ngo infinite\n")
+        process.stdin.flush()
+        assert process.stdout.readline().startswith("info depth 1")
+        os.killpg(process.pid, signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert stderr == "axon uci: interrupted\n"
+    assert "bestmove" in stdout
+
+
+def test_trace_checks_every_query_against_python_chess(tmp_path):
+    trace = tmp_path / "uci.jsonl.gz"
+    board = board_after(PERPETUAL, PERPETUAL_HISTORY)
+    with open_engine("--trace", str(trace)) as engine:
+        engine.analyse(board, chess.engine.Limit(depth=2))
+        board.push_uci(PERPETUAL_CHECK)
+        board.push_uci("h7g8")
+        engine.analyse(board, chess.engine.Limit(depth=1))
+    rows = read_trace(str(trace))
+    assert len({row["root"] for row in rows}) == 2
+    assert rows and any(row["draw"] for row in rows)
+    assert check_trace(rows) == []
+
+
+def _depth_lines(lines):
+    """The ``info depth`` lines without their clock (time, nps)."""
+    kept = []
+    for line in lines:
+        if line.startswith("info depth "):
+            words = line.split()
+            kept.append(" ".join(word for index, word in enumerate(words)
+                                 if not {words[index - 1], word} & {"time", "nps"}))
+    return kept
+
+
+def test_cxxrtl_backend_is_made_ready_and_searches_the_golden_tree(pipe):
+    if shutil.which("g++") is None:
+        pytest.skip("the CXXRTL model is compiled with g++, not on PATH")
+    position = f"position fen {PERPETUAL} moves {' '.join(PERPETUAL_HISTORY)}"
+    golden = pipe()
+    golden.send(position, "go depth 2")
+    expected = golden.until("bestmove")
+    engine = pipe()
+    # The model compiles before readyok, which GUIs wait on, saying so.
+    engine.send("setoption name Backend value cxxrtl", "isready")
+    lines = engine.until("readyok", timeout=600)
+    assert lines[0] == "info string Backend cxxrtl: making the detector ready"
+    engine.send(position, "go depth 2")
+    found = engine.until("bestmove")
+    assert _depth_lines(found) == _depth_lines(expected) and found[-1] == expected[-1]
+    assert len(_depth_lines(found)) == 2
+    assert engine.close() == (0, "")
+
+
+# -- long games: --runslow ---------------------------------------------------------------
+
+@pytest.mark.slow
+def test_timed_games_never_lose_on_time():
+    # Four games at 10+0.1 from the start position, each side's clock kept
+    # here as a GUI keeps it.
+    with open_engine() as first, open_engine() as second:
+        for game in range(4):
+            board = chess.Board()
+            clocks = {chess.WHITE: 10.0, chess.BLACK: 10.0}
+            white, black = (first, second) if game % 2 == 0 else (second, first)
+            while not finished(board) and board.ply() < 300:
+                engine = white if board.turn == chess.WHITE else black
+                began = time.monotonic()
+                played = engine.play(board, chess.engine.Limit(
+                    white_clock=clocks[chess.WHITE], black_clock=clocks[chess.BLACK],
+                    white_inc=0.1, black_inc=0.1))
+                clocks[board.turn] -= time.monotonic() - began
+                assert clocks[board.turn] > 0, f"game {game + 1}: lost on time at ply " \
+                                               f"{board.ply()}"
+                clocks[board.turn] += 0.1
+                assert played.move in board.legal_moves
+                board.push(played.move)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("start, history", [(PERPETUAL, PERPETUAL_HISTORY),
+                                            (AVOID, AVOID_HISTORY)])
+def test_games_against_stockfish(start, history, tmp_path):
+    if shutil.which("stockfish") is None:
+        pytest.skip("the games against Stockfish need stockfish, not on PATH")
+    trace = tmp_path / "uci.jsonl.gz"
+    board = board_after(start, history)
+    stockfish = chess.engine.SimpleEngine.popen_uci("stockfish")
+    try:
+        stockfish.configure({"Skill Level": 0})
+        with open_engine("--trace", str(trace)) as engine:
+            plies = 0
+            while not finished(board) and plies < 120:
+                if board.turn == chess.WHITE:
+                    played = engine.play(board, chess.engine.Limit(depth=2))
+                else:
+                    played = stockfish.play(board, chess.engine.Limit(depth=1))
+                assert played.move in board.legal_moves
+                board.push(played.move)
+                plies += 1
+    finally:
+        stockfish.quit()
+    rows = read_trace(str(trace))
+    assert rows and check_trace(rows) == []
+    assert finished(board) or plies == 120
+
+
+@pytest.mark.slow
+def test_a_game_over_a_simulated_board():
+    if shutil.which("g++") is None:
+        pytest.skip("the CXXRTL board is compiled with g++, not on PATH")
+    board = board_after(PERPETUAL, PERPETUAL_HISTORY)
+    with open_engine("--port", "cxxrtl://icebreaker") as engine:
+        play_game(engine, engine, board, chess.engine.Limit(depth=2), max_plies=12)
+    assert finished(board)
