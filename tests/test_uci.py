@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -38,6 +39,7 @@ CAPABILITY = "the UCI engine"
 
 AXON = os.path.join(os.path.dirname(sys.executable), "axon")
 DATA = os.path.join(os.path.dirname(__file__), os.pardir, "sim", "data")
+UCI_PAGE = os.path.join(os.path.dirname(__file__), os.pardir, "docs", "uci.md")
 
 # White is a rook down and checks on e8 and h5 for ever: the history has
 # been round the cycle twice, so the next check's position is a third
@@ -318,6 +320,20 @@ def test_a_game_against_itself_ends_by_the_rules():
     assert finished(board) and len(board.move_stack) > 4, board.fen()
 
 
+def test_the_pages_match_script_prints_what_the_page_shows():
+    # The script as the page prints it, with axon on the PATH, as a reader runs it.
+    with open(UCI_PAGE) as page:
+        text = page.read()
+    script = re.search(r"<!-- script: match -->\n```python\n(.*?)```", text, re.S).group(1)
+    shown = re.search(r"<!-- output of the script: match -->\n```\n(.*?)```", text,
+                      re.S).group(1)
+    env = {**os.environ, "PATH": os.path.dirname(AXON) + os.pathsep + os.environ["PATH"]}
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == shown
+
+
 # -- the protocol's edges ------------------------------------------------------------
 
 def test_stop_gets_a_legal_bestmove(pipe):
@@ -455,11 +471,13 @@ def test_timed_games_never_lose_on_time():
 @pytest.mark.parametrize("start, history", [(PERPETUAL, PERPETUAL_HISTORY),
                                             (AVOID, AVOID_HISTORY)])
 def test_games_against_stockfish(start, history, tmp_path):
-    if shutil.which("stockfish") is None:
-        pytest.skip("the games against Stockfish need stockfish, not on PATH")
+    # Debian installs it in /usr/games, which a shell's PATH may leave out.
+    found = shutil.which("stockfish") or shutil.which("stockfish", path="/usr/games")
+    if found is None:
+        pytest.skip("the games against Stockfish need stockfish, not on PATH nor in /usr/games")
     trace = tmp_path / "uci.jsonl.gz"
     board = board_after(start, history)
-    stockfish = chess.engine.SimpleEngine.popen_uci("stockfish")
+    stockfish = chess.engine.SimpleEngine.popen_uci(found)
     try:
         stockfish.configure({"Skill Level": 0})
         with open_engine("--trace", str(trace)) as engine:

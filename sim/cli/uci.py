@@ -44,6 +44,12 @@ MOVE_OVERHEAD_MS = 30
 # Moves a clock is shared over when the GUI does not say (movestogo).
 MOVES_TO_GO = 30
 THREADS_MAX = 256
+# axon uci --bench: the position, the search's time, and how many stops are timed.
+BENCH_POSITION = "position startpos moves e2e4 e7e5 g1f3 b8c6 f1b5 a7a6"
+BENCH_POSITION_NAME = "the Ruy Lopez after 3...a6"
+BENCH_MOVETIME_MS = 3000
+BENCH_STOPS = 10
+BENCH_STOP_AFTER = 0.3
 HASH_MAX = 33554432
 
 _EPILOG = """\
@@ -85,6 +91,12 @@ def register(commands):
     parser.add_argument("--trace", metavar="FILE",
                         help="write every search's start, then one JSON row per detector "
                              "query with its path, as axon search --trace (.jsonl, .jsonl.gz)")
+    parser.add_argument("--bench", action="store_true",
+                        help="read no commands: measure the engine's nodes per second "
+                             f"(go movetime {BENCH_MOVETIME_MS} from {BENCH_POSITION_NAME}) "
+                             f"and the time from a stop to its bestmove ({BENCH_STOPS} stops, each "
+                             f"{BENCH_STOP_AFTER} s after a go infinite), "
+                             "with these options, and print them")
     parser.set_defaults(func=uci_command)
 
 
@@ -431,9 +443,15 @@ class Detector:
             return Board(open_transport(options.port, log=say))
         config = config_from(argparse.Namespace(), gateware=options.backend != "golden")
         extra = {"log": say} if options.backend == "cxxrtl" else {}
-        if options.backend != "golden":
-            say(f"Backend {options.backend}: making the detector ready")
-        return BACKENDS[options.backend](config, **extra)
+        if options.backend == "golden":
+            return BACKENDS["golden"](config)
+        say(f"Backend {options.backend}: making the detector ready")
+        session = BACKENDS[options.backend](config, **extra)
+        # The model is built (CXXRTL) or elaborated (pysim) at its first
+        # call: made here, before readyok, not in the first search.
+        session.load([])
+        say(f"Backend {options.backend}: ready")
+        return session
 
     def close_session(self):
         if self.session is not None and hasattr(self.session, "close"):
@@ -533,6 +551,7 @@ class Thinking:
             self.trace.begin()
         self.done_nodes = 0
         self.depth_done = 0
+        self.stopped_early = False
         self.engine = Engine(line.base, line.history, self.test, upcoming=self.options.upcoming,
                              null_move=self.options.null_move, stop=self._should_stop)
         most = min(self.limits.depth or MAX_DEPTH, MAX_DEPTH)
@@ -542,6 +561,7 @@ class Thinking:
             try:
                 result = self.engine.search(depth)
             except SearchStopped:
+                self.stopped_early = True
                 break
             self.done_nodes += result.nodes
             self.depth_done = depth
@@ -553,6 +573,12 @@ class Thinking:
                      f"time {int(elapsed * 1000)} pv {' '.join(move.uci() for move in pv)}")
             if not self.pondering and self._enough(result, only_move):
                 break
+        searched = self.done_nodes + (self.engine.nodes if self.stopped_early else 0)
+        if self.stopped_early:
+            # The nodes of the iteration given up count too, as GUIs count them.
+            elapsed = time.perf_counter() - self.began
+            out.send(f"info nodes {searched} nps {int(searched / max(elapsed, 1e-6))} "
+                     f"time {int(elapsed * 1000)}")
         if self.depth_done == 0:
             # Stopped before depth 1 was done: the partial root's best, or any move.
             pv = self.engine.partial_pv or []
@@ -719,7 +745,82 @@ def uci_command(options) -> int:
     if options.trace:
         trace = TraceWriter(options.trace)
     try:
+        if options.bench:
+            return bench_command(settings, trace)
         return UciEngine(settings, Output(sys.stdout), trace).run(sys.stdin)
     finally:
         if trace is not None:
             trace.close()
+
+
+# -- axon uci --bench ---------------------------------------------------------------
+
+class _Timed:
+    """A stream the engine writes to in the benchmark: each line with the
+    time it was written, and a wait for a line that starts with a prefix."""
+
+    def __init__(self):
+        self.lines = []
+        self._partial = ""
+        self._changed = threading.Condition()
+
+    def write(self, text):
+        with self._changed:
+            self._partial += text
+            while "\n" in self._partial:
+                line, self._partial = self._partial.split("\n", 1)
+                self.lines.append((time.perf_counter(), line))
+            self._changed.notify_all()
+
+    def flush(self):
+        pass
+
+    def wait_for(self, prefix, after):
+        """The first line from index ``after`` on that starts with ``prefix``:
+        ``(index, seconds written, line)``."""
+        with self._changed:
+            while True:
+                for index in range(after, len(self.lines)):
+                    if self.lines[index][1].startswith(prefix):
+                        return index, *self.lines[index]
+                self._changed.wait()
+
+
+def bench_command(settings: UciOptions, trace: Optional[TraceWriter]) -> int:
+    """``axon uci --bench``: nodes per second and the stop's latency, timed
+    inside the engine from the command read to the line written."""
+    stream = _Timed()
+    engine = UciEngine(settings, Output(stream), trace)
+    try:
+        engine.command("isready")
+        engine.command(BENCH_POSITION)
+        engine.command(f"go movetime {BENCH_MOVETIME_MS}")
+        index, _, best = stream.wait_for("bestmove", 0)
+        depths = [line for _, line in stream.lines[:index] if line.startswith("info depth")]
+        words = [line for _, line in stream.lines[:index] if " nodes " in line][-1].split()
+        nodes, milliseconds = int(words[words.index("nodes") + 1]), \
+            int(words[words.index("time") + 1])
+        latencies = []
+        for _ in range(BENCH_STOPS):
+            engine.command("go infinite")
+            # A stop in the middle of a node's work, on any backend.
+            time.sleep(BENCH_STOP_AFTER)
+            asked = time.perf_counter()
+            engine.command("stop")
+            index, written, _ = stream.wait_for("bestmove", index + 1)
+            latencies.append(written - asked)
+    finally:
+        engine.command("quit")
+        engine.detector.close()
+    for _, line in stream.lines:
+        if line.startswith("info string"):
+            print(f"axon uci: {line[len('info string '):]}", file=sys.stderr)
+    latencies.sort()
+    print(f"axon uci --bench: {settings.detector()}: {nodes / (milliseconds / 1000):,.0f} "
+          f"nodes/s ({nodes:,} nodes in {milliseconds / 1000:.2f} s, go movetime "
+          f"{BENCH_MOVETIME_MS} from {BENCH_POSITION_NAME}; "
+          f"{'last ' + depths[-1].split(' pv ')[0][5:] if depths else 'no depth finished'}; "
+          f"{best})")
+    print(f"stop to bestmove: median {1000 * latencies[len(latencies) // 2]:.1f} ms, "
+          f"longest {1000 * latencies[-1]:.1f} ms over {len(latencies)} stops")
+    return 0
