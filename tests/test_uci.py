@@ -26,7 +26,7 @@ import chess.engine
 import chess.pgn
 import pytest
 
-from axon.sim.cli.uci import uci_score
+from axon.sim.engine.uci import uci_score
 from axon.sim.engine.search import game_over
 from axon.sim.engine.trace import check_trace, read_trace
 from axon.sim.model.games import load_games
@@ -258,30 +258,33 @@ def test_analyse_at_a_depth_is_axon_search(case, tmp_path):
 
 # -- the draws -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("repetition, draws", [("detector", True), ("python-chess", True),
-                                               ("off", False)])
-def test_perpetual_check_is_found(repetition, draws):
+def test_perpetual_check_is_found_and_blind_without_a_test():
     board = board_after(PERPETUAL, PERPETUAL_HISTORY)
+    found = {}
     with open_engine() as engine:
-        engine.configure({"Repetition": repetition})
-        info = engine.analyse(board, chess.engine.Limit(depth=2))
-    score = info["score"].relative
-    if draws:
-        assert (info["pv"][0].uci(), score.score()) == (PERPETUAL_CHECK, 0)
-    else:
-        # Blind to the draw, the rook down is all the search sees.
-        assert info["pv"][0].uci() != PERPETUAL_CHECK and score.score() < -200
+        for repetition in ("detector", "python-chess", "off"):
+            engine.configure({"Repetition": repetition})
+            info = engine.analyse(board, chess.engine.Limit(depth=2))
+            found[repetition] = (info["pv"][0].uci(), info["score"].relative.score())
+    assert found["detector"] == found["python-chess"] == (PERPETUAL_CHECK, 0)
+    # Blind to the draw, the rook down is all the search sees.
+    move, score = found["off"]
+    assert move != PERPETUAL_CHECK and score < -200
 
 
-@pytest.mark.parametrize("repetition, avoids", [("detector", True), ("python-chess", True),
-                                                ("off", False)])
-def test_winning_side_avoids_the_repetition(repetition, avoids):
+def test_winning_side_avoids_the_repetition_and_repeats_without_a_test():
     board = board_after(AVOID, AVOID_HISTORY)
-    with open_engine("--repetition", repetition) as engine:
-        played = engine.play(board, chess.engine.Limit(depth=3), info=chess.engine.INFO_SCORE)
-    assert played.move in board.legal_moves
-    assert played.info["score"].relative.score() == 500
-    assert (played.move.uci() != REPEATING_STEP) == avoids
+    found = {}
+    with open_engine() as engine:
+        for repetition in ("detector", "python-chess", "off"):
+            engine.configure({"Repetition": repetition})
+            played = engine.play(board, chess.engine.Limit(depth=3),
+                                 info=chess.engine.INFO_SCORE)
+            assert played.move in board.legal_moves
+            found[repetition] = (played.move.uci(), played.info["score"].relative.score())
+    assert found["detector"] == found["python-chess"]
+    assert found["detector"][0] != REPEATING_STEP and found["detector"][1] == 500
+    assert found["off"] == (REPEATING_STEP, 500)
 
 
 # -- a game ----------------------------------------------------------------------------
@@ -467,23 +470,34 @@ def test_timed_games_never_lose_on_time():
                 board.push(played.move)
 
 
+def _stockfish_start(case):
+    """A history that holds a repetition, the game not over: the rook up
+    that must not repeat, or a seeded endgame whose position has occurred
+    before."""
+    if case == "rook-up":
+        return board_after(AVOID, AVOID_HISTORY[:4])
+    start, moves, ply = _generated(11)
+    return board_after(start.fen(), [move.uci() for move in moves[:ply]])
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("start, history", [(PERPETUAL, PERPETUAL_HISTORY),
-                                            (AVOID, AVOID_HISTORY)])
-def test_games_against_stockfish(start, history, tmp_path):
+@pytest.mark.parametrize("case", ["rook-up", "seed-11"])
+def test_games_against_stockfish(case, tmp_path):
     # Debian installs it in /usr/games, which a shell's PATH may leave out.
     found = shutil.which("stockfish") or shutil.which("stockfish", path="/usr/games")
     if found is None:
         pytest.skip("the games against Stockfish need stockfish, not on PATH nor in /usr/games")
     trace = tmp_path / "uci.jsonl.gz"
-    board = board_after(start, history)
+    board = _stockfish_start(case)
+    assert board.is_repetition(2) and not finished(board)
+    axon_side = board.turn
     stockfish = chess.engine.SimpleEngine.popen_uci(found)
     try:
         stockfish.configure({"Skill Level": 0})
         with open_engine("--trace", str(trace)) as engine:
             plies = 0
             while not finished(board) and plies < 120:
-                if board.turn == chess.WHITE:
+                if board.turn == axon_side:
                     played = engine.play(board, chess.engine.Limit(depth=2))
                 else:
                     played = stockfish.play(board, chess.engine.Limit(depth=1))
@@ -492,6 +506,7 @@ def test_games_against_stockfish(start, history, tmp_path):
                 plies += 1
     finally:
         stockfish.quit()
+    # Every node's answer of the detector is python-chess's.
     rows = read_trace(str(trace))
     assert rows and check_trace(rows) == []
     assert finished(board) or plies == 120
