@@ -26,7 +26,8 @@ import chess.engine
 import chess.pgn
 import pytest
 
-from axon.sim.engine.uci import uci_score
+from axon.sim.engine.uci import GameLine, PositionError, uci_score
+from axon.sim.model.encode import is_barrier
 from axon.sim.engine.search import game_over
 from axon.sim.engine.trace import check_trace, read_trace
 from axon.sim.model.games import load_games
@@ -256,6 +257,37 @@ def test_analyse_at_a_depth_is_axon_search(case, tmp_path):
         uci_score(depths[-1]["score"])
 
 
+def _kept(line):
+    return line.base.fen(), [move.uci() for move in line.history], line.board.fen()
+
+
+def test_a_game_sent_move_by_move_is_the_game_loaded_at_once():
+    # A GUI sends the whole game every move; only the new moves are played.
+    start, moves = random_game(random.Random(5), 300, reversible_bias=0.97)
+    fen, texts = start.fen(), [move.uci() for move in moves]
+    line = GameLine()
+    for plies in range(len(texts) + 1):
+        line = line.extended(fen, texts[:plies])
+    fresh = GameLine().extended(fen, texts)
+    assert _kept(line) == _kept(fresh)
+    # The history starts at the last barrier: nothing before it can recur.
+    assert line.base.fen() == fen or is_barrier(line.base, line.history[0])
+    walk = line.base.copy()
+    for index, move in enumerate(line.history):
+        assert index == 0 or not is_barrier(walk, move)
+        walk.push(move)
+    assert walk.fen() == line.board.fen() and len(line.history) < len(texts)
+    # Another game from the same start is loaded afresh, not on top.
+    board = board_after(fen, texts[:10])
+    other = texts[:10] + [next(move.uci() for move in board.legal_moves
+                               if move.uci() != texts[10])]
+    assert _kept(line.extended(fen, other)) == _kept(GameLine().extended(fen, other))
+    # A refused position leaves the line as it was.
+    with pytest.raises(PositionError, match=r"move 2 \(e2e4\): illegal"):
+        line.extended(chess.STARTING_FEN, ["e2e4", "e2e4"])
+    assert _kept(line) == _kept(fresh)
+
+
 # -- the draws -----------------------------------------------------------------------
 
 def test_perpetual_check_is_found_and_blind_without_a_test():
@@ -379,6 +411,21 @@ def test_bad_positions_are_named_and_the_engine_goes_on(pipe):
     assert lines[-1] == "bestmove 0000"
     assert any(line.startswith("info string the game is over: checkmate") for line in lines)
     assert all(line.startswith(("info ", "bestmove ")) for line in engine.lines)
+    assert engine.close() == (0, "")
+
+
+def test_go_limits_nodes_and_movetime(pipe):
+    engine = pipe()
+    board = board_after(chess.STARTING_FEN, ["e2e4", "e7e5"])
+    engine.send("position startpos moves e2e4 e7e5", "go nodes 150")
+    lines = engine.until("bestmove")
+    # The node that reaches the limit is the last: nodes count from go's start.
+    assert [line for line in lines if " nodes " in line][-1].split()[:3] == \
+        ["info", "nodes", "150"]
+    assert chess.Move.from_uci(lines[-1].split()[1]) in board.legal_moves
+    engine.send("go movetime 300")
+    lines = engine.until("bestmove")
+    assert chess.Move.from_uci(lines[-1].split()[1]) in board.legal_moves
     assert engine.close() == (0, "")
 
 

@@ -126,7 +126,8 @@ class Detector:
         def say(line):
             self.out.info(line)
         if options.port:
-            say(f"Port {options.port}: opening the link")
+            say(f"Port {options.port} takes the place of Backend {options.backend}: "
+                f"opening the link")
             return Board(open_transport(options.port, log=say))
         config = config_from(argparse.Namespace(), gateware=options.backend != "golden")
         extra = {"log": say} if options.backend == "cxxrtl" else {}
