@@ -10,6 +10,7 @@ python-chess's, and without a repetition test they must be gone.
 """
 
 import contextlib
+import io
 import json
 import os
 import random
@@ -25,8 +26,10 @@ import chess
 import chess.engine
 import chess.pgn
 import pytest
+from hypothesis import given, settings, strategies as st
 
-from axon.sim.engine.uci import GameLine, PositionError, uci_score
+from axon.sim.engine.repetition import ChessTest
+from axon.sim.engine.uci import GameLine, Output, PositionError, UciEngine, UciOptions, uci_score
 from axon.sim.model.encode import is_barrier
 from axon.sim.engine.search import game_over
 from axon.sim.engine.trace import check_trace, read_trace
@@ -427,6 +430,42 @@ def test_go_limits_nodes_and_movetime(pipe):
     lines = engine.until("bestmove")
     assert chess.Move.from_uci(lines[-1].split()[1]) in board.legal_moves
     assert engine.close() == (0, "")
+
+
+class _ChessOnly:
+    """The repetition test of every option: python-chess's (no backend to make)."""
+    def ready(self, options):
+        return ChessTest()
+
+    def close(self):
+        pass
+
+
+# Words of the protocol and around it, put together at random.
+_WORDS = ["uci", "isready", "ucinewgame", "position", "startpos", "fen", "moves", "go",
+          "depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo",
+          "infinite", "ponder", "stop", "ponderhit", "setoption", "name", "value", "Threads",
+          "Hash", "Repetition", "Port", "off", "detector", "-1", "0", "1", "2", "abc", "e2e4",
+          "e7e5", "e2e5", "0000", "a7a8q", "8/8/8/8/8/8/8/8", "w", "b", "-", "KQkq",
+          "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR", "\u00e9"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_WORDS), max_size=8).map(" ".join), max_size=8))
+def test_any_command_lines_leave_a_usable_engine(lines):
+    # Whatever comes in, what goes out reads as UCI, and the engine answers after it.
+    out = io.StringIO()
+    engine = UciEngine(UciOptions(), Output(out), _ChessOnly())
+    for line in lines + ["stop", "position startpos moves e2e4", "go depth 1", "stop",
+                         "isready"]:
+        engine.command(line)
+    engine.close()
+    printed = out.getvalue().splitlines()
+    assert all(line.startswith(("info ", "bestmove ", "id ", "option ", "uciok", "readyok"))
+               for line in printed), printed
+    assert printed[-1] == "readyok"
+    best = [line for line in printed if line.startswith("bestmove ")][-1].split()[1]
+    assert chess.Move.from_uci(best) in board_after(chess.STARTING_FEN, ["e2e4"]).legal_moves
 
 
 def _restore_sigint():

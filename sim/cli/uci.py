@@ -173,6 +173,10 @@ def uci_command(options) -> int:
         if options.bench:
             return bench_command(settings, trace)
         out = Output(sys.stdout)
+        # A byte a GUI sends that is not UTF-8 is a word the engine does not
+        # know, not the end of the engine.
+        if hasattr(sys.stdin, "reconfigure"):
+            sys.stdin.reconfigure(errors="replace")
         return UciEngine(settings, out, Detector(out, trace), trace).run(sys.stdin)
     finally:
         if trace is not None:
@@ -238,8 +242,7 @@ def bench_command(settings: UciOptions, trace: Optional[TraceWriter]) -> int:
             index, written, _ = stream.wait_for("bestmove", index + 1)
             latencies.append(written - asked)
     finally:
-        engine.command("quit")
-        engine.detector.close()
+        engine.close()
     for _, line in stream.lines:
         if line.startswith("info string"):
             print(f"axon uci: {line[len('info string '):]}", file=sys.stderr)

@@ -544,9 +544,14 @@ class UciEngine:
                 if self.command(text) is False:
                     break
         finally:
-            self._end_search()
-            self.detector.close()
+            self.close()
         return 0
+
+    def close(self) -> None:
+        """Stop the search under way (its ``bestmove`` is written) and end
+        the detector."""
+        self._end_search()
+        self.detector.close()
 
     def command(self, text: str) -> Optional[bool]:
         """Answer one command line; ``False`` for ``quit``."""
