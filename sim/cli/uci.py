@@ -20,7 +20,7 @@ from .args import UsageError, check_output_file, config_from, int_at_least
 from .backends import BACKEND_ALIASES, BACKENDS, backend_name
 
 
-__all__ = ["register", "uci_command", "bench_command", "Detector"]
+__all__ = ["register", "uci_command", "bench_command", "RepetitionTests"]
 
 # axon uci --bench: the position, the search's time, and how many stops are timed.
 BENCH_POSITION = "position startpos moves e2e4 e7e5 g1f3 b8c6 f1b5 a7a6"
@@ -78,9 +78,9 @@ def register(commands):
     parser.set_defaults(func=uci_command)
 
 
-# -- the detector behind the repetition test -------------------------------------
+# -- the repetition test of the options -------------------------------------
 
-class Detector:
+class RepetitionTests:
     """The repetition test the options ask for, made when first needed (a
     CXXRTL model or a simulated board compiles first) and kept while they hold."""
 
@@ -177,7 +177,7 @@ def uci_command(options) -> int:
         # know, not the end of the engine.
         if hasattr(sys.stdin, "reconfigure"):
             sys.stdin.reconfigure(errors="replace")
-        return UciEngine(settings, out, Detector(out, trace), trace).run(sys.stdin)
+        return UciEngine(settings, out, RepetitionTests(out, trace), trace).run(sys.stdin)
     finally:
         if trace is not None:
             trace.close()
@@ -222,7 +222,7 @@ def bench_command(settings: UciOptions, trace: Optional[TraceWriter]) -> int:
     inside the engine from the command read to the line written."""
     stream = _Timed()
     out = Output(stream)
-    engine = UciEngine(settings, out, Detector(out, trace), trace)
+    engine = UciEngine(settings, out, RepetitionTests(out, trace), trace)
     try:
         engine.command("isready")
         engine.command(BENCH_POSITION)
@@ -247,7 +247,7 @@ def bench_command(settings: UciOptions, trace: Optional[TraceWriter]) -> int:
         if line.startswith("info string"):
             print(f"axon uci: {line[len('info string '):]}", file=sys.stderr)
     latencies.sort()
-    print(f"axon uci --bench: {settings.detector()}: {nodes / (milliseconds / 1000):,.0f} "
+    print(f"axon uci --bench: {settings.test_name()}: {nodes / (milliseconds / 1000):,.0f} "
           f"nodes/s ({nodes:,} nodes in {milliseconds / 1000:.2f} s, go movetime "
           f"{BENCH_MOVETIME_MS} from {BENCH_POSITION_NAME}; "
           f"{'last ' + depths[-1].split(' pv ')[0][5:] if depths else 'no depth finished'}; "

@@ -9,9 +9,9 @@ them, and the search scores a repetition as :class:`~.search.Engine` does
 runs in a thread of its own beside the command loop, so that ``stop`` and
 ``quit`` are answered at the next node (:class:`~.search.SearchStopped`).
 
-The repetition test comes from a *detector* the caller gives
-(:class:`UciEngine`): an object whose ``ready(options)`` returns the test
-the options ask for, made when first needed, and whose ``close()`` ends it.
+The repetition test comes from the caller, the ``tests`` of
+:class:`UciEngine`: an object whose ``ready(options)`` returns the test the
+options ask for, made when first needed, and whose ``close()`` ends it.
 """
 
 import threading
@@ -134,7 +134,7 @@ class UciOptions:
         return (f"Hash {self.hash}: accepted; the engine keeps no table, since a position's "
                 f"score depends on the path to it once repetitions count")
 
-    def detector(self) -> str:
+    def test_name(self) -> str:
         """What answers the repetition test, in words."""
         if self.repetition != "detector":
             return self.repetition
@@ -511,7 +511,7 @@ class UciEngine:
         The options, as the flags set them; ``setoption`` changes them.
     out : Output
         Where the answers go.
-    detector : object
+    tests : object
         ``ready(options)`` gives the repetition test of ``options`` (made at
         ``isready`` or the first ``go``, kept while they hold); ``close()``
         ends it.
@@ -519,12 +519,12 @@ class UciEngine:
         Told of each search's start (:meth:`TraceWriter.begin`).
     """
 
-    def __init__(self, options: UciOptions, out: Output, detector: Any,
+    def __init__(self, options: UciOptions, out: Output, tests: Any,
                  trace: Optional[TraceWriter] = None) -> None:
         self.options = options
         self.out = out
         self.trace = trace
-        self.detector = detector
+        self.tests = tests
         self.line = GameLine()
         self.thinking: Optional[Thinking] = None
         self.handlers: Dict[str, Callable[[List[str]], Optional[bool]]] = {
@@ -551,7 +551,7 @@ class UciEngine:
         """Stop the search under way (its ``bestmove`` is written) and end
         the detector."""
         self._end_search()
-        self.detector.close()
+        self.tests.close()
 
     def command(self, text: str) -> Optional[bool]:
         """Answer one command line; ``False`` for ``quit``."""
@@ -573,7 +573,7 @@ class UciEngine:
     def _isready(self, _):
         # A backend that compiles first is made ready here: GUIs wait on isready.
         if not self._searching():
-            self.detector.ready(self.options)
+            self.tests.ready(self.options)
         self.out.send("readyok")
 
     def _ucinewgame(self, _):
@@ -615,7 +615,7 @@ class UciEngine:
         limits = parse_go(words)
         if limits.ignored:
             self.out.info(f"go: ignored {', '.join(limits.ignored)}")
-        test = self.detector.ready(self.options)
+        test = self.tests.ready(self.options)
         self.thinking = Thinking(self.out, self.line, test, self.options, limits, self.trace)
         self.thinking.start()
 
