@@ -193,7 +193,8 @@ class Engine:
     @property
     def partial_pv(self) -> List[chess.Move]:
         """The root's best line so far in the iteration under way (or the
-        one a stop ended): empty until a root move has raised alpha."""
+        one a stop ended): empty until a root move has raised alpha. Its
+        score, a lower bound of the iteration's, is ``partial_score``."""
         return list(getattr(self, "_pv_at", {}).get(0, []))
 
     def iterate(self, depth: int) -> Iterator[DepthResult]:
@@ -204,6 +205,7 @@ class Engine:
     def search(self, depth: int) -> DepthResult:
         """One iteration to ``depth`` plies."""
         self.nodes = self.terminal = self.repetitions = self.cutoffs = self.seldepth = 0
+        self.partial_score: Optional[int] = None
         queries = self.test.queries
         began = time.perf_counter()
         self._shown = began
@@ -317,6 +319,8 @@ class Engine:
                 if score > alpha:
                     alpha = score
                     self._pv_at[ply] = [move] + self._pv_at.get(ply + 1, [])
+                    if root:
+                        self.partial_score = score
                     if alpha >= beta:
                         break
         return best

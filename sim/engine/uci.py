@@ -463,19 +463,31 @@ class Thinking:
                      f"time {int(elapsed * 1000)} pv {' '.join(move.uci() for move in pv)}")
             if not self.pondering and self._enough(result, only_move):
                 break
-        searched = self.done_nodes + (self.engine.nodes if self.stopped_early else 0)
         if self.stopped_early:
-            # The nodes of the iteration given up count too, as GUIs count them.
-            elapsed = time.perf_counter() - self.began
-            out.send(f"info nodes {searched} nps {int(searched / max(elapsed, 1e-6))} "
-                     f"time {int(elapsed * 1000)}")
-        if self.depth_done == 0:
-            # Stopped before depth 1 was done: the partial root's best, or any move.
-            pv = self.engine.partial_pv or []
+            pv = self._stopped(pv)
         self._wait_for_stop()
         best = pv[0].uci() if pv else self._any_move()
         ponder = f" ponder {pv[1].uci()}" if len(pv) > 1 else ""
         self._answer(f"bestmove {best}{ponder}")
+
+    def _stopped(self, pv):
+        """The line of a search stopped in an iteration: the nodes of the
+        iteration given up count too, as GUIs count them. Stopped in depth
+        1, the root's best so far is the move, and its score a lower bound
+        (a GUI that asked for little time still gets a score)."""
+        engine = self.engine
+        searched = self.done_nodes + engine.nodes
+        elapsed = time.perf_counter() - self.began
+        counts = (f"nodes {searched} nps {int(searched / max(elapsed, 1e-6))} "
+                  f"time {int(elapsed * 1000)}")
+        if self.depth_done or not engine.partial_pv:
+            self.out.send(f"info {counts}")
+            return pv if self.depth_done else []
+        pv = engine.partial_pv
+        self.out.send(f"info depth 1 seldepth {engine.seldepth} score "
+                      f"{uci_score(engine.partial_score)} lowerbound {counts} "
+                      f"pv {' '.join(move.uci() for move in pv)}")
+        return pv
 
     def _enough(self, result, only_move):
         """Whether the deepening ends after this iteration (``go`` with a
