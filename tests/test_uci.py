@@ -7,6 +7,11 @@ compliance steps and the protocol's edges (a bad position, a stop, Ctrl-C).
 At a fixed depth the engine must search the tree of ``axon search`` on the
 same history, node for node; the draws of the detector must be
 python-chess's, and without a repetition test they must be gone.
+
+The default run plays one short game of the engine against itself and asks
+CXXRTL once; ``--runslow`` adds four games at 10+0.1 (never lost on time),
+two games against Stockfish (Debian's ``stockfish``) with every detector
+answer checked by python-chess, and a game over ``cxxrtl://icebreaker``.
 """
 
 import contextlib
