@@ -167,7 +167,8 @@ class GameLine:
         ``PositionError`` names a broken FEN or the move at fault."""
         if start_fen == self.start_fen and moves[:len(self.moves)] == self.moves:
             line = GameLine(start_fen, list(self.moves), self.base, list(self.history),
-                            self.board.copy(stack=False))
+                            # The moves kept too: fivefold repetition ends a game.
+                            self.board.copy())
             new = moves[len(self.moves):]
         else:
             try:
