@@ -161,7 +161,11 @@ def test_handshake_names_the_engine_and_its_options():
             assert options[name].type == "spin"
         engine.configure({"Repetition": "python-chess", "Threads": 2, "Hash": 64,
                           "UpcomingRepetition": True, "NullMove": True})
-        engine.ping()
+        # A move under a clock, as python-chess's play asks for it.
+        board = board_after(chess.STARTING_FEN, ["d2d4"])
+        played = engine.play(board, chess.engine.Limit(white_clock=2, black_clock=2,
+                                                       white_inc=0.1, black_inc=0.1))
+        assert played.move in board.legal_moves
 
 
 def test_flags_are_the_options_defaults():
