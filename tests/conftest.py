@@ -145,6 +145,7 @@ DEBIAN_TOOLS = (
     (r"\bchromium\b", "chromium"),
     (r"\bopenfpgaloader\b", "openfpgaloader"),
     (r"\biceprog\b", "fpga-icestorm"),
+    (r"\bstockfish\b", "stockfish"),
 )
 
 

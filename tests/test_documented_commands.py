@@ -104,6 +104,11 @@ HOW = {
     **{f"axon search sim/data/wac_small.epd --depth {depth} --jobs {jobs} --port "
        f"cxxrtl://ulx3s-85f --json": START_ALWAYS
        for depth, jobs in ((2, 1), (2, 2), (2, 4), (2, 8), (3, 4))},
+    # The engine's speed on a compiled model or a board in simulation:
+    # minutes of compile with a cold cache; pysim's, tens of seconds.
+    "axon uci --bench --backend cxxrtl": START,
+    "axon uci --bench --backend pysim": START,
+    "axon uci --bench --port cxxrtl://icebreaker": START,
     # A board and a programmer, or a serial port.
     "axon program": BOARD,
     "axon query --port /dev/ttyUSB1 sim/data/traps.pgn --jsonl": BOARD,

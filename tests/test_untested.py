@@ -24,6 +24,8 @@ def test_each_skip_reason_names_its_package():
         ["gtkwave", "xvfb"]
     assert debian_packages("Chromium is not installed") == ["chromium"]
     assert debian_packages("openFPGALoader is not installed") == ["openfpgaloader"]
+    assert debian_packages("the games against Stockfish need stockfish, not on PATH") == \
+        ["stockfish"]
     assert debian_packages("long sweep: run with --runslow") == []
 
 

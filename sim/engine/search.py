@@ -30,7 +30,8 @@ import chess
 from .repetition import RepetitionTest
 
 
-__all__ = ["DRAW", "MATE", "DepthResult", "Engine", "evaluate", "format_score", "game_over"]
+__all__ = ["DRAW", "MATE", "DepthResult", "Engine", "SearchStopped", "evaluate", "format_score",
+           "game_over"]
 
 DRAW = 0
 MATE = 1_000_000
@@ -100,6 +101,11 @@ def _capture_order(board, move):
     return 16 * gain - PIECE_VALUES[board.piece_type_at(move.from_square)] // 100
 
 
+class SearchStopped(Exception):
+    """The engine's ``stop`` said to stop: the iteration under way is given up
+    (the board and the repetition test are as they were at its start)."""
+
+
 @dataclass
 class DepthResult:
     """One iteration of the deepening: the paper's columns and what the
@@ -144,11 +150,23 @@ class Engine:
     progress : callable or None
         ``progress(depth, nodes, done, moves)`` now and then during an
         iteration: ``done`` of the root's ``moves`` searched.
+    stop : callable or None
+        ``stop()`` is asked at every node; when it says yes the iteration
+        ends in :class:`SearchStopped` (a UCI ``stop``, a clock or a node
+        limit).
+
+    Members
+    -------
+    nodes : int
+        The nodes of the iteration under way (or the last one).
+    seldepth : int
+        The deepest ply of the iteration under way reached, quiescence included.
     """
 
     def __init__(self, board: chess.Board, history: Iterable[chess.Move] = (),
                  test: Optional[RepetitionTest] = None, *, upcoming: bool = False,
-                 null_move: bool = False, progress: Optional[Callable[..., None]] = None) -> None:
+                 null_move: bool = False, progress: Optional[Callable[..., None]] = None,
+                 stop: Optional[Callable[[], bool]] = None) -> None:
         if test is None:
             raise ValueError("an engine needs a repetition test")
         self.root_board = board.copy(stack=False)
@@ -162,9 +180,23 @@ class Engine:
         self.upcoming = upcoming
         self.null_move = null_move
         self.progress = progress
+        self.stop = stop
+        self.nodes = self.seldepth = 0
         test.start(board, list(history))
         self.board = self.root_board.copy(stack=False)
         self._pv: List[chess.Move] = []
+
+    @property
+    def pv(self) -> List[chess.Move]:
+        """The principal variation of the last iteration finished."""
+        return list(self._pv)
+
+    @property
+    def partial_pv(self) -> List[chess.Move]:
+        """The root's best line so far in the iteration under way (or the
+        one a stop ended): empty until a root move has raised alpha. Its
+        score, a lower bound of the iteration's, is ``partial_score``."""
+        return list(getattr(self, "_pv_at", {}).get(0, []))
 
     def iterate(self, depth: int) -> Iterator[DepthResult]:
         """Search to 1, 2, ... ``depth`` plies; yield a :class:`DepthResult` each."""
@@ -173,7 +205,8 @@ class Engine:
 
     def search(self, depth: int) -> DepthResult:
         """One iteration to ``depth`` plies."""
-        self.nodes = self.terminal = self.repetitions = self.cutoffs = 0
+        self.nodes = self.terminal = self.repetitions = self.cutoffs = self.seldepth = 0
+        self.partial_score: Optional[int] = None
         queries = self.test.queries
         began = time.perf_counter()
         self._shown = began
@@ -240,6 +273,9 @@ class Engine:
         one, not at the root)."""
         board = self.board
         self.nodes += 1
+        if self.stop is not None and self.stop():
+            raise SearchStopped()
+        self.seldepth = max(self.seldepth, ply)
         self._tick()
         self._pv_at[ply] = []
         if not root:
@@ -285,6 +321,8 @@ class Engine:
                 if score > alpha:
                     alpha = score
                     self._pv_at[ply] = [move] + self._pv_at.get(ply + 1, [])
+                    if root:
+                        self.partial_score = score
                     if alpha >= beta:
                         break
         return best

@@ -50,6 +50,11 @@ class TraceWriter:
         self._started = False
         self._file = _open(path, "w")
 
+    def begin(self):
+        """A new search starts: its first query writes the start row again
+        (one engine may search many positions, as ``axon uci`` does)."""
+        self._started = False
+
     def record(self, test, top, count_limit, occupancy, result):
         history = test.history_plies
         if not self._started:
