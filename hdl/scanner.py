@@ -156,7 +156,7 @@ class _ScanWires:
     scanner's ``observe``, its registers)."""
 
 
-# Set by every start: no reset in their write enables (see `elaborate`).
+# Set by every start: no reset in their write enables (see `Scanner._answer_and_clocks`).
 _RESET_LESS = {"count_limit", "root", "count_reached", "count_reached_next", "scanned_odd",
                "booking_ready"}
 
