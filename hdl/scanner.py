@@ -143,7 +143,20 @@ def pair_pipeline(depth):
     }
 
 
-# Set by every start: no reset in their write enables (see `elaborate`).
+def _rows_for(pipe, base, below):
+    """The bank rows that hold the word at `base - below` and the one under
+    it: one subtraction each, straight from `base`."""
+    return [pipe.even_row.eq((base - below) >> 1),
+            pipe.odd_row.eq((base - (below + 1)) >> 1)]
+
+
+class _ScanWires:
+    """The signals that the stages of one elaborated :class:`Scanner` share:
+    each stage's function makes some and reads others' (``pipe`` is the
+    scanner's ``observe``, its registers)."""
+
+
+# Set by every start: no reset in their write enables (see `Scanner._answer_and_clocks`).
 _RESET_LESS = {"count_limit", "root", "count_reached", "count_reached_next", "scanned_odd",
                "booking_ready"}
 
@@ -210,27 +223,11 @@ class Scanner(QueryScanner):
 
     def elaborate(self, platform):
         m = Module()
-        depth = self._depth
-        # The answer and what the scan keeps beside it are set by every start,
-        # so they take no reset: the reset would sit in every one of their
-        # write enables, on the path that ends the scan. (`done`, which says
-        # whether `result` means anything, is reset.)
-        result = Signal(ResultLayout(depth), reset_less=True)
-        m.d.comb += self.query.result.eq(result)
-        # The starting clock counts as part of the query: the first read
-        # happens on it, and a write landing then would be seen by the later
-        # reads of the scan but not the first.
-        m.d.comb += self.reads.active.eq(self.query.busy | self.query.start)
-        count_query_clocks(m, self.query)
-        # With a backstop, a scan that overflows waits, busy, while the
-        # backstop answers (until the clock it finishes): no start is taken,
-        # and the clocks count on, so `cycles` is the whole query's.
-        waiting = self.observe.waiting
-        starts = Signal()
-        m.d.comb += starts.eq(self.query.start & ~waiting)
-        if self._backstop:
-            with m.If(self.backstop_finishing):
-                m.d.sync += waiting.eq(0)
+        s = _ScanWires()
+        # The pipeline's registers are made with the scanner (what each holds:
+        # `pair_pipeline`).
+        s.pipe = self.observe
+        self._answer_and_clocks(m, s)
 
         # The scan runs as a pipeline, one pair a clock:
         #   fetch  -- the row counters go to the block RAM, running ahead;
@@ -242,47 +239,73 @@ class Scanner(QueryScanner):
         #   decide -- last clock's pair is judged from registered flags: take
         #             it, or stop. A stop throws away whatever the chain list
         #             did after it; the list is cleared by the next start.
-        pair_layout = pair_stage_layout(depth)
-
-        # The pipeline's registers are made with the scanner (what each holds:
-        # `pair_pipeline`).
-        pipe = self.observe
         # The side to move is not known yet: the first pair read tells.
-        mover_pending = Signal()
-        decide_newer_overflow = Signal()
-        decide_older_overflow = Signal()
+        s.mover_pending = Signal()
+        self._read_stage(m, s)
+        self._first_pair(m, s)
+        self._fetch_stage(m, s)
+        self._hand_stage(m, s)
+        self._decide_stage(m, s)
 
-        def rows_for(base, below):
-            """The bank rows that hold the word at `base - below` and the one
-            under it: one subtraction each, straight from `base`."""
-            return [pipe.even_row.eq((base - below) >> 1),
-                    pipe.odd_row.eq((base - (below + 1)) >> 1)]
+        with m.FSM():
+            with m.State("IDLE"):
+                self._between_queries(m, s)
+            with m.State("SCAN"):
+                self._scanning(m, s)
 
-        # Read to ahead: the pair sorted by side (Table 1: the top piece bit is
-        # Black). Of a same-side pair only the newer word is applied.
+        return m
+
+    def _answer_and_clocks(self, m, s):
+        """The answer register, the clock count and the wait for a backstop:
+        what a query is, apart from how the scan walks."""
+        # The answer and what the scan keeps beside it are set by every start,
+        # so they take no reset: the reset would sit in every one of their
+        # write enables, on the path that ends the scan. (`done`, which says
+        # whether `result` means anything, is reset.)
+        s.result = Signal(ResultLayout(self._depth), reset_less=True, name="result")
+        m.d.comb += self.query.result.eq(s.result)
+        # The starting clock counts as part of the query: the first read
+        # happens on it, and a write landing then would be seen by the later
+        # reads of the scan but not the first.
+        m.d.comb += self.reads.active.eq(self.query.busy | self.query.start)
+        count_query_clocks(m, self.query)
+        # With a backstop, a scan that overflows waits, busy, while the
+        # backstop answers (until the clock it finishes): no start is taken,
+        # and the clocks count on, so `cycles` is the whole query's.
+        s.starts = Signal(name="starts")
+        m.d.comb += s.starts.eq(self.query.start & ~s.pipe.waiting)
+        if self._backstop:
+            with m.If(self.backstop_finishing):
+                m.d.sync += s.pipe.waiting.eq(0)
+
+    def _read_stage(self, m, s):
+        """Read to ahead: the block RAM's two words of a pair sorted by side
+        (Table 1: the top piece bit is Black), as the ahead register takes
+        them. Of a same-side pair only the newer word is applied."""
+        pipe, depth = s.pipe, self._depth
         # Between queries the banks hold the pair two and three words below
         # the host's last write (see MoveList), and the read stage's
         # registers describe that pair (set by the write): a query that starts
         # from it needs no read. It is valid only on such a start, and the
         # root is not registered yet then: how far the newest word lies above
         # it (`newest_above_root`) tells which of its words lie inside.
-        idle        = Signal()
-        fresh_start = Signal()   # a start while the host's last write is fresh
-        top_hit     = Signal()   # and its top is the word written
-        newest_addr = self.reads.newest_addr
-        newest_above_root = Signal(range(-depth, depth + 1))
+        s.idle        = Signal(name="idle")
+        s.fresh_start = Signal(name="fresh_start")  # a start while the host's last write is fresh
+        s.top_hit     = Signal(name="top_hit")      # and its top is the word written
+        s.newest_above_root = Signal(range(-depth, depth + 1), name="newest_above_root")
         read_valid  = Signal()
+        idle = s.idle
         m.d.comb += [
-            newest_above_root.eq(newest_addr - self.query.root),
-            read_valid.eq(Mux(idle, fresh_start, pipe.read_valid)),
+            s.newest_above_root.eq(self.reads.newest_addr - self.query.root),
+            read_valid.eq(Mux(idle, s.fresh_start, pipe.read_valid)),
         ]
 
-        pair  = Signal(pair_layout)
+        s.pair = pair = Signal(pair_stage_layout(depth), name="pair")
         newer = Signal(MoveWord)
         older = Signal(MoveWord)
         # Separate signals, not fields of `pair`: a signal that feeds its own
         # other bits looks like a combinational loop to CXXRTL.
-        newer_black = Signal()
+        s.newer_black = newer_black = Signal(name="newer_black")
         same_side   = Signal()
         apply_older = Signal()
         m.d.comb += [
@@ -303,8 +326,8 @@ class Scanner(QueryScanner):
             pair.older_barrier.eq(older.barrier),
             pair.newer_black.eq(newer_black),
             # Compared with the root from registers, off the fetch's own paths.
-            pair.newer_inside.eq(Mux(idle, newest_above_root > 2, pipe.read_addr > pipe.root)),
-            pair.older_inside.eq(Mux(idle, newest_above_root > 3,
+            pair.newer_inside.eq(Mux(idle, s.newest_above_root > 2, pipe.read_addr > pipe.root)),
+            pair.older_inside.eq(Mux(idle, s.newest_above_root > 3,
                                      pipe.read_addr - 1 > pipe.root)),
             pair.same_side.eq(same_side),
             # Valid included, so that the chain list's apply is a register.
@@ -314,20 +337,24 @@ class Scanner(QueryScanner):
             pair.black_move.eq(Mux(newer_black, newer, older)),
         ]
 
-        # The first pair of a query that starts from the words just written:
-        # the newest word and the one below it, from registers and the list's
-        # own copy, handed to the chain list on the starting clock (the list
-        # is empty then, so it needs no comparison a clock ahead).
-        newest = self.reads.newest_word
-        below  = self.reads.below_word
-        first  = Signal(pair_layout)
+    def _first_pair(self, m, s):
+        """The first pair of a query that starts from the words just written:
+        the newest word and the one below it, from registers and the list's
+        own copy, handed to the chain list on the starting clock (the list
+        is empty then, so it needs no comparison a clock ahead); and whether
+        such a query stops on its second clock for the words alone."""
+        s.newest = newest = self.reads.newest_word
+        s.below  = below  = self.reads.below_word
+        newest_addr = self.reads.newest_addr
+        s.first = first = Signal(pair_stage_layout(self._depth), name="first")
         first_apply_older = Signal()
+        fresh_start = s.fresh_start
         m.d.comb += [
             # `fresh` is only ever set between queries. The start goes on as
             # if the top were the word written; the comparison only decides
             # the next clock (see `restarting`), off the start's paths.
-            fresh_start.eq(starts & self.reads.fresh),
-            top_hit.eq(self.query.top == newest_addr),
+            fresh_start.eq(s.starts & self.reads.fresh),
+            s.top_hit.eq(self.query.top == newest_addr),
             first_apply_older.eq(newest.colour != below.colour),
             first.valid.eq(fresh_start),
             first.addr.eq(newest_addr),
@@ -337,8 +364,8 @@ class Scanner(QueryScanner):
             first.newer_barrier.eq(newest.barrier),
             first.older_barrier.eq(below.barrier),
             first.newer_black.eq(newest.colour),
-            first.newer_inside.eq(newest_above_root > 0),
-            first.older_inside.eq(newest_above_root > 1),
+            first.newer_inside.eq(s.newest_above_root > 0),
+            first.older_inside.eq(s.newest_above_root > 1),
             first.same_side.eq(~first_apply_older),
             first.apply_white.eq(fresh_start & Mux(newest.colour, first_apply_older, 1)),
             first.apply_black.eq(fresh_start & Mux(newest.colour, 1, first_apply_older)),
@@ -346,7 +373,7 @@ class Scanner(QueryScanner):
             first.black_move.eq(Mux(newest.colour, newest, below)),
             # Between queries the hand stage holds the first pair (valid only
             # on a start from the words just written), and the pools decode it.
-            self.chains.load_first.eq(idle),
+            self.chains.load_first.eq(s.idle),
             self.chains.white.first.eq(first.white_move),
             self.chains.black.first.eq(first.black_move),
             self.chains.white.apply_first.eq(first.apply_white),
@@ -367,23 +394,27 @@ class Scanner(QueryScanner):
                          Cat(newest.kind == kind for kind in self._pooled_kinds).any())
         newest_applies = Signal()
         limit_zero     = Signal()
-        early_stop     = Signal()
+        s.early_stop   = Signal(name="early_stop")
         m.d.comb += [
             newest_applies.eq(~self.reads.newest_nothing & newest_pooled),
             limit_zero.eq(self.query.count_limit == 0),
-            early_stop.eq(fresh_start & top_hit &
-                          (limit_zero | newest.barrier |
-                           newest_applies & (~first.older_present | below.barrier))),
+            s.early_stop.eq(fresh_start & s.top_hit &
+                            (limit_zero | newest.barrier |
+                             newest_applies & (~first.older_present | below.barrier))),
         ]
 
-        # Fetch and read. While it takes pairs the scan moves two words down
-        # a clock, one row in each bank; one word a clock after a refetch,
-        # one row in the bank the newer word leaves.
+    def _fetch_stage(self, m, s):
+        """Fetch and read: the rows each bank reads, and what a start or a
+        fetching clock leaves in the fetch and read registers. While it takes
+        pairs the scan moves two words down a clock, one row in each bank;
+        one word a clock after a refetch, one row in the bank the newer word
+        leaves."""
+        pipe, depth = s.pipe, self._depth
         # Before the scan the rows are those of `top`, so that the first
         # pair is read on the starting clock; the odd row of an even `top` is
         # one down. Nothing but a multiplexer follows the row registers.
-        top_row     = Signal(range(depth // 2))
-        top_odd_row = Signal(range(depth // 2))
+        s.top_row     = top_row     = Signal(range(depth // 2), name="top_row")
+        s.top_odd_row = top_odd_row = Signal(range(depth // 2), name="top_odd_row")
         # A query started from the words just written reads the third pair
         # on its starting clock, from the rows the write left in the fetch
         # registers: it goes on as a scanning clock does.
@@ -398,35 +429,37 @@ class Scanner(QueryScanner):
         ]
         # What a start that reads the first pair leaves in the fetch and read
         # registers, from the top (the query's, or the registered one).
-        first_read = [
-            mover_pending.eq(1),
+        s.first_read = [
+            s.mover_pending.eq(1),
             pipe.read_addr.eq(top),
             pipe.read_newer_odd.eq(top[0]),
             pipe.read_present.eq(Cat(1, top >= 1)),
             pipe.fetch_addr.eq(top - 2),
             pipe.fetch_newer_odd.eq(top[0]),
-            *rows_for(top, 2),
+            *_rows_for(pipe, top, 2),
         ]
         # What a clock that fetches leaves in the read stage (between
         # queries the read stage holds what the last write or start set).
-        fetched = [
+        s.fetched = [
             pipe.read_addr.eq(pipe.fetch_addr),
             pipe.read_newer_odd.eq(pipe.fetch_newer_odd),
             pipe.read_present.eq(Cat(pipe.fetch_addr >= 0, pipe.fetch_addr >= 1)),
         ]
 
+    def _hand_stage(self, m, s):
+        """Ahead to hand: the pair the chain list compares a clock early, then
+        applies. The hand stage loads the ahead register on every clock,
+        valid or not, so that what the chain list compared is what it
+        applies."""
+        pipe = s.pipe
         # The hand stage drops what it would load from the ahead register:
-        # between queries, and on a refetch (see the FSM below).
-        hand_drop = Signal()
-        refetch   = Signal()
-        m.d.comb += refetch.eq(pipe.hand.valid & pipe.hand.same_side & ~pipe.hand.single_step &
-                               ~pipe.restarting)
-
-        # Ahead to hand: the hand stage loads the ahead register on every
-        # clock, valid or not, so that what the chain list compared a clock
-        # early is what it applies.
+        # between queries, and on a refetch (see `_scanning`).
+        s.hand_drop = hand_drop = Signal(name="hand_drop")
+        s.refetch   = Signal(name="refetch")
+        m.d.comb += s.refetch.eq(pipe.hand.valid & pipe.hand.same_side & ~pipe.hand.single_step &
+                                 ~pipe.restarting)
         m.d.sync += [
-            pipe.ahead.eq(pair),
+            pipe.ahead.eq(s.pair),
             pipe.hand.eq(pipe.ahead),
         ]
         m.d.comb += [
@@ -438,7 +471,14 @@ class Scanner(QueryScanner):
             self.chains.black.apply_next.eq(pipe.ahead.apply_black & ~hand_drop),
         ]
 
-        # Hand to decide.
+    def _decide_stage(self, m, s):
+        """Hand to decide, and the decision: last clock's pair judged from
+        registered flags, in the order of the module docstring (take the
+        newer word, the older, or stop, and why); and what the scan tells
+        the upcoming block of the words it takes."""
+        pipe, result = s.pipe, s.result
+        decide_newer_overflow = Signal()
+        decide_older_overflow = Signal()
         m.d.sync += [
             pipe.decide_valid.eq(pipe.hand.valid),
             pipe.decide_single_step.eq(pipe.hand.single_step),
@@ -471,7 +511,7 @@ class Scanner(QueryScanner):
         # The equal position left by the previous pair is booked first;
         # `count_reached` and `count_reached_next` are registered so that the
         # limit test costs one multiplexer, not an adder.
-        equal_position     = Signal()
+        s.equal_position = equal_position = Signal(name="equal_position")
         limit_reached      = Signal()
         m.d.comb += [
             equal_position.eq(pipe.decide_empty_before & pipe.booking_ready),
@@ -483,17 +523,17 @@ class Scanner(QueryScanner):
 
         # Both sums are made from the register alone, so that the adders run
         # beside the decision instead of after it.
-        plies_plus_one = Signal.like(result.plies_scanned)
-        plies_plus_two = Signal.like(result.plies_scanned)
+        s.plies_plus_one = plies_plus_one = Signal.like(result.plies_scanned, name="plies_plus_one")
+        s.plies_plus_two = plies_plus_two = Signal.like(result.plies_scanned, name="plies_plus_two")
         m.d.comb += [
             plies_plus_one.eq(result.plies_scanned + 1),
             plies_plus_two.eq(result.plies_scanned + 2),
         ]
 
-        stop        = Signal()
-        stop_reason = Signal(Stop)
-        take_newer  = Signal()
-        take_older  = Signal()
+        s.stop        = stop        = Signal(name="stop")
+        s.stop_reason = stop_reason = Signal(Stop, name="stop_reason")
+        s.take_newer  = take_newer  = Signal(name="take_newer")
+        s.take_older  = take_older  = Signal(name="take_older")
         m.d.comb += [
             stop.eq(limit_reached | pipe.decide_newer_blocked | decide_newer_overflow |
                     pipe.decide_older_blocked | pipe.decide_older_checked & decide_older_overflow),
@@ -508,10 +548,10 @@ class Scanner(QueryScanner):
 
         # The side to move is the other side than the word at `top`, the
         # newer word of the first pair read.
-        with m.If(mover_pending & pipe.read_valid):
+        with m.If(s.mover_pending & pipe.read_valid):
             m.d.sync += [
-                self.mover_black.eq(~newer_black),
-                mover_pending.eq(0),
+                self.mover_black.eq(~s.newer_black),
+                s.mover_pending.eq(0),
             ]
         m.d.comb += [
             self.taken_newer_black.eq(pipe.decide_newer_black),
@@ -519,170 +559,177 @@ class Scanner(QueryScanner):
             self.taken_inside.eq(pipe.decide_older_inside),
         ]
 
-        with m.FSM():
-            with m.State("IDLE"):
-                m.d.comb += [idle.eq(1), hand_drop.eq(1)]
-                # The fetch and read registers hold what the last write or
-                # start set (a start from the words just written goes on
-                # from what the write left).
-                # (The ahead register loads the read stage's pair, which is
-                # valid only on a start from the words just written.)
-                # The hand stage loads the first pair of a start from the words
-                # just written (valid only then).
+    def _between_queries(self, m, s):
+        """State ``IDLE``: a write sets the read stage up for the next start;
+        a start begins the scan, from the words just written when it can
+        (the first pair to the hand stage, judged at once if the words alone
+        stop it), else from a read of the top."""
+        pipe, first, newest, below = s.pipe, s.first, s.newest, s.below
+        m.d.comb += [s.idle.eq(1), s.hand_drop.eq(1)]
+        # The fetch and read registers hold what the last write or
+        # start set (a start from the words just written goes on
+        # from what the write left).
+        # (The ahead register loads the read stage's pair, which is
+        # valid only on a start from the words just written.)
+        # The hand stage loads the first pair of a start from the words
+        # just written (valid only then).
+        m.d.sync += [
+            pipe.read_valid.eq(0),
+            pipe.hand.eq(first),
+            pipe.single_step.eq(0),
+            # The decide stage takes the first pair of a start from
+            # the words just written, for the words alone, valid if
+            # they stop the scan (no overflow then: the registers
+            # that say so are reset, no logic on their long paths).
+            pipe.decide_valid.eq(s.early_stop),
+            pipe.decide_early.eq(s.early_stop),
+            pipe.decide_single_step.eq(0),
+            pipe.decide_newer_present.eq(1),
+            pipe.decide_older_present.eq(first.older_present),
+            pipe.decide_newer_barrier.eq(newest.barrier),
+            pipe.decide_older_barrier.eq(below.barrier),
+            pipe.decide_same_side.eq(first.same_side),
+            pipe.decide_newer_black.eq(newest.colour),
+            pipe.decide_newer_inside.eq(first.newer_inside),
+            pipe.decide_older_inside.eq(first.older_inside),
+            pipe.decide_white_overflow.eq(0),
+            pipe.decide_black_overflow.eq(0),
+            pipe.decide_empty_before.eq(1),
+            pipe.decide_newer_blocked.eq(newest.barrier),
+            pipe.decide_older_blocked.eq(~first.older_present | below.barrier),
+            pipe.decide_older_checked.eq(~first.same_side),
+        ]
+        with m.If(self.reads.written):
+            # A write, accepted only between queries: the read stage
+            # describes the pair the banks read now, two and three
+            # words below it, and the fetch the pair below that.
+            written = self.reads.written_addr
+            m.d.sync += [
+                pipe.read_addr.eq(written - 2),
+                pipe.read_newer_odd.eq(written[0]),
+                pipe.read_present.eq(Cat(written >= 2, written >= 3)),
+                pipe.fetch_addr.eq(written - 4),
+                pipe.fetch_newer_odd.eq(written[0]),
+                *_rows_for(pipe, written, 4),
+            ]
+        m.d.comb += self.query.busy.eq(pipe.waiting)
+        with m.If(s.starts):
+            # Fetch the first pair on the starting clock itself.
+            m.d.comb += [
+                self.reads.reading.eq(1),
+                self.chains.clear.eq(1),
+            ]
+            m.d.sync += [
+                self.query.done.eq(0),
+                pipe.read_valid.eq(1),
+                *start_query(self.query, s.result, pipe.count_limit, pipe.root,
+                             pipe.count_reached, pipe.count_reached_next),
+                pipe.scanned_odd.eq(0),
+                pipe.booking_ready.eq(0),
+            ]
+            with m.If(self.reads.fresh):
+                # The first pair goes to the hand stage and the
+                # second to the ahead stage now; the banks read the
+                # third, and the fetch moves on as on a scanning clock.
                 m.d.sync += [
-                    pipe.read_valid.eq(0),
-                    pipe.hand.eq(first),
-                    pipe.single_step.eq(0),
-                    # The decide stage takes the first pair of a start from
-                    # the words just written, for the words alone, valid if
-                    # they stop the scan (no overflow then: the registers
-                    # that say so are reset, no logic on their long paths).
-                    pipe.decide_valid.eq(early_stop),
-                    pipe.decide_early.eq(early_stop),
-                    pipe.decide_single_step.eq(0),
-                    pipe.decide_newer_present.eq(1),
-                    pipe.decide_older_present.eq(first.older_present),
-                    pipe.decide_newer_barrier.eq(newest.barrier),
-                    pipe.decide_older_barrier.eq(below.barrier),
-                    pipe.decide_same_side.eq(first.same_side),
-                    pipe.decide_newer_black.eq(newest.colour),
-                    pipe.decide_newer_inside.eq(first.newer_inside),
-                    pipe.decide_older_inside.eq(first.older_inside),
-                    pipe.decide_white_overflow.eq(0),
-                    pipe.decide_black_overflow.eq(0),
-                    pipe.decide_empty_before.eq(1),
-                    pipe.decide_newer_blocked.eq(newest.barrier),
-                    pipe.decide_older_blocked.eq(~first.older_present | below.barrier),
-                    pipe.decide_older_checked.eq(~first.same_side),
+                    *s.fetched,
+                    s.mover_pending.eq(0),
+                    self.mover_black.eq(~newest.colour),
                 ]
-                with m.If(self.reads.written):
-                    # A write, accepted only between queries: the read stage
-                    # describes the pair the banks read now, two and three
-                    # words below it, and the fetch the pair below that.
-                    written = self.reads.written_addr
-                    m.d.sync += [
-                        pipe.read_addr.eq(written - 2),
-                        pipe.read_newer_odd.eq(written[0]),
-                        pipe.read_present.eq(Cat(written >= 2, written >= 3)),
-                        pipe.fetch_addr.eq(written - 4),
-                        pipe.fetch_newer_odd.eq(written[0]),
-                        *rows_for(written, 4),
-                    ]
-                m.d.comb += self.query.busy.eq(waiting)
-                with m.If(starts):
-                    # Fetch the first pair on the starting clock itself.
-                    m.d.comb += [
-                        self.reads.reading.eq(1),
-                        self.chains.clear.eq(1),
-                    ]
-                    m.d.sync += [
-                        self.query.done.eq(0),
-                        pipe.read_valid.eq(1),
-                        *start_query(self.query, result, pipe.count_limit, pipe.root,
-                                     pipe.count_reached, pipe.count_reached_next),
-                        pipe.scanned_odd.eq(0),
-                        pipe.booking_ready.eq(0),
-                    ]
-                    with m.If(self.reads.fresh):
-                        # The first pair goes to the hand stage and the
-                        # second to the ahead stage now; the banks read the
-                        # third, and the fetch moves on as on a scanning clock.
-                        m.d.sync += [
-                            *fetched,
-                            mover_pending.eq(0),
-                            self.mover_black.eq(~newest.colour),
-                        ]
-                        with m.If(top_hit):
-                            m.d.sync += [
-                                pipe.fetch_addr.eq(pipe.fetch_addr - 2),
-                                pipe.even_row.eq(pipe.even_row - 1),
-                                pipe.odd_row.eq(pipe.odd_row - 1),
-                            ]
-                            m.next = "SCAN"
-                        with m.Else():
-                            # The fetch registers take the top, which the
-                            # restart reads.
-                            m.d.sync += [
-                                pipe.fetch_addr.eq(top),
-                                pipe.fetch_newer_odd.eq(top[0]),
-                                pipe.even_row.eq(top_row),
-                                pipe.odd_row.eq(top_odd_row),
-                                pipe.restarting.eq(1),
-                            ]
-                            m.next = "SCAN"
-                    with m.Else():
-                        m.d.sync += first_read
-                        m.next = "SCAN"
-
-            with m.State("SCAN"):
-                m.d.comb += [self.query.busy.eq(1), self.reads.reading.eq(1),
-                             hand_drop.eq(refetch | pipe.restarting)]
-                m.d.sync += [pipe.read_valid.eq(1), pipe.restarting.eq(0), pipe.decide_early.eq(0),
-                             *fetched]
-                with m.If(~pipe.single_step):
+                with m.If(s.top_hit):
                     m.d.sync += [
                         pipe.fetch_addr.eq(pipe.fetch_addr - 2),
                         pipe.even_row.eq(pipe.even_row - 1),
                         pipe.odd_row.eq(pipe.odd_row - 1),
                     ]
+                    m.next = "SCAN"
                 with m.Else():
-                    # An odd newer word shares its row with the even word
-                    # below it; an even one has the odd word a row down.
+                    # The fetch registers take the top, which the
+                    # restart reads.
+                    top = self.query.top
                     m.d.sync += [
-                        pipe.fetch_addr.eq(pipe.fetch_addr - 1),
-                        pipe.fetch_newer_odd.eq(~pipe.fetch_newer_odd),
+                        pipe.fetch_addr.eq(top),
+                        pipe.fetch_newer_odd.eq(top[0]),
+                        pipe.even_row.eq(s.top_row),
+                        pipe.odd_row.eq(s.top_odd_row),
+                        pipe.restarting.eq(1),
                     ]
-                    with m.If(pipe.fetch_newer_odd):
-                        m.d.sync += pipe.odd_row.eq(pipe.odd_row - 1)
-                    with m.Else():
-                        m.d.sync += pipe.even_row.eq(pipe.even_row - 1)
-                with m.If(refetch):
-                    # The pairs in flight were fetched two words apart; drop
-                    # them and go on one word a clock.
-                    m.d.sync += [
-                        pipe.single_step.eq(1),
-                        pipe.fetch_addr.eq(pipe.hand.addr - 1),
-                        pipe.fetch_newer_odd.eq(~pipe.hand.newer_odd),
-                        *rows_for(pipe.hand.addr, 1),
-                        pipe.read_valid.eq(0),
-                        *_invalidate(pipe.ahead),
-                        *_invalidate(pipe.hand),
-                    ]
-                with m.If(pipe.restarting):
-                    # The start was not about the word just written: what the
-                    # stages and the chain list took on the starting clock is
-                    # dropped, and the banks read the first pair now, from
-                    # the top the fetch registers took: a clock late.
-                    m.d.comb += self.chains.clear.eq(1)
-                    m.d.sync += [
-                        mover_pending.eq(1),
-                        *_invalidate(pipe.ahead),
-                        *_invalidate(pipe.hand),
-                        pipe.decide_valid.eq(0),
-                    ]
-                # A word taken by the early decision is not told: the pools do
-                # not hold the state after it until the next clock, and the
-                # state after the top word alone never gives the side to
-                # move an upcoming repetition (the top word's own chain is
-                # open, and it is the other side's).
-                m.d.comb += self.taken_newer.eq(pipe.decide_valid & take_newer & ~pipe.decide_early)
-                with m.If(pipe.decide_valid):
-                    with m.If(equal_position):
-                        book_equal_position(m, result, pipe.count_limit, pipe.count_reached,
-                                            pipe.count_reached_next, pipe.decide_newer_inside)
-                    m.d.sync += [
-                        result.plies_scanned.eq(Mux(take_older, plies_plus_two,
-                                                    Mux(take_newer, plies_plus_one,
-                                                        result.plies_scanned))),
-                        pipe.scanned_odd.eq(pipe.scanned_odd ^ take_newer ^ take_older),
-                        pipe.booking_ready.eq(Mux(take_older, ~pipe.scanned_odd,
-                                                  Mux(take_newer, pipe.scanned_odd,
-                                                      pipe.booking_ready))),
-                    ]
-                    with m.If(stop):
-                        finish_query(m, result, stop_reason, self.query.done)
-                        if self._backstop:
-                            m.d.sync += waiting.eq(stop_reason == Stop.OVERFLOW)
-                        m.next = "IDLE"
+                    m.next = "SCAN"
+            with m.Else():
+                m.d.sync += s.first_read
+                m.next = "SCAN"
 
-        return m
+    def _scanning(self, m, s):
+        """State ``SCAN``: one pair fetched and one decided a clock; a refetch
+        on a same-side pair, a restart when the start was not from the words
+        just written, and the bookkeeping of each decision."""
+        pipe, result = s.pipe, s.result
+        m.d.comb += [self.query.busy.eq(1), self.reads.reading.eq(1),
+                     s.hand_drop.eq(s.refetch | pipe.restarting)]
+        m.d.sync += [pipe.read_valid.eq(1), pipe.restarting.eq(0), pipe.decide_early.eq(0),
+                     *s.fetched]
+        with m.If(~pipe.single_step):
+            m.d.sync += [
+                pipe.fetch_addr.eq(pipe.fetch_addr - 2),
+                pipe.even_row.eq(pipe.even_row - 1),
+                pipe.odd_row.eq(pipe.odd_row - 1),
+            ]
+        with m.Else():
+            # An odd newer word shares its row with the even word
+            # below it; an even one has the odd word a row down.
+            m.d.sync += [
+                pipe.fetch_addr.eq(pipe.fetch_addr - 1),
+                pipe.fetch_newer_odd.eq(~pipe.fetch_newer_odd),
+            ]
+            with m.If(pipe.fetch_newer_odd):
+                m.d.sync += pipe.odd_row.eq(pipe.odd_row - 1)
+            with m.Else():
+                m.d.sync += pipe.even_row.eq(pipe.even_row - 1)
+        with m.If(s.refetch):
+            # The pairs in flight were fetched two words apart; drop
+            # them and go on one word a clock.
+            m.d.sync += [
+                pipe.single_step.eq(1),
+                pipe.fetch_addr.eq(pipe.hand.addr - 1),
+                pipe.fetch_newer_odd.eq(~pipe.hand.newer_odd),
+                *_rows_for(pipe, pipe.hand.addr, 1),
+                pipe.read_valid.eq(0),
+                *_invalidate(pipe.ahead),
+                *_invalidate(pipe.hand),
+            ]
+        with m.If(pipe.restarting):
+            # The start was not about the word just written: what the
+            # stages and the chain list took on the starting clock is
+            # dropped, and the banks read the first pair now, from
+            # the top the fetch registers took: a clock late.
+            m.d.comb += self.chains.clear.eq(1)
+            m.d.sync += [
+                s.mover_pending.eq(1),
+                *_invalidate(pipe.ahead),
+                *_invalidate(pipe.hand),
+                pipe.decide_valid.eq(0),
+            ]
+        # A word taken by the early decision is not told: the pools do
+        # not hold the state after it until the next clock, and the
+        # state after the top word alone never gives the side to
+        # move an upcoming repetition (the top word's own chain is
+        # open, and it is the other side's).
+        m.d.comb += self.taken_newer.eq(pipe.decide_valid & s.take_newer & ~pipe.decide_early)
+        with m.If(pipe.decide_valid):
+            with m.If(s.equal_position):
+                book_equal_position(m, result, pipe.count_limit, pipe.count_reached,
+                                    pipe.count_reached_next, pipe.decide_newer_inside)
+            m.d.sync += [
+                result.plies_scanned.eq(Mux(s.take_older, s.plies_plus_two,
+                                            Mux(s.take_newer, s.plies_plus_one,
+                                                result.plies_scanned))),
+                pipe.scanned_odd.eq(pipe.scanned_odd ^ s.take_newer ^ s.take_older),
+                pipe.booking_ready.eq(Mux(s.take_older, ~pipe.scanned_odd,
+                                          Mux(s.take_newer, pipe.scanned_odd,
+                                              pipe.booking_ready))),
+            ]
+            with m.If(s.stop):
+                finish_query(m, result, s.stop_reason, self.query.done)
+                if self._backstop:
+                    m.d.sync += pipe.waiting.eq(s.stop_reason == Stop.OVERFLOW)
+                m.next = "IDLE"

@@ -127,6 +127,11 @@ class KeyedMemorySignature(DepthSignature):
         }
 
 
+class _PeerWires:
+    """The signals that the states of one elaborated :class:`ZobristPeer`
+    share: its registers and its memories' ports."""
+
+
 class ZobristPeer(wiring.Component):
     """A Zobrist-key repetition detector (see the module docstring).
 
@@ -168,32 +173,51 @@ class ZobristPeer(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        depth, query, host = self._depth, self.query, self.memory
-        entry_layout = peer_entry_layout(depth, self._key_bits)
+        s = _PeerWires()
+        entry_layout = peer_entry_layout(self._depth, self._key_bits)
         m.submodules.table = table = memory.Memory(
             shape=self._key_bits, depth=_TABLE_ROWS, init=zobrist_table(self._key_bits))
-        m.submodules.entries = entries = memory.Memory(shape=entry_layout, depth=depth, init=[])
-        table_read = table.read_port()
-        entry_read = entries.read_port()
-        entry_write = entries.write_port()
+        m.submodules.entries = entries = memory.Memory(shape=entry_layout, depth=self._depth,
+                                                       init=[])
+        s.table_read = table.read_port()
+        s.entry_read = entries.read_port()
+        s.entry_write = entries.write_port()
+        self._answer_and_clocks(m, s)
+        self._registers(s)
 
-        result = Signal(ResultLayout(depth), reset_less=True)
-        m.d.comb += query.result.eq(result)
+        with m.FSM():
+            with m.State("IDLE"):
+                self._between_queries(m, s)
+            self._write_states(m, s)
+            with m.State("TOP"):
+                self._top(m, s)
+            with m.State("SCAN"):
+                self._scan(m, s)
+        return m
+
+    def _answer_and_clocks(self, m, s):
+        """The answer register and the query's clock count."""
+        query = self.query
+        s.result = Signal(ResultLayout(self._depth), reset_less=True, name="result")
+        m.d.comb += query.result.eq(s.result)
         # The query's clocks, as the detector counts them (zero on the clock
         # that samples `start`, one more on each clock of the scan), but not
         # the clocks of a write: `cycles` keeps the last query's count.
-        scanning = Signal()
+        s.scanning = Signal(name="scanning")
         with m.If(query.start & ~query.busy):
             m.d.sync += query.cycles.eq(0)
-        with m.Elif(scanning):
+        with m.Elif(s.scanning):
             m.d.sync += query.cycles.eq(query.cycles + 1)
 
+    def _registers(self, s):
+        """The registers of a write's chaining and of a query's scan."""
+        depth, key_bits, query = self._depth, self._key_bits, self.query
         # The write's registers: the word being chained, then its key so far.
-        word_addr = Signal(range(depth))
-        word = Signal(MoveWord)
-        key_so_far = Signal(self._key_bits)
-        span_so_far = Signal(range(depth + 1))
-        from_start_so_far = Signal()
+        s.word_addr = Signal(range(depth))
+        s.word = Signal(MoveWord)
+        s.key_so_far = Signal(key_bits)
+        s.span_so_far = Signal(range(depth + 1))
+        s.from_start_so_far = Signal()
 
         # The query's registers. The scan is a pipeline of three stages,
         # a candidate a clock: its entry is read (`fetch_addr`), its key is
@@ -202,150 +226,164 @@ class ZobristPeer(wiring.Component):
         # comparison is judged (the judge stage's). The comparison has a clock
         # of its own: a 64-bit equality is three levels of logic, and the
         # count and the stop decision follow it.
-        key_top = Signal(self._key_bits)
-        span = Signal(range(depth + 1))     # the top's
-        from_start = Signal()
-        top = Signal(range(depth))
-        fetch_addr = Signal(range(-4, depth))
+        s.key_top = Signal(key_bits)
+        s.span = Signal(range(depth + 1))     # the top's
+        s.from_start = Signal()
+        s.top = Signal(range(depth))
+        s.fetch_addr = Signal(range(-4, depth))
         # `gap` is the candidate's address less the last barrier's (the
         # floor), counted down from the top's span, so that "the next
         # candidate lies below the floor" is a compare with a constant;
         # `root_gap`, its address less the root.
-        read_plies = Signal(range(depth + 2))
-        read_base = Signal()        # the candidate is the position before address 0
-        read_last = Signal()        # the next candidate lies below the floor
-        gap = Signal(range(-depth, depth + 1))
-        root_gap = Signal(range(-depth - 1, depth + 2))
-        judge_valid = Signal()
-        judge_equal = Signal()
-        judge_inside = Signal()     # the candidate lies after the root position
-        judge_last = Signal()
+        s.read_plies = Signal(range(depth + 2))
+        s.read_base = Signal()        # the candidate is the position before address 0
+        s.read_last = Signal()        # the next candidate lies below the floor
+        s.gap = Signal(range(-depth, depth + 1))
+        s.root_gap = Signal(range(-depth - 1, depth + 2))
+        s.judge_valid = Signal()
+        s.judge_equal = Signal()
+        s.judge_inside = Signal()     # the candidate lies after the root position
+        s.judge_last = Signal()
         # If the judged candidate is equal, the count limit stops the scan:
         # worked out a clock ahead, so that the stop is one gate after the
         # comparison's register.
-        judge_equal_stops = Signal()
-        count_limit = Signal.like(query.count_limit)
-        root = Signal.like(query.root)
-        count_reached = Signal()
-        count_reached_next = Signal()
+        s.judge_equal_stops = Signal()
+        s.count_limit = Signal.like(query.count_limit, name="count_limit")
+        s.root = Signal.like(query.root, name="root")
+        s.count_reached = Signal()
+        s.count_reached_next = Signal()
 
-        def finish(reason, plies):
-            finish_query(m, result, reason, query.done)
-            m.d.sync += result.plies_scanned.eq(plies)
+    def _finish(self, m, s, reason, plies):
+        """End the query with ``reason`` after ``plies`` plies."""
+        finish_query(m, s.result, reason, self.query.done)
+        m.d.sync += s.result.plies_scanned.eq(plies)
+        m.next = "IDLE"
+
+    @staticmethod
+    def _below_floor_reason(from_start):
+        """Why a scan that runs out of candidates stops: the bottom of the
+        game, or a barrier."""
+        return Mux(from_start, Stop.BOTTOM, Stop.BARRIER)
+
+    def _between_queries(self, m, s):
+        """State ``IDLE``: a start reads the top's entry; a write reads the
+        previous word's entry and its from-square's key."""
+        query, host = self.query, self.memory
+        m.d.comb += [
+            host.write_ready.eq(~query.start),
+            s.entry_read.addr.eq(Mux(query.start, query.top, host.write_addr - 1)),
+            s.table_read.addr.eq(Cat(host.write_word.from_sq, host.write_word.piece)),
+        ]
+        with m.If(query.start):
+            m.d.sync += [
+                query.done.eq(0),
+                s.top.eq(query.top),
+                *start_query(query, s.result, s.count_limit, s.root, s.count_reached,
+                             s.count_reached_next),
+            ]
+            m.next = "TOP"
+        with m.Elif(host.write_en):
+            m.d.sync += [s.word_addr.eq(host.write_addr), s.word.eq(host.write_word)]
+            m.next = "FROM"
+
+    def _write_states(self, m, s):
+        """States ``FROM`` and ``TO``: a written word's key, chained from the
+        previous word's, and its entry stored."""
+        query, word = self.query, s.word
+        entry_read, entry_write, table_read = s.entry_read, s.entry_write, s.table_read
+        # Writes: the previous key and the from-square's key are here.
+        with m.State("FROM"):
+            m.d.comb += [
+                query.busy.eq(1),
+                table_read.addr.eq(Cat(word.to_sq, word.piece)),
+            ]
+            with m.If(s.word_addr == 0):
+                m.d.sync += [s.key_so_far.eq(table_read.data), s.span_so_far.eq(1),
+                             s.from_start_so_far.eq(1)]
+            with m.Else():
+                m.d.sync += [s.key_so_far.eq(entry_read.data.key ^ table_read.data),
+                             s.span_so_far.eq(entry_read.data.span + 1),
+                             s.from_start_so_far.eq(entry_read.data.from_start)]
+            m.next = "TO"
+
+        # ... and the to-square's: the word's entry is stored.
+        with m.State("TO"):
+            m.d.comb += [
+                query.busy.eq(1),
+                entry_write.addr.eq(s.word_addr),
+                entry_write.en.eq(1),
+            ]
+            with m.If(word.barrier):
+                m.d.comb += [entry_write.data.eq(0), entry_write.data.near.eq(1)]
+            with m.Else():
+                m.d.comb += [entry_write.data.key.eq(s.key_so_far ^ table_read.data),
+                             entry_write.data.span.eq(s.span_so_far),
+                             entry_write.data.from_start.eq(s.from_start_so_far),
+                             entry_write.data.near.eq(s.span_so_far < 2)]
             m.next = "IDLE"
 
-        def below_floor_reason(from_start):
-            return Mux(from_start, Stop.BOTTOM, Stop.BARRIER)
+    def _top(self, m, s):
+        """State ``TOP``: the entry at ``top`` is here, with its key and
+        floor; the scan starts two plies down, unless it stops at once."""
+        top, top_entry = s.top, s.entry_read.data
+        m.d.comb += [self.query.busy.eq(1), s.scanning.eq(1), s.entry_read.addr.eq(top - 2)]
+        m.d.sync += [
+            s.key_top.eq(top_entry.key),
+            s.span.eq(top_entry.span),
+            s.from_start.eq(top_entry.from_start),
+            s.fetch_addr.eq(top - 4),
+            s.read_plies.eq(2),
+            s.read_base.eq(top == 1),
+            s.read_last.eq(top_entry.span < 4),
+            s.gap.eq(top_entry.span - 2),
+            s.root_gap.eq(top - 2 - s.root),
+            s.judge_valid.eq(0),
+        ]
+        with m.If(s.count_reached):
+            # A count limit of 0 asks for nothing.
+            self._finish(m, s, Stop.LIMIT, 0)
+        with m.Elif(top_entry.near):
+            self._finish(m, s, self._below_floor_reason(top_entry.from_start), top_entry.span)
+        with m.Else():
+            m.next = "SCAN"
 
-        with m.FSM():
-            with m.State("IDLE"):
-                m.d.comb += [
-                    host.write_ready.eq(~query.start),
-                    entry_read.addr.eq(Mux(query.start, query.top, host.write_addr - 1)),
-                    table_read.addr.eq(Cat(host.write_word.from_sq, host.write_word.piece)),
-                ]
-                with m.If(query.start):
-                    m.d.sync += [
-                        query.done.eq(0),
-                        top.eq(query.top),
-                        *start_query(query, result, count_limit, root, count_reached,
-                                     count_reached_next),
-                    ]
-                    m.next = "TOP"
-                with m.Elif(host.write_en):
-                    m.d.sync += [word_addr.eq(host.write_addr), word.eq(host.write_word)]
-                    m.next = "FROM"
-
-            # Writes: the previous key and the from-square's key are here.
-            with m.State("FROM"):
-                m.d.comb += [
-                    query.busy.eq(1),
-                    table_read.addr.eq(Cat(word.to_sq, word.piece)),
-                ]
-                with m.If(word_addr == 0):
-                    m.d.sync += [key_so_far.eq(table_read.data), span_so_far.eq(1),
-                                 from_start_so_far.eq(1)]
-                with m.Else():
-                    m.d.sync += [key_so_far.eq(entry_read.data.key ^ table_read.data),
-                                 span_so_far.eq(entry_read.data.span + 1),
-                                 from_start_so_far.eq(entry_read.data.from_start)]
-                m.next = "TO"
-
-            # ... and the to-square's: the word's entry is stored.
-            with m.State("TO"):
-                m.d.comb += [
-                    query.busy.eq(1),
-                    entry_write.addr.eq(word_addr),
-                    entry_write.en.eq(1),
-                ]
-                with m.If(word.barrier):
-                    m.d.comb += [entry_write.data.eq(0), entry_write.data.near.eq(1)]
-                with m.Else():
-                    m.d.comb += [entry_write.data.key.eq(key_so_far ^ table_read.data),
-                                 entry_write.data.span.eq(span_so_far),
-                                 entry_write.data.from_start.eq(from_start_so_far),
-                                 entry_write.data.near.eq(span_so_far < 2)]
-                m.next = "IDLE"
-
-            # A query: the entry at `top` is here, with its key and floor.
-            with m.State("TOP"):
-                m.d.comb += [query.busy.eq(1), scanning.eq(1), entry_read.addr.eq(top - 2)]
-                top_entry = entry_read.data
-                m.d.sync += [
-                    key_top.eq(top_entry.key),
-                    span.eq(top_entry.span),
-                    from_start.eq(top_entry.from_start),
-                    fetch_addr.eq(top - 4),
-                    read_plies.eq(2),
-                    read_base.eq(top == 1),
-                    read_last.eq(top_entry.span < 4),
-                    gap.eq(top_entry.span - 2),
-                    root_gap.eq(top - 2 - root),
-                    judge_valid.eq(0),
-                ]
-                with m.If(count_reached):
-                    # A count limit of 0 asks for nothing.
-                    finish(Stop.LIMIT, 0)
-                with m.Elif(top_entry.near):
-                    finish(below_floor_reason(top_entry.from_start), top_entry.span)
-                with m.Else():
-                    m.next = "SCAN"
-
-            with m.State("SCAN"):
-                m.d.comb += [query.busy.eq(1), scanning.eq(1),
-                             entry_read.addr.eq(fetch_addr[:len(entry_read.addr)])]
-                # Read stage to judge stage; the next candidate's read. An
-                # equal position judged now counts before the next candidate's
-                # stop is worked out (`book_equal_position`'s registers a clock
-                # early).
-                booked = judge_valid & judge_equal
-                reached_next = Mux(booked, result.count + 2 >= count_limit, count_reached_next)
-                m.d.sync += [
-                    judge_equal_stops.eq(reached_next &
-                                         (result.repetition | booked | (root_gap > 0))),
-                    judge_valid.eq(1),
-                    judge_equal.eq(Mux(read_base, 0, entry_read.data.key) == key_top),
-                    judge_inside.eq(root_gap > 0),
-                    judge_last.eq(read_last),
-                    result.plies_scanned.eq(read_plies),
-                    fetch_addr.eq(fetch_addr - 2),
-                    read_plies.eq(read_plies + 2),
-                    gap.eq(gap - 2),
-                    read_last.eq(gap < 4),
-                    root_gap.eq(root_gap - 2),
-                    read_base.eq((gap == 2) & from_start),
-                ]
-                # The judge stage: `result.plies_scanned` is its candidate's plies.
-                # (`count_reached` is never set here: a limit of 0 stops at the
-                # top, and a booking that reaches the limit stops at once.)
-                limit_reached = Signal()
-                m.d.comb += limit_reached.eq(judge_equal & judge_equal_stops)
-                with m.If(judge_valid):
-                    with m.If(judge_equal):
-                        book_equal_position(m, result, count_limit, count_reached,
-                                            count_reached_next, judge_inside)
-                    with m.If(limit_reached):
-                        finish(Stop.LIMIT, result.plies_scanned)
-                    with m.Elif(judge_last):
-                        finish(below_floor_reason(from_start), span)
-        return m
+    def _scan(self, m, s):
+        """State ``SCAN``: a candidate a clock through the read and judge
+        stages; an equal one is booked, and the limit or the floor stops."""
+        result, entry_read = s.result, s.entry_read
+        m.d.comb += [self.query.busy.eq(1), s.scanning.eq(1),
+                     entry_read.addr.eq(s.fetch_addr[:len(entry_read.addr)])]
+        # Read stage to judge stage; the next candidate's read. An
+        # equal position judged now counts before the next candidate's
+        # stop is worked out (`book_equal_position`'s registers a clock
+        # early).
+        booked = s.judge_valid & s.judge_equal
+        reached_next = Mux(booked, result.count + 2 >= s.count_limit, s.count_reached_next)
+        m.d.sync += [
+            s.judge_equal_stops.eq(reached_next &
+                                   (result.repetition | booked | (s.root_gap > 0))),
+            s.judge_valid.eq(1),
+            s.judge_equal.eq(Mux(s.read_base, 0, entry_read.data.key) == s.key_top),
+            s.judge_inside.eq(s.root_gap > 0),
+            s.judge_last.eq(s.read_last),
+            result.plies_scanned.eq(s.read_plies),
+            s.fetch_addr.eq(s.fetch_addr - 2),
+            s.read_plies.eq(s.read_plies + 2),
+            s.gap.eq(s.gap - 2),
+            s.read_last.eq(s.gap < 4),
+            s.root_gap.eq(s.root_gap - 2),
+            s.read_base.eq((s.gap == 2) & s.from_start),
+        ]
+        # The judge stage: `result.plies_scanned` is its candidate's plies.
+        # (`count_reached` is never set here: a limit of 0 stops at the
+        # top, and a booking that reaches the limit stops at once.)
+        limit_reached = Signal()
+        m.d.comb += limit_reached.eq(s.judge_equal & s.judge_equal_stops)
+        with m.If(s.judge_valid):
+            with m.If(s.judge_equal):
+                book_equal_position(m, result, s.count_limit, s.count_reached,
+                                    s.count_reached_next, s.judge_inside)
+            with m.If(limit_reached):
+                self._finish(m, s, Stop.LIMIT, result.plies_scanned)
+            with m.Elif(s.judge_last):
+                self._finish(m, s, self._below_floor_reason(s.from_start), s.span)

@@ -15,13 +15,14 @@ import random
 
 import pytest
 from amaranth.hdl import *
-from amaranth.lib import memory, wiring
+from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 from hypothesis import given, settings, strategies as st
 
 from axon.hdl.board.array import DetectorArray
-from axon.hdl.board.link import FrameReceiver, FrameSender, HostLink
+from axon.hdl.board.link import (FrameReceiver, FrameSender, HostLink, QueryArguments,
+                                 RequestArguments)
 from axon.hdl.version import INTERFACE_VERSION
 from axon.hdl.board.protocol import (ERROR_RESPONSE, MAX_WORDS, PROTOCOL_VERSION,
                                      QUERY_REQUEST_BYTES, RESPONSE_FLAG, RULES_CODES,
@@ -573,6 +574,35 @@ def test_broken_executor_is_caught():
     assert as_reference(run_link(requests, claimed_depth=EXECUTOR_DEPTH // 2)) != \
         expected_answers(requests)
 
+
+
+def _request_head(frame, layout=RequestArguments):
+    """The first four payload bytes of ``frame`` read as ``layout``."""
+    return layout.from_bits(int.from_bytes(frame[3:-1][:4].ljust(4, b"\0"), "little"))
+
+
+class _SwappedQueryArguments(data.Struct):
+    """Broken: the count limit before the top."""
+    index:       8
+    count_limit: 8
+    top:         16
+
+
+@pytest.mark.quick
+def test_argument_structs_name_the_requests_bytes():
+    # The executor's names for a request's arguments are the bytes the
+    # host's codec sends (docs/protocol.md).
+    query = _request_head(query_request(0x123, 7, occupancy=1 << 63, root=5, detector=2))
+    assert (query.index, query.query.top, query.query.count_limit) == (2, 0x123, 7)
+    write = _request_head(write_request(0x0456, [1, 2, 3], detector=1))
+    assert (write.index, write.words.start, write.words.count) == (1, 0x0456, 3)
+    read = _request_head(read_request(9, 4))
+    assert (read.index, read.words.start, read.words.count) == (0, 9, 4)
+    assert _request_head(reset_request(5)).index == 5
+    assert data.Layout.cast(QueryArguments).size == data.Layout.cast(RequestArguments).size
+    # A layout with the fields in another order reads another request.
+    swapped = _request_head(query_request(0x123, 7), _SwappedQueryArguments)
+    assert (swapped.top, swapped.count_limit) != (0x123, 7)
 
 # Three detectors, each with its own game, requests interleaved across them
 # and sent back to back: every answer names its detector and equals the

@@ -25,7 +25,7 @@ executor serves them all.
 """
 
 from amaranth.hdl import *
-from amaranth.lib import fifo, memory, stream, wiring
+from amaranth.lib import data, fifo, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..observe import Observation, registers
@@ -38,7 +38,8 @@ from .protocol import (START, CRC8, MAX_PAYLOAD, MAX_WORDS, WORD_BYTES, RESPONSE
                        identity_record)
 
 
-__all__ = ["FrameReceiver", "FrameSender", "HostLink"]
+__all__ = ["FrameReceiver", "FrameSender", "HostLink", "RequestArguments", "WordsArguments",
+           "QueryArguments"]
 
 # Answer records the executor copies into the frame buffer, and their bytes.
 # (The index before them is the request's own, already in the buffer, but
@@ -300,6 +301,38 @@ class FrameSender(wiring.Component):
         return m
 
 
+class WordsArguments(data.Struct):
+    """WRITE's and READ's arguments, the payload's first four bytes
+    (``docs/protocol.md``, "Commands"); WRITE's words follow them."""
+    index: 8     # the detector the frame is for
+    start: 16    # the first word's address; moves on word by word
+    count: 8     # n, the words written or read; counts down the words left
+
+
+class QueryArguments(data.Struct):
+    """QUERY's first four bytes (``docs/protocol.md``, "Commands"); the root
+    (:data:`~axon.hdl.board.protocol.ROOT_BYTES`, signed) and the occupancy
+    (:data:`~axon.hdl.board.protocol.OCCUPANCY_BYTES`) follow them, read from
+    the frame buffer."""
+    index:       8    # the detector the frame is for
+    top:         16   # the queried position's last word
+    count_limit: 8    # equal positions that stop the scan
+
+
+class RequestArguments(data.Union):
+    """A request's first four payload bytes as :class:`FrameReceiver` keeps
+    them, read as each command's arguments (IDENTIFY and RESET take the
+    ``index`` alone)."""
+    index: 8
+    words: WordsArguments
+    query: QueryArguments
+
+
+class _LinkWires:
+    """The signals that the parts of one elaborated :class:`HostLink` share:
+    each part's function makes some and reads others'."""
+
+
 class HostLink(wiring.Component):
     """Link between the host's byte stream and an array of detectors.
 
@@ -360,9 +393,40 @@ class HostLink(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.receiver = receiver = FrameReceiver(timeout=self._timeout)
-        m.submodules.sender   = sender   = FrameSender()
-        m.submodules.buffer   = buffer   = memory.Memory(shape=8, depth=MAX_PAYLOAD + 1, init=[])
+        s = _LinkWires()
+        self._frame_paths(m, s)
+        self._registers(m, s)
+        self._records(m, s)
+        self._argument_checks(m, s)
+
+        with m.FSM():
+            with m.State("IDLE"):
+                self._receive(m, s)
+            with m.State("DECODE"):
+                self._decode(m, s)
+            with m.State("ERROR"):
+                m.d.comb += self.bad_frame.eq(1)
+                self._answer(m, s, "error", ERROR_RESPONSE)
+            with m.State("STORE"):
+                self._store(m, s)
+            self._write_states(m, s)
+            self._read_states(m, s)
+            self._query_states(m, s)
+            with m.State("SEND"):
+                m.d.comb += s.sender.start.eq(1)
+                m.next = "SEND_WAIT"
+            with m.State("SEND_WAIT"):
+                with m.If(~s.sender.busy):
+                    m.next = "IDLE"
+
+        return m
+
+    def _frame_paths(self, m, s):
+        """The receiver, the sender, the frame buffer between them and the
+        request buffer before the receiver: the path of a frame's bytes."""
+        m.submodules.receiver = s.receiver = FrameReceiver(timeout=self._timeout)
+        m.submodules.sender   = s.sender   = FrameSender()
+        m.submodules.buffer   = buffer     = memory.Memory(shape=8, depth=MAX_PAYLOAD + 1, init=[])
         # Request bytes wait here while earlier frames are executed and
         # answered. Every byte from the UART is taken; one that finds the
         # buffer full is dropped (a host keeps what it has outstanding within
@@ -372,9 +436,8 @@ class HostLink(wiring.Component):
         # A board of one detector has no buffer (its logic cells are scarce
         # on a 1K device, and one detector needs no requests in flight): it
         # drops the bytes that come while it is busy.
-        buffer_write = buffer.write_port()
-        buffer_read  = buffer.read_port()
-        detector = self.detector
+        s.buffer_write = buffer.write_port()
+        s.buffer_read  = buffer.read_port()
 
         if self._rx_buffer:
             m.submodules.rx_buffer = rx_buffer = fifo.SyncFIFOBuffered(
@@ -383,62 +446,69 @@ class HostLink(wiring.Component):
                 rx_buffer.w_data.eq(self.rx.payload),
                 rx_buffer.w_en.eq(self.rx.valid),
                 self.rx.ready.eq(1),
-                receiver.rx.payload.eq(rx_buffer.r_data),
-                receiver.rx.valid.eq(rx_buffer.r_rdy),
-                rx_buffer.r_en.eq(receiver.listen),
+                s.receiver.rx.payload.eq(rx_buffer.r_data),
+                s.receiver.rx.valid.eq(rx_buffer.r_rdy),
+                rx_buffer.r_en.eq(s.receiver.listen),
             ]
         else:
-            wiring.connect(m, wiring.flipped(self.rx), receiver.rx)
-        wiring.connect(m, sender.tx, wiring.flipped(self.tx))
+            wiring.connect(m, wiring.flipped(self.rx), s.receiver.rx)
+        wiring.connect(m, s.sender.tx, wiring.flipped(self.tx))
 
-        command  = Signal(8)
-        length   = Signal(8)
-        args     = Signal(32)
-        error    = Signal(ErrorCode)
-        selected = args[0:8]                  # the detector the frame is for
-        address  = args[8:24]                 # start address, or query top; moves on
-                                              # word by word during WRITE and READ
-        count    = args[24:32]                # word count, or count limit; counts down
-                                              # the words left during WRITE and READ
+    def _registers(self, m, s):
+        """The executor's registers: the request as received, where the
+        answer stands in the frame buffer, and the words and the occupancy
+        taken from it; and what they drive (the frame buffer's ports, the
+        sender, the selected detector)."""
+        s.command  = Signal(8, name="command")
+        s.length   = Signal(8, name="length")
+        # The payload's first four bytes, as the receiver keeps them; the
+        # address and the count move on word by word during WRITE and READ.
+        s.args     = args = Signal(RequestArguments, name="args")
+        s.error    = Signal(ErrorCode, name="error")
 
-        stored     = Signal(9)                # answer payload bytes in the buffer; also
-                                              # the read pointer while executing a write
+        s.stored     = Signal(9, name="stored")      # answer payload bytes in the buffer; also
+                                                     # the read pointer while executing a write
         # STORE copies the bytes of one record straight from its source, which
         # holds still meanwhile: no 64-bit copy register and its load muxes.
-        record     = Signal(range(len(_RECORDS)))
-        byte_index = Signal(range(max(_RECORDS.values())))
-        word       = Signal(24)               # a move word of WRITE; QUERY's root, in
-                                              # its top two bytes
-        reading    = Signal()                 # STORE returns to the READ loop
-        answer_cmd = Signal(8)
+        s.record     = Signal(range(len(_RECORDS)), name="record")
+        s.byte_index = Signal(range(max(_RECORDS.values())), name="byte_index")
+        s.word       = Signal(24, name="word")       # a move word of WRITE; QUERY's root, in
+                                                     # its top two bytes
+        s.reading    = Signal(name="reading")        # STORE returns to the READ loop
+        s.answer_cmd = Signal(8, name="answer_cmd")
         # QUERY's root (signed), in `word`, which no query uses otherwise;
         # and the queried position's occupancy, the payload's last eight
         # bytes, held for the detector until the upcoming answer is in.
-        root       = word[8 * (3 - ROOT_BYTES):].as_signed()
-        occupancy  = Signal(64)
+        s.root       = s.word[8 * (3 - ROOT_BYTES):].as_signed()
+        s.occupancy  = Signal(64, name="occupancy")
 
-        store_addr = Signal(8)
-        store_data = Signal(8)
-        store_en   = Signal()
+        s.store_addr = Signal(8, name="store_addr")
+        s.store_data = Signal(8, name="store_data")
+        s.store_en   = Signal(name="store_en")
+        receiver, sender, detector = s.receiver, s.sender, self.detector
         m.d.comb += [
-            buffer_write.addr.eq(Mux(store_en, store_addr, receiver.buffer_addr)),
-            buffer_write.data.eq(Mux(store_en, store_data, receiver.buffer_data)),
-            buffer_write.en.eq(store_en | receiver.buffer_en),
-            buffer_read.addr.eq(Mux(sender.busy, sender.buffer_addr, stored)),
-            sender.buffer_data.eq(buffer_read.data),
-            sender.command.eq(answer_cmd),
-            sender.length.eq(stored),
-            detector.select.eq(selected),
+            s.buffer_write.addr.eq(Mux(s.store_en, s.store_addr, receiver.buffer_addr)),
+            s.buffer_write.data.eq(Mux(s.store_en, s.store_data, receiver.buffer_data)),
+            s.buffer_write.en.eq(s.store_en | receiver.buffer_en),
+            s.buffer_read.addr.eq(Mux(sender.busy, sender.buffer_addr, s.stored)),
+            sender.buffer_data.eq(s.buffer_read.data),
+            sender.command.eq(s.answer_cmd),
+            sender.length.eq(s.stored),
+            detector.select.eq(args.index),
             detector.soft_reset.eq(self.soft_reset),
-            detector.memory.read_addr.eq(address),
-            detector.memory.write_addr.eq(address),
-            detector.memory.write_word.eq(word[:17]),
-            detector.query.top.eq(address),
-            detector.query.root.eq(root),
-            detector.query.count_limit.eq(count),
-            detector.upcoming.occupancy.eq(occupancy),
+            detector.memory.read_addr.eq(args.words.start),
+            detector.memory.write_addr.eq(args.words.start),
+            detector.memory.write_word.eq(s.word[:17]),
+            detector.query.top.eq(args.query.top),
+            detector.query.root.eq(s.root),
+            detector.query.count_limit.eq(args.query.count_limit),
+            detector.upcoming.occupancy.eq(s.occupancy),
         ]
 
+    def _records(self, m, s):
+        """The answer records STORE copies into the frame buffer, and the
+        byte of the selected one at ``byte_index``."""
+        detector = self.detector
         identity = IdentityRecord.const(identity_record(self._config, self._count,
                                                           self._rx_buffer))
         # The QUERY answer is the detector's ports in the record's fixed widths.
@@ -450,193 +520,200 @@ class HostLink(wiring.Component):
         m.d.comb += query_answer.cycles.eq(detector.query.cycles)
         query_record = query_answer.as_value()
 
-        # Argument checks, in the order the error codes are documented.
-        words_fit   = (count != 0) & (count <= MAX_WORDS)
-        range_fits  = (address + count) <= self._depth
-        write_bytes = _ARGS_AT + 3 + count * WORD_BYTES
-        length_fits = Signal()
-        with m.Switch(command):
-            with m.Case(Command.IDENTIFY, Command.RESET):
-                m.d.comb += length_fits.eq(length == _ARGS_AT)
-            with m.Case(Command.WRITE):
-                m.d.comb += length_fits.eq((length >= _ARGS_AT + 3) & words_fit &
-                                           (length == write_bytes))
-            with m.Case(Command.READ):
-                m.d.comb += length_fits.eq((length == _ARGS_AT + 3) & words_fit)
-            with m.Case(Command.QUERY):
-                m.d.comb += length_fits.eq(length == QUERY_REQUEST_BYTES)
-        known = Signal()
-        m.d.comb += known.eq(command.matches(*(int(c) for c in Command)))
-
         sources = {
             "identity": identity,
             "query":    query_record,
             "word":     detector.memory.read_word.as_value(),
-            "error":    Cat(selected, error, C(0, 8 - Shape.cast(ErrorCode).width), command),
+            "error":    Cat(s.args.index, s.error, C(0, 8 - Shape.cast(ErrorCode).width),
+                            s.command),
         }
-        record_byte = Signal(8)
-        record_last = Signal()
-        with m.Switch(record):
+        s.record_byte = Signal(8, name="record_byte")
+        s.record_last = Signal(name="record_last")
+        with m.Switch(s.record):
             for index, (name, size) in enumerate(_RECORDS.items()):
                 with m.Case(index):
                     padded = Cat(sources[name], C(0, 8 * size))[:8 * size]
-                    m.d.comb += [record_byte.eq(padded.word_select(byte_index, 8)),
-                                 record_last.eq(byte_index == size - 1)]
+                    m.d.comb += [s.record_byte.eq(padded.word_select(s.byte_index, 8)),
+                                 s.record_last.eq(s.byte_index == size - 1)]
 
-        def answer(name, answer_command):
-            # The index is the answer's first byte: the request's, still in
-            # the buffer, or in the error record (whose request may have had none).
-            m.d.sync += [
-                record.eq(list(_RECORDS).index(name)), byte_index.eq(0),
-                stored.eq(0 if name == "error" else _ARGS_AT),
-                answer_cmd.eq(answer_command),
-            ]
+    def _argument_checks(self, m, s):
+        """What DECODE checks of the request before it acts, in the order the
+        error codes are documented: the length each command takes, a known
+        command, and the range of WRITE's and READ's words."""
+        command, length, words = s.command, s.length, s.args.words
+        s.words_fit   = (words.count != 0) & (words.count <= MAX_WORDS)
+        s.range_fits  = (words.start + words.count) <= self._depth
+        write_bytes = _ARGS_AT + 3 + words.count * WORD_BYTES
+        s.length_fits = length_fits = Signal(name="length_fits")
+        with m.Switch(command):
+            with m.Case(Command.IDENTIFY, Command.RESET):
+                m.d.comb += length_fits.eq(length == _ARGS_AT)
+            with m.Case(Command.WRITE):
+                m.d.comb += length_fits.eq((length >= _ARGS_AT + 3) & s.words_fit &
+                                           (length == write_bytes))
+            with m.Case(Command.READ):
+                m.d.comb += length_fits.eq((length == _ARGS_AT + 3) & s.words_fit)
+            with m.Case(Command.QUERY):
+                m.d.comb += length_fits.eq(length == QUERY_REQUEST_BYTES)
+        s.known = Signal(name="known")
+        m.d.comb += s.known.eq(command.matches(*(int(c) for c in Command)))
+
+    def _answer(self, m, s, name, answer_command):
+        """Go to STORE to copy record ``name`` into the answer, sent as
+        ``answer_command``."""
+        # The index is the answer's first byte: the request's, still in
+        # the buffer, or in the error record (whose request may have had none).
+        m.d.sync += [
+            s.record.eq(list(_RECORDS).index(name)), s.byte_index.eq(0),
+            s.stored.eq(0 if name == "error" else _ARGS_AT),
+            s.answer_cmd.eq(answer_command),
+        ]
+        m.next = "STORE"
+
+    def _take_payload(self, m, s, name, register, size, then):
+        """States ``{name}_FETCH`` and ``{name}_BYTE``: shift the frame
+        buffer's next ``size`` bytes, from ``stored`` on, into the top of
+        ``register`` (so the first byte ends lowest), then go to ``then``.
+        A byte takes two clocks: the buffer's read, then the shift."""
+        with m.State(f"{name}_FETCH"):
+            m.next = f"{name}_BYTE"
+        with m.State(f"{name}_BYTE"):
+            m.d.sync += [register.eq(Cat(register[8:], s.buffer_read.data)),
+                         s.stored.eq(s.stored + 1), s.byte_index.eq(s.byte_index + 1)]
+            with m.If(s.byte_index == size - 1):
+                m.next = then
+            with m.Else():
+                m.next = f"{name}_FETCH"
+
+    def _fail(self, m, s, code):
+        """Go to ERROR to answer with ``code``."""
+        m.d.sync += s.error.eq(code)
+        m.next = "ERROR"
+
+    def _receive(self, m, s):
+        """State ``IDLE``: wait for the receiver's next frame and take it."""
+        receiver = s.receiver
+        # Not on the clock a frame ends: the next frame's first byte
+        # waits in the buffer until this one is answered, so that the
+        # receiver is never inside a frame while the executor is busy
+        # (where its inter-byte timeout would run).
+        m.d.comb += receiver.listen.eq(~receiver.frame_done)
+        with m.If(receiver.frame_done):
+            m.d.sync += [s.command.eq(receiver.command), s.length.eq(receiver.length),
+                         s.args.eq(receiver.args), s.error.eq(receiver.error),
+                         s.reading.eq(0)]
+            m.next = "DECODE"
+
+    def _decode(self, m, s):
+        """State ``DECODE``: the checks in the documented order; only a frame
+        that passes them all acts, and only on the detector it names."""
+        command, args = s.command, s.args
+        with m.If(s.error != ErrorCode.NONE):
+            m.next = "ERROR"
+        with m.Elif(~s.known):
+            self._fail(m, s, ErrorCode.UNKNOWN_COMMAND)
+        with m.Elif(~s.length_fits):
+            self._fail(m, s, ErrorCode.BAD_LENGTH)
+        with m.Elif(args.index >= self._count):
+            self._fail(m, s, ErrorCode.NO_DETECTOR)
+        with m.Elif(command == Command.IDENTIFY):
+            m.d.comb += self.good_frame.eq(1)
+            self._answer(m, s, "identity", Command.IDENTIFY | RESPONSE_FLAG)
+        with m.Elif(command == Command.WRITE):
+            with m.If(~s.range_fits):
+                self._fail(m, s, ErrorCode.ADDRESS_RANGE)
+            with m.Else():
+                m.d.comb += self.good_frame.eq(1)
+                m.d.sync += [s.stored.eq(_ARGS_AT + 3), s.byte_index.eq(0)]
+                m.next = "WRITE_FETCH"
+        with m.Elif(command == Command.READ):
+            with m.If(~s.range_fits):
+                self._fail(m, s, ErrorCode.ADDRESS_RANGE)
+            with m.Else():
+                m.d.comb += self.good_frame.eq(1)
+                m.d.sync += [s.stored.eq(_ARGS_AT), s.reading.eq(1),
+                             s.answer_cmd.eq(Command.READ | RESPONSE_FLAG)]
+                m.next = "READ_FETCH"
+        with m.Elif(command == Command.QUERY):
+            with m.If(args.query.top >= self._depth):
+                self._fail(m, s, ErrorCode.TOP_RANGE)
+            with m.Elif(args.query.count_limit > COUNT_LIMIT_MAX):
+                self._fail(m, s, ErrorCode.BAD_ARGUMENT)
+            with m.Else():
+                # The root is checked once it is read from the buffer.
+                m.d.sync += [s.stored.eq(_ARGS_AT + 3), s.byte_index.eq(0)]
+                m.next = "ROOT_FETCH"
+        with m.Else():       # RESET
+            m.d.comb += [self.good_frame.eq(1), self.soft_reset.eq(1)]
+            m.d.sync += [self.repetition.eq(0), s.stored.eq(_ARGS_AT),
+                         s.answer_cmd.eq(Command.RESET | RESPONSE_FLAG)]
+            m.next = "SEND"
+
+    def _store(self, m, s):
+        """State ``STORE``: copy the record to the answer payload, least
+        significant byte first; then send it, or go on reading words."""
+        m.d.comb += [s.store_en.eq(1), s.store_addr.eq(s.stored), s.store_data.eq(s.record_byte)]
+        m.d.sync += [s.stored.eq(s.stored + 1), s.byte_index.eq(s.byte_index + 1)]
+        with m.If(s.record_last):
+            with m.If(s.reading):
+                m.d.sync += s.args.words.start.eq(s.args.words.start + 1)
+                m.next = "READ_FETCH"
+            with m.Else():
+                m.next = "SEND"
+
+    def _write_states(self, m, s):
+        """WRITE: three payload bytes make a word; only whole, checked frames
+        get here."""
+        words = s.args.words
+        self._take_payload(m, s, "WRITE", s.word, WORD_BYTES, then="WRITE_WORD")
+        with m.State("WRITE_WORD"):
+            m.d.comb += self.detector.memory.write_en.eq(1)
+            m.d.sync += [words.start.eq(words.start + 1), words.count.eq(words.count - 1),
+                         s.byte_index.eq(0)]
+            with m.If(words.count == 1):
+                m.d.sync += [s.stored.eq(_ARGS_AT),
+                             s.answer_cmd.eq(Command.WRITE | RESPONSE_FLAG)]
+                m.next = "SEND"
+            with m.Else():
+                m.next = "WRITE_FETCH"
+
+    def _read_states(self, m, s):
+        """READ: one word from the move list, then its three bytes to the
+        buffer (through STORE)."""
+        words = s.args.words
+        with m.State("READ_FETCH"):
+            with m.If(words.count == 0):
+                m.next = "SEND"
+            with m.Else():
+                m.next = "READ_WORD"
+        with m.State("READ_WORD"):
+            # The word stays on `read_word` while STORE copies it: the
+            # address moves on only when STORE is done.
+            m.d.sync += [s.record.eq(list(_RECORDS).index("word")), s.byte_index.eq(0),
+                         words.count.eq(words.count - 1)]
             m.next = "STORE"
 
-        def take_payload(name, register, size, then):
-            """States ``{name}_FETCH`` and ``{name}_BYTE``: shift the frame
-            buffer's next ``size`` bytes, from ``stored`` on, into the top of
-            ``register`` (so the first byte ends lowest), then go to ``then``.
-            A byte takes two clocks: the buffer's read, then the shift."""
-            with m.State(f"{name}_FETCH"):
-                m.next = f"{name}_BYTE"
-            with m.State(f"{name}_BYTE"):
-                m.d.sync += [register.eq(Cat(register[8:], buffer_read.data)),
-                             stored.eq(stored + 1), byte_index.eq(byte_index + 1)]
-                with m.If(byte_index == size - 1):
-                    m.next = then
-                with m.Else():
-                    m.next = f"{name}_FETCH"
+    def _query_states(self, m, s):
+        """QUERY: the root's bytes from the frame buffer and its check; the
+        occupancy's bytes, then start, and wait for the whole answer."""
+        detector, root = self.detector, s.root
+        self._take_payload(m, s, "ROOT", s.word, ROOT_BYTES, then="ROOT_CHECK")
+        with m.State("ROOT_CHECK"):
+            # -1, or an address: compared unsigned, a constant each.
+            with m.If((root.as_unsigned() >= self._depth) & (root != -1)):
+                self._fail(m, s, ErrorCode.BAD_ARGUMENT)
+            with m.Else():
+                m.d.sync += s.byte_index.eq(0)
+                m.next = "QUERY_FETCH"
+        self._take_payload(m, s, "QUERY", s.occupancy, OCCUPANCY_BYTES, then="QUERY_START")
+        with m.State("QUERY_START"):
+            m.d.comb += [self.good_frame.eq(1), detector.query.start.eq(1)]
+            m.next = "QUERY_WAIT"
 
-        def fail(code):
-            m.d.sync += error.eq(code)
-            m.next = "ERROR"
-
-        with m.FSM():
-            with m.State("IDLE"):
-                # Not on the clock a frame ends: the next frame's first byte
-                # waits in the buffer until this one is answered, so that the
-                # receiver is never inside a frame while the executor is busy
-                # (where its inter-byte timeout would run).
-                m.d.comb += receiver.listen.eq(~receiver.frame_done)
-                with m.If(receiver.frame_done):
-                    m.d.sync += [command.eq(receiver.command), length.eq(receiver.length),
-                                 args.eq(receiver.args), error.eq(receiver.error),
-                                 reading.eq(0)]
-                    m.next = "DECODE"
-
-            with m.State("DECODE"):
-                # Checks in the documented order; only a frame that passes
-                # them all acts, and only on the detector it names.
-                with m.If(error != ErrorCode.NONE):
-                    m.next = "ERROR"
-                with m.Elif(~known):
-                    fail(ErrorCode.UNKNOWN_COMMAND)
-                with m.Elif(~length_fits):
-                    fail(ErrorCode.BAD_LENGTH)
-                with m.Elif(selected >= self._count):
-                    fail(ErrorCode.NO_DETECTOR)
-                with m.Elif(command == Command.IDENTIFY):
-                    m.d.comb += self.good_frame.eq(1)
-                    answer("identity", Command.IDENTIFY | RESPONSE_FLAG)
-                with m.Elif(command == Command.WRITE):
-                    with m.If(~range_fits):
-                        fail(ErrorCode.ADDRESS_RANGE)
-                    with m.Else():
-                        m.d.comb += self.good_frame.eq(1)
-                        m.d.sync += [stored.eq(_ARGS_AT + 3), byte_index.eq(0)]
-                        m.next = "WRITE_FETCH"
-                with m.Elif(command == Command.READ):
-                    with m.If(~range_fits):
-                        fail(ErrorCode.ADDRESS_RANGE)
-                    with m.Else():
-                        m.d.comb += self.good_frame.eq(1)
-                        m.d.sync += [stored.eq(_ARGS_AT), reading.eq(1),
-                                     answer_cmd.eq(Command.READ | RESPONSE_FLAG)]
-                        m.next = "READ_FETCH"
-                with m.Elif(command == Command.QUERY):
-                    with m.If(address >= self._depth):
-                        fail(ErrorCode.TOP_RANGE)
-                    with m.Elif(count > COUNT_LIMIT_MAX):
-                        fail(ErrorCode.BAD_ARGUMENT)
-                    with m.Else():
-                        # The root is checked once it is read from the buffer.
-                        m.d.sync += [stored.eq(_ARGS_AT + 3), byte_index.eq(0)]
-                        m.next = "ROOT_FETCH"
-                with m.Else():       # RESET
-                    m.d.comb += [self.good_frame.eq(1), self.soft_reset.eq(1)]
-                    m.d.sync += [self.repetition.eq(0), stored.eq(_ARGS_AT),
-                                 answer_cmd.eq(Command.RESET | RESPONSE_FLAG)]
-                    m.next = "SEND"
-
-            with m.State("ERROR"):
-                m.d.comb += self.bad_frame.eq(1)
-                answer("error", ERROR_RESPONSE)
-
-            with m.State("STORE"):
-                # Copy the record to the answer payload, least significant byte first.
-                m.d.comb += [store_en.eq(1), store_addr.eq(stored), store_data.eq(record_byte)]
-                m.d.sync += [stored.eq(stored + 1), byte_index.eq(byte_index + 1)]
-                with m.If(record_last):
-                    with m.If(reading):
-                        m.d.sync += address.eq(address + 1)
-                        m.next = "READ_FETCH"
-                    with m.Else():
-                        m.next = "SEND"
-
-            # WRITE: three payload bytes make a word; only whole, checked frames get here.
-            take_payload("WRITE", word, WORD_BYTES, then="WRITE_WORD")
-            with m.State("WRITE_WORD"):
-                m.d.comb += detector.memory.write_en.eq(1)
-                m.d.sync += [address.eq(address + 1), count.eq(count - 1), byte_index.eq(0)]
-                with m.If(count == 1):
-                    m.d.sync += [stored.eq(_ARGS_AT),
-                                 answer_cmd.eq(Command.WRITE | RESPONSE_FLAG)]
-                    m.next = "SEND"
-                with m.Else():
-                    m.next = "WRITE_FETCH"
-
-            # READ: one word from the move list, then its three bytes to the buffer.
-            with m.State("READ_FETCH"):
-                with m.If(count == 0):
-                    m.next = "SEND"
-                with m.Else():
-                    m.next = "READ_WORD"
-            with m.State("READ_WORD"):
-                # The word stays on `read_word` while STORE copies it: the
-                # address moves on only when STORE is done.
-                m.d.sync += [record.eq(list(_RECORDS).index("word")), byte_index.eq(0),
-                             count.eq(count - 1)]
-                m.next = "STORE"
-
-            # QUERY: the root's bytes from the frame buffer and its check;
-            # the occupancy's bytes, then start.
-            take_payload("ROOT", word, ROOT_BYTES, then="ROOT_CHECK")
-            with m.State("ROOT_CHECK"):
-                # -1, or an address: compared unsigned, a constant each.
-                with m.If((root.as_unsigned() >= self._depth) & (root != -1)):
-                    fail(ErrorCode.BAD_ARGUMENT)
-                with m.Else():
-                    m.d.sync += byte_index.eq(0)
-                    m.next = "QUERY_FETCH"
-            take_payload("QUERY", occupancy, OCCUPANCY_BYTES, then="QUERY_START")
-            with m.State("QUERY_START"):
-                m.d.comb += [self.good_frame.eq(1), detector.query.start.eq(1)]
-                m.next = "QUERY_WAIT"
-
-            with m.State("QUERY_WAIT"):
-                # `done` and `upcoming.done` fell on the clock that sampled
-                # `start`; the upcoming answer comes a fixed few clocks after
-                # `done` (at once for a detector built without it).
-                with m.If(detector.upcoming.done):
-                    m.d.sync += self.repetition.eq(detector.query.result.repetition)
-                    answer("query", Command.QUERY | RESPONSE_FLAG)
-
-            with m.State("SEND"):
-                m.d.comb += sender.start.eq(1)
-                m.next = "SEND_WAIT"
-            with m.State("SEND_WAIT"):
-                with m.If(~sender.busy):
-                    m.next = "IDLE"
-
-        return m
+        with m.State("QUERY_WAIT"):
+            # `done` and `upcoming.done` fell on the clock that sampled
+            # `start`; the upcoming answer comes a fixed few clocks after
+            # `done` (at once for a detector built without it).
+            with m.If(detector.upcoming.done):
+                m.d.sync += self.repetition.eq(detector.query.result.repetition)
+                self._answer(m, s, "query", Command.QUERY | RESPONSE_FLAG)

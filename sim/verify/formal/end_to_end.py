@@ -423,122 +423,156 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
     config = END_TO_END_PAIR.replace(chains=chains)
 
     def body(m):
-        depth = END_TO_END_DEPTH
-        dut, words, stored = _end_to_end_detector(m, broken, config)
-        pipeline = dut.observe.scanner
-        result   = dut.query.result
+        proof = _PairScanProof(m, broken, config)
+        proof.hand(m)
+        proof.start_or_decide(m)
+        proof.answer.assert_agrees(m, proof.dut)
+        # The invariants that make it inductive, each asserted: every valid
+        # stage of the scanner's pipeline holds the pair the model expects
+        # there, the decide stage what the model noted, the answer so far
+        # the model's counts, and each side's pool the model pool's entries.
+        proof.assert_query_control(m)
+        proof.assert_fresh_write(m)
+        proof.assert_while_running(m)
+        proof.assert_chain_list_applies(m)
+    return Harness(body)
 
-        # The scan model: the golden loop (axon.sim.model.golden.perpetual)
-        # with the rules' plain model for each side's pool, a pair of words
-        # at a time. It follows the scanner's two last stages: on a clock that
-        # hands a pair to the chain list (`hand`), the model pools apply
-        # what the scanner applies there (both words, or after two words of
-        # one side, the newer alone from then on) and note what the golden
-        # loop needs of them; on the next (`decide`), it judges the pair's
-        # words in the golden loop's order. It books an equal position at the
-        # next word, as the scanner does; the golden loop books it with the
-        # word that leaves it, and nothing is judged in between, so the
-        # answer is the same.
-        models = [_SideModel(m, side, config.side_pools) for side in ("white", "black")]
-        white, black = models
-        answer = GoldenAnswer(depth)
-        running, finished, top, plies, count, limit, distance = (
-            answer.running, answer.finished, answer.top, answer.plies, answer.count,
-            answer.limit, answer.distance)
-        address  = Signal(range(-8, depth))   # the newer word of the next pair handed
-        single   = Signal()                   # one word a pair, after a same-side pair
-        starting = dut.query.start & ~dut.query.busy
+
+class _PairScanProof:
+    """The pair scan's end-to-end proof, part by part: the detector under it,
+    the model of the golden scan loop (axon.sim.model.golden.perpetual) with
+    the rules' plain model for each side's pool, a pair of words at a time,
+    and the invariants that tie the scanner's pipeline to the model.
+
+    The model follows the scanner's two last stages: on a clock that hands a
+    pair to the chain list (`hand`), the model pools apply what the scanner
+    applies there (both words, or after two words of one side, the newer
+    alone from then on) and note what the golden loop needs of them; on the
+    next (`decide`), it judges the pair's words in the golden loop's order.
+    It books an equal position at the next word, as the scanner does; the
+    golden loop books it with the word that leaves it, and nothing is judged
+    in between, so the answer is the same."""
+
+    def __init__(self, m, broken, config):
+        depth = END_TO_END_DEPTH
+        self.dut, self.words, self.stored = _end_to_end_detector(m, broken, config)
+        dut = self.dut
+        self.pipeline = dut.observe.scanner
+        self.result   = dut.query.result
+        self.models = [_SideModel(m, side, config.side_pools) for side in ("white", "black")]
+        self.answer = GoldenAnswer(depth)
+        self.address  = Signal(range(-8, depth), name="address")  # the newer word of the next pair handed
+        self.single   = Signal(name="single")  # one word a pair, after a same-side pair
+        self.starting = dut.query.start & ~dut.query.busy
         # A start while the host's last write is fresh goes on from the words
         # just written, as if its top were that word; if it is not, the scan
         # restarts from the top on the next clock (nothing is handed then).
-        reads       = pipeline.reads
-        from_write  = starting & reads.fresh
-        top_written = dut.query.top == reads.newest_addr
-        restarting  = Signal()
+        self.reads       = self.pipeline.reads
+        self.from_write  = self.starting & self.reads.fresh
+        self.top_written = dut.query.top == self.reads.newest_addr
+        self.restarting  = Signal(name="restarting")
         # The decide stage judges the first pair on the clock after such a
         # start when the words alone stop the scan; the model judges it then
         # too (`early`), before the pair leaves the hand stage.
-        early       = Signal()
+        self.early       = Signal(name="early")
 
-        def pair_at(addr, single):
-            """What the golden loop reads of the pair whose newer word is at
-            ``addr``: the words, whether each is in the list, and whether
-            the older word goes to the other side's pool with it."""
-            newer, older = _word_at(words, addr), _word_at(words, addr - 1)
-            same_side = newer.colour == older.colour
-            return newer, older, addr >= 0, addr >= 1, same_side, ~single & ~same_side
+    def pair_at(self, addr, single):
+        """What the golden loop reads of the pair whose newer word is at
+        ``addr``: the words, whether each is in the list, and whether
+        the older word goes to the other side's pool with it."""
+        newer, older = _word_at(self.words, addr), _word_at(self.words, addr - 1)
+        same_side = newer.colour == older.colour
+        return newer, older, addr >= 0, addr >= 1, same_side, ~single & ~same_side
 
-        # Hand: apply the pair at `address`.
-        newer, older, _, _, same_side, both = pair_at(address, single)
+    def hand(self, m):
+        """Hand: the model pools apply the pair at ``address``, and note what
+        the decision needs of them."""
+        depth = END_TO_END_DEPTH
+        white, black = self.models
+        address, single = self.address, self.single
+        newer, older, _, _, same_side, both = self.pair_at(address, single)
         newer_black = newer.colour
-        handed = pipeline.hand.valid & running & ~restarting
-        white_move = Signal(MoveWord)
-        black_move = Signal(MoveWord)
+        handed = self.pipeline.hand.valid & self.answer.running & ~self.restarting
+        white_move = Signal(MoveWord, name="white_move")
+        black_move = Signal(MoveWord, name="black_move")
         m.d.comb += [
             white_move.eq(Mux(newer_black, older.as_value(), newer.as_value())),
             black_move.eq(Mux(newer_black, newer.as_value(), older.as_value())),
         ]
-        white.drive(m, starting, white_move, handed & Mux(newer_black, both, 1))
-        black.drive(m, starting, black_move, handed & Mux(newer_black, 1, both))
+        white.drive(m, self.starting, white_move, handed & Mux(newer_black, both, 1))
+        black.drive(m, self.starting, black_move, handed & Mux(newer_black, 1, both))
         # What the decision needs of the pools, noted on the hand clock.
-        judging          = Signal()   # a pair was handed on the last clock
-        judged_addr      = Signal(range(-8, depth))
-        judged_single    = Signal()
-        judged_words     = Signal(range(3))    # the words it handed: 1 or 2
-        white_overflow   = Signal()
-        black_overflow   = Signal()
-        closed_before    = Signal()   # every chain closed before the pair
-        m.d.sync += [judging.eq(handed), early.eq(0)]
+        self.judging        = Signal(name="judging")   # a pair was handed on the last clock
+        self.judged_addr    = Signal(range(-8, depth), name="judged_addr")
+        self.judged_single  = Signal(name="judged_single")
+        self.judged_words   = Signal(range(3), name="judged_words")  # the words it handed: 1 or 2
+        self.white_overflow = Signal(name="white_overflow")
+        self.black_overflow = Signal(name="black_overflow")
+        self.closed_before  = Signal(name="closed_before")  # every chain closed before the pair
+        m.d.sync += [self.judging.eq(handed), self.early.eq(0)]
         with m.If(handed):
             m.d.sync += [
-                judged_addr.eq(address),
-                judged_single.eq(single),
-                judged_words.eq(Mux(both, 2, 1)),
-                white_overflow.eq(white.overflow(white_move)),
-                black_overflow.eq(black.overflow(black_move)),
-                closed_before.eq(white.closed() & black.closed()),
+                self.judged_addr.eq(address),
+                self.judged_single.eq(single),
+                self.judged_words.eq(Mux(both, 2, 1)),
+                self.white_overflow.eq(white.overflow(white_move)),
+                self.black_overflow.eq(black.overflow(black_move)),
+                self.closed_before.eq(white.closed() & black.closed()),
                 address.eq(address - Mux(both, 2, 1)),
                 single.eq(single | same_side),
             ]
+        # The pair the decide stage judges.
+        self.judged = self.pair_at(self.judged_addr, self.judged_single)
 
-        # Decide: the golden loop over the pair's words.
-        (j_newer, j_older, j_newer_present, j_older_present, j_same_side,
-         j_both) = pair_at(judged_addr, judged_single)
-        newer_overflow = Mux(j_newer.colour, black_overflow, white_overflow)
-        older_overflow = Mux(j_newer.colour, white_overflow, black_overflow)
-        equal = closed_before & (plies != 0) & ~plies[0]
-        booked = Signal(4)
-        m.d.comb += booked.eq(count + equal)
-
-        # The equal position is the one after the pair's newer word.
-        first_inside = Mux(equal & (count == 0), judged_addr > answer.root, answer.first_inside)
-
-        finish = functools.partial(answer.finish, m)
-
-        # What the golden loop says of the first pair from the words alone:
-        # the limit 0, a barrier at the top, or the top word applied (to empty
-        # pools it is, unless it moves nothing or has no pool) and the bottom
-        # or a barrier below it.
-        first_newer, first_older = (_word_at(words, dut.query.top),
-                                    _word_at(words, dut.query.top - 1))
+    def _first_pair_stops(self, dut):
+        """What the golden loop says of the first pair from the words alone:
+        the limit 0, a barrier at the top, or the top word applied (to empty
+        pools it is, unless it moves nothing or has no pool) and the bottom
+        or a barrier below it. Returns ``(stops, both)``."""
+        white, _ = self.models
+        first_newer, first_older = (_word_at(self.words, dut.query.top),
+                                    _word_at(self.words, dut.query.top - 1))
         first_applies = ((first_newer.from_sq != first_newer.to_sq) &
                          Cat(_SideModel.takes(kind, first_newer) for kind, _ in white.pools).any())
         first_stops = ((dut.query.count_limit == 0) | first_newer.barrier |
                        first_applies & ((dut.query.top == 0) | first_older.barrier))
-        first_both = first_newer.colour != first_older.colour
-        with m.If(starting):
-            m.d.sync += [running.eq(1), address.eq(dut.query.top), single.eq(0), judging.eq(0),
-                         restarting.eq(from_write & ~top_written), *answer.start(dut.query)]
-            with m.If(from_write & top_written & first_stops):
+        return first_stops, first_newer.colour != first_older.colour
+
+    def start_or_decide(self, m):
+        """A start, judged at once when the words alone stop the scan; else
+        the decision: the golden loop over the judged pair's words."""
+        dut, answer = self.dut, self.answer
+        running, plies, count, distance = answer.running, answer.plies, answer.count, \
+            answer.distance
+        (j_newer, j_older, j_newer_present, j_older_present, _, j_both) = self.judged
+        newer_overflow = Mux(j_newer.colour, self.black_overflow, self.white_overflow)
+        older_overflow = Mux(j_newer.colour, self.white_overflow, self.black_overflow)
+        equal = self.closed_before & (plies != 0) & ~plies[0]
+        booked = Signal(4, name="booked")
+        m.d.comb += booked.eq(count + equal)
+
+        # The equal position is the one after the pair's newer word.
+        first_inside = Mux(equal & (count == 0), self.judged_addr > answer.root,
+                           answer.first_inside)
+
+        finish = functools.partial(answer.finish, m)
+        first_stops, first_both = self._first_pair_stops(dut)
+        with m.If(self.starting):
+            m.d.sync += [running.eq(1), self.address.eq(dut.query.top), self.single.eq(0),
+                         self.judging.eq(0),
+                         self.restarting.eq(self.from_write & ~self.top_written),
+                         *answer.start(dut.query)]
+            with m.If(self.from_write & self.top_written & first_stops):
                 m.d.sync += [
-                    judging.eq(1), early.eq(1),
-                    judged_addr.eq(dut.query.top), judged_single.eq(0),
-                    judged_words.eq(Mux(first_both, 2, 1)),
-                    white_overflow.eq(0), black_overflow.eq(0), closed_before.eq(1),
+                    self.judging.eq(1), self.early.eq(1),
+                    self.judged_addr.eq(dut.query.top), self.judged_single.eq(0),
+                    self.judged_words.eq(Mux(first_both, 2, 1)),
+                    self.white_overflow.eq(0), self.black_overflow.eq(0),
+                    self.closed_before.eq(1),
                 ]
-        with m.Elif(running & judging):
+        with m.Elif(running & self.judging):
             with m.If(equal):
-                answer.book(m, count, judged_addr)
+                answer.book(m, count, self.judged_addr)
                 with m.If(count == 0):
                     m.d.sync += distance.eq(plies)
             with m.If(answer.limit_stops(booked, first_inside)):
@@ -551,7 +585,7 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
                 finish(StopReason.OVERFLOW)
             with m.Else():
                 m.d.sync += plies.eq(plies + 1)
-                with m.If(~judged_single):
+                with m.If(~self.judged_single):
                     # The older word, next in the golden loop: the limit
                     # cannot be reached after an odd number of plies. Of a
                     # same-side pair it is applied with the next pair.
@@ -564,26 +598,26 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
                     with m.Elif(j_both):
                         m.d.sync += plies.eq(plies + 2)
 
-        answer.assert_agrees(m, dut)
-
-        # The invariants that make it inductive, each asserted: every valid
-        # stage of the scanner's pipeline holds the pair the model expects
-        # there, the decide stage what the model noted, the answer so far
-        # the model's counts, and each side's pool the model pool's entries.
+    def assert_query_control(self, m):
+        """The detector is busy exactly while the model runs, restarts when
+        the model does, and is done when the model finished."""
+        dut, running = self.dut, self.answer.running
         m.d.comb += [
             Assert(dut.query.busy == running),
-            Assert(pipeline.restarting == (running & restarting)),
+            Assert(self.pipeline.restarting == (running & self.restarting)),
             # A query reads the banks on its starting clock, a write too.
-            Assert(~(running | reads.fresh) | stored[4]),
+            Assert(~(running | self.reads.fresh) | self.stored[4]),
         ]
         with m.If(running):
-            m.d.sync += restarting.eq(0)
+            m.d.sync += self.restarting.eq(0)
         with m.If(~running):
-            m.d.comb += Assert(dut.query.done == finished)
+            m.d.comb += Assert(dut.query.done == self.answer.finished)
 
-        # Between queries, after a write the list took: the registers and
-        # the banks hold what the start from it needs, as the copy has it.
-        newest = Signal(range(-8, depth))
+    def assert_fresh_write(self, m):
+        """Between queries, after a write the list took: the registers and
+        the banks hold what the start from it needs, as the copy has it."""
+        reads, pipeline, stored, words = self.reads, self.pipeline, self.stored, self.words
+        newest = Signal(range(-8, END_TO_END_DEPTH), name="newest")
         m.d.comb += newest.eq(reads.newest_addr)
         newest_even, newest_odd = (Mux(newest[0], newest - 3, newest - 2),
                                    Mux(newest[0], newest - 2, newest - 3))
@@ -592,7 +626,7 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
         fresh_rows = slice(1, (END_TO_END_DEPTH - 1).bit_length())
         with m.If(reads.fresh):
             m.d.comb += [
-                Assert(~running),
+                Assert(~self.answer.running),
                 Assert(reads.newest_word.as_value() == _word_at(words, newest).as_value()),
                 Assert(reads.newest_nothing ==
                        (reads.newest_word.from_sq == reads.newest_word.to_sq)),
@@ -608,138 +642,178 @@ def end_to_end_pair(broken, chains=END_TO_END_CHAINS):
                 Assert(pipeline.even_row == fresh_fetch_even[fresh_rows]),
                 Assert(pipeline.odd_row == fresh_fetch_odd[fresh_rows]),
             ]
+
+    def assert_while_running(self, m):
+        """During a query: the model's own counts and the answer so far, the
+        restart, the stages from the fetch to the hand, the decide stage,
+        and the pools."""
+        depth = END_TO_END_DEPTH
+        pipeline, address, single = self.pipeline, self.address, self.single
         step = Mux(single, 1, 2)
         hand, ahead = pipeline.hand, pipeline.ahead
-        ahead_at = Signal(range(-16, depth))
-        read_at  = Signal(range(-16, depth))
-        fetch_at = Signal(range(-16, depth))
+        ahead_at = Signal(range(-16, depth), name="ahead_at")
+        read_at  = Signal(range(-16, depth), name="read_at")
+        fetch_at = Signal(range(-16, depth), name="fetch_at")
         m.d.comb += [
             ahead_at.eq(address - Mux(hand.valid, step, 0)),
             read_at.eq(ahead_at - Mux(ahead.valid, step, 0)),
             fetch_at.eq(read_at - Mux(pipeline.read_valid, step, 0)),
         ]
-
-        def holds_pair(stage, addr):
-            newer, older, newer_present, older_present, same_side, both = pair_at(addr, single)
-            newer_black = newer.colour
-            return [
-                Assert(stage.addr == addr),
-                Assert(stage.newer_odd == addr[0]),
-                Assert(stage.single_step == single),
-                Assert(stage.newer_present == newer_present),
-                Assert(stage.older_present == older_present),
-                Assert(stage.newer_barrier == newer.barrier),
-                Assert(stage.older_barrier == older.barrier),
-                Assert(stage.newer_black == newer_black),
-                Assert(stage.newer_inside == (addr > answer.root)),
-                Assert(stage.older_inside == (addr - 1 > answer.root)),
-                Assert(stage.same_side == same_side),
-                Assert(stage.apply_white == Mux(newer_black, both, 1)),
-                Assert(stage.apply_black == Mux(newer_black, 1, both)),
-                Assert(stage.white_move.as_value() ==
-                       Mux(newer_black, older.as_value(), newer.as_value())),
-                Assert(stage.black_move.as_value() ==
-                       Mux(newer_black, newer.as_value(), older.as_value())),
-            ]
-
-        def even_odd(addr):
-            """The addresses of a pair's words in the even and the odd bank."""
-            return Mux(addr[0], addr - 1, addr), Mux(addr[0], addr, addr - 1)
-
-        read_even, read_odd = even_odd(read_at)
-        fetch_even, fetch_odd = even_odd(fetch_at)
-        row_bits = slice(1, (END_TO_END_DEPTH - 1).bit_length())
-        with m.If(running):
-            m.d.comb += [
-                # The model's own: it walks down from the top, and finds at
-                # most one equal position in two plies.
-                Assert(address + plies + Mux(judging & ~early, judged_words, 0) == top),
-                Assert(address >= -4),
-                Assert(plies <= top + 1),
-                Assert(~judging | (address + judged_words >= -1)),
-                # (Booked at the next word: none yet for the plies so far.)
-                Assert((count == 0) | (count * 2 < plies)),
-                Assert(~dut.query.done),
-                Assert(pipeline.single_step == single),
-                Assert(pipeline.decide_valid == judging),
-                Assert(pipeline.count_limit == limit),
-                Assert(pipeline.root == answer.root),
-                Assert(pipeline.count_reached == answer.limit_stops(count, answer.first_inside)),
-                Assert(pipeline.count_reached_next == (count + 1 >= limit)),
-                Assert(pipeline.scanned_odd == plies[0]),
-                Assert(pipeline.booking_ready == ((plies != 0) & ~plies[0])),
-                Assert(result.plies_scanned == plies),
-                Assert(result.count == count),
-                Assert(result.distance == distance),
-                Assert(result.repetition == (count != 0)),
-                Assert(result.draw == answer.draw(count, answer.first_inside)),
-                Assert((count != 0) | (distance == 0)),
-            ]
-            with m.If(restarting):
-                # What the start took is dropped now; the fetch registers
-                # hold the top, which the banks read on this clock.
-                top_even, top_odd = even_odd(top)
-                m.d.comb += [
-                    Assert(~judging),
-                    Assert(plies == 0),
-                    Assert(pipeline.fetch_addr == top),
-                    Assert(pipeline.fetch_newer_odd == top[0]),
-                    Assert(pipeline.even_row == top_even[row_bits]),
-                    Assert(pipeline.odd_row == top_odd[row_bits]),
-                ]
+        with m.If(self.answer.running):
+            self._assert_counts(m)
+            with m.If(self.restarting):
+                self._assert_restart(m)
             with m.Else():
-                # The pipeline, from the fetch to the decide stage; its
-                # invalid stages (after the start or a refetch) come first.
-                m.d.comb += [
-                    Assert(~hand.valid | ahead.valid),
-                    Assert(~ahead.valid | pipeline.read_valid),
-                    Assert(pipeline.fetch_addr == fetch_at),
-                    Assert(pipeline.fetch_newer_odd == fetch_at[0]),
-                    Assert(pipeline.even_row == fetch_even[row_bits]),
-                    Assert(pipeline.odd_row == fetch_odd[row_bits]),
-                ]
-                with m.If(pipeline.read_valid):
-                    m.d.comb += [
-                        Assert(pipeline.read_addr == read_at),
-                        Assert(pipeline.read_newer_odd == read_at[0]),
-                        Assert(pipeline.read_present == Cat(read_at >= 0, read_at >= 1)),
-                        Assert(stored[0].as_value() == _word_at(words, read_even).as_value()),
-                        Assert(stored[1].as_value() == _word_at(words, read_odd).as_value()),
-                    ]
-                with m.If(ahead.valid):
-                    m.d.comb += holds_pair(ahead, ahead_at)
-                with m.If(hand.valid):
-                    m.d.comb += holds_pair(hand, address)
-            with m.If(judging):
-                newer_blocked = ~j_newer_present | j_newer.barrier
-                m.d.comb += [
-                    Assert(pipeline.decide_single_step == judged_single),
-                    Assert(pipeline.decide_newer_present == j_newer_present),
-                    Assert(pipeline.decide_older_present == j_older_present),
-                    Assert(pipeline.decide_newer_barrier == j_newer.barrier),
-                    Assert(pipeline.decide_older_barrier == j_older.barrier),
-                    Assert(pipeline.decide_same_side == j_same_side),
-                    Assert(pipeline.decide_newer_black == j_newer.colour),
-                    Assert(pipeline.decide_newer_inside == (judged_addr > answer.root)),
-                    Assert(pipeline.decide_older_inside == (judged_addr - 1 > answer.root)),
-                    Assert(pipeline.decide_white_overflow == white_overflow),
-                    Assert(pipeline.decide_black_overflow == black_overflow),
-                    Assert(pipeline.decide_empty_before == closed_before),
-                    Assert(pipeline.decide_newer_blocked == newer_blocked),
-                    Assert(pipeline.decide_older_blocked ==
-                           (~judged_single & (~j_older_present | j_older.barrier))),
-                    Assert(pipeline.decide_older_checked == j_both),
-                    Assert(judged_words == Mux(j_both, 2, 1)),
-                    # (The first pair judged early is still in the hand stage.)
-                    Assert(judged_addr == address + Mux(early, 0, judged_words)),
-                ]
-            _assert_pools_as_models(m, dut, models)
-        # The chain list applies what the hand stage holds, each move in the
-        # pool of its kind.
-        for views, apply, move in zip(_pool_views(dut), (hand.apply_white, hand.apply_black),
+                self._assert_stages(m, fetch_at, read_at, ahead_at)
+            with m.If(self.judging):
+                self._assert_decide_stage(m)
+            _assert_pools_as_models(m, self.dut, self.models)
+
+    def _assert_counts(self, m):
+        """The model's own counts, and the answer so far the model's."""
+        answer, pipeline, result = self.answer, self.pipeline, self.result
+        plies, count, limit, distance = answer.plies, answer.count, answer.limit, answer.distance
+        m.d.comb += [
+            # The model's own: it walks down from the top, and finds at
+            # most one equal position in two plies.
+            Assert(self.address + plies +
+                   Mux(self.judging & ~self.early, self.judged_words, 0) == answer.top),
+            Assert(self.address >= -4),
+            Assert(plies <= answer.top + 1),
+            Assert(~self.judging | (self.address + self.judged_words >= -1)),
+            # (Booked at the next word: none yet for the plies so far.)
+            Assert((count == 0) | (count * 2 < plies)),
+            Assert(~self.dut.query.done),
+            Assert(pipeline.single_step == self.single),
+            Assert(pipeline.decide_valid == self.judging),
+            Assert(pipeline.count_limit == limit),
+            Assert(pipeline.root == answer.root),
+            Assert(pipeline.count_reached == answer.limit_stops(count, answer.first_inside)),
+            Assert(pipeline.count_reached_next == (count + 1 >= limit)),
+            Assert(pipeline.scanned_odd == plies[0]),
+            Assert(pipeline.booking_ready == ((plies != 0) & ~plies[0])),
+            Assert(result.plies_scanned == plies),
+            Assert(result.count == count),
+            Assert(result.distance == distance),
+            Assert(result.repetition == (count != 0)),
+            Assert(result.draw == answer.draw(count, answer.first_inside)),
+            Assert((count != 0) | (distance == 0)),
+        ]
+
+    def _assert_restart(self, m):
+        """What the start took is dropped now; the fetch registers hold the
+        top, which the banks read on this clock."""
+        pipeline, top = self.pipeline, self.answer.top
+        top_even, top_odd = _even_odd(top)
+        m.d.comb += [
+            Assert(~self.judging),
+            Assert(self.answer.plies == 0),
+            Assert(pipeline.fetch_addr == top),
+            Assert(pipeline.fetch_newer_odd == top[0]),
+            Assert(pipeline.even_row == top_even[_ROW_BITS]),
+            Assert(pipeline.odd_row == top_odd[_ROW_BITS]),
+        ]
+
+    def _holds_pair(self, stage, addr):
+        """Asserts that ``stage`` holds the pair whose newer word is at ``addr``."""
+        newer, older, newer_present, older_present, same_side, both = \
+            self.pair_at(addr, self.single)
+        newer_black = newer.colour
+        root = self.answer.root
+        return [
+            Assert(stage.addr == addr),
+            Assert(stage.newer_odd == addr[0]),
+            Assert(stage.single_step == self.single),
+            Assert(stage.newer_present == newer_present),
+            Assert(stage.older_present == older_present),
+            Assert(stage.newer_barrier == newer.barrier),
+            Assert(stage.older_barrier == older.barrier),
+            Assert(stage.newer_black == newer_black),
+            Assert(stage.newer_inside == (addr > root)),
+            Assert(stage.older_inside == (addr - 1 > root)),
+            Assert(stage.same_side == same_side),
+            Assert(stage.apply_white == Mux(newer_black, both, 1)),
+            Assert(stage.apply_black == Mux(newer_black, 1, both)),
+            Assert(stage.white_move.as_value() ==
+                   Mux(newer_black, older.as_value(), newer.as_value())),
+            Assert(stage.black_move.as_value() ==
+                   Mux(newer_black, newer.as_value(), older.as_value())),
+        ]
+
+    def _assert_stages(self, m, fetch_at, read_at, ahead_at):
+        """The pipeline, from the fetch to the hand stage; its invalid stages
+        (after the start or a refetch) come first."""
+        pipeline, stored, words = self.pipeline, self.stored, self.words
+        hand, ahead = pipeline.hand, pipeline.ahead
+        read_even, read_odd = _even_odd(read_at)
+        fetch_even, fetch_odd = _even_odd(fetch_at)
+        m.d.comb += [
+            Assert(~hand.valid | ahead.valid),
+            Assert(~ahead.valid | pipeline.read_valid),
+            Assert(pipeline.fetch_addr == fetch_at),
+            Assert(pipeline.fetch_newer_odd == fetch_at[0]),
+            Assert(pipeline.even_row == fetch_even[_ROW_BITS]),
+            Assert(pipeline.odd_row == fetch_odd[_ROW_BITS]),
+        ]
+        with m.If(pipeline.read_valid):
+            m.d.comb += [
+                Assert(pipeline.read_addr == read_at),
+                Assert(pipeline.read_newer_odd == read_at[0]),
+                Assert(pipeline.read_present == Cat(read_at >= 0, read_at >= 1)),
+                Assert(stored[0].as_value() == _word_at(words, read_even).as_value()),
+                Assert(stored[1].as_value() == _word_at(words, read_odd).as_value()),
+            ]
+        with m.If(ahead.valid):
+            m.d.comb += self._holds_pair(ahead, ahead_at)
+        with m.If(hand.valid):
+            m.d.comb += self._holds_pair(hand, self.address)
+
+    def _assert_decide_stage(self, m):
+        """The decide stage holds what the model noted of the judged pair."""
+        pipeline, root = self.pipeline, self.answer.root
+        judged_addr, judged_single, judged_words = (self.judged_addr, self.judged_single,
+                                                    self.judged_words)
+        (j_newer, j_older, j_newer_present, j_older_present, j_same_side,
+         j_both) = self.judged
+        newer_blocked = ~j_newer_present | j_newer.barrier
+        m.d.comb += [
+            Assert(pipeline.decide_single_step == judged_single),
+            Assert(pipeline.decide_newer_present == j_newer_present),
+            Assert(pipeline.decide_older_present == j_older_present),
+            Assert(pipeline.decide_newer_barrier == j_newer.barrier),
+            Assert(pipeline.decide_older_barrier == j_older.barrier),
+            Assert(pipeline.decide_same_side == j_same_side),
+            Assert(pipeline.decide_newer_black == j_newer.colour),
+            Assert(pipeline.decide_newer_inside == (judged_addr > root)),
+            Assert(pipeline.decide_older_inside == (judged_addr - 1 > root)),
+            Assert(pipeline.decide_white_overflow == self.white_overflow),
+            Assert(pipeline.decide_black_overflow == self.black_overflow),
+            Assert(pipeline.decide_empty_before == self.closed_before),
+            Assert(pipeline.decide_newer_blocked == newer_blocked),
+            Assert(pipeline.decide_older_blocked ==
+                   (~judged_single & (~j_older_present | j_older.barrier))),
+            Assert(pipeline.decide_older_checked == j_both),
+            Assert(judged_words == Mux(j_both, 2, 1)),
+            # (The first pair judged early is still in the hand stage.)
+            Assert(judged_addr == self.address + Mux(self.early, 0, judged_words)),
+        ]
+
+    def assert_chain_list_applies(self, m):
+        """The chain list applies what the hand stage holds, each move in the
+        pool of its kind."""
+        hand = self.pipeline.hand
+        for views, apply, move in zip(_pool_views(self.dut), (hand.apply_white, hand.apply_black),
                                       (hand.white_move, hand.black_move)):
             for kind, view in views:
                 m.d.comb += Assert(view.apply == (apply & _SideModel.takes(kind, move)))
         m.d.comb += Assert(~hand.apply_white & ~hand.apply_black | hand.valid)
-        _assert_hit_vectors_in_view(m, dut, running & hand.valid)
-    return Harness(body)
+        _assert_hit_vectors_in_view(m, self.dut, self.answer.running & hand.valid)
+
+
+# The bits of an address that give its bank row.
+_ROW_BITS = slice(1, (END_TO_END_DEPTH - 1).bit_length())
+
+
+def _even_odd(addr):
+    """The addresses of a pair's words in the even and the odd bank."""
+    return Mux(addr[0], addr - 1, addr), Mux(addr[0], addr, addr - 1)
