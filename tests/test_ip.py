@@ -36,7 +36,7 @@ from axon.sim.cli.main import main
 from axon.sim.model.games import bundled_files, load_games
 from axon.sim.model.golden import Result
 from axon.sim.ip.package import VLNV_NAME, fields_text
-from axon.sim.ip.readme import field_table
+from axon.sim.ip.readme import VERILATOR_FLOOR, field_table
 from axon.sim.ip.timing import EXAMPLE_COUNT_LIMIT, EXAMPLE_WORDS, draw, query_timing
 
 
@@ -252,6 +252,16 @@ def test_added_cases_run_in_both_testbenches(workdir):
     assert "AssertionError: 1 wrong answer(s):" in output, output[-3000:]
     assert f"expect.jsonl {message}" in output
     assert "user: 2 queries replayed" in output, output[-3000:]
+
+
+@pytest.mark.quick
+def test_the_readme_and_the_tests_name_one_verilator_floor():
+    # The package's pytest file needs no axon, so it states the floor
+    # itself: the README's must be the same.
+    source = (ROOT / "sim" / "ip" / "testbench" / "test_axon_detector.py").read_text()
+    major, minor = re.search(r"^VERILATOR_FLOOR = \((\d+), (\d+)\)$", source,
+                             flags=re.M).groups()
+    assert VERILATOR_FLOOR == f"{major}.{int(minor):03d}"
 
 
 @pytest.mark.parametrize("version, floor_skips", [("5.006", True), ("5.036", False)])

@@ -10,7 +10,7 @@ layout appears in both. The timing diagram is drawn by
 :mod:`~axon.sim.ip.timing`.
 """
 
-from typing import Iterable, List, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from amaranth.hdl import Shape
 from amaranth.lib import data
@@ -25,8 +25,8 @@ from .template import fill
 from .timing import EXAMPLE_COUNT_LIMIT, EXAMPLE_WORDS, draw, query_timing
 
 
-__all__ = ["VERILATOR_FLOOR", "configuration_text", "WORD_MEANINGS", "RESULT_MEANINGS", "UPCOMING_MEANINGS",
-           "field_table", "readme_text"]
+__all__ = ["VERILATOR_FLOOR", "WORD_MEANINGS", "RESULT_MEANINGS", "UPCOMING_MEANINGS",
+           "STOP_MEANINGS", "configuration_text", "field_table", "readme_text"]
 
 # The oldest Verilator that cocotb 2 runs with (its VPI); the package's
 # pytest file skips below it.

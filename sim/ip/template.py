@@ -17,7 +17,8 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 class _Template(string.Template):
     # Only the braced form; the other groups string.Template asks for never match.
-    pattern = r"\$(?:\{(?P<braced>[a-z_][a-z0-9_]*)\}|(?P<escaped>(?!))|(?P<named>(?!))|(?P<invalid>(?!)))"
+    pattern = (r"\$(?:\{(?P<braced>[a-z_][a-z0-9_]*)\}"  # type: ignore[assignment]
+               r"|(?P<escaped>(?!))|(?P<named>(?!))|(?P<invalid>(?!)))")
 
 
 def fill(name: str, values: Mapping[str, object]) -> str:

@@ -95,8 +95,10 @@ def _bus(labels: Sequence[Optional[str]]) -> str:
         width = (end - period) * _PERIOD
         label = labels[period]
         head = "=" if period == 0 else "X"
-        text = f" {label} " if label is not None and len(label) + 2 < width else label
-        body = "x" * (width - 1) if label is None else text.ljust(width - 1, "=")
+        if label is None:
+            body = "x" * (width - 1)
+        else:
+            body = (f" {label} " if len(label) + 2 < width else label).ljust(width - 1, "=")
         drawn += (head + body)[:width]
         period = end
     return drawn
