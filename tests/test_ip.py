@@ -36,7 +36,8 @@ from axon.sim.cli.main import main
 from axon.sim.model.games import bundled_files, load_games
 from axon.sim.model.golden import Result
 from axon.sim.ip.package import VLNV_NAME, fields_text
-from axon.sim.ip.readme import VERILATOR_FLOOR, field_table
+from axon.sim.ip.readme import (RESULT_MEANINGS, UPCOMING_MEANINGS, VERILATOR_FLOOR, WORD_MEANINGS,
+                              field_table)
 from axon.sim.ip.timing import EXAMPLE_COUNT_LIMIT, EXAMPLE_WORDS, draw, query_timing
 
 
@@ -395,15 +396,19 @@ def test_the_readme_defines_the_interface(workdir):
 
 
 @pytest.mark.quick
-def test_a_field_added_to_a_layout_gets_its_row():
-    # The answer's tables come from the layouts: a field another version
-    # adds (here one of a later interface) has its row at its bits, words or not.
+def test_a_field_added_to_a_layout_needs_its_meaning():
+    # The answer's tables come from the layouts: every field of the shipped
+    # answers has its words, and a field added without words is refused
+    # rather than printed bare.
+    for layout, meanings in ((ResultLayout(SHIPPED.depth, backstop=True), RESULT_MEANINGS),
+                             (UpcomingLayout(SHIPPED.depth), UPCOMING_MEANINGS),
+                             (MoveWord.as_shape(), WORD_MEANINGS)):
+        table = field_table(layout, meanings)
+        assert all(f"| `{name}` |" in table for name, _ in layout)
     layout = data.StructLayout({**dict((name, field.shape) for name, field
-                                       in UpcomingLayout(SHIPPED.depth)), "upcoming_exact": 1})
-    table = field_table(layout, {})
-    offset = UpcomingLayout(SHIPPED.depth).size
-    assert f"| `upcoming_exact` | {offset} | 1 | see CHANGELOG.md |" in table
-    assert "upcoming_exact" not in field_table(UpcomingLayout(SHIPPED.depth), {})
+                                       in UpcomingLayout(SHIPPED.depth)), "later": 1})
+    with pytest.raises(KeyError, match="later"):
+        field_table(layout, UPCOMING_MEANINGS)
 
 
 @pytest.mark.quick

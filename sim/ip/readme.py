@@ -60,6 +60,9 @@ UPCOMING_MEANINGS = {
     "to_sq":    "the move's to-square",
     "distance": "plies from the position after that move back to the earlier one: even, "
                 "at least 4",
+    "exact":    "the answer is complete: a move was found, or the scan ended at a barrier or "
+                "the bottom, so `found` 0 is a true \"none\"; 0 when a count limit or an "
+                "overflow stopped the scan first (then \"none within `plies_scanned`\")",
 }
 STOP_MEANINGS = {
     Stop.BARRIER:  "read a word with the barrier bit (not applied)",
@@ -68,22 +71,22 @@ STOP_MEANINGS = {
     Stop.OVERFLOW: "a move needed a chain slot its pool did not have, or the list is no legal "
                    "game's",
 }
-# A field that has no words here yet still gets its row.
-_UNDESCRIBED = "see CHANGELOG.md"
-
-
 def _bits(offset: int, width: int) -> str:
     return str(offset) if width == 1 else f"{offset + width - 1}:{offset}"
 
 
 def field_table(layout: data.Layout, meanings: Mapping[str, str]) -> str:
     """A Markdown table of ``layout``'s fields, bit 0 first: name, bits,
-    width and what each means."""
+    width and what each means. Every field must have its meaning here: a
+    field added to a layout without one is refused, not printed bare."""
+    missing = [name for name, _ in layout if name not in meanings]
+    if missing:
+        raise KeyError(f"no meaning for the field(s) {', '.join(missing)}")
     rows = ["| field | bits | width | meaning |", "|---|---|---|---|"]
     for name, field in sorted(layout, key=lambda item: item[1].offset):
         width = Shape.cast(field.shape).width
         rows.append(f"| `{name}` | {_bits(field.offset, width)} | {width} | "
-                    f"{meanings.get(name, _UNDESCRIBED)} |")
+                    f"{meanings[name]} |")
     return "\n".join(rows)
 
 
