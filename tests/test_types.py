@@ -36,6 +36,8 @@ TYPED = {
     "axon.sim.backends.cxxrtl":  ["CxxrtlSession"],
     "axon.sim.backends.link":    ["Board", "open_transport", "simulated_config"],
     "axon.sim.engine.search":    ["Engine", "DepthResult"],
+    "axon.sim.engine.uci":       ["UciOptions", "GameLine", "parse_position", "GoLimits",
+                                  "parse_go", "think_time", "Output", "uci_score", "UciEngine"],
 }
 FOLDERS = {"hdl": "axon.hdl", "sim": "axon.sim", "boards": "axon.boards"}
 
