@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """``axon uci``: the engine driven by the chess programs that speak UCI.
 
 Every test starts the installed script, as a GUI does: python-chess's
@@ -35,10 +36,10 @@ from hypothesis import given, settings, strategies as st
 
 from axon.sim.backends.link import LinkTimeout
 from axon.sim.engine.repetition import ChessTest
-from axon.sim.engine.uci import GameLine, Output, PositionError, UciEngine, UciOptions, uci_score
-from axon.sim.model.encode import is_barrier
 from axon.sim.engine.search import game_over
 from axon.sim.engine.trace import check_trace, read_trace
+from axon.sim.engine.uci import GameLine, Output, PositionError, UciEngine, UciOptions, uci_score
+from axon.sim.model.encode import is_barrier
 from axon.sim.model.games import load_games
 from axon.sim.model.generate import random_endgame, random_game
 
