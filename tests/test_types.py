@@ -50,6 +50,8 @@ TYPED = {
     "axon.sim.backends.cxxrtl":  ["CxxrtlSession"],
     "axon.sim.backends.link":    ["Board", "open_transport", "simulated_config"],
     "axon.sim.engine.search":    ["Engine", "DepthResult"],
+    "axon.sim.engine.uci":       ["UciOptions", "GameLine", "parse_position", "GoLimits",
+                                  "parse_go", "think_time", "Output", "uci_score", "UciEngine"],
 }
 # Modules whose every function, private ones included, must be annotated.
 STRICT = ["axon.sim.model.golden", "axon.sim.engine.repetition", "axon.sim.model.games",

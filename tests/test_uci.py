@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """``axon uci``: the engine driven by the chess programs that speak UCI.
 
 Every test starts the installed script, as a GUI does: python-chess's
@@ -33,11 +34,12 @@ import chess.pgn
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from axon.sim.backends.link import LinkTimeout
 from axon.sim.engine.repetition import ChessTest
-from axon.sim.engine.uci import GameLine, Output, PositionError, UciEngine, UciOptions, uci_score
-from axon.sim.model.encode import is_barrier
 from axon.sim.engine.search import game_over
 from axon.sim.engine.trace import check_trace, read_trace
+from axon.sim.engine.uci import GameLine, Output, PositionError, UciEngine, UciOptions, uci_score
+from axon.sim.model.encode import is_barrier
 from axon.sim.model.games import load_games
 from axon.sim.model.generate import random_endgame, random_game
 
@@ -475,6 +477,59 @@ def test_any_command_lines_leave_a_usable_engine(lines):
     assert printed[-1] == "readyok"
     best = [line for line in printed if line.startswith("bestmove ")][-1].split()[1]
     assert chess.Move.from_uci(best) in board_after(chess.STARTING_FEN, ["e2e4"]).legal_moves
+
+
+class _FailsAtTen(ChessTest):
+    """A repetition test that raises ``error`` at its tenth question."""
+    def __init__(self, error):
+        super().__init__()
+        self.error = error
+
+    def is_draw(self, board):
+        if self.queries >= 10:
+            raise self.error
+        return super().is_draw(board)
+
+
+class _FailsOnce:
+    def __init__(self, error):
+        self.made = 0
+        self.error = error
+
+    def ready(self, options):
+        if not hasattr(self, "test"):
+            self.made += 1
+            self.test = _FailsAtTen(self.error) if self.made == 1 else ChessTest()
+        return self.test
+
+    def close(self):
+        self.__dict__.pop("test", None)
+
+
+@pytest.mark.parametrize("error, said", [
+    (LinkTimeout("the board stopped answering"),
+     "the detector failed: the board stopped answering"),
+    # A fault of the engine's own: the GUI still gets a move, and the fault's name.
+    (KeyError("e4"), "the search failed: KeyError: 'e4'")])
+def test_a_failed_search_gets_a_legal_move_and_a_new_test(error, said):
+    out, tests = io.StringIO(), _FailsOnce(error)
+    engine = UciEngine(UciOptions(), Output(out), tests)
+    board = board_after(chess.STARTING_FEN, ["e2e4"])
+    for _ in range(2):
+        engine.command("position startpos moves e2e4")
+        engine.command("go depth 2")
+        assert engine.thinking.answered.wait(120)
+        # The search has answered: stop only collects it.
+        engine.command("stop")
+    engine.close()
+    printed = out.getvalue().splitlines()
+    assert f"info string {said}" in printed
+    bests = [line.split()[1] for line in printed if line.startswith("bestmove ")]
+    assert len(bests) == 2 and all(chess.Move.from_uci(best) in board.legal_moves
+                                   for best in bests)
+    # The second search asked a test made again, and went to depth 2.
+    assert tests.made == 2
+    assert any(line.startswith("info depth 2 ") for line in printed)
 
 
 def _restore_sigint():

@@ -212,7 +212,7 @@ def _status(board):
     return ", ".join(names) or "invalid"
 
 
-def parse_position(tokens: List[str]):
+def parse_position(tokens: List[str]) -> Tuple[str, List[str]]:
     """``(start FEN, UCI moves)`` of a ``position`` command's arguments."""
     if "moves" in tokens:
         at = tokens.index("moves")
@@ -291,7 +291,8 @@ def parse_go(tokens: List[str]) -> GoLimits:
     return limits
 
 
-def think_time(limits: GoLimits, white: bool):
+def think_time(limits: GoLimits, white: bool) -> Tuple[Optional[float], Optional[float],
+                                                     Optional[float]]:
     """``(soft, hard, panic)`` seconds for a move, or ``None`` each: after
     ``soft`` no new iteration starts (the next would take several times as
     long); at ``hard`` the search stops once depth 1 is done; at ``panic``
@@ -363,6 +364,8 @@ class Thinking:
         self.stopped = threading.Event()
         # Set as bestmove is written: a GUI may send setoption at once.
         self.answered = threading.Event()
+        # The repetition test failed (a link lost): made again for the next go.
+        self.failed = False
         # Set while the GUI ponders on our time: no clock until ``ponderhit``.
         self.pondering = limits.ponder
         self._deadlines(self.began)
@@ -398,13 +401,21 @@ class Thinking:
         except BrokenPipeError:
             pass
         except (LinkError, LinkTimeout, CxxrtlError, SearchTooDeep) as error:
-            try:
-                self.out.info(f"the detector failed: {error}")
-                self._answer(f"bestmove {self._any_move()}")
-            except BrokenPipeError:
-                pass
+            self._failed(f"the detector failed: {error}")
+        except Exception as error:
+            # A GUI waits for bestmove whatever went wrong: a legal move,
+            # and the fault named, rather than a silent engine.
+            self._failed(f"the search failed: {type(error).__name__}: {error}")
         finally:
             self.answered.set()
+
+    def _failed(self, why):
+        self.failed = True
+        try:
+            self.out.info(why)
+            self._answer(f"bestmove {self._any_move()}")
+        except BrokenPipeError:
+            pass
 
     def _answer(self, line):
         # The search is over before the GUI can read its bestmove and send
@@ -650,4 +661,6 @@ class UciEngine:
         if self.thinking is not None:
             self.thinking.stop()
             self.thinking.join()
+            if self.thinking.failed:
+                self.tests.close()
             self.thinking = None
