@@ -95,9 +95,9 @@ class Result:
         :class:`Result`: the Python simulator, CXXRTL and the host link all
         read their answers here."""
         repetition = bool(fields.repetition)
-        found = {}
+        found: Dict[str, Any] = {}
         if upcoming is not None:
-            found = dict(upcoming_exact=bool(upcoming.exact))
+            found["upcoming_exact"] = bool(upcoming.exact)
         if upcoming is not None and upcoming.found:
             found.update(upcoming=True, upcoming_move=(upcoming.from_sq, upcoming.to_sq),
                          upcoming_distance=upcoming.distance,
