@@ -122,10 +122,10 @@ def crowded_corpus(count, seed, plies=(60, 160)):
 def crowded_detours(count: int, seed: int,
                     plies: int = 60) -> List[Tuple[chess.Board, List[chess.Move]]]:
     """``count`` games of about ``plies`` reversible moves from crowded
-    boards (:func:`crowded_board`), made of nested detours: the side to
-    move sends one piece out, then several pieces of one kind out one after
-    another and back in the reverse order, while the other side moves a
-    piece out and back between; the first piece is then a move away from
+    boards (:func:`crowded_board`), made of nested detours: one side sends
+    one piece out, then several pieces of one kind out one after another
+    and back in the reverse order, while the other side moves a piece out
+    and back between; the first piece is then a move away from
     an earlier position. The detour's pieces of one kind are away at once,
     more than the pools by kind hold, so the pools overflow on queries that
     hold upcoming repetitions far back: the queries the backstop answers.
