@@ -10,10 +10,11 @@ simulation a batch of games at a time.
 """
 
 import json
+from typing import Optional
 
 import chess
 
-from ..backends.session import answer_games
+from ..backends.session import PlyAnswer, answer_games
 from ..model.games import plural
 from ..model.golden import Stop
 
@@ -68,7 +69,7 @@ def repetition_claim(answer, count_limit, earlier):
     return False if complete else None
 
 
-def upcoming_exact(answer):
+def upcoming_exact(answer: PlyAnswer) -> Optional[bool]:
     """Whether the upcoming answer is complete: the detector's
     ``upcoming_exact`` (``None`` without the upcoming block), but a "none"
     from a move list that holds only the game's latest plies (the sliding

@@ -6,6 +6,7 @@ where pieces shuttle and positions recur all the time.
 """
 
 import random
+from typing import List, Tuple
 
 import chess
 
@@ -118,12 +119,13 @@ def crowded_corpus(count, seed, plies=(60, 160)):
             for _ in range(count)]
 
 
-def crowded_detours(count, seed, plies=60):
+def crowded_detours(count: int, seed: int,
+                    plies: int = 60) -> List[Tuple[chess.Board, List[chess.Move]]]:
     """``count`` games of about ``plies`` reversible moves from crowded
-    boards (:func:`crowded_board`), made of nested detours: the side to
-    move sends one piece out, then several pieces of one kind out one after
-    another and back in the reverse order, while the other side moves a
-    piece out and back between; the first piece is then a move away from
+    boards (:func:`crowded_board`), made of nested detours: one side sends
+    one piece out, then several pieces of one kind out one after another
+    and back in the reverse order, while the other side moves a piece out
+    and back between; the first piece is then a move away from
     an earlier position. The detour's pieces of one kind are away at once,
     more than the pools by kind hold, so the pools overflow on queries that
     hold upcoming repetitions far back: the queries the backstop answers.
@@ -132,7 +134,8 @@ def crowded_detours(count, seed, plies=60):
     games = []
     for _ in range(count):
         board = crowded_board(rng)
-        start, moves = board.copy(stack=False), []
+        start = board.copy(stack=False)
+        moves: List[chess.Move] = []
         while len(moves) < plies and _detour(board, rng, moves):
             pass
         games.append((start, moves))

@@ -97,7 +97,7 @@ class Result:
         repetition = bool(fields.repetition)
         found: Dict[str, Any] = {}
         if upcoming is not None:
-            found = dict(upcoming_exact=bool(upcoming.exact))
+            found["upcoming_exact"] = bool(upcoming.exact)
         if upcoming is not None and upcoming.found:
             found.update(upcoming=True, upcoming_move=(upcoming.from_sq, upcoming.to_sq),
                          upcoming_distance=upcoming.distance,
