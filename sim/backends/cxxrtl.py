@@ -58,16 +58,17 @@ from .session import SIMULATION_BATCH_PLIES, Answer, Job, OnAnswer, Query, Sessi
 
 
 __all__ = ["CxxrtlModel", "CxxrtlSession", "CxxrtlError", "DetectorTimeout", "default_cache_dir",
-           "compile_estimate", "COMPILER", "COMPILER_FLAGS", "COMPILE_SECONDS_PER_MB"]
+           "compile_estimate", "COMPILER", "COMPILER_FLAGS", "COMPILE_SECONDS_PER_MB",
+           "WRITE_CXXRTL"]
 
 COMPILER = "g++"
 # -O2: the model is one large eval() function; -O3 compiles much longer for
 # little gain. C++17 is what the CXXRTL runtime of current Yosys expects.
 COMPILER_FLAGS = ("-O2", "-std=c++17")
 # Seconds of one core that `g++ -O2` takes on a megabyte of the generated
-# C++: 35 to 40 on the 2-core machine of the docs' figures, for the
-# 16-detector board's 0.7 MB as for the flattened 3.3 MB of two detectors
-# (docs/scale.md, "The board model's compile").
+# C++: 35 to 45 on the 2-core machine of the docs' figures, for models of
+# 0.3 to 3.3 MB, merged or flattened (docs/scale.md, "The board model's
+# compile").
 COMPILE_SECONDS_PER_MB = 40
 # -g0: the harnesses reach the design through its ports alone, so the debug
 # information (the C API, names of every wire) would only be compiled for
