@@ -266,3 +266,16 @@ def test_a_nodes_write_and_query_share_one_transfer(board):
     before = board.transfers
     Session.write_and_query(session, [(0, words[0])], 0, 4)
     assert board.transfers - before == 2
+
+
+@needs_gxx
+@pytest.mark.slow
+def test_sixteen_detectors_equal_golden_per_detector():
+    # The ULX3S-85F's board, whose model compiles its 16 detectors as one
+    # C++ class: each still answers its own games like the golden model.
+    board = open_board("cxxrtl://ulx3s-85f")
+    try:
+        assert board.detectors == 16
+        _check_against_golden(board, bundled_records(2) + generated_records(16, seed=6))
+    finally:
+        board.transport.close()

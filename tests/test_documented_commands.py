@@ -99,8 +99,8 @@ HOW = {
     "axon search sim/data/wac_small.epd --depth 4 --backend golden --jobs 2 -q": START,
     "axon search sim/data/wac_small.epd --depth 4 --backend cxxrtl --jobs 1 -q": START,
     "axon search sim/data/wac_small.epd --depth 4 --backend cxxrtl --jobs 2 -q": START,
-    # A suite over the ULX3S-85F's 16 detectors: the model's compile alone
-    # takes half an hour.
+    # A suite over the ULX3S-85F's 16 detectors: minutes of the model's
+    # compile, then minutes of search.
     **{f"axon search sim/data/wac_small.epd --depth {depth} --jobs {jobs} --port "
        f"cxxrtl://ulx3s-85f --json": START_ALWAYS
        for depth, jobs in ((2, 1), (2, 2), (2, 4), (2, 8), (3, 4))},
@@ -109,6 +109,9 @@ HOW = {
     "axon uci --bench --backend cxxrtl": START,
     "axon uci --bench --backend pysim": START,
     "axon uci --bench --port cxxrtl://icebreaker": START,
+    # A board model's first compile, a minute or more (the docs give its cost).
+    "axon query --port cxxrtl://icebreaker sim/data/paper_figure1.pgn": START,
+    "axon query --port cxxrtl://ulx3s-85f sim/data/paper_figure1.pgn": START,
     # A board and a programmer, or a serial port.
     "axon program": BOARD,
     "axon query --port /dev/ttyUSB1 sim/data/traps.pgn --jsonl": BOARD,

@@ -325,6 +325,24 @@ def test_rtl_processes_give_python_chess_trees(backend, small_suite, capsys):
 
 
 @pytest.mark.slow
+def test_the_sixteen_detector_board_from_an_empty_cache(tmp_path, capsys):
+    # A first user's run: the model is compiled, with a line that says
+    # roughly how long it takes, and the 16 detectors give python-chess's trees.
+    if shutil.which("g++") is None:
+        pytest.skip("the CXXRTL backend compiles with g++, which is not on PATH")
+    linked = subprocess.run([AXON, "search", str(SHIPPED_SUITE), "--depth", "2", "--jobs", "16",
+                             "--port", "cxxrtl://ulx3s-85f", "--json"], capture_output=True,
+                            text=True, env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)})
+    assert linked.returncode == 0, linked.stderr
+    assert re.search(r"^axon search: compiling \d+\.\d MB of C\+\+ with g\+\+ .* \(1 class for "
+                     r"16 identical instances\), about \d+ (s|minutes) of one core \(once; ",
+                     linked.stderr, re.M)
+    chess_test = _objects(capsys, [str(SHIPPED_SUITE), "--depth", "2",
+                                   "--repetition", "python-chess"])
+    assert trees(json.loads(line) for line in linked.stdout.splitlines()) == trees(chess_test)
+
+
+@pytest.mark.slow
 def test_the_shipped_suite_through_a_link(capsys):
     if shutil.which("g++") is None:
         pytest.skip("the CXXRTL backend compiles with g++, which is not on PATH")

