@@ -57,13 +57,15 @@ def test_demo_runs_to_its_end(tmp_path):
     assert out.rstrip().endswith("report: build/icebreaker/axon.report.json")
 
 
-def test_a_demo_whose_build_fails_fails(tmp_path):
-    # Broken: a file where the build folder goes. The build is refused at
-    # once (exit 2), and the demo says so in its exit status.
+@pytest.mark.quick
+def test_a_demo_whose_build_cannot_be_written_fails_at_once(tmp_path):
+    # Broken: a file where the build folder goes. The demo refuses it before
+    # its verify (exit 2, nothing verified), as the build itself would.
     (tmp_path / "build").write_text("not a folder")
     done = _demo(tmp_path, FIGURE5)
-    assert done.returncode == 1
-    assert "axon build: error: --build-dir build/icebreaker: " in done.stderr
+    assert done.returncode == 2
+    assert "axon demo: error: --build-dir build/icebreaker: " in done.stderr
+    assert "== axon verify" not in done.stdout
     assert "Traceback" not in done.stderr
 
 

@@ -97,17 +97,23 @@ def register(subparsers):
     query.set_defaults(func=query_command)
 
 
-def build_command(args):
-    # Checked before the long work; left for the build to create, so that a
-    # failed first build still removes its folder.
+def check_build_dir(args):
+    """Check that the build's folder can be written, before any long work
+    (a build's, or the demo's verify before its build); raise
+    :class:`UsageError` naming it. A folder that was not there is left for
+    the build to create, so that a failed first build still removes it."""
     build_dir = args.build_dir or os.path.join("build", args.board)
     existed = os.path.isdir(build_dir)
-    try:
-        check_directory("--build-dir", build_dir)
-    except UsageError as error:
-        return _error("build", str(error), 2)
+    check_directory("--build-dir", build_dir)
     if not existed:
         os.rmdir(build_dir)
+
+
+def build_command(args):
+    try:
+        check_build_dir(args)
+    except UsageError as error:
+        return _error("build", str(error), 2)
     try:
         config = config_from(args, base=get_board(args.board).config)
     except UsageError as error:

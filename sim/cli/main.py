@@ -246,6 +246,17 @@ def _register_demo(commands):
 
 
 def _demo(args):
+    # The build's own parser gives every option its default, so the demo
+    # builds what `axon build --board BOARD` builds; its folder is checked
+    # before the verify's minutes, as the build itself checks it.
+    argv = ["build", "--board", args.board]
+    build = build_parser().parse_args(argv)
+    if not args.no_build:
+        try:
+            board.check_build_dir(build)
+        except UsageError as error:
+            print(f"axon demo: error: {error}", file=sys.stderr)
+            return 2
     failures = 0
     for path in args.pgn or bundled_files():
         print(f"== axon verify {os.path.relpath(path)}", flush=True)
@@ -253,11 +264,7 @@ def _demo(args):
         failures += status != 0
     if args.no_build:
         return 1 if failures else 0
-    argv = ["build", "--board", args.board]
     print(f"== axon {' '.join(argv)}", flush=True)
-    # The build's own parser gives every option its default, so the demo
-    # builds what `axon build --board BOARD` builds.
-    build = build_parser().parse_args(argv)
     status = build.func(build)
     return 1 if failures or status else 0
 
