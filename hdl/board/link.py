@@ -396,8 +396,9 @@ class HostLink(wiring.Component):
         s = _LinkWires()
         self._frame_paths(m, s)
         self._registers(m, s)
-        self._records(m, s)
+        sources = self._answer_sources(m, s)
         self._argument_checks(m, s)
+        self._record_bytes(m, s, sources)
 
         with m.FSM():
             with m.State("IDLE"):
@@ -505,9 +506,9 @@ class HostLink(wiring.Component):
             detector.upcoming.occupancy.eq(s.occupancy),
         ]
 
-    def _records(self, m, s):
-        """The answer records STORE copies into the frame buffer, and the
-        byte of the selected one at ``byte_index``."""
+    def _answer_sources(self, m, s):
+        """The answer records STORE copies into the frame buffer, by name:
+        each straight from its source, which holds still meanwhile."""
         detector = self.detector
         identity = IdentityRecord.const(identity_record(self._config, self._count,
                                                           self._rx_buffer))
@@ -527,6 +528,11 @@ class HostLink(wiring.Component):
             "error":    Cat(s.args.index, s.error, C(0, 8 - Shape.cast(ErrorCode).width),
                             s.command),
         }
+        return sources
+
+    def _record_bytes(self, m, s, sources):
+        """The byte of the selected record (``record``) at ``byte_index``,
+        and whether it is the record's last."""
         s.record_byte = Signal(8, name="record_byte")
         s.record_last = Signal(name="record_last")
         with m.Switch(s.record):
