@@ -74,6 +74,7 @@ class Pair(wiring.Component):
         return m
 
 
+@pytest.mark.quick
 def test_identical_modules_become_one_and_different_ones_stay_apart():
     same = merge_identical_modules(rtlil.convert(Pair((1, 1)), name="pair", emit_src=False))
     # pair, two counters, two inners: pair, one counter and its inner.
