@@ -86,11 +86,24 @@ class SuiteProgress(Progress):
     """``axon search: 3/9 positions, 12,345 nodes, 2,310 nodes/s``: the
     positions finished, and their nodes."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.nodes = 0
+
     def text(self, position):
+        """The progress line once ``position + 1`` positions are finished."""
         elapsed = self.clock() - self.started
-        rate = f", {self.plies / elapsed:,.0f} nodes/s" if elapsed > 0 else ""
-        return f"{self.command}: {position + 1}/{self.total} positions, {self.plies:,} nodes" \
+        rate = f", {self.nodes / elapsed:,.0f} nodes/s" if elapsed > 0 else ""
+        return f"{self.command}: {position + 1}/{self.total} positions, {self.nodes:,} nodes" \
                f"{rate}"
+
+    def update(self, position, nodes):
+        """The search of one more position finished (``position``: the
+        0-based count of those finished before it), in ``nodes`` nodes."""
+        if not (self.tty or self.plain):
+            return
+        self.nodes += nodes
+        self._show(position)
 
 
 def _label(options):
