@@ -36,11 +36,12 @@ from ..model.games import plural
 from .args import EXIT_INTERRUPTED, UsageError, config_from
 from .backends import BACKENDS
 from .progress import Progress
+from . import search
 from .search import (KEPT_OPTIONS, check_options, is_suite, nodes_per_second, search_command,
                      search_document)
 
 
-__all__ = ["suite_command", "board_sessions", "TestMaker", "SUITE_KEYS"]
+__all__ = ["register", "suite_command", "board_sessions", "TestMaker", "SUITE_KEYS"]
 
 # What a --json object has beyond the single search's output.
 SUITE_KEYS = ("id", "line", "bm", "am", "move", "solved")
@@ -359,6 +360,13 @@ def suite_command(options, out=None):
     finally:
         if board is not None:
             board.transport.close()
+
+
+def register(commands):
+    """``axon search``: the single search's parser, whose command searches
+    a suite file position by position (:func:`search_or_suite_command`)."""
+    search.register(commands)
+    commands.choices["search"].set_defaults(func=search_or_suite_command)
 
 
 def search_or_suite_command(options, out=None):
