@@ -214,7 +214,7 @@ class LeanScanner(QueryScanner):
                         self.query.done.eq(0),
                         pipe.read_valid.eq(1),
                         pipe.read_present.eq(1),
-                        pipe.read_inside.eq(self.query.top > self.query.root),
+                        pipe.read_inside.eq(self.query.top > self.query.root_address),
                         *start_query(self.query, result, pipe.count_limit, pipe.root,
                                      pipe.count_reached, pipe.count_reached_next),
                         pipe.scanned_odd.eq(0),

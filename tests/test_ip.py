@@ -386,7 +386,7 @@ def test_the_readme_defines_the_interface(workdir):
             assert re.search(rf"^\| `{name}` \| {_bits(field)} \| {field.width} \| \w",
                              readme, flags=re.M), name
     for words in ("0 = a1, 1 = b1, ... 7 = h1, 8 = a2, ...", "**The barrier bit**",
-                  "**Castling**", "**En passant**", "**Promotion**", "* `query__root`:",
+                  "**Castling**", "**En passant**", "**Promotion**", "* `query__root_address`:",
                   "* `query__count_limit`:", "bit *i* is 1 when square *i* is occupied",
                   "## Reset", "## Timing"):
         assert words in readme, words

@@ -24,7 +24,7 @@ from pathlib import Path
 import chess
 import pytest
 
-from axon.sim.backends.link import Board, open_transport
+from axon.sim.backends.link import Link, open_transport
 from axon.hdl.word import pack_word, unpack_word
 from axon.sim.backends.session import GoldenSession
 from axon.sim.cli.main import EXIT_INTERRUPTED, main
@@ -72,7 +72,7 @@ def corners():
 class BlindToRoot(GoldenSession):
     """A detector that ignores the root: every earlier occurrence counts as
     one inside the search."""
-    def query(self, top, count_limit, occupancy=None, root=-1):
+    def query(self, top, count_limit, occupancy=None, root_address=-1):
         return super().query(top, count_limit, occupancy, -1)
 
 
@@ -166,8 +166,7 @@ def test_link_detector_gives_python_chess_tree():
     board, history = corners()
     wanted = tree(board, history, ChessTest(), 2)
     with open_transport("sim://icebreaker") as transport:
-        link = Board(transport)
-        found = tree(board, history, DetectorTest(link), 2)
+        found = tree(board, history, DetectorTest(Link(transport).session()), 2)
     assert found == wanted
     assert sum(row[5] for row in found) > 0
 

@@ -119,8 +119,8 @@ def simulate(corpus, log=print, rtl=None):
     one_pool_a_side = CONFIG.replace(pools=Pools.SIDE, backstop=False)
     overflows = {"shipped": 0, CONFIG.pools.value: 0, Pools.SIDE.value: 0}
     for (words, queries), timed, job_written in zip(jobs, answers, written_before(jobs)):
-        for (top, _, occupancy, root), rtl, written in zip(queries, timed, job_written):
-            golden = perpetual(words, top, root=root, config=CONFIG,
+        for (top, _, occupancy, root_address), rtl, written in zip(queries, timed, job_written):
+            golden = perpetual(words, top, root_address=root_address, config=CONFIG,
                                count_limit=COUNT_LIMIT, occupancy=occupancy)
             upcoming += golden.upcoming
             if rtl.result != golden or rtl.cycles != rtl_clocks(words, top, golden, written):

@@ -77,11 +77,11 @@ def _pick(found, options):
     return game
 
 
-def _upcoming_line(words, window, game, options, root, occupancy):
+def _upcoming_line(words, window, game, options, root_at, occupancy):
     """The upcoming repetition, and the depth whose single open chain gives
     it; and its move, ``(from, to)`` or ``None``."""
     steps = []
-    result = perpetual(words, window.top, root=root, config=options.config,
+    result = perpetual(words, window.top, root_address=root_at, config=options.config,
                        count_limit=options.count_limit, steps=steps, occupancy=occupancy)
     return _upcoming_text(result, steps, window), result.upcoming_move
 
@@ -147,11 +147,11 @@ def explain_ply(game, ply, options, *, window=None, board=None, result=None, ste
         explanation = Explanation(order, (), 0, "", result)
         return PlyExplanation(explanation, heading, None, board, result.upcoming_move, history)
     words = game.words[window.base:ply]
-    root = root_address(window, history)
-    probe = result if result is not None else perpetual(words, window.top, root=root,
+    root_at = root_address(window, history)
+    probe = result if result is not None else perpetual(words, window.top, root_address=root_at,
                                                         config=config,
                                                         count_limit=options.count_limit)
-    explanation = explain_query(words, window.top, root=root, config=config,
+    explanation = explain_query(words, window.top, root_address=root_at, config=config,
                                 count_limit=options.count_limit, order=order,
                                 base=window.base, root_ply=history,
                                 window_limited=is_window_limited(probe, game.words,
@@ -177,7 +177,7 @@ def explain_ply(game, ply, options, *, window=None, board=None, result=None, ste
     ]
     upcoming_move = None
     if config.rules.sided:
-        line, upcoming_move = _upcoming_line(words, window, game, options, root,
+        line, upcoming_move = _upcoming_line(words, window, game, options, root_at,
                                              int(board.occupied))
         heading.append(line)
 

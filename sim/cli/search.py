@@ -14,7 +14,7 @@ import sys
 
 import chess
 
-from ..backends.link import Board, LinkError, LinkTimeout, open_transport
+from ..backends.link import Link, LinkError, LinkTimeout, open_transport
 from ..backends.cxxrtl import CxxrtlError
 from ..engine.repetition import ChessTest, DetectorTest, NoTest, SearchTooDeep
 from ..engine.search import Engine
@@ -160,7 +160,7 @@ def detector_session(options):
         except (TypeError, ValueError) as error:
             raise UsageError(f"--port {options.port}: {error}") from None
         # The board reports its configuration (IDENTIFY), simulated or real.
-        return Board(transport), f"link {options.port}"
+        return Link(transport).session(), f"link {options.port}"
     # --depth is the search's here; the detector is the shipped configuration.
     config = config_from(argparse.Namespace(), gateware=options.backend != "golden")
     extra = {"log": _say} if options.backend == "cxxrtl" and not options.quiet else {}

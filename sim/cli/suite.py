@@ -5,9 +5,9 @@ The positions of an EPD file (:mod:`axon.sim.engine.suite`) are searched as
 searches N at once, each with its own detector: N worker processes for the
 golden model, the RTL in simulation or python-chess's test
 (:func:`~axon.sim.engine.jobs.search_in_processes`), or over ``--port`` the
-detector sessions of one board, one thread each
+detector sessions of one board's link, one thread each
 (:func:`~axon.sim.engine.jobs.search_in_threads`, sessions from
-:func:`board_sessions`). Each search has its own detector and its own
+:func:`link_sessions`). Each search has its own detector and its own
 position, so a position's tree does not depend on ``--jobs``.
 
 The results are printed in the file's order as soon as each one and all
@@ -28,7 +28,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from ...hdl.params import DetectorConfig
 from ..backends.cxxrtl import CxxrtlError
-from ..backends.link import SIMULATED_SCHEMES, Board, LinkError, LinkTimeout, open_transport
+from ..backends.link import SIMULATED_SCHEMES, Link, LinkError, LinkTimeout, open_transport
 from ..engine.jobs import JobFailed, SearchJob, search_in_processes, search_in_threads
 from ..engine.repetition import ChessTest, DetectorTest, NoTest, SearchTooDeep
 from ..engine.suite import SuiteError, read_suite
@@ -41,17 +41,17 @@ from .search import (KEPT_OPTIONS, check_options, is_suite, nodes_per_second, se
                      search_document)
 
 
-__all__ = ["register", "suite_command", "board_sessions", "TestMaker", "SUITE_KEYS"]
+__all__ = ["register", "suite_command", "link_sessions", "TestMaker", "SUITE_KEYS"]
 
 # What a --json object has beyond the single search's output.
 SUITE_KEYS = ("id", "line", "bm", "am", "move", "solved")
 
 
-def board_sessions(board: Board) -> List[Any]:
-    """The detector sessions of the board opened on ``--port``, one per
-    detector: ``--jobs N`` over a link searches with the first N of them,
-    each from its own thread."""
-    return board.sessions()
+def link_sessions(link: Link) -> List[Any]:
+    """The detector sessions of the board on the link opened on ``--port``,
+    one per detector: ``--jobs N`` over a link searches with the first N of
+    them, each from its own thread."""
+    return link.sessions()
 
 
 @dataclass(frozen=True)
@@ -207,15 +207,15 @@ class _Rows:
                f"{len(found) / seconds if seconds else 0:.2f} positions/s"
 
 
-def _link_line(board, rows):
+def _link_line(link, rows):
     """What the searches cost the link: round trips (transfers) and bytes,
     in all and a node, identification and loads included."""
     nodes = sum(entry["nodes"] for entry in rows.found.values())
-    moved = board.bytes_sent + board.bytes_received
-    each = (f": {board.transfers / nodes:.2f} round trips and {moved / nodes:.1f} bytes a node"
+    moved = link.bytes_sent + link.bytes_received
+    each = (f": {link.transfers / nodes:.2f} round trips and {moved / nodes:.1f} bytes a node"
             if nodes else "")
-    return f"link: {board.transfers:,} round trips, {moved:,} bytes ({board.bytes_sent:,} " \
-           f"sent, {board.bytes_received:,} received){each}"
+    return f"link: {link.transfers:,} round trips, {moved:,} bytes ({link.bytes_sent:,} " \
+           f"sent, {link.bytes_received:,} received){each}"
 
 
 def _say(line):
@@ -235,7 +235,7 @@ def _more_detectors(port, jobs):
 
 
 def _prepared(options, jobs):
-    """``(how the searches run, the link's board or None)``:
+    """``(how the searches run, the link or None)``:
     how is a generator factory over the jobs."""
     if options.repetition == "detector" and options.port is not None:
         try:
@@ -243,8 +243,8 @@ def _prepared(options, jobs):
         except (TypeError, ValueError) as error:
             raise UsageError(f"--port {options.port}: {error}") from None
         try:
-            board = Board(transport)
-            sessions = board_sessions(board)
+            link = Link(transport)
+            sessions = link_sessions(link)
             try:
                 # Each asks its board what it is (IDENTIFY) as it is made.
                 tests = [DetectorTest(session, upcoming=options.upcoming)
@@ -260,7 +260,7 @@ def _prepared(options, jobs):
         except BaseException:
             transport.close()
             raise
-        return (lambda work, on_ready: search_in_threads(work, tests)), board
+        return (lambda work, on_ready: search_in_threads(work, tests)), link
     config = None
     if options.repetition == "detector":
         config = config_from(argparse.Namespace(), gateware=options.backend != "golden")
@@ -294,14 +294,14 @@ def _prepared(options, jobs):
 def suite_command(options, out=None):
     """``axon search SUITE.epd``; the exit status."""
     out = sys.stdout if out is None else out
-    board = rows = None
+    link = rows = None
     interrupted = False
     try:
         check_options(options)
         _refuse_single_options(options)
         positions = read_suite(options.pgn)
         jobs = min(options.jobs or 1, len(positions))
-        run, board = _prepared(options, jobs)
+        run, link = _prepared(options, jobs)
         rows = _Rows(out, options, positions, _label(options))
         rows.header(jobs)
         progress = SuiteProgress(len(positions), enabled=not options.quiet,
@@ -336,8 +336,8 @@ def suite_command(options, out=None):
         seconds = time.perf_counter() - began
         rows.flush(all_finished=True)
         lines = [rows.summary(seconds)]
-        if board is not None:
-            lines.append(_link_line(board, rows))
+        if link is not None:
+            lines.append(_link_line(link, rows))
         for line in lines:
             if not options.json:
                 out.write(line + "\n")
@@ -358,8 +358,8 @@ def suite_command(options, out=None):
         _say(f"error: {error}")
         return 1
     finally:
-        if board is not None:
-            board.transport.close()
+        if link is not None:
+            link.close()
 
 
 def register(commands):

@@ -12,7 +12,7 @@ import time
 from typing import Optional
 
 from ..backends.cxxrtl import CxxrtlError
-from ..backends.link import Board, LinkError, LinkTimeout, open_transport
+from ..backends.link import Link, LinkError, LinkTimeout, open_transport
 from ..engine.repetition import ChessTest, DetectorTest, NoTest
 from ..engine.trace import TraceWriter
 from ..engine.uci import REPETITION_CHOICES, Output, UciEngine, UciOptions
@@ -128,7 +128,7 @@ class RepetitionTests:
         if options.port:
             say(f"Port {options.port} takes the place of Backend {options.backend}: "
                 f"opening the link")
-            return Board(open_transport(options.port, log=say))
+            return Link(open_transport(options.port, log=say)).session()
         config = config_from(argparse.Namespace(), gateware=options.backend != "golden")
         extra = {"log": say} if options.backend == "cxxrtl" else {}
         if options.backend == "golden":

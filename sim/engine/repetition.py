@@ -192,7 +192,7 @@ class DetectorTest(RepetitionTest):
     """``--repetition detector``: a detector session holds the game history
     and the path; a push writes the move's word at its address (a pop writes
     nothing: the next push overwrites it), and every node is one query with
-    ``top`` the node's address and ``root`` the last game-history word. The
+    ``top`` the node's address and ``root_address`` the last game-history word. The
     words pushed since the last query go with the next
     (``write_and_query``): on a link, one round trip a node.
 
@@ -236,8 +236,8 @@ class DetectorTest(RepetitionTest):
         self.history_plies = len(history)
         self.line = [move.uci() for move in history]
         self.words = words[first:]
-        self.root = len(self.words) - 1
-        self.top = self.root
+        self.root_address = len(self.words) - 1
+        self.top = self.root_address
         # What the move list holds, as the host wrote it.
         self.written = self.words + [0] * (self.session.depth - len(self.words))
         self.session.load(self.words)
@@ -263,7 +263,7 @@ class DetectorTest(RepetitionTest):
         writes, self.unsent = self.unsent, []
         result = self.session.write_and_query(writes, top, count_limit,
                                               occupancy if self.upcoming else None,
-                                              self.root).result
+                                              self.root_address).result
         self.queries += 1
         if self.on_query is not None:
             self.on_query(self, top, count_limit, occupancy, result)
