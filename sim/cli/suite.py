@@ -61,14 +61,15 @@ class TestMaker:
     repetition: str
     backend:    Optional[str] = None
     config:     Optional[DetectorConfig] = None
-    upcoming:   bool = False
+    upcoming_cutoff: bool = False
 
     def __call__(self):
         if self.repetition == "python-chess":
             return ChessTest()
         if self.repetition == "off":
             return NoTest()
-        return DetectorTest(BACKENDS[self.backend](self.config), upcoming=self.upcoming)
+        return DetectorTest(BACKENDS[self.backend](self.config),
+                            ask_upcoming=self.upcoming_cutoff)
 
 
 def _refuse_single_options(options):
@@ -134,7 +135,7 @@ class _Rows:
                        f"{plural(len(self.positions), 'position')} to depth "
                        f"{self.options.depth}; {self.label}; "
                        f"{plural(jobs, 'search', 'searches')} at once"
-                       f"{'; upcoming cutoff' if self.options.upcoming else ''}"
+                       f"{'; upcoming cutoff' if self.options.upcoming_cutoff else ''}"
                        f"{'; null move' if self.options.null_move else ''}\n")
         self.out.write(self._cells("id", "move", "eval", "expected", "solved", "nodes", "reps",
                                    "s"))
@@ -247,7 +248,7 @@ def _prepared(options, jobs):
             sessions = link_sessions(link)
             try:
                 # Each asks its board what it is (IDENTIFY) as it is made.
-                tests = [DetectorTest(session, upcoming=options.upcoming)
+                tests = [DetectorTest(session, ask_upcoming=options.upcoming_cutoff)
                          for session in sessions]
             except ValueError as error:
                 raise UsageError(f"--port {options.port}: {error}") from None
@@ -264,15 +265,15 @@ def _prepared(options, jobs):
     config = None
     if options.repetition == "detector":
         config = config_from(argparse.Namespace(), gateware=options.backend != "golden")
-        if options.upcoming and not config.upcoming:
+        if options.upcoming_cutoff and not config.upcoming:
             raise UsageError("this detector has no upcoming-repetition block; "
-                             "--upcoming needs one")
-    make_test = TestMaker(options.repetition, options.backend, config, options.upcoming)
+                             "--upcoming-cutoff needs one")
+    make_test = TestMaker(options.repetition, options.backend, config, options.upcoming_cutoff)
     if jobs == 1:
         if options.repetition == "detector":
             extra = {"log": _say} if options.backend == "cxxrtl" and not options.quiet else {}
             test = DetectorTest(BACKENDS[options.backend](config, **extra),
-                                upcoming=options.upcoming)
+                                ask_upcoming=options.upcoming_cutoff)
         else:
             test = make_test()
 
@@ -307,7 +308,7 @@ def suite_command(options, out=None):
         progress = SuiteProgress(len(positions), enabled=not options.quiet,
                                  command="axon search")
         work = [SearchJob(position.index, position.fen, options.depth,
-                          upcoming=options.upcoming, null_move=options.null_move)
+                          upcoming_cutoff=options.upcoming_cutoff, null_move=options.null_move)
                 for position in positions]
         # From when the detectors are ready: their start-up is not the search's.
         began = time.perf_counter()

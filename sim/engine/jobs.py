@@ -41,8 +41,8 @@ class SearchJob:
     index:     int      # the caller's place for it
     fen:       str
     depth:     int
-    upcoming:  bool = False
-    null_move: bool = False
+    upcoming_cutoff: bool = False
+    null_move:       bool = False
 
 
 @dataclass
@@ -72,7 +72,7 @@ DETECTOR_ERRORS = _detector_errors()
 
 def search_job(job: SearchJob, test) -> List[Dict[str, Any]]:
     """The depths of ``job`` searched with ``test``."""
-    engine = Engine(chess.Board(job.fen), [], test, upcoming=job.upcoming,
+    engine = Engine(chess.Board(job.fen), [], test, upcoming_cutoff=job.upcoming_cutoff,
                     null_move=job.null_move)
     return [result.as_dict() for result in engine.iterate(job.depth)]
 

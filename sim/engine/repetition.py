@@ -8,7 +8,7 @@ A search asks its repetition test three things, as it walks the tree:
   repetition for a search from the root (a third occurrence anywhere, or a
   second one strictly after the root position: the chessprogramming wiki's
   "Assigning Draw Score", Stockfish's ``is_draw(ply)``); and, for
-  ``--upcoming``, :meth:`upcoming_draw`: can the side to move reach such a
+  ``--upcoming-cutoff``, :meth:`upcoming_draw`: can the side to move reach such a
   draw with one move (Stockfish's ``upcoming_repetition``)?
 
 They are the methods of :class:`RepetitionTest`, with the ``queries`` it
@@ -20,6 +20,7 @@ null move is a barrier for all of them: no position before it is compared
 with one after it.
 """
 
+import warnings
 from typing import (TYPE_CHECKING, Callable, Hashable, List, Optional, Protocol, Sequence,
                     Tuple)
 
@@ -200,28 +201,37 @@ class DetectorTest(RepetitionTest):
     ----------
     session : Session
         Any detector session.
-    upcoming : bool
+    ask_upcoming : bool
         Ask for the upcoming repetition too (each query carries the position's
-        occupancy).
+        occupancy), as the search's upcoming-repetition cutoff needs
+        (``upcoming``, its old name, stays until 0.5 with a warning).
     on_query : callable or None
         ``on_query(test, top, count_limit, occupancy, result)`` after every
         query: the trace and the bench's recorded workload. ``occupancy`` is
-        the node's (given to the session with ``upcoming`` only), ``None``
+        the node's (given to the session with ``ask_upcoming`` only), ``None``
         for the host's look-up of an upcoming repetition.
     """
 
     name = "detector"
 
-    def __init__(self, session: "Session", *, upcoming: bool = False,
-                 on_query: Optional[OnQuery] = None) -> None:
+    def __init__(self, session: "Session", *, ask_upcoming: bool = False,
+                 on_query: Optional[OnQuery] = None, **deprecated: bool) -> None:
+        unknown = set(deprecated) - {"upcoming"}
+        if unknown:
+            raise TypeError(f"DetectorTest() got an unexpected keyword argument "
+                            f"{sorted(unknown)[0]!r}")
+        if "upcoming" in deprecated:
+            warnings.warn("DetectorTest(upcoming=...) is now DetectorTest(ask_upcoming=...); "
+                          "upcoming= stays until 0.5", DeprecationWarning, stacklevel=2)
+            ask_upcoming = ask_upcoming or bool(deprecated["upcoming"])
         config = getattr(session, "config", None)     # a real board's is not known
-        if upcoming and config is not None and not config.upcoming:
+        if ask_upcoming and config is not None and not config.upcoming:
             raise ValueError("this detector has no upcoming-repetition block; "
-                             "--upcoming needs one")
+                             "--upcoming-cutoff needs one")
         # Refused here, before any search starts, not at each search's start.
         history_room(session.depth)
         self.session = session
-        self.upcoming = upcoming
+        self.ask_upcoming = ask_upcoming
         self.on_query = on_query
         self.queries = 0
 
@@ -262,7 +272,7 @@ class DetectorTest(RepetitionTest):
     def _ask(self, top: int, count_limit: int, occupancy: Optional[int]) -> Result:
         writes, self.unsent = self.unsent, []
         result = self.session.write_and_query(writes, top, count_limit,
-                                              occupancy if self.upcoming else None,
+                                              occupancy if self.ask_upcoming else None,
                                               self.root_address).result
         self.queries += 1
         if self.on_query is not None:

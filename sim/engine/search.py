@@ -13,7 +13,7 @@ table keyed by the position alone would mix up.
 At every node but the root the repetition test
 (:mod:`axon.sim.engine.repetition`) says whether the position is a draw by
 repetition; such a node scores :data:`DRAW` and is not searched further.
-With ``upcoming``, a node whose alpha is below the draw value and whose side
+With ``upcoming_cutoff``, a node whose alpha is below the draw value and whose side
 to move can reach a draw by repetition in one move raises alpha to the draw
 value first (Stockfish's upcoming-repetition cutoff). With ``null_move``, a
 null move (a barrier for the repetition test) prunes as AXON did.
@@ -21,6 +21,7 @@ null move (a barrier for the repetition test) prunes as AXON did.
 
 import contextlib
 import time
+import warnings
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional
 
@@ -101,6 +102,18 @@ def _capture_order(board, move):
     return 16 * gain - PIECE_VALUES[board.piece_type_at(move.from_square)] // 100
 
 
+def _deprecated_upcoming(upcoming_cutoff: bool, deprecated: Dict[str, Any], where: str) -> bool:
+    # The keyword `upcoming`: the old name of `upcoming_cutoff`.
+    unknown = set(deprecated) - {"upcoming"}
+    if unknown:
+        raise TypeError(f"{where}() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+    if "upcoming" not in deprecated:
+        return upcoming_cutoff
+    warnings.warn(f"{where}(upcoming=...) is now {where}(upcoming_cutoff=...); upcoming= stays "
+                  f"until 0.5", DeprecationWarning, stacklevel=3)
+    return bool(deprecated["upcoming"]) or upcoming_cutoff
+
+
 class SearchStopped(Exception):
     """The engine's ``stop`` said to stop: the iteration under way is given up
     (the board and the repetition test are as they were at its start)."""
@@ -117,7 +130,7 @@ class DepthResult:
     nodes:       int             # positions the iteration visited, the root included
     terminal:    int             # of them, the ones it searched no move from
     repetitions: int             # nodes the repetition test scored a draw
-    upcoming:    int             # upcoming-repetition cutoffs of alpha
+    upcoming_cutoffs: int        # upcoming-repetition cutoffs of alpha
     queries:     int             # questions to the repetition test
     seconds:     float
 
@@ -125,8 +138,19 @@ class DepthResult:
     def evaluation(self) -> str:
         return format_score(self.score)
 
+    @property
+    def upcoming(self) -> int:
+        """Deprecated: :attr:`upcoming_cutoffs`, until 0.5."""
+        warnings.warn("DepthResult.upcoming is now DepthResult.upcoming_cutoffs; .upcoming "
+                      "stays until 0.5", DeprecationWarning, stacklevel=2)
+        return self.upcoming_cutoffs
+
     def as_dict(self) -> Dict[str, Any]:
-        return {**asdict(self), "evaluation": self.evaluation}
+        """The row of ``axon search --json``, whose key for
+        :attr:`upcoming_cutoffs` is ``upcoming``."""
+        row = asdict(self)
+        row["upcoming"] = row.pop("upcoming_cutoffs")
+        return {**row, "evaluation": self.evaluation}
 
 
 class Engine:
@@ -143,8 +167,9 @@ class Engine:
         :class:`~axon.sim.engine.repetition.ChessTest`,
         :class:`~axon.sim.engine.repetition.DetectorTest` or any other that
         implements :class:`~axon.sim.engine.repetition.RepetitionTest`.
-    upcoming : bool
-        The upcoming-repetition cutoff.
+    upcoming_cutoff : bool
+        The upcoming-repetition cutoff (``upcoming``, its old name, stays
+        until 0.5 with a warning).
     null_move : bool
         Null-move pruning.
     progress : callable or None
@@ -164,9 +189,10 @@ class Engine:
     """
 
     def __init__(self, board: chess.Board, history: Iterable[chess.Move] = (),
-                 test: Optional[RepetitionTest] = None, *, upcoming: bool = False,
+                 test: Optional[RepetitionTest] = None, *, upcoming_cutoff: bool = False,
                  null_move: bool = False, progress: Optional[Callable[..., None]] = None,
-                 stop: Optional[Callable[[], bool]] = None) -> None:
+                 stop: Optional[Callable[[], bool]] = None, **deprecated: bool) -> None:
+        upcoming_cutoff = _deprecated_upcoming(upcoming_cutoff, deprecated, "Engine")
         if test is None:
             raise ValueError("an engine needs a repetition test")
         self.root_board = board.copy(stack=False)
@@ -177,7 +203,7 @@ class Engine:
             raise ValueError(f"the position {self.root_board.fen()} is {over}; nothing to "
                              f"search")
         self.test = test
-        self.upcoming = upcoming
+        self.upcoming_cutoff = upcoming_cutoff
         self.null_move = null_move
         self.progress = progress
         self.stop = stop
@@ -221,7 +247,7 @@ class Engine:
         return DepthResult(depth=depth, move=self.root_board.san(move) if move else None,
                            uci=move.uci() if move else None, score=score, nodes=self.nodes,
                            terminal=self.terminal, repetitions=self.repetitions,
-                           upcoming=self.cutoffs, queries=self.test.queries - queries,
+                           upcoming_cutoffs=self.cutoffs, queries=self.test.queries - queries,
                            seconds=time.perf_counter() - began)
 
     # -- the tree -------------------------------------------------------------
@@ -282,7 +308,7 @@ class Engine:
             if self.test.is_draw(board):
                 self.repetitions += 1
                 return self._terminal(DRAW)
-            if self.upcoming and alpha < DRAW and self.test.upcoming_draw(board):
+            if self.upcoming_cutoff and alpha < DRAW and self.test.upcoming_draw(board):
                 self.cutoffs += 1
                 alpha = DRAW
                 if alpha >= beta:
