@@ -29,7 +29,7 @@ from axon.hdl.word import pack_word, unpack_word
 from axon.sim.backends.session import GoldenSession
 from axon.sim.cli.main import EXIT_INTERRUPTED, main
 from axon.sim.engine.repetition import ChessTest, DetectorTest, NoTest, history_window
-from axon.sim.engine.search import Engine, evaluate, format_score
+from axon.sim.engine.alphabeta import Engine, evaluate, format_score
 from axon.sim.engine.trace import QUERY_KEYS, TraceWriter, check_trace, read_trace
 from axon.sim.model.games import load_games
 
@@ -533,3 +533,14 @@ def _without_seconds(text):
     # The table's rows but for the timings (the last column, and the rate).
     return [line.rsplit(maxsplit=1)[0] for line in text.splitlines()
             if line and not line.startswith("nodes per second")]
+
+
+@pytest.mark.quick
+def test_the_engines_old_module_name_still_imports_with_a_warning(monkeypatch):
+    # axon.sim.engine.search was the engine's module until it was named
+    # alphabeta (three modules were called search.py); it stays until 0.5.
+    import importlib
+    monkeypatch.delitem(sys.modules, "axon.sim.engine.search", raising=False)
+    with pytest.warns(DeprecationWarning, match="axon.sim.engine.alphabeta"):
+        old = importlib.import_module("axon.sim.engine.search")
+    assert old.Engine is Engine and old.DepthResult.__module__ == "axon.sim.engine.alphabeta"

@@ -21,7 +21,7 @@ from axon.sim.bench.benchmark import markdown, run_bench
 from axon.sim.bench.recorded import RecordedSearch, record_searches
 from axon.sim.bench.layouts import LAYOUT_CONFIGS, layout_clocks
 from axon.sim.bench.readme import SEARCH_LABEL, WALKS_LABEL, readme_tables
-from axon.sim.bench.search import simulate_search
+from axon.sim.bench.search_workload import simulate_search
 from axon.sim.bench.workload import rtl_query, workload_figures
 from axon.sim.model.encode import encode_moves
 from axon.sim.model.games import bundled_files, load_games

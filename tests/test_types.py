@@ -50,7 +50,7 @@ TYPED = {
     "axon.sim.backends.cxxrtl":  ["CxxrtlSession"],
     "axon.sim.backends.link":    ["Link", "DetectorSession", "open_transport", "open_link",
                                   "simulated_config"],
-    "axon.sim.engine.search":    ["Engine", "DepthResult"],
+    "axon.sim.engine.alphabeta":    ["Engine", "DepthResult"],
     "axon.sim.engine.uci":       ["UciOptions", "GameLine", "parse_position", "GoLimits",
                                   "parse_go", "think_time", "Output", "uci_score", "UciEngine"],
 }
@@ -240,7 +240,7 @@ def test_an_engine_takes_what_implements_the_protocol_only(tmp_path, mypy_cache)
     # does not name the protocol; the broken variant lacks upcoming_draw.
     probe = ("from typing import Sequence\n"
              "import chess\n"
-             "from axon.sim.engine.search import Engine\n"
+             "from axon.sim.engine.alphabeta import Engine\n"
              "class Half:\n"
              "    queries = 0\n"
              "    def start(self, board: chess.Board, history: Sequence[chess.Move]) -> None: ...\n"
@@ -251,7 +251,7 @@ def test_an_engine_takes_what_implements_the_protocol_only(tmp_path, mypy_cache)
              "    def upcoming_draw(self, board: chess.Board) -> bool: return False\n"
              "Engine(chess.Board(), [], Whole())\n"
              "Engine(chess.Board(), [], Half())\n")
-    status, output = mypy(tmp_path, ["axon.sim.engine.search"], probe, cache=mypy_cache)
+    status, output = mypy(tmp_path, ["axon.sim.engine.alphabeta"], probe, cache=mypy_cache)
     assert status == 1
     errors = _error_lines(output, "probe.py")
     assert [line for line, _ in errors] == [13], output

@@ -17,7 +17,7 @@ Beside this game workload runs the search workload
 searches of WAC.018 and of two positions of the paper's appendix game,
 replayed through the RTL and the peers; and, as a second row, seeded random
 walks of 4 to 10 plies from positions of the same games
-(:mod:`axon.sim.bench.search`), each answer also checked against
+(:mod:`axon.sim.bench.search_workload`), each answer also checked against
 python-chess's draw. ``bench.json`` reports each workload apart under
 ``workloads`` (``game``, ``recorded_search`` and ``search_walks``), and
 under ``search_host`` what the detector costs a host search: nodes per
@@ -62,7 +62,7 @@ from .recorded import (RECORDED_SEARCHES, host_rates, record_searches, recorded_
                        recorded_software, simulate_recorded)
 from .serial import serial_figures
 from .zobrist_peer import hardware_peer_figures
-from .search import (build_search_lines, search_corpus_figures, search_software,
+from .search_workload import (build_search_lines, search_corpus_figures, search_software,
                      simulate_search)
 from .workload import (CONFIG, COUNT_LIMIT, distribution as _distribution, rtl_clocks,
                        rtl_query, workload_figures, workload_markdown)
@@ -503,7 +503,7 @@ class Peers(NamedTuple):
 @dataclass
 class Workloads:
     """Each workload's queries answered on the RTL: ``game`` (:func:`simulate`),
-    the seeded ``walks`` along ``lines`` (:func:`~axon.sim.bench.search.simulate_search`)
+    the seeded ``walks`` along ``lines`` (:func:`~axon.sim.bench.search_workload.simulate_search`)
     and the ``recorded`` search queries
     (:func:`~axon.sim.bench.recorded.simulate_recorded`) of ``searches``."""
     game:     dict

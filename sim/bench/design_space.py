@@ -17,7 +17,7 @@ import statistics
 
 from ..model.golden import perpetual
 from .benchmark import build_corpus
-from .search import build_search_lines
+from .search_workload import build_search_lines
 from .workload import COUNT_LIMIT
 
 

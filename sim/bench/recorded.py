@@ -29,7 +29,7 @@ from ..backends.cxxrtl import CxxrtlSession
 from ..backends.session import GoldenSession, Query
 from ..backends.transport import Transport
 from ..engine.repetition import ChessTest, DetectorTest, NoTest
-from ..engine.search import Engine
+from ..engine.alphabeta import Engine
 from ..model.games import load_games
 from ..model.golden import Result, perpetual
 from .peers import make_peer_games, run_peers

@@ -1,6 +1,6 @@
 """``axon search``: the detector inside a search, node by node.
 
-A small alpha-beta engine (:mod:`axon.sim.engine.search`) searches a
+A small alpha-beta engine (:mod:`axon.sim.engine.alphabeta`) searches a
 position to a fixed depth by iterative deepening and asks its repetition test
 at every node: none, python-chess, or a detector session of any backend (the
 golden model, the RTL in Amaranth's simulator or CXXRTL, a board or a
@@ -17,7 +17,7 @@ import chess
 from ..backends.link import Link, LinkError, LinkTimeout, open_transport
 from ..backends.cxxrtl import CxxrtlError
 from ..engine.repetition import ChessTest, DetectorTest, NoTest, SearchTooDeep
-from ..engine.search import Engine
+from ..engine.alphabeta import Engine
 from ..engine.trace import TraceWriter
 from ..model.games import GameError, display_name, plural, position_problems
 from .args import EXIT_INTERRUPTED, UsageError, add_pruning, check_output_file, config_from, \

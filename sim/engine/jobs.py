@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional
 import chess
 
 from .repetition import SearchTooDeep
-from .search import Engine
+from .alphabeta import Engine
 
 
 __all__ = ["SearchJob", "JobResult", "JobFailed", "DETECTOR_ERRORS", "search_job",
@@ -47,7 +47,7 @@ class SearchJob:
 
 @dataclass
 class JobResult:
-    """A search's depths (:meth:`~axon.sim.engine.search.DepthResult.as_dict`
+    """A search's depths (:meth:`~axon.sim.engine.alphabeta.DepthResult.as_dict`
     each), or the one-line reason it failed."""
     index:  int
     depths: List[Dict[str, Any]]

@@ -56,7 +56,7 @@ class SearchTooDeep(RuntimeError):
 
 
 class RepetitionTest(Protocol):
-    """What a search (:class:`~axon.sim.engine.search.Engine`) asks of its
+    """What a search (:class:`~axon.sim.engine.alphabeta.Engine`) asks of its
     repetition test; see the module documentation."""
 
     # Questions asked so far: a search's count is the difference.

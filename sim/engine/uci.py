@@ -27,7 +27,7 @@ from ..backends.cxxrtl import CxxrtlError
 from ..backends.link import LinkError, LinkTimeout
 from ..model.encode import is_barrier
 from .repetition import ChessTest, DetectorTest, NoTest, SearchTooDeep
-from .search import MATE, Engine, SearchStopped, game_over
+from .alphabeta import MATE, Engine, SearchStopped, game_over
 from .trace import TraceWriter
 
 
