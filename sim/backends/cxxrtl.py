@@ -85,8 +85,8 @@ DESIGN_NAME = "axon_detector"
 # `rst` are the sync domain's, added by the conversion. The harness knows each
 # as AXON_PORT_<NAME>, the path in capitals with single underscores
 # (AXON_PORT_QUERY_START).
-_HARNESS_PORTS = ("clk", "rst", "query__start", "query__top", "query__root_address", "query__count_limit",
-                  "query__done",
+_HARNESS_PORTS = ("clk", "rst", "query__start", "query__top", "query__root_address",
+                  "query__count_limit", "query__done",
                   "query__result", "query__cycles", "memory__write_addr", "memory__write_word",
                   "memory__write_en", "upcoming__occupancy", "upcoming__answer", "upcoming__done")
 

@@ -47,7 +47,8 @@ def layout_clocks(queries, config):
     the word at its top) on ``config``."""
     clocks, plies, overflows = [], [], 0
     for words, (top, count_limit, _, root_address) in queries:
-        result = perpetual(words, top, root_address=root_address, config=config, count_limit=count_limit)
+        result = perpetual(words, top, root_address=root_address, config=config,
+                           count_limit=count_limit)
         overflows += result.overflow
         plies.append(result.plies_scanned)
         clocks.append(expected_cycles(words, top, result, config, Written.TOP))

@@ -38,7 +38,8 @@ def _clocks(queries, config, count_limit):
     """``(clocks, overflows)`` of ``[(words, top, root_address)]`` on ``config``."""
     clocks, overflows = [], 0
     for words, top, root_address in queries:
-        result = perpetual(words, top, root_address=root_address, config=config, count_limit=count_limit)
+        result = perpetual(words, top, root_address=root_address, config=config,
+                           count_limit=count_limit)
         overflows += result.overflow
         clocks.append(serial_clocks(words, top, result, config))
     return clocks, overflows

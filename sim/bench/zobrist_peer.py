@@ -85,11 +85,13 @@ def peer_answer(entries: Sequence[Entry], top: int, *, root_address: int = -1,
             count += 1
             if distance is None:
                 distance = plies
-        draw = decides_draw(count, distance is not None and inside_search(distance, top, root_address))
+        draw = decides_draw(count, distance is not None and
+                            inside_search(distance, top, root_address))
         if count and count >= count_limit and draw:
             return _answer(count, distance, plies, Stop.LIMIT, draw), clocks
         candidate -= 2
-    draw = decides_draw(count, distance is not None and inside_search(distance, top, root_address))
+    draw = decides_draw(count, distance is not None and
+                            inside_search(distance, top, root_address))
     stop = Stop.BOTTOM if floor < 0 else Stop.BARRIER
     return _answer(count, distance, top - floor, stop, draw), clocks
 

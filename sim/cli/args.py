@@ -13,7 +13,8 @@ from ..model.games import PgnFile, iter_pgn, plural
 
 __all__ = ["COUNT_LIMIT_MAX", "DEPTH_MAX", "EXIT_INTERRUPTED", "SIM_RULES", "ALL_RULES", "CONFIG_OPTIONS",
            "UsageError", "int_at_least", "add_pgn_input", "load_input", "finish_skipped",
-           "add_layout", "add_backstop", "add_list_depth", "add_pruning", "option_names", "config_from", "unpooled_kinds", "warn_unpooled", "check_output_file",
+           "add_layout", "add_backstop", "add_list_depth", "add_pruning",
+           "option_names", "config_from", "unpooled_kinds", "warn_unpooled", "check_output_file",
            "check_directory", "GameStream", "expected_games"]
 
 # What a shell reports for a command stopped by SIGINT (128 + 2).

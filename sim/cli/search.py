@@ -243,7 +243,8 @@ def format_table(runs, compare, upcoming_cutoff=False):
             line += ["", "", f"{total['nodes']:,}", f"{total['terminal']:,}"]
             if tested:
                 line += [f"{total['repetitions']:,}"] + \
-                    ([f"{total['upcoming']:,}"] if upcoming_cutoff else []) + [f"{total['queries']:,}"]
+                    ([f"{total['upcoming']:,}"] if upcoming_cutoff else []) + \
+                    [f"{total['queries']:,}"]
             line.append(f"{total['seconds']:.2f}")
         if compare:
             shrunk = shrinkage(totals[0], totals[1])

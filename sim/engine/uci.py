@@ -462,7 +462,8 @@ class Thinking:
         self.done_nodes = 0
         self.depth_done = 0
         self.stopped_early = False
-        self.engine = Engine(line.base, line.history, self.test, upcoming_cutoff=self.options.upcoming_cutoff,
+        self.engine = Engine(line.base, line.history, self.test,
+                             upcoming_cutoff=self.options.upcoming_cutoff,
                              null_move=self.options.null_move, stop=self._should_stop)
         most = min(self.limits.depth or MAX_DEPTH, MAX_DEPTH)
         pv: List[chess.Move] = []

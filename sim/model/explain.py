@@ -257,8 +257,8 @@ def explain_query(words, top, *, root_address=-1, config=SHIPPED, count_limit=4,
     if order not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
     steps = []
-    result = perpetual(words, top, root_address=root_address, config=config, count_limit=count_limit,
-                       steps=steps)
+    result = perpetual(words, top, root_address=root_address, config=config,
+                       count_limit=count_limit, steps=steps)
 
     def ply_of(address):
         return base + address + 1

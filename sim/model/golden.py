@@ -558,11 +558,11 @@ def perpetual(words: Sequence[int], top: int, *, root_address: int = -1,
 
 
 def _deprecated_root(root_address: int, deprecated: Dict[str, int]) -> int:
-    # perpetual(root_address=...): the old name of root_address.
+    # The keyword `root`: the old name of root_address.
     unknown = set(deprecated) - {"root"}
     if unknown:
         raise TypeError(f"perpetual() got an unexpected keyword argument {sorted(unknown)[0]!r}")
-    warnings.warn("perpetual(root_address=...) is now perpetual(root_address=...); root_address= stays until 0.5",
+    warnings.warn("perpetual(root=...) is now perpetual(root_address=...); root= stays until 0.5",
                   DeprecationWarning, stacklevel=3)
     if root_address != -1:
         raise TypeError("perpetual() got both root_address and its deprecated name root")

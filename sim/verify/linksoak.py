@@ -158,14 +158,16 @@ def _plan(rng, queries, config, golden, divisor):
         # scan has no upcoming repetition and answers none.
         occupancy = random_occupancy(rng, memory, top)
         root_address = random_root(rng, top, depth)
-        expected = golden(list(memory), top, root_address=root_address, config=config, count_limit=limit,
+        expected = golden(list(memory), top, root_address=root_address, config=config,
+                          count_limit=limit,
                           occupancy=occupancy if config.upcoming else None)
         after = writes.starts(top)
         cycles = expected_cycles(memory, top, expected, config, after)
         add(link_codec.query_request(top, limit, occupancy, root_address),
             _Expect(Command.QUERY, lambda payload, want=(expected, cycles):
                     parse_query(payload) == want,
-                    f"query top={top} root_address={root_address} limit={limit} occupancy={occupancy:#018x} "
+                    f"query top={top} root_address={root_address} limit={limit} "
+                    f"occupancy={occupancy:#018x} "
                     f"after {after.value}"))
         counts["queries"] += 1
         counts["fresh"] += after is Written.TOP

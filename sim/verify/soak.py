@@ -301,11 +301,11 @@ def check_batch(session, seed, index, queries=BATCH_QUERIES, keep=KEEP_MISMATCHE
     simulated = time.perf_counter()
     for job_index, (job, job_answers, job_written) in enumerate(zip(jobs, answers,
                                                                     written_before(batch))):
-        for (top, count_limit, occupancy, root_address), got, written in zip(job.queries, job_answers,
-                                                                     job_written):
+        for (top, count_limit, occupancy, root_address), got, written in zip(
+                job.queries, job_answers, job_written):
             config = session.config
-            expected = golden.perpetual(job.words, top, root_address=root_address, config=config,
-                                        count_limit=count_limit,
+            expected = golden.perpetual(job.words, top, root_address=root_address,
+                                        config=config, count_limit=count_limit,
                                         occupancy=occupancy if config.upcoming else None)
             clocks = (config.latency(expected.plies_scanned, written=written, stop=expected.stop)
                       if job.legal and config.latency_fixed else

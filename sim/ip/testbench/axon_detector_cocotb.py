@@ -130,7 +130,8 @@ class Driver:
         dut = self.dut
         dut.query__top.value = query["top"]
         # The root is signed: -1 is every bit set.
-        dut.query__root_address.value = query["root_address"] & ((1 << len(dut.query__root_address)) - 1)
+        width = len(dut.query__root_address)
+        dut.query__root_address.value = query["root_address"] & ((1 << width) - 1)
         dut.query__count_limit.value = query["count_limit"]
         dut.upcoming__occupancy.value = query["occupancy"]
         dut.query__start.value = 1
