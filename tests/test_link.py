@@ -459,7 +459,7 @@ def _run_fuzz(bench, plan):
     # The detector forgets the writes of the plans before.
     bench.link.session().reset()
     bench.writes.reset()
-    memory = bench.session.read_moves(0, FUZZ_DEPTH)
+    memory = bench.link.session().read_moves(0, FUZZ_DEPTH)
     for category, item in plan:
         if category == "valid":
             _check_valid(bench, memory, item, bench.exchange(item[2]))
@@ -476,7 +476,7 @@ def _run_fuzz(bench, plan):
                 assert [link_codec.parse_error(a.payload)[0] for a in answers] == \
                     [ErrorCode.TRUNCATED]
     # Still answering, and no bad frame touched the move list.
-    assert bench.session.read_moves(0, FUZZ_DEPTH) == memory
+    assert bench.link.session().read_moves(0, FUZZ_DEPTH) == memory
 
 
 def test_truncated_frames(fuzz_bench):

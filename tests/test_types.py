@@ -213,8 +213,8 @@ def test_an_unannotated_function_in_a_strict_module_fails(tmp_path, mypy_cache):
 
 
 def test_the_repetition_tests_implement_the_protocol():
-    from axon.sim.engine import repetition, search
-    assert search.RepetitionTest is repetition.RepetitionTest
+    from axon.sim.engine import alphabeta, repetition
+    assert alphabeta.RepetitionTest is repetition.RepetitionTest
     for test in (repetition.NoTest, repetition.ChessTest, repetition.DetectorTest):
         assert repetition.RepetitionTest in test.__mro__
 
