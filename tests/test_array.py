@@ -46,7 +46,7 @@ needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
 @pytest.fixture(scope="module")
 def link():
     link = open_link(URL)
-    yield board
+    yield link
     link.close()
 
 

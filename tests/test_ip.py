@@ -145,7 +145,7 @@ def test_the_expectations_cover_what_the_package_promises(workdir):
     assert all(groups[group] for group in ("figures", "games", "search", "refused"))
     assert not groups["user"]
     search = groups["search"]
-    assert all(line["query"]["root"] >= 0 for line in search)
+    assert all(line["query"]["root_address"] >= 0 for line in search)
     assert any(line["expect"]["upcoming"]["found"] for line in search)
     assert any(line["expect"]["result"]["repetition"] for line in search)
     assert any(line["expect"]["result"]["count"] == 2 for line in groups["figures"])
