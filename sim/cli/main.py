@@ -47,6 +47,12 @@ def build_parser():
     return parser
 
 
+def _run(options):
+    """Run the command ``options`` holds (its module's ``register`` set
+    ``func``); its exit status."""
+    return options.func(options)
+
+
 # A write that failed for want of room: the disk or the quota is full, or the
 # file is too large.
 OUTPUT_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
@@ -108,7 +114,7 @@ def main(argv=None, *, reopen_closed_streams=True):
             parser.print_help(sys.stderr)
             return 2
         else:
-            code = options.func(options)
+            code = _run(options)
         # Flush here, not at exit, so that a reader gone by now is caught below.
         sys.stdout.flush()
         return code
