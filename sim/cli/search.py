@@ -6,6 +6,8 @@ at every node: none, python-chess, or a detector session of any backend (the
 golden model, the RTL in Amaranth's simulator or CXXRTL, a board or a
 simulated board over the link). ``--compare`` searches without the test and
 with it, depth by depth, and prints how much smaller the tree got.
+``--engine gateware`` searches as the search unit will
+(:mod:`axon.sim.engine.unit`): its model, with the golden detector.
 """
 
 import argparse
@@ -17,7 +19,7 @@ import chess
 from ..backends.link import Link, LinkError, LinkTimeout, open_transport
 from ..backends.cxxrtl import CxxrtlError
 from ..engine.repetition import ChessTest, DetectorTest, NoTest, SearchTooDeep
-from ..engine.alphabeta import Engine
+from ..engine.unit import ENGINES, engine_for
 from ..engine.trace import TraceWriter
 from ..model.games import GameError, display_name, plural, position_problems
 from .args import EXIT_INTERRUPTED, UsageError, add_pruning, check_output_file, config_from, \
@@ -25,10 +27,11 @@ from .args import EXIT_INTERRUPTED, UsageError, add_pruning, check_output_file, 
 from .backends import BACKENDS, backend_name
 
 
-__all__ = ["register", "search_command", "REPETITION_TESTS", "KEPT_OPTIONS", "check_options",
+__all__ = ["register", "search_command", "REPETITION_TESTS", "ENGINE_NAMES", "KEPT_OPTIONS", "check_options",
            "detector_session", "search_document", "nodes_per_second", "is_suite"]
 
 REPETITION_TESTS = ("off", "detector", "python-chess")
+ENGINE_NAMES = tuple(ENGINES)
 
 _EPILOG = """\
 The position is --fen FEN, or a game's position after --ply N plies
@@ -40,7 +43,10 @@ evaluation in pawns for the side to move (#N: mate in N moves); nodes
 (positions visited, the root included); terminal (nodes searched no further);
 reps (nodes scored a draw by repetition); cutoffs (with --upcoming-cutoff: nodes
 whose alpha became the draw value); queries (questions to the test);
-seconds. Exit status: 0; 1 when the detector or the link fails; 2 on bad
+seconds. --engine gateware searches as the search unit will: moves in the
+gateware move generator's order, depth 0 the evaluation (no quiescence), no
+principal variation first, no null move, no upcoming cutoff; its RTL is not
+built yet, so the model runs, with --backend golden only. Exit status: 0; 1 when the detector or the link fails; 2 on bad
 input; 130 on Ctrl-C, after the depths finished so far.
 
 SUITE.epd (a test suite: FEN fields with id, bm and am) searches each
@@ -69,6 +75,10 @@ def register(commands):
                         help="the game's first N plies are game history (default: all)")
     parser.add_argument("--depth", type=int_at_least(1), default=6, metavar="D",
                         help="search to 1, 2, ... D plies (default 6)")
+    parser.add_argument("--engine", choices=ENGINE_NAMES, default="python",
+                        help="the search: python, the engine's own (default); gateware, "
+                             "the search unit's model (the generator's move order, no "
+                             "quiescence)")
     parser.add_argument("--repetition", choices=REPETITION_TESTS, default="detector",
                         help="the repetition test at every node (default detector)")
     # Unset (None) is golden, so that a --backend the search would not use is refused.
@@ -144,6 +154,16 @@ def check_options(options):
                          "--repetition detector or python-chess")
     if options.backend is not None and options.port is not None:
         raise UsageError("--backend and --port each name a detector: give one")
+    if options.engine == "gateware":
+        if options.port is not None or options.backend not in (None, "golden"):
+            given = "--port" if options.port is not None else f"--backend {options.backend}"
+            raise UsageError(f"{given}: the search unit's RTL is not built yet; --engine "
+                             f"gateware runs its model on the golden backend")
+        for flag, value in (("--upcoming-cutoff", options.upcoming_cutoff),
+                            ("--null-move", options.null_move)):
+            if value:
+                raise UsageError(f"{flag}: the search unit has none; --engine gateware "
+                                 f"searches without it")
     if options.backend is None and options.repetition == "detector":
         options.backend = "golden"
 
@@ -275,7 +295,7 @@ def nodes_per_second(run):
 
 
 # The options a --json output keeps, so that its search can be run again.
-KEPT_OPTIONS = ("fen", "pgn", "game", "ply", "depth", "repetition", "backend", "port",
+KEPT_OPTIONS = ("fen", "pgn", "game", "ply", "depth", "engine", "repetition", "backend", "port",
                 "upcoming_cutoff", "null_move", "compare")
 # The keys of those options in a --json output that are not their names:
 # the cutoff's flag is "upcoming" there.
@@ -296,7 +316,8 @@ def show_command(options, out):
         missing = [key for key in KEPT_KEYS if key not in document]
         if missing:
             raise ValueError(f"it has no {', '.join(repr(key) for key in missing)}")
-        kept = argparse.Namespace(json=False, **document["options"])
+        # A run kept before --engine was the engine's own.
+        kept = argparse.Namespace(json=False, **{"engine": "python", **document["options"]})
         for name, key in OPTION_KEYS.items():
             setattr(kept, name, getattr(kept, key, None))
         runs = document["runs"]
@@ -348,9 +369,10 @@ def search_command(options, out=None):
         engines = []
         for label, test in tests:
             try:
-                engine = Engine(start, history, test, upcoming_cutoff=options.upcoming_cutoff,
-                                null_move=options.null_move,
-                                progress=_Progress(label, not options.quiet))
+                engine = engine_for(options.engine, start, history, test,
+                                    upcoming_cutoff=options.upcoming_cutoff,
+                                    null_move=options.null_move,
+                                    progress=_Progress(label, not options.quiet))
             except ValueError as error:
                 raise UsageError(str(error)) from None
             engines.append(engine)
@@ -411,6 +433,7 @@ def _write(out, options, where, history, runs, interrupted):
         out.write(json.dumps(document, indent=1) + "\n")
         return
     out.write(f"axon search: {where}; {plural(history, 'ply', 'plies')} of game history"
+              f"{'; the search unit' if options.engine == 'gateware' else ''}"
               f"{'; upcoming cutoff' if options.upcoming_cutoff else ''}"
               f"{'; null move' if options.null_move else ''}\n")
     if runs and runs[0]["depths"]:

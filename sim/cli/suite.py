@@ -135,6 +135,7 @@ class _Rows:
                        f"{plural(len(self.positions), 'position')} to depth "
                        f"{self.options.depth}; {self.label}; "
                        f"{plural(jobs, 'search', 'searches')} at once"
+                       f"{'; the search unit' if self.options.engine == 'gateware' else ''}"
                        f"{'; upcoming cutoff' if self.options.upcoming_cutoff else ''}"
                        f"{'; null move' if self.options.null_move else ''}\n")
         self.out.write(self._cells("id", "move", "eval", "expected", "solved", "nodes", "reps",
@@ -308,7 +309,8 @@ def suite_command(options, out=None):
         progress = SuiteProgress(len(positions), enabled=not options.quiet,
                                  command="axon search")
         work = [SearchJob(position.index, position.fen, options.depth,
-                          upcoming_cutoff=options.upcoming_cutoff, null_move=options.null_move)
+                          upcoming_cutoff=options.upcoming_cutoff, null_move=options.null_move,
+                          engine=options.engine)
                 for position in positions]
         # From when the detectors are ready: their start-up is not the search's.
         began = time.perf_counter()

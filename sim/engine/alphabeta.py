@@ -17,13 +17,18 @@ With ``upcoming_cutoff``, a node whose alpha is below the draw value and whose s
 to move can reach a draw by repetition in one move raises alpha to the draw
 value first (Stockfish's upcoming-repetition cutoff). With ``null_move``, a
 null move (a barrier for the repetition test) prunes as AXON did.
+
+What the search does is named in :class:`SearchFlags`, and the order it
+tries moves in is a :data:`MoveOrder`: the defaults (:func:`captures_first`,
+``SearchFlags()``) are the engine above; :mod:`axon.sim.engine.unit` gives
+the search unit's order and flags, the same engine as the gateware's model.
 """
 
 import contextlib
 import time
 import warnings
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence
 
 import chess
 
@@ -31,8 +36,8 @@ import chess
 from .repetition import RepetitionTest
 
 
-__all__ = ["DRAW", "MATE", "DepthResult", "Engine", "SearchStopped", "evaluate", "format_score",
-           "game_over"]
+__all__ = ["DRAW", "MATE", "DepthResult", "Engine", "MoveOrder", "SearchFlags", "SearchStopped",
+           "captures_first", "evaluate", "format_score", "game_over"]
 
 DRAW = 0
 MATE = 1_000_000
@@ -102,6 +107,46 @@ def _capture_order(board, move):
     return 16 * gain - PIECE_VALUES[board.piece_type_at(move.from_square)] // 100
 
 
+#: A move order: ``order(board, moves)`` gives ``moves`` (legal moves of
+#: ``board``, all of them or its captures and promotions) in the order the
+#: search tries them. The previous iteration's move goes first after it, with
+#: :attr:`SearchFlags.pv_first`.
+MoveOrder = Callable[[chess.Board, Sequence[chess.Move]], List[chess.Move]]
+
+
+def captures_first(board: chess.Board, moves: Sequence[chess.Move]) -> List[chess.Move]:
+    """Captures and promotions first, most valuable victim then least
+    valuable attacker; then the quiet moves; ties in python-chess's order."""
+    captures = [move for move in moves if board.is_capture(move) or move.promotion]
+    captures.sort(key=lambda move: _capture_order(board, move), reverse=True)
+    quiet = [move for move in moves if not (board.is_capture(move) or move.promotion)]
+    return captures + quiet
+
+
+@dataclass(frozen=True)
+class SearchFlags:
+    """What the search does besides negamax alpha-beta with the repetition
+    test; the defaults are the engine's own search.
+
+    Parameters
+    ----------
+    quiescence : bool
+        At depth 0, search captures and promotions until the position is
+        quiet; off, depth 0 is the evaluation.
+    pv_first : bool
+        At each node of the previous iteration's principal variation, its
+        move first.
+    null_move : bool
+        Null-move pruning.
+    upcoming_cutoff : bool
+        The upcoming-repetition cutoff.
+    """
+    quiescence: bool = True
+    pv_first: bool = True
+    null_move: bool = False
+    upcoming_cutoff: bool = False
+
+
 def _deprecated_upcoming(upcoming_cutoff: bool, deprecated: Dict[str, Any], where: str) -> bool:
     # The keyword `upcoming`: the old name of `upcoming_cutoff`.
     unknown = set(deprecated) - {"upcoming"}
@@ -169,9 +214,14 @@ class Engine:
         implements :class:`~axon.sim.engine.repetition.RepetitionTest`.
     upcoming_cutoff : bool
         The upcoming-repetition cutoff (``upcoming``, its old name, stays
-        until 0.5 with a warning).
+        until 0.5 with a warning); :attr:`SearchFlags.upcoming_cutoff`.
     null_move : bool
-        Null-move pruning.
+        Null-move pruning; :attr:`SearchFlags.null_move`.
+    flags : SearchFlags or None
+        All the flags at once (then not ``upcoming_cutoff`` or
+        ``null_move``); by default ``SearchFlags()`` with those two.
+    order : MoveOrder
+        The order moves are tried in (default :func:`captures_first`).
     progress : callable or None
         ``progress(depth, nodes, done, moves)`` now and then during an
         iteration: ``done`` of the root's ``moves`` searched.
@@ -186,15 +236,27 @@ class Engine:
         The nodes of the iteration under way (or the last one).
     seldepth : int
         The deepest ply of the iteration under way reached, quiescence included.
+    flags : SearchFlags
+        What the search does.
     """
 
     def __init__(self, board: chess.Board, history: Iterable[chess.Move] = (),
                  test: Optional[RepetitionTest] = None, *, upcoming_cutoff: bool = False,
-                 null_move: bool = False, progress: Optional[Callable[..., None]] = None,
+                 null_move: bool = False, flags: Optional[SearchFlags] = None,
+                 order: MoveOrder = captures_first,
+                 progress: Optional[Callable[..., None]] = None,
                  stop: Optional[Callable[[], bool]] = None, **deprecated: bool) -> None:
         upcoming_cutoff = _deprecated_upcoming(upcoming_cutoff, deprecated, "Engine")
         if test is None:
             raise ValueError("an engine needs a repetition test")
+        if flags is None:
+            flags = SearchFlags(upcoming_cutoff=upcoming_cutoff, null_move=null_move)
+        elif upcoming_cutoff or null_move:
+            raise ValueError("give the flags or upcoming_cutoff and null_move, not both")
+        if not isinstance(flags, SearchFlags):
+            raise TypeError(f"an engine's flags are a SearchFlags, not {flags!r}")
+        if not callable(order):
+            raise TypeError(f"an engine's move order is a callable, not {order!r}")
         self.root_board = board.copy(stack=False)
         for move in history:
             self.root_board.push(move)
@@ -203,14 +265,24 @@ class Engine:
             raise ValueError(f"the position {self.root_board.fen()} is {over}; nothing to "
                              f"search")
         self.test = test
-        self.upcoming_cutoff = upcoming_cutoff
-        self.null_move = null_move
+        self.flags = flags
+        self.order = order
         self.progress = progress
         self.stop = stop
         self.nodes = self.seldepth = 0
         test.start(board, list(history))
         self.board = self.root_board.copy(stack=False)
         self._pv: List[chess.Move] = []
+
+    @property
+    def upcoming_cutoff(self) -> bool:
+        """:attr:`SearchFlags.upcoming_cutoff` of :attr:`flags`."""
+        return self.flags.upcoming_cutoff
+
+    @property
+    def null_move(self) -> bool:
+        """:attr:`SearchFlags.null_move` of :attr:`flags`."""
+        return self.flags.null_move
 
     @property
     def pv(self) -> List[chess.Move]:
@@ -267,12 +339,8 @@ class Engine:
             self.test.pop()
 
     def _ordered(self, moves, hint):
-        board = self.board
-        captures = [move for move in moves if board.is_capture(move) or move.promotion]
-        captures.sort(key=lambda move: _capture_order(board, move), reverse=True)
-        quiet = [move for move in moves if not (board.is_capture(move) or move.promotion)]
-        ordered = captures + quiet
-        if hint in ordered:
+        ordered = self.order(self.board, moves)
+        if self.flags.pv_first and hint in ordered:
             ordered.remove(hint)
             ordered.insert(0, hint)
         return ordered
@@ -308,12 +376,14 @@ class Engine:
             if self.test.is_draw(board):
                 self.repetitions += 1
                 return self._terminal(DRAW)
-            if self.upcoming_cutoff and alpha < DRAW and self.test.upcoming_draw(board):
+            if self.flags.upcoming_cutoff and alpha < DRAW and self.test.upcoming_draw(board):
                 self.cutoffs += 1
                 alpha = DRAW
                 if alpha >= beta:
                     return self._terminal(alpha)
         hint = self._follow[ply] if on_pv and ply < len(self._follow) else None
+        if depth <= 0 and not self.flags.quiescence:
+            return self._terminal(evaluate(board))
         if depth <= 0:
             best = evaluate(board)
             if best >= beta or ply >= MAX_SEARCH_PLY:
@@ -323,7 +393,7 @@ class Engine:
                                    if board.is_capture(move) or move.promotion], hint)
         else:
             in_check = board.is_check()
-            if (self.null_move and null_ok and depth >= NULL_MIN_DEPTH and not in_check
+            if (self.flags.null_move and null_ok and depth >= NULL_MIN_DEPTH and not in_check
                     and self._has_pieces()):
                 with self._played(chess.Move.null()):
                     score = -self._node(depth - 1 - NULL_REDUCTION, -beta, -beta + 1, ply + 1,

@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional
 import chess
 
 from .repetition import SearchTooDeep
-from .alphabeta import Engine
+from .unit import engine_for
 
 
 __all__ = ["SearchJob", "JobResult", "JobFailed", "DETECTOR_ERRORS", "search_job",
@@ -43,6 +43,7 @@ class SearchJob:
     depth:     int
     upcoming_cutoff: bool = False
     null_move:       bool = False
+    engine:          str = "python"     # a name of axon.sim.engine.unit.ENGINES
 
 
 @dataclass
@@ -72,8 +73,8 @@ DETECTOR_ERRORS = _detector_errors()
 
 def search_job(job: SearchJob, test) -> List[Dict[str, Any]]:
     """The depths of ``job`` searched with ``test``."""
-    engine = Engine(chess.Board(job.fen), [], test, upcoming_cutoff=job.upcoming_cutoff,
-                    null_move=job.null_move)
+    engine = engine_for(job.engine, chess.Board(job.fen), [], test,
+                        upcoming_cutoff=job.upcoming_cutoff, null_move=job.null_move)
     return [result.as_dict() for result in engine.iterate(job.depth)]
 
 
