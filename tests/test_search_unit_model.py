@@ -14,6 +14,9 @@ from axon.sim.engine.repetition import ChessTest
 from axon.sim.engine.unit import UNIT_FLAGS, generator_order
 
 
+# What this module pays for, in `pytest --budget N`.
+CAPABILITY = "the search unit's model"
+
 AXON = os.path.join(os.path.dirname(sys.executable), "axon")
 DATA = os.path.join(os.path.dirname(__file__), os.pardir, "sim", "data")
 WAC_018 = "R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1"
@@ -76,6 +79,7 @@ def test_the_order_and_the_flags_are_what_the_unit_does():
     assert _nodes(generator_order, SearchFlags(quiescence=False, pv_first=True))[-1] != 10699
 
 
+@pytest.mark.quick
 @pytest.mark.parametrize("fen", [KIWIPETE, WAC_018,
                                  "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
                                  "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
@@ -121,6 +125,7 @@ def test_the_table_names_the_unit():
     assert "detector (golden):" in found.stdout
 
 
+@pytest.mark.quick
 def test_engine_flags_are_given_one_way():
     with pytest.raises(ValueError, match="give the flags or upcoming_cutoff and null_move"):
         Engine(chess.Board(), [], ChessTest(), flags=UNIT_FLAGS, null_move=True)
