@@ -359,7 +359,8 @@ class Engine:
 
     def _node(self, depth: int, alpha: int, beta: int, ply: int, *, on_pv: bool = False,
               null_ok: bool = True, root: bool = False) -> int:
-        """Negamax, fail-soft; ``depth <= 0`` is the quiescence search.
+        """Negamax, fail-soft; ``depth <= 0`` is the quiescence search, or
+        the evaluation without :attr:`SearchFlags.quiescence`.
 
         ``root``: the position searched, which the repetition test is not
         asked about; ``on_pv``: the path so far is the last principal
