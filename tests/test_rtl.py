@@ -128,7 +128,15 @@ def test_paper_examples(rules, chains, pools, scan):
     check_jobs(rules, chains, jobs, legal=True, pools=pools, scan=scan)
 
 
-@pytest.mark.parametrize("rules, chains, pools, scan", CONFIGS)
+# The CXXRTL tests run 150 such games on these layouts against the golden
+# model and 8 against this simulator: here they wait for --runslow.
+_CXXRTL_COVERS = {("exact", 24, "kind", "pair"), ("exact", 4, "side", "single"),
+                  ("exact", 32, "serial", "single")}
+GENERATED_CONFIGS = [pytest.param(*config, marks=pytest.mark.slow) if config in _CXXRTL_COVERS
+                     else config for config in CONFIGS]
+
+
+@pytest.mark.parametrize("rules, chains, pools, scan", GENERATED_CONFIGS)
 def test_generated_games(rules, chains, pools, scan):
     # 80 games biased toward reversible moves, half of them pawnless endgames
     # (the CXXRTL tests and the soak run thousands more; 1,000 longer ones
