@@ -224,26 +224,13 @@ class SerialChainList(wiring.Component):
                 lone.end.eq(end_0.square),
             ]
 
-    def elaborate(self, platform):
-        m = Module()
+    def _walk(self, m, start_read, end_read):
+        """Read the mover's open entries one a clock, compare each with the
+        move in hand and count the hits on the next clock."""
         n = self._entries
-        scan = self.scan
-        view = self.observe
+        scan, view = self.scan, self.observe
         move = view.move
-        m.submodules.starts = starts = self.starts
-        m.submodules.ends = ends = self.ends
-        start_read, end_read = starts.read_port(), ends.read_port()
-        start_write, end_write = starts.write_port(), ends.write_port()
-
-        black = move.colour
-        kind = move.kind
-        side_open = Signal(range(n + 1))
-        m.d.comb += [
-            side_open.eq(Mux(black, view.black_open, view.white_open)),
-            # From registers: the scanner judges its next word from `empty`.
-            scan.empty.eq(view.white_closed & view.black_closed),
-        ]
-
+        black, kind = move.colour, move.kind
         # Which entry the block RAMs read on this clock (its data is there on
         # the next): the mover's first when a word is handed over, else the
         # one after the entry being compared.
@@ -287,6 +274,14 @@ class SerialChainList(wiring.Component):
                 m.d.sync += [view.end_hits.eq(Mux(view.end_hits == 0, 1, 2)),
                              view.end_at.eq(view.match_index)]
 
+    def _write(self, m, start_write, end_write, side_open):
+        """The update from what the walk found: at most one entry of each
+        list written, ``(start_hit, end_hit, new_start, new_end, opened,
+        updates)``."""
+        n = self._entries
+        scan, view = self.scan, self.observe
+        move = view.move
+        black, kind = move.colour, move.kind
         # The update, from what the walk found.
         start_hit = Signal()
         end_hit = Signal()
@@ -342,6 +337,31 @@ class SerialChainList(wiring.Component):
         m.d.comb += updates.eq(view.updating & ~scan.overflow)
         with m.If(~updates):
             m.d.comb += [start_write.en.eq(0), end_write.en.eq(0)]
+
+        return start_hit, end_hit, new_start, new_end, opened, updates
+
+    def elaborate(self, platform):
+        m = Module()
+        n = self._entries
+        scan = self.scan
+        view = self.observe
+        move = view.move
+        m.submodules.starts = starts = self.starts
+        m.submodules.ends = ends = self.ends
+        start_read, end_read = starts.read_port(), ends.read_port()
+        start_write, end_write = starts.write_port(), ends.write_port()
+
+        black = move.colour
+        side_open = Signal(range(n + 1))
+        m.d.comb += [
+            side_open.eq(Mux(black, view.black_open, view.white_open)),
+            # From registers: the scanner judges its next word from `empty`.
+            scan.empty.eq(view.white_closed & view.black_closed),
+        ]
+
+        self._walk(m, start_read, end_read)
+        start_hit, end_hit, new_start, new_end, opened, updates = self._write(
+            m, start_write, end_write, side_open)
 
         self._lone_chains(m, ((start_write, new_start), (end_write, new_end)))
 
