@@ -84,114 +84,17 @@ def capacity_serial(entries=SERIAL_PROOF_ENTRIES):
             m.d.comb += Assume(~bus.apply | bus.clear | ~busy)
             m.d.comb += Assume(~bus.apply | ~bus.word.colour)
 
-            now    = [Signal(6, name=f"piece{j}_now") for j in range(pieces)]
-            top    = [Signal(6, name=f"piece{j}_top") for j in range(pieces)]
-            kind   = [Signal(3, name=f"piece{j}_kind") for j in range(pieces)]
-            there  = [Signal(name=f"piece{j}_there") for j in range(pieces)]
-            placed = [Signal(6, name=f"piece{j}_placed") for j in range(pieces)]
-            placed_kind  = [Signal(3, name=f"piece{j}_placed_kind") for j in range(pieces)]
-            placed_there = [Signal(name=f"piece{j}_placed_there") for j in range(pieces)]
-            for j in range(pieces):
-                free(m, placed[j])
-                free(m, placed_kind[j])
-                free(m, placed_there[j])
-
-            def stands_on_to(move):
-                return Cat(there[j] & (now[j] == move.to_sq) & (kind[j] == move.kind)
-                           for j in range(pieces))
-
-            def stands_on_from(move):
-                return Cat(there[j] & (now[j] == move.from_sq) for j in range(pieces))
-
-            def legal(move):
-                return stands_on_to(move).any() & ~stands_on_from(move).any()
-
-            with m.If(bus.clear):
-                m.d.comb += Assume(distinct(placed, placed_there))
-                for j in range(pieces):
-                    m.d.sync += [now[j].eq(placed[j]), top[j].eq(placed[j]),
-                                 kind[j].eq(placed_kind[j]), there[j].eq(placed_there[j])]
-            with m.Else():
-                with m.If(bus.apply):
-                    m.d.comb += Assume(legal(bus.word))
-                with m.If(view.updating):
-                    moving = stands_on_to(view.move)
-                    for j in range(pieces):
-                        with m.If(moving[j]):
-                            m.d.sync += now[j].eq(view.move.from_sq)
+            model = _Pieces(m, pieces)
+            model.follow(m, bus, view)
 
             # The guarantee.
             m.d.comb += Assert(~bus.done | ~bus.overflow)
 
             # The invariant that makes it inductive.
-            moved = [there[j] & ~member(now[j], kind[j], top, kind, there)
-                     for j in range(pieces)]
-            left  = [there[j] & ~member(top[j], kind[j], now, kind, there)
-                     for j in range(pieces)]
             live = [view.white_open > i for i in range(size)]
-            start_squares = [entry.square for entry in starts]
-            start_kinds = [entry.kind for entry in starts]
-            end_squares = [entry.square for entry in ends]
-            end_kinds = [entry.kind for entry in ends]
-            m.d.comb += [
-                Assert(distinct(now, there)),
-                Assert(distinct(top, there)),
-                Assert(view.black_open == 0),
-                Assert(view.white_open <= size),
-                Assert(view.white_open == popcount(Cat(moved))),
-                Assert(view.white_open == popcount(Cat(left))),
-                Assert(~(view.walking & view.updating)),
-            ]
-            for i in range(size):
-                with m.If(live[i]):
-                    m.d.comb += [
-                        Assert(member(starts[i].square, starts[i].kind, now, kind, moved)),
-                        Assert(member(ends[i].square, ends[i].kind, top, kind, left)),
-                    ]
-                    for k in range(i + 1, size):
-                        with m.If(live[k]):
-                            m.d.comb += [
-                                Assert((starts[i].square != starts[k].square) |
-                                       (starts[i].kind != starts[k].kind)),
-                                Assert((ends[i].square != ends[k].square) |
-                                       (ends[i].kind != ends[k].kind)),
-                            ]
-            move = view.move
-            on_start = [(entry.kind == move.kind) & (entry.square == move.to_sq)
-                        for entry in starts]
-            on_end = [(entry.kind == move.kind) & (entry.square == move.from_sq)
-                      for entry in ends]
-            # Rows the walk has counted: below its index while it walks, but
-            # the one it compared on the clock before (counted on this one),
-            # and so on to every live one when it updates.
-            compared = [Mux(view.walking, view.walk_index > i + view.comparing,
-                            Mux(view.comparing, view.white_open > i + 1, live[i]))
-                        for i in range(size)]
+            _rows_hold_pieces(m, view, starts, ends, live, model)
             with m.If(busy):
-                m.d.comb += [
-                    Assert(legal(move)),
-                    Assert(~move.colour),
-                    Assert(view.start_hits == popcount(Cat(c & s for c, s in
-                                                           zip(compared, on_start)))),
-                    Assert(view.end_hits == popcount(Cat(c & e for c, e in
-                                                         zip(compared, on_end)))),
-                    Assert((view.start_hits == 0) | (view.start_at < view.white_open)),
-                    Assert((view.end_hits == 0) | (view.end_at < view.white_open)),
-                ]
-                for i in range(size):
-                    with m.If((view.start_hits != 0) & (view.start_at == i)):
-                        m.d.comb += Assert(compared[i] & on_start[i])
-                    with m.If((view.end_hits != 0) & (view.end_at == i)):
-                        m.d.comb += Assert(compared[i] & on_end[i])
-                    with m.If(view.comparing & (view.match_index == i)):
-                        m.d.comb += [Assert(view.start_match == on_start[i]),
-                                     Assert(view.end_match == on_end[i])]
-                    # The last row read: the one below the walk's index, or
-                    # the last live one.
-                    last = Mux(view.walking, view.walk_index == i + 1, view.white_open == i + 1)
-                    with m.If(last):
-                        m.d.comb += [Assert(view.last_start == starts[i]),
-                                     Assert(view.last_end == ends[i])]
+                _walk_counted(m, view, starts, ends, live, model)
             with m.If(view.walking):
                 m.d.comb += Assert(view.walk_index < view.white_open)
             # The copies of each side's entry 0, which tell the upcoming
@@ -207,6 +110,132 @@ def capacity_serial(entries=SERIAL_PROOF_ENTRIES):
             _list_registers_agree(m, view, size)
         return Harness(body)
     return build
+
+
+class _Pieces:
+    """The capacity proof's model of a side's pieces: where each stands now,
+    where it stood at the top of the scan, its kind, and whether it is on
+    the board at all; placed freely at a clear."""
+
+    def __init__(self, m, pieces):
+        self.count = pieces
+        self.now    = [Signal(6, name=f"piece{j}_now") for j in range(pieces)]
+        self.top    = [Signal(6, name=f"piece{j}_top") for j in range(pieces)]
+        self.kind   = [Signal(3, name=f"piece{j}_kind") for j in range(pieces)]
+        self.there  = [Signal(name=f"piece{j}_there") for j in range(pieces)]
+        self.placed = [Signal(6, name=f"piece{j}_placed") for j in range(pieces)]
+        self.placed_kind  = [Signal(3, name=f"piece{j}_placed_kind") for j in range(pieces)]
+        self.placed_there = [Signal(name=f"piece{j}_placed_there") for j in range(pieces)]
+        for j in range(pieces):
+            free(m, self.placed[j])
+            free(m, self.placed_kind[j])
+            free(m, self.placed_there[j])
+
+    def stands_on_to(self, move):
+        return Cat(self.there[j] & (self.now[j] == move.to_sq) & (self.kind[j] == move.kind)
+                   for j in range(self.count))
+
+    def stands_on_from(self, move):
+        return Cat(self.there[j] & (self.now[j] == move.from_sq) for j in range(self.count))
+
+    def legal(self, move):
+        return self.stands_on_to(move).any() & ~self.stands_on_from(move).any()
+
+    def follow(self, m, bus, view):
+        """Place the pieces at a clear, assume every word handed over is a
+        legal move, and take the moving piece back when the list updates."""
+        now, top, kind, there = self.now, self.top, self.kind, self.there
+        with m.If(bus.clear):
+            m.d.comb += Assume(distinct(self.placed, self.placed_there))
+            for j in range(self.count):
+                m.d.sync += [now[j].eq(self.placed[j]), top[j].eq(self.placed[j]),
+                             kind[j].eq(self.placed_kind[j]),
+                             there[j].eq(self.placed_there[j])]
+        with m.Else():
+            with m.If(bus.apply):
+                m.d.comb += Assume(self.legal(bus.word))
+            with m.If(view.updating):
+                moving = self.stands_on_to(view.move)
+                for j in range(self.count):
+                    with m.If(moving[j]):
+                        m.d.sync += now[j].eq(view.move.from_sq)
+
+
+def _rows_hold_pieces(m, view, starts, ends, live, pieces):
+    """The live rows of White's side hold, as sets, the squares the pieces
+    stand on now but not at the top (starts) and those they stood on at the
+    top but not now (ends), each once, as many as the open count."""
+    now, top, kind, there = pieces.now, pieces.top, pieces.kind, pieces.there
+    size = len(live)
+    moved = [there[j] & ~member(now[j], kind[j], top, kind, there)
+             for j in range(pieces.count)]
+    left  = [there[j] & ~member(top[j], kind[j], now, kind, there)
+             for j in range(pieces.count)]
+    m.d.comb += [
+        Assert(distinct(now, there)),
+        Assert(distinct(top, there)),
+        Assert(view.black_open == 0),
+        Assert(view.white_open <= size),
+        Assert(view.white_open == popcount(Cat(moved))),
+        Assert(view.white_open == popcount(Cat(left))),
+        Assert(~(view.walking & view.updating)),
+    ]
+    for i in range(size):
+        with m.If(live[i]):
+            m.d.comb += [
+                Assert(member(starts[i].square, starts[i].kind, now, kind, moved)),
+                Assert(member(ends[i].square, ends[i].kind, top, kind, left)),
+            ]
+            for k in range(i + 1, size):
+                with m.If(live[k]):
+                    m.d.comb += [
+                        Assert((starts[i].square != starts[k].square) |
+                               (starts[i].kind != starts[k].kind)),
+                        Assert((ends[i].square != ends[k].square) |
+                               (ends[i].kind != ends[k].kind)),
+                    ]
+
+
+def _walk_counted(m, view, starts, ends, live, pieces):
+    """While the list is busy with a move: the move is a legal White one, and
+    what the walk has counted, where it found it and the last row it read
+    are those of the rows below its index."""
+    size = len(live)
+    move = view.move
+    on_start = [(entry.kind == move.kind) & (entry.square == move.to_sq)
+                for entry in starts]
+    on_end = [(entry.kind == move.kind) & (entry.square == move.from_sq)
+              for entry in ends]
+    # Rows the walk has counted: below its index while it walks, but
+    # the one it compared on the clock before (counted on this one),
+    # and so on to every live one when it updates.
+    compared = [Mux(view.walking, view.walk_index > i + view.comparing,
+                    Mux(view.comparing, view.white_open > i + 1, live[i]))
+                for i in range(size)]
+    m.d.comb += [
+        Assert(pieces.legal(move)),
+        Assert(~move.colour),
+        Assert(view.start_hits == popcount(Cat(c & s for c, s in
+                                               zip(compared, on_start)))),
+        Assert(view.end_hits == popcount(Cat(c & e for c, e in
+                                             zip(compared, on_end)))),
+        Assert((view.start_hits == 0) | (view.start_at < view.white_open)),
+        Assert((view.end_hits == 0) | (view.end_at < view.white_open)),
+    ]
+    for i in range(size):
+        with m.If((view.start_hits != 0) & (view.start_at == i)):
+            m.d.comb += Assert(compared[i] & on_start[i])
+        with m.If((view.end_hits != 0) & (view.end_at == i)):
+            m.d.comb += Assert(compared[i] & on_end[i])
+        with m.If(view.comparing & (view.match_index == i)):
+            m.d.comb += [Assert(view.start_match == on_start[i]),
+                         Assert(view.end_match == on_end[i])]
+        # The last row read: the one below the walk's index, or
+        # the last live one.
+        last = Mux(view.walking, view.walk_index == i + 1, view.white_open == i + 1)
+        with m.If(last):
+            m.d.comb += [Assert(view.last_start == starts[i]),
+                         Assert(view.last_end == ends[i])]
 
 
 def _list_registers_agree(m, view, entries):
