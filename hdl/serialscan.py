@@ -26,7 +26,7 @@ from .observe import MOVE_WORD_MEANINGS, Observation, registers
 from .params import Stop, check_depth
 from .ports import QuerySignature, SingleReadSignature
 from .query import (book_equal_position, count_query_clocks, finish_query, limit_reached_by,
-                    start_query, stop_reason_in_order)
+                    start_scan, stop_reason_in_order)
 from .result import ResultLayout
 from .seriallist import SerialBusSignature
 
@@ -161,16 +161,9 @@ class SerialScanner(wiring.Component):
         stop_reason_in_order(m, stop_reason, limit_reached, [(present, word.barrier, None)])
 
         with m.If(starts):
-            m.d.comb += chains.clear.eq(1)
-            m.d.sync += [
-                query.done.eq(0),
-                pipe.judging.eq(1),
-                pipe.word_addr.eq(query.top),
-                *start_query(query, result, pipe.count_limit, pipe.root,
-                             pipe.count_reached, pipe.count_reached_next),
-                pipe.scanned_odd.eq(0),
-                pipe.scanned_nonzero.eq(0),
-            ]
+            start_scan(m, query, chains, result, pipe,
+                       loads=[pipe.judging.eq(1), pipe.word_addr.eq(query.top)],
+                       then=[pipe.scanned_nonzero.eq(0)])
         with m.Elif(pipe.judging):
             with m.If(equal_position):
                 book_equal_position(m, result, pipe.count_limit, pipe.count_reached,
