@@ -23,7 +23,7 @@ one clock a word, plus the read and the hand stage of the word that stops it.
 """
 
 from amaranth.hdl import *
-from amaranth.lib import data, memory
+from amaranth.lib import memory
 
 from .movelist import MoveMemory, host_read, refuse_writes
 from .params import COUNT_LIMIT_BITS, Stop
