@@ -355,6 +355,7 @@ class ChainPool(_PoolHelpers, wiring.Component):
         from_hits_applied, to_hits_applied = hits_applied
         from_hits_kept, to_hits_kept = hits_kept
         move_kind = move.kind
+
         with m.If(self.clear):
             m.d.sync += [
                 chain_valid.eq(0),
@@ -383,7 +384,6 @@ class ChainPool(_PoolHelpers, wiring.Component):
                 from_hits.eq(from_hits_kept),
                 to_hits.eq(to_hits_kept),
             ]
-
 
 
 class UnpairedPool(_PoolHelpers, wiring.Component):
@@ -610,6 +610,7 @@ class UnpairedPool(_PoolHelpers, wiring.Component):
         start_given, end_given = given
         start_kept, end_kept = kept
         move_kind = move.kind
+
         # A clear empties the hit vectors with the entries (a synchronous
         # reset of their registers, no logic on the compare path), so that
         # the clock after it may apply a move: the first of a query that
@@ -648,7 +649,6 @@ class UnpairedPool(_PoolHelpers, wiring.Component):
                 m.d.sync += end_sq[i].eq(move.to_sq)
                 if self._kinds:
                     m.d.sync += end_kind[i].eq(move_kind)
-
 
 
 class SideChains(wiring.Component):

@@ -37,9 +37,6 @@ from .word import MoveWord
 __all__ = ["LeanMoveList", "LeanScanner", "lean_pipeline"]
 
 
-
-
-
 class LeanMoveList(MoveMemory):
     """One-bank block-RAM move list (the members are those of
     :class:`~axon.hdl.movelist.MoveMemory`).

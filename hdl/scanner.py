@@ -54,7 +54,6 @@ from .word import MoveWord
 __all__ = ["Scanner", "pair_stage_layout", "pair_pipeline"]
 
 
-
 def _invalidate(pair):
     """Drop a pair in flight: it is neither valid nor applied."""
     return [pair.valid.eq(0), pair.apply_white.eq(0), pair.apply_black.eq(0)]

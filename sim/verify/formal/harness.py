@@ -34,7 +34,6 @@ def free_host_inputs(m, detector):
                 free(m, value)
 
 
-
 class Harness(Elaboratable):
     """A harness body given as a function of the module it fills."""
     def __init__(self, body):

@@ -119,7 +119,6 @@ def refused_writes_keep_words(broken):
     return Harness(body)
 
 
-
 def lean_refused_writes_keep_words(broken):
     """The lean one-bank move list's contract, which the lean end-to-end proof
     takes as given: it stores every write it takes and no write it refuses,
