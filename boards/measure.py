@@ -24,7 +24,7 @@ from amaranth_boards.ice40_hx8k_b_evn import ICE40HX8KBEVNPlatform
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 from amaranth_boards.ulx3s import ULX3S_25F_Platform, ULX3S_85F_Platform
 
-from ..hdl.params import CORE, LEAN, SERIAL, SHIPPED, Pools
+from ..hdl.params import CORE, LEAN, SHIPPED, WALKED, Pools
 from .synthesis import prepare
 from .build import (NAME, BuildError, fit_message, timing_log, over_capacity, find_tools,
                     utilisation)
@@ -52,15 +52,16 @@ TARGETS = {
     "core-lfe5u-85f": (ULX3S_85F_Platform, CORE),
     # The other layouts of the chain list (axon.sim.bench.layouts): the
     # pools by kind without the backstop, a spill pool a side, the lean one
-    # pool a side, the 1K boards' serial list.
+    # pool a side, the 1K boards' walked list (whose targets keep their
+    # names from before 0.3, `-serial`: they are bench.json's keys).
     "core-up5k-kind": (ICEBreakerPlatform, CORE.replace(backstop=False)),
     "core-hx8k-kind": (ICE40HX8KBEVNPlatform, CORE.replace(backstop=False)),
     "core-up5k-spill": (ICEBreakerPlatform, CORE.replace(pools=Pools.SPILL, backstop=False)),
     "core-hx8k-spill": (ICE40HX8KBEVNPlatform, CORE.replace(pools=Pools.SPILL, backstop=False)),
     "core-up5k-lean": (ICEBreakerPlatform, LEAN),
     "core-hx8k-lean": (ICE40HX8KBEVNPlatform, LEAN),
-    "core-up5k-serial": (ICEBreakerPlatform, SERIAL),
-    "core-hx8k-serial": (ICE40HX8KBEVNPlatform, SERIAL),
+    "core-up5k-serial": (ICEBreakerPlatform, WALKED),
+    "core-hx8k-serial": (ICE40HX8KBEVNPlatform, WALKED),
 }
 
 # The hash-key peer (:class:`~axon.hdl.zobrist_peer.ZobristPeer`) alone, the

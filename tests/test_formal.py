@@ -174,10 +174,10 @@ def test_end_to_end_gives_every_kind_a_pool():
 
 def test_every_property_is_proven_by_induction():
     # The end-to-end checks of both parallel scans are proven for every clock
-    # from power-up. The serial list's is bounded (11 clocks from power-up,
+    # from power-up. The walked list's is bounded (11 clocks from power-up,
     # docs/formal.md says so); nothing else is left bounded.
     bounded = [prop.name for prop in formal.PROPERTIES if prop.mode != "prove"]
-    assert bounded == ["end-to-end-serial"]
+    assert bounded == ["end-to-end-walked"]
     names = [prop.name for prop in formal.PROPERTIES]
     assert "end-to-end" in names and "end-to-end-lean" in names
 
@@ -260,10 +260,10 @@ def test_termination_bound_is_the_rtl_models_worst_case():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("entries", [3, 4, 5])
-def test_serial_capacity_proven_at_more_entries(entries):
-    # The same induction for a longer serial list side (11 s, 38 s, 102 s).
-    from axon.sim.verify.formal.serial import capacity_serial
-    prop = next(prop for prop in formal.PROPERTIES if prop.name == "capacity-serial")
+def test_walked_capacity_proven_at_more_entries(entries):
+    # The same induction for a longer walked list side (11 s, 38 s, 102 s).
+    from axon.sim.verify.formal.walked import capacity_walked
+    prop = next(prop for prop in formal.PROPERTIES if prop.name == "capacity-walked")
     outcome = formal.run_property(formal.Property(prop.name, prop.description,
-                                                  capacity_serial(entries), "prove", 2))
+                                                  capacity_walked(entries), "prove", 2))
     assert outcome.passed and outcome.status == "proven", outcome.log[-3000:]

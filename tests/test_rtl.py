@@ -39,10 +39,10 @@ DEPTH = 256
 CONFIGS = [(rules, chains, pools, scan) for rules in ("exact", "paper")
            for chains, pools, scan in ((24, "kind", "pair"), (10, "kind", "pair"),
                                        (4, "side", "pair"), (4, "side", "single"))]
-# The serial list in block RAM (exact rules only): the 1K boards' 16 entries
+# The walked list in block RAM (exact rules only): the 1K boards' 16 entries
 # a side; and 2 a side, whose list fills up, on arbitrary words.
-CONFIGS += [("exact", 32, "serial", "single")]
-ARBITRARY_CONFIGS = CONFIGS + [("exact", 4, "serial", "single")]
+CONFIGS += [("exact", 32, "walked", "single")]
+ARBITRARY_CONFIGS = CONFIGS + [("exact", 4, "walked", "single")]
 
 
 def check_jobs(rules, chains, jobs, legal=False, pools="kind", scan="pair", every_start=True,
@@ -100,7 +100,7 @@ def game_jobs(games, count_limits=(4, 1, 2, 15, 1)):
 def test_backstop_answers_what_the_pools_overflow():
     # Crowded boards (promoted pieces, reversible moves), where the pools by
     # kind overflow on a third of the queries: behind them the backstop's
-    # serial list answers exactly, each query at the pools' clocks to their
+    # walked list answers exactly, each query at the pools' clocks to their
     # overflow and then the list's (expected_cycles), after every kind of write.
     jobs = game_jobs([(board, moves[:48])
                       for board, moves in crowded_corpus(6, CROWDED_SEED + 1)])

@@ -193,7 +193,7 @@ def _check_options(options):
         raise UsageError(f"--rules {config.rules.value} is golden-only; the pysim backend "
                          f"supports {' and '.join(SIM_RULES)}")
     if backend in ("pysim", "cxxrtl"):
-        # What only the gateware needs (the serial list's own scan).
+        # What only the gateware needs (the walked list's own scan).
         try:
             config.check(where="--")
         except (TypeError, ValueError) as error:
