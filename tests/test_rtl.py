@@ -131,7 +131,7 @@ def test_paper_examples(rules, chains, pools, scan):
 # The CXXRTL tests run 150 such games on these layouts against the golden
 # model and 8 against this simulator: here they wait for --runslow.
 _CXXRTL_COVERS = {("exact", 24, "kind", "pair"), ("exact", 4, "side", "single"),
-                  ("exact", 32, "serial", "single")}
+                  ("exact", 32, "walked", "single")}
 GENERATED_CONFIGS = [pytest.param(*config, marks=pytest.mark.slow) if config in _CXXRTL_COVERS
                      else config for config in CONFIGS]
 
