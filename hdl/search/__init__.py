@@ -1,0 +1,12 @@
+"""The search layer: a legal move generator with make and unmake, and perft,
+in gateware beside the repetition detector."""
+
+from .attack import AttackTest
+from .board import Board, ReadSignature, WriteSignature
+from .layout import Candidate, GenState, Move, StackEntry
+from .movegen import MoveGenerator
+from .perft import Perft
+
+
+__all__ = ["AttackTest", "Board", "ReadSignature", "WriteSignature", "Candidate", "GenState",
+           "Move", "StackEntry", "MoveGenerator", "Perft"]
