@@ -8,6 +8,7 @@ from amaranth.lib import data
 
 from ...hdl.search.layout import Move
 from ...hdl.search.rules import MAX_DEPTH
+from ..model.games import position_problems
 from .movegen import Candidate, Position, legal_moves, make, uci, unmake
 
 
@@ -37,11 +38,8 @@ def parse_position(fen: str) -> chess.Board:
         board = chess.Board(fen)
     except ValueError as error:
         raise PerftInputError(f"bad FEN {fen!r}: {error}") from None
-    status = board.status()
-    if status != chess.STATUS_VALID:
-        reasons = [flag.name.lower().replace("_", " ") for flag in chess.Status
-                   if flag and flag in status and flag.name]
-        raise PerftInputError(f"not a legal position {fen!r}: {', '.join(reasons)}")
+    if not board.is_valid():
+        raise PerftInputError(f"not a legal position {fen!r}: {position_problems(board)}")
     return board
 
 
