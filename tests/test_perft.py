@@ -206,6 +206,7 @@ def test_pysim_moves_are_the_models_node_by_node():
     # move word, against the model's walk of the same tree.
     board = chess.Board(TINY)
     run = PerftPysim().run(board, 2)
+    assert {"e5d6", "e1g1", "e1c1", "b7b8q", "b7a8n"} <= {move for _, move, _ in run.trace}
     assert run.trace == tuple(trace(board, 2))
     assert run.result == perft(board, 2)
     assert run.result.divide() == reference(board, 2)
