@@ -4,9 +4,10 @@ in gateware beside the repetition detector."""
 from .attack import AttackTest
 from .board import Board, ReadSignature, WriteSignature
 from .layout import Candidate, GenState, Move, StackEntry
+from .make import MoveWrites, WritePhase
 from .movegen import MoveGenerator
 from .perft import Perft
 
 
 __all__ = ["AttackTest", "Board", "ReadSignature", "WriteSignature", "Candidate", "GenState",
-           "Move", "StackEntry", "MoveGenerator", "Perft"]
+           "Move", "StackEntry", "MoveWrites", "WritePhase", "MoveGenerator", "Perft"]

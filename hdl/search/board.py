@@ -17,21 +17,24 @@ class Board(wiring.Component):
     """64 piece cells (Table 1 codes, 0 empty), read combinationally.
 
     Registers rather than a block RAM: the generator, the attack test and
-    the occupancy masks read in the same clock, and a move writes two or
-    four cells at once.
+    the occupancy masks read in the same clock, and a move writes two cells
+    a clock.
 
     Members
     -------
     gen_read, attack_read : In(ReadSignature)
         Combinational read ports of the move generator and the attack test.
+    load : In(WriteSignature)
+        The host's write port, for setting up a position.
     write_a, write_b : In(WriteSignature)
-        Write ports; ``write_b`` wins if both write one cell (they never do).
+        Write ports of make and unmake; never two on one cell in a clock.
     white, black : Signal(64), out
         Bit ``sq`` is set when a piece of that colour stands on ``sq``.
     """
 
     gen_read:    In(ReadSignature)
     attack_read: In(ReadSignature)
+    load:        In(WriteSignature)
     write_a:     In(WriteSignature)
     write_b:     In(WriteSignature)
     white:       Out(64)
@@ -43,7 +46,7 @@ class Board(wiring.Component):
         for port in (self.gen_read, self.attack_read):
             m.d.comb += port.piece.eq(cells[port.addr])
         for square, cell in enumerate(cells):
-            for port in (self.write_a, self.write_b):
+            for port in (self.load, self.write_a, self.write_b):
                 with m.If(port.en & (port.addr == square)):
                     m.d.sync += cell.eq(port.data)
             m.d.comb += [

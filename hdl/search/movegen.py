@@ -92,93 +92,15 @@ class MoveGenerator(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         st = Signal(GenState)
-        side = self.side
         m.d.comb += [
             self.state.eq(st),
             self.candidate.eq(st.candidate),
             self.valid.eq(st.holding),
             self.done.eq(st.stage == GEN_DONE),
         ]
-        own = Mux(side, self.black, self.white)
-        occupied = self.white | self.black
-        piece = self.read.piece
-
-        # -- en passant: the capturing pawn beside the pawn that moved two -----
-        ep_file = Signal(signed(5))
-        m.d.comb += ep_file.eq(self.ep_sq[:3] + Mux(st.step[0], 1, -1))
-        ep_from = Cat(ep_file[:3], Mux(side, 3, 4)[:3])
-        ep_match = (self.ep_valid & (ep_file >= 0) & (ep_file < 8) &
-                    (piece == Cat(Const(PAWN, 3), side)))
-        ep_candidate = [
-            st.candidate.move.from_sq.eq(ep_from), st.candidate.move.to_sq.eq(self.ep_sq),
-            st.candidate.move.promo.eq(0), st.candidate.piece.eq(Cat(Const(PAWN, 3), side)),
-            st.candidate.captured.eq(0), st.candidate.en_passant.eq(1),
-            st.candidate.castle.eq(0), st.candidate.double.eq(0),
-        ]
-
-        # -- the walk to the next own piece at or after from_sq -----------------
-        remaining = Signal(64)
-        offset = Signal(6)
-        m.d.comb += remaining.eq(own >> st.from_sq)
-        for bit in reversed(range(64)):
-            with m.If(remaining[bit]):
-                m.d.comb += offset.eq(bit)
-        found = Signal(6)
-        m.d.comb += found.eq(st.from_sq + offset)
-
-        # -- a piece's step from to_sq --------------------------------------
-        deltas, counts = _step_tables()
-        index = Cat(st.step, st.kind)
-        file_delta = Array(Const(df, signed(3)) for df, _ in deltas)[index]
-        rank_delta = Array(Const(dr, signed(3)) for _, dr in deltas)[index]
-        last_step = Array(Const(count - 1, 4) for count in counts)[st.kind]
-        is_pawn = st.kind == PAWN
-        is_king = st.kind == KING
-        is_slider = Cat(st.kind == kind for kind in SLIDERS).any()
-        target_file = Signal(signed(5))
-        target_rank = Signal(signed(6))
-        m.d.comb += [
-            target_file.eq(st.to_sq[:3] + file_delta),
-            target_rank.eq(st.to_sq[3:] + Mux(is_pawn & side, -rank_delta, rank_delta)),
-        ]
-        on_board = ((target_file >= 0) & (target_file < 8) &
-                    (target_rank >= 0) & (target_rank < 8))
-        target = Cat(target_file[:3], target_rank[:3])
-        empty = piece == 0
-        friendly = ~empty & (piece[3] == side)
-        hostile = ~empty & (piece[3] != side)
-
-        from_rank = st.from_sq[3:]
-        passed = Cat(st.from_sq[:3], Mux(side, from_rank - 1, from_rank + 1)[:3])
-        pawn_ok = Array([
-            on_board & empty,
-            on_board & empty & (from_rank == Mux(side, 6, 1)) & ~occupied.bit_select(passed, 1),
-            on_board & hostile,
-            on_board & hostile,
-        ])[st.step[:2]]
-        home = Mux(side, KING_HOME[1], KING_HOME[0])
-        at_home = st.from_sq == home
-        kingside_clear = ~Mux(side, occupied[61] | occupied[62], occupied[5] | occupied[6])
-        queenside_clear = ~Mux(side, occupied[57] | occupied[58] | occupied[59],
-                               occupied[1] | occupied[2] | occupied[3])
-        castle_kingside = is_king & (st.step == CASTLE_KINGSIDE)
-        castle_queenside = is_king & (st.step == CASTLE_QUEENSIDE)
-        castle = castle_kingside | castle_queenside
-        castle_ok = at_home & Mux(
-            castle_kingside,
-            self.castling.bit_select(side << 1, 1) & kingside_clear,
-            self.castling.bit_select((side << 1) | 1, 1) & queenside_clear)
-        step_ok = Mux(is_pawn, pawn_ok, Mux(castle, castle_ok, on_board & ~friendly))
-        destination = Mux(castle, Mux(castle_kingside, home + 2, home - 2), target)
-        promotes = is_pawn & (target_rank == Mux(side, 0, 7))
-        promo_kind = Array(Const(kind, 3) for kind in PROMOTIONS)[st.promo]
-        piece_candidate = [
-            st.candidate.move.from_sq.eq(st.from_sq), st.candidate.move.to_sq.eq(destination),
-            st.candidate.move.promo.eq(Mux(promotes, promo_kind, 0)),
-            st.candidate.piece.eq(Cat(st.kind, side)),
-            st.candidate.captured.eq(Mux(castle, 0, piece)), st.candidate.en_passant.eq(0),
-            st.candidate.castle.eq(castle), st.candidate.double.eq(is_pawn & (st.step == 1)),
-        ]
+        ep_from, ep_match, ep_candidate = self._en_passant(m, st)
+        found, any_left = self._next_piece(m, st)
+        target, step_ok, piece_candidate, is_slider, last_step = self._piece_step(m, st)
 
         def next_step():
             with m.If(st.step == last_step):
@@ -209,6 +131,8 @@ class MoveGenerator(wiring.Component):
         with m.Elif(self.restore):
             m.d.sync += st.eq(self.state_in)
         with m.Elif(st.holding):
+            # The candidate is taken: the next promotion piece, the next
+            # square of a slider's ray, or the next step.
             with m.If(self.next):
                 m.d.sync += st.holding.eq(0)
                 with m.If(st.stage == GEN_EP):
@@ -227,9 +151,9 @@ class MoveGenerator(wiring.Component):
                     with m.Else():
                         next_ep()
                 with m.Case(GEN_SCAN):
-                    with m.If(remaining.any()):
+                    with m.If(any_left):
                         m.d.sync += [st.stage.eq(GEN_PIECE), st.from_sq.eq(found),
-                                     st.to_sq.eq(found), st.kind.eq(piece[:3]),
+                                     st.to_sq.eq(found), st.kind.eq(self.read.piece[:3]),
                                      st.step.eq(0), st.promo.eq(0)]
                     with m.Else():
                         m.d.sync += st.stage.eq(GEN_DONE)
@@ -239,3 +163,93 @@ class MoveGenerator(wiring.Component):
                     with m.Else():
                         next_step()
         return m
+
+    def _en_passant(self, m, st):
+        """The capturing pawn beside the en passant square, towards the
+        a-file at step 0, the h-file at step 1: its square, whether it is
+        there, and the candidate."""
+        side = self.side
+        pawn = Cat(Const(PAWN, 3), side)
+        ep_file = Signal(signed(5))
+        m.d.comb += ep_file.eq(self.ep_sq[:3] + Mux(st.step[0], 1, -1))
+        ep_from = Cat(ep_file[:3], Mux(side, 3, 4)[:3])
+        ep_match = self.ep_valid & (ep_file >= 0) & (ep_file < 8) & (self.read.piece == pawn)
+        ep_candidate = [
+            st.candidate.move.from_sq.eq(ep_from), st.candidate.move.to_sq.eq(self.ep_sq),
+            st.candidate.move.promo.eq(0), st.candidate.piece.eq(pawn),
+            st.candidate.captured.eq(0), st.candidate.en_passant.eq(1),
+            st.candidate.castle.eq(0), st.candidate.double.eq(0),
+        ]
+        return ep_from, ep_match, ep_candidate
+
+    def _next_piece(self, m, st):
+        """The first square at or after ``from_sq`` with a piece of the side
+        to move (a priority encoder over its occupancy), and whether any."""
+        remaining = Signal(64)
+        offset = Signal(6)
+        found = Signal(6)
+        m.d.comb += remaining.eq(Mux(self.side, self.black, self.white) >> st.from_sq)
+        for bit in reversed(range(64)):
+            with m.If(remaining[bit]):
+                m.d.comb += offset.eq(bit)
+        m.d.comb += found.eq(st.from_sq + offset)
+        return found, remaining.any()
+
+    def _piece_step(self, m, st):
+        """The piece's current step from ``to_sq``: its target square,
+        whether it is a move, the candidate, whether the piece slides, and
+        the piece's last step index."""
+        side = self.side
+        occupied = self.white | self.black
+        piece = self.read.piece
+        deltas, counts = _step_tables()
+        index = Cat(st.step, st.kind)
+        file_delta = Array(Const(df, signed(3)) for df, _ in deltas)[index]
+        rank_delta = Array(Const(dr, signed(3)) for _, dr in deltas)[index]
+        last_step = Array(Const(count - 1, 4) for count in counts)[st.kind]
+        is_pawn = st.kind == PAWN
+        is_king = st.kind == KING
+        is_slider = Cat(st.kind == kind for kind in SLIDERS).any()
+        target_file = Signal(signed(5))
+        target_rank = Signal(signed(6))
+        m.d.comb += [
+            target_file.eq(st.to_sq[:3] + file_delta),
+            target_rank.eq(st.to_sq[3:] + Mux(is_pawn & side, -rank_delta, rank_delta)),
+        ]
+        on_board = ((target_file >= 0) & (target_file < 8) &
+                    (target_rank >= 0) & (target_rank < 8))
+        target = Cat(target_file[:3], target_rank[:3])
+        empty = piece == 0
+        friendly = ~empty & (piece[3] == side)
+        hostile = ~empty & (piece[3] != side)
+
+        from_rank = st.from_sq[3:]
+        passed = Cat(st.from_sq[:3], Mux(side, from_rank - 1, from_rank + 1)[:3])
+        pawn_ok = Array([
+            on_board & empty,
+            on_board & empty & (from_rank == Mux(side, 6, 1)) & ~occupied.bit_select(passed, 1),
+            on_board & hostile,
+            on_board & hostile,
+        ])[st.step[:2]]
+        home = Mux(side, KING_HOME[1], KING_HOME[0])
+        kingside_clear = ~Mux(side, occupied[61] | occupied[62], occupied[5] | occupied[6])
+        queenside_clear = ~Mux(side, occupied[57] | occupied[58] | occupied[59],
+                               occupied[1] | occupied[2] | occupied[3])
+        castle_kingside = is_king & (st.step == CASTLE_KINGSIDE)
+        castle = castle_kingside | (is_king & (st.step == CASTLE_QUEENSIDE))
+        castle_ok = (st.from_sq == home) & Mux(
+            castle_kingside,
+            self.castling.bit_select(side << 1, 1) & kingside_clear,
+            self.castling.bit_select((side << 1) | 1, 1) & queenside_clear)
+        step_ok = Mux(is_pawn, pawn_ok, Mux(castle, castle_ok, on_board & ~friendly))
+        destination = Mux(castle, Mux(castle_kingside, home + 2, home - 2), target)
+        promotes = is_pawn & (target_rank == Mux(side, 0, 7))
+        promo_kind = Array(Const(kind, 3) for kind in PROMOTIONS)[st.promo]
+        piece_candidate = [
+            st.candidate.move.from_sq.eq(st.from_sq), st.candidate.move.to_sq.eq(destination),
+            st.candidate.move.promo.eq(Mux(promotes, promo_kind, 0)),
+            st.candidate.piece.eq(Cat(st.kind, side)),
+            st.candidate.captured.eq(Mux(castle, 0, piece)), st.candidate.en_passant.eq(0),
+            st.candidate.castle.eq(castle), st.candidate.double.eq(is_pawn & (st.step == 1)),
+        ]
+        return target, step_ok, piece_candidate, is_slider, last_step

@@ -9,8 +9,9 @@ from ..word import MoveWord
 from .attack import AttackTest
 from .board import Board
 from .layout import Move, StackEntry
+from .make import MoveWrites, WritePhase
 from .movegen import MoveGenerator
-from .rules import CASTLING_LOSS, KING, MAX_DEPTH, NODE_BITS, PAWN, ROOK
+from .rules import CASTLING_LOSS, KING, MAX_DEPTH, NODE_BITS, PAWN
 
 
 __all__ = ["Perft"]
@@ -100,71 +101,60 @@ class Perft(wiring.Component):
         m.submodules.board = board = Board()
         m.submodules.gen = gen = MoveGenerator(en_passant=self.en_passant)
         m.submodules.attack = attack = AttackTest()
+        m.submodules.writes = writes = MoveWrites()
         m.submodules.stack = stack = Memory(shape=StackEntry, depth=MAX_DEPTH + 1, init=[])
         push = stack.write_port()
         parent = stack.read_port()
-
-        depth = Signal(4)
-        ply = Signal(4)
-        side = Signal()
-        castling = Signal(4)
-        ep_valid = Signal()
-        ep_sq = Signal(6)
-        king_sq = Array(Signal(6, name=f"king_sq_{colour}") for colour in range(2))
-        old_castling = Signal(4)
-        old_ep_valid = Signal()
-        old_ep_sq = Signal(6)
-        node_ep_legal = Signal()
-        root_base = Signal(NODE_BITS)
-        legal = Signal()
+        r = _Registers()
+        cand = gen.candidate
+        mover = cand.piece[3]
 
         wiring.connect(m, gen.read, board.gen_read)
         wiring.connect(m, attack.read, board.attack_read)
+        wiring.connect(m, writes.write_a, board.write_a)
+        wiring.connect(m, writes.write_b, board.write_b)
         m.d.comb += [
-            gen.side.eq(side), gen.castling.eq(castling), gen.ep_valid.eq(ep_valid),
-            gen.ep_sq.eq(ep_sq), gen.white.eq(board.white), gen.black.eq(board.black),
+            gen.side.eq(r.side), gen.castling.eq(r.castling), gen.ep_valid.eq(r.ep_valid),
+            gen.ep_sq.eq(r.ep_sq), gen.white.eq(board.white), gen.black.eq(board.black),
             gen.state_in.eq(parent.data.gen),
-            parent.addr.eq(ply - 1),
-            push.addr.eq(ply),
+            writes.candidate.eq(cand),
+            board.load.addr.eq(self.load_square), board.load.data.eq(self.load_piece),
+            # The parent's entry is on the read port from a clock after its push.
+            parent.addr.eq(r.ply - 1),
+            push.addr.eq(r.ply),
             push.data.gen.eq(gen.state),
-            push.data.old_castling.eq(old_castling),
-            push.data.old_ep_valid.eq(old_ep_valid),
-            push.data.old_ep_sq.eq(old_ep_sq),
-            push.data.node_ep_legal.eq(node_ep_legal),
+            push.data.old_castling.eq(r.old_castling),
+            push.data.old_ep_valid.eq(r.old_ep_valid),
+            push.data.old_ep_sq.eq(r.old_ep_sq),
+            push.data.node_ep_legal.eq(r.node_ep_legal),
         ]
 
-        cand = gen.candidate
-        mover = cand.piece[3]
-        from_sq, to_sq = cand.move.from_sq, cand.move.to_sq
-        placed = Mux(cand.move.promo != 0, Cat(cand.move.promo, mover), cand.piece)
-        moves_king = cand.piece[:3] == KING
-        special = cand.en_passant | cand.castle
-        beside = Cat(to_sq[:3], from_sq[3:])            # the pawn taken en passant
-        kingside = to_sq[:3] == 6
-        rook_from = Mux(kingside, from_sq + 3, from_sq - 4)
-        rook_to = Mux(kingside, from_sq + 1, from_sq - 1)
-        rook = Cat(Const(ROOK, 3), mover)
-        passing = Mux(kingside, from_sq + 1, from_sq - 1)
-        new_castling = castling & castling_kept(from_sq) & castling_kept(to_sq)
+        def board_writes(phase):
+            m.d.comb += [writes.phase.eq(phase), writes.enable.eq(1)]
 
-        def write(port, addr, data):
-            return [port.addr.eq(addr), port.data.eq(data), port.en.eq(1)]
+        def test(square):
+            m.d.comb += [attack.start.eq(1), attack.square.eq(square), attack.colour.eq(~mover)]
 
-        def test(square, colour):
-            m.d.comb += [attack.start.eq(1), attack.square.eq(square), attack.colour.eq(colour)]
+        def castle_test(square, then):
+            """Test a square the castling king needs safe (started on the
+            state's first clock); refuse the castling if it is attacked."""
+            with m.If(~attack.busy & ~attack.done):
+                test(square)
+            with m.If(attack.done):
+                with m.If(attack.attacked):
+                    m.d.comb += gen.next.eq(1)
+                    m.next = "GEN"
+                with m.Else():
+                    m.next = then
 
         m.d.sync += [self.move_valid.eq(0), self.root_valid.eq(0)]
         with m.FSM():
             with m.State("IDLE"):
-                with m.If(self.load_en):
-                    m.d.comb += write(board.write_a, self.load_square, self.load_piece)
-                    with m.If(self.load_piece[:3] == KING):
-                        m.d.sync += king_sq[self.load_piece[3]].eq(self.load_square)
+                m.d.comb += board.load.en.eq(self.load_en)
+                with m.If(self.load_en & (self.load_piece[:3] == KING)):
+                    m.d.sync += r.king_sq[self.load_piece[3]].eq(self.load_square)
                 with m.If(self.start):
-                    m.d.sync += [depth.eq(self.depth), ply.eq(0), side.eq(self.side),
-                                 castling.eq(self.castling), ep_valid.eq(self.ep_valid),
-                                 ep_sq.eq(self.ep_sq), self.nodes.eq(0), node_ep_legal.eq(0),
-                                 self.busy.eq(1)]
+                    self._start(m, r)
                     m.d.comb += gen.start.eq(1)
                     m.next = "GEN"
             with m.State("GEN"):
@@ -174,117 +164,139 @@ class Perft(wiring.Component):
                     with m.Else():
                         m.next = "MAKE"
                 with m.Elif(gen.done):
-                    with m.If(ply == 0):
+                    with m.If(r.ply == 0):
                         m.d.sync += self.busy.eq(0)
                         m.next = "IDLE"
                     with m.Else():
                         m.next = "POP"
             # Castling: the king may not stand in check nor pass through it.
             with m.State("CASTLE_FROM"):
-                test(from_sq, ~mover)
-                m.next = "CASTLE_FROM_WAIT"
-            with m.State("CASTLE_FROM_WAIT"):
-                with m.If(attack.done):
-                    with m.If(attack.attacked):
-                        m.d.comb += gen.next.eq(1)
-                        m.next = "GEN"
-                    with m.Else():
-                        m.next = "CASTLE_PASS"
+                castle_test(cand.move.from_sq, "CASTLE_PASS")
             with m.State("CASTLE_PASS"):
-                test(passing, ~mover)
-                m.next = "CASTLE_PASS_WAIT"
-            with m.State("CASTLE_PASS_WAIT"):
-                with m.If(attack.done):
-                    with m.If(attack.attacked):
-                        m.d.comb += gen.next.eq(1)
-                        m.next = "GEN"
-                    with m.Else():
-                        m.next = "MAKE"
+                castle_test(_passing(cand), "MAKE")
             with m.State("MAKE"):
-                m.d.comb += write(board.write_a, to_sq, placed)
-                m.d.comb += write(board.write_b, from_sq, 0)
-                m.d.sync += [side.eq(~side), castling.eq(new_castling),
-                             ep_valid.eq(cand.double), ep_sq.eq(Cat(from_sq[:3], passing_rank(from_sq, mover))),
-                             old_castling.eq(castling), old_ep_valid.eq(ep_valid),
-                             old_ep_sq.eq(ep_sq)]
-                with m.If(moves_king):
-                    m.d.sync += king_sq[mover].eq(to_sq)
-                with m.If(special):
+                board_writes(WritePhase.MAKE)
+                self._make(m, r, cand)
+                with m.If(cand.en_passant | cand.castle):
                     m.next = "MAKE_SPECIAL"
                 with m.Else():
                     m.next = "CHECK"
             with m.State("MAKE_SPECIAL"):
-                with m.If(cand.en_passant):
-                    m.d.comb += write(board.write_a, beside, 0)
-                with m.Else():
-                    m.d.comb += write(board.write_a, rook_to, rook)
-                    m.d.comb += write(board.write_b, rook_from, 0)
+                board_writes(WritePhase.MAKE_SPECIAL)
                 m.next = "CHECK"
             with m.State("CHECK"):
-                test(king_sq[mover], ~mover)
+                test(r.king_sq[mover])
                 m.next = "CHECK_WAIT"
             with m.State("CHECK_WAIT"):
                 with m.If(attack.done):
-                    m.d.sync += legal.eq(~attack.attacked)
+                    m.d.sync += r.legal.eq(~attack.attacked)
                     with m.If(attack.attacked):
                         m.next = "UNMAKE"
                     with m.Else():
-                        m.d.sync += [
-                            self.move_valid.eq(1), self.move_ply.eq(ply), self.move.eq(cand.move),
-                            self.move_word.from_sq.eq(from_sq), self.move_word.to_sq.eq(to_sq),
-                            self.move_word.piece.eq(cand.piece),
-                            self.move_word.barrier.eq(
-                                (cand.captured != 0) | special | (cand.piece[:3] == PAWN) |
-                                node_ep_legal | (castling != old_castling)),
-                        ]
-                        with m.If(cand.en_passant):
-                            m.d.sync += node_ep_legal.eq(1)
-                        with m.If(ply == 0):
-                            m.d.sync += root_base.eq(self.nodes)
-                        with m.If(ply == depth - 1):
+                        self._legal(m, r, cand)
+                        with m.If(r.ply == r.depth - 1):
                             m.d.sync += self.nodes.eq(self.nodes + 1)
                             m.next = "UNMAKE"
                         with m.Else():
                             m.next = "PUSH"
             with m.State("PUSH"):
                 m.d.comb += [push.en.eq(1), gen.start.eq(1)]
-                m.d.sync += [ply.eq(ply + 1), node_ep_legal.eq(0)]
+                m.d.sync += [r.ply.eq(r.ply + 1), r.node_ep_legal.eq(0)]
                 m.next = "GEN"
             with m.State("POP"):
-                # The parent's entry has been on the read port since this node began.
                 m.d.comb += gen.restore.eq(1)
-                m.d.sync += [ply.eq(ply - 1), legal.eq(1),
-                             old_castling.eq(parent.data.old_castling),
-                             old_ep_valid.eq(parent.data.old_ep_valid),
-                             old_ep_sq.eq(parent.data.old_ep_sq),
-                             node_ep_legal.eq(parent.data.node_ep_legal)]
+                m.d.sync += [r.ply.eq(r.ply - 1), r.legal.eq(1),
+                             r.old_castling.eq(parent.data.old_castling),
+                             r.old_ep_valid.eq(parent.data.old_ep_valid),
+                             r.old_ep_sq.eq(parent.data.old_ep_sq),
+                             r.node_ep_legal.eq(parent.data.node_ep_legal)]
                 m.next = "UNMAKE"
             with m.State("UNMAKE"):
-                m.d.comb += write(board.write_a, from_sq, cand.piece)
-                m.d.comb += write(board.write_b, to_sq, cand.captured)
-                m.d.sync += [side.eq(mover), castling.eq(old_castling),
-                             ep_valid.eq(old_ep_valid), ep_sq.eq(old_ep_sq)]
-                with m.If(moves_king):
-                    m.d.sync += king_sq[mover].eq(from_sq)
-                with m.If((ply == 0) & legal):
-                    m.d.sync += [self.root_valid.eq(1), self.root_move.eq(cand.move),
-                                 self.root_nodes.eq(self.nodes - root_base)]
-                with m.If(special):
+                board_writes(WritePhase.UNMAKE)
+                self._unmake(m, r, cand)
+                with m.If(cand.en_passant | cand.castle):
                     m.next = "UNMAKE_SPECIAL"
                 with m.Else():
                     m.d.comb += gen.next.eq(1)
                     m.next = "GEN"
             with m.State("UNMAKE_SPECIAL"):
-                with m.If(cand.en_passant):
-                    m.d.comb += write(board.write_a, beside, Cat(Const(PAWN, 3), ~mover))
-                with m.Else():
-                    m.d.comb += write(board.write_a, rook_from, rook)
-                    m.d.comb += write(board.write_b, rook_to, 0)
+                board_writes(WritePhase.UNMAKE_SPECIAL)
                 m.d.comb += gen.next.eq(1)
                 m.next = "GEN"
         return m
 
+    def _start(self, m, r):
+        """Take the position and the depth; clear the counts."""
+        m.d.sync += [r.depth.eq(self.depth), r.ply.eq(0), r.side.eq(self.side),
+                     r.castling.eq(self.castling), r.ep_valid.eq(self.ep_valid),
+                     r.ep_sq.eq(self.ep_sq), r.node_ep_legal.eq(0), self.nodes.eq(0),
+                     self.busy.eq(1)]
 
-def passing_rank(from_sq, mover):
-    """The rank a pawn's two-square step passes over: its en passant square's."""
-    return Mux(mover, from_sq[3:] - 1, from_sq[3:] + 1)[:3]
+    def _make(self, m, r, cand):
+        """The position's state after ``cand``; what unmaking needs is kept."""
+        from_sq, to_sq = cand.move.from_sq, cand.move.to_sq
+        mover = cand.piece[3]
+        m.d.sync += [
+            r.side.eq(~r.side),
+            r.castling.eq(r.castling & castling_kept(from_sq) & castling_kept(to_sq)),
+            r.ep_valid.eq(cand.double),
+            r.ep_sq.eq(Cat(from_sq[:3], Mux(mover, from_sq[3:] - 1, from_sq[3:] + 1)[:3])),
+            r.old_castling.eq(r.castling), r.old_ep_valid.eq(r.ep_valid),
+            r.old_ep_sq.eq(r.ep_sq),
+        ]
+        with m.If(cand.piece[:3] == KING):
+            m.d.sync += r.king_sq[mover].eq(to_sq)
+
+    def _unmake(self, m, r, cand):
+        """The position's state before ``cand``; a root move's count goes out."""
+        mover = cand.piece[3]
+        m.d.sync += [r.side.eq(mover), r.castling.eq(r.old_castling),
+                     r.ep_valid.eq(r.old_ep_valid), r.ep_sq.eq(r.old_ep_sq)]
+        with m.If(cand.piece[:3] == KING):
+            m.d.sync += r.king_sq[mover].eq(cand.move.from_sq)
+        with m.If((r.ply == 0) & r.legal):
+            m.d.sync += [self.root_valid.eq(1), self.root_move.eq(cand.move),
+                         self.root_nodes.eq(self.nodes - r.root_base)]
+
+    def _legal(self, m, r, cand):
+        """A legal move goes out with its move word. The barrier bit is
+        :func:`axon.sim.model.encode.is_barrier`'s: a capture, a castling, a
+        pawn move, a lost castling right, or any move of a node with a legal
+        en passant capture (those come first, so the flag is set in time)."""
+        barrier = ((cand.captured != 0) | cand.en_passant | cand.castle |
+                   (cand.piece[:3] == PAWN) | r.node_ep_legal | (r.castling != r.old_castling))
+        m.d.sync += [
+            self.move_valid.eq(1), self.move_ply.eq(r.ply), self.move.eq(cand.move),
+            self.move_word.from_sq.eq(cand.move.from_sq), self.move_word.to_sq.eq(cand.move.to_sq),
+            self.move_word.piece.eq(cand.piece), self.move_word.barrier.eq(barrier),
+        ]
+        with m.If(cand.en_passant):
+            m.d.sync += r.node_ep_legal.eq(1)
+        with m.If(r.ply == 0):
+            m.d.sync += r.root_base.eq(self.nodes)
+
+
+class _Registers:
+    """The walk's registers: the position's state beyond the board, the
+    current move's undo, the ply and the root move's first leaf count."""
+
+    def __init__(self):
+        self.depth = Signal(4)
+        self.ply = Signal(4)
+        self.side = Signal()
+        self.castling = Signal(4)
+        self.ep_valid = Signal()
+        self.ep_sq = Signal(6)
+        self.king_sq = Array(Signal(6, name=f"king_sq_{colour}") for colour in range(2))
+        self.old_castling = Signal(4)
+        self.old_ep_valid = Signal()
+        self.old_ep_sq = Signal(6)
+        self.node_ep_legal = Signal()
+        self.root_base = Signal(NODE_BITS)
+        self.legal = Signal()
+
+
+def _passing(cand):
+    """The square a castling king passes over."""
+    from_sq = cand.move.from_sq
+    return Mux(cand.move.to_sq[:3] == 6, from_sq + 1, from_sq - 1)

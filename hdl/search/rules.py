@@ -8,14 +8,11 @@ order is the order in which moves come out of the generator and the order
 in which the attack test looks.
 """
 
-from ..word import PIECE_KIND_BITS, piece_code
-
-
 __all__ = [
     "PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING",
     "ORTHOGONAL", "DIAGONAL", "KNIGHT_JUMPS", "PIECE_STEPS", "SLIDERS", "PAWN_STEPS",
     "PROMOTIONS", "CASTLE_KINGSIDE", "CASTLE_QUEENSIDE", "castling_bit", "CASTLING_LOSS",
-    "KING_HOME", "PAWN_ATTACK_RAYS", "MAX_DEPTH", "NODE_BITS", "piece_code", "PIECE_KIND_BITS",
+    "KING_HOME", "PAWN_ATTACK_RAYS", "MAX_DEPTH", "NODE_BITS",
 ]
 
 # Table 1 piece types (axon.hdl.word); the colour bit is above them.

@@ -14,8 +14,8 @@ import chess
 from ...hdl.search.rules import (CASTLE_KINGSIDE, CASTLE_QUEENSIDE, CASTLING_LOSS, DIAGONAL,
                                  KING, KING_HOME, KNIGHT, KNIGHT_JUMPS, ORTHOGONAL, PAWN,
                                  PAWN_ATTACK_RAYS, PAWN_STEPS, PIECE_STEPS, PROMOTIONS, QUEEN,
-                                 ROOK, BISHOP, SLIDERS, castling_bit, piece_code)
-from ...hdl.word import pack_word, piece_colour, piece_kind, square_name
+                                 ROOK, BISHOP, SLIDERS, castling_bit)
+from ...hdl.word import pack_word, piece_code, piece_colour, piece_kind, square_name
 
 
 __all__ = ["Candidate", "Position", "pseudo_moves", "attacked", "make", "unmake",
