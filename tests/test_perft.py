@@ -183,6 +183,18 @@ def _random_positions_on_cxxrtl(count):
 
 
 @needs_gxx
+def test_cxxrtl_nodes_without_moves():
+    # Mated at the root; mate and stalemate among the root's replies.
+    from axon.sim.backends.perft_cxxrtl import PerftCxxrtl
+    fens = ["rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
+            "7k/5Q2/6K1/8/8/8/8/8 w - - 0 1"]
+    runs = PerftCxxrtl().run_many([(chess.Board(fen), 2) for fen in fens])
+    assert [run.result.divide() for run in runs] == \
+        [reference(chess.Board(fen), 2) for fen in fens]
+    assert runs[0].result.nodes == 0 and 0 in runs[1].result.divide().values()
+
+
+@needs_gxx
 def test_random_positions_on_cxxrtl():
     _random_positions_on_cxxrtl(20)
 

@@ -1,7 +1,7 @@
 """Perft on the move generator's model: the golden answer the gateware's
 ``axon perft`` is held to, and the trace of legal moves it gives."""
 
-from typing import Dict, Iterator, List, NamedTuple, Tuple
+from typing import Dict, List, NamedTuple, Tuple
 
 import chess
 from amaranth.lib import data
@@ -85,20 +85,17 @@ def trace(board: chess.Board, depth: int) -> List[Tuple[int, str, int]]:
     pos = Position.from_board(board)
     out: List[Tuple[int, str, int]] = []
 
-    def walk(ply: int) -> Iterator[None]:
+    def walk(ply: int) -> None:
         for move, word in legal_moves(pos):
             out.append((ply, uci(move), word))
             if ply + 1 < depth:
                 undo = make(pos, move)
                 try:
-                    yield from walk(ply + 1)
+                    walk(ply + 1)
                 finally:
                     unmake(pos, move, undo)
-        return
-        yield
 
-    for _ in walk(0):
-        pass
+    walk(0)
     return out
 
 
