@@ -229,6 +229,19 @@ def test_pysim_without_en_passant_fails():
     assert PerftPysim(en_passant=False).run(board, 1).result.divide() != reference(board, 1)
 
 
+# --- on the FPGA ----------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_perft_fits_the_hx8k_with_its_stack_in_block_ram(tmp_path, monkeypatch):
+    # Minutes of Yosys and nextpnr: the bench's perft target, one seed.
+    from axon.boards.measure import measure
+    monkeypatch.chdir(tmp_path)
+    figures = measure("perft-hx8k", seeds=1, build_root="build")
+    assert figures.logic_cells["used"] < figures.logic_cells["available"]
+    assert figures.block_rams["used"] >= 1
+    assert figures.fmax_mhz["median"] > 12
+
+
 # --- bad input ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("args, message", [
