@@ -222,6 +222,9 @@ def test_pysim_moves_are_the_models_node_by_node():
     assert run.trace == tuple(trace(board, 2))
     assert run.result == perft(board, 2)
     assert run.result.divide() == reference(board, 2)
+    # Every piece, castling both ways, captures and checks: the root's moves.
+    kiwipete = chess.Board(KIWIPETE)
+    assert PerftPysim().run(kiwipete, 1).trace == tuple(trace(kiwipete, 1))
 
 
 def test_pysim_without_en_passant_fails():

@@ -17,7 +17,7 @@ from .rules import CASTLING_LOSS, KING, MAX_DEPTH, NODE_BITS, PAWN
 __all__ = ["Perft"]
 
 
-def castling_kept(square):
+def _castling_kept(square):
     """The 4-bit mask of the castling rights a move from or to ``square`` keeps."""
     kept = Const(0xF, 4)
     for home, loss in CASTLING_LOSS.items():
@@ -238,7 +238,7 @@ class Perft(wiring.Component):
         mover = cand.piece[3]
         m.d.sync += [
             r.side.eq(~r.side),
-            r.castling.eq(r.castling & castling_kept(from_sq) & castling_kept(to_sq)),
+            r.castling.eq(r.castling & _castling_kept(from_sq) & _castling_kept(to_sq)),
             r.ep_valid.eq(cand.double),
             r.ep_sq.eq(Cat(from_sq[:3], Mux(mover, from_sq[3:] - 1, from_sq[3:] + 1)[:3])),
             r.old_castling.eq(r.castling), r.old_ep_valid.eq(r.ep_valid),
