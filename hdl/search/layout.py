@@ -4,8 +4,8 @@ generator's resumable state and an entry of the undo stack."""
 from amaranth.lib import data
 
 
-__all__ = ["Move", "Candidate", "GenState", "StackEntry", "GEN_EP", "GEN_SCAN", "GEN_PIECE",
-           "GEN_DONE"]
+__all__ = ["Move", "Candidate", "GenState", "StackEntry", "GEN_EP", "GEN_SCAN", "GEN_KIND",
+           "GEN_PIECE", "GEN_DONE"]
 
 
 class Move(data.Struct):
@@ -28,14 +28,16 @@ class Candidate(data.Struct):
 
 
 # The generator's stages: en passant captures, the walk to the next own
-# piece, that piece's steps, and exhausted.
-GEN_EP, GEN_SCAN, GEN_PIECE, GEN_DONE = range(4)
+# piece, the read of its type (a clock of its own, so that the priority
+# encoder and the board's 64-way read are not one path), that piece's steps,
+# and exhausted.
+GEN_EP, GEN_SCAN, GEN_KIND, GEN_PIECE, GEN_DONE = range(5)
 
 
 class GenState(data.Struct):
     """Everything the move generator needs to resume a node's moves where it
     left them; the undo stack keeps one per ply."""
-    stage:     2    # type: ignore[valid-type]
+    stage:     3    # type: ignore[valid-type]
     from_sq:   6    # type: ignore[valid-type]
     kind:      3    # type: ignore[valid-type]  # the type of the piece on from_sq
     step:      4    # type: ignore[valid-type]  # index into the piece's steps

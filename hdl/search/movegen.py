@@ -5,7 +5,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from .board import ReadSignature
-from .layout import Candidate, GenState, GEN_DONE, GEN_EP, GEN_PIECE, GEN_SCAN
+from .layout import Candidate, GenState, GEN_DONE, GEN_EP, GEN_KIND, GEN_PIECE, GEN_SCAN
 from .rules import (CASTLE_KINGSIDE, CASTLE_QUEENSIDE, KING, KING_HOME, PAWN, PAWN_STEPS,
                     PIECE_STEPS, PROMOTIONS, SLIDERS)
 
@@ -38,7 +38,8 @@ class MoveGenerator(wiring.Component):
     caller's test.
 
     A clock examines one square: the walk to the next own piece takes one
-    clock (a priority encoder over the occupancy), each step of a piece one.
+    clock (a priority encoder over the occupancy), the read of its type
+    another, each step of a piece one.
 
     Parameters
     ----------
@@ -120,8 +121,8 @@ class MoveGenerator(wiring.Component):
         with m.Switch(st.stage):
             with m.Case(GEN_EP):
                 m.d.comb += self.read.addr.eq(ep_from)
-            with m.Case(GEN_SCAN):
-                m.d.comb += self.read.addr.eq(found)
+            with m.Case(GEN_KIND):
+                m.d.comb += self.read.addr.eq(st.from_sq)
             with m.Default():
                 m.d.comb += self.read.addr.eq(target)
 
@@ -152,11 +153,12 @@ class MoveGenerator(wiring.Component):
                         next_ep()
                 with m.Case(GEN_SCAN):
                     with m.If(any_left):
-                        m.d.sync += [st.stage.eq(GEN_PIECE), st.from_sq.eq(found),
-                                     st.to_sq.eq(found), st.kind.eq(self.read.piece[:3]),
-                                     st.step.eq(0), st.promo.eq(0)]
+                        m.d.sync += [st.stage.eq(GEN_KIND), st.from_sq.eq(found)]
                     with m.Else():
                         m.d.sync += st.stage.eq(GEN_DONE)
+                with m.Case(GEN_KIND):
+                    m.d.sync += [st.stage.eq(GEN_PIECE), st.to_sq.eq(st.from_sq),
+                                 st.kind.eq(self.read.piece[:3]), st.step.eq(0), st.promo.eq(0)]
                 with m.Case(GEN_PIECE):
                     with m.If(step_ok):
                         m.d.sync += [*piece_candidate, st.holding.eq(1)]
