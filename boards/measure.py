@@ -30,12 +30,12 @@ from .build import (NAME, BuildError, fit_message, timing_log, over_capacity, fi
                     utilisation)
 from .families import ICE40, family_of
 from .platforms import BOARDS, get_board
-from ..hdl.board.bare_core import BareCore, BarePeer
+from ..hdl.board.bare_core import BareCore, BarePeer, BarePerft
 from ..hdl.board.top import PlatformTop
 from ..hdl.board.uart import divisor_for
 
 
-__all__ = ["Measurement", "measure", "config_for", "TARGETS", "PEER_TARGETS"]
+__all__ = ["Measurement", "measure", "config_for", "TARGETS", "PEER_TARGETS", "SEARCH_TARGETS"]
 
 
 # Bare-core targets: name -> (the amaranth-boards platform whose device and
@@ -73,6 +73,14 @@ PEER_TARGETS = {
     "zobrist32-hx8k": (ICE40HX8KBEVNPlatform, 32),
 }
 
+# The search layer's perft (:class:`~axon.hdl.search.Perft`) alone, the same
+# way: name -> platform. Measured on demand (``axon bench --hardware-only
+# --targets perft-hx8k``), not in the default run.
+SEARCH_TARGETS = {
+    "perft-up5k": ICEBreakerPlatform,
+    "perft-hx8k": ICE40HX8KBEVNPlatform,
+}
+
 
 @dataclass
 class Measurement:
@@ -95,7 +103,7 @@ def config_for(target):
     """The detector configuration a target is measured with: a board's own,
     or the bare core's of :data:`TARGETS`; ``None`` for the hash-key peer,
     which has none."""
-    if target in PEER_TARGETS:
+    if target in PEER_TARGETS or target in SEARCH_TARGETS:
         return None
     if target in TARGETS:
         return TARGETS[target][1]
@@ -106,6 +114,8 @@ def _top_for(target, config):
     if target in PEER_TARGETS:
         platform, key_bits = PEER_TARGETS[target]
         return platform(), BarePeer(key_bits)
+    if target in SEARCH_TARGETS:
+        return SEARCH_TARGETS[target](), BarePerft()
     if target in TARGETS:
         return TARGETS[target][0](), BareCore(config)
     spec = get_board(target)
@@ -150,7 +160,8 @@ def measure(target, *, seeds=5, config=None, build_root="build/bench", log=None)
     if process.returncode != 0:
         # Say what `axon build` would say of a design that does not fit.
         short = over_capacity(timing_log(build_dir) + process.stdout + process.stderr, family)
-        if short and target not in TARGETS and target not in PEER_TARGETS:
+        if short and target not in TARGETS and target not in PEER_TARGETS and \
+                target not in SEARCH_TARGETS:
             spec = get_board(target)
             raise BuildError(fit_message(spec, config.chains, short))
         if short:

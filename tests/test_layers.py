@@ -43,9 +43,10 @@ LAYERS = [
 
 # What the gateware's users outside Amaranth (the golden model and every
 # backend) may take from it: its word and parameter definitions and its
-# pool layout, not its circuits.
+# pool layout, and the move generator's rules and layouts, not its circuits.
 MODEL_MAY_USE_FROM_GATEWARE = {"axon.hdl.word", "axon.hdl.params", "axon.hdl.pools",
-                               "axon.hdl.result"}
+                               "axon.hdl.result", "axon.hdl.search.rules",
+                               "axon.hdl.search.layout"}
 
 
 def _modules():

@@ -23,7 +23,7 @@ from ...boards.platforms import BOARDS, DEFAULT_BOARD
 from .args import (ALL_RULES, COUNT_LIMIT_MAX, EXIT_INTERRUPTED, SIM_RULES, GameStream,
                    UsageError, add_backstop, add_layout, add_list_depth, add_pgn_input, check_output_file,
                    config_from, finish_skipped, load_input, option_names, warn_unpooled)
-from . import bench, board, export, prove, search, soak, suite, uci
+from . import bench, board, export, perft, prove, search, soak, suite, uci
 from .report import EXPLAIN_CHOICES, report_command
 from .answers import JSONL_KEYS
 from .backends import BACKENDS, backend_name
@@ -169,7 +169,7 @@ def build_parser():
     # The main job runs the other commands, so it lives here; the board
     # commands (build, program, query) and the long runs have modules of their own.
     _register_demo(commands)
-    for module in (board, bench, soak, prove, export, search, uci):
+    for module in (board, bench, soak, prove, export, search, uci, perft):
         module.register(commands)
     # A suite file is searched position by position: the suite's command
     # sits on the single search's.
