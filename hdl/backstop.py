@@ -115,14 +115,14 @@ class Backstop(wiring.Component):
         m.d.comb += [
             pools.start.eq(query.start),
             pools.top.eq(query.top),
-            pools.root.eq(query.root),
+            pools.root_address.eq(query.root_address),
             pools.count_limit.eq(query.count_limit),
             query.busy.eq(pools.busy),
             query.cycles.eq(pools.cycles),
             hand_over.eq(kept.asking_pools & pools.done & pools.result.overflow),
             walked.start.eq(hand_over),
             walked.top.eq(kept.top),
-            walked.root.eq(kept.root),
+            walked.root_address.eq(kept.root),
             walked.count_limit.eq(kept.count_limit),
             self.finishing.eq(scanner.finishing),
             self.upcoming.applied.eq(scanner.applied),
@@ -132,7 +132,7 @@ class Backstop(wiring.Component):
             self.upcoming.black_lone.eq(chain_list.black_lone),
         ]
         with m.If(query.start & ~query.busy):
-            m.d.sync += [kept.top.eq(query.top), kept.root.eq(query.root),
+            m.d.sync += [kept.top.eq(query.top), kept.root.eq(query.root_address),
                          kept.count_limit.eq(query.count_limit),
                          kept.asking_pools.eq(1), kept.backstopped.eq(0)]
         with m.Elif(pools.done & kept.asking_pools):

@@ -48,8 +48,8 @@ class AxonDetector(wiring.Component):
     -------
     query : In(QuerySignature(depth, backstop=config.backstop))
         Ask with ``start``, ``top`` (the address of the most recent move),
-        ``root`` (the address of the last word of the game history, -1 for
-        none: a search from the position after it) and ``count_limit`` (stop
+        ``root_address`` (the address of the last word of the game history,
+        -1 for none: a search from the position after it) and ``count_limit`` (stop
         after this many equal positions, 1 = at the first, once the draw is
         decided); ``start`` is ignored while ``busy``. ``done`` rises with the
         answer in ``result`` and the query's clock count in ``cycles``; both

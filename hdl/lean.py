@@ -205,7 +205,7 @@ class LeanScanner(QueryScanner):
                 with m.If(self.query.start):
                     start_scan(m, self.query, self.chains, result, pipe, reads=self.reads,
                                loads=[pipe.read_valid.eq(1), pipe.read_present.eq(1),
-                                      pipe.read_inside.eq(self.query.top > self.query.root)],
+                                      pipe.read_inside.eq(self.query.top > self.query.root_address)],
                                then=[pipe.scanned_nonzero.eq(0)])
                     m.next = "SCAN"
 

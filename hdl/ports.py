@@ -60,11 +60,11 @@ class QuerySignature(DepthSignature):
     Members (from the asking side)
     ------------------------------
     start : Signal(1), out
-        Begin a query with ``top``, ``root`` and ``count_limit``; ignored
-        while ``busy``.
+        Begin a query with ``top``, ``root_address`` and ``count_limit``;
+        ignored while ``busy``.
     top : Signal(range(depth)), out
         Address of the most recent move.
-    root : Signal(range(-1, depth), init=-1), out
+    root_address : Signal(range(-1, depth), init=-1), out
         Address of the last word of the game history: a search starts from
         the position after it, and only what lies after that position is the
         search's own path (``result.draw``). -1: from the position before
@@ -103,14 +103,14 @@ class QuerySignature(DepthSignature):
 
     def _members(self, depth):
         return {
-            "start":       Out(1),
-            "top":         Out(range(depth)),
-            "root":        Out(range(-1, depth), init=-1),
-            "count_limit": Out(COUNT_LIMIT_BITS),
-            "busy":        In(1),
-            "done":        In(1),
-            "result":      In(ResultLayout(depth, backstop=self._backstop)),
-            "cycles":      In(CYCLE_BITS),
+            "start":        Out(1),
+            "top":          Out(range(depth)),
+            "root_address": Out(range(-1, depth), init=-1),
+            "count_limit":  Out(COUNT_LIMIT_BITS),
+            "busy":         In(1),
+            "done":         In(1),
+            "result":       In(ResultLayout(depth, backstop=self._backstop)),
+            "cycles":       In(CYCLE_BITS),
         }
 
 

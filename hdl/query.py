@@ -154,7 +154,7 @@ def start_query(query, result, count_limit_register, root_register, count_reache
     nothing to decide)."""
     return [
         count_limit_register.eq(query.count_limit),
-        root_register.eq(query.root),
+        root_register.eq(query.root_address),
         count_reached.eq(query.count_limit == 0),
         count_reached_next.eq(query.count_limit <= 1),
         result.eq(0),

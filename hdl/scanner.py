@@ -295,7 +295,7 @@ class Scanner(QueryScanner):
         read_valid  = Signal()
         idle = s.idle
         m.d.comb += [
-            s.newest_above_root.eq(self.reads.newest_addr - self.query.root),
+            s.newest_above_root.eq(self.reads.newest_addr - self.query.root_address),
             read_valid.eq(Mux(idle, s.fresh_start, pipe.read_valid)),
         ]
 

@@ -249,7 +249,7 @@ class ZobristPeer(wiring.Component):
         # comparison's register.
         s.judge_equal_stops = Signal()
         s.count_limit = Signal.like(query.count_limit, name="count_limit")
-        s.root = Signal.like(query.root, name="root")
+        s.root = Signal.like(query.root_address, name="root")
         s.count_reached = Signal()
         s.count_reached_next = Signal()
 

@@ -24,7 +24,7 @@ from axon.hdl.board.protocol import (IDENTITY_RECORD_BYTES, Command, ErrorCode, 
                                      identity_record)
 from axon.hdl.params import SHIPPED
 from axon.sim.backends import link_codec
-from axon.sim.backends.link import Board, LinkError, open_board
+from axon.sim.backends.link import Link, LinkError, open_link
 from axon.sim.backends.session import GoldenSession, Session, answers
 from axon.sim.backends.link_codec import FrameDecoder, parse_error, parse_query
 from axon.sim.model.encode import encode_moves
@@ -44,10 +44,10 @@ needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
 
 
 @pytest.fixture(scope="module")
-def board():
-    board = open_board(URL)
-    yield board
-    board.transport.close()
+def link():
+    link = open_link(URL)
+    yield link
+    link.close()
 
 
 def bundled_records(per_file=1):
@@ -94,12 +94,12 @@ def _per_detector(sessions, records):
     return found
 
 
-def _golden(board, records):
-    return _per_detector([GoldenSession(board.config) for _ in range(board.detectors)],
+def _golden(link, records):
+    return _per_detector([GoldenSession(link.config) for _ in range(link.detectors)],
                          records)
 
 
-class _CrossedBoard(Board):
+class _CrossedLink(Link):
     """Broken: answers go to the request sent before (or after) them in the
     same transfer, as a host that routed by arrival, not by index, would."""
     def _transfer(self, batch):
@@ -141,11 +141,11 @@ class _FakeArray:
         return data
 
 
-def _read_from_threads(board, reads=40):
+def _read_from_threads(link, reads=40):
     """Each detector's session reads every address in its own thread:
     ``{index: [word, ...]}``."""
     found = {}
-    sessions = board.sessions()
+    sessions = link.sessions()
 
     def run(session):
         found[session.index] = [session.read_moves(address, 1)[0] for address in range(reads)]
@@ -161,58 +161,58 @@ def _read_from_threads(board, reads=40):
 @pytest.mark.quick
 def test_sessions_share_transfers_and_get_their_own_answers():
     transport = _FakeArray(DETECTORS)
-    board = Board(transport)
-    assert board.detectors == DETECTORS
-    found = _read_from_threads(board)
+    link = Link(transport)
+    assert link.detectors == DETECTORS
+    found = _read_from_threads(link)
     assert found == {index: [1000 * index + address for address in range(40)]
                      for index in range(DETECTORS)}
     # Answers were routed, not only asked one at a time.
-    assert max(transport.batches) > 1 and board.transfers == len(transport.batches)
+    assert max(transport.batches) > 1 and link.transfers == len(transport.batches)
     # Broken: routed by arrival, shifted by one.
-    crossed = _CrossedBoard(_FakeArray(DETECTORS))
+    crossed = _CrossedLink(_FakeArray(DETECTORS))
     assert _read_from_threads(crossed) != found
 
 
 @needs_gxx
-def test_identify_reports_the_detectors(board):
-    assert board.detectors == DETECTORS
-    assert [session.index for session in board.sessions()] == list(range(DETECTORS))
-    assert board.identity.rx_buffer == 512
+def test_identify_reports_the_detectors(link):
+    assert link.detectors == DETECTORS
+    assert [session.index for session in link.sessions()] == list(range(DETECTORS))
+    assert link.identity.rx_buffer == 512
 
 
-def _check_against_golden(board, records):
-    before = board.transfers
-    assert _per_detector(board.sessions(), records) == _golden(board, records)
+def _check_against_golden(link, records):
+    before = link.transfers
+    assert _per_detector(link.sessions(), records) == _golden(link, records)
     # Queries of several detectors went in one transfer.
     plies = sum(max(1, len(record.moves)) for record in records)
-    assert board.transfers - before < plies
+    assert link.transfers - before < plies
 
 
 @needs_gxx
-def test_array_equals_golden_per_detector(board):
-    _check_against_golden(board, bundled_records() + generated_records(3, seed=4))
+def test_array_equals_golden_per_detector(link):
+    _check_against_golden(link, bundled_records() + generated_records(3, seed=4))
 
 
 @needs_gxx
 @pytest.mark.slow
-def test_array_equals_golden_per_detector_long(board):
-    _check_against_golden(board, bundled_records(4) + generated_records(30, seed=5))
+def test_array_equals_golden_per_detector_long(link):
+    _check_against_golden(link, bundled_records(4) + generated_records(30, seed=5))
 
 
 @needs_gxx
-def test_broken_routing_is_caught(board):
-    crossed = _CrossedBoard(board.transport)
+def test_broken_routing_is_caught(link):
+    crossed = _CrossedLink(link.transport)
     records = bundled_records()[:DETECTORS]
     with pytest.raises((AssertionError, LinkError, ValueError)):
-        assert _per_detector(crossed.sessions(), records) == _golden(board, records)
+        assert _per_detector(crossed.sessions(), records) == _golden(link, records)
 
 
 @needs_gxx
-def test_missing_detector_gets_its_error_and_changes_nothing(board):
+def test_missing_detector_gets_its_error_and_changes_nothing(link):
     words = [encode_moves(start, moves)[:64] for start, moves in game_corpus(DETECTORS, seed=9)]
-    for session, mine in zip(board.sessions(), words):
+    for session, mine in zip(link.sessions(), words):
         session.load(mine)
-    golden = [GoldenSession(board.config) for _ in range(DETECTORS)]
+    golden = [GoldenSession(link.config) for _ in range(DETECTORS)]
     for session, mine in zip(golden, words):
         session.load(mine)
     # One transfer: a query for each detector, with frames for detectors
@@ -230,10 +230,10 @@ def test_missing_detector_gets_its_error_and_changes_nothing(board):
                                 Command.QUERY)):
             frames.append(frame)
             expected.append(("error", missing, (ErrorCode.NO_DETECTOR, command)))
-    board.transport.write(b"".join(frames))
+    link.transport.write(b"".join(frames))
     decoder, found = FrameDecoder(), []
     while len(found) < len(frames):
-        data = board.transport.read(decoder.needed(), 1.0)
+        data = link.transport.read(decoder.needed(), 1.0)
         assert data, f"answers missing after {len(found)}"
         found += decoder.feed(data)
     got = [("error", frame.detector, parse_error(frame.payload)) if frame.command == 0xff else
@@ -241,41 +241,42 @@ def test_missing_detector_gets_its_error_and_changes_nothing(board):
            for frame in found]
     assert got == expected
     # No detector changed: each move list as loaded, each answer as before.
-    for index, session in enumerate(board.sessions()):
+    for index, session in enumerate(link.sessions()):
         top = len(words[index]) - 1
         assert session.read_moves(0, len(words[index])) == words[index]
         assert session.query(top, 4).result == golden[index].query(top, 4).result
 
 
 @needs_gxx
-def test_a_nodes_write_and_query_share_one_transfer(board):
+def test_a_nodes_write_and_query_share_one_transfer(link):
     # A search's node: its move's word, then its question; on a board with
     # a request buffer, one round trip.
     start, moves = game_corpus(1, seed=11)[0]
     words = encode_moves(start, moves)[:64]
-    session, golden = board.sessions()[1], GoldenSession(board.config)
+    session, golden = link.sessions()[1], GoldenSession(link.config)
     session.load(words[:1])
     golden.load(words[:1])
     for top in range(1, len(words)):
-        before = board.transfers
-        found = session.write_and_query([(top, words[top])], top, 4, root=0)
-        assert board.transfers - before == 1
-        assert found.result == golden.write_and_query([(top, words[top])], top, 4, root=0).result
+        before = link.transfers
+        found = session.write_and_query([(top, words[top])], top, 4, root_address=0)
+        assert link.transfers - before == 1
+        assert found.result == golden.write_and_query([(top, words[top])], top, 4,
+                                                      root_address=0).result
     assert session.read_moves(0, len(words)) == words
     # Broken: the base class's write, then query, takes two.
-    before = board.transfers
+    before = link.transfers
     Session.write_and_query(session, [(0, words[0])], 0, 4)
-    assert board.transfers - before == 2
+    assert link.transfers - before == 2
 
 
 @needs_gxx
 @pytest.mark.slow
 def test_sixteen_detectors_equal_golden_per_detector():
-    # The ULX3S-85F's board, whose model compiles its 16 detectors as one
+    # The ULX3S-85F's link, whose model compiles its 16 detectors as one
     # C++ class: each still answers its own games like the golden model.
-    board = open_board("cxxrtl://ulx3s-85f")
+    link = open_link("cxxrtl://ulx3s-85f")
     try:
-        assert board.detectors == 16
-        _check_against_golden(board, bundled_records(2) + generated_records(16, seed=6))
+        assert link.detectors == 16
+        _check_against_golden(link, bundled_records(2) + generated_records(16, seed=6))
     finally:
-        board.transport.close()
+        link.close()

@@ -1,7 +1,7 @@
 # amaranth: UnusedElaboratable=no
 """The board simulated at its UART pins, in each backend, answers like the golden model.
 
-The host's link client (:class:`~axon.sim.backends.link.Board`) talks to the
+The host's link client (:class:`~axon.sim.backends.link.Link`) talks to the
 board design in Amaranth's simulator and compiled with CXXRTL through the one
 transport interface; every answer, result and clock count, must be the golden
 model's. Each backend has a broken variant, a board whose scan is not the
@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-from axon.sim.backends.link import Board, open_transport
+from axon.sim.backends.link import Link, open_transport
 from axon.hdl.board.top import AxonBoard
 from axon.hdl.params import COUNT_LIMIT_MAX, LEAN, SHIPPED, WALKED, Pools, Scan
 from axon.sim.backends.board_cxxrtl import CxxrtlBoard
@@ -57,8 +57,9 @@ def disagreements(transport, config, *, first=False):
     golden model's; with ``first``, the count stops at the first one. Each
     job's queries follow its load, and then the first is asked again as a
     search asks, right after the write of its top's word."""
-    board = Board(transport)
-    assert board.identify().depth == config.depth
+    link = Link(transport)
+    assert link.identify().depth == config.depth
+    board = link.session()
     wrong, writes = 0, HostWrites()
     for words, queries in jobs(config):
         board.load(words)
@@ -66,8 +67,8 @@ def disagreements(transport, config, *, first=False):
         for number, (top, count_limit, occupancy, root) in enumerate([*queries, queries[0]]):
             again = number == len(queries)
             occupancy = occupancy if config.upcoming else None
-            golden = perpetual(words, top, root=root, config=config, count_limit=count_limit,
-                               occupancy=occupancy)
+            golden = perpetual(words, top, root_address=root, config=config,
+                               count_limit=count_limit, occupancy=occupancy)
             if again:
                 answer = board.write_and_query([(top, words[top])], top, count_limit, occupancy,
                                                root)
@@ -126,12 +127,12 @@ def test_cxxrtl_board_is_a_port_url():
     # refuses, and a resync, leave it answering.
     with open_transport("cxxrtl://icestick") as transport:
         assert isinstance(transport, CxxrtlBoard) and transport.config == WALKED
-        board = Board(transport)
-        board.load([0] * 8)
+        link = Link(transport)
+        link.session().load([0] * 8)
         transport.write(b"\xa5\x05")        # half a frame: the line goes idle after it
         transport.resync()
-        assert board.read_moves(0, 8) == [0] * 8
-        assert board.identify().chains == 32
+        assert link.session().read_moves(0, 8) == [0] * 8
+        assert link.identify().chains == 32
 
 
 @needs_gxx

@@ -422,14 +422,15 @@ def test_query_checks_the_board_has_the_options_layout(capsys):
 def test_sim_port_of_a_1k_board_is_its_serial_design():
     # `sim://icestick` simulates the board as it is built: the walked chain
     # list in block RAM, behind the same link and protocol.
-    from axon.sim.backends.link import Board, open_transport
+    from axon.sim.backends.link import Link, open_transport
     from axon.hdl.word import pack_word
     from axon.sim.model.golden import perpetual
     from axon.sim.backends.pysim import expected_cycles
     transport = open_transport("sim://icestick")
     assert transport.design.config == WALKED
-    board = Board(transport)
-    assert board.identify().config == WALKED
+    link = Link(transport)
+    assert link.identify().config == WALKED
+    board = link.session()
     shuffle = [pack_word(6, 21, 2), pack_word(62, 45, 10),
                pack_word(21, 6, 2), pack_word(45, 62, 10)] * 3
     board.write_moves(0, shuffle)

@@ -981,3 +981,26 @@ def test_verify_on_search_lines(capsys, tmp_path):
     assert len(records) == sum(len(line.moves) for line in lines)
     assert any(r["draw"] for r in records) and any(r["repetition"] and not r["draw"]
                                                    for r in records)
+
+
+@pytest.mark.quick
+def test_each_command_registers_its_own_parser():
+    # main only lists the modules; each module's register adds its commands,
+    # each with the function that runs it.
+    import argparse
+    import inspect
+    from axon.sim.cli import main as main_module
+    assert "add_parser" not in inspect.getsource(main_module)
+    found = {}
+    for module in main_module.COMMAND_MODULES:
+        parser = argparse.ArgumentParser(prog="axon")
+        commands = parser.add_subparsers(dest="command")
+        module.register(commands)
+        assert commands.choices, module.__name__
+        for name, command in commands.choices.items():
+            assert callable(command.get_default("func")), name
+            found[name] = module.__name__.rsplit(".", 1)[1]
+    assert {name: found[name] for name in ("scan", "verify", "explain", "report", "demo")} == \
+        {"scan": "scan", "verify": "verify", "explain": "explain", "report": "report",
+         "demo": "demo"}
+    assert list(found) == list(main_module.build_parser()._subparsers._group_actions[0].choices)

@@ -133,7 +133,7 @@ def check_against_golden(session, jobs, answers, legal):
         assert len(job_answers) == len(queries)
         for query, got, written in zip(queries, job_answers, job_written):
             top, count_limit, _, root = split_query(query)
-            expected = perpetual(memory, top, root=root, config=config, count_limit=count_limit)
+            expected = perpetual(memory, top, root_address=root, config=config, count_limit=count_limit)
             where = (f"top={top} root={root} limit={count_limit} after {written} "
                      f"words={words[:top + 1]}")
             assert got.result == expected, where

@@ -81,7 +81,7 @@ def test_api_reference_comes_from_the_docstrings(site):
     # The detector, its ports and the session interface, each with the words
     # of its docstring.
     for name in ("AxonDetector", "QuerySignature", "MoveMemorySignature", "Session",
-                 "perpetual", "Board"):
+                 "perpetual", "Link"):
         assert re.search(rf'id="[\w.]*{name}"', text), name
     assert "Begin a query with" in text
 

@@ -53,8 +53,8 @@ def test_header_gives_every_field_and_stop_code(exported):
     assert {name: value for name, value in params.items() if name.startswith("AXON_DETECTOR_STOP_")} == \
            {f"AXON_DETECTOR_STOP_{member.name}": member.value for member in Stop}
     assert params["AXON_DETECTOR_RESULT_BITS"] == ResultLayout(256, backstop=True).size
-    assert params["AXON_DETECTOR_ROOT_BITS"] == 9     # signed, -1..255
-    assert "localparam AXON_DETECTOR_ROOT_NONE = -1;" in header.read_text()
+    assert params["AXON_DETECTOR_ROOT_ADDRESS_BITS"] == 9     # signed, -1..255
+    assert "localparam AXON_DETECTOR_ROOT_ADDRESS_NONE = -1;" in header.read_text()
 
 
 @pytest.mark.quick
@@ -72,7 +72,7 @@ def test_exported_module_ports(exported):
     module = re.search(r"^module axon_detector\(([^)]*)\);", verilog.read_text(), flags=re.M)
     assert set(module.group(1).replace(" ", "").split(",")) == {
         "clk", "rst",
-        "query__start", "query__top", "query__root", "query__count_limit", "query__busy", "query__done",
+        "query__start", "query__top", "query__root_address", "query__count_limit", "query__busy", "query__done",
         "query__result", "query__cycles",
         "memory__write_addr", "memory__write_word", "memory__write_en", "memory__write_refused",
         "memory__read_addr", "memory__read_word",

@@ -176,7 +176,7 @@ def test_draw_matches_python_chess_for_every_root(corpus, count_limit):
         for root in sorted({*range(0, len(moves), 10), len(moves)}):
             answers = oracle_answers(board, moves, root=root)
             for ply, answer in enumerate(answers, start=1):
-                result = perpetual(words, ply - 1, root=root - 1, count_limit=count_limit)
+                result = perpetual(words, ply - 1, root_address=root - 1, count_limit=count_limit)
                 assert result.draw == answer.draw, f"game {game} root {root} ply {ply}"
                 checked += 1
                 draws += answer.draw
@@ -224,7 +224,7 @@ SHUFFLE = [pack_word(1, 18, 2), pack_word(62, 45, 10), pack_word(18, 1, 2), pack
 def test_an_occurrence_inside_the_search_is_a_draw_at_once():
     # Root at address 3: S after it is the root position; S after 7 lies
     # inside the search, nearer than the two behind the root.
-    result = perpetual(SHUFFLE, 11, root=3, count_limit=1)
+    result = perpetual(SHUFFLE, 11, root_address=3, count_limit=1)
     assert (result.draw, result.count, result.distance, result.stop) == \
            (True, 1, 4, Stop.LIMIT)
 
@@ -234,7 +234,7 @@ def test_an_occurrence_inside_the_search_is_a_draw_at_once():
 def test_an_occurrence_at_or_before_the_root_does_not_stop_a_limit_one_scan(root):
     # S after 7 is the root position or game history: the scan goes on and
     # finds S after 3, the third occurrence.
-    result = perpetual(SHUFFLE, 11, root=root, count_limit=1)
+    result = perpetual(SHUFFLE, 11, root_address=root, count_limit=1)
     assert (result.draw, result.count, result.distance, result.plies_scanned, result.stop) == \
            (True, 2, 4, 8, Stop.LIMIT)
 
@@ -242,22 +242,22 @@ def test_an_occurrence_at_or_before_the_root_does_not_stop_a_limit_one_scan(root
 def test_a_lone_occurrence_before_the_root_is_no_draw():
     words = list(SHUFFLE)
     words[4] = pack_word(12, 28, 1, barrier=True)   # a pawn move under the last two shuffles
-    result = perpetual(words, 11, root=7, count_limit=1)
+    result = perpetual(words, 11, root_address=7, count_limit=1)
     assert (result.repetition, result.draw, result.count, result.stop) == \
            (True, False, 1, Stop.BARRIER)
-    assert perpetual(words, 11, root=6, count_limit=1).draw
+    assert perpetual(words, 11, root_address=6, count_limit=1).draw
 
 
 def test_a_query_below_the_root_needs_a_third_occurrence():
     # The position after 7 is game history when the root is 9: its
     # occurrence after 3 is a second one, not yet a draw.
-    result = perpetual(SHUFFLE, 7, root=9, count_limit=1)
+    result = perpetual(SHUFFLE, 7, root_address=9, count_limit=1)
     assert (result.draw, result.count, result.distance, result.stop) == \
            (True, 2, 4, Stop.LIMIT)
     words = SHUFFLE[:8]
-    result = perpetual(words, 7, root=7, count_limit=1)
+    result = perpetual(words, 7, root_address=7, count_limit=1)
     assert (result.draw, result.count, result.stop) == (True, 2, Stop.LIMIT)
-    result = perpetual(words, 3, root=7, count_limit=1)
+    result = perpetual(words, 3, root_address=7, count_limit=1)
     assert (result.draw, result.count, result.stop) == (False, 1, Stop.BOTTOM)
 
 
@@ -265,7 +265,7 @@ def test_the_root_changes_nothing_from_limit_two_on():
     for root in range(-1, 12):
         for count_limit in (2, 3, 4):
             plain, rooted = perpetual(SHUFFLE, 11, count_limit=count_limit), \
-                            perpetual(SHUFFLE, 11, root=root, count_limit=count_limit)
+                            perpetual(SHUFFLE, 11, root_address=root, count_limit=count_limit)
             assert (rooted.count, rooted.distance, rooted.plies_scanned, rooted.stop) == \
                    (plain.count, plain.distance, plain.plies_scanned, plain.stop)
             assert rooted.draw
@@ -353,7 +353,7 @@ def test_cpw_closes_a_word_that_moves_nothing_at_once():
     (dict(chains=5), r"chains must be even for the exact rules \(half the slots serve "
                      r"each side\), not 5"),
     (dict(count_limit=-1), r"count limit must be a non-negative integer, not -1"),
-    (dict(root=-2), r"root must be an address in -1\.\.\d+, not -2"),
+    (dict(root_address=-2), r"root_address must be an address in -1\.\.\d+, not -2"),
     (dict(top=3), r"top of stack must be an address in 0\.\.1, not 3"),
 ])
 def test_parameter_errors(kwargs, message):

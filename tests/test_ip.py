@@ -145,7 +145,7 @@ def test_the_expectations_cover_what_the_package_promises(workdir):
     assert all(groups[group] for group in ("figures", "games", "search", "refused"))
     assert not groups["user"]
     search = groups["search"]
-    assert all(line["query"]["root"] >= 0 for line in search)
+    assert all(line["query"]["root_address"] >= 0 for line in search)
     assert any(line["expect"]["upcoming"]["found"] for line in search)
     assert any(line["expect"]["result"]["repetition"] for line in search)
     assert any(line["expect"]["result"]["count"] == 2 for line in groups["figures"])
@@ -386,7 +386,7 @@ def test_the_readme_defines_the_interface(workdir):
             assert re.search(rf"^\| `{name}` \| {_bits(field)} \| {field.width} \| \w",
                              readme, flags=re.M), name
     for words in ("0 = a1, 1 = b1, ... 7 = h1, 8 = a2, ...", "**The barrier bit**",
-                  "**Castling**", "**En passant**", "**Promotion**", "* `query__root`:",
+                  "**Castling**", "**En passant**", "**Promotion**", "* `query__root_address`:",
                   "* `query__count_limit`:", "bit *i* is 1 when square *i* is occupied",
                   "## Reset", "## Timing"):
         assert words in readme, words

@@ -147,7 +147,7 @@ def test_nothing_imports_the_command_line():
     ("axon.hdl.detector", "from ..boards.platforms import BOARDS\n"),
     # The boards stand on the gateware alone: nothing of sim/.
     ("axon.boards.build", "import axon.sim.verify.soak\n"),
-    ("axon.boards.measure", "def f():\n    from ..sim.backends.link import Board\n"),
+    ("axon.boards.measure", "def f():\n    from ..sim.backends.link import Link\n"),
     ("axon.boards.platforms", "from ..sim.model.golden import Result\n"),
     # The board's gateware sits below the model, the backends and the host.
     ("axon.hdl.board.protocol", "from ...sim.model.golden import Result\n"),
@@ -191,7 +191,7 @@ def test_every_folder_is_one_layer():
     assert violations("axon.sim.backends.netlist",
                       "from ...boards.synthesis import synthesis_script\n") == []
     assert len(violations("axon.boards.build",
-                          "from ..sim.backends.link import Board\n")) == 1
+                          "from ..sim.backends.link import Link\n")) == 1
 
 
 def sim_imports_of(module, source=None):

@@ -17,7 +17,7 @@ import axon.sim
 from axon.hdl.board import protocol
 from axon.sim.backends import link_codec
 from axon.boards.detectors import DEFAULT_DETECTORS
-from axon.sim.backends.link import (Board, LinkError, open_transport, simulated_board,
+from axon.sim.backends.link import (Link, LinkError, open_transport, simulated_board,
                                     simulated_config)
 from axon.sim.backends.link_codec import (FrameDecoder, encode_frame, holds_known_frame,
                                           parse_query)
@@ -33,8 +33,8 @@ from axon.sim.model.golden import perpetual
 from axon.sim.model.history import window_segments
 from axon.sim.backends.board_pysim import PysimBoard
 from axon.sim.backends.pysim import expected_cycles
-from axon.sim.backends.session import HostWrites
-from axon.hdl.params import LEAN, SHIPPED, WALKED, DetectorConfig, Rules
+from axon.sim.backends.session import HostWrites, Session
+from axon.hdl.params import LEAN, WALKED, SHIPPED, DetectorConfig, Rules
 
 
 # What this module pays for, in `pytest --budget N`.
@@ -80,12 +80,12 @@ def test_request_checks():
 # --- end to end: games through the UART pins -----------------------------------
 
 @pytest.fixture(scope="module")
-def board24():
-    """The default board (24 chains, exact rules, depth 256) in simulation."""
-    return Board(open_transport("sim://"))
+def link24():
+    """The link to the default board (24 chains, exact rules, depth 256) in simulation."""
+    return Link(open_transport("sim://"))
 
 
-def _check_games(board, records, config, *, count_limit=4):
+def _check_games(session, records, config, *, count_limit=4):
     """Every ply of ``records``, window by window: the window written, each
     ply asked; then its last ply asked once more as a search asks, right
     after the write of its word, in one transfer."""
@@ -103,30 +103,30 @@ def _check_games(board, records, config, *, count_limit=4):
         occupancies = record.occupancies()
         for segment, (base, words, plies) in enumerate(window_segments(record.words,
                                                                        config.depth)):
-            board.write_moves(0, words)
+            session.write_moves(0, words)
             writes.loaded(words)
             if segment == 0:
-                assert board.read_moves(0, len(words)) == words
+                assert session.read_moves(0, len(words)) == words
             for window in plies:
                 occupancy = occupancies[window.ply]
-                check(words, window, occupancy, board.query(window.top, count_limit, occupancy))
+                check(words, window, occupancy, session.query(window.top, count_limit, occupancy))
                 queries += 1
             window = plies[-1]
             occupancy = occupancies[window.ply]
             writes.wrote(window.top)
             check(words, window, occupancy,
-                  board.write_and_query([(window.top, words[-1])], window.top, count_limit,
+                  session.write_and_query([(window.top, words[-1])], window.top, count_limit,
                                         occupancy))
     return queries
 
 
-def test_identify(board24):
-    identity = board24.identify()
+def test_identify(link24):
+    identity = link24.identify()
     assert identity == link_codec.Identity(version=protocol.PROTOCOL_VERSION,
                                          interface=INTERFACE_VERSION, config=SHIPPED,
                                          count_bits=4, cycle_bits=16, max_words=83,
                                          detectors=1, rx_buffer=0)
-    assert board24.config == SHIPPED
+    assert link24.config == SHIPPED
 
 
 class MislabelledBoard(PysimBoard):
@@ -139,8 +139,8 @@ def board_configs_as_identified(boards, make=open_transport):
     """``{board name: (configuration it is built with, what IDENTIFY says)}``."""
     found = {}
     for name, spec in boards.items():
-        board = Board(make(f"sim://{name}"))
-        found[name] = (spec.config, board.identify().config)
+        link = Link(make(f"sim://{name}"))
+        found[name] = (spec.config, link.identify().config)
     return found
 
 
@@ -167,7 +167,7 @@ def test_sim_url_takes_every_configuration_option():
     config = DetectorConfig(depth=64, chains=16, pools="spill", upcoming=False, backstop=True)
     assert simulated_config(url + "&backstop=no")[0] == config.replace(backstop=False)
     assert simulated_config(url) == (config, 4)
-    assert Board(open_transport(url)).identify().config == config
+    assert Link(open_transport(url)).identify().config == config
     assert simulated_config("sim://icestick?pools=side&chains=4&scan=pair&upcoming=yes"
                             "&divisor=6")[0] == LEAN.replace(scan="pair", upcoming=True)
     with pytest.raises(ValueError, match=r"^option upcoming must be yes or no, not 'maybe'$"):
@@ -188,10 +188,10 @@ def test_sim_url_takes_every_configuration_option():
 def test_a_board_of_an_older_protocol_is_refused_in_one_line():
     # A board of version 4 or older refuses version 5's IDENTIFY (it has a
     # payload, the detector index) with its error frame of two bytes.
-    board = Board(_Replay(link_codec.encode_frame(ERROR_RESPONSE,
+    link = Link(_Replay(link_codec.encode_frame(ERROR_RESPONSE,
                                                   bytes([ErrorCode.BAD_LENGTH, Command.IDENTIFY]))))
     with pytest.raises(link_codec.ProtocolVersionError) as caught:
-        board.identify()
+        link.identify()
     assert str(caught.value) == (
         "the board speaks a link protocol older than version 6, this host's: build and program "
         "it again with this axon (axon build, axon program)")
@@ -215,22 +215,22 @@ def test_bundled_games():
     for path in sorted(glob.glob(os.path.join(DATA, "*.pgn"))):
         records += load_games(path)[:1]
     with open_transport("cxxrtl://") as transport:
-        assert _check_games(Board(transport), records, SHIPPED) > 50
+        assert _check_games(Link(transport).session(), records, SHIPPED) > 50
 
 
 @pytest.mark.slow
-def test_bundled_games_all(board24):
+def test_bundled_games_all(link24):
     # Every ply of every bundled game, through the UART pins (about three minutes).
     records = []
     for path in sorted(glob.glob(os.path.join(DATA, "*.pgn"))):
         records += load_games(path)
-    assert _check_games(board24, records, SHIPPED) > 100
+    assert _check_games(link24.session(), records, SHIPPED) > 100
 
 
 def test_small_board_paper_rules():
     # Four chains overflow often; a depth of 32 makes games slide their window.
-    board = Board(open_transport("sim://icebreaker?chains=4&rules=paper&depth=32"))
-    assert board.identify().chains == 4
+    link = Link(open_transport("sim://icebreaker?chains=4&rules=paper&depth=32"))
+    assert link.identify().chains == 4
 
     class Record:
         label = "random game"
@@ -245,67 +245,67 @@ def test_small_board_paper_rules():
             occupancies.append(int(after.occupied))
         record.occupancies = lambda occupancies=occupancies: occupancies
         records.append(record)
-    assert _check_games(board, records, DetectorConfig(depth=32, rules="paper", chains=4),
+    assert _check_games(link.session(), records, DetectorConfig(depth=32, rules="paper", chains=4),
                         count_limit=2) > 30
 
 
-def test_reset_keeps_move_list(board24):
+def test_reset_keeps_move_list(link24):
     words = [0x1234, 0x0abc, 0x1ffff, 0x00042]
-    board24.write_moves(10, words)
-    board24.query(12, 4)
-    board24.reset()
-    assert board24.read_moves(10, 4) == words
+    link24.session().write_moves(10, words)
+    link24.session().query(12, 4)
+    link24.session().reset()
+    assert link24.session().read_moves(10, 4) == words
     # The scanner works after the reset.
-    result, cycles = board24.query(11, 4)
+    result, cycles = link24.session().query(11, 4)
     # The words below are what earlier tests on this board left there.
-    full = board24.read_moves(0, 10) + words
-    assert result == perpetual(full, 11, config=board24.config)
+    full = link24.session().read_moves(0, 10) + words
+    assert result == perpetual(full, 11, config=link24.config)
 
 
-def test_leds(board24):
-    board24.write_moves(0, [1 << 16])          # a barrier below the moves
+def test_leds(link24):
+    link24.session().write_moves(0, [1 << 16])          # a barrier below the moves
     # A knight out and back, for both sides: ply 4 repeats the position at ply 0.
     moves = [(6, 21, 2), (62, 45, 10), (21, 6, 2), (45, 62, 10)]
-    board24.write_moves(1, [f | (t << 6) | (p << 12) for f, t, p in moves])
-    result, _ = board24.query(4, 4)
+    link24.session().write_moves(1, [f | (t << 6) | (p << 12) for f, t, p in moves])
+    result, _ = link24.session().query(4, 4)
     assert result.repetition
-    assert board24.transport.leds == {"repetition": True, "error": False}
+    assert link24.transport.leds == {"repetition": True, "error": False}
     with pytest.raises(LinkError):
-        board24.transact(link_codec.query_request(999, 4), Command.QUERY)
-    assert board24.transport.leds == {"repetition": True, "error": True}
-    board24.reset()
-    assert board24.transport.leds == {"repetition": False, "error": False}
+        link24.transact(link_codec.query_request(999, 4), Command.QUERY)
+    assert link24.transport.leds == {"repetition": True, "error": True}
+    link24.session().reset()
+    assert link24.transport.leds == {"repetition": False, "error": False}
 
 
-def test_query_with_a_root(board24):
+def test_query_with_a_root(link24):
     # Two knight shuffles; the position after address 3 is the root position.
     shuffle = [(6, 21, 2), (62, 45, 10), (21, 6, 2), (45, 62, 10)]
-    board24.write_moves(0, [f | (t << 6) | (p << 12) for f, t, p in shuffle * 2])
+    link24.session().write_moves(0, [f | (t << 6) | (p << 12) for f, t, p in shuffle * 2])
     for root in (-1, 1, 3, 5, 7):
-        result, _ = board24.query(7, 1, root=root)
-        assert result == perpetual(board24.read_moves(0, 8), 7, root=root, count_limit=1)
-    result, _ = board24.query(7, 1, root=3)
+        result, _ = link24.session().query(7, 1, root_address=root)
+        assert result == perpetual(link24.session().read_moves(0, 8), 7, root_address=root, count_limit=1)
+    result, _ = link24.session().query(7, 1, root_address=3)
     assert (result.draw, result.count, result.plies_scanned) == (True, 2, 8)
 
 
-def test_query_frames_of_the_old_size_and_bad_roots_are_refused(board24):
+def test_query_frames_of_the_old_size_and_bad_roots_are_refused(link24):
     # The QUERY of protocol version 2 had no root: 11 payload bytes.
     with pytest.raises(LinkError) as caught:
-        board24.transact(link_codec.encode_frame(Command.QUERY, bytes([0, 0, 0, 1, *range(8)])),
+        link24.transact(link_codec.encode_frame(Command.QUERY, bytes([0, 0, 0, 1, *range(8)])),
                          Command.QUERY)
     assert caught.value.code == ErrorCode.BAD_LENGTH
     for root in (-2, 256, 0x7fff, -0x8000):
         with pytest.raises(LinkError) as caught:
-            board24.transact(link_codec.query_request(0, 1, root=root), Command.QUERY)
+            link24.transact(link_codec.query_request(0, 1, root_address=root), Command.QUERY)
         assert caught.value.code == ErrorCode.BAD_ARGUMENT, root
-    assert board24.identity.version == protocol.PROTOCOL_VERSION == 6
+    assert link24.identity.version == protocol.PROTOCOL_VERSION == 6
 
 
-def test_long_write_and_read_split_into_frames(board24):
+def test_long_write_and_read_split_into_frames(link24):
     rng = random.Random(3)
     words = [rng.randrange(1 << 16) for _ in range(100)]   # no barriers
-    board24.write_moves(156, words)
-    assert board24.read_moves(156, 100) == words
+    link24.session().write_moves(156, words)
+    assert link24.session().read_moves(156, 100) == words
 
 
 # --- link fuzz -------------------------------------------------------------------
@@ -321,7 +321,7 @@ class FuzzBench:
     def __init__(self):
         self.transport = PysimBoard(DetectorConfig(depth=FUZZ_DEPTH, chains=FUZZ_CHAINS,
                                                     rules="exact"), timeout_bits=32)
-        self.board = Board(self.transport)
+        self.link = Link(self.transport)
         self.writes = HostWrites()
 
     def exchange(self, data):
@@ -457,9 +457,9 @@ def _check_valid(bench, memory, request, answers):
 def _run_fuzz(bench, plan):
     bench.transport.resync()
     # The detector forgets the writes of the plans before.
-    bench.board.reset()
+    bench.link.session().reset()
     bench.writes.reset()
-    memory = bench.board.read_moves(0, FUZZ_DEPTH)
+    memory = bench.link.session().read_moves(0, FUZZ_DEPTH)
     for category, item in plan:
         if category == "valid":
             _check_valid(bench, memory, item, bench.exchange(item[2]))
@@ -476,7 +476,7 @@ def _run_fuzz(bench, plan):
                 assert [link_codec.parse_error(a.payload)[0] for a in answers] == \
                     [ErrorCode.TRUNCATED]
     # Still answering, and no bad frame touched the move list.
-    assert bench.board.read_moves(0, FUZZ_DEPTH) == memory
+    assert bench.link.session().read_moves(0, FUZZ_DEPTH) == memory
 
 
 def test_truncated_frames(fuzz_bench):
@@ -488,7 +488,7 @@ def test_truncated_frames(fuzz_bench):
             [(ERROR_RESPONSE, (ErrorCode.TRUNCATED, command))]
     # Line noise without a marker gets no answer at all.
     assert fuzz_bench.exchange(bytes(range(0x10, 0x30))) == []
-    assert fuzz_bench.board.identify().depth == FUZZ_DEPTH
+    assert fuzz_bench.link.identify().depth == FUZZ_DEPTH
 
 
 @settings(max_examples=6)
@@ -505,9 +505,9 @@ def test_link_fuzz_long(fuzz_bench, plan):
 
 
 @pytest.mark.quick
-def test_link_error_raised(board24):
+def test_link_error_raised(link24):
     with pytest.raises(LinkError, match=r"board reported TOP_RANGE for command 0x04"):
-        board24.transact(link_codec.query_request(256, 4), Command.QUERY)
+        link24.transact(link_codec.query_request(256, 4), Command.QUERY)
 
 
 class _Replay:
@@ -527,8 +527,32 @@ class _Replay:
 @pytest.mark.quick
 def test_answer_to_another_command_is_named():
     # A well-formed frame that answers IDENTIFY, where QUERY was asked.
-    board = Board(_Replay(link_codec.encode_frame(Command.IDENTIFY | RESPONSE_FLAG, bytes(8))))
+    link = Link(_Replay(link_codec.encode_frame(Command.IDENTIFY | RESPONSE_FLAG, bytes(8))))
     with pytest.raises(LinkError, match=r"^board answered with frame 0x81 to command 0x04, "
                                         r"which expects 0x84$") as caught:
-        board.transact(link_codec.query_request(0, 1), Command.QUERY)
+        link.transact(link_codec.query_request(0, 1), Command.QUERY)
     assert (caught.value.code, caught.value.answer) == (None, 0x81)
+
+
+@pytest.mark.quick
+def test_board_and_open_board_are_deprecated_names_of_link(monkeypatch):
+    # `Board` was the link, and the session of its detector 0, until `Link`
+    # and its sessions; the old names stay until 0.5, with a warning.
+    from axon.sim.backends.link import Board, DetectorSession, open_board, open_link
+    transport = _Replay(link_codec.encode_frame(ERROR_RESPONSE, bytes([0, 0, 1])))
+    with pytest.warns(DeprecationWarning, match="Board is now Link"):
+        board = Board(transport)
+    assert isinstance(board, Session) and isinstance(board.link, Link)
+    assert board.transport is transport and board.transfers == 0
+    link = Link(transport)
+    assert not isinstance(link, Session)
+    session = link.session()
+    assert isinstance(session, DetectorSession) and session.link is link
+    assert session is link.session(0)
+    with pytest.warns(DeprecationWarning, match="DetectorSession.board is now"):
+        assert session.board is link
+    from axon.sim.backends import link as module
+    monkeypatch.setattr(module, "open_transport", lambda url, **_: transport)
+    with pytest.warns(DeprecationWarning, match="open_board is now open_link"):
+        assert open_board("sim://").transport is transport
+    assert open_link("sim://").transport is transport

@@ -592,7 +592,7 @@ class _SwappedQueryArguments(data.Struct):
 def test_argument_structs_name_the_requests_bytes():
     # The executor's names for a request's arguments are the bytes the
     # host's codec sends (docs/protocol.md).
-    query = _request_head(query_request(0x123, 7, occupancy=1 << 63, root=5, detector=2))
+    query = _request_head(query_request(0x123, 7, occupancy=1 << 63, root_address=5, detector=2))
     assert (query.index, query.query.top, query.query.count_limit) == (2, 0x123, 7)
     write = _request_head(write_request(0x0456, [1, 2, 3], detector=1))
     assert (write.index, write.words.start, write.words.count) == (1, 0x0456, 3)

@@ -65,7 +65,7 @@ def check_jobs(rules, chains, jobs, legal=False, pools="kind", scan="pair", ever
         memory[:len(words)] = words
         for query, rtl, written in zip(queries, answers, job_written):
             top, count_limit, _, root = split_query(query)
-            golden = perpetual(memory, top, root=root, config=config, count_limit=count_limit)
+            golden = perpetual(memory, top, root_address=root, config=config, count_limit=count_limit)
             assert rtl.result == golden, \
                 f"top={top} root={root} limit={count_limit} words={words[:top + 1]}"
             assert rtl.cycles == expected_cycles(memory, top, golden, config, written)
@@ -107,7 +107,7 @@ def test_backstop_answers_what_the_pools_overflow():
     stops = check_jobs("exact", 24, jobs, legal=True, backstop=True)
     assert Stop.OVERFLOW not in stops
     config = DetectorConfig(depth=DEPTH, backstop=True, upcoming=False)
-    backstopped = [perpetual(words, top, root=root, config=config, count_limit=limit)
+    backstopped = [perpetual(words, top, root_address=root, config=config, count_limit=limit)
                    for words, queries in jobs for top, limit, _, root in queries]
     assert sum(result.backstop for result in backstopped) >= 20
     # Broken: the gateware without the backstop fails the same check.
@@ -387,7 +387,7 @@ def test_queries_after_each_kind_of_write(config):
             count_limit = rng.choice((0, 1, 1, 2, 4, 15))
             root = rng.choice((-1, max(-1, top - rng.randint(1, 8)), top))
             answer = session.query(top, count_limit, occupancy, root)
-            golden = perpetual(memory, top, root=root, config=config, count_limit=count_limit,
+            golden = perpetual(memory, top, root_address=root, config=config, count_limit=count_limit,
                                occupancy=occupancy)
             where = f"top={top} limit={count_limit} root={root} after {written}"
             assert writes.starts(top) is written, where

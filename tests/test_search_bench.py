@@ -21,7 +21,7 @@ from axon.sim.bench.benchmark import markdown, run_bench
 from axon.sim.bench.recorded import RecordedSearch, record_searches
 from axon.sim.bench.layouts import LAYOUT_CONFIGS, layout_clocks
 from axon.sim.bench.readme import SEARCH_LABEL, WALKS_LABEL, readme_tables
-from axon.sim.bench.search import simulate_search
+from axon.sim.bench.search_workload import simulate_search
 from axon.sim.bench.workload import rtl_query, workload_figures
 from axon.sim.model.encode import encode_moves
 from axon.sim.model.games import bundled_files, load_games
@@ -67,7 +67,7 @@ def test_search_lines_have_a_search_shape(lines):
     for line in lines:
         assert 4 <= len(line.walk) <= 10
         assert line.tops == list(range(line.history, len(line.moves)))
-        assert line.root == line.history - 1
+        assert line.root_address == line.history - 1
         assert len(line.words) <= 256 and line.words == encode_moves(line.board, line.moves)
         board = line.board.copy(stack=False)
         for move in line.moves:
@@ -96,7 +96,7 @@ def test_golden_draw_is_python_chess_draw_at_the_root(lines):
     for number, line in enumerate(lines):
         answers = oracle_answers(line.board, line.moves, count_limit=1, root=line.history)
         for top in line.tops:
-            result = perpetual(line.words, top, root=line.root, count_limit=1)
+            result = perpetual(line.words, top, root_address=line.root_address, count_limit=1)
             expected = answers[top]
             assert not result.overflow
             assert (result.draw, result.repetition, result.distance) == \
@@ -125,8 +125,8 @@ class ClockedGolden(GoldenSession):
         super().write(address, word)
         self.writes.wrote(address)
 
-    def query(self, top, count_limit, occupancy=None, root=-1):
-        result = perpetual(self._memory[:top + 1], top, root=root,
+    def query(self, top, count_limit, occupancy=None, root_address=-1):
+        result = perpetual(self._memory[:top + 1], top, root_address=root_address,
                            config=self.config,
                            count_limit=count_limit, occupancy=occupancy)
         return Answer(result, latency(result.plies_scanned, written=self.writes.starts(top),
@@ -155,7 +155,7 @@ def test_simulate_search_counts_what_disagrees(lines):
     assert good["cycles"] == [latency(plies, written=after)
                               for plies, after in zip(good["plies"], written)]
     bad = simulate_search(some, SlowGolden(), "golden", log=lambda line: None)
-    slow = sum(perpetual(line.words, top, root=line.root, count_limit=1).repetition
+    slow = sum(perpetual(line.words, top, root_address=line.root_address, count_limit=1).repetition
                for line in some for top in line.tops)
     assert bad["mismatches"] == slow > 0 and bad["oracle_mismatches"] == 0
 
@@ -163,9 +163,9 @@ def test_simulate_search_counts_what_disagrees(lines):
 @pytest.mark.quick
 def test_rtl_query_is_a_session_query():
     # The query every session's run_batch takes, root last.
-    assert rtl_query(5, 1, 0xFFFF, root=3) == Query(top=5, count_limit=1, occupancy=0xFFFF,
-                                                    root=3)
-    assert split_query(rtl_query(5, 1, 0xFFFF, root=3)) == (5, 1, 0xFFFF, 3)
+    assert rtl_query(5, 1, 0xFFFF, root_address=3) == Query(top=5, count_limit=1,
+                                                            occupancy=0xFFFF, root_address=3)
+    assert split_query(rtl_query(5, 1, 0xFFFF, root_address=3)) == (5, 1, 0xFFFF, 3)
     assert split_query(rtl_query(5, 1, None)) == (5, 1, None, -1)
     assert split_query(Query(top=5, count_limit=1)) == (5, 1, None, -1)
 

@@ -36,9 +36,9 @@ class ListSession(Session):
     def write(self, address, word):
         self.golden.write(address, word)
 
-    def query(self, top, count_limit, occupancy=None, root=-1):
+    def query(self, top, count_limit, occupancy=None, root_address=-1):
         self.queries += 1
-        return self.golden.query(top, count_limit, occupancy, root)
+        return self.golden.query(top, count_limit, occupancy, root_address)
 
 
 KNIGHTS = [pack_word(6, 21, 2), pack_word(62, 45, 10), pack_word(21, 6, 2), pack_word(45, 62, 10)]
@@ -69,11 +69,11 @@ def test_a_backend_that_leaves_out_a_method_cannot_be_made(missing):
 def test_every_shipped_backend_is_whole():
     from axon.sim.backends.cxxrtl import CxxrtlSession
     from axon.sim.backends.export import VerilogSession
-    from axon.sim.backends.link import Board
+    from axon.sim.backends.link import DetectorSession
     from axon.sim.backends.netlist import NetlistSession
     from axon.sim.backends.pysim import PysimSession
     for backend in (GoldenSession, PysimSession, CxxrtlSession, NetlistSession, VerilogSession,
-                    Board):
+                    DetectorSession):
         assert issubclass(backend, Session) and not backend.__abstractmethods__, backend
 
 
@@ -114,3 +114,26 @@ def test_a_slid_windows_ply_follows_the_write_of_its_word():
                  for ply in found]
         assert [ply.written for ply in plies] == \
             [Written.ELSEWHERE] + [Written.NOTHING] * 3 + [Written.TOP] * 2
+
+
+@pytest.mark.quick
+def test_the_old_keyword_root_is_taken_with_a_warning():
+    # `root` was the name of `root_address` until this release; it stays until 0.5.
+    from axon.sim.backends.session import Query
+    from axon.sim.model.golden import perpetual
+    session = GoldenSession()
+    session.load(KNIGHTS * 2)
+    with pytest.warns(DeprecationWarning, match="root_address"):
+        old = session.query(7, 1, root=3)
+    assert old == session.query(7, 1, root_address=3)
+    with pytest.warns(DeprecationWarning, match="root_address"):
+        assert session.write_and_query([], 7, 1, root=3) == old
+    with pytest.warns(DeprecationWarning, match="root_address"):
+        query = Query(7, 1, root=3)
+    assert query == Query(7, 1, root_address=3)
+    with pytest.warns(DeprecationWarning, match="root_address"):
+        assert query.root == 3
+    with pytest.warns(DeprecationWarning, match="root_address"):
+        assert perpetual(KNIGHTS * 2, 7, root=3) == perpetual(KNIGHTS * 2, 7, root_address=3)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'roots'"):
+        session.query(7, 1, roots=3)

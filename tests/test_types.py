@@ -52,8 +52,9 @@ TYPED = {
     "axon.sim.search.perft":     ["PerftResult", "perft", "trace", "parse_position",
                                   "check_depth", "move_uci"],
     "axon.sim.backends.cxxrtl":  ["CxxrtlSession"],
-    "axon.sim.backends.link":    ["Board", "open_transport", "simulated_config"],
-    "axon.sim.engine.search":    ["Engine", "DepthResult"],
+    "axon.sim.backends.link":    ["Link", "DetectorSession", "open_transport", "open_link",
+                                  "simulated_config"],
+    "axon.sim.engine.alphabeta":    ["Engine", "DepthResult"],
     "axon.sim.engine.uci":       ["UciOptions", "GameLine", "parse_position", "GoLimits",
                                   "parse_go", "think_time", "Output", "uci_score", "UciEngine"],
 }
@@ -216,8 +217,8 @@ def test_an_unannotated_function_in_a_strict_module_fails(tmp_path, mypy_cache):
 
 
 def test_the_repetition_tests_implement_the_protocol():
-    from axon.sim.engine import repetition, search
-    assert search.RepetitionTest is repetition.RepetitionTest
+    from axon.sim.engine import alphabeta, repetition
+    assert alphabeta.RepetitionTest is repetition.RepetitionTest
     for test in (repetition.NoTest, repetition.ChessTest, repetition.DetectorTest):
         assert repetition.RepetitionTest in test.__mro__
 
@@ -243,7 +244,7 @@ def test_an_engine_takes_what_implements_the_protocol_only(tmp_path, mypy_cache)
     # does not name the protocol; the broken variant lacks upcoming_draw.
     probe = ("from typing import Sequence\n"
              "import chess\n"
-             "from axon.sim.engine.search import Engine\n"
+             "from axon.sim.engine.alphabeta import Engine\n"
              "class Half:\n"
              "    queries = 0\n"
              "    def start(self, board: chess.Board, history: Sequence[chess.Move]) -> None: ...\n"
@@ -254,7 +255,7 @@ def test_an_engine_takes_what_implements_the_protocol_only(tmp_path, mypy_cache)
              "    def upcoming_draw(self, board: chess.Board) -> bool: return False\n"
              "Engine(chess.Board(), [], Whole())\n"
              "Engine(chess.Board(), [], Half())\n")
-    status, output = mypy(tmp_path, ["axon.sim.engine.search"], probe, cache=mypy_cache)
+    status, output = mypy(tmp_path, ["axon.sim.engine.alphabeta"], probe, cache=mypy_cache)
     assert status == 1
     errors = _error_lines(output, "probe.py")
     assert [line for line, _ in errors] == [13], output

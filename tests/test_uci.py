@@ -36,7 +36,7 @@ from hypothesis import given, settings, strategies as st
 
 from axon.sim.backends.link import LinkTimeout
 from axon.sim.engine.repetition import ChessTest
-from axon.sim.engine.search import game_over
+from axon.sim.engine.alphabeta import game_over
 from axon.sim.engine.trace import check_trace, read_trace
 from axon.sim.engine.uci import GameLine, Output, PositionError, UciEngine, UciOptions, uci_score
 from axon.sim.model.encode import is_barrier

@@ -104,7 +104,7 @@ def test_upcoming_draw_is_a_position_after_the_root(corpus):
     for words, occupancy, answers in corpus[::4]:
         for root in (0, len(words) // 2, len(words)):
             for ply, answer in enumerate(answers, start=1):
-                result = perpetual(words, ply - 1, root=root - 1, count_limit=15,
+                result = perpetual(words, ply - 1, root_address=root - 1, count_limit=15,
                                    occupancy=occupancy[ply - 1])
                 if result.stop not in (Stop.BARRIER, Stop.BOTTOM) or not answer.move:
                     continue
@@ -262,8 +262,8 @@ def _pools_upcoming(words, top, root, occupancy):
     """The upcoming answer as the shipped detector gave it before the
     backstop answered it too: the pools' up to their overflow, said to be
     exact where the backstop's scan is (a broken variant that must fail)."""
-    answer = perpetual(words, top, root=root, count_limit=15, occupancy=occupancy)
-    pools = perpetual(words, top, root=root, config=SHIPPED.replace(backstop=False),
+    answer = perpetual(words, top, root_address=root, count_limit=15, occupancy=occupancy)
+    pools = perpetual(words, top, root_address=root, config=SHIPPED.replace(backstop=False),
                       count_limit=15, occupancy=occupancy)
     return replace(answer, upcoming=pools.upcoming, upcoming_move=pools.upcoming_move,
                    upcoming_distance=pools.upcoming_distance, upcoming_draw=pools.upcoming_draw,
@@ -278,7 +278,7 @@ def crowded_upcoming():
 def _check_backstopped(games):
     queries = backstopped = backstopped_found = 0
     for words, top, root, occupancy, answer in crowded_queries(games):
-        result = perpetual(words, top, root=root, count_limit=15, occupancy=occupancy)
+        result = perpetual(words, top, root_address=root, count_limit=15, occupancy=occupancy)
         where = f"top {top} root {root} of {words[:top + 1]}"
         assert upcoming_disagreement(result, answer, top, root) is None, where
         # No overflow stops a legal scan, and the limit is out of reach.
@@ -317,7 +317,7 @@ def test_the_pools_alone_say_when_their_upcoming_answer_is_not_exact(crowded_upc
     config = SHIPPED.replace(backstop=False)
     inexact = missed = 0
     for words, top, root, occupancy, answer in crowded_queries(crowded_upcoming):
-        result = perpetual(words, top, root=root, config=config, count_limit=15,
+        result = perpetual(words, top, root_address=root, config=config, count_limit=15,
                            occupancy=occupancy)
         assert upcoming_disagreement(result, answer, top, root) is None, (top, root)
         inexact += not result.upcoming_exact

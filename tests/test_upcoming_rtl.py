@@ -103,7 +103,7 @@ def _check(jobs, truths, answers, config=SHIPPED):
         for (top, count_limit, occupancy, root), answer, timed, written in zip(
                 queries, truth, job_answers, job_written):
             where = f"top {top} root {root} of a {len(words)}-word game, after {written}"
-            expected = perpetual(words, top, root=root, config=config,
+            expected = perpetual(words, top, root_address=root, config=config,
                                  count_limit=count_limit, occupancy=occupancy)
             assert timed.result == expected, where
             assert timed.cycles == expected_cycles(words, top, expected, config, written), where
@@ -283,7 +283,7 @@ def test_without_upcoming_the_detector_answers_none():
     answers = PysimSession(config=DetectorConfig(upcoming=False)).run_batch(jobs[:2])
     for (words, queries), job_answers in zip(jobs, answers):
         for (top, limit, _, root), timed in zip(queries, job_answers):
-            assert timed.result == perpetual(words, top, root=root, count_limit=limit)
+            assert timed.result == perpetual(words, top, root_address=root, count_limit=limit)
 
 
 # -- through the command line: crowded detours, generated here ------------------

@@ -282,7 +282,7 @@ def test_squares_and_pieces_are_translated(figure5_waves):
 
 
 def test_the_root_is_shown_signed(figure5_waves):
-    # query.root is -1 for a query with no game history: GTKWave's flags
+    # query.root_address is -1 for a query with no game history: GTKWave's flags
     # 0x400 (signed) with 0x20 (decimal) show -1, not 511; an unsigned
     # counter stays plain decimal (0x20 alone).
     _, gtkw = figure5_waves
@@ -294,7 +294,7 @@ def test_the_root_is_shown_signed(figure5_waves):
             flag = next(lines[back] for back in range(at - 1, -1, -1)
                         if lines[back].startswith("@"))
             flags[line.split()[-1]] = int(flag[1:], 16)
-    roots = [trace for trace in flags if re.search(r"query__root\[", trace)]
+    roots = [trace for trace in flags if re.search(r"query__root_address\[", trace)]
     assert roots and all(flags[trace] & 0x400 and flags[trace] & 0x20 for trace in roots)
     counters = [trace for trace in flags if "plies_scanned" in trace]
     assert counters and not any(flags[trace] & 0x400 for trace in counters)

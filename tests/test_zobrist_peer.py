@@ -47,12 +47,12 @@ def _cases(corpus, stride=1):
         for top in range(0, len(words), stride):
             for root, limit in SETTINGS:
                 root = {"half": top // 2, "near": max(top - 3, -1)}.get(root, root)
-                yield PeerCase(words=words, query=Query(top=top, count_limit=limit, root=root))
+                yield PeerCase(words=words, query=Query(top=top, count_limit=limit, root_address=root))
 
 
 def _model(case, key_bits=64):
     """The model's answer to ``case``, clocks included."""
-    return peer_answer(chain_keys(case.words, key_bits), case.query.top, root=case.query.root,
+    return peer_answer(chain_keys(case.words, key_bits), case.query.top, root_address=case.query.root_address,
                        count_limit=case.query.count_limit)
 
 
@@ -64,8 +64,8 @@ def _differences(key_bits, corpus=CORPUS, stride=1):
     for case in _cases(corpus, stride):
         words, query = case.words, case.query
         keyed = entries.setdefault(id(words), chain_keys(words, key_bits))
-        peer, _ = peer_answer(keyed, query.top, root=query.root, count_limit=query.count_limit)
-        golden = perpetual(words, query.top, root=query.root, config=WALKED,
+        peer, _ = peer_answer(keyed, query.top, root_address=query.root_address, count_limit=query.count_limit)
+        golden = perpetual(words, query.top, root_address=query.root_address, config=WALKED,
                            count_limit=query.count_limit)
         queries += 1
         if peer != golden:
@@ -154,7 +154,7 @@ def _gateware_cases(seed=5):
             top = rng.randrange(len(words))
             root, limit = rng.randrange(-1, top + 1), rng.randrange(16)
             cases.append(PeerCase(words=words,
-                                  query=Query(top=top, count_limit=limit, root=root)))
+                                  query=Query(top=top, count_limit=limit, root_address=root)))
     return cases
 
 
@@ -214,5 +214,5 @@ def test_a_case_as_a_tuple_is_deprecated():
     with pytest.warns(DeprecationWarning, match="give a PeerCase"):
         old = PeerSimulation(16).run([(SHUFFLE, 11, 5, 4)])
     new = PeerSimulation(16).run([PeerCase(words=SHUFFLE,
-                                           query=Query(top=11, count_limit=4, root=5))])
+                                           query=Query(top=11, count_limit=4, root_address=5))])
     assert old == new

@@ -501,7 +501,7 @@ class HostLink(wiring.Component):
             detector.memory.write_addr.eq(args.words.start),
             detector.memory.write_word.eq(s.word[:17]),
             detector.query.top.eq(args.query.top),
-            detector.query.root.eq(s.root),
+            detector.query.root_address.eq(s.root),
             detector.query.count_limit.eq(args.query.count_limit),
             detector.upcoming.occupancy.eq(s.occupancy),
         ]

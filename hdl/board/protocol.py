@@ -52,7 +52,7 @@ MAX_DETECTORS    = 255
 # A write frame holds the index, a 3-byte header and the words in 255
 # payload bytes.
 MAX_WORDS        = (MAX_PAYLOAD - INDEX_BYTES - 3) // WORD_BYTES
-# QUERY: index (1), top (2), count limit (1), root (2, signed), occupancy
+# QUERY: index (1), top (2), count limit (1), root address (2, signed), occupancy
 # (8); its answer: the index, the result record (8) and the upcoming
 # repetition (5).
 ROOT_BYTES          = 2
@@ -96,7 +96,7 @@ class ErrorCode(hdl_enum.IntEnum, shape=4):
     BAD_LENGTH      = 0x04  # LEN does not fit the command, or n is 0 or above MAX_WORDS
     ADDRESS_RANGE   = 0x05  # start + n is beyond the move-list depth
     TOP_RANGE       = 0x06  # query top is not an address of the move list
-    BAD_ARGUMENT    = 0x07  # count limit above 15, or root outside -1..depth - 1
+    BAD_ARGUMENT    = 0x07  # count limit above 15, or root address outside -1..depth - 1
     NO_DETECTOR     = 0x08  # the detector index is not below the board's detector count
 
 

@@ -13,7 +13,7 @@ the design's reset (the top's ``rst``) pulsed on a chosen clock of it.
 :class:`CxxrtlBoard` runs a whole list of segments in one process
 (:meth:`~CxxrtlBoard.exchange`, what the link soak does), or is a
 :class:`~axon.sim.backends.transport.Transport` for the host's link client
-(:class:`axon.sim.backends.link.Board`, what ``axon query --port cxxrtl://`` does):
+(:class:`axon.sim.backends.link.Link`, what ``axon query --port cxxrtl://`` does):
 then one process lives as long as the transport, and each :meth:`read` sends
 what was written since the last one as one segment.
 """

@@ -1,7 +1,7 @@
 """The board design in Amaranth's simulator, spoken to at its UART pins.
 
 :class:`PysimBoard` is a :class:`~axon.sim.backends.transport.Transport`:
-the host's link client (:class:`axon.sim.backends.link.Board`) talks to it as to a
+the host's link client (:class:`axon.sim.backends.link.Link`) talks to it as to a
 board on a serial port, and every byte goes through the board's UART, link
 and detector (:class:`~axon.hdl.board.top.AxonBoard`) clock by clock. It is what
 ``axon query --port sim://`` runs.

@@ -54,7 +54,8 @@ from ..model.golden import Result
 from .cache import digest, write_atomically
 from .pysim import DetectorTimeout, expected_cycles, split_query
 from .shared_modules import MergedDesign, merge_identical_modules
-from .session import SIMULATION_BATCH_PLIES, Answer, Job, OnAnswer, Query, Session
+from .session import (SIMULATION_BATCH_PLIES, Answer, Job, OnAnswer, Query, Session,
+                      deprecated_root)
 
 
 __all__ = ["CxxrtlModel", "CxxrtlSession", "CxxrtlError", "DetectorTimeout", "default_cache_dir",
@@ -84,8 +85,8 @@ DESIGN_NAME = "axon_detector"
 # `rst` are the sync domain's, added by the conversion. The harness knows each
 # as AXON_PORT_<NAME>, the path in capitals with single underscores
 # (AXON_PORT_QUERY_START).
-_HARNESS_PORTS = ("clk", "rst", "query__start", "query__top", "query__root", "query__count_limit",
-                  "query__done",
+_HARNESS_PORTS = ("clk", "rst", "query__start", "query__top", "query__root_address",
+                  "query__count_limit", "query__done",
                   "query__result", "query__cycles", "memory__write_addr", "memory__write_word",
                   "memory__write_en", "upcoming__occupancy", "upcoming__answer", "upcoming__done")
 
@@ -414,7 +415,7 @@ class CxxrtlSession(CxxrtlModel, Session):
         """Load ``words`` at address 0, then answer ``queries``.
 
         ``queries`` is a sequence of ``(top, count_limit)``, ``(top,
-        count_limit, occupancy)`` or ``(top, count_limit, occupancy, root)``
+        count_limit, occupancy)`` or ``(top, count_limit, occupancy, root_address)``
         (:func:`~axon.sim.backends.pysim.split_query`).
         Returns a list of :class:`~axon.sim.backends.session.Answer`.
         """
@@ -499,9 +500,10 @@ class CxxrtlSession(CxxrtlModel, Session):
         self._send(_OP_WRITE_AT, address, 1, *self._checked_words([word]))
 
     def query(self, top: int, count_limit: int, occupancy: Optional[int] = None,
-              root: int = -1) -> Answer:
+              root_address: int = -1, **deprecated: int) -> Answer:
+        root_address = deprecated_root(root_address, deprecated, "query")
         payload = array("I")
-        payload.frombytes(self._encode([([], [(top, count_limit, occupancy, root)])]))
+        payload.frombytes(self._encode([([], [(top, count_limit, occupancy, root_address)])]))
         # The job's empty load (two words) is left out: the model holds the list.
         self._send(*payload[2:], _OP_FLUSH)
         # _send has just started the process.
@@ -561,25 +563,25 @@ class CxxrtlSession(CxxrtlModel, Session):
             payload.extend((_OP_WRITE, len(words)))
             payload.extend(words)
             for query in queries:
-                top, count_limit, occupancy, root = split_query(query)
+                top, count_limit, occupancy, root_address = split_query(query)
                 if not self.config.upcoming:
                     occupancy = None      # a detector without the block answers none
                 if not isinstance(top, int) or not 0 <= top < self.depth:
                     raise ValueError(f"job {index}: top must be an address in "
                                      f"0..{self.depth - 1}, not {top!r}")
-                if not isinstance(root, int) or not -1 <= root < self.depth:
-                    raise ValueError(f"job {index}: root must be an address in "
-                                     f"-1..{self.depth - 1}, not {root!r}")
+                if not isinstance(root_address, int) or not -1 <= root_address < self.depth:
+                    raise ValueError(f"job {index}: root_address must be an address in "
+                                     f"-1..{self.depth - 1}, not {root_address!r}")
                 if not isinstance(count_limit, int) or not 0 <= count_limit <= COUNT_LIMIT_MAX:
                     raise ValueError(f"job {index}: count_limit must be in "
                                      f"0..{COUNT_LIMIT_MAX}, not {count_limit!r}")
                 if occupancy is None:
-                    payload.extend((_OP_QUERY, top, root + 1, count_limit))
+                    payload.extend((_OP_QUERY, top, root_address + 1, count_limit))
                     continue
                 if not isinstance(occupancy, int) or not 0 <= occupancy < 1 << 64:
                     raise ValueError(f"job {index}: occupancy must be a 64-bit bitboard, "
                                      f"not {occupancy!r}")
-                payload.extend((_OP_QUERY_UPCOMING, top, root + 1, count_limit,
+                payload.extend((_OP_QUERY_UPCOMING, top, root_address + 1, count_limit,
                                 occupancy & 0xFFFFFFFF, occupancy >> 32))
         return payload.tobytes()
 

@@ -85,7 +85,7 @@ void run_query(uint32_t top, int32_t root, uint32_t count_limit, bool upcoming,
 	dut.AXON_PORT_UPCOMING_OCCUPANCY.set<uint64_t>(occupancy);
 	dut.AXON_PORT_QUERY_TOP.set<uint32_t>(top);
 	// The root port is signed (-1: no game history); two's complement in its width.
-	dut.AXON_PORT_QUERY_ROOT.set<uint32_t>(static_cast<uint32_t>(root) & AXON_ROOT_MASK);
+	dut.AXON_PORT_QUERY_ROOT_ADDRESS.set<uint32_t>(static_cast<uint32_t>(root) & AXON_ROOT_MASK);
 	dut.AXON_PORT_QUERY_COUNT_LIMIT.set<uint32_t>(count_limit);
 	dut.AXON_PORT_QUERY_START.set<bool>(true);
 	tick();

@@ -1,5 +1,5 @@
-"""The host's half of the link: a detector session on a board, over a serial
-port or in simulation.
+"""The host's half of the link: a board's detectors, over a serial port or
+in simulation.
 
 The board's half is the gateware of :mod:`axon.hdl.board.link`; the frames
 both speak are encoded and decoded by :mod:`axon.sim.backends.link_codec`.
@@ -21,16 +21,21 @@ one) changed by the URL's options, :data:`SIM_OPTIONS`: every field of
 and the detectors behind the link (:func:`simulated_board` reads them, for
 every caller).
 
-:class:`Board` speaks the link protocol over any of them, and reads the
-answers in the golden model's terms
-(:func:`~axon.sim.backends.link_codec.parse_query`).
+:class:`Link` speaks the link protocol over any of them: it asks the board
+what it is (IDENTIFY), frames the requests, and sends those of every
+detector over the one transport, routing each answer back to its detector.
+It hands out a detector session
+(:class:`~axon.sim.backends.session.Session`) for each detector
+(:class:`DetectorSession`, :meth:`Link.sessions`), which reads the answers in
+the golden model's terms (:func:`~axon.sim.backends.link_codec.parse_query`).
 """
 
 import collections
 import os
 import threading
 import time
-from typing import Any, Callable, Deque, List, NamedTuple, Optional, Sequence, Tuple
+import warnings
+from typing import Any, Callable, Deque, Dict, List, NamedTuple, Optional, Sequence, Tuple
 from urllib.parse import urlsplit, parse_qs
 
 import serial
@@ -47,13 +52,17 @@ from .link_codec import (FrameDecoder, Identity, ProtocolVersionError, identify_
                          write_request, read_request, query_request, reset_request,
                          parse_identity, parse_words, parse_error, parse_query,
                          older_protocol, older_protocol_error)
-from .session import Answer, Session
+from .session import Answer, Query, Session, deprecated_root
 from .transport import Transport
 
 
-__all__ = ["SerialTransport", "open_transport", "open_board", "simulated_config",
-           "simulated_board", "SimulatedBoard", "SIMULATED_SCHEMES", "SIM_OPTIONS", "Board",
-           "DetectorSession", "LinkError", "LinkTimeout", "PortError", "ProtocolVersionError"]
+__all__ = ["SerialTransport", "open_transport", "open_link", "simulated_config",
+           "simulated_board", "SimulatedBoard", "SIMULATED_SCHEMES", "SIM_OPTIONS", "Link",
+           "DetectorSession", "LinkError", "LinkTimeout", "PortError", "ProtocolVersionError",
+           "Board", "open_board"]
+
+# The minor version that drops the deprecated names of this module.
+_REMOVED_IN = "0.5"
 
 # The URL schemes of the board simulated at its UART pins: in Amaranth's
 # simulator, and compiled with CXXRTL.
@@ -246,13 +255,15 @@ class _Request:
         self.payload, self.error, self.done = payload, error, True
 
 
-class Board(Session):
-    """The link protocol over a :class:`~axon.sim.backends.transport.Transport`.
+class Link:
+    """The link protocol over a :class:`~axon.sim.backends.transport.Transport`:
+    the host's multiplexer of a board's detectors.
 
     A board carries :attr:`detectors` detectors of one configuration
     (:attr:`config`, from IDENTIFY). :meth:`sessions` gives a detector
-    session (:class:`~axon.sim.backends.session.Session`) for each; the
-    board itself is the session of detector 0, as a board of one detector is.
+    session (:class:`DetectorSession`, a
+    :class:`~axon.sim.backends.session.Session`) for each; the link itself
+    is no session: each of its requests names its detector.
 
     The sessions may be used from as many threads at once: each request
     waits for its answer, and a link transfer carries every request that is
@@ -269,6 +280,11 @@ class Board(Session):
     timeout : float
         Seconds to wait for an answer (a serial port; the simulator decides by
         itself when the board has gone quiet).
+
+    Members
+    -------
+    transfers, bytes_sent, bytes_received : int
+        Link transfers (round trips) made, and their bytes, for measurements.
     """
 
     def __init__(self, transport: Transport, *, timeout: float = 1.0) -> None:
@@ -278,13 +294,16 @@ class Board(Session):
         self._ready = threading.Condition()
         self._pending: Deque[_Request] = collections.deque()
         self._transferring = False
-        self._sessions: Optional[List["DetectorSession"]] = None
-        # For measurements: link transfers (round trips) made, and their bytes.
+        self._sessions: Dict[int, "DetectorSession"] = {}
         self.transfers = 0
         self.bytes_sent = 0
         self.bytes_received = 0
 
-    # -- the link ----------------------------------------------------------------------
+    def close(self) -> None:
+        """Close the transport."""
+        self.transport.close()
+
+    # -- the multiplexer -----------------------------------------------------------------
 
     def exchange(self, requests: Sequence[Tuple[bytes, int, int]]) -> List[bytes]:
         """Send ``(frame, command, detector)`` requests, with whatever other
@@ -403,32 +422,34 @@ class Board(Session):
     def sessions(self) -> List["DetectorSession"]:
         """A :class:`DetectorSession` for each detector, in index order (the
         same objects each time)."""
-        if self._sessions is None:
-            self._sessions = [DetectorSession(self, index) for index in range(self.detectors)]
-        return list(self._sessions)
+        return [self.session(index) for index in range(self.detectors)]
 
-    # -- detector 0's session, and any detector's requests ----------------------------
+    def session(self, index: int = 0) -> "DetectorSession":
+        """The :class:`DetectorSession` of detector ``index`` (the same
+        object each time). Detector 0, every board's (the only one of a
+        board of one detector), is the default; it is made without asking
+        the board anything."""
+        if index != 0 and not 0 <= index < self.detectors:
+            raise ValueError(f"detector must be in 0..{self.detectors - 1}, not {index}")
+        if index not in self._sessions:
+            self._sessions[index] = DetectorSession(self, index)
+        return self._sessions[index]
 
-    def load(self, words: Sequence[int], *, detector: int = 0) -> None:
-        words = list(words)
-        self._check_fits(words)
-        self.write_moves(0, words, detector=detector)
+    # -- a detector's requests -----------------------------------------------------------
 
-    def write_moves(self, address: int, words: Sequence[int], *, detector: int = 0) -> None:
-        self.exchange(self._write_requests(address, list(words), detector))
+    def write_moves(self, detector: int, address: int, words: Sequence[int]) -> None:
+        """Store ``words`` from ``address`` in ``detector``'s move list."""
+        self.exchange(self._write_requests(detector, address, list(words)))
 
-    def _write_requests(self, address, words, detector):
+    def _write_requests(self, detector, address, words):
         # The WRITE frames that store `words` from `address`, as many words
         # a frame as the board takes.
         step = self.identity.max_words
         return [(write_request(address + offset, words[offset:offset + step], detector),
                  Command.WRITE, detector) for offset in range(0, len(words), step)]
 
-    def write(self, address: int, word: int, *, detector: int = 0) -> None:
-        """Store one word at ``address``: one WRITE frame of one word."""
-        self.write_moves(address, [word], detector=detector)
-
-    def read_moves(self, address: int, count: int, *, detector: int = 0) -> List[int]:
+    def read_moves(self, detector: int, address: int, count: int) -> List[int]:
+        """``count`` words of ``detector``'s move list from ``address``."""
         step = self.identity.max_words
         words = []
         for offset in range(0, count, step):
@@ -438,80 +459,159 @@ class Board(Session):
             words += parse_words(payload)
         return words
 
-    def query(self, top: int, count_limit: int = 4, occupancy: Optional[int] = None,
-              root: int = -1, *, detector: int = 0) -> Answer:
-        """The :class:`~axon.sim.backends.session.Answer` of a scan back from
-        ``top`` for a search from the position after ``root`` (-1: no game
-        history); with the position's ``occupancy`` (a 64-bit bitboard) the
-        result has the upcoming repetition too."""
-        return self.write_and_query((), top, count_limit, occupancy, root, detector=detector)
-
-    def write_and_query(self, writes: Sequence[Tuple[int, int]], top: int, count_limit: int = 4,
-                        occupancy: Optional[int] = None, root: int = -1, *,
-                        detector: int = 0) -> Answer:
-        """Store each ``(address, word)`` of ``writes`` (a WRITE frame each),
-        then answer a query (see :meth:`query`): the frames in one transfer,
+    def write_and_query(self, detector: int, writes: Sequence[Tuple[int, int]],
+                        query: Query) -> Answer:
+        """Store each ``(address, word)`` of ``writes`` in ``detector`` (a
+        WRITE frame each), then answer ``query``: the frames in one transfer,
         which the board answers in order."""
         requests = [request for address, word in writes
-                    for request in self._write_requests(address, [word], detector)]
-        requests.append((query_request(top, count_limit, occupancy or 0, root, detector),
+                    for request in self._write_requests(detector, address, [word])]
+        requests.append((query_request(query.top, query.count_limit, query.occupancy or 0,
+                                       query.root_address, detector),
                          Command.QUERY, detector))
         payload = self.exchange(requests)[-1]
-        result, cycles = parse_query(payload, upcoming=occupancy is not None)
+        result, cycles = parse_query(payload, upcoming=query.occupancy is not None)
         if not self.config.upcoming:
             result = result.without_upcoming()
         return Answer(result, cycles)
 
-    def reset(self, *, detector: int = 0) -> None:
+    def reset(self, detector: int) -> None:
+        """Reset ``detector``."""
         self.transact(reset_request(detector), Command.RESET, detector)
 
 
 class DetectorSession(Session):
-    """One detector of a :class:`Board`: a detector session
-    (:class:`~axon.sim.backends.session.Session`) whose requests name its
-    index. Sessions of one board may be used from different threads at once;
-    one session from one thread at a time, as any session.
+    """One detector of a :class:`Link`: a detector session
+    (:class:`~axon.sim.backends.session.Session`) whose requests the link
+    sends with its index. Sessions of one link may be used from different
+    threads at once; one session from one thread at a time, as any session.
 
     Members
     -------
-    board : Board
+    link : Link
     index : int
         The detector's index on the board.
     """
 
-    def __init__(self, board: Board, index: int) -> None:
-        self.board = board
+    def __init__(self, link: Link, index: int) -> None:
+        self.link = link
         self.index = index
 
     @property
+    def board(self) -> Link:
+        """Deprecated: :attr:`link`."""
+        warnings.warn(f"DetectorSession.board is now DetectorSession.link; .board stays "
+                      f"until {_REMOVED_IN}", DeprecationWarning, stacklevel=2)
+        return self.link
+
+    @property
     def config(self) -> DetectorConfig:  # type: ignore[override]
-        return self.board.config
+        """The detector's :class:`~axon.hdl.params.DetectorConfig`, as the board reports it."""
+        return self.link.config
 
     def load(self, words: Sequence[int]) -> None:
-        self.board.load(words, detector=self.index)
+        words = list(words)
+        self._check_fits(words)
+        self.link.write_moves(self.index, 0, words)
+
+    def write_moves(self, address: int, words: Sequence[int]) -> None:
+        """Store ``words`` from ``address``, as many words a WRITE frame as
+        the board takes."""
+        self.link.write_moves(self.index, address, words)
 
     def write(self, address: int, word: int) -> None:
-        self.board.write(address, word, detector=self.index)
+        """Store one word at ``address``: one WRITE frame of one word."""
+        self.link.write_moves(self.index, address, [word])
 
     def read_moves(self, address: int, count: int) -> List[int]:
-        return self.board.read_moves(address, count, detector=self.index)
+        return self.link.read_moves(self.index, address, count)
 
     def query(self, top: int, count_limit: int = 4, occupancy: Optional[int] = None,
-              root: int = -1) -> Answer:
-        return self.board.query(top, count_limit, occupancy, root, detector=self.index)
+              root_address: int = -1, **deprecated: int) -> Answer:
+        """The :class:`~axon.sim.backends.session.Answer` of a scan back from
+        ``top`` for a search from the position after the word at
+        ``root_address`` (-1: no game history); with the position's
+        ``occupancy`` (a 64-bit bitboard) the result has the upcoming
+        repetition too."""
+        root_address = deprecated_root(root_address, deprecated, "query")
+        return self.link.write_and_query(self.index, (),
+                                         Query(top, count_limit, occupancy, root_address))
 
     def write_and_query(self, writes: Sequence[Tuple[int, int]], top: int, count_limit: int = 4,
-                        occupancy: Optional[int] = None, root: int = -1) -> Answer:
-        return self.board.write_and_query(writes, top, count_limit, occupancy, root,
-                                          detector=self.index)
+                        occupancy: Optional[int] = None, root_address: int = -1,
+                        **deprecated: int) -> Answer:
+        """Store each ``(address, word)`` of ``writes`` (a WRITE frame each),
+        then answer a query (see :meth:`query`): the frames in one transfer,
+        which the board answers in order."""
+        root_address = deprecated_root(root_address, deprecated, "write_and_query")
+        return self.link.write_and_query(self.index, writes,
+                                         Query(top, count_limit, occupancy, root_address))
 
     def reset(self) -> None:
-        self.board.reset(detector=self.index)
+        self.link.reset(self.index)
+
+
+def open_link(url: str, *, baud: Optional[int] = None, timeout: float = 1.0,
+              log: Optional[Callable[[str], None]] = None) -> Link:
+    """A :class:`Link` on the transport of ``url`` (:func:`open_transport`);
+    ``link.sessions()`` gives one session per detector. Close it with
+    ``link.close()``."""
+    return Link(open_transport(url, baud=baud, log=log), timeout=timeout)
+
+
+class Board(Session):
+    """Deprecated: :class:`Link`, which was the session of its detector 0
+    too; that session is now ``Link.session(0)``. ``Board`` stays until 0.5:
+    it is the session of detector 0 of a :class:`Link` (:attr:`link`), and
+    has the link's members; each request takes the detector's index
+    (``detector=``), as before."""
+
+    def __init__(self, transport: Transport, *, timeout: float = 1.0) -> None:
+        warnings.warn(f"Board is now Link, and a detector's session Link.session(index); "
+                      f"Board stays as a deprecated alias until {_REMOVED_IN}",
+                      DeprecationWarning, stacklevel=2)
+        self.link = Link(transport, timeout=timeout)
+
+    def __getattr__(self, name: str) -> Any:
+        # The link's members: transport, identify, sessions, transfers, ...
+        if name == "link":
+            raise AttributeError(name)
+        return getattr(self.link, name)
+
+    @property
+    def config(self) -> DetectorConfig:  # type: ignore[override]
+        return self.link.config
+
+    def load(self, words: Sequence[int], *, detector: int = 0) -> None:
+        self.link.session(detector).load(words)
+
+    def write(self, address: int, word: int, *, detector: int = 0) -> None:
+        self.link.session(detector).write(address, word)
+
+    def write_moves(self, address: int, words: Sequence[int], *, detector: int = 0) -> None:
+        self.link.session(detector).write_moves(address, words)
+
+    def read_moves(self, address: int, count: int, *, detector: int = 0) -> List[int]:
+        return self.link.session(detector).read_moves(address, count)
+
+    def query(self, top: int, count_limit: int = 4, occupancy: Optional[int] = None,
+              root_address: int = -1, *, detector: int = 0, **deprecated: int) -> Answer:
+        return self.link.session(detector).query(top, count_limit, occupancy, root_address,
+                                                 **deprecated)
+
+    def write_and_query(self, writes: Sequence[Tuple[int, int]], top: int, count_limit: int = 4,
+                        occupancy: Optional[int] = None, root_address: int = -1, *,
+                        detector: int = 0, **deprecated: int) -> Answer:
+        return self.link.session(detector).write_and_query(writes, top, count_limit, occupancy,
+                                                           root_address, **deprecated)
+
+    def reset(self, *, detector: int = 0) -> None:
+        self.link.session(detector).reset()
 
 
 def open_board(url: str, *, baud: Optional[int] = None, timeout: float = 1.0,
-               log: Optional[Callable[[str], None]] = None) -> Board:
-    """A :class:`Board` on the transport of ``url`` (:func:`open_transport`);
-    ``board.sessions()`` gives one session per detector. Close it with
-    ``board.transport.close()``."""
-    return Board(open_transport(url, baud=baud, log=log), timeout=timeout)
+               log: Optional[Callable[[str], None]] = None) -> Link:
+    """Deprecated: :func:`open_link`, until 0.5."""
+    warnings.warn(f"open_board is now open_link; open_board stays until {_REMOVED_IN}",
+                  DeprecationWarning, stacklevel=2)
+    return open_link(url, baud=baud, timeout=timeout, log=log)

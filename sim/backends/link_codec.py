@@ -3,7 +3,7 @@
 The host encodes its requests (:func:`query_request` and the others) and
 decodes the board's answers (:class:`FrameDecoder`, :func:`parse_identity`,
 :func:`parse_query` and the others) here; the link session that sends them
-is :class:`axon.sim.backends.link.Board`. What both sides share, the frame
+is :class:`axon.sim.backends.link.Link`. What both sides share, the frame
 format, commands, error codes, CRC and payload layouts, is the gateware's
 :mod:`axon.hdl.board.protocol`, whose receiver and sender are in
 :mod:`axon.hdl.board.link`; ``docs/protocol.md`` is the description for
@@ -144,20 +144,20 @@ def read_request(address, count, detector=0):
     return encode_frame(Command.READ, _index(detector) + _address_count(address, count))
 
 
-def query_request(top, count_limit, occupancy=0, root=-1, detector=0):
-    """A QUERY frame: ``root`` is the address of the last word of the game
+def query_request(top, count_limit, occupancy=0, root_address=-1, detector=0):
+    """A QUERY frame: ``root_address`` is the address of the last word of the game
     history (-1 for none), sent as a signed 16-bit number."""
     if not isinstance(top, int) or not 0 <= top <= 0xffff:
         raise ValueError(f"top must be an integer in 0..65535, not {top!r}")
     if not isinstance(count_limit, int) or not 0 <= count_limit <= 0xff:
         raise ValueError(f"count limit must be a byte, not {count_limit!r}")
-    if not isinstance(root, int) or not -0x8000 <= root <= 0x7fff:
-        raise ValueError(f"root must be a signed 16-bit integer, not {root!r}")
+    if not isinstance(root_address, int) or not -0x8000 <= root_address <= 0x7fff:
+        raise ValueError(f"root_address must be a signed 16-bit integer, not {root_address!r}")
     if not isinstance(occupancy, int) or not 0 <= occupancy < 1 << 64:
         raise ValueError(f"occupancy must be a 64-bit bitboard, not {occupancy!r}")
     return encode_frame(Command.QUERY, _index(detector) +
                         top.to_bytes(2, "little") + bytes([count_limit]) +
-                        root.to_bytes(ROOT_BYTES, "little", signed=True) +
+                        root_address.to_bytes(ROOT_BYTES, "little", signed=True) +
                         occupancy.to_bytes(OCCUPANCY_BYTES, "little"))
 
 

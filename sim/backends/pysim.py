@@ -22,7 +22,8 @@ from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import piece_colour, unpack_word
 from ..model.golden import Result, perpetual
 from ..model.walked import walked_clocks
-from .session import SIMULATION_BATCH_PLIES, Answer, Job, OnAnswer, Query, Session
+from .session import (SIMULATION_BATCH_PLIES, Answer, Job, OnAnswer, Query, Session,
+                      deprecated_root)
 from .waves import trace_signals, write_gtkw
 
 
@@ -101,10 +102,10 @@ def _read_result(ctx, port, upcoming_port=None):
 
 
 def split_query(query):
-    """``(top, count_limit, occupancy, root)`` of a query given as ``(top,
+    """``(top, count_limit, occupancy, root_address)`` of a query given as ``(top,
     count_limit)``, with the occupancy too, or with the occupancy and the
-    root. Occupancy ``None`` asks no upcoming repetition, as the golden model
-    without ``occupancy``; the root is -1 when not given, as in the golden
+    root's address. Occupancy ``None`` asks no upcoming repetition, as the golden model
+    without ``occupancy``; the root's address is -1 when not given, as in the golden
     model."""
     defaults = (None, -1)
     return (*query, *defaults[len(query) - 2:])
@@ -120,14 +121,14 @@ async def write_words(ctx, dut, words, base=0):
     ctx.set(dut.memory.write_en, 0)
 
 
-async def run_query(ctx, dut, top, count_limit, occupancy=None, root=-1):
+async def run_query(ctx, dut, top, count_limit, occupancy=None, root_address=-1):
     """Start one query, wait for ``done``; return an :class:`~axon.sim.backends.session.Answer`.
 
     With an ``occupancy``, also wait for ``upcoming.done`` (exactly
     ``UPCOMING_CLOCKS`` after ``done``, which is checked) and read the
     upcoming repetition."""
     ctx.set(dut.query.top, top)
-    ctx.set(dut.query.root, root)
+    ctx.set(dut.query.root_address, root_address)
     ctx.set(dut.query.count_limit, count_limit)
     ctx.set(dut.upcoming.occupancy, occupancy or 0)
     ctx.set(dut.query.start, 1)
@@ -219,8 +220,9 @@ class PysimSession(Session):
         self._call(write_words, [word], address)
 
     def query(self, top: int, count_limit: int, occupancy: Optional[int] = None,
-              root: int = -1) -> Answer:
-        return self._call(run_query, top, count_limit, occupancy, root)
+              root_address: int = -1, **deprecated: int) -> Answer:
+        root_address = deprecated_root(root_address, deprecated, "query")
+        return self._call(run_query, top, count_limit, occupancy, root_address)
 
     def close(self) -> None:
         """End the simulation of ``load``, ``write`` and ``query``, if any."""
@@ -253,7 +255,7 @@ class PysimSession(Session):
     def run(self, words: Sequence[int], queries: Sequence[Query]) -> List[Answer]:
         """Load ``words`` at address 0, then answer ``queries``, each ``(top,
         count_limit)``, ``(top, count_limit, occupancy)`` or ``(top,
-        count_limit, occupancy, root)`` (see :func:`split_query`);
+        count_limit, occupancy, root_address)`` (see :func:`split_query`);
         return a list of :class:`~axon.sim.backends.session.Answer`.
         """
         return self.run_batch([(words, queries)])[0]

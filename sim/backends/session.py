@@ -13,11 +13,11 @@ with CXXRTL and a board on the host link are all sessions:
   :class:`HostWrites`);
 * ``write(address, word)`` stores one word, leaving the others as they are:
   a search writes each move's word as it goes down the tree;
-* ``query(top, count_limit, occupancy=None, root=-1)`` answers one query
-  with an :class:`Answer`; with the position's ``occupancy`` (a 64-bit
-  bitboard) the answer has the upcoming repetition too, and ``root`` is the
-  address of the game history's last word (-1: none);
-* ``write_and_query(writes, top, count_limit, occupancy=None, root=-1)``
+* ``query(top, count_limit, occupancy=None, root_address=-1)`` answers one
+  query with an :class:`Answer`; with the position's ``occupancy`` (a 64-bit
+  bitboard) the answer has the upcoming repetition too, and ``root_address``
+  is the address of the game history's last word (-1: none);
+* ``write_and_query(writes, top, count_limit, occupancy=None, root_address=-1)``
   stores ``(address, word)`` pairs and then answers a query: what a search
   asks at a node, in one round trip on a link;
 * ``run_batch(jobs, on_answer=None)`` answers ``(words, [query, ...])`` jobs
@@ -42,8 +42,10 @@ session: it hands out each game's answers as soon as they are answered.
 """
 
 import abc
+import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence,
+                    Tuple)
 
 from ...hdl.params import SHIPPED, DetectorConfig, Written
 from ..model.golden import Result, perpetual
@@ -52,19 +54,53 @@ from ..model.history import (Window, is_window_limited, iter_window_segments, ro
 
 
 __all__ = ["Answer", "Query", "Session", "GoldenSession", "HostWrites", "written_before",
-           "PlyAnswer", "answer_games", "answers", "batches", "SIMULATION_BATCH_PLIES"]
+           "PlyAnswer", "answer_games", "answers", "batches", "SIMULATION_BATCH_PLIES",
+           "deprecated_root"]
 
 
-class Query(NamedTuple):
+def deprecated_root(root_address: int, deprecated: Dict[str, Any], where: str) -> int:
+    """``root_address``, or the deprecated keyword ``root`` of ``where`` in
+    ``deprecated`` (the call's other keywords: ``root`` alone is taken, with
+    a :class:`DeprecationWarning`)."""
+    unknown = set(deprecated) - {"root"}
+    if unknown:
+        raise TypeError(f"{where}() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+    if "root" not in deprecated:
+        return root_address
+    warnings.warn(f"{where}(root=...) is now {where}(root_address=...); root= stays until 0.5",
+                  DeprecationWarning, stacklevel=3)
+    if root_address != -1:
+        raise TypeError(f"{where}() got both root_address and its deprecated name root")
+    return deprecated["root"]
+
+
+class _QueryFields(NamedTuple):
+    top:          int
+    count_limit:  int
+    occupancy:    Optional[int] = None
+    root_address: int = -1
+
+
+class Query(_QueryFields):
     """One query, its fields in the order :meth:`Session.query` takes them:
     what ``run_batch``'s jobs hold, and the one order of a query's fields
     wherever they go together. ``occupancy`` (a 64-bit bitboard) asks for
-    the upcoming repetition too; ``root`` is the address of the game
-    history's last word (-1: none)."""
-    top:         int
-    count_limit: int
-    occupancy:   Optional[int] = None
-    root:        int = -1
+    the upcoming repetition too; ``root_address`` is the address of the game
+    history's last word (-1: none). ``root=`` and ``.root``, its old name,
+    stay until 0.5."""
+    __slots__ = ()
+
+    def __new__(cls, top: int, count_limit: int, occupancy: Optional[int] = None,
+                root_address: int = -1, **deprecated: Any) -> "Query":
+        root_address = deprecated_root(root_address, deprecated, "Query")
+        return super().__new__(cls, top, count_limit, occupancy, root_address)
+
+    @property
+    def root(self) -> int:
+        """Deprecated: :attr:`root_address`."""
+        warnings.warn("Query.root is now Query.root_address; .root stays until 0.5",
+                      DeprecationWarning, stacklevel=2)
+        return self.root_address
 
 # A job: the words to load, then the queries to answer about them.
 Job = Tuple[Sequence[int], Sequence[Query]]
@@ -157,17 +193,21 @@ class Session(abc.ABC):
 
     @abc.abstractmethod
     def query(self, top: int, count_limit: int, occupancy: Optional[int] = None,
-              root: int = -1) -> "Answer":
-        """The :class:`Answer` of one scan back from ``top``."""
+              root_address: int = -1, **deprecated: int) -> "Answer":
+        """The :class:`Answer` of one scan back from ``top``, for a search
+        from the position after the word at ``root_address`` (-1: none; the
+        keyword ``root`` is its deprecated name, until 0.5)."""
 
     def write_and_query(self, writes: Sequence[Tuple[int, int]], top: int, count_limit: int,
-                        occupancy: Optional[int] = None, root: int = -1) -> "Answer":
+                        occupancy: Optional[int] = None, root_address: int = -1,
+                        **deprecated: int) -> "Answer":
         """Store each ``(address, word)`` of ``writes`` in order, then answer
         :meth:`query`: a search's node, its move's word and then its question.
         A board sends them in one link transfer."""
+        root_address = deprecated_root(root_address, deprecated, "write_and_query")
         for address, word in writes:
             self.write(address, word)
-        return self.query(top, count_limit, occupancy, root)
+        return self.query(top, count_limit, occupancy, root_address)
 
     def run_batch(self, jobs: Iterable[Job], *,
                   on_answer: Optional[OnAnswer] = None) -> List[List["Answer"]]:
@@ -212,8 +252,9 @@ class GoldenSession(Session):
         self._memory[address] = word
 
     def query(self, top: int, count_limit: int, occupancy: Optional[int] = None,
-              root: int = -1) -> Answer:
-        result = perpetual(self._memory, top, root=root, config=self.config,
+              root_address: int = -1, **deprecated: int) -> Answer:
+        root_address = deprecated_root(root_address, deprecated, "query")
+        result = perpetual(self._memory, top, root_address=root_address, config=self.config,
                            count_limit=count_limit, occupancy=occupancy)
         return Answer(result, None)
 
@@ -345,7 +386,7 @@ def _batch_answers(games, session, count_limit, root, progress, first):
         for base, words, plies in window_segments(game.words, session.depth):
             jobs.append((words, [Query(top=window.top, count_limit=count_limit,
                                        occupancy=occupancies[window.ply],
-                                       root=root_address(window, history))
+                                       root_address=root_address(window, history))
                                  for window in plies]))
             owners.append((game_index, game, base, plies))
     found = [[] for _ in games]

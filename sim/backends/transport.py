@@ -1,6 +1,6 @@
 """The byte pipe to a board: one interface for a real board and the simulated ones.
 
-The host's link client (:class:`axon.sim.backends.link.Board`) speaks the link
+The host's link client (:class:`axon.sim.backends.link.Link`) speaks the link
 protocol over a :class:`Transport` and knows nothing of what is behind it: a
 board on a serial port (:class:`axon.sim.backends.link.SerialTransport`), or the
 board design simulated at its UART pins, in Amaranth's simulator

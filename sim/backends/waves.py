@@ -8,7 +8,7 @@ the members of the detector's observation view
 (:attr:`axon.hdl.detector.AxonDetector.observe`, see :mod:`axon.hdl.observe`),
 in its order:
 
-* **Query**: the host's port, ``start``, ``top``, ``root``, ``count_limit``,
+* **Query**: the host's port, ``start``, ``top``, ``root_address``, ``count_limit``,
   ``busy``, ``done``, the result fields and ``cycles``;
 * **Scanner**: every register of the scanner's pipeline, stage by stage, and
   its reads of the move list;
@@ -148,7 +148,7 @@ def gtkw_layout(available, dut, signed=None):
     :class:`~axon.hdl.observe.Meaning` or ``None``) or a subgroup
     ``(name, entries)``; ``missing`` names what the view shows but the VCD
     does not have. ``signed``, a set if given, receives the names of the
-    traces whose shape is signed (``query.root``: -1 is no game history), to
+    traces whose shape is signed (``query.root_address``: -1 is no game history), to
     be shown as signed numbers.
     """
     by_scope = {}

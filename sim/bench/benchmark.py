@@ -17,7 +17,7 @@ Beside this game workload runs the search workload
 searches of WAC.018 and of two positions of the paper's appendix game,
 replayed through the RTL and the peers; and, as a second row, seeded random
 walks of 4 to 10 plies from positions of the same games
-(:mod:`axon.sim.bench.search`), each answer also checked against
+(:mod:`axon.sim.bench.search_workload`), each answer also checked against
 python-chess's draw. ``bench.json`` reports each workload apart under
 ``workloads`` (``game``, ``recorded_search`` and ``search_walks``), and
 under ``search_host`` what the detector costs a host search: nodes per
@@ -62,7 +62,7 @@ from .recorded import (RECORDED_SEARCHES, host_rates, record_searches, recorded_
                        recorded_software, simulate_recorded)
 from .walked import walked_figures
 from .zobrist_peer import hardware_peer_figures
-from .search import (build_search_lines, search_corpus_figures, search_software,
+from .search_workload import (build_search_lines, search_corpus_figures, search_software,
                      simulate_search)
 from .workload import (CONFIG, COUNT_LIMIT, distribution as _distribution, rtl_clocks,
                        rtl_query, workload_figures, workload_markdown)
@@ -119,8 +119,8 @@ def simulate(corpus, log=print, rtl=None):
     one_pool_a_side = CONFIG.replace(pools=Pools.SIDE, backstop=False)
     overflows = {"shipped": 0, CONFIG.pools.value: 0, Pools.SIDE.value: 0}
     for (words, queries), timed, job_written in zip(jobs, answers, written_before(jobs)):
-        for (top, _, occupancy, root), rtl, written in zip(queries, timed, job_written):
-            golden = perpetual(words, top, root=root, config=CONFIG,
+        for (top, _, occupancy, root_address), rtl, written in zip(queries, timed, job_written):
+            golden = perpetual(words, top, root_address=root_address, config=CONFIG,
                                count_limit=COUNT_LIMIT, occupancy=occupancy)
             upcoming += golden.upcoming
             if rtl.result != golden or rtl.cycles != rtl_clocks(words, top, golden, written):
@@ -503,7 +503,7 @@ class Peers(NamedTuple):
 @dataclass
 class Workloads:
     """Each workload's queries answered on the RTL: ``game`` (:func:`simulate`),
-    the seeded ``walks`` along ``lines`` (:func:`~axon.sim.bench.search.simulate_search`)
+    the seeded ``walks`` along ``lines`` (:func:`~axon.sim.bench.search_workload.simulate_search`)
     and the ``recorded`` search queries
     (:func:`~axon.sim.bench.recorded.simulate_recorded`) of ``searches``."""
     game:     dict

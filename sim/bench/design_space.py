@@ -17,7 +17,7 @@ import statistics
 
 from ..model.golden import perpetual
 from .benchmark import build_corpus
-from .search import build_search_lines
+from .search_workload import build_search_lines
 from .workload import COUNT_LIMIT
 
 
@@ -40,7 +40,8 @@ TIMINGS = {
 
 def search_plies(lines):
     """Words applied by every query of ``lines`` (golden model, count limit 1)."""
-    return [perpetual(line.words, top, root=line.root, count_limit=COUNT_LIMIT).plies_scanned
+    return [perpetual(line.words, top, root_address=line.root_address,
+                      count_limit=COUNT_LIMIT).plies_scanned
             for line in lines for top in line.tops]
 
 

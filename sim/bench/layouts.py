@@ -44,11 +44,12 @@ def same_layout(config, other):
 
 def layout_clocks(queries, config):
     """``(clocks, plies, overflows)`` of ``queries`` (``[(words, (top,
-    count_limit, occupancy, root))]``, each asked right after the host wrote
+    count_limit, occupancy, root_address))]``, each asked right after the host wrote
     the word at its top) on ``config``."""
     clocks, plies, overflows = [], [], 0
-    for words, (top, count_limit, _, root) in queries:
-        result = perpetual(words, top, root=root, config=config, count_limit=count_limit)
+    for words, (top, count_limit, _, root_address) in queries:
+        result = perpetual(words, top, root_address=root_address, config=config,
+                           count_limit=count_limit)
         overflows += result.overflow
         plies.append(result.plies_scanned)
         clocks.append(expected_cycles(words, top, result, config, Written.TOP))

@@ -24,12 +24,12 @@ from typing import Callable, Iterable, NamedTuple, Optional, Union
 import chess
 
 from ...hdl.params import Written
-from ..backends.link import Board, open_transport
+from ..backends.link import Link, open_transport
 from ..backends.cxxrtl import CxxrtlSession
 from ..backends.session import GoldenSession, Query
 from ..backends.transport import Transport
 from ..engine.repetition import ChessTest, DetectorTest, NoTest
-from ..engine.search import Engine
+from ..engine.alphabeta import Engine
 from ..model.games import load_games
 from ..model.golden import Result, perpetual
 from .peers import make_peer_games, run_peers
@@ -135,13 +135,13 @@ class _Recorder:
         self._load = None
 
     def record(self, test, top, count_limit, occupancy, result):
-        first = test.history_plies - (test.root + 1)
+        first = test.history_plies - (test.root_address + 1)
         if self._start is None:
             self._start = self._board.copy(stack=False)
             for uci in test.line[:first]:
                 self._start.push_uci(uci)
-        line = test.line[first:test.history_plies + top - test.root]
-        query = rtl_query(top, count_limit, occupancy, test.root)
+        line = test.line[first:test.history_plies + top - test.root_address]
+        query = rtl_query(top, count_limit, occupancy, test.root_address)
         held = self._load.line if self._load is not None else None
         if held is not None and line[:len(held)] == held:
             self._load.line = list(line)
@@ -202,7 +202,7 @@ def simulate_recorded(loads, session, backend, log=print):
     plies, cycles, mismatches, draws, overflows = [], [], 0, 0, 0
     for (words, (query, told, _)), (rtl,) in zip(recorded, answers):
         top = query.top
-        golden = perpetual(words, top, root=query.root, config=CONFIG,
+        golden = perpetual(words, top, root_address=query.root_address, config=CONFIG,
                            count_limit=query.count_limit, occupancy=query.occupancy)
         # The search ran without the upcoming block's answer: compare the rest.
         same_as_told = golden.draw == told.draw and golden.count == told.count and \
@@ -292,10 +292,10 @@ def host_rates(log=print, depths=RATE_DEPTHS, links=("sim://icebreaker",)):
         log(f"search rate {name}: {rates[name]['nodes_per_second']} nodes/s")
     for url in links:
         with CountingTransport(open_transport(url)) as transport:
-            link = Board(transport)
+            link = Link(transport)
             link.identify()
             transport.sent = transport.received = 0
-            figures = _rate(start, DetectorTest(link), depths["link"])
+            figures = _rate(start, DetectorTest(link.session()), depths["link"])
         per_node = (transport.sent + transport.received) / figures["nodes"]
         figures.update(bytes_sent=transport.sent, bytes_received=transport.received,
                        bytes_per_node=round(per_node, 2),

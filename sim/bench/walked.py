@@ -35,10 +35,11 @@ def query_link_bytes():
 
 
 def _clocks(queries, config, count_limit):
-    """``(clocks, overflows)`` of ``[(words, top, root)]`` on ``config``."""
+    """``(clocks, overflows)`` of ``[(words, top, root_address)]`` on ``config``."""
     clocks, overflows = [], 0
-    for words, top, root in queries:
-        result = perpetual(words, top, root=root, config=config, count_limit=count_limit)
+    for words, top, root_address in queries:
+        result = perpetual(words, top, root_address=root_address, config=config,
+                           count_limit=count_limit)
         overflows += result.overflow
         clocks.append(walked_clocks(words, top, result, config))
     return clocks, overflows
@@ -60,7 +61,7 @@ def walked_figures(corpus, lines, *, count_limit, config=WALKED, log=print):
     for each board built with it the query's clocks and its link bytes in
     microseconds."""
     games = [(words, top, -1) for _, _, words in corpus for top in range(len(words))]
-    searches = [(line.words, top, line.root) for line in lines for top in line.tops]
+    searches = [(line.words, top, line.root_address) for line in lines for top in line.tops]
     workloads = {}
     for name, queries in (("game", games), ("search_walks", searches)):
         workloads[name] = _summary(*_clocks(queries, config, count_limit))

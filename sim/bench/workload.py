@@ -17,12 +17,12 @@ __all__ = ["CONFIG", "COUNT_LIMIT", "rtl_query", "rtl_clocks",
 CONFIG = SHIPPED
 COUNT_LIMIT = 1
 
-def rtl_query(top, count_limit, occupancy, root=-1):
+def rtl_query(top, count_limit, occupancy, root_address=-1):
     """The :class:`~axon.sim.backends.session.Query` of
     ``CxxrtlSession.run_batch`` / ``PysimSession.run_batch``: the one place
-    where the bench puts a query to the RTL. ``root`` -1 is a search from the
+    where the bench puts a query to the RTL. ``root_address`` -1 is a search from the
     start of the move list: every query of the game workload."""
-    return Query(top=top, count_limit=count_limit, occupancy=occupancy, root=root)
+    return Query(top=top, count_limit=count_limit, occupancy=occupancy, root_address=root_address)
 
 
 def rtl_clocks(words, top, result, written):

@@ -61,7 +61,7 @@ def chain_keys(words: Sequence[int], key_bits: int = 64) -> List[Entry]:
     return entries
 
 
-def peer_answer(entries: Sequence[Entry], top: int, *, root: int = -1,
+def peer_answer(entries: Sequence[Entry], top: int, *, root_address: int = -1,
                 count_limit: int = 4) -> Tuple[Result, int]:
     """The peer's ``(answer, clocks)`` for the query at ``top``: compare the
     key at ``top`` with the keys 2, 4, ... plies back, down to the floor:
@@ -85,19 +85,21 @@ def peer_answer(entries: Sequence[Entry], top: int, *, root: int = -1,
             count += 1
             if distance is None:
                 distance = plies
-        draw = decides_draw(count, distance is not None and inside_search(distance, top, root))
+        draw = decides_draw(count, distance is not None and
+                            inside_search(distance, top, root_address))
         if count and count >= count_limit and draw:
             return _answer(count, distance, plies, Stop.LIMIT, draw), clocks
         candidate -= 2
-    draw = decides_draw(count, distance is not None and inside_search(distance, top, root))
+    draw = decides_draw(count, distance is not None and
+                            inside_search(distance, top, root_address))
     stop = Stop.BOTTOM if floor < 0 else Stop.BARRIER
     return _answer(count, distance, top - floor, stop, draw), clocks
 
 
-def peer_clocks(entries: Sequence[Entry], top: int, *, root: int = -1,
+def peer_clocks(entries: Sequence[Entry], top: int, *, root_address: int = -1,
                 count_limit: int = 4) -> int:
     """The clocks of :func:`peer_answer`'s query alone."""
-    return peer_answer(entries, top, root=root, count_limit=count_limit)[1]
+    return peer_answer(entries, top, root_address=root_address, count_limit=count_limit)[1]
 
 
 def _answer(count, distance, plies, stop, draw):
@@ -123,10 +125,10 @@ def _peer_case(case: Union[PeerCase, tuple]) -> PeerCase:
     if isinstance(case, PeerCase):
         return case
     warnings.warn("a peer case as a tuple (words, top, root, count_limit) is deprecated: give "
-                  "a PeerCase(words=..., query=Query(top=..., count_limit=..., root=...))",
+                  "a PeerCase(words=..., query=Query(top=..., count_limit=..., root_address=...))",
                   DeprecationWarning, stacklevel=3)
     words, top, root, count_limit = case
-    return PeerCase(words=words, query=Query(top=top, count_limit=count_limit, root=root))
+    return PeerCase(words=words, query=Query(top=top, count_limit=count_limit, root_address=root))
 
 
 class PeerTimeout(RuntimeError):
@@ -176,7 +178,7 @@ class PeerSimulation:
                             await ctx.tick()
                         stored[address] = words[address]
                 ctx.set(dut.query.top, query.top)
-                ctx.set(dut.query.root, query.root)
+                ctx.set(dut.query.root_address, query.root_address)
                 ctx.set(dut.query.count_limit, query.count_limit)
                 ctx.set(dut.query.start, 1)
                 await ctx.tick()
@@ -239,7 +241,7 @@ def hardware_peer_figures(corpus, loads, hardware, *, count_limit, reference,
     capacity figures' own number by default)."""
     cases = _workload_cases(corpus, loads, count_limit, crowded_games)
     # The golden answers once, for every key width.
-    golden = {workload: [perpetual(case.words, case.query.top, root=case.query.root,
+    golden = {workload: [perpetual(case.words, case.query.top, root_address=case.query.root_address,
                                    config=reference, count_limit=case.query.count_limit)
                          for case in queries]
               for workload, queries in cases.items()}
@@ -260,7 +262,7 @@ def hardware_peer_figures(corpus, loads, hardware, *, count_limit, reference,
                 entries = keyed.get(id(case.words))
                 if entries is None:
                     entries = keyed[id(case.words)] = chain_keys(case.words, key_bits)
-                model = peer_answer(entries, case.query.top, root=case.query.root,
+                model = peer_answer(entries, case.query.top, root_address=case.query.root_address,
                                     count_limit=case.query.count_limit)
                 model_mismatches += model != (result, clocks)
                 collisions += result != expected

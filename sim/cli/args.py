@@ -13,7 +13,8 @@ from ..model.games import PgnFile, iter_pgn, plural
 
 __all__ = ["COUNT_LIMIT_MAX", "DEPTH_MAX", "EXIT_INTERRUPTED", "SIM_RULES", "ALL_RULES", "CONFIG_OPTIONS",
            "UsageError", "int_at_least", "add_pgn_input", "load_input", "finish_skipped",
-           "add_layout", "add_backstop", "add_list_depth", "option_names", "config_from", "unpooled_kinds", "warn_unpooled", "check_output_file",
+           "add_layout", "add_backstop", "add_list_depth", "add_pruning",
+           "option_names", "config_from", "unpooled_kinds", "warn_unpooled", "check_output_file",
            "check_directory", "GameStream", "expected_games"]
 
 # What a shell reports for a command stopped by SIGINT (128 + 2).
@@ -78,6 +79,39 @@ def _pools_value(prog):
             return Pools.WALKED.value
         return value
     return pools_value
+
+
+class _DeprecatedUpcoming(argparse.Action):
+    """``--upcoming`` on a search: the old name of ``--upcoming-cutoff``,
+    taken as it with a warning, as ``--upcoming`` is the detector's block
+    elsewhere."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog}: warning: --upcoming is deprecated here and will be removed "
+              f"in 0.5: give --upcoming-cutoff (the search's upcoming-repetition cutoff)",
+              file=sys.stderr)
+        setattr(namespace, self.dest, True)
+
+
+def add_pruning(parser, *, uci=False):
+    """``--upcoming-cutoff`` and ``--null-move``, the search's pruning, in
+    ``options.upcoming_cutoff`` and ``options.null_move``; ``--upcoming``
+    still gives the cutoff, with a warning. With ``uci``, each help names
+    the UCI option it sets."""
+    def option(name, text):
+        return f"the option {name}: {text}" if uci else text
+
+    parser.add_argument("--upcoming-cutoff", action="store_true",
+                        help=option("UpcomingRepetition",
+                                    "cut alpha to the draw value where the side to move can "
+                                    "reach a draw by repetition in one move (Stockfish's "
+                                    "upcoming-repetition cutoff)"))
+    parser.add_argument("--upcoming", dest="upcoming_cutoff", nargs=0,
+                        action=_DeprecatedUpcoming, default=argparse.SUPPRESS,
+                        help=argparse.SUPPRESS)
+    parser.add_argument("--null-move", action="store_true",
+                        help=option("NullMove",
+                                    "null-move pruning (a null move is a barrier for the test)"))
 
 
 def add_layout(parser, base=SHIPPED):

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit, parse_qs, urlencode, urlunsplit
 
 from ..model.games import GameError
 from ...hdl.params import COUNT_LIMIT_MAX
-from ..backends.link import (SIMULATED_SCHEMES, Board, LinkError, LinkTimeout,
+from ..backends.link import (SIMULATED_SCHEMES, Link, LinkError, LinkTimeout,
                              ProtocolVersionError, open_transport, simulated_config)
 from ..backends.cxxrtl import CxxrtlError
 from .args import CONFIG_OPTIONS, GameStream, finish_skipped, option_names, warn_unpooled
@@ -105,14 +105,14 @@ def run_query(args, out=None):
         raise QueryError(str(error), exit_code=1) from None
 
     with transport:
-        board = Board(transport)
+        link = Link(transport)
         writer = AnswerWriter(out, args.jsonl, count_limit=args.count_limit)
         try:
-            board.identify()
-            _check_board(args.port, board.config, wanted)
-            warn_unpooled("query", board.config)
+            link.identify()
+            _check_board(args.port, link.config, wanted)
+            warn_unpooled("query", link.config)
             progress = Progress(None, enabled=not args.quiet)
-            for game, rows in answered_games(games, board, args, progress):
+            for game, rows in answered_games(games, link.session(), args, progress):
                 writer.game(game, rows)
                 progress.done()
         except GameError as error:

@@ -1,6 +1,7 @@
 """``axon explain``: the query after one ply, step by step, in the columns
 of the paper's Table 2, or drawn on a page (``--html``)."""
 
+import argparse
 import itertools
 import sys
 from dataclasses import dataclass
@@ -8,21 +9,79 @@ from dataclasses import dataclass
 import chess
 
 from ...hdl.word import PIECE_LETTERS, square_name
-from ..model.explain import Explanation, explain_query, for_side, format_table
+from ..model.explain import ORDERS, SIDES, Explanation, explain_query, for_side, format_table
 from ..model.explain_html import explanation_page
+from ..model.games import GameError, display_name, plural
 from ..model.golden import perpetual
 from ..model.history import is_window_limited, root_address, windows
 from .answers import uci_of
+from .args import add_backstop, load_input
+from .game_commands import add_game_options, run_game_command
 
 
-__all__ = ["explain", "explain_ply", "PlyExplanation"]
+__all__ = ["register", "explain", "explain_ply", "PlyExplanation"]
+
+_EXPLAIN_EPILOG = """\
+--order paper (the default) reads oldest-first like Table 2 of the paper;
+with --rules paper the knight swap of Figure 5 gives exactly Table 2's rows.
+--order scan shows the words newest-first, as the detector applies them.
+"""
 
 
-def _upcoming_line(words, window, game, options, root, occupancy):
+def register(commands):
+    """``axon explain``."""
+    parser = commands.add_parser(
+        "explain", help="show one query step by step (the paper's Table 2)",
+        description="Show the scan after one ply step by step in the columns of the "
+                    "paper's Table 2: move, chain list, unclosed chains, rule applied.",
+        epilog=_EXPLAIN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_game_options(parser)
+    add_backstop(parser)
+    parser.add_argument("--game", type=int, required=True, metavar="G",
+                        help="game number, from 1 in file order, as axon scan prints it")
+    parser.add_argument("--ply", type=int, required=True, metavar="N",
+                        help="1-based ply: the query after the N-th half-move")
+    parser.add_argument("--order", choices=ORDERS, default="paper",
+                        help="paper: oldest first, as Table 2 (default); "
+                             "scan: newest first, as the hardware")
+    parser.add_argument("--side", choices=SIDES, default="both",
+                        help="show one side's moves and chains only (each side has its own "
+                             "pool); Table 2 shows the knights alone (default both)")
+    parser.add_argument("--html", metavar="FILE",
+                        help="write the explanation as one self-contained page instead: the "
+                             "board, each step's move and chains as arrows, Table 2's rows")
+    parser.set_defaults(func=explain_command)
+
+
+def explain_command(options):
+    """``axon explain`` as the command line runs it: the exit status."""
+    def body(options):
+        found = load_input(options.command, options)
+        return explain(_pick(found, options), options.ply, options)
+    return run_game_command(options, body)
+
+
+def _pick(found, options):
+    name = display_name(options.pgn)
+    game = next((game for game in found.games if game.number == options.game), None)
+    if game is None:
+        if 1 <= options.game <= found.total:
+            raise GameError(f"{name}: game {options.game} was skipped")
+        raise GameError(f"{name}: --game {options.game} is out of range: the file "
+                        f"has {plural(found.total, 'game')} (1..{found.total})")
+    if not game.moves:
+        raise GameError(f"{name}: {game.label} has no moves to explain")
+    if not 1 <= options.ply <= len(game.moves):
+        raise GameError(f"{name}: {game.label}: --ply {options.ply} is out of range "
+                        f"(1..{len(game.moves)})")
+    return game
+
+
+def _upcoming_line(words, window, game, options, root_at, occupancy):
     """The upcoming repetition, and the depth whose single open chain gives
     it; and its move, ``(from, to)`` or ``None``."""
     steps = []
-    result = perpetual(words, window.top, root=root, config=options.config,
+    result = perpetual(words, window.top, root_address=root_at, config=options.config,
                        count_limit=options.count_limit, steps=steps, occupancy=occupancy)
     return _upcoming_text(result, steps, window), result.upcoming_move
 
@@ -88,11 +147,11 @@ def explain_ply(game, ply, options, *, window=None, board=None, result=None, ste
         explanation = Explanation(order, (), 0, "", result)
         return PlyExplanation(explanation, heading, None, board, result.upcoming_move, history)
     words = game.words[window.base:ply]
-    root = root_address(window, history)
-    probe = result if result is not None else perpetual(words, window.top, root=root,
+    root_at = root_address(window, history)
+    probe = result if result is not None else perpetual(words, window.top, root_address=root_at,
                                                         config=config,
                                                         count_limit=options.count_limit)
-    explanation = explain_query(words, window.top, root=root, config=config,
+    explanation = explain_query(words, window.top, root_address=root_at, config=config,
                                 count_limit=options.count_limit, order=order,
                                 base=window.base, root_ply=history,
                                 window_limited=is_window_limited(probe, game.words,
@@ -118,7 +177,7 @@ def explain_ply(game, ply, options, *, window=None, board=None, result=None, ste
     ]
     upcoming_move = None
     if config.rules.sided:
-        line, upcoming_move = _upcoming_line(words, window, game, options, root,
+        line, upcoming_move = _upcoming_line(words, window, game, options, root_at,
                                              int(board.occupied))
         heading.append(line)
 

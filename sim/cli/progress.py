@@ -35,31 +35,36 @@ class Progress:
         self.plies = 0
         self._at = (None, 0)
 
-    def _count(self, position, ply):
-        last_position, last_ply = self._at
-        self.plies += ply - last_ply if position == last_position else ply
-        self._at = (position, ply)
+    def _count(self, game, ply):
+        last_game, last_ply = self._at
+        self.plies += ply - last_ply if game == last_game else ply
+        self._at = (game, ply)
 
-    def text(self, position):
-        """The progress line after game ``position`` (0-based)."""
-        games = f"game {position + 1}"
-        if self.total is not None and position < self.total:
+    def text(self, game):
+        """The progress line after game ``game`` (0-based)."""
+        games = f"game {game + 1}"
+        if self.total is not None and game < self.total:
             games += f"/{self.total}"
         elapsed = self.clock() - self.started
         rate = f", {self.plies / elapsed:,.0f} plies/s" if elapsed > 0 else ""
         return f"{self.command}: {games}, {self.plies:,} {'ply' if self.plies == 1 else 'plies'}" \
                f"{rate}"
 
-    def update(self, position, ply):
-        """``position``: 0-based place of the game in the list being answered."""
+    def update(self, game, ply):
+        """Game ``game`` (0-based place in the list being answered) was
+        answered up to its ``ply`` (1-based)."""
         if not (self.tty or self.plain):
             return
-        self._count(position, ply)
+        self._count(game, ply)
+        self._show(game)
+
+    def _show(self, at):
+        # Written at most once an interval: the line of `text(at)`.
         now = self.clock()
         if self.last_time is not None and now - self.last_time < self.interval:
             return
         self.last_time = now
-        text = self.text(position)
+        text = self.text(at)
         if self.tty:
             self.stream.write("\r" + text.ljust(self.width))
             self.width = len(text)

@@ -37,13 +37,14 @@ import tempfile
 from ..backends.session import GoldenSession
 from ..model.explain_html import game_page, ply_section
 from ..model.games import GameRecord
-from .args import check_output_file
+from .args import GameStream, check_output_file, finish_skipped
 from .answers import AnswerWriter, answered_games, ply_record
 from .explain import explain_ply
+from .game_commands import add_game_options, run_game_command
 from .progress import Progress
 
 
-__all__ = ["write_report", "game_heading", "EXPLAIN_CHOICES"]
+__all__ = ["register", "write_report", "game_heading", "EXPLAIN_CHOICES"]
 
 #: ``--explain``: which plies link to their explanation (see the module's text).
 EXPLAIN_CHOICES = ("none", "repetitions", "all")
@@ -300,9 +301,34 @@ def _answer_games(games, options, session, counter, body, folders, progress, cou
         body.write(f'<h2 class="skipped">{html.escape(message)}: skipped</h2>\n')
 
 
-def report_command(options, games):
-    """``axon report``: returns the exit status."""
-    check_output_file("-o", options.output)
-    summary = write_report(games, options, options.output, err=sys.stderr)
-    print(f"wrote {options.output}: {summary}")
-    return 0
+def register(commands):
+    """``axon report``."""
+    parser = commands.add_parser(
+        "report", help="one page for a PGN file: a strip of plies a game, coloured by the answer",
+        description="Write one self-contained page for a PGN file: a summary (the counts of "
+                    "axon scan), then a strip of plies a game, each coloured by the golden "
+                    "model's answer; a ply with a repetition or an upcoming repetition links to "
+                    "its explanation, on one page a game written beside the report "
+                    "(OUT_files/game-G.html).")
+    add_game_options(parser)
+    parser.add_argument("-o", "--output", required=True, metavar="FILE",
+                        help="the page to write")
+    parser.add_argument("--explain", choices=EXPLAIN_CHOICES, default="repetitions",
+                        help="which plies link to their explanation, one page a game "
+                             "beside the report: none; repetitions, the plies with a "
+                             "repetition (with their steps) or an upcoming one; all, every "
+                             "ply with every step (default repetitions)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    parser.set_defaults(func=report_command)
+
+
+def report_command(options):
+    """``axon report`` as the command line runs it: the exit status."""
+    def body(options):
+        check_output_file("-o", options.output)
+        # Games are answered as they are read.
+        games = GameStream(options.command, options)
+        summary = write_report(games, options, options.output, err=sys.stderr)
+        print(f"wrote {options.output}: {summary}")
+        return finish_skipped(options.command, 0, games)
+    return run_game_command(options, body)

@@ -1,6 +1,6 @@
 """``axon search``: the detector inside a search, node by node.
 
-A small alpha-beta engine (:mod:`axon.sim.engine.search`) searches a
+A small alpha-beta engine (:mod:`axon.sim.engine.alphabeta`) searches a
 position to a fixed depth by iterative deepening and asks its repetition test
 at every node: none, python-chess, or a detector session of any backend (the
 golden model, the RTL in Amaranth's simulator or CXXRTL, a board or a
@@ -14,14 +14,14 @@ import sys
 
 import chess
 
-from ..backends.link import Board, LinkError, LinkTimeout, open_transport
+from ..backends.link import Link, LinkError, LinkTimeout, open_transport
 from ..backends.cxxrtl import CxxrtlError
 from ..engine.repetition import ChessTest, DetectorTest, NoTest, SearchTooDeep
-from ..engine.search import Engine
+from ..engine.alphabeta import Engine
 from ..engine.trace import TraceWriter
 from ..model.games import GameError, display_name, plural, position_problems
-from .args import EXIT_INTERRUPTED, UsageError, check_output_file, config_from, int_at_least, \
-    load_input
+from .args import EXIT_INTERRUPTED, UsageError, add_pruning, check_output_file, config_from, \
+    int_at_least, load_input
 from .backends import BACKENDS, backend_name
 
 
@@ -38,7 +38,7 @@ inside the search). Every node but the root asks the repetition test once;
 a draw by repetition scores 0.00. Columns: depth; the key move; the
 evaluation in pawns for the side to move (#N: mate in N moves); nodes
 (positions visited, the root included); terminal (nodes searched no further);
-reps (nodes scored a draw by repetition); cutoffs (with --upcoming: nodes
+reps (nodes scored a draw by repetition); cutoffs (with --upcoming-cutoff: nodes
 whose alpha became the draw value); queries (questions to the test);
 seconds. Exit status: 0; 1 when the detector or the link fails; 2 on bad
 input; 130 on Ctrl-C, after the depths finished so far.
@@ -84,11 +84,7 @@ def register(commands):
                         help="with SUITE.epd: search N positions at once, each with its own "
                              "detector (N processes, or N detectors of the --port board) "
                              "(default 1)")
-    parser.add_argument("--upcoming", action="store_true",
-                        help="cut alpha to the draw value where the side to move can reach "
-                             "a draw by repetition in one move (Stockfish's cutoff)")
-    parser.add_argument("--null-move", action="store_true",
-                        help="null-move pruning (a null move is a barrier for the test)")
+    add_pruning(parser)
     parser.add_argument("--compare", action="store_true",
                         help="search without the test and with it, depth by depth, and "
                              "print the shrinkage")
@@ -141,8 +137,8 @@ def check_options(options):
     if options.repetition != "detector" and given:
         raise UsageError(f"{given[0]} is for the detector: --repetition "
                          f"{options.repetition} does not use it")
-    if options.repetition == "off" and options.upcoming:
-        raise UsageError("--upcoming asks the repetition test: --repetition off has none")
+    if options.repetition == "off" and options.upcoming_cutoff:
+        raise UsageError("--upcoming-cutoff asks the repetition test: --repetition off has none")
     if options.compare and options.repetition == "off":
         raise UsageError("--compare searches without the test and with it: give "
                          "--repetition detector or python-chess")
@@ -160,7 +156,7 @@ def detector_session(options):
         except (TypeError, ValueError) as error:
             raise UsageError(f"--port {options.port}: {error}") from None
         # The board reports its configuration (IDENTIFY), simulated or real.
-        return Board(transport), f"link {options.port}"
+        return Link(transport).session(), f"link {options.port}"
     # --depth is the search's here; the detector is the shipped configuration.
     config = config_from(argparse.Namespace(), gateware=options.backend != "golden")
     extra = {"log": _say} if options.backend == "cxxrtl" and not options.quiet else {}
@@ -206,22 +202,23 @@ def _totals(rows):
     return {key: sum(row[key] for row in rows) for key in keys}
 
 
-def format_table(runs, compare, upcoming=False):
+def format_table(runs, compare, upcoming_cutoff=False):
     """The per-depth table of one run, or of the run without the test beside
-    the run with it (``compare``)."""
+    the run with it (``compare``); with ``upcoming_cutoff``, the cutoffs'
+    column (the rows' ``upcoming``)."""
     def cells(row, tested):
         found = [row["move"] or "-", row["evaluation"], f"{row['nodes']:,}",
                  f"{row['terminal']:,}"]
         if tested:
             found += [f"{row['repetitions']:,}"] + \
-                ([f"{row['upcoming']:,}"] if upcoming else []) + [f"{row['queries']:,}"]
+                ([f"{row['upcoming']:,}"] if upcoming_cutoff else []) + [f"{row['queries']:,}"]
         return found + [f"{row['seconds']:.2f}"]
 
     heads = []
     for run in runs:
         tested = run["repetition"] != "off"
         heads.append(["move", "eval", "nodes", "terminal"] +
-                     (["reps"] + (["cutoffs"] if upcoming else []) + ["queries"]
+                     (["reps"] + (["cutoffs"] if upcoming_cutoff else []) + ["queries"]
                       if tested else []) + ["s"])
     lines = []
     header = ["depth"] + [head for run_heads in heads for head in run_heads]
@@ -246,7 +243,8 @@ def format_table(runs, compare, upcoming=False):
             line += ["", "", f"{total['nodes']:,}", f"{total['terminal']:,}"]
             if tested:
                 line += [f"{total['repetitions']:,}"] + \
-                    ([f"{total['upcoming']:,}"] if upcoming else []) + [f"{total['queries']:,}"]
+                    ([f"{total['upcoming']:,}"] if upcoming_cutoff else []) + \
+                    [f"{total['queries']:,}"]
             line.append(f"{total['seconds']:.2f}")
         if compare:
             shrunk = shrinkage(totals[0], totals[1])
@@ -278,7 +276,10 @@ def nodes_per_second(run):
 
 # The options a --json output keeps, so that its search can be run again.
 KEPT_OPTIONS = ("fen", "pgn", "game", "ply", "depth", "repetition", "backend", "port",
-                "upcoming", "null_move", "compare")
+                "upcoming_cutoff", "null_move", "compare")
+# The keys of those options in a --json output that are not their names:
+# the cutoff's flag is "upcoming" there.
+OPTION_KEYS = {"upcoming_cutoff": "upcoming"}
 
 
 # The keys of a --json output that --show reads.
@@ -296,6 +297,8 @@ def show_command(options, out):
         if missing:
             raise ValueError(f"it has no {', '.join(repr(key) for key in missing)}")
         kept = argparse.Namespace(json=False, **document["options"])
+        for name, key in OPTION_KEYS.items():
+            setattr(kept, name, getattr(kept, key, None))
         runs = document["runs"]
         where, history = document["position"], document["history_plies"]
     except (OSError, ValueError, TypeError) as error:
@@ -333,7 +336,7 @@ def search_command(options, out=None):
             if options.trace:
                 trace = TraceWriter(options.trace)
             try:
-                test = DetectorTest(session, upcoming=options.upcoming,
+                test = DetectorTest(session, ask_upcoming=options.upcoming_cutoff,
                                     on_query=trace.record if trace else None)
             except ValueError as error:
                 raise UsageError(str(error)) from None
@@ -345,7 +348,7 @@ def search_command(options, out=None):
         engines = []
         for label, test in tests:
             try:
-                engine = Engine(start, history, test, upcoming=options.upcoming,
+                engine = Engine(start, history, test, upcoming_cutoff=options.upcoming_cutoff,
                                 null_move=options.null_move,
                                 progress=_Progress(label, not options.quiet))
             except ValueError as error:
@@ -390,7 +393,8 @@ def search_document(options, where, history, runs, interrupted):
     its game history's plies, the options that search it again, the runs
     (each with its per-depth table) and whether it was interrupted."""
     document = {"position": where, "history_plies": history,
-                "options": {name: getattr(options, name) for name in KEPT_OPTIONS},
+                "options": {OPTION_KEYS.get(name, name): getattr(options, name)
+                            for name in KEPT_OPTIONS},
                 "runs": runs, "interrupted": interrupted}
     if len(runs) == 2:
         document["shrinkage"] = [shrinkage(off, on) for off, on in
@@ -407,10 +411,10 @@ def _write(out, options, where, history, runs, interrupted):
         out.write(json.dumps(document, indent=1) + "\n")
         return
     out.write(f"axon search: {where}; {plural(history, 'ply', 'plies')} of game history"
-              f"{'; upcoming cutoff' if options.upcoming else ''}"
+              f"{'; upcoming cutoff' if options.upcoming_cutoff else ''}"
               f"{'; null move' if options.null_move else ''}\n")
     if runs and runs[0]["depths"]:
-        out.write(format_table(runs, compare, options.upcoming))
+        out.write(format_table(runs, compare, options.upcoming_cutoff))
         rates = ", ".join(f"{run['label']} {run['nodes_per_second']:,}"
                           for run in runs if run["nodes_per_second"] is not None)
         out.write(f"nodes per second: {rates}\n")

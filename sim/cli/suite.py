@@ -5,9 +5,9 @@ The positions of an EPD file (:mod:`axon.sim.engine.suite`) are searched as
 searches N at once, each with its own detector: N worker processes for the
 golden model, the RTL in simulation or python-chess's test
 (:func:`~axon.sim.engine.jobs.search_in_processes`), or over ``--port`` the
-detector sessions of one board, one thread each
+detector sessions of one board's link, one thread each
 (:func:`~axon.sim.engine.jobs.search_in_threads`, sessions from
-:func:`board_sessions`). Each search has its own detector and its own
+:func:`link_sessions`). Each search has its own detector and its own
 position, so a position's tree does not depend on ``--jobs``.
 
 The results are printed in the file's order as soon as each one and all
@@ -28,7 +28,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from ...hdl.params import DetectorConfig
 from ..backends.cxxrtl import CxxrtlError
-from ..backends.link import SIMULATED_SCHEMES, Board, LinkError, LinkTimeout, open_transport
+from ..backends.link import SIMULATED_SCHEMES, Link, LinkError, LinkTimeout, open_transport
 from ..engine.jobs import JobFailed, SearchJob, search_in_processes, search_in_threads
 from ..engine.repetition import ChessTest, DetectorTest, NoTest, SearchTooDeep
 from ..engine.suite import SuiteError, read_suite
@@ -36,21 +36,22 @@ from ..model.games import plural
 from .args import EXIT_INTERRUPTED, UsageError, config_from
 from .backends import BACKENDS
 from .progress import Progress
+from . import search
 from .search import (KEPT_OPTIONS, check_options, is_suite, nodes_per_second, search_command,
                      search_document)
 
 
-__all__ = ["suite_command", "board_sessions", "TestMaker", "SUITE_KEYS"]
+__all__ = ["register", "suite_command", "link_sessions", "TestMaker", "SUITE_KEYS"]
 
 # What a --json object has beyond the single search's output.
 SUITE_KEYS = ("id", "line", "bm", "am", "move", "solved")
 
 
-def board_sessions(board: Board) -> List[Any]:
-    """The detector sessions of the board opened on ``--port``, one per
-    detector: ``--jobs N`` over a link searches with the first N of them,
-    each from its own thread."""
-    return board.sessions()
+def link_sessions(link: Link) -> List[Any]:
+    """The detector sessions of the board on the link opened on ``--port``,
+    one per detector: ``--jobs N`` over a link searches with the first N of
+    them, each from its own thread."""
+    return link.sessions()
 
 
 @dataclass(frozen=True)
@@ -60,14 +61,15 @@ class TestMaker:
     repetition: str
     backend:    Optional[str] = None
     config:     Optional[DetectorConfig] = None
-    upcoming:   bool = False
+    upcoming_cutoff: bool = False
 
     def __call__(self):
         if self.repetition == "python-chess":
             return ChessTest()
         if self.repetition == "off":
             return NoTest()
-        return DetectorTest(BACKENDS[self.backend](self.config), upcoming=self.upcoming)
+        return DetectorTest(BACKENDS[self.backend](self.config),
+                            ask_upcoming=self.upcoming_cutoff)
 
 
 def _refuse_single_options(options):
@@ -86,11 +88,24 @@ class SuiteProgress(Progress):
     """``axon search: 3/9 positions, 12,345 nodes, 2,310 nodes/s``: the
     positions finished, and their nodes."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.nodes = 0
+
     def text(self, position):
+        """The progress line once ``position + 1`` positions are finished."""
         elapsed = self.clock() - self.started
-        rate = f", {self.plies / elapsed:,.0f} nodes/s" if elapsed > 0 else ""
-        return f"{self.command}: {position + 1}/{self.total} positions, {self.plies:,} nodes" \
+        rate = f", {self.nodes / elapsed:,.0f} nodes/s" if elapsed > 0 else ""
+        return f"{self.command}: {position + 1}/{self.total} positions, {self.nodes:,} nodes" \
                f"{rate}"
+
+    def update(self, position, nodes):
+        """The search of one more position finished (``position``: the
+        0-based count of those finished before it), in ``nodes`` nodes."""
+        if not (self.tty or self.plain):
+            return
+        self.nodes += nodes
+        self._show(position)
 
 
 def _label(options):
@@ -120,7 +135,7 @@ class _Rows:
                        f"{plural(len(self.positions), 'position')} to depth "
                        f"{self.options.depth}; {self.label}; "
                        f"{plural(jobs, 'search', 'searches')} at once"
-                       f"{'; upcoming cutoff' if self.options.upcoming else ''}"
+                       f"{'; upcoming cutoff' if self.options.upcoming_cutoff else ''}"
                        f"{'; null move' if self.options.null_move else ''}\n")
         self.out.write(self._cells("id", "move", "eval", "expected", "solved", "nodes", "reps",
                                    "s"))
@@ -193,15 +208,15 @@ class _Rows:
                f"{len(found) / seconds if seconds else 0:.2f} positions/s"
 
 
-def _link_line(board, rows):
+def _link_line(link, rows):
     """What the searches cost the link: round trips (transfers) and bytes,
     in all and a node, identification and loads included."""
     nodes = sum(entry["nodes"] for entry in rows.found.values())
-    moved = board.bytes_sent + board.bytes_received
-    each = (f": {board.transfers / nodes:.2f} round trips and {moved / nodes:.1f} bytes a node"
+    moved = link.bytes_sent + link.bytes_received
+    each = (f": {link.transfers / nodes:.2f} round trips and {moved / nodes:.1f} bytes a node"
             if nodes else "")
-    return f"link: {board.transfers:,} round trips, {moved:,} bytes ({board.bytes_sent:,} " \
-           f"sent, {board.bytes_received:,} received){each}"
+    return f"link: {link.transfers:,} round trips, {moved:,} bytes ({link.bytes_sent:,} " \
+           f"sent, {link.bytes_received:,} received){each}"
 
 
 def _say(line):
@@ -221,7 +236,7 @@ def _more_detectors(port, jobs):
 
 
 def _prepared(options, jobs):
-    """``(how the searches run, the link's board or None)``:
+    """``(how the searches run, the link or None)``:
     how is a generator factory over the jobs."""
     if options.repetition == "detector" and options.port is not None:
         try:
@@ -229,11 +244,11 @@ def _prepared(options, jobs):
         except (TypeError, ValueError) as error:
             raise UsageError(f"--port {options.port}: {error}") from None
         try:
-            board = Board(transport)
-            sessions = board_sessions(board)
+            link = Link(transport)
+            sessions = link_sessions(link)
             try:
                 # Each asks its board what it is (IDENTIFY) as it is made.
-                tests = [DetectorTest(session, upcoming=options.upcoming)
+                tests = [DetectorTest(session, ask_upcoming=options.upcoming_cutoff)
                          for session in sessions]
             except ValueError as error:
                 raise UsageError(f"--port {options.port}: {error}") from None
@@ -246,19 +261,19 @@ def _prepared(options, jobs):
         except BaseException:
             transport.close()
             raise
-        return (lambda work, on_ready: search_in_threads(work, tests)), board
+        return (lambda work, on_ready: search_in_threads(work, tests)), link
     config = None
     if options.repetition == "detector":
         config = config_from(argparse.Namespace(), gateware=options.backend != "golden")
-        if options.upcoming and not config.upcoming:
+        if options.upcoming_cutoff and not config.upcoming:
             raise UsageError("this detector has no upcoming-repetition block; "
-                             "--upcoming needs one")
-    make_test = TestMaker(options.repetition, options.backend, config, options.upcoming)
+                             "--upcoming-cutoff needs one")
+    make_test = TestMaker(options.repetition, options.backend, config, options.upcoming_cutoff)
     if jobs == 1:
         if options.repetition == "detector":
             extra = {"log": _say} if options.backend == "cxxrtl" and not options.quiet else {}
             test = DetectorTest(BACKENDS[options.backend](config, **extra),
-                                upcoming=options.upcoming)
+                                ask_upcoming=options.upcoming_cutoff)
         else:
             test = make_test()
 
@@ -280,20 +295,20 @@ def _prepared(options, jobs):
 def suite_command(options, out=None):
     """``axon search SUITE.epd``; the exit status."""
     out = sys.stdout if out is None else out
-    board = rows = None
+    link = rows = None
     interrupted = False
     try:
         check_options(options)
         _refuse_single_options(options)
         positions = read_suite(options.pgn)
         jobs = min(options.jobs or 1, len(positions))
-        run, board = _prepared(options, jobs)
+        run, link = _prepared(options, jobs)
         rows = _Rows(out, options, positions, _label(options))
         rows.header(jobs)
         progress = SuiteProgress(len(positions), enabled=not options.quiet,
                                  command="axon search")
         work = [SearchJob(position.index, position.fen, options.depth,
-                          upcoming=options.upcoming, null_move=options.null_move)
+                          upcoming_cutoff=options.upcoming_cutoff, null_move=options.null_move)
                 for position in positions]
         # From when the detectors are ready: their start-up is not the search's.
         began = time.perf_counter()
@@ -322,8 +337,8 @@ def suite_command(options, out=None):
         seconds = time.perf_counter() - began
         rows.flush(all_finished=True)
         lines = [rows.summary(seconds)]
-        if board is not None:
-            lines.append(_link_line(board, rows))
+        if link is not None:
+            lines.append(_link_line(link, rows))
         for line in lines:
             if not options.json:
                 out.write(line + "\n")
@@ -344,8 +359,15 @@ def suite_command(options, out=None):
         _say(f"error: {error}")
         return 1
     finally:
-        if board is not None:
-            board.transport.close()
+        if link is not None:
+            link.close()
+
+
+def register(commands):
+    """``axon search``: the single search's parser, whose command searches
+    a suite file position by position (:func:`search_or_suite_command`)."""
+    search.register(commands)
+    commands.choices["search"].set_defaults(func=search_or_suite_command)
 
 
 def search_or_suite_command(options, out=None):

@@ -12,11 +12,11 @@ import time
 from typing import Optional
 
 from ..backends.cxxrtl import CxxrtlError
-from ..backends.link import Board, LinkError, LinkTimeout, open_transport
+from ..backends.link import Link, LinkError, LinkTimeout, open_transport
 from ..engine.repetition import ChessTest, DetectorTest, NoTest
 from ..engine.trace import TraceWriter
 from ..engine.uci import REPETITION_CHOICES, Output, UciEngine, UciOptions
-from .args import UsageError, check_output_file, config_from, int_at_least
+from .args import UsageError, add_pruning, check_output_file, config_from, int_at_least
 from .backends import BACKEND_ALIASES, BACKENDS, backend_name
 
 
@@ -57,11 +57,7 @@ def register(commands):
     parser.add_argument("--port", metavar="URL", default="",
                         help="the option Port: the detector of a board over the link, in place "
                              "of --backend: a serial port, sim://BOARD or cxxrtl://BOARD")
-    parser.add_argument("--upcoming", action="store_true",
-                        help="the option UpcomingRepetition: Stockfish's upcoming-repetition "
-                             "cutoff")
-    parser.add_argument("--null-move", action="store_true",
-                        help="the option NullMove: null-move pruning")
+    add_pruning(parser, uci=True)
     parser.add_argument("--threads", type=int_at_least(1), default=1, metavar="N",
                         help="the option Threads: accepted; the search runs in one thread")
     parser.add_argument("--hash", type=int_at_least(1), default=16, metavar="MB",
@@ -92,7 +88,7 @@ class RepetitionTests:
         self._made_for = None
 
     def _wanted(self, options):
-        return (options.repetition, options.port or options.backend, options.upcoming)
+        return (options.repetition, options.port or options.backend, options.upcoming_cutoff)
 
     def ready(self, options: UciOptions):
         """The repetition test of ``options``, made now if it is not yet."""
@@ -112,7 +108,8 @@ class RepetitionTests:
         record = self.trace.record if self.trace is not None else None
         try:
             self.session = self._session(options)
-            return DetectorTest(self.session, upcoming=options.upcoming, on_query=record)
+            return DetectorTest(self.session, ask_upcoming=options.upcoming_cutoff,
+                                on_query=record)
         except (LinkError, LinkTimeout, CxxrtlError, OSError, TypeError, ValueError,
                 UsageError) as error:
             where = f"Port {options.port}" if options.port else f"Backend {options.backend}"
@@ -120,7 +117,8 @@ class RepetitionTests:
             self.close_session()
             self.session = BACKENDS["golden"](config_from(argparse.Namespace(),
                                                           gateware=False))
-            return DetectorTest(self.session, upcoming=options.upcoming, on_query=record)
+            return DetectorTest(self.session, ask_upcoming=options.upcoming_cutoff,
+                                on_query=record)
 
     def _session(self, options):
         def say(line):
@@ -128,7 +126,7 @@ class RepetitionTests:
         if options.port:
             say(f"Port {options.port} takes the place of Backend {options.backend}: "
                 f"opening the link")
-            return Board(open_transport(options.port, log=say))
+            return Link(open_transport(options.port, log=say)).session()
         config = config_from(argparse.Namespace(), gateware=options.backend != "golden")
         extra = {"log": say} if options.backend == "cxxrtl" else {}
         if options.backend == "golden":
@@ -154,7 +152,7 @@ class RepetitionTests:
 
 def uci_command(options) -> int:
     settings = UciOptions(repetition=options.repetition, backend=options.backend,
-                          port=options.port or "", upcoming=options.upcoming,
+                          port=options.port or "", upcoming_cutoff=options.upcoming_cutoff,
                           null_move=options.null_move, threads=options.threads,
                           hash=options.hash, backends=tuple(BACKENDS), aliases=BACKEND_ALIASES)
     trace = None

@@ -1,6 +1,7 @@
 """``axon verify``: the golden model against the RTL and the python-chess
 oracle, ply by ply."""
 
+import argparse
 import json
 import sys
 from dataclasses import dataclass
@@ -11,11 +12,44 @@ from ..backends.session import GoldenSession, PlyAnswer, answer_games, answers
 from ..model.games import plural
 from ..model.oracle import oracle_answers, oracle_upcoming
 from .answers import upcoming_exact
+from .args import add_layout
 from .backends import make_session
+from .game_commands import add_game_options, run_game_command, run_on_games
 from .progress import Progress
 
 
-__all__ = ["verify", "Disagreement"]
+__all__ = ["register", "verify", "Disagreement"]
+
+_VERIFY_EPILOG = """\
+verify is meant for --rules exact, the rules that agree with FIDE position
+equality. The paper's rules (no link rule) and the wiki's cpw pseudo-code have
+known blind spots, so with them disagreements with the python-chess oracle are
+expected; they are still reported and still make the exit status 1.
+Exit status: 0 if everything agrees, 1 on any disagreement, 2 on bad input.
+"""
+
+
+def register(commands):
+    """``axon verify``."""
+    parser = commands.add_parser(
+        "verify", help="check golden model, RTL and python-chess oracle against each other",
+        description="Compare the golden model with the RTL simulation (every field and "
+                    "the clock count) and with the python-chess oracle (repetition, draw, "
+                    "distance, count, and the upcoming repetition, its move and draw: exactly "
+                    "where the scan reached a barrier or the bottom, else that what it "
+                    "reports is true) on every ply.",
+        epilog=_VERIFY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_game_options(parser, backend="pysim")
+    add_layout(parser)
+    parser.add_argument("--vcd", metavar="FILE",
+                        help="pysim backend: write a waveform and a .gtkw beside it")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    parser.set_defaults(func=verify_command)
+
+
+def verify_command(options):
+    """``axon verify`` as the command line runs it: the exit status."""
+    return run_game_command(options, lambda options: run_on_games(options, verify))
 
 # Disagreements listed in full by ``axon verify``; the rest are only counted.
 SHOWN_DISAGREEMENTS = 5

@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional
 import chess
 
 from .repetition import SearchTooDeep
-from .search import Engine
+from .alphabeta import Engine
 
 
 __all__ = ["SearchJob", "JobResult", "JobFailed", "DETECTOR_ERRORS", "search_job",
@@ -41,13 +41,13 @@ class SearchJob:
     index:     int      # the caller's place for it
     fen:       str
     depth:     int
-    upcoming:  bool = False
-    null_move: bool = False
+    upcoming_cutoff: bool = False
+    null_move:       bool = False
 
 
 @dataclass
 class JobResult:
-    """A search's depths (:meth:`~axon.sim.engine.search.DepthResult.as_dict`
+    """A search's depths (:meth:`~axon.sim.engine.alphabeta.DepthResult.as_dict`
     each), or the one-line reason it failed."""
     index:  int
     depths: List[Dict[str, Any]]
@@ -72,7 +72,7 @@ DETECTOR_ERRORS = _detector_errors()
 
 def search_job(job: SearchJob, test) -> List[Dict[str, Any]]:
     """The depths of ``job`` searched with ``test``."""
-    engine = Engine(chess.Board(job.fen), [], test, upcoming=job.upcoming,
+    engine = Engine(chess.Board(job.fen), [], test, upcoming_cutoff=job.upcoming_cutoff,
                     null_move=job.null_move)
     return [result.as_dict() for result in engine.iterate(job.depth)]
 

@@ -8,7 +8,7 @@ A search asks its repetition test three things, as it walks the tree:
   repetition for a search from the root (a third occurrence anywhere, or a
   second one strictly after the root position: the chessprogramming wiki's
   "Assigning Draw Score", Stockfish's ``is_draw(ply)``); and, for
-  ``--upcoming``, :meth:`upcoming_draw`: can the side to move reach such a
+  ``--upcoming-cutoff``, :meth:`upcoming_draw`: can the side to move reach such a
   draw with one move (Stockfish's ``upcoming_repetition``)?
 
 They are the methods of :class:`RepetitionTest`, with the ``queries`` it
@@ -20,6 +20,7 @@ null move is a barrier for all of them: no position before it is compared
 with one after it.
 """
 
+import warnings
 from typing import (TYPE_CHECKING, Callable, Hashable, List, Optional, Protocol, Sequence,
                     Tuple)
 
@@ -55,7 +56,7 @@ class SearchTooDeep(RuntimeError):
 
 
 class RepetitionTest(Protocol):
-    """What a search (:class:`~axon.sim.engine.search.Engine`) asks of its
+    """What a search (:class:`~axon.sim.engine.alphabeta.Engine`) asks of its
     repetition test; see the module documentation."""
 
     # Questions asked so far: a search's count is the difference.
@@ -192,7 +193,7 @@ class DetectorTest(RepetitionTest):
     """``--repetition detector``: a detector session holds the game history
     and the path; a push writes the move's word at its address (a pop writes
     nothing: the next push overwrites it), and every node is one query with
-    ``top`` the node's address and ``root`` the last game-history word. The
+    ``top`` the node's address and ``root_address`` the last game-history word. The
     words pushed since the last query go with the next
     (``write_and_query``): on a link, one round trip a node.
 
@@ -200,28 +201,37 @@ class DetectorTest(RepetitionTest):
     ----------
     session : Session
         Any detector session.
-    upcoming : bool
+    ask_upcoming : bool
         Ask for the upcoming repetition too (each query carries the position's
-        occupancy).
+        occupancy), as the search's upcoming-repetition cutoff needs
+        (``upcoming``, its old name, stays until 0.5 with a warning).
     on_query : callable or None
         ``on_query(test, top, count_limit, occupancy, result)`` after every
         query: the trace and the bench's recorded workload. ``occupancy`` is
-        the node's (given to the session with ``upcoming`` only), ``None``
+        the node's (given to the session with ``ask_upcoming`` only), ``None``
         for the host's look-up of an upcoming repetition.
     """
 
     name = "detector"
 
-    def __init__(self, session: "Session", *, upcoming: bool = False,
-                 on_query: Optional[OnQuery] = None) -> None:
+    def __init__(self, session: "Session", *, ask_upcoming: bool = False,
+                 on_query: Optional[OnQuery] = None, **deprecated: bool) -> None:
+        unknown = set(deprecated) - {"upcoming"}
+        if unknown:
+            raise TypeError(f"DetectorTest() got an unexpected keyword argument "
+                            f"{sorted(unknown)[0]!r}")
+        if "upcoming" in deprecated:
+            warnings.warn("DetectorTest(upcoming=...) is now DetectorTest(ask_upcoming=...); "
+                          "upcoming= stays until 0.5", DeprecationWarning, stacklevel=2)
+            ask_upcoming = ask_upcoming or bool(deprecated["upcoming"])
         config = getattr(session, "config", None)     # a real board's is not known
-        if upcoming and config is not None and not config.upcoming:
+        if ask_upcoming and config is not None and not config.upcoming:
             raise ValueError("this detector has no upcoming-repetition block; "
-                             "--upcoming needs one")
+                             "--upcoming-cutoff needs one")
         # Refused here, before any search starts, not at each search's start.
         history_room(session.depth)
         self.session = session
-        self.upcoming = upcoming
+        self.ask_upcoming = ask_upcoming
         self.on_query = on_query
         self.queries = 0
 
@@ -236,8 +246,8 @@ class DetectorTest(RepetitionTest):
         self.history_plies = len(history)
         self.line = [move.uci() for move in history]
         self.words = words[first:]
-        self.root = len(self.words) - 1
-        self.top = self.root
+        self.root_address = len(self.words) - 1
+        self.top = self.root_address
         # What the move list holds, as the host wrote it.
         self.written = self.words + [0] * (self.session.depth - len(self.words))
         self.session.load(self.words)
@@ -262,8 +272,8 @@ class DetectorTest(RepetitionTest):
     def _ask(self, top: int, count_limit: int, occupancy: Optional[int]) -> Result:
         writes, self.unsent = self.unsent, []
         result = self.session.write_and_query(writes, top, count_limit,
-                                              occupancy if self.upcoming else None,
-                                              self.root).result
+                                              occupancy if self.ask_upcoming else None,
+                                              self.root_address).result
         self.queries += 1
         if self.on_query is not None:
             self.on_query(self, top, count_limit, occupancy, result)

@@ -17,7 +17,7 @@ from typing import List, Optional, Tuple
 import chess
 
 from ..model.games import position_problems
-from .search import game_over
+from .alphabeta import game_over
 
 
 __all__ = ["SuiteError", "SuitePosition", "read_suite", "parse_suite"]

@@ -63,7 +63,7 @@ class TraceWriter:
                                          "history": " ".join(test.line[:history]),
                                          "root": history}) + "\n")
             self._started = True
-        row = {"path": " ".join(test.line[history:history + top - test.root]),
+        row = {"path": " ".join(test.line[history:history + top - test.root_address]),
                "count_limit": count_limit, "repetition": result.repetition,
                "draw": result.draw, "count": result.count, "distance": result.distance}
         self._file.write(json.dumps(row) + "\n")

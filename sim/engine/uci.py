@@ -16,6 +16,7 @@ options ask for, made when first needed, and whose ``close()`` ends it.
 
 import threading
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, TextIO, Tuple
 
@@ -26,7 +27,7 @@ from ..backends.cxxrtl import CxxrtlError
 from ..backends.link import LinkError, LinkTimeout
 from ..model.encode import is_barrier
 from .repetition import ChessTest, DetectorTest, NoTest, SearchTooDeep
-from .search import MATE, Engine, SearchStopped, game_over
+from .alphabeta import MATE, Engine, SearchStopped, game_over
 from .trace import TraceWriter
 
 
@@ -57,7 +58,7 @@ class UciOptions:
     repetition: str = "detector"
     backend:    str = "golden"
     port:       str = ""
-    upcoming:   bool = False
+    upcoming_cutoff: bool = False
     null_move:  bool = False
     threads:    int = 1
     hash:       int = 16
@@ -65,6 +66,13 @@ class UciOptions:
     # The Backend option's values, and other names each takes (``sim``).
     backends:   Tuple[str, ...] = ("golden",)
     aliases:    Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def upcoming(self) -> bool:
+        """Deprecated: :attr:`upcoming_cutoff`, until 0.5."""
+        warnings.warn("UciOptions.upcoming is now UciOptions.upcoming_cutoff; .upcoming stays "
+                      "until 0.5", DeprecationWarning, stacklevel=2)
+        return self.upcoming_cutoff
 
     def declarations(self) -> List[str]:
         """The ``option`` lines of the ``uci`` answer, with these values as defaults."""
@@ -76,7 +84,7 @@ class UciOptions:
             "option name Backend type combo default " + self.backend +
             "".join(f" var {name}" for name in self.backends),
             f"option name Port type string default {self.port or '<empty>'}",
-            f"option name UpcomingRepetition type check default {check(self.upcoming)}",
+            f"option name UpcomingRepetition type check default {check(self.upcoming_cutoff)}",
             f"option name NullMove type check default {check(self.null_move)}",
             f"option name Threads type spin default {self.threads} min 1 max {THREADS_MAX}",
             f"option name Hash type spin default {self.hash} min 1 max {HASH_MAX}",
@@ -109,7 +117,7 @@ class UciOptions:
         elif key in ("upcomingrepetition", "nullmove", "ponder"):
             if value.lower() not in ("true", "false"):
                 raise ValueError(f"{name} {value!r}: expected true or false")
-            attribute = {"upcomingrepetition": "upcoming", "nullmove": "null_move",
+            attribute = {"upcomingrepetition": "upcoming_cutoff", "nullmove": "null_move",
                          "ponder": "ponder"}[key]
             setattr(self, attribute, value.lower() == "true")
         elif key in ("threads", "hash"):
@@ -454,7 +462,8 @@ class Thinking:
         self.done_nodes = 0
         self.depth_done = 0
         self.stopped_early = False
-        self.engine = Engine(line.base, line.history, self.test, upcoming=self.options.upcoming,
+        self.engine = Engine(line.base, line.history, self.test,
+                             upcoming_cutoff=self.options.upcoming_cutoff,
                              null_move=self.options.null_move, stop=self._should_stop)
         most = min(self.limits.depth or MAX_DEPTH, MAX_DEPTH)
         pv: List[chess.Move] = []

@@ -102,18 +102,18 @@ class ExpectationSession(GoldenSession):
             self._pending.append([address, word])
             self._writes.wrote(address)
 
-    def query(self, top, count_limit, occupancy=None, root=-1, refuse=None):
+    def query(self, top, count_limit, occupancy=None, root_address=-1, refuse=None):
         """Answer as the golden model and record the line; ``refuse``, a
         ``(clock, address, word)`` write that the testbench tries on that
         clock of the query (0: the clock that samples start), is refused and
         changes nothing."""
-        answer = super().query(top, count_limit, occupancy, root)
+        answer = super().query(top, count_limit, occupancy, root_address)
         written = self._writes.starts(top)
         result, upcoming = answer.result.to_fields(backstop=self.config.backstop)
         if not self.config.upcoming:
             upcoming = dict.fromkeys(upcoming, 0)
         line = {"group": self.group, "case": self.case, "writes": self._pending,
-                "query": {"top": top, "root": root, "count_limit": count_limit,
+                "query": {"top": top, "root_address": root_address, "count_limit": count_limit,
                           "occupancy": occupancy or 0},
                 "expect": {"result": result, "upcoming": upcoming,
                            "cycles": expected_cycles(self._memory, top, answer.result,
@@ -170,10 +170,10 @@ class _CaseNamer:
     def load(self, words):
         self.session.load(words)
 
-    def query(self, top, count_limit, occupancy=None, root=-1):
+    def query(self, top, count_limit, occupancy=None, root_address=-1):
         self.asked += 1
         self.session.case = f"{self.source} {self.game.label} ply {self.asked}"
-        return self.session.query(top, count_limit, occupancy, root)
+        return self.session.query(top, count_limit, occupancy, root_address)
 
 
 def _search(session, search):

@@ -138,7 +138,7 @@ def readme_text(config: DetectorConfig, lines: Sequence[Mapping], *, vlnv: str,
         f"The diagram shows a query at address {top} right after the host wrote "
         f"addresses {top - 1} and {top} (a search asks so at every node), after an earlier "
         f"query whose answer is still shown. The list holds two knight shuffles from the "
-        f"start position (Ng1-f3 Ng8-f6 Nf3-g1 Nf6-g8, twice), `root` is -1 and "
+        f"start position (Ng1-f3 Ng8-f6 Nf3-g1 Nf6-g8, twice), `root_address` is -1 and "
         f"`count_limit` {EXAMPLE_COUNT_LIMIT}: the scan applies all {plies} words, so C = "
         f"{timing.clocks}. One column of `clk` is one clock period; `x` marks a value that "
         f"means nothing then.")
@@ -147,7 +147,7 @@ def readme_text(config: DetectorConfig, lines: Sequence[Mapping], *, vlnv: str,
         "configuration": configuration_text(config),
         "depth": config.depth,
         "addr_bits": Shape.cast(range(config.depth)).width,
-        "root_bits": Shape.cast(range(-1, config.depth)).width,
+        "root_address_bits": Shape.cast(range(-1, config.depth)).width,
         "word_bits": WORD_BITS,
         "result_bits": ResultLayout(config.depth, backstop=config.backstop).size,
         "upcoming_bits": UpcomingLayout(config.depth).size,

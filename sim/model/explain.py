@@ -221,15 +221,15 @@ def _position(ply):
     return "the start position" if ply == 0 else f"the position after ply {ply}"
 
 
-def _draw_text(result, steps, top, root, root_ply, ply_of):
-    """Which occurrence made the draw for the search from ``root`` (the
+def _draw_text(result, steps, top, root_address, root_ply, ply_of):
+    """Which occurrence made the draw for the search from ``root_address`` (the
     position after game ply ``root_ply``), or why none did
     (:func:`axon.sim.model.golden.decides_draw`)."""
     # An equal position found after the word at `address` is the one after
     # the word below it: the position after ply ply_of(address - 1).
     after = [ply_of(step.address - 1) for step in steps if step.found]
     root_text = f"the root is {_position(root_ply)}"
-    if top <= root:
+    if top <= root_address:
         root_text += "; this position is game history"
     if not after:
         return f"draw: no, no earlier occurrence ({root_text})"
@@ -243,28 +243,28 @@ def _draw_text(result, steps, top, root, root_ply, ply_of):
             f"a third occurrence counts, and the scan found no other ({root_text})")
 
 
-def explain_query(words, top, *, root=-1, config=SHIPPED, count_limit=4,
+def explain_query(words, top, *, root_address=-1, config=SHIPPED, count_limit=4,
                   order="paper", base=0, window_limited=False, root_ply=None):
     """Explain the query at ``top`` of the move list ``words``, for a search
-    from the position after ``root`` (see :func:`~axon.sim.model.golden.perpetual`).
+    from the position after ``root_address`` (see :func:`~axon.sim.model.golden.perpetual`).
 
     ``base`` is the game index of address 0 (see :mod:`axon.sim.model.history`), used
     only to number plies, and ``root_ply`` the game ply of the root
-    position, for the words (default: the one ``root`` says);
+    position, for the words (default: the one ``root_address`` says);
     ``window_limited`` only changes the wording of a ``bottom`` stop.
     Returns an :class:`Explanation`.
     """
     if order not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
     steps = []
-    result = perpetual(words, top, root=root, config=config, count_limit=count_limit,
-                       steps=steps)
+    result = perpetual(words, top, root_address=root_address, config=config,
+                       count_limit=count_limit, steps=steps)
 
     def ply_of(address):
         return base + address + 1
 
-    draw = _draw_text(result, steps, top, root,
-                      ply_of(root) if root_ply is None else root_ply, ply_of)
+    draw = _draw_text(result, steps, top, root_address,
+                      ply_of(root_address) if root_ply is None else root_ply, ply_of)
     stop = _stop_text(result, words, top, config, count_limit, window_limited, ply_of)
     if order == "scan":
         rows, remaining = _rows(steps, _View(False))

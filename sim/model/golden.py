@@ -35,6 +35,7 @@ comparison's hit vector as the chosen slot, without a priority pick, and keep
 the from == to test out of its update loop.
 """
 
+import warnings
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -57,8 +58,9 @@ class Result:
     overflow:      bool
     plies_scanned: int             # words applied to the chain list
     stop:          Stop
-    # The position is a draw by repetition for a search from ``root`` (see
-    # :func:`perpetual`): a third occurrence, or a second one inside the search.
+    # The position is a draw by repetition for a search from the position
+    # after ``root_address`` (see :func:`perpetual`): a third occurrence, or
+    # a second one inside the search.
     draw:          bool = False
     # Upcoming repetition (only with an ``occupancy``, see :func:`perpetual`):
     # the side to move can return to an earlier position with one move.
@@ -161,15 +163,16 @@ class Step:
 Chain = Tuple[int, int, int]
 
 
-def _check_query(words: Sequence[int], top: int, root: int, config: DetectorConfig,
-                 count_limit: int) -> None:
+def _check_query(words: Sequence[int], top: int, root_address: int,
+                 config: DetectorConfig, count_limit: int) -> None:
     DetectorConfig.checked(config, gateware=False)
     if not isinstance(count_limit, int) or count_limit < 0:
         raise ValueError(f"count limit must be a non-negative integer, not {count_limit!r}")
     if not isinstance(top, int) or not 0 <= top < len(words):
         raise ValueError(f"top of stack must be an address in 0..{len(words) - 1}, not {top!r}")
-    if not isinstance(root, int) or not -1 <= root < len(words):
-        raise ValueError(f"root must be an address in -1..{len(words) - 1}, not {root!r}")
+    if not isinstance(root_address, int) or not -1 <= root_address < len(words):
+        raise ValueError(f"root_address must be an address in -1..{len(words) - 1}, "
+                         f"not {root_address!r}")
 
 
 class GoldenChainPool:
@@ -466,11 +469,12 @@ def upcoming_move(chain_list: GoldenChainList, plies: int, mover_colour: int,
     return current_sq, earlier_sq
 
 
-def inside_search(plies: int, top: int, root: int) -> bool:
+def inside_search(plies: int, top: int, root_address: int) -> bool:
     """Is the position ``plies`` back from ``top`` strictly after the root
-    position (the one after the word at ``root``)? That position is the one
+    position (the one after the word at ``root_address``)? That position is
+    the one
     after the word at ``top - plies``."""
-    return top - plies > root
+    return top - plies > root_address
 
 
 def decides_draw(count: int, first_inside: bool) -> bool:
@@ -499,9 +503,10 @@ def _backstopped(words: Sequence[int], top: int, *, config: DetectorConfig,
     return replace(walked, backstop=True)
 
 
-def perpetual(words: Sequence[int], top: int, *, root: int = -1,
+def perpetual(words: Sequence[int], top: int, *, root_address: int = -1,
               config: DetectorConfig = SHIPPED, count_limit: int = 4,
-              steps: Optional[List["Step"]] = None, occupancy: Optional[int] = None) -> Result:
+              steps: Optional[List["Step"]] = None, occupancy: Optional[int] = None,
+              **deprecated: int) -> Result:
     """Scan ``words`` back from address ``top``; return a :class:`Result`.
 
     ``words`` is the move-list contents (17-bit move words, index = address).
@@ -511,14 +516,15 @@ def perpetual(words: Sequence[int], top: int, *, root: int = -1,
     (:class:`~axon.hdl.params.DetectorConfig`; its ``depth``, ``scan`` and
     ``upcoming`` change no answer).
 
-    ``root`` is the address of the last word of the game history: a search
+    ``root_address`` is the address of the last word of the game history
+    (``root``, its old name, stays until 0.5 with a warning): a search
     starts from the position after it (the *root position*), and the words
     above it are the search path. ``-1``, the default, is a search from the
     position before the move list's first word. The answer's ``draw`` says
     whether the position is a draw by repetition for that search: two or
     more earlier occurrences anywhere (a third occurrence), or one that lies
     strictly after the root position. A query at or below the root
-    (``top <= root``) asks about a position of the game history, where only
+    (``top <= root_address``) asks about a position of the game history, where only
     a third occurrence is a draw.
 
     ``count_limit`` stops the scan once ``count`` equal positions are found,
@@ -541,15 +547,29 @@ def perpetual(words: Sequence[int], top: int, *, root: int = -1,
     one that reaches a position at or before the root is a draw only if
     that position has occurred twice already, which the host must look up.
     """
-    _check_query(words, top, root, config, count_limit)
+    if deprecated:
+        root_address = _deprecated_root(root_address, deprecated)
+    _check_query(words, top, root_address, config, count_limit)
     if config.backstop:
-        return _backstopped(words, top, root=root, config=config, count_limit=count_limit,
-                            steps=steps, occupancy=occupancy)
-    return _scan(words, top, root=root, config=config, count_limit=count_limit, steps=steps,
-                 occupancy=occupancy)
+        return _backstopped(words, top, root_address=root_address, config=config,
+                            count_limit=count_limit, steps=steps, occupancy=occupancy)
+    return _scan(words, top, root_address=root_address, config=config, count_limit=count_limit,
+                 steps=steps, occupancy=occupancy)
 
 
-def _scan(words: Sequence[int], top: int, *, root: int, config: DetectorConfig,
+def _deprecated_root(root_address: int, deprecated: Dict[str, int]) -> int:
+    # The keyword `root`: the old name of root_address.
+    unknown = set(deprecated) - {"root"}
+    if unknown:
+        raise TypeError(f"perpetual() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+    warnings.warn("perpetual(root=...) is now perpetual(root_address=...); root= stays until 0.5",
+                  DeprecationWarning, stacklevel=3)
+    if root_address != -1:
+        raise TypeError("perpetual() got both root_address and its deprecated name root")
+    return deprecated["root"]
+
+
+def _scan(words: Sequence[int], top: int, *, root_address: int, config: DetectorConfig,
           count_limit: int, steps: Optional[List[Step]], occupancy: Optional[int]) -> Result:
     """:func:`perpetual` on one chain list: the pools, or the walked list."""
     rules = config.rules
@@ -562,7 +582,8 @@ def _scan(words: Sequence[int], top: int, *, root: int, config: DetectorConfig,
     address, plies, count, distance = top, 0, 0, None
     upcoming = None
     while True:
-        draw = decides_draw(count, distance is not None and inside_search(distance, top, root))
+        draw = decides_draw(count, distance is not None and
+                            inside_search(distance, top, root_address))
         # A lone occurrence at or before the root leaves the draw undecided.
         if count >= count_limit and (draw or count == 0):
             stop = Stop.LIMIT
@@ -590,7 +611,7 @@ def _scan(words: Sequence[int], top: int, *, root: int, config: DetectorConfig,
             if move is not None:
                 # The move makes the position after ``top + 1``; it is the one
                 # ``plies + 1`` back from there.
-                upcoming = (move, plies + 1, inside_search(plies + 1, top + 1, root))
+                upcoming = (move, plies + 1, inside_search(plies + 1, top + 1, root_address))
         if steps is not None:
             steps.append(chain_list.step(address, words[address], piece, rule, found))
         address -= 1

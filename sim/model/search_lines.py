@@ -62,7 +62,7 @@ class SearchLine:
     tops:    List[int]
 
     @property
-    def root(self):
+    def root_address(self):
         """The root address: the last word of the game history."""
         return self.history - 1
 

@@ -181,15 +181,17 @@ def _plan(rng, queries, config, golden, divisor):
         # squares and random blockers (it need not be the game's). The lean
         # scan has no upcoming repetition and answers none.
         occupancy = random_occupancy(rng, memory, top)
-        root = random_root(rng, top, depth)
-        expected = golden(list(memory), top, root=root, config=config, count_limit=limit,
+        root_address = random_root(rng, top, depth)
+        expected = golden(list(memory), top, root_address=root_address, config=config,
+                          count_limit=limit,
                           occupancy=occupancy if config.upcoming else None)
         after = writes.starts(top)
         cycles = expected_cycles(memory, top, expected, config, after)
-        add(link_codec.query_request(top, limit, occupancy, root),
+        add(link_codec.query_request(top, limit, occupancy, root_address),
             _Expect(Command.QUERY, lambda payload, want=(expected, cycles):
                     parse_query(payload) == want,
-                    f"query top={top} root={root} limit={limit} occupancy={occupancy:#018x} "
+                    f"query top={top} root_address={root_address} limit={limit} "
+                    f"occupancy={occupancy:#018x} "
                     f"after {after.value}"))
         counts["queries"] += 1
         counts["fresh"] += after is Written.TOP
@@ -221,8 +223,8 @@ def _plan(rng, queries, config, golden, divisor):
                 request = link_codec.query_request(0, 16)
                 code = (ErrorCode.BAD_ARGUMENT, Command.QUERY)
             else:
-                root = rng.choice((-2, -0x8000, depth, 0x7fff))
-                request = link_codec.query_request(0, 1, root=root)
+                root_address = rng.choice((-2, -0x8000, depth, 0x7fff))
+                request = link_codec.query_request(0, 1, root_address=root_address)
                 code = (ErrorCode.BAD_ARGUMENT, Command.QUERY)
             add(request, _Expect("refused", lambda payload, code=code:
                                  link_codec.parse_error(payload) == code, f"refused {code[0].name}"))

@@ -237,7 +237,7 @@ class Mismatch:
     job: int
     kind: str
     top: int
-    root: int
+    root_address: int
     count_limit: int
     occupancy: int
     words: list                    # the move list up to ``top``
@@ -250,7 +250,7 @@ class Mismatch:
                f"{self.got.result} in {self.got.cycles} clocks")
         newest = " ".join(word_str(word) for word in reversed(self.words[-8:]))
         return (f"batch {self.batch} job {self.job} ({self.kind}) top={self.top} "
-                f"root={self.root} count_limit={self.count_limit} "
+                f"root_address={self.root_address} count_limit={self.count_limit} "
                 f"occupancy={self.occupancy:#018x}\n"
                 f"    expected {self.expected} in {self.expected_cycles} clocks\n"
                 f"    got      {got}\n"
@@ -301,11 +301,11 @@ def check_batch(session, seed, index, queries=BATCH_QUERIES, keep=KEEP_MISMATCHE
     simulated = time.perf_counter()
     for job_index, (job, job_answers, job_written) in enumerate(zip(jobs, answers,
                                                                     written_before(batch))):
-        for (top, count_limit, occupancy, root), got, written in zip(job.queries, job_answers,
-                                                                     job_written):
+        for (top, count_limit, occupancy, root_address), got, written in zip(
+                job.queries, job_answers, job_written):
             config = session.config
-            expected = golden.perpetual(job.words, top, root=root, config=config,
-                                        count_limit=count_limit,
+            expected = golden.perpetual(job.words, top, root_address=root_address,
+                                        config=config, count_limit=count_limit,
                                         occupancy=occupancy if config.upcoming else None)
             clocks = (config.latency(expected.plies_scanned, written=written, stop=expected.stop)
                       if job.legal and config.latency_fixed else
@@ -327,7 +327,7 @@ def check_batch(session, seed, index, queries=BATCH_QUERIES, keep=KEEP_MISMATCHE
             if got is None or got.result != expected or got.cycles != clocks:
                 report.mismatches += 1
                 if len(report.first) < keep:
-                    report.first.append(Mismatch(index, job_index, job.kind, top, root,
+                    report.first.append(Mismatch(index, job_index, job.kind, top, root_address,
                                                  count_limit, occupancy, job.words[:top + 1],
                                                  expected, clocks, got))
     report.seconds.update(generate=generated - began, cxxrtl=simulated - generated,

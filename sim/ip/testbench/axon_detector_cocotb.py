@@ -90,7 +90,7 @@ class Driver:
         # third of the run's time.
         Clock(dut.clk, 10, unit="step", impl="gpi").start()
         dut.rst.value = 1
-        for port in ("query__start", "query__top", "query__root", "query__count_limit",
+        for port in ("query__start", "query__top", "query__root_address", "query__count_limit",
                      "memory__write_addr", "memory__write_word", "memory__write_en",
                      "memory__read_addr", "upcoming__occupancy"):
             getattr(dut, port).value = 0
@@ -130,7 +130,8 @@ class Driver:
         dut = self.dut
         dut.query__top.value = query["top"]
         # The root is signed: -1 is every bit set.
-        dut.query__root.value = query["root"] & ((1 << len(dut.query__root)) - 1)
+        width = len(dut.query__root_address)
+        dut.query__root_address.value = query["root_address"] & ((1 << width) - 1)
         dut.query__count_limit.value = query["count_limit"]
         dut.upcoming__occupancy.value = query["occupancy"]
         dut.query__start.value = 1

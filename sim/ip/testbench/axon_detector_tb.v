@@ -32,7 +32,7 @@ module tb;
   always #5 clk = ~clk;
   reg                                    query__start = 0;
   reg  [AXON_DETECTOR_ADDR_BITS-1:0]     query__top = 0;
-  reg  [AXON_DETECTOR_ROOT_BITS-1:0]     query__root = 0;
+  reg  [AXON_DETECTOR_ROOT_ADDRESS_BITS-1:0]     query__root_address = 0;
   reg  [3:0]                             query__count_limit = 0;
   wire                                   query__busy, query__done;
   wire [AXON_DETECTOR_RESULT_BITS-1:0]   query__result;
@@ -46,7 +46,7 @@ module tb;
   wire [AXON_DETECTOR_UPCOMING_BITS-1:0] upcoming__answer;
   wire                                   upcoming__done;
   axon_detector dut(.clk(clk), .rst(rst), .query__start(query__start), .query__top(query__top),
-    .query__root(query__root), .query__count_limit(query__count_limit),
+    .query__root_address(query__root_address), .query__count_limit(query__count_limit),
     .query__busy(query__busy), .query__done(query__done), .query__result(query__result),
     .query__cycles(query__cycles), .memory__write_addr(memory__write_addr),
     .memory__write_word(memory__write_word), .memory__write_en(memory__write_en),
@@ -75,7 +75,7 @@ module tb;
   integer writes;
   integer write_address [0:MAX_WRITES-1];
   integer write_word [0:MAX_WRITES-1];
-  integer top, root, count_limit, expect_cycles;
+  integer top, root_address, count_limit, expect_cycles;
   integer refuse_clock, refuse_address, refuse_word, refuse_stored;
   reg [63:0] occupancy;
   reg [63:0] expected [0:FIELDS-1];
@@ -164,7 +164,7 @@ module tb;
       if (level == 2 && key[1] == "query") begin
         has_query = 1;
         if (key[2] == "top") top = number[31:0];
-        if (key[2] == "root") root = number[31:0];
+        if (key[2] == "root_address") root_address = number[31:0];
         if (key[2] == "count_limit") count_limit = number[31:0];
         if (key[2] == "occupancy") occupancy = number;
       end
@@ -215,7 +215,7 @@ module tb;
       content = 0;
       has_query = 0; has_cycles = 0; has_version = 0; has_refuse = 0;
       writes = 0; unknown_vector = -1; case_text = 0;
-      top = 0; root = 0; count_limit = 0; occupancy = 0; expect_cycles = 0;
+      top = 0; root_address = 0; count_limit = 0; occupancy = 0; expect_cycles = 0;
       for (field = 0; field < FIELDS; field = field + 1) begin
         expected[field] = 0;
         seen[field] = 0;
@@ -331,7 +331,7 @@ module tb;
       for (index = 0; index < writes; index = index + 1)
         write(write_address[index], write_word[index]);
       query__top = top[AXON_DETECTOR_ADDR_BITS-1:0];
-      query__root = root[AXON_DETECTOR_ROOT_BITS-1:0];
+      query__root_address = root_address[AXON_DETECTOR_ROOT_ADDRESS_BITS-1:0];
       query__count_limit = count_limit[3:0];
       upcoming__occupancy = occupancy;
       query__start = 1;

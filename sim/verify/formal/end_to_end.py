@@ -60,7 +60,7 @@ class _RootBlindDetector(AxonDetector):
     inside the search."""
     def elaborate(self, platform):
         m = super().elaborate(platform)
-        m.d.comb += m.submodules.scanner.query.root.eq(-1)
+        m.d.comb += m.submodules.scanner.query.root_address.eq(-1)
         return m
 
 
@@ -184,9 +184,9 @@ class GoldenAnswer:
 
     def start(self, query):
         """The statements of the clock that samples ``query.start``: nothing
-        found yet, from ``query.top`` and ``query.root`` with
+        found yet, from ``query.top`` and ``query.root_address`` with
         ``query.count_limit``."""
-        return [self.finished.eq(0), self.top.eq(query.top), self.root.eq(query.root),
+        return [self.finished.eq(0), self.top.eq(query.top), self.root.eq(query.root_address),
                 self.plies.eq(0), self.count.eq(0), self.limit.eq(query.count_limit),
                 self.distance.eq(0), self.first_inside.eq(0)]
 

@@ -302,7 +302,8 @@ def termination_walked(broken, config=None, entries=None):
             scanner.chains.empty.eq(chains.scan.empty),
         ]
         query = scanner.query
-        for port in (query.start, query.top, query.count_limit, query.root, scanner.reads.word):
+        for port in (query.start, query.top, query.count_limit, query.root_address,
+                     scanner.reads.word):
             free(m, port)
         waiting, waited, top = query_timer(m, query, config.worst_case_clocks(config.depth - 1))
         bound = (top + 1) * walked_word_clocks(entries) + 1

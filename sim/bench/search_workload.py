@@ -54,7 +54,7 @@ def simulate_search(lines, session, backend, log=print):
     for line in lines:
         occupancy = _occupancies(line)
         occupancies.append(occupancy)
-        jobs.append((line.words, [rtl_query(top, COUNT_LIMIT, occupancy[top], line.root)
+        jobs.append((line.words, [rtl_query(top, COUNT_LIMIT, occupancy[top], line.root_address)
                                   for top in line.tops]))
     started = time.monotonic()
     answers = session.run_batch(jobs)
@@ -67,7 +67,7 @@ def simulate_search(lines, session, backend, log=print):
         oracle = oracle_answers(line.board, line.moves, count_limit=COUNT_LIMIT,
                                 root=line.history)
         for top, rtl, written in zip(line.tops, timed, line_written):
-            golden = perpetual(line.words, top, root=line.root, config=CONFIG,
+            golden = perpetual(line.words, top, root_address=line.root_address, config=CONFIG,
                                count_limit=COUNT_LIMIT, occupancy=occupancy[top])
             counts["mismatches"] += (rtl.result != golden or
                                      rtl.cycles != rtl_clocks(line.words, top, golden, written))
