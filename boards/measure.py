@@ -53,7 +53,7 @@ TARGETS = {
     # The other layouts of the chain list (axon.sim.bench.layouts): the
     # pools by kind without the backstop, a spill pool a side, the lean one
     # pool a side, the 1K boards' walked list (whose targets keep their
-    # names from before 0.3, `-serial`: they are bench.json's keys).
+    # names from before 0.4, `-serial`: they are bench.json's keys).
     "core-up5k-kind": (ICEBreakerPlatform, CORE.replace(backstop=False)),
     "core-hx8k-kind": (ICE40HX8KBEVNPlatform, CORE.replace(backstop=False)),
     "core-up5k-spill": (ICEBreakerPlatform, CORE.replace(pools=Pools.SPILL, backstop=False)),

@@ -20,7 +20,7 @@ layout's ``from_bits``); and its clock counts (:meth:`DetectorConfig.latency`, f
 from .detector import AxonDetector
 from .params import (CORE, LATENCY_OVERHEAD, LEAN, LEAN_LATENCY_OVERHEAD, SHIPPED, WALKED,
                      WALKED_LATENCY_OVERHEAD, DetectorConfig, Pools, Rules, Scan, Stop)
-# The walked list's names before 0.3, deprecated, for one minor version (not
+# The walked list's names before 0.4, deprecated, for one minor version (not
 # in ``__all__``).
 from .params import SERIAL, SERIAL_LATENCY_OVERHEAD
 from .ports import MoveMemorySignature, QuerySignature, UpcomingSignature

@@ -147,7 +147,7 @@ class Pools(py_enum.Enum):
     SPILL  = "spill"
     SIDE   = "side"
     WALKED = "walked"
-    # The walked list's name before 0.3 (deprecated, for one minor version):
+    # The walked list's name before 0.4 (deprecated, for one minor version):
     # ``Pools.SERIAL`` is ``Pools.WALKED``, and ``Pools("serial")`` warns.
     SERIAL = "walked"
 
@@ -588,7 +588,7 @@ LEAN = DetectorConfig(chains=4, pools=Pools.SIDE, scan=Scan.SINGLE)
 # legal game overflows. The chains cost block RAM, not logic cells.
 WALKED = DetectorConfig(chains=32, pools=Pools.WALKED, scan=Scan.SINGLE)
 
-# The walked list's names before 0.3, deprecated, for one minor version.
+# The walked list's names before 0.4, deprecated, for one minor version.
 SERIAL = WALKED
 SERIAL_LATENCY_OVERHEAD = WALKED_LATENCY_OVERHEAD
 SERIAL_COMPARE_CLOCKS = WALKED_COMPARE_CLOCKS

@@ -1,4 +1,4 @@
-"""Deprecated: the walked chain list's module before 0.3, :mod:`axon.hdl.walkedlist`.
+"""Deprecated: the walked chain list's module before 0.4, :mod:`axon.hdl.walkedlist`.
 
 Its names stay here, for one minor version, under their old spelling.
 """

@@ -1,4 +1,4 @@
-"""Deprecated: the walked scan's module before 0.3, :mod:`axon.hdl.walkedscan`.
+"""Deprecated: the walked scan's module before 0.4, :mod:`axon.hdl.walkedscan`.
 
 Its names stay here, for one minor version, under their old spelling.
 """

@@ -707,7 +707,7 @@ def test_depth_is_the_old_name_of_list_depth():
 
 @pytest.mark.quick
 def test_serial_is_the_old_name_of_the_walked_layout():
-    # --pools serial, the walked list's name before 0.3, still gives it, with
+    # --pools serial, the walked list's name before 0.4, still gives it, with
     # one line on stderr that says its new name; --pools walked says nothing.
     def scan(pools, chains="32"):
         return subprocess.run([_script(), "scan", DIEP, "--jsonl", "-q", "--pools", pools,

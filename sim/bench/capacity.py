@@ -30,7 +30,7 @@ __all__ = ["LAYOUTS", "CROWDED_GAMES", "CROWDED_SEED", "bench_key", "layout_name
 LAYOUTS = tuple(Pools)
 # The crowded workload: a seed other than the test's.
 CROWDED_GAMES, CROWDED_SEED = 40, 7
-# bench.json keeps the walked list's figures under its name before 0.3, so
+# bench.json keeps the walked list's figures under its name before 0.4, so
 # that a kept bench.json and a new one have the same keys.
 _WALKED_BENCH_KEY = "serial"
 

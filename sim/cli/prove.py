@@ -12,7 +12,7 @@ __all__ = ["register"]
 
 def _property_name(name):
     """A property's name for ``--only``; the walked list's properties are
-    still taken by their names before 0.3 (``capacity-serial``), with a
+    still taken by their names before 0.4 (``capacity-serial``), with a
     warning, for one minor version."""
     renamed = name.replace("-serial", "-walked")
     if renamed != name and renamed in {prop.name for prop in PROPERTIES}:

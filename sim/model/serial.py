@@ -1,4 +1,4 @@
-"""Deprecated: the walked list's clock model before 0.3, :mod:`axon.sim.model.walked`.
+"""Deprecated: the walked list's clock model before 0.4, :mod:`axon.sim.model.walked`.
 
 Its names stay here, for one minor version, under their old spelling.
 """
