@@ -24,18 +24,18 @@ from amaranth_boards.ice40_hx8k_b_evn import ICE40HX8KBEVNPlatform
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 from amaranth_boards.ulx3s import ULX3S_25F_Platform, ULX3S_85F_Platform
 
-from ..hdl.params import CORE, LEAN, SERIAL, SHIPPED, Pools
+from ..hdl.params import CORE, LEAN, SHIPPED, WALKED, Pools
 from .synthesis import prepare
 from .build import (NAME, BuildError, fit_message, timing_log, over_capacity, find_tools,
                     utilisation)
 from .families import ICE40, family_of
 from .platforms import BOARDS, get_board
-from ..hdl.board.bare_core import BareCore, BarePeer
+from ..hdl.board.bare_core import BareCore, BarePeer, BarePerft
 from ..hdl.board.top import PlatformTop
 from ..hdl.board.uart import divisor_for
 
 
-__all__ = ["Measurement", "measure", "config_for", "TARGETS", "PEER_TARGETS"]
+__all__ = ["Measurement", "measure", "config_for", "TARGETS", "PEER_TARGETS", "SEARCH_TARGETS"]
 
 
 # Bare-core targets: name -> (the amaranth-boards platform whose device and
@@ -52,15 +52,16 @@ TARGETS = {
     "core-lfe5u-85f": (ULX3S_85F_Platform, CORE),
     # The other layouts of the chain list (axon.sim.bench.layouts): the
     # pools by kind without the backstop, a spill pool a side, the lean one
-    # pool a side, the 1K boards' serial list.
+    # pool a side, the 1K boards' walked list (whose targets keep their
+    # names from before 0.4, `-serial`: they are bench.json's keys).
     "core-up5k-kind": (ICEBreakerPlatform, CORE.replace(backstop=False)),
     "core-hx8k-kind": (ICE40HX8KBEVNPlatform, CORE.replace(backstop=False)),
     "core-up5k-spill": (ICEBreakerPlatform, CORE.replace(pools=Pools.SPILL, backstop=False)),
     "core-hx8k-spill": (ICE40HX8KBEVNPlatform, CORE.replace(pools=Pools.SPILL, backstop=False)),
     "core-up5k-lean": (ICEBreakerPlatform, LEAN),
     "core-hx8k-lean": (ICE40HX8KBEVNPlatform, LEAN),
-    "core-up5k-serial": (ICEBreakerPlatform, SERIAL),
-    "core-hx8k-serial": (ICE40HX8KBEVNPlatform, SERIAL),
+    "core-up5k-serial": (ICEBreakerPlatform, WALKED),
+    "core-hx8k-serial": (ICE40HX8KBEVNPlatform, WALKED),
 }
 
 # The hash-key peer (:class:`~axon.hdl.zobrist_peer.ZobristPeer`) alone, the
@@ -70,6 +71,14 @@ PEER_TARGETS = {
     "zobrist64-hx8k": (ICE40HX8KBEVNPlatform, 64),
     "zobrist32-up5k": (ICEBreakerPlatform, 32),
     "zobrist32-hx8k": (ICE40HX8KBEVNPlatform, 32),
+}
+
+# The search layer's perft (:class:`~axon.hdl.search.Perft`) alone, the same
+# way: name -> platform. Measured on demand (``axon bench --hardware-only
+# --targets perft-hx8k``), not in the default run.
+SEARCH_TARGETS = {
+    "perft-up5k": ICEBreakerPlatform,
+    "perft-hx8k": ICE40HX8KBEVNPlatform,
 }
 
 
@@ -94,7 +103,7 @@ def config_for(target):
     """The detector configuration a target is measured with: a board's own,
     or the bare core's of :data:`TARGETS`; ``None`` for the hash-key peer,
     which has none."""
-    if target in PEER_TARGETS:
+    if target in PEER_TARGETS or target in SEARCH_TARGETS:
         return None
     if target in TARGETS:
         return TARGETS[target][1]
@@ -105,6 +114,8 @@ def _top_for(target, config):
     if target in PEER_TARGETS:
         platform, key_bits = PEER_TARGETS[target]
         return platform(), BarePeer(key_bits)
+    if target in SEARCH_TARGETS:
+        return SEARCH_TARGETS[target](), BarePerft()
     if target in TARGETS:
         return TARGETS[target][0](), BareCore(config)
     spec = get_board(target)
@@ -149,7 +160,8 @@ def measure(target, *, seeds=5, config=None, build_root="build/bench", log=None)
     if process.returncode != 0:
         # Say what `axon build` would say of a design that does not fit.
         short = over_capacity(timing_log(build_dir) + process.stdout + process.stderr, family)
-        if short and target not in TARGETS and target not in PEER_TARGETS:
+        if short and target not in TARGETS and target not in PEER_TARGETS and \
+                target not in SEARCH_TARGETS:
             spec = get_board(target)
             raise BuildError(fit_message(spec, config.chains, short))
         if short:

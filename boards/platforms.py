@@ -32,7 +32,7 @@ from amaranth_boards.ulx3s import (ULX3S_12F_Platform, ULX3S_25F_Platform, ULX3S
 
 from .families import family_of
 
-from ..hdl.params import SERIAL, SHIPPED, DetectorConfig
+from ..hdl.params import SHIPPED, WALKED, DetectorConfig
 
 
 __all__ = ["BoardSpec", "BOARDS", "DEFAULT_BOARD", "get_board"]
@@ -45,7 +45,7 @@ class BoardSpec:
     ``led_repetition``/``led_error`` are ``(resource name, number)`` or
     ``None``. ``config`` is the detector configuration built for the device
     (:class:`~axon.hdl.params.DetectorConfig`: the shipped one, or the 1K
-    boards' :data:`~axon.hdl.params.SERIAL`). ``logic_cells`` is the device's
+    boards' :data:`~axon.hdl.params.WALKED`). ``logic_cells`` is the device's
     count of nextpnr's logic cell (ICESTORM_LC on an iCE40, the LUT4s of
     TRELLIS_COMB on an ECP5), for fit advice before nextpnr runs.
     """
@@ -78,8 +78,8 @@ class BoardSpec:
         return f"{self.platform.device}-{self.platform.package}"
 
 
-# The 1K boards (1280 logic cells) take the serial chain list in block RAM
-# behind the one-word scan (SERIAL, see axon.hdl.params), the others the
+# The 1K boards (1280 logic cells) take the walked chain list in block RAM
+# behind the one-word scan (WALKED, see axon.hdl.params), the others the
 # shipped one.
 BOARDS = {spec.name: spec for spec in [
     BoardSpec(
@@ -91,7 +91,7 @@ BOARDS = {spec.name: spec for spec in [
     BoardSpec(
         name="icestick", platform=ICEStickPlatform,
         description="Lattice iCEstick (iCE40HX1K, FT2232H USB UART)",
-        baud=1_000_000, config=SERIAL, logic_cells=1280,
+        baud=1_000_000, config=WALKED, logic_cells=1280,
         # D5 is the green LED in the middle; D1 is red.
         led_repetition=("led", 4), led_error=("led", 0),
         openfpgaloader_boards=("ice40_generic",)),
@@ -113,7 +113,7 @@ BOARDS = {spec.name: spec for spec in [
     BoardSpec(
         name="icesugar-nano", platform=ICESugarNanoPlatform,
         description="MuseLab iCESugar-nano (iCE40LP1K, iCELink USB UART)",
-        baud=115_200, config=SERIAL, logic_cells=1280,
+        baud=115_200, config=WALKED, logic_cells=1280,
         # One LED only: it shows repetitions.
         led_repetition=("led", 0), led_error=None,
         iceprog_args=None, openfpgaloader_boards=("icesugar_nano",),
@@ -121,7 +121,7 @@ BOARDS = {spec.name: spec for spec in [
     BoardSpec(
         name="nandland-go", platform=NandlandGoPlatform,
         description="Nandland Go Board (iCE40HX1K, 25 MHz, FT2232H USB UART)",
-        baud=1_000_000, config=SERIAL, logic_cells=1280,
+        baud=1_000_000, config=WALKED, logic_cells=1280,
         led_repetition=("led", 0), led_error=("led", 3),
         openfpgaloader_boards=("ice40_generic",)),
     *(BoardSpec(

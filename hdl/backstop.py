@@ -1,22 +1,22 @@
 # amaranth: UnusedElaboratable=no
 # (The parts are made with the backstop, for its observation view.)
-"""The backstop: a serial chain list behind the pools, for the queries they overflow.
+"""The backstop: a walked chain list behind the pools, for the queries they overflow.
 
 The pools by kind hold every chain of an ordinary game, but a crowded board
 (promoted pieces, many pieces of a kind displaced at once) can open more
 chains of a kind than its pool has slots: the pools' scan then stops with an
 overflow, and the answer is not exact. A detector with a backstop
 (:attr:`~axon.hdl.params.DetectorConfig.backstop`) asks such a query again of
-a serial list (:mod:`axon.hdl.seriallist`, walked by its own one-word scan,
-:mod:`axon.hdl.serialscan`), whose 16 entries a side hold every piece a side
+a walked list (:mod:`axon.hdl.walkedlist`, walked by its own one-word scan,
+:mod:`axon.hdl.walkedscan`), whose 16 entries a side hold every piece a side
 can have, so no legal position overflows it. It reads the move list through
 the host's copy, whose port the host does not use while a query runs.
 
 The backstop sits between the host's query and the pools' scan. It starts
 on the clock the pools' scan is done, which waits for it, busy, so a
 backstopped query takes the pools' clocks to their overflow, that clock
-(:data:`~axon.hdl.params.BACKSTOP_HANDOFF_CLOCKS`) and then the serial
-list's (:func:`axon.sim.model.serial.serial_clocks`): many, on rare
+(:data:`~axon.hdl.params.BACKSTOP_HANDOFF_CLOCKS`) and then the walked
+list's (:func:`axon.sim.model.walked.walked_clocks`): many, on rare
 queries only.
 """
 
@@ -27,15 +27,15 @@ from amaranth.lib.wiring import In, Out
 from .observe import Observation, registers
 from .params import COUNT_LIMIT_BITS
 from .ports import AppliedWordSignature, QuerySignature, SingleReadSignature
-from .seriallist import SerialChainList
-from .serialscan import SerialScanner
+from .walkedlist import WalkedChainList
+from .walkedscan import WalkedScanner
 
 
 __all__ = ["Backstop"]
 
 
 class Backstop(wiring.Component):
-    """Between the host's query and the pools' scan: the serial list and its
+    """Between the host's query and the pools' scan: the walked list and its
     scan, asked a query the pools overflowed.
 
     Parameters
@@ -59,7 +59,7 @@ class Backstop(wiring.Component):
     reads : Out(SingleReadSignature(depth))
         Its reads of the move list, one word a clock.
     upcoming : Out(AppliedWordSignature(depth))
-        Each word the serial list applies and its state after it, for the
+        Each word the walked list applies and its state after it, for the
         upcoming repetition (:class:`~axon.hdl.upcoming.Upcoming`), which
         the pools' scan no longer feeds once they handed the query over.
 
@@ -67,14 +67,14 @@ class Backstop(wiring.Component):
     ----------
     observe : Observation
         The query as the backstop keeps it and where it is (``asking_pools``,
-        ``backstopped``), the ``pools`` port and the serial scan's
-        (``serial``), then the serial scan's registers (``scanner``) and the
+        ``backstopped``), the ``pools`` port and the walked scan's
+        (``walked``), then the walked scan's registers (``scanner``) and the
         list's (``chain_list``).
     """
 
     def __init__(self, config):
-        serial = config.backstop_config
-        depth = serial.depth
+        walked = config.backstop_config
+        depth = walked.depth
         super().__init__({
             "query":     In(QuerySignature(depth, backstop=True)),
             "pools":     Out(QuerySignature(depth)),
@@ -82,8 +82,8 @@ class Backstop(wiring.Component):
             "reads":     Out(SingleReadSignature(depth)),
             "upcoming":  Out(AppliedWordSignature(depth)),
         })
-        self._scanner = SerialScanner(depth)
-        self._chain_list = SerialChainList(serial)
+        self._scanner = WalkedScanner(depth)
+        self._chain_list = WalkedChainList(walked)
         self.observe = Observation({
             **registers({
                 # The query as the host asked it: the host may change its
@@ -96,9 +96,9 @@ class Backstop(wiring.Component):
                 "asking_pools": 1,
                 "backstopped":  1,
             }),
-            # What the pools' scan answers, and the serial scan.
+            # What the pools' scan answers, and the walked scan.
             "pools":        self.pools,
-            "serial":       self._scanner.query,
+            "walked":       self._scanner.query,
             "scanner":      self._scanner.observe,
             "chain_list":   self._chain_list.observe,
         })
@@ -109,7 +109,7 @@ class Backstop(wiring.Component):
         m.submodules.chain_list = chain_list = self._chain_list
         wiring.connect(m, wiring.flipped(self.reads), scanner.reads)
         wiring.connect(m, scanner.chains, chain_list.scan)
-        query, pools, serial, kept = self.query, self.pools, scanner.query, self.observe
+        query, pools, walked, kept = self.query, self.pools, scanner.query, self.observe
 
         hand_over = Signal()
         m.d.comb += [
@@ -120,10 +120,10 @@ class Backstop(wiring.Component):
             query.busy.eq(pools.busy),
             query.cycles.eq(pools.cycles),
             hand_over.eq(kept.asking_pools & pools.done & pools.result.overflow),
-            serial.start.eq(hand_over),
-            serial.top.eq(kept.top),
-            serial.root_address.eq(kept.root),
-            serial.count_limit.eq(kept.count_limit),
+            walked.start.eq(hand_over),
+            walked.top.eq(kept.top),
+            walked.root_address.eq(kept.root),
+            walked.count_limit.eq(kept.count_limit),
             self.finishing.eq(scanner.finishing),
             self.upcoming.applied.eq(scanner.applied),
             self.upcoming.depth.eq(scanner.applied_depth),
@@ -141,8 +141,8 @@ class Backstop(wiring.Component):
         # The answer: the pools', or once they handed over, the backstop's.
         with m.If(kept.backstopped):
             m.d.comb += [
-                query.done.eq(serial.done),
-                query.result.eq(serial.result),
+                query.done.eq(walked.done),
+                query.result.eq(walked.result),
                 query.result.backstop.eq(1),
             ]
         with m.Else():

@@ -237,7 +237,6 @@ class ChainPool(_PoolHelpers, wiring.Component):
         view = self.observe
         chain_valid = view.occupied
         chain_kind, chain_from, chain_to = view.chain_kinds, view.chain_from, view.chain_to
-        open_chains = view.open_chains
         _lone(m, self.lone, chain_valid, chain_valid, chain_kind, chain_from, chain_to)
 
         move      = self.move
@@ -337,6 +336,26 @@ class ChainPool(_PoolHelpers, wiring.Component):
             Mux(take_to[i] | take_chain[i], to_hit_given, ~release[i] & to_hits_kept[i])
             for i in range(n))
 
+        self._update(m, release=release, take_from=take_from, take_to=take_to,
+                     take_chain=take_chain, updated_to=updated_to,
+                     hits_applied=(from_hits_applied, to_hits_applied),
+                     hits_kept=(from_hits_kept, to_hits_kept))
+        return m
+
+    def _update(self, m, *, release, take_from, take_to, take_chain, updated_to,
+                hits_applied, hits_kept):
+        """The slots after a clear, an applied move or neither, and the hit
+        vectors for the next move (``hits_applied`` when this one is applied,
+        ``hits_kept`` when it is not)."""
+        n = self._slots
+        view, move = self.observe, self.move
+        chain_valid, open_chains = view.occupied, view.open_chains
+        chain_kind, chain_from, chain_to = view.chain_kinds, view.chain_from, view.chain_to
+        from_hits, to_hits = view.from_hits, view.to_hits
+        from_hits_applied, to_hits_applied = hits_applied
+        from_hits_kept, to_hits_kept = hits_kept
+        move_kind = move.kind
+
         with m.If(self.clear):
             m.d.sync += [
                 chain_valid.eq(0),
@@ -365,8 +384,6 @@ class ChainPool(_PoolHelpers, wiring.Component):
                 from_hits.eq(from_hits_kept),
                 to_hits.eq(to_hits_kept),
             ]
-
-        return m
 
 
 class UnpairedPool(_PoolHelpers, wiring.Component):
@@ -573,6 +590,27 @@ class UnpairedPool(_PoolHelpers, wiring.Component):
                           same_kind(end_kind[i] if self._kinds else None)
                           for i in range(n))
 
+        self._update(m, write=(write_start, write_end), freed=(freed_start, freed_end),
+                     given=(start_given, end_given), kept=(start_kept, end_kept))
+        return m
+
+    def _update(self, m, *, write, freed, given, kept):
+        """The entries after a clear or a clock, and the hit vectors for the
+        next move: ``given`` where an entry is written with the move's own
+        square, ``kept`` where it keeps its register."""
+        n = self._slots
+        view, move = self.observe, self.move
+        start_valid, end_valid = view.start_valid, view.end_valid
+        start_sq, end_sq = view.start_squares, view.end_squares
+        start_kind = view.start_kinds if self._kinds else None
+        end_kind   = view.end_kinds if self._kinds else None
+        start_hits, end_hits = view.start_hits, view.end_hits
+        write_start, write_end = write
+        freed_start, freed_end = freed
+        start_given, end_given = given
+        start_kept, end_kept = kept
+        move_kind = move.kind
+
         # A clear empties the hit vectors with the entries (a synchronous
         # reset of their registers, no logic on the compare path), so that
         # the clock after it may apply a move: the first of a query that
@@ -611,8 +649,6 @@ class UnpairedPool(_PoolHelpers, wiring.Component):
                 m.d.sync += end_sq[i].eq(move.to_sq)
                 if self._kinds:
                     m.d.sync += end_kind[i].eq(move_kind)
-
-        return m
 
 
 class SideChains(wiring.Component):

@@ -16,8 +16,8 @@ from .observe import MOVE_WORD_MEANINGS, Meaning, Observation
 from .params import CORE, DetectorConfig, Stop
 from .ports import MoveMemorySignature, QuerySignature, UpcomingSignature
 from .scanner import Scanner
-from .seriallist import SerialChainList
-from .serialscan import SerialScanner
+from .walkedlist import WalkedChainList
+from .walkedscan import WalkedScanner
 from .upcoming import Upcoming
 
 
@@ -34,9 +34,9 @@ class AxonDetector(wiring.Component):
         configuration without the upcoming block): the move list's ``depth``, the
         chain list's ``chains``, ``rules`` (see :mod:`axon.sim.model.golden`)
         and ``pools`` (see :mod:`axon.hdl.pools`), the ``scan`` (two plies a
-        clock, or the lean one a clock of :mod:`axon.hdl.lean`; the serial
-        list of :mod:`axon.hdl.seriallist` has its own, one word at a time,
-        :mod:`axon.hdl.serialscan`), whether it also answers the
+        clock, or the lean one a clock of :mod:`axon.hdl.lean`; the walked
+        list of :mod:`axon.hdl.walkedlist` has its own, one word at a time,
+        :mod:`axon.hdl.walkedscan`), whether it also answers the
         ``upcoming`` repetition (see :mod:`axon.hdl.upcoming`; the pair scan
         only), and whether a ``backstop`` answers what the pools overflow
         (see :mod:`axon.hdl.backstop`; the pair scan; it answers the
@@ -94,13 +94,13 @@ class AxonDetector(wiring.Component):
         # The parts are made here rather than in `elaborate`, so that the
         # detector's view can show theirs; keyed by their names in the design.
         pair = config.pair_scan
-        # The serial list takes a word at a time, as its own scanner hands it.
-        scanner = SerialScanner if config.serial else Scanner if pair else LeanScanner
+        # The walked list takes a word at a time, as its own scanner hands it.
+        scanner = WalkedScanner if config.walked else Scanner if pair else LeanScanner
         self._parts = {
             "move_list":  MoveList(depth, backstop=config.backstop) if pair else LeanMoveList(depth),
             "scanner":    (Scanner(depth, config.pooled_kinds, backstop=config.backstop) if pair
                            else scanner(depth)),
-            "chain_list": (SerialChainList if config.serial else ChainList)(config),
+            "chain_list": (WalkedChainList if config.walked else ChainList)(config),
         }
         if config.upcoming:
             self._parts["upcoming_check"] = Upcoming(depth)
@@ -127,7 +127,7 @@ class AxonDetector(wiring.Component):
     @staticmethod
     def _follow_backstop(m, backstop, upcoming):
         """Once the pools handed a query over, the upcoming block follows the
-        serial list's words. (A test's broken variant, the block that keeps
+        walked list's words. (A test's broken variant, the block that keeps
         the pools' answer, overrides it.)"""
         wiring.connect(m, backstop.upcoming, upcoming.backstop)
 

@@ -23,21 +23,18 @@ one clock a word, plus the read and the hand stage of the word that stops it.
 """
 
 from amaranth.hdl import *
-from amaranth.lib import data, memory
+from amaranth.lib import memory
 
 from .movelist import MoveMemory, host_read, refuse_writes
 from .params import COUNT_LIMIT_BITS, Stop
 from .ports import SingleReadSignature
 from .query import (QueryScanner, book_equal_position, count_query_clocks, finish_query,
-                    limit_reached_by, start_query, stop_reason_in_order)
+                    limit_reached_by, start_scan, stop_reason_in_order)
 from .result import ResultLayout
 from .word import MoveWord
 
 
 __all__ = ["LeanMoveList", "LeanScanner", "lean_pipeline"]
-
-
-
 
 
 class LeanMoveList(MoveMemory):
@@ -206,20 +203,10 @@ class LeanScanner(QueryScanner):
                     pipe.fetch_addr.eq(self.query.top - 1),
                 ]
                 with m.If(self.query.start):
-                    m.d.comb += [
-                        self.reads.reading.eq(1),
-                        self.chains.clear.eq(1),
-                    ]
-                    m.d.sync += [
-                        self.query.done.eq(0),
-                        pipe.read_valid.eq(1),
-                        pipe.read_present.eq(1),
-                        pipe.read_inside.eq(self.query.top > self.query.root_address),
-                        *start_query(self.query, result, pipe.count_limit, pipe.root,
-                                     pipe.count_reached, pipe.count_reached_next),
-                        pipe.scanned_odd.eq(0),
-                        pipe.scanned_nonzero.eq(0),
-                    ]
+                    start_scan(m, self.query, self.chains, result, pipe, reads=self.reads,
+                               loads=[pipe.read_valid.eq(1), pipe.read_present.eq(1),
+                                      pipe.read_inside.eq(self.query.top > self.query.root_address)],
+                               then=[pipe.scanned_nonzero.eq(0)])
                     m.next = "SCAN"
 
             with m.State("SCAN"):

@@ -12,6 +12,7 @@ layout or a scan *is*; everything else asks the configuration.
 """
 
 import enum as py_enum
+import warnings
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
 
@@ -24,10 +25,10 @@ __all__ = ["COUNT_LIMIT_BITS", "COUNT_LIMIT_MAX", "CYCLE_BITS", "DEPTH_MAX",
            "LATENCY_OVERHEAD", "REFETCH_CLOCKS", "SHORT_ANSWER_CLOCKS", "FRESH_SAVED_CLOCKS",
            "RESTART_CLOCKS", "Written",
            "LEAN_LATENCY_OVERHEAD",
-           "SERIAL_LATENCY_OVERHEAD", "SERIAL_COMPARE_CLOCKS", "serial_word_clocks",
+           "WALKED_LATENCY_OVERHEAD", "WALKED_COMPARE_CLOCKS", "walked_word_clocks",
            "BACKSTOP_CHAINS", "BACKSTOP_HANDOFF_CLOCKS",
            "HUNG_MARGIN_CLOCKS",
-           "Rules", "Pools", "Scan", "DetectorConfig", "SHIPPED", "CORE", "LEAN", "SERIAL",
+           "Rules", "Pools", "Scan", "DetectorConfig", "SHIPPED", "CORE", "LEAN", "WALKED",
            "Stop", "gateware_rules", "check_depth", "check_count_limit"]
 
 # ``count_limit`` is a 4-bit port: a query looks for at most 15 equal positions
@@ -60,28 +61,29 @@ RESTART_CLOCKS = 1
 # The lean scanner (axon.hdl.lean): clocks beyond one per applied word, the
 # read and hand stages of the word that stops the scan.
 LEAN_LATENCY_OVERHEAD = 2
-# The serial list (axon.hdl.seriallist) behind the one-word scan: a word it
+# The walked list (axon.hdl.walkedlist) behind the one-word scan: a word it
 # applies takes two clocks (judged and handed over; the list's update)
 # besides one for each open chain of its side that the list walks. The word
 # that stops the scan takes this many, its judging clock (a stop at an
 # overflow costs the word's walk and update instead).
-SERIAL_LATENCY_OVERHEAD = 1
+WALKED_LATENCY_OVERHEAD = 1
 # A word whose walk is not empty takes this many clocks more: the list
 # counts each entry's comparison on the clock after it reads the entry.
-SERIAL_COMPARE_CLOCKS = 1
+WALKED_COMPARE_CLOCKS = 1
 
 
-def serial_word_clocks(walked):
-    """Clocks the serial list's scan takes for a word it applies, whose
-    side has ``walked`` chains open: judged and handed over, the walk, the
-    last comparison counted (if it walks) and the update."""
-    return 2 + walked + (SERIAL_COMPARE_CLOCKS if walked else 0)
+def walked_word_clocks(open_chains):
+    """Clocks the walked list's scan takes for a word it applies, whose
+    side has ``open_chains`` chains open: judged and handed over, the walk
+    of those chains, the last comparison counted (if it walks) and the
+    update."""
+    return 2 + open_chains + (WALKED_COMPARE_CLOCKS if open_chains else 0)
 
-# The backstop behind the pools (axon.hdl.backstop): a serial list of this
+# The backstop behind the pools (axon.hdl.backstop): a walked list of this
 # many chains, 16 a side, as many as a side has pieces, so that no legal
 # position overflows it. A query whose pools overflow is asked again of it
 # on the clock the pools' scan is done; that clock, BACKSTOP_HANDOFF_CLOCKS,
-# comes between the pools' clocks and the serial list's.
+# comes between the pools' clocks and the walked list's.
 BACKSTOP_CHAINS = 32
 BACKSTOP_HANDOFF_CLOCKS = 1
 # A simulated query is hung once it runs this many clocks past its worst
@@ -135,16 +137,27 @@ class Pools(py_enum.Enum):
     ``KIND``: a pool per piece kind (the shipped layout). ``SPILL``: a pool
     per kind for the starting material and one spill pool a side for any
     kind (``exact`` rules only). ``SIDE``: one pool a side that keeps each
-    chain's kind with it (the lean layout at 4 chains). ``SERIAL``: one list a
+    chain's kind with it (the lean layout at 4 chains). ``WALKED``: one list a
     side in block RAM, walked an entry a clock for each word
-    (:mod:`axon.hdl.seriallist`; ``exact`` rules and the one-word scan only);
+    (:mod:`axon.hdl.walkedlist`; ``exact`` rules and the one-word scan only);
     at 32 chains a side holds all 16 pieces it can have, so it never
     overflows on a legal game (the 1K boards' layout).
     """
     KIND   = "kind"
     SPILL  = "spill"
     SIDE   = "side"
-    SERIAL = "serial"
+    WALKED = "walked"
+    # The walked list's name before 0.4 (deprecated, for one minor version):
+    # ``Pools.SERIAL`` is ``Pools.WALKED``, and ``Pools("serial")`` warns.
+    SERIAL = "walked"
+
+    @classmethod
+    def _missing_(cls, value: object) -> Optional["Pools"]:
+        if value == "serial":
+            warnings.warn("the pool layout 'serial' is now called 'walked'",
+                          DeprecationWarning, stacklevel=2)
+            return cls.WALKED
+        return None
 
 
 class Written(py_enum.Enum):
@@ -177,7 +190,7 @@ class Scan(py_enum.Enum):
 
 # Words a build report adds for a layout other than the shipped one.
 _POOLS_NOTE = {Pools.KIND: "", Pools.SPILL: "a spill pool a side", Pools.SIDE: "one pool a side",
-               Pools.SERIAL: "a serial list a side in block RAM"}
+               Pools.WALKED: "a walked list a side in block RAM"}
 _SCAN_NOTE = {Scan.PAIR: "", Scan.SINGLE: "one ply a clock"}
 
 
@@ -238,7 +251,7 @@ class DetectorConfig:
     upcoming : bool
         Also answer the upcoming repetition (:mod:`axon.hdl.upcoming`).
     backstop : bool
-        A query whose pools overflow is answered by a serial list behind
+        A query whose pools overflow is answered by a walked list behind
         them (:mod:`axon.hdl.backstop`, :attr:`backstop_config`), which no
         legal position overflows; the answer says so (``backstop``).
     """
@@ -261,8 +274,8 @@ class DetectorConfig:
         """This configuration with ``changes``. Unless given, ``upcoming``
         and ``backstop`` stay what they are, but for a layout that cannot
         have them (so that ``CORE.replace(scan="pair") == CORE``, and
-        ``SHIPPED.replace(pools="serial", scan="single")`` has no backstop,
-        the serial list being its own)."""
+        ``SHIPPED.replace(pools="walked", scan="single")`` has no backstop,
+        the walked list being its own)."""
         if "upcoming" not in changes:
             scan = _member(Scan, changes.get("scan", self.scan), "scan")
             changes["upcoming"] = self.upcoming and _can_have_upcoming(scan)
@@ -297,18 +310,18 @@ class DetectorConfig:
             # which the paper's symmetry rule cannot do.
             raise ValueError(f"the spill pool layout needs the exact rules, not "
                              f"{self.rules.value!r}")
-        if self.serial:
+        if self.walked:
             # The list walks its entries between the words it is given; only
             # the one-word scan waits for it (the golden model's answers do
             # not depend on the scan).
             if not self.rules.unpaired:
-                raise ValueError(f"the serial pool layout needs the exact rules, not "
+                raise ValueError(f"the walked pool layout needs the exact rules, not "
                                  f"{self.rules.value!r}")
             if gateware and self.pair_scan:
-                raise ValueError(f"the serial pool layout needs the {Scan.SINGLE.value!r} scan, "
+                raise ValueError(f"the walked pool layout needs the {Scan.SINGLE.value!r} scan, "
                                  f"not {self.scan.value!r}")
             if self.hung_after_clocks >= 1 << CYCLE_BITS:
-                raise ValueError(f"{where}depth {self.depth} is too deep for a serial list of "
+                raise ValueError(f"{where}depth {self.depth} is too deep for a walked list of "
                                  f"{self.chains // 2} entries a side: a query could take more "
                                  f"than {(1 << CYCLE_BITS) - 1} clocks")
         if not isinstance(self.upcoming, bool):
@@ -323,11 +336,11 @@ class DetectorConfig:
         return self
 
     def _check_backstop(self, gateware: bool, where: str) -> None:
-        if self.serial:
-            raise ValueError(f"the serial pool layout is its own backstop: {where}backstop "
+        if self.walked:
+            raise ValueError(f"the walked pool layout is its own backstop: {where}backstop "
                              f"needs another")
         if not self.rules.unpaired:
-            raise ValueError(f"the backstop is a serial list, which needs the exact rules, "
+            raise ValueError(f"the backstop is a walked list, which needs the exact rules, "
                              f"not {self.rules.value!r}")
         if gateware and not self.pair_scan:
             raise ValueError(f"the backstop needs the {Scan.PAIR.value!r} scan, not "
@@ -339,10 +352,10 @@ class DetectorConfig:
     @property
     def backstop_possible(self) -> bool:
         """Whether this layout can have a backstop (:attr:`backstop`): pools
-        in logic cells (not the serial list, which is its own), the exact
+        in logic cells (not the walked list, which is its own), the exact
         rules, the pair scan, and a depth whose slowest query the clock
         counter can count."""
-        if self.serial or not self.rules.unpaired or not self.pair_scan:
+        if self.walked or not self.rules.unpaired or not self.pair_scan:
             return False
         if not _is_int(self.depth) or not _is_int(self.chains) or self.chains < 1:
             return True     # check() says what is wrong
@@ -352,10 +365,10 @@ class DetectorConfig:
 
     @property
     def backstop_config(self) -> "DetectorConfig":
-        """The serial list behind the pools (:attr:`backstop`): this depth
+        """The walked list behind the pools (:attr:`backstop`): this depth
         and rules, :data:`BACKSTOP_CHAINS` chains, the one-word scan."""
         return DetectorConfig(depth=self.depth, chains=BACKSTOP_CHAINS, rules=self.rules,
-                              pools=Pools.SERIAL, scan=Scan.SINGLE, upcoming=False)
+                              pools=Pools.WALKED, scan=Scan.SINGLE, upcoming=False)
 
     @property
     def spill_slots(self) -> int:
@@ -378,7 +391,7 @@ class DetectorConfig:
         pools only (:attr:`spill_slots` gives the spill pool's size).
         """
         per_side = self.chains // 2 - self.spill_slots
-        if self.pools in (Pools.SIDE, Pools.SERIAL):
+        if self.pools in (Pools.SIDE, Pools.WALKED):
             return ((None, per_side),)
         return kind_slots(per_side)
 
@@ -395,14 +408,21 @@ class DetectorConfig:
     @property
     def keeps_kinds(self) -> bool:
         """A pool holds chains of any kind and keeps each one's kind with it."""
-        return self.pools in (Pools.SIDE, Pools.SERIAL)
+        return self.pools in (Pools.SIDE, Pools.WALKED)
+
+    @property
+    def walked(self) -> bool:
+        """A side's chains are one list in block RAM, walked an entry a clock
+        (:mod:`axon.hdl.walkedlist`): a query's clocks depend on how many
+        chains are open, not on its plies alone."""
+        return self.pools is Pools.WALKED
 
     @property
     def serial(self) -> bool:
-        """A side's chains are one list in block RAM, walked an entry a clock
-        (:mod:`axon.hdl.seriallist`): a query's clocks depend on how many
-        chains are open, not on its plies alone."""
-        return self.pools is Pools.SERIAL
+        """Deprecated name of :attr:`walked`, for one minor version."""
+        warnings.warn("DetectorConfig.serial is now DetectorConfig.walked",
+                      DeprecationWarning, stacklevel=2)
+        return self.walked
 
     @property
     def spills(self) -> bool:
@@ -419,7 +439,7 @@ class DetectorConfig:
         each kind's pool, summed over the kinds, fit the spill pool (a
         spilled entry of a kind is only ever placed while that kind's pool
         is full, so the spill pool never holds more of a kind than the
-        kind's pieces beyond its pool). With a backstop, the serial list
+        kind's pieces beyond its pool). With a backstop, the walked list
         behind the pools answers whatever they overflow."""
         if self.backstop:
             return self.backstop_config.never_overflows(material)
@@ -444,24 +464,24 @@ class DetectorConfig:
     @property
     def latency_overhead(self) -> int:
         """Clocks of a query beyond one per applied pair (pair scan) or word
-        (beyond the walks' clocks too, for the serial list)."""
-        if self.serial:
-            return SERIAL_LATENCY_OVERHEAD
+        (beyond the walks' clocks too, for the walked list)."""
+        if self.walked:
+            return WALKED_LATENCY_OVERHEAD
         return LATENCY_OVERHEAD if self.pair_scan else LEAN_LATENCY_OVERHEAD
 
     @property
     def latency_fixed(self) -> bool:
         """Whether a legal game's query takes :meth:`latency` clocks, known
-        from its plies alone (not with the serial list, whose walks depend
-        on the chains open: :func:`axon.sim.model.serial.serial_clocks`;
+        from its plies alone (not with the walked list, whose walks depend
+        on the chains open: :func:`axon.sim.model.walked.walked_clocks`;
         nor with a backstop, which walks them when the pools overflow)."""
-        return not self.serial and not self.backstop
+        return not self.walked and not self.backstop
 
     @property
     def latency_words(self) -> str:
         """:meth:`latency` in words, for a query that applies P plies."""
-        if self.serial:
-            return f"2P + W + {SERIAL_LATENCY_OVERHEAD}"
+        if self.walked:
+            return f"2P + W + {WALKED_LATENCY_OVERHEAD}"
         if self.pair_scan:
             return (f"floor(P/2) + {LATENCY_OVERHEAD}; right after the word at the top is "
                     f"written, {SHORT_ANSWER_CLOCKS} when P <= 1 (but an overflow), else "
@@ -473,7 +493,7 @@ class DetectorConfig:
                 stop: Optional["Stop"] = None) -> int:
         """Clocks from the clock that samples ``start`` to ``done``, for a
         move list whose words alternate sides (every legal game): two plies
-        a clock, or one with the lean scan. The serial list's depend on the
+        a clock, or one with the lean scan. The walked list's depend on the
         chains it walks too (:attr:`latency_fixed`), so it has none.
 
         The pair scan's depend on what the host ``written`` since the last
@@ -482,9 +502,9 @@ class DetectorConfig:
         (``plies_scanned`` 0 or 1) for a reason other than an overflow
         (``stop``), else :data:`FRESH_SAVED_CLOCKS` fewer; after another
         word, :data:`RESTART_CLOCKS` more."""
-        if self.serial:
-            raise ValueError("a serial list's clocks depend on the chains it walks: "
-                             "see axon.sim.model.serial.serial_clocks")
+        if self.walked:
+            raise ValueError("a walked list's clocks depend on the chains it walks: "
+                             "see axon.sim.model.walked.walked_clocks")
         if not self.pair_scan:
             return plies_scanned + LEAN_LATENCY_OVERHEAD
         clocks = plies_scanned // 2 + LATENCY_OVERHEAD
@@ -501,17 +521,17 @@ class DetectorConfig:
         ``done`` is high, at most, for a query whose top of stack is
         ``top``: ``top + 1`` words can be read, one clock each in the worst
         case (after a refetch), plus the pipeline and one refetch. The lean
-        scan reads one a clock always and never refetches. The serial list
-        takes :func:`serial_word_clocks` a word, walking at most a side's
+        scan reads one a clock always and never refetches. The walked list
+        takes :func:`walked_word_clocks` a word, walking at most a side's
         entries for it.
-        The termination proof proves this bound. A backstop adds its serial
+        The termination proof proves this bound. A backstop adds its walked
         list's, after the pools' scan."""
         if self.backstop:
             return (self.replace(backstop=False).worst_case_clocks(top) +
                     BACKSTOP_HANDOFF_CLOCKS + self.backstop_config.worst_case_clocks(top))
-        if self.serial:
-            return ((top + 1) * serial_word_clocks(self.chains // 2) +
-                    SERIAL_LATENCY_OVERHEAD)
+        if self.walked:
+            return ((top + 1) * walked_word_clocks(self.chains // 2) +
+                    WALKED_LATENCY_OVERHEAD)
         if self.pair_scan:
             return top + 1 + LATENCY_OVERHEAD + REFETCH_CLOCKS + RESTART_CLOCKS
         return top + 1 + LEAN_LATENCY_OVERHEAD
@@ -531,8 +551,8 @@ class DetectorConfig:
         """Words for a layout other than the shipped one (``""`` for it),
         each after a comma: ``", one pool a side, one ply a clock"``, and
         ``", no backstop"`` for pools that could have one and have not."""
-        # The serial list has its own pace, one word at a time as it is ready.
-        scan = "" if self.serial else _SCAN_NOTE[self.scan]
+        # The walked list has its own pace, one word at a time as it is ready.
+        scan = "" if self.walked else _SCAN_NOTE[self.scan]
         backstop = "no backstop" if not self.backstop and self.backstop_possible else ""
         return "".join(f", {words}" for words in (_POOLS_NOTE[self.pools], scan, backstop)
                        if words)
@@ -547,7 +567,7 @@ class DetectorConfig:
 
 # The shipped configuration: what a detector, a session and a board are built
 # with unless told otherwise. Its backstop makes it exact on any legal
-# position: what the pools by kind overflow, the serial list behind them
+# position: what the pools by kind overflow, the walked list behind them
 # answers.
 SHIPPED = DetectorConfig(backstop=True)
 
@@ -563,10 +583,16 @@ CORE = SHIPPED.replace(upcoming=False)
 # chains and link need about 1440 logic cells: more than a 1K board has.
 LEAN = DetectorConfig(chains=4, pools=Pools.SIDE, scan=Scan.SINGLE)
 
-# The 1K boards' configuration: the one-word scan with a serial chain list in
+# The 1K boards' configuration: the one-word scan with a walked chain list in
 # block RAM, 16 entries a side, as many as a side has pieces, so that no
 # legal game overflows. The chains cost block RAM, not logic cells.
-SERIAL = DetectorConfig(chains=32, pools=Pools.SERIAL, scan=Scan.SINGLE)
+WALKED = DetectorConfig(chains=32, pools=Pools.WALKED, scan=Scan.SINGLE)
+
+# The walked list's names before 0.4, deprecated, for one minor version.
+SERIAL = WALKED
+SERIAL_LATENCY_OVERHEAD = WALKED_LATENCY_OVERHEAD
+SERIAL_COMPARE_CLOCKS = WALKED_COMPARE_CLOCKS
+serial_word_clocks = walked_word_clocks
 
 
 if TYPE_CHECKING:

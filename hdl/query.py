@@ -18,7 +18,7 @@ from .ports import ChainBusSignature, QuerySignature
 
 
 __all__ = ["QueryScanner", "count_query_clocks", "stop_reason_in_order", "book_equal_position",
-           "limit_reached_by", "start_query", "finish_query"]
+           "limit_reached_by", "start_query", "start_scan", "finish_query"]
 
 
 class QueryScanner(wiring.Component):
@@ -158,6 +158,27 @@ def start_query(query, result, count_limit_register, root_register, count_reache
         count_reached.eq(query.count_limit == 0),
         count_reached_next.eq(query.count_limit <= 1),
         result.eq(0),
+    ]
+
+
+def start_scan(m, query, chains, result, pipe, *, reads=None, loads=(), then=()):
+    """The starting clock that every scanner of a move list shares: the
+    first read (on ``reads``, if the scanner reads a move list while it
+    starts), the chain list cleared, ``done`` lowered, the scanner's own
+    ``loads``, :func:`start_query` loaded into the pipeline's registers of
+    the same names (``count_limit``, ``root``, ``count_reached``,
+    ``count_reached_next``), the parity of the words taken reset
+    (``scanned_odd``), and ``then`` the rest of the scanner's own."""
+    if reads is not None:
+        m.d.comb += reads.reading.eq(1)
+    m.d.comb += chains.clear.eq(1)
+    m.d.sync += [
+        query.done.eq(0),
+        *loads,
+        *start_query(query, result, pipe.count_limit, pipe.root,
+                     pipe.count_reached, pipe.count_reached_next),
+        pipe.scanned_odd.eq(0),
+        *then,
     ]
 
 

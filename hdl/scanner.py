@@ -46,13 +46,12 @@ from amaranth.lib.wiring import In, Out
 from .params import COUNT_LIMIT_BITS, Stop
 from .ports import PairReadSignature
 from .query import (QueryScanner, book_equal_position, count_query_clocks, finish_query,
-                    limit_reached_by, start_query, stop_reason_in_order)
+                    limit_reached_by, start_scan, stop_reason_in_order)
 from .result import ResultLayout
 from .word import MoveWord
 
 
 __all__ = ["Scanner", "pair_stage_layout", "pair_pipeline"]
-
 
 
 def _invalidate(pair):
@@ -615,18 +614,8 @@ class Scanner(QueryScanner):
         m.d.comb += self.query.busy.eq(pipe.waiting)
         with m.If(s.starts):
             # Fetch the first pair on the starting clock itself.
-            m.d.comb += [
-                self.reads.reading.eq(1),
-                self.chains.clear.eq(1),
-            ]
-            m.d.sync += [
-                self.query.done.eq(0),
-                pipe.read_valid.eq(1),
-                *start_query(self.query, s.result, pipe.count_limit, pipe.root,
-                             pipe.count_reached, pipe.count_reached_next),
-                pipe.scanned_odd.eq(0),
-                pipe.booking_ready.eq(0),
-            ]
+            start_scan(m, self.query, self.chains, s.result, pipe, reads=self.reads,
+                       loads=[pipe.read_valid.eq(1)], then=[pipe.booking_ready.eq(0)])
             with m.If(self.reads.fresh):
                 # The first pair goes to the hand stage and the
                 # second to the ahead stage now; the banks read the

@@ -35,17 +35,17 @@ So the upcoming answer of a query is complete :data:`UPCOMING_CLOCKS` clocks
 after ``done`` (the last candidate comes from the pair that stops the scan,
 decided on the clock that raises ``done``): ``upcoming.done`` rises then.
 
-A query that the pools overflow goes on in the backstop's serial list
+A query that the pools overflow goes on in the backstop's walked list
 (:mod:`axon.hdl.backstop`), which holds every chain: it offers its state
 after each word it applies (``backstop``), both sides at once, from its
 registers. That state is registered with the mover's side picked, and a
 candidate made of it as of the pools' word, a clock earlier than theirs,
-so the serial scan's last word, judged on the clock before its ``done``,
+so the walked scan's last word, judged on the clock before its ``done``,
 has its verdict before ``upcoming.done`` too. The pools' scan waits while
-the serial list runs, so the two never offer a candidate on one clock. The
-serial list meets again every candidate the pools met before their
+the walked list runs, so the two never offer a candidate on one clock. The
+walked list meets again every candidate the pools met before their
 overflow, at the same depths, and the latch keeps the first reachable
-one: the answer is the serial list's, exact on any legal position.
+one: the answer is the walked list's, exact on any legal position.
 
 ``answer.exact`` says that the answer is complete: a move was found (the
 most recent one: the scan meets depths in order), or the scan ended at a
@@ -121,7 +121,7 @@ class Upcoming(wiring.Component):
         With ``scan_done``: the scan ended at a barrier or the bottom of
         the list.
     backstop : In(AppliedWordSignature(depth))
-        The backstop's serial list, word by word, once the pools handed a
+        The backstop's walked list, word by word, once the pools handed a
         query over (all 0 without a backstop).
 
     Attributes
@@ -228,7 +228,7 @@ class Upcoming(wiring.Component):
 
     def _backstop_word(self, m):
         """The backstop's word, as :meth:`_pools_word` gives the pools': the
-        serial list's state after it is whole (both sides current) on the
+        walked list's state after it is whole (both sides current) on the
         clock it is offered, so one register stage picks the mover's side."""
         backstop, view = self.backstop, self.observe
         word = view.backstop_word

@@ -15,7 +15,7 @@ import pytest
 
 from axon.sim.backends.link import Link, open_transport
 from axon.hdl.board.top import AxonBoard
-from axon.hdl.params import COUNT_LIMIT_MAX, LEAN, SERIAL, SHIPPED, Pools, Scan
+from axon.hdl.params import COUNT_LIMIT_MAX, LEAN, SHIPPED, WALKED, Pools, Scan
 from axon.sim.backends.board_cxxrtl import CxxrtlBoard
 from axon.sim.backends.board_pysim import PysimBoard
 from axon.sim.backends.pysim import expected_cycles
@@ -36,7 +36,7 @@ needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
 # pins to a fraction of a second: the shipped pair scan with the upcoming
 # block, and the 1K boards' lean scan.
 CONFIGS = {"shipped": SHIPPED.replace(depth=32, chains=4), "lean": LEAN.replace(depth=32),
-           "serial": SERIAL.replace(depth=32)}
+           "walked": WALKED.replace(depth=32)}
 QUERIES = 6
 
 
@@ -85,10 +85,10 @@ def disagreements(transport, config, *, first=False):
 
 
 class MislabelledPysimBoard(PysimBoard):
-    """A board whose scan (or, for the serial list, pool layout) is not the
+    """A board whose scan (or, for the walked list, pool layout) is not the
     one its configuration says."""
     def _make_dut(self):
-        if self.config.serial:
+        if self.config.walked:
             built = self.config.replace(pools=Pools.SIDE)
         else:
             built = self.config.replace(scan=Scan.PAIR if self.config.scan == Scan.SINGLE
@@ -111,12 +111,12 @@ def test_pysim_board_answers_like_the_golden_model(name):
 
 @needs_gxx
 @pytest.mark.quick
-@pytest.mark.parametrize("config", [SHIPPED, SERIAL], ids=["shipped", "serial"])
+@pytest.mark.parametrize("config", [SHIPPED, WALKED], ids=["shipped", "walked"])
 def test_cxxrtl_board_answers_like_the_golden_model(config):
     # The boards as built, which the link soak compiles too: one cache.
     with CxxrtlBoard(config) as board:
         assert disagreements(board, config) == 0
-    if config == SERIAL:
+    if config == WALKED:
         with MislabelledCxxrtlBoard(config) as board:
             assert disagreements(board, config, first=True) > 0
 
@@ -126,7 +126,7 @@ def test_cxxrtl_board_is_a_port_url():
     # `axon query --port cxxrtl://...` opens this; a request the board
     # refuses, and a resync, leave it answering.
     with open_transport("cxxrtl://icestick") as transport:
-        assert isinstance(transport, CxxrtlBoard) and transport.config == SERIAL
+        assert isinstance(transport, CxxrtlBoard) and transport.config == WALKED
         link = Link(transport)
         link.session().load([0] * 8)
         transport.write(b"\xa5\x05")        # half a frame: the line goes idle after it

@@ -20,7 +20,7 @@ import sys
 import pytest
 
 import axon.sim
-from axon.hdl.params import SERIAL, DetectorConfig
+from axon.hdl.params import WALKED, DetectorConfig
 from axon.sim.cli import board as commands
 from axon.boards.build import (BuildError, BuildReport, NAME, build, find_tools, fit_message,
                                over_capacity, utilisation)
@@ -283,12 +283,12 @@ def test_build_hx8k(tmp_path, monkeypatch, capsys):
 
 
 def test_build_icestick(tmp_path, monkeypatch, capsys):
-    # A 1K board: the serial chain list in block RAM (16 entries a side) with
+    # A 1K board: the walked chain list in block RAM (16 entries a side) with
     # the UART link, within the device and the board clock.
     report, out = _check_build(tmp_path, monkeypatch, "icestick", capsys)
     assert report["device"] == "iCE40HX1K-TQ144" and report["chains"] == 32
-    assert (report["pools"], report["scan"]) == ("serial", "single")
-    assert "32 chains, a serial list a side in block RAM, depth 256, exact rules" in out
+    assert (report["pools"], report["scan"]) == ("walked", "single")
+    assert "32 chains, a walked list a side in block RAM, depth 256, exact rules" in out
     assert report["block_rams"]["used"] <= 6
 
 
@@ -420,16 +420,16 @@ def test_query_checks_the_board_has_the_options_layout(capsys):
 
 
 def test_sim_port_of_a_1k_board_is_its_serial_design():
-    # `sim://icestick` simulates the board as it is built: the serial chain
+    # `sim://icestick` simulates the board as it is built: the walked chain
     # list in block RAM, behind the same link and protocol.
     from axon.sim.backends.link import Link, open_transport
     from axon.hdl.word import pack_word
     from axon.sim.model.golden import perpetual
     from axon.sim.backends.pysim import expected_cycles
     transport = open_transport("sim://icestick")
-    assert transport.design.config == SERIAL
+    assert transport.design.config == WALKED
     link = Link(transport)
-    assert link.identify().config == SERIAL
+    assert link.identify().config == WALKED
     board = link.session()
     shuffle = [pack_word(6, 21, 2), pack_word(62, 45, 10),
                pack_word(21, 6, 2), pack_word(45, 62, 10)] * 3
@@ -444,7 +444,7 @@ def test_sim_port_of_a_1k_board_is_its_serial_design():
         # side each knight's return walks (the walk and its comparison
         # counted), and the judging clock of the
         # absent word below address 0.
-        assert cycles == expected_cycles(shuffle, top, golden, SERIAL) == \
+        assert cycles == expected_cycles(shuffle, top, golden, WALKED) == \
             (top + 1) // 4 * (2 + 2 + 4 + 4) + 1
 
 

@@ -36,7 +36,7 @@ CROWDED_GAMES, CROWDED_SEED = 24, 2211
 
 def overflowing_plies(games, pools, chains=CHAINS, count_limit=4):
     """How many queries (one after every ply) end in an overflow (answers
-    do not depend on the scan, so the serial list's is left as it is)."""
+    do not depend on the scan, so the walked list's is left as it is)."""
     return sum(perpetual(words, top, config=DetectorConfig(chains=chains, pools=pools),
                          count_limit=count_limit).overflow
                for _, _, words in games for top in range(len(words)))
@@ -68,8 +68,8 @@ def test_crowded_board_overflows_by_layout(crowded):
     # pools by kind: the spill pool costs clock (docs/capacity.md).
     overflows = {pools: overflowing_plies(crowded, pools) for pools in Pools}
     assert SHIPPED.pools is Pools.KIND
-    # The serial list at the same 24 chains answers as one pool a side.
-    assert overflows[Pools.SERIAL] == overflows[Pools.SIDE]
+    # The walked list at the same 24 chains answers as one pool a side.
+    assert overflows[Pools.WALKED] == overflows[Pools.SIDE]
     assert overflows[Pools.SIDE] <= overflows[Pools.SPILL] <= overflows[Pools.KIND] // 10, \
         overflows
     assert overflows[Pools.KIND] > 100, overflows
@@ -125,33 +125,33 @@ def test_guarantee_is_tight_for_the_spill_layout():
     assert not DetectorConfig(chains=CHAINS, pools="spill").never_overflows(material)
 
 
-def test_serial_list_never_overflows_on_crowded_boards(crowded):
+def test_walked_list_never_overflows_on_crowded_boards(crowded):
     # 16 entries a side hold every piece a side can have: no crowded board
     # overflows it, in the golden model or in the gateware (a few games in
     # Amaranth's simulator, answer and clock count; CXXRTL runs more).
-    serial = DetectorConfig(chains=32, pools="serial", scan="single")
-    assert overflowing_plies(crowded, "serial", chains=32) == 0
-    assert serial.never_overflows({kind: 16 // len(POOL_KINDS) for kind in POOL_KINDS})
+    walked = DetectorConfig(chains=32, pools="walked", scan="single")
+    assert overflowing_plies(crowded, "walked", chains=32) == 0
+    assert walked.never_overflows({kind: 16 // len(POOL_KINDS) for kind in POOL_KINDS})
     jobs = [(words, [(top, 15) for top in range(len(words))]) for _, _, words in crowded[:3]]
-    check_jobs("exact", 32, jobs, pools="serial", scan="single", every_start=False)
+    check_jobs("exact", 32, jobs, pools="walked", scan="single", every_start=False)
 
 
 def test_bench_reports_overflows_per_layout_and_workload():
     # What `axon bench` writes under `capacity` in bench.json: each layout's
     # overflowing queries on its corpus and on crowded boards.
-    from axon.sim.bench.capacity import LAYOUTS, capacity_figures
+    from axon.sim.bench.capacity import LAYOUTS, bench_key, capacity_figures
     corpus = [(board, moves, encode_moves(board, moves)) for board, moves in game_corpus(4, 5)]
     lines = []
     figures = capacity_figures(corpus, config=SHIPPED, count_limit=1,
                                crowded_games=20, log=lines.append)
     assert figures["crowded"]["games"] == 20 and len(lines) == 2
-    # The 1K boards' serial list at its own 32 chains: no overflow.
+    # The 1K boards' walked list at its own 32 chains: no overflow.
     assert figures["serial"]["chains"] == 32
     assert figures["serial"]["crowded"]["overflows"] == {"serial": 0}
     assert figures["bench_corpus"]["queries"] == sum(len(words) for _, _, words in corpus)
     for workload in ("bench_corpus", "crowded"):
         assert set(figures[workload]["overflows"]) == \
-            {layout.value for layout in LAYOUTS} | {"shipped"}
+            {bench_key(layout) for layout in LAYOUTS} | {"shipped"}
     crowded = figures["crowded"]["overflows"]
     assert crowded["side"] <= crowded["spill"] < crowded["kind"], crowded
     # The shipped configuration, the pools by kind with the backstop: no
@@ -167,11 +167,11 @@ def test_bench_reports_overflows_per_layout_and_workload():
 
 
 def test_backstop_answers_what_the_pools_overflow(crowded):
-    # Behind the pools by kind, the backstop's serial list answers every
-    # query they overflow, as the serial list alone answers it, marked; the
+    # Behind the pools by kind, the backstop's walked list answers every
+    # query they overflow, as the walked list alone answers it, marked; the
     # others are the pools' own answers.
     config = SHIPPED.replace(upcoming=False)
-    pools, serial = config.replace(backstop=False), config.backstop_config
+    pools, walked = config.replace(backstop=False), config.backstop_config
     answered = 0
     for _, _, words in crowded:
         for top in range(len(words)):
@@ -180,36 +180,36 @@ def test_backstop_answers_what_the_pools_overflow(crowded):
             assert not found.overflow
             if alone.overflow:
                 answered += 1
-                assert found == replace(perpetual(words, top, config=serial, count_limit=1),
+                assert found == replace(perpetual(words, top, config=walked, count_limit=1),
                                         backstop=True)
             else:
                 assert found == alone
     assert answered > len(crowded)
-    # The guarantee is the serial list's: a side's 16 pieces, of any kinds.
+    # The guarantee is the walked list's: a side's 16 pieces, of any kinds.
     many_queens = {6: 1, 5: 9, 4: 2, 3: 2, 2: 2}
     assert config.never_overflows(many_queens) and not pools.never_overflows(many_queens)
     assert not config.never_overflows({6: 1, 5: 10, 4: 2, 3: 2, 2: 2})
 
 
 @pytest.mark.quick
-def test_bench_gives_the_serial_lists_clocks_beside_the_link():
+def test_bench_gives_the_walked_lists_clocks_beside_the_link():
     # What `axon bench` writes under `serial`: overflows and clocks per query
-    # of the game and search workloads on the 1K boards' serial list (the
+    # of the game and search workloads on the 1K boards' walked list (the
     # golden model's clocks, which the RTL tests hold the gateware to), and
     # each 1K board's time for them beside its link's time for a query.
-    from axon.sim.bench.serial import query_link_bytes, serial_figures
+    from axon.sim.bench.walked import query_link_bytes, walked_figures
     from axon.sim.model.search_lines import search_lines
-    from axon.sim.model.serial import serial_clocks
-    from axon.hdl.params import SERIAL
+    from axon.sim.model.walked import walked_clocks
+    from axon.hdl.params import WALKED
     games = game_corpus(3, 5)
     corpus = [(board, moves, encode_moves(board, moves)) for board, moves in games]
-    lines = search_lines(games, 4, 7, depth=SERIAL.depth)
+    lines = search_lines(games, 4, 7, depth=WALKED.depth)
     said = []
-    figures = serial_figures(corpus, lines, count_limit=1, log=said.append)
+    figures = walked_figures(corpus, lines, count_limit=1, log=said.append)
     game = figures["workloads"]["game"]
     assert game["queries"] == sum(len(words) for _, _, words in corpus) and len(said) == 2
-    clocks = [serial_clocks(words, top, perpetual(words, top, config=SERIAL, count_limit=1),
-                            SERIAL) for _, _, words in corpus for top in range(len(words))]
+    clocks = [walked_clocks(words, top, perpetual(words, top, config=WALKED, count_limit=1),
+                            WALKED) for _, _, words in corpus for top in range(len(words))]
     assert game["clocks_max"] == max(clocks) and game["overflows"] == 0
     assert figures["workloads"]["search_walks"]["queries"] == sum(len(line.tops) for line in lines)
     assert set(figures["boards"]) == {"icestick", "icesugar-nano", "nandland-go"}

@@ -49,8 +49,8 @@ CONFIGS = [(rules, chains, pools, scan) if (rules, chains, pools, scan) in _DEFA
            for rules in ("exact", "paper")
            for chains, pools, scan in ((24, "kind", "pair"), (4, "kind", "pair"),
                                        (4, "side", "single"))]
-# The 1K boards' serial chain list in block RAM (exact rules only).
-CONFIGS += [("exact", 32, "serial", "single")]
+# The 1K boards' walked chain list in block RAM (exact rules only).
+CONFIGS += [("exact", 32, "walked", "single")]
 
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
                                reason="the CXXRTL backend compiles with g++, which is not on PATH")

@@ -63,7 +63,7 @@ HOW = {
     "axon build": START,
     "axon build --board icestick": START,
     "axon build --board icestick --pools side --chains 4": START,
-    "axon build --board hx8k --pools serial --scan single --chains 32": START,
+    "axon build --board hx8k --pools walked --scan single --chains 32": START,
     "axon build --board icestick --chains 8 --pools side": START,
     # An ECP5 with 16 detectors: minutes of nextpnr.
     "axon build --board ulx3s-85f": START,
@@ -74,7 +74,7 @@ HOW = {
     # Proofs: minutes (SymbiYosys and the solver).
     "axon prove --only capacity-spill": START,
     # Soaks of hours, or minutes of CXXRTL compile and queries.
-    "axon soak --chains 32 --pools serial --scan single": START_ALWAYS,
+    "axon soak --chains 32 --pools walked --scan single": START_ALWAYS,
     "axon soak --netlist": START_ALWAYS,
     "axon soak --link": START_ALWAYS,
     "axon soak --queries 10000000 --seed 3": START_ALWAYS,

@@ -536,7 +536,7 @@ def _check_capacity_guarantee(corpus, wandering_games, *, least_checked):
     # guarantee (axon.hdl.pools.never_overflows): for pools by kind from 16
     # chains up, at least the starting material (K, Q, 2R, 2B, 2N); for the
     # spill layout at 24 chains, the starting material and any four more
-    # pieces; for the serial list at 32 chains, any legal position (16
+    # pieces; for the walked list at 32 chains, any legal position (16
     # entries a side, at most 16 pieces). A chain is one displaced piece. Checked at the top of every
     # query (the material cannot change within a scan: captures and pawn
     # moves are barriers), on crowded boards too.
@@ -551,7 +551,7 @@ def _check_capacity_guarantee(corpus, wandering_games, *, least_checked):
     checked, beyond = {}, {}
     for chains, rules, pools in ((16, "exact", "kind"), (24, "exact", "kind"),
                                  (16, "paper", "kind"), (24, "exact", "spill"),
-                                 (16, "exact", "spill"), (32, "exact", "serial")):
+                                 (16, "exact", "spill"), (32, "exact", "walked")):
         checked[chains, pools, rules] = beyond[chains, pools, rules] = 0
         for board, moves, words in games:
             board = board.copy()

@@ -27,8 +27,8 @@ from axon.hdl.scanner import Scanner
 from axon.hdl.upcoming import Upcoming
 from axon.hdl.board.top import AxonBoard
 from axon.hdl.params import (FRESH_SAVED_CLOCKS, LATENCY_OVERHEAD, LEAN, LEAN_LATENCY_OVERHEAD,
-                             REFETCH_CLOCKS, RESTART_CLOCKS, SHORT_ANSWER_CLOCKS, CORE, SERIAL,
-                             SERIAL_LATENCY_OVERHEAD, SHIPPED, DetectorConfig, Pools, Rules, Scan,
+                             REFETCH_CLOCKS, RESTART_CLOCKS, SHORT_ANSWER_CLOCKS, CORE, WALKED,
+                             WALKED_LATENCY_OVERHEAD, SHIPPED, DetectorConfig, Pools, Rules, Scan,
                              Stop, Written)
 
 
@@ -53,7 +53,7 @@ pytestmark = pytest.mark.quick
      r"^Chain rules must be one of paper, exact, not 'cpw'$"),
     (lambda: UnpairedPool(slots=0), TypeError, r"Pool size must be a positive integer, not 0"),
     (lambda: DetectorConfig(pools="piece"), ValueError,
-     r"^pools must be one of kind, spill, side, serial, not 'piece'$"),
+     r"^pools must be one of kind, spill, side, walked, not 'piece'$"),
     (lambda: ChainList(DetectorConfig(rules="paper", pools="spill")), ValueError,
      r"^the spill pool layout needs the exact rules, not 'paper'$"),
     (lambda: AxonDetector(DetectorConfig(scan="single", upcoming=True)), ValueError,
@@ -86,10 +86,10 @@ pytestmark = pytest.mark.quick
      r"Move-list depth must be an even integer in 2\.\.32768, not 3"),
     (lambda: MoveMemorySignature(depth=None), TypeError,
      r"Move-list depth must be an even integer in 2\.\.32768, not None"),
-    (lambda: AxonDetector(SERIAL.replace(backstop=True)), ValueError,
-     r"^the serial pool layout is its own backstop: backstop needs another$"),
+    (lambda: AxonDetector(WALKED.replace(backstop=True)), ValueError,
+     r"^the walked pool layout is its own backstop: backstop needs another$"),
     (lambda: AxonDetector(CORE.replace(backstop=True, rules="paper")), ValueError,
-     r"^the backstop is a serial list, which needs the exact rules, not 'paper'$"),
+     r"^the backstop is a walked list, which needs the exact rules, not 'paper'$"),
     (lambda: AxonDetector(LEAN.replace(backstop=True)), ValueError,
      r"^the backstop needs the 'pair' scan, not 'single'$"),
     (lambda: AxonDetector(CORE.replace(backstop=1)), TypeError,
@@ -142,18 +142,18 @@ def test_backstop_signature_and_ports():
     layout = detector.query.result.shape()
     assert list(layout)[-1][0] == "backstop" and layout.size == \
         AxonDetector(pools).query.result.shape().size + 1
-    # Its worst case adds the serial list's, and the hand-over clock.
+    # Its worst case adds the walked list's, and the hand-over clock.
     assert config.worst_case_clocks(15) == (pools.worst_case_clocks(15) + 1 +
                                             config.backstop_config.worst_case_clocks(15))
     assert config.key.endswith("-backstop") and config.note == ""
     assert pools.note == ", no backstop" and not pools.key.endswith("-backstop")
     # A change keeps it, but for a layout that cannot have one.
-    assert SHIPPED.replace(pools="serial", scan="single", chains=32) == SERIAL
+    assert SHIPPED.replace(pools="walked", scan="single", chains=32) == WALKED
     assert not SHIPPED.replace(rules="paper").backstop
     assert not SHIPPED.replace(scan="single").backstop
     assert SHIPPED.replace(pools="side").backstop and SHIPPED.replace(chains=8).backstop
     assert not SHIPPED.replace(depth=4096).backstop and SHIPPED.replace(depth=2048).backstop
-    assert SERIAL.note == ", a serial list a side in block RAM" and LEAN.note.endswith("clock")
+    assert WALKED.note == ", a walked list a side in block RAM" and LEAN.note.endswith("clock")
 
 
 def test_detector_ports_are_the_named_signatures():
@@ -249,26 +249,62 @@ def test_pair_scan_clocks_depend_on_what_the_host_wrote():
 
 
 @pytest.mark.quick
-def test_serial_configuration_holds_a_sides_pieces():
+def test_the_walked_lists_names_before_0_3_still_answer():
+    # For one minor version: the old names are the new objects, and the
+    # spellings a user types (a layout's value, an attribute) warn.
+    import importlib
+    import axon.hdl as hdl
+    from axon.hdl import params
+    assert Pools.SERIAL is Pools.WALKED and list(Pools)[-1] is Pools.WALKED
+    assert hdl.SERIAL is params.SERIAL is WALKED
+    assert hdl.SERIAL_LATENCY_OVERHEAD == params.WALKED_LATENCY_OVERHEAD
+    assert params.serial_word_clocks is params.walked_word_clocks
+    assert params.SERIAL_COMPARE_CLOCKS == params.WALKED_COMPARE_CLOCKS
+    with pytest.warns(DeprecationWarning, match="'serial' is now called 'walked'"):
+        assert Pools("serial") is Pools.WALKED
+    with pytest.warns(DeprecationWarning, match="'serial' is now called 'walked'"):
+        assert DetectorConfig(chains=32, pools="serial", scan="single") == WALKED
+    with pytest.warns(DeprecationWarning, match="DetectorConfig.walked"):
+        assert WALKED.serial and not SHIPPED.walked
+    for old, new, names in (("axon.hdl.seriallist", "axon.hdl.walkedlist",
+                             {"SerialChainList": "WalkedChainList",
+                              "SerialEntry": "WalkedEntry",
+                              "SerialBusSignature": "WalkedBusSignature"}),
+                            ("axon.hdl.serialscan", "axon.hdl.walkedscan",
+                             {"SerialScanner": "WalkedScanner",
+                              "serial_pipeline": "walked_pipeline"}),
+                            ("axon.sim.model.serial", "axon.sim.model.walked",
+                             {"serial_clocks": "walked_clocks"})):
+        with pytest.warns(DeprecationWarning, match=f"{old} is now {new}"):
+            module = importlib.reload(importlib.import_module(old))
+        for old_name, new_name in names.items():
+            assert getattr(module, old_name) is getattr(importlib.import_module(new), new_name)
+    # A value that never was a layout is still refused.
+    with pytest.raises(ValueError):
+        Pools("serial list")
+
+
+@pytest.mark.quick
+def test_walked_configuration_holds_a_sides_pieces():
     # 16 entries a side, any kind in each: never an overflow while a side has
     # at most 16 non-pawn pieces; 17 would overflow (no legal game has them).
-    assert SERIAL.side_pools == ((None, 16),) and SERIAL.keeps_kinds and SERIAL.serial
-    assert SERIAL.never_overflows({6: 1, 5: 9, 4: 2, 3: 2, 2: 2})
-    assert not SERIAL.never_overflows({6: 1, 5: 10, 4: 2, 3: 2, 2: 2})
-    assert not SERIAL.upcoming and SERIAL.note == ", a serial list a side in block RAM"
+    assert WALKED.side_pools == ((None, 16),) and WALKED.keeps_kinds and WALKED.walked
+    assert WALKED.never_overflows({6: 1, 5: 9, 4: 2, 3: 2, 2: 2})
+    assert not WALKED.never_overflows({6: 1, 5: 10, 4: 2, 3: 2, 2: 2})
+    assert not WALKED.upcoming and WALKED.note == ", a walked list a side in block RAM"
     # Its clocks depend on the chains walked: no closed form from the plies.
-    assert not SERIAL.latency_fixed and LEAN.latency_fixed
-    with pytest.raises(ValueError, match="serial_clocks"):
-        SERIAL.latency(4)
-    assert SERIAL.worst_case_clocks(7) == 8 * (2 + 16 + 1) + SERIAL_LATENCY_OVERHEAD
-    with pytest.raises(ValueError, match=r"^the serial pool layout needs the exact rules"):
-        SERIAL.replace(rules="paper").check()
-    with pytest.raises(ValueError, match=r"^the serial pool layout needs the 'single' scan"):
-        SERIAL.replace(scan="pair", upcoming=False).check()
+    assert not WALKED.latency_fixed and LEAN.latency_fixed
+    with pytest.raises(ValueError, match="walked_clocks"):
+        WALKED.latency(4)
+    assert WALKED.worst_case_clocks(7) == 8 * (2 + 16 + 1) + WALKED_LATENCY_OVERHEAD
+    with pytest.raises(ValueError, match=r"^the walked pool layout needs the exact rules"):
+        WALKED.replace(rules="paper").check()
+    with pytest.raises(ValueError, match=r"^the walked pool layout needs the 'single' scan"):
+        WALKED.replace(scan="pair", upcoming=False).check()
     # The clock counter bounds the move list it can walk.
-    with pytest.raises(ValueError, match=r"^--depth 4096 is too deep for a serial list"):
-        SERIAL.replace(depth=4096).check(where="--")
-    assert SERIAL.replace(depth=2048).check()
+    with pytest.raises(ValueError, match=r"^--depth 4096 is too deep for a walked list"):
+        WALKED.replace(depth=4096).check(where="--")
+    assert WALKED.replace(depth=2048).check()
 
 
 def test_configuration_names_itself():
@@ -290,8 +326,8 @@ def test_the_golden_models_rules_pass_the_model_check_only():
 def test_the_boards_build_the_named_configurations():
     from axon.boards.platforms import BOARDS
     assert {name: spec.config for name, spec in BOARDS.items()} == {
-        "icebreaker": SHIPPED, "icestick": SERIAL, "hx8k": SHIPPED, "icesugar": SHIPPED,
-        "icesugar-nano": SERIAL, "nandland-go": SERIAL, "ulx3s-12f": SHIPPED,
+        "icebreaker": SHIPPED, "icestick": WALKED, "hx8k": SHIPPED, "icesugar": SHIPPED,
+        "icesugar-nano": WALKED, "nandland-go": WALKED, "ulx3s-12f": SHIPPED,
         "ulx3s-25f": SHIPPED, "ulx3s-45f": SHIPPED, "ulx3s-85f": SHIPPED}
 
 

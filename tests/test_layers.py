@@ -310,3 +310,44 @@ def test_every_test_module_names_its_capability(tmp_path):
     bare = tmp_path / "test_bare.py"
     bare.write_text('"""A module."""\nCAPABILITIES = "not the name"\n')
     assert capability_of(bare) is None
+
+
+# Amaranth's `AsyncFIFO.elaborate` is about 110 lines. An `elaborate`, and
+# any function of the gateware or of a proof's harness, stays about that
+# size: a pipeline stage, a command or a wait is a component or a helper of
+# its own.
+LONGEST_FUNCTION = 120
+
+
+def long_functions(source, *, every_function):
+    """``[(name, lines)]`` for each function of ``source`` longer than
+    :data:`LONGEST_FUNCTION` lines (its decorators included): each
+    ``elaborate``, and with ``every_function`` each function, nested ones too."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                (every_function or node.name == "elaborate"):
+            first = min([node.lineno] + [decorator.lineno for decorator in node.decorator_list])
+            lines = node.end_lineno - first + 1
+            if lines > LONGEST_FUNCTION:
+                found.append((node.name, lines))
+    return found
+
+
+def test_no_elaborate_is_longer_than_amaranths():
+    found = {}
+    for module, path in MODULES.items():
+        every = module.startswith(("axon.hdl", "axon.sim.verify.formal"))
+        for name, lines in long_functions(path.read_text(), every_function=every):
+            found[f"{module}: {name}"] = lines
+    assert found == {}
+
+
+def test_the_length_rule_can_fail():
+    body = "\n".join(["    x = 1"] * LONGEST_FUNCTION)
+    assert long_functions(f"def elaborate(self, platform):\n{body}\n",
+                          every_function=False) == [("elaborate", LONGEST_FUNCTION + 1)]
+    assert long_functions(f"def build(m):\n{body}\n", every_function=False) == []
+    assert long_functions(f"def build(m):\n{body}\n", every_function=True) == \
+        [("build", LONGEST_FUNCTION + 1)]
+    assert long_functions(f"def build(m):\n{body[:-10]}\n", every_function=True) == []

@@ -196,7 +196,7 @@ def test_layout_clocks_follow_each_scan():
                                   config)
               for name, config in LAYOUT_CONFIGS.items()}
     # The pair scan right after the top's word: floor(4/2) + 2, then a
-    # short answer. The lean scan: P + 2. The serial list: 2 + W a word,
+    # short answer. The lean scan: P + 2. The walked list: 2 + W a word,
     # and 1 more for a walk (W = 0, 0, 1, 1 open chains of the mover), one
     # to judge the fifth,
     # then 2 for the bottom word and one to end.
@@ -269,7 +269,7 @@ def test_bench_reports_the_search_workload_apart(tmp_path):
     assert layouts["serial"]["overflows"] == 0
     assert layouts["serial"]["clocks_per_query"]["mean"] > search["clocks_per_query"]["mean"]
     assert "<!-- docs/performance.md: the search workload on every layout -->" in tables
-    assert "| `serial` (a serial list a side in block RAM) | 32 | 0 | " in tables
+    assert "| `walked` (a walked list a side in block RAM) | 32 | 0 | " in tables
 
 
 def test_readme_shows_the_search_workload_beside_the_game():

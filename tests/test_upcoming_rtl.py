@@ -172,7 +172,7 @@ def _missed_by_the_pools():
 
 def test_pysim_the_backstop_finds_what_the_pools_miss():
     # The pools overflow before the upcoming repetition's depth: the
-    # backstop's serial list finds it (exact), and the detector whose
+    # backstop's walked list finds it (exact), and the detector whose
     # upcoming block ignores the backstop says a false "no", which fails.
     jobs, truths = _missed_by_the_pools()
     answers = PysimSession().run_batch(jobs)

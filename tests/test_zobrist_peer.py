@@ -13,7 +13,7 @@ import random
 import pytest
 from amaranth.back import rtlil
 
-from axon.hdl.params import SERIAL, Stop
+from axon.hdl.params import WALKED, Stop
 from axon.hdl.word import pack_word
 from axon.hdl.zobrist_peer import KEY_BITS_MAX, KEY_BITS_MIN, ZobristPeer, zobrist_table
 from axon.sim.backends.session import Query
@@ -65,7 +65,7 @@ def _differences(key_bits, corpus=CORPUS, stride=1):
         words, query = case.words, case.query
         keyed = entries.setdefault(id(words), chain_keys(words, key_bits))
         peer, _ = peer_answer(keyed, query.top, root_address=query.root_address, count_limit=query.count_limit)
-        golden = perpetual(words, query.top, root_address=query.root_address, config=SERIAL,
+        golden = perpetual(words, query.top, root_address=query.root_address, config=WALKED,
                            count_limit=query.count_limit)
         queries += 1
         if peer != golden:
@@ -190,7 +190,7 @@ def test_the_bench_figures_on_a_recorded_search():
                                                          fen="R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1",
                                                          pgn=None, plies=0, depth=3),))
     corpus = [(None, None, words) for words in CORPUS[:3]]
-    figures = hardware_peer_figures(corpus, loads, {}, count_limit=1, reference=SERIAL,
+    figures = hardware_peer_figures(corpus, loads, {}, count_limit=1, reference=WALKED,
                                     crowded_games=2, log=lambda line: None)
     assert set(figures) == {"zobrist64", "zobrist32"}
     for peer in figures.values():

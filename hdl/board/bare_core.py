@@ -4,7 +4,8 @@ The benchmark measures the detector's own area and clock on a device with
 this top. It is fed and read through shift registers, so that it needs only
 three pins and nothing of the detector is optimised away. The benchmark's
 hardware peer, :class:`~axon.hdl.zobrist_peer.ZobristPeer`, is measured
-the same way (:class:`BarePeer`).
+the same way (:class:`BarePeer`), and so is the search layer's perft
+(:class:`BarePerft`).
 """
 
 from amaranth.hdl import *
@@ -13,10 +14,11 @@ from amaranth.lib import io
 from amaranth.lib import wiring
 
 from ..detector import AxonDetector
+from ..search import Perft
 from ..zobrist_peer import ZobristPeer
 
 
-__all__ = ["BareCore", "BarePeer"]
+__all__ = ["BareCore", "BarePeer", "BarePerft"]
 
 
 def shift_registers(m, platform, inputs, outputs):
@@ -81,6 +83,21 @@ class BarePeer(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         m.submodules.core = core = ZobristPeer(self.depth, key_bits=self.key_bits)
+        inputs, outputs = [], []
+        for _, member, value in core.signature.flatten(core):
+            (inputs if member.flow is wiring.In else outputs).append(value)
+        shift_registers(m, platform, Cat(*inputs), Cat(*outputs))
+        return m
+
+
+class BarePerft(Elaboratable):
+    """:class:`~axon.hdl.search.Perft` (the move generator, make and unmake,
+    the attack test and the undo stack) with registered inputs and outputs,
+    as :class:`BareCore` has the detector."""
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.core = core = Perft()
         inputs, outputs = [], []
         for _, member, value in core.signature.flatten(core):
             (inputs if member.flow is wiring.In else outputs).append(value)

@@ -71,7 +71,7 @@ ERROR_BYTES      = INDEX_BYTES + 2
 RESPONSE_FLAG    = 0x80
 ERROR_RESPONSE   = 0xFF
 RULES_CODES      = {Rules.PAPER: 0, Rules.EXACT: 1}
-POOLS_CODES      = {Pools.KIND: 0, Pools.SPILL: 1, Pools.SIDE: 2, Pools.SERIAL: 3}
+POOLS_CODES      = {Pools.KIND: 0, Pools.SPILL: 1, Pools.SIDE: 2, Pools.WALKED: 3}
 SCAN_CODES       = {Scan.PAIR: 0, Scan.SINGLE: 1}
 
 

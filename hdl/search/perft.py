@@ -106,8 +106,6 @@ class Perft(wiring.Component):
         push = stack.write_port()
         parent = stack.read_port()
         r = _Registers()
-        cand = gen.candidate
-        mover = cand.piece[3]
 
         wiring.connect(m, gen.read, board.gen_read)
         wiring.connect(m, attack.read, board.attack_read)
@@ -117,7 +115,7 @@ class Perft(wiring.Component):
             gen.side.eq(r.side), gen.castling.eq(r.castling), gen.ep_valid.eq(r.ep_valid),
             gen.ep_sq.eq(r.ep_sq), gen.white.eq(board.white), gen.black.eq(board.black),
             gen.state_in.eq(parent.data.gen),
-            writes.candidate.eq(cand),
+            writes.candidate.eq(gen.candidate),
             board.load.addr.eq(self.load_square), board.load.data.eq(self.load_piece),
             # The parent's entry is on the read port from a clock after its push.
             parent.addr.eq(r.ply - 1),
@@ -128,6 +126,14 @@ class Perft(wiring.Component):
             push.data.old_ep_sq.eq(r.old_ep_sq),
             push.data.node_ep_legal.eq(r.node_ep_legal),
         ]
+        self._walk(m, r, board, gen, attack, writes, push, parent)
+        return m
+
+    def _walk(self, m, r, board, gen, attack, writes, push, parent):
+        """The tree walk: generate a move, make it, test the mover's king,
+        then go a ply deeper or count a leaf, and unmake."""
+        cand = gen.candidate
+        mover = cand.piece[3]
 
         def board_writes(phase):
             m.d.comb += [writes.phase.eq(phase), writes.enable.eq(1)]
@@ -223,7 +229,6 @@ class Perft(wiring.Component):
                 board_writes(WritePhase.UNMAKE_SPECIAL)
                 m.d.comb += gen.next.eq(1)
                 m.next = "GEN"
-        return m
 
     def _start(self, m, r):
         """Take the position and the depth; clear the counts."""

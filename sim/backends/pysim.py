@@ -21,7 +21,7 @@ from ...hdl.params import (BACKSTOP_HANDOFF_CLOCKS, COUNT_LIMIT_MAX, FRESH_SAVED
 from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.word import piece_colour, unpack_word
 from ..model.golden import Result, perpetual
-from ..model.serial import serial_clocks
+from ..model.walked import walked_clocks
 from .session import (SIMULATION_BATCH_PLIES, Answer, Job, OnAnswer, Query, Session,
                       deprecated_root)
 from .waves import trace_signals, write_gtkw
@@ -35,15 +35,15 @@ def expected_cycles(words, top, result, config, written=Written.NOTHING):
     detector of ``config``.
 
     The lean scan takes one word a clock whatever the words are
-    (:meth:`~axon.hdl.params.DetectorConfig.latency`); the serial list
-    walks its open chains too (:func:`axon.sim.model.serial.serial_clocks`). The pair
+    (:meth:`~axon.hdl.params.DetectorConfig.latency`); the walked list
+    walks its open chains too (:func:`axon.sim.model.walked.walked_clocks`). The pair
     scan's clocks are counted by walking the pairs the way it does: a pair
     whose two words are of one side (nonsense, never a legal game) costs a
     refetch, after which the query goes on one word a clock. What the host
     ``written`` since the last query (:class:`~axon.hdl.params.Written`)
     changes them as :meth:`~axon.hdl.params.DetectorConfig.latency` says.
     An answer of the backstop takes the pools' scan to its overflow, the
-    hand-over clock, then the backstop's serial list from the top.
+    hand-over clock, then the backstop's walked list from the top.
     """
     if config.backstop and result.backstop:
         pools = config.replace(backstop=False)
@@ -52,10 +52,10 @@ def expected_cycles(words, top, result, config, written=Written.NOTHING):
         overflowed = perpetual(words, top, config=pools, count_limit=COUNT_LIMIT_MAX)
         return (expected_cycles(words, top, overflowed, pools, written) +
                 BACKSTOP_HANDOFF_CLOCKS +
-                serial_clocks(words, top, replace(result, backstop=False),
+                walked_clocks(words, top, replace(result, backstop=False),
                               config.backstop_config))
-    if config.serial:
-        return serial_clocks(words, top, result, config)
+    if config.walked:
+        return walked_clocks(words, top, result, config)
     if not config.pair_scan:
         return config.latency(result.plies_scanned)
     def side(address):

@@ -42,7 +42,7 @@ from typing import Callable, NamedTuple, Optional
 
 from ...boards.build import BuildError
 from ...boards.measure import PEER_TARGETS, all_targets, config_for, measure
-from ...hdl.params import SERIAL, Pools
+from ...hdl.params import WALKED, Pools
 from ...hdl.pathcheck import PATH_CHECK_LATENCY
 from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.version import VERSION
@@ -54,13 +54,13 @@ from ..model.encode import encode_moves
 from ..model.games import bundled_files, load_games
 from ..model.generate import game_corpus
 from ..model.golden import perpetual
-from .capacity import CROWDED_GAMES, capacity_figures
+from .capacity import CROWDED_GAMES, bench_key, capacity_figures
 from .fingerprint import gateware_fingerprint
 from .layouts import layout_figures, same_layout
 from .peers import make_peer_games, run_peers
 from .recorded import (RECORDED_SEARCHES, host_rates, record_searches, recorded_figures,
                        recorded_software, simulate_recorded)
-from .serial import serial_figures
+from .walked import walked_figures
 from .zobrist_peer import hardware_peer_figures
 from .search_workload import (build_search_lines, search_corpus_figures, search_software,
                      simulate_search)
@@ -407,8 +407,8 @@ class BenchRun:
 
         bench["capacity"] = capacity_figures(corpus, config=CONFIG, count_limit=COUNT_LIMIT,
                                              crowded_games=self.crowded_games, log=log)
-        # The 1K boards' serial list: its clocks per query beside the link's time.
-        bench["serial"] = serial_figures(corpus, lines, count_limit=COUNT_LIMIT, log=log)
+        # The 1K boards' walked list: its clocks per query beside the link's time.
+        bench[bench_key(Pools.WALKED)] = walked_figures(corpus, lines, count_limit=COUNT_LIMIT, log=log)
 
         self.phase = "place and route"
         bench["hardware"] = {}
@@ -426,13 +426,13 @@ class BenchRun:
 
         # The hash-key detector in gateware, measured beside ours on the same
         # queries; the golden model it is checked against has a chain list that
-        # never overflows, the 1K boards' serial list.
+        # never overflows, the 1K boards' walked list.
         self.phase = "the hardware peer"
         peer_hardware = {} if self.skip_hardware else hardware(self.seeds, log,
                                                                list(PEER_TARGETS))
         bench["hardware_peers"] = hardware_peer_figures(corpus, recording.loads, peer_hardware,
                                                         count_limit=COUNT_LIMIT,
-                                                        reference=SERIAL,
+                                                        reference=WALKED,
                                                         crowded_games=self.crowded_games,
                                                         log=log)
 

@@ -14,7 +14,7 @@ the share of the queries they are; and the pools by kind with the backstop
 behind them: no overflow, the queries the backstop answered and their clocks.
 """
 
-from ...hdl.params import SERIAL, Pools, Scan
+from ...hdl.params import WALKED, Pools, Scan
 from ..backends.pysim import expected_cycles
 from ..backends.session import written_before
 from ..model.encode import encode_moves
@@ -23,13 +23,27 @@ from ..model.golden import perpetual
 from .workload import distribution
 
 
-__all__ = ["LAYOUTS", "CROWDED_GAMES", "CROWDED_SEED", "layout_overflows", "capacity_figures",
-           "backstop_figures"]
+__all__ = ["LAYOUTS", "CROWDED_GAMES", "CROWDED_SEED", "bench_key", "layout_name",
+           "layout_overflows", "capacity_figures", "backstop_figures"]
 
 # The layouts compared.
 LAYOUTS = tuple(Pools)
 # The crowded workload: a seed other than the test's.
 CROWDED_GAMES, CROWDED_SEED = 40, 7
+# bench.json keeps the walked list's figures under its name before 0.4, so
+# that a kept bench.json and a new one have the same keys.
+_WALKED_BENCH_KEY = "serial"
+
+
+def bench_key(layout):
+    """The key of a pool layout (:class:`~axon.hdl.params.Pools`) in
+    ``bench.json``: its value, but ``serial`` for the walked list."""
+    return _WALKED_BENCH_KEY if layout is Pools.WALKED else layout.value
+
+
+def layout_name(key):
+    """The layout's name (``--pools``) for a key of ``bench.json``'s layouts."""
+    return Pools.WALKED.value if key == _WALKED_BENCH_KEY else key
 
 
 def layout_overflows(games, *, config, count_limit, layouts=LAYOUTS):
@@ -37,7 +51,7 @@ def layout_overflows(games, *, config, count_limit, layouts=LAYOUTS):
     over ``games``, ``[(board, moves, words)]``, queried after every ply with
     ``config`` in each pool layout (by its name)."""
     queries = sum(len(words) for _, _, words in games)
-    overflows = {layout.value: sum(perpetual(words, top, config=_in_layout(config, layout),
+    overflows = {bench_key(layout): sum(perpetual(words, top, config=_in_layout(config, layout),
                                              count_limit=count_limit).overflow
                                    for _, _, words in games for top in range(len(words)))
                  for layout in layouts}
@@ -47,9 +61,9 @@ def layout_overflows(games, *, config, count_limit, layouts=LAYOUTS):
 
 
 def _in_layout(config, layout):
-    """``config`` with the pool layout ``layout``, and the serial list's own
+    """``config`` with the pool layout ``layout``, and the walked list's own
     scan for it (the answers do not depend on the scan)."""
-    if layout is Pools.SERIAL:
+    if layout is Pools.WALKED:
         return config.replace(pools=layout, scan=Scan.SINGLE)
     return config.replace(pools=layout)
 
@@ -66,10 +80,10 @@ def capacity_figures(corpus, *, config, count_limit, crowded_games=CROWDED_GAMES
         "bench_corpus": layout_overflows(corpus, config=pools, count_limit=count_limit),
         "crowded": {"seed": CROWDED_SEED,
                     **layout_overflows(crowded, config=pools, count_limit=count_limit)},
-        # The 1K boards' serial list at its own 32 chains (16 a side).
-        "serial": {"chains": SERIAL.chains, **{
-            workload: layout_overflows(games, config=SERIAL, count_limit=count_limit,
-                                       layouts=(Pools.SERIAL,))
+        # The 1K boards' walked list at its own 32 chains (16 a side).
+        bench_key(Pools.WALKED): {"chains": WALKED.chains, **{
+            workload: layout_overflows(games, config=WALKED, count_limit=count_limit,
+                                       layouts=(Pools.WALKED,))
             for workload, games in (("bench_corpus", corpus), ("crowded", crowded))}},
     }
     # The shipped configuration, the pools by kind with the backstop behind
@@ -82,8 +96,8 @@ def capacity_figures(corpus, *, config, count_limit, crowded_games=CROWDED_GAMES
     for workload in ("bench_corpus", "crowded"):
         log(f"overflows on the {workload.replace('_', ' ')} at {config.chains} chains: "
             f"{figures[workload]['overflows']} of {figures[workload]['queries']} queries; "
-            f"the serial list at {SERIAL.chains}: "
-            f"{figures['serial'][workload]['overflows'][Pools.SERIAL.value]}; with the "
+            f"the walked list at {WALKED.chains}: "
+            f"{figures['serial'][workload]['overflows'][bench_key(Pools.WALKED)]}; with the "
             f"backstop: {figures[workload]['backstop']['overflows']}, the backstop answered "
             f"{figures[workload]['backstop']['answered']}")
     return figures

@@ -3,7 +3,7 @@
 Each pool layout of :class:`~axon.hdl.params.Pools` is measured as the
 configuration that builds it (:data:`LAYOUT_CONFIGS`): the pools by kind
 alone, the same with a spill pool a side, the lean one pool a side
-scanned a word a clock, and the 1K boards' serial list. The recorded search
+scanned a word a clock, and the 1K boards' walked list. The recorded search
 queries (:mod:`axon.sim.bench.recorded`) are answered by the golden model
 on each, and each query's clocks come from the configuration as the search
 asks it, right after the host wrote the word at its top
@@ -15,9 +15,10 @@ bench target built with the layout, beside the C chain list of the same run.
 """
 
 from ...boards.measure import TARGETS, config_for
-from ...hdl.params import CORE, LEAN, SERIAL, Pools, Written
+from ...hdl.params import CORE, LEAN, WALKED, Pools, Written
 from ..backends.pysim import expected_cycles
 from ..model.golden import perpetual
+from .capacity import bench_key
 from .workload import distribution, ns_per_query
 
 
@@ -25,12 +26,12 @@ __all__ = ["LAYOUT_CONFIGS", "same_layout", "layout_clocks", "layout_figures"]
 
 # Each pool layout, as the configuration it is built with.
 LAYOUT_CONFIGS = {
-    Pools.KIND.value:   CORE.replace(backstop=False),
-    Pools.SPILL.value:  CORE.replace(pools=Pools.SPILL, backstop=False),
-    Pools.SIDE.value:   LEAN,
-    Pools.SERIAL.value: SERIAL,
-    # The pools by kind with the serial list behind them: the shipped core.
-    "backstop":         CORE,
+    bench_key(Pools.KIND):   CORE.replace(backstop=False),
+    bench_key(Pools.SPILL):  CORE.replace(pools=Pools.SPILL, backstop=False),
+    bench_key(Pools.SIDE):   LEAN,
+    bench_key(Pools.WALKED): WALKED,
+    # The pools by kind with the walked list behind them: the shipped core.
+    "backstop":              CORE,
 }
 
 

@@ -13,6 +13,7 @@ rather than failing.
 import re
 
 from ...boards.platforms import BOARDS, DEFAULT_BOARD
+from .capacity import layout_name
 
 
 __all__ = ["readme_tables", "BARE_CORES", "PEER_NAMES", "SEARCH_LABEL"]
@@ -380,7 +381,8 @@ def _layout_table(bench):
         ns = figures.get("ns_per_query", {})
         timed = {device: ns.get(f"fpga:{target}", {}) for device, target in cores.items()}
         clocks = figures.get("clocks_per_query", {})
-        rows.append([f"`{name}`" + (f" ({figures['words']})" if figures.get("words") else ""),
+        rows.append([f"`{layout_name(name)}`" +
+                     (f" ({figures['words']})" if figures.get("words") else ""),
                      figures.get("chains", ""), figures.get("overflows", ""),
                      " / ".join(_number(clocks.get(key), 2 if key == "mean" else 1)
                                 for key in ("mean", "median", "p99")),

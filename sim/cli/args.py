@@ -69,6 +69,18 @@ def add_list_depth(parser, *, default, minimum=None, help):
                         action=_DeprecatedDepth, help=argparse.SUPPRESS)
 
 
+def _pools_value(prog):
+    """``--pools``' values, with ``serial``, the walked list's name before
+    0.3, taken as ``walked`` with a warning (for one minor version)."""
+    def pools_value(value):
+        if value == "serial":
+            print(f"{prog}: warning: --pools serial is deprecated and will be removed: "
+                  f"give --pools {Pools.WALKED.value}", file=sys.stderr)
+            return Pools.WALKED.value
+        return value
+    return pools_value
+
+
 class _DeprecatedUpcoming(argparse.Action):
     """``--upcoming`` on a search: the old name of ``--upcoming-cutoff``,
     taken as it with a warning, as ``--upcoming`` is the detector's block
@@ -114,9 +126,10 @@ def add_layout(parser, base=SHIPPED):
         return "the board's" if base is None else value
 
     parser.add_argument("--pools", choices=[pools.value for pools in Pools], default=None,
+                        type=_pools_value(parser.prog),
                         help=f"kind: a pool per piece kind and side; side: one pool a side "
                              f"(the 1K boards' lean layout); spill: a spill pool a side "
-                             f"beside the kinds'; serial: one list a side in block RAM, "
+                             f"beside the kinds'; walked: one list a side in block RAM, "
                              f"walked an entry a clock (the 1K boards' layout, with --scan "
                              f"single) (default {default(base and base.pools.value)})")
     parser.add_argument("--scan", choices=[scan.value for scan in Scan], default=None,
@@ -134,9 +147,9 @@ def add_layout(parser, base=SHIPPED):
 
 
 def add_backstop(parser, base=SHIPPED):
-    """``--backstop``: a serial list behind the pools (``DetectorConfig.backstop``)."""
+    """``--backstop``: a walked list behind the pools (``DetectorConfig.backstop``)."""
     parser.add_argument("--backstop", action=argparse.BooleanOptionalAction, default=None,
-                        help=f"a serial list behind the pools answers the queries they "
+                        help=f"a walked list behind the pools answers the queries they "
                              f"overflow, exactly, in more clocks (the upcoming repetition "
                              f"too); the pair scan only "
                              f"(default {'with it' if base.backstop else 'without it'})")

@@ -79,7 +79,8 @@ def register(subparsers):
                              "not bench.json")
     parser.add_argument("--targets", nargs="+", metavar="TARGET",
                         help="nextpnr targets (default: the bare cores, e.g. core-up5k, core-hx8k, "
-                             "core-lfe5u-85f, and every board)")
+                             "core-lfe5u-85f, and every board; perft-up5k and perft-hx8k, "
+                             "the gateware perft, only when named)")
     parser.add_argument("--readme", nargs="?", const="", metavar="BENCH_JSON",
                         help="run nothing: print the documentation's figure tables from "
                              "BENCH_JSON (default OUT/bench.json), each headed by the files "

@@ -162,7 +162,7 @@ def explain_ply(game, ply, options, *, window=None, board=None, result=None, ste
     heading = [
         f"{game.label}, ply {ply}: {game.move_label(ply)} ({game.ucis[ply - 1]})",
         f"rules {config.rules.value}, chains {config.chains}"
-        + (f" and a serial backstop of {config.backstop_config.chains}" if config.backstop
+        + (f" and a walked-list backstop of {config.backstop_config.chains}" if config.backstop
            else "") + f", count limit "
         f"{options.count_limit}, order {order}"
         + (f", {options.side} moves only" if getattr(options, "side", "both") != "both"
@@ -171,7 +171,7 @@ def explain_ply(game, ply, options, *, window=None, board=None, result=None, ste
         f"answer: repetition {'yes' if result.repetition else 'no'}, distance {distance}, "
         f"count {result.count}, plies scanned {result.plies_scanned}, "
         f"stop {result.stop.name.lower()}"
-        + (" (the pools overflowed: the backstop's serial list answered, and the steps "
+        + (" (the pools overflowed: the backstop's walked list answered, and the steps "
            "are its)" if result.backstop else ""),
         explanation.draw,
     ]

@@ -67,7 +67,7 @@ def check_game_options(options):
         raise UsageError(f"--rules {config.rules.value} is golden-only; the pysim backend "
                          f"supports {' and '.join(SIM_RULES)}")
     if backend in ("pysim", "cxxrtl"):
-        # What only the gateware needs (the serial list's own scan).
+        # What only the gateware needs (the walked list's own scan).
         try:
             config.check(where="--")
         except (TypeError, ValueError) as error:

@@ -15,8 +15,8 @@ import signal
 import sys
 
 from .args import EXIT_INTERRUPTED
-from . import (bench, board, demo, explain, export, prove, report, scan, soak, suite, uci,
-               verify)
+from . import (bench, board, demo, explain, export, perft, prove, report, scan, soak, suite,
+               uci, verify)
 from ...hdl.version import VERSION
 
 
@@ -30,9 +30,10 @@ detector, answered by the golden model or by the gateware in simulation.
 
 # The modules that register the commands, in the order of ``axon --help``:
 # the game commands, the main job, the board commands (build, program,
-# query), the long runs, and the search (with its suites) and UCI engine.
+# query), the long runs, the search (with its suites), the UCI engine and
+# the gateware's perft.
 COMMAND_MODULES = (scan, verify, explain, report, demo, board, bench, soak, prove, export,
-                   suite, uci)
+                   suite, uci, perft)
 
 
 def build_parser():

@@ -10,6 +10,18 @@ from .args import int_at_least
 __all__ = ["register"]
 
 
+def _property_name(name):
+    """A property's name for ``--only``; the walked list's properties are
+    still taken by their names before 0.4 (``capacity-serial``), with a
+    warning, for one minor version."""
+    renamed = name.replace("-serial", "-walked")
+    if renamed != name and renamed in {prop.name for prop in PROPERTIES}:
+        print(f"axon prove: warning: --only {name} is deprecated and will be removed: "
+              f"give --only {renamed}", file=sys.stderr)
+        return renamed
+    return name
+
+
 def register(subparsers):
     """Add ``prove`` to an argparse subparsers object."""
     parser = subparsers.add_parser(
@@ -26,7 +38,7 @@ def register(subparsers):
                         help="clocks for every property instead of each one's own "
                              "(bounded checks: clocks from reset; proofs: induction length)")
     parser.add_argument("--only", action="append", metavar="NAME",
-                        choices=[prop.name for prop in PROPERTIES],
+                        choices=[prop.name for prop in PROPERTIES], type=_property_name,
                         help="run only this property (repeatable)")
     parser.add_argument("--list", action="store_true",
                         help="print the table of properties (name, mode, length, what it "

@@ -108,7 +108,8 @@ class RepetitionTests:
         record = self.trace.record if self.trace is not None else None
         try:
             self.session = self._session(options)
-            return DetectorTest(self.session, ask_upcoming=options.upcoming_cutoff, on_query=record)
+            return DetectorTest(self.session, ask_upcoming=options.upcoming_cutoff,
+                                on_query=record)
         except (LinkError, LinkTimeout, CxxrtlError, OSError, TypeError, ValueError,
                 UsageError) as error:
             where = f"Port {options.port}" if options.port else f"Backend {options.backend}"
@@ -116,7 +117,8 @@ class RepetitionTests:
             self.close_session()
             self.session = BACKENDS["golden"](config_from(argparse.Namespace(),
                                                           gateware=False))
-            return DetectorTest(self.session, ask_upcoming=options.upcoming_cutoff, on_query=record)
+            return DetectorTest(self.session, ask_upcoming=options.upcoming_cutoff,
+                                on_query=record)
 
     def _session(self, options):
         def say(line):

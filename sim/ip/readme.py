@@ -15,8 +15,8 @@ from typing import Mapping, Sequence
 from amaranth.hdl import Shape
 from amaranth.lib import data
 
-from ...hdl.params import (BACKSTOP_HANDOFF_CLOCKS, COUNT_LIMIT_MAX, SERIAL_COMPARE_CLOCKS,
-                           SERIAL_LATENCY_OVERHEAD, DetectorConfig, Stop)
+from ...hdl.params import (BACKSTOP_HANDOFF_CLOCKS, COUNT_LIMIT_MAX, WALKED_COMPARE_CLOCKS,
+                           WALKED_LATENCY_OVERHEAD, DetectorConfig, Stop)
 from ...hdl.result import ResultLayout, UpcomingLayout
 from ...hdl.upcoming import UPCOMING_CLOCKS
 from ...hdl.version import VERSION
@@ -50,7 +50,7 @@ RESULT_MEANINGS = {
                      "ended first; 2 at limit 1 when the first lay at or before the root",
     "distance":      "plies back to the most recent equal position; 0 if none",
     "plies_scanned": "words applied (P in the latency)",
-    "backstop":      "the pools overflowed and the backstop, a serial list behind them that no "
+    "backstop":      "the pools overflowed and the backstop, a walked list behind them that no "
                      "legal position overflows, gave this answer",
 }
 UPCOMING_MEANINGS = {
@@ -114,9 +114,9 @@ def _backstop_latency(config: DetectorConfig) -> str:
     worst = config.worst_case_clocks(config.depth - 1)
     return (f" A query whose pools overflow is answered by the backstop (`backstop` set): "
             f"it takes the pools' clocks up to their overflow, {BACKSTOP_HANDOFF_CLOCKS} "
-            f"more to hand it over, then the serial list's from the top: 2 clocks a word it "
+            f"more to hand it over, then the walked list's from the top: 2 clocks a word it "
             f"applies, plus 1 for each open chain of the word's side that it walks and "
-            f"{SERIAL_COMPARE_CLOCKS} more when it walks any, and {SERIAL_LATENCY_OVERHEAD} "
+            f"{WALKED_COMPARE_CLOCKS} more when it walks any, and {WALKED_LATENCY_OVERHEAD} "
             f"for the word that stops it. No query takes more than {worst} clocks.")
 
 

@@ -489,9 +489,9 @@ def decides_draw(count: int, first_inside: bool) -> bool:
 def _backstopped(words: Sequence[int], top: int, *, config: DetectorConfig,
                  steps: Optional[List[Step]], **query: Any) -> Result:
     """:func:`perpetual` on a detector with a backstop: the pools' answer,
-    or, when they overflow, the serial list's behind them, from the top
-    again (``steps`` are then the serial list's). The upcoming repetition
-    is then the serial list's too: it holds every chain, so it meets every
+    or, when they overflow, the walked list's behind them, from the top
+    again (``steps`` are then the walked list's). The upcoming repetition
+    is then the walked list's too: it holds every chain, so it meets every
     candidate the pools met before their overflow (the same, at the same
     depths) and the ones after it."""
     answer = _scan(words, top, config=config.replace(backstop=False), steps=steps, **query)
@@ -499,8 +499,8 @@ def _backstopped(words: Sequence[int], top: int, *, config: DetectorConfig,
         return answer
     if steps is not None:
         steps.clear()
-    serial = _scan(words, top, config=config.backstop_config, steps=steps, **query)
-    return replace(serial, backstop=True)
+    walked = _scan(words, top, config=config.backstop_config, steps=steps, **query)
+    return replace(walked, backstop=True)
 
 
 def perpetual(words: Sequence[int], top: int, *, root_address: int = -1,
@@ -571,7 +571,7 @@ def _deprecated_root(root_address: int, deprecated: Dict[str, int]) -> int:
 
 def _scan(words: Sequence[int], top: int, *, root_address: int, config: DetectorConfig,
           count_limit: int, steps: Optional[List[Step]], occupancy: Optional[int]) -> Result:
-    """:func:`perpetual` on one chain list: the pools, or the serial list."""
+    """:func:`perpetual` on one chain list: the pools, or the walked list."""
     rules = config.rules
     if occupancy is not None and not (isinstance(occupancy, int) and 0 <= occupancy < 1 << 64):
         raise ValueError(f"occupancy must be a 64-bit bitboard, not {occupancy!r}")

@@ -1,50 +1,16 @@
-"""The serial chain list's clocks: how long each query walks.
+"""Deprecated: the walked list's clock model before 0.4, :mod:`axon.sim.model.walked`.
 
-The serial list (:mod:`axon.hdl.seriallist`) answers exactly what one pool a
-side of as many entries answers, so the golden model's chain list gives its
-answers unchanged; what is its own is the time. Its scan
-(:mod:`axon.hdl.serialscan`) takes two clocks for each word it applies, one
-more for each open chain of the word's side, which the list walks before it
-updates, and one to count the walk's last comparison
-(:func:`~axon.hdl.params.serial_word_clocks`); the word that stops the scan takes one clock, or, when it
-overflows, its own walk and update. :func:`serial_clocks` counts them the
-same way from the golden model's chains, so that every backend can hold the
-gateware to its exact clock count.
+Its names stay here, for one minor version, under their old spelling.
 """
 
-from ...hdl.params import SERIAL_LATENCY_OVERHEAD, DetectorConfig, Stop, serial_word_clocks
-from ...hdl.word import unpack_word
-from .golden import GoldenChainList
+import warnings
+
+from .walked import walked_chains, walked_clocks
 
 
 __all__ = ["serial_clocks", "walked_chains"]
 
+warnings.warn("axon.sim.model.serial is now axon.sim.model.walked (serial_clocks is "
+              "walked_clocks)", DeprecationWarning, stacklevel=2)
 
-def walked_chains(words, top, result, config):
-    """The open chains of its side that the list walks for each word the
-    query applies, and for the overflowing word last if it overflows: a list
-    of counts, from the golden model's chains."""
-    DetectorConfig.checked(config, gateware=False)
-    chain_list = GoldenChainList(config)
-    walks = []
-    applied = result.plies_scanned + (result.stop is Stop.OVERFLOW)
-    for address in range(top, top - applied, -1):
-        from_sq, to_sq, piece, _ = unpack_word(words[address])
-        pool = chain_list.by_piece.get(piece, chain_list.no_pool)
-        walks.append(len(pool.snapshot()))
-        chain_list.apply(piece, from_sq, to_sq)
-    return walks
-
-
-def serial_clocks(words, top, result, config):
-    """Clocks from the clock that samples ``start`` to ``done`` of a query
-    on a serial chain list of ``config``, whose golden answer is ``result``:
-    :func:`~axon.hdl.params.serial_word_clocks` for each word applied (of
-    ``W``, the open chains of its side that the list walks: ``2 + W``, and
-    one more if ``W`` is not 0), then one for the judging clock of the word
-    that stops the scan, or the same for a word that overflows."""
-    walks = walked_chains(words, top, result, config)
-    clocks = sum(serial_word_clocks(walk) for walk in walks)
-    if result.stop is not Stop.OVERFLOW:
-        clocks += SERIAL_LATENCY_OVERHEAD
-    return clocks
+serial_clocks = walked_clocks

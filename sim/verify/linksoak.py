@@ -99,6 +99,41 @@ class _Expect:
         self.kind, self.check, self.label = kind, check, label
 
 
+def _read_segment(memory, address, count, label):
+    """A read of ``count`` words at ``address``, which must draw the modelled words."""
+    want = list(memory[address:address + count])
+    return (link_codec.read_request(address, count),
+            _Expect(Command.READ, lambda payload: link_codec.parse_words(payload) == want,
+                    f"{label} {count} at {address}"))
+
+
+def _write_cut_short(rng, depth, byte_clocks, divisor):
+    """A write with the design's reset pulsed before its last byte (the CRC)
+    is whole: the frame never completes, so nothing may be written. Words as
+    random as the rest of the soak. ``(frame, expect, reset clock)``."""
+    address = rng.randrange(depth)
+    count = rng.randrange(1, min(MAX_WORDS, depth - address) + 1)
+    frame = link_codec.write_request(address, [rng.randrange(1 << 17) for _ in range(count)])
+    return (frame, _Expect("reset", label=f"reset during write of {count} at {address}"),
+            (len(frame) - 1) * byte_clocks + rng.randrange(byte_clocks - divisor))
+
+
+def _new_words(rng, games, depth):
+    """The words of the next game of ``games``, or (when they run out, and
+    now and then) random words."""
+    start_position, moves = next(games, (None, None))
+    if moves is None or rng.random() < 0.2:
+        return [rng.randrange(1 << 17) for _ in range(rng.randrange(1, depth + 1))]
+    return encode_moves(start_position, moves)[:depth]
+
+
+def _noise_segment(rng, depth):
+    """A query frame made noise of a random kind: ``(data, kind)``."""
+    kind = rng.choice(NOISE_KINDS)
+    frame = link_codec.query_request(rng.randrange(depth), rng.randrange(16))
+    return noise(rng, frame, kind), kind
+
+
 def _plan(rng, queries, config, golden, divisor):
     """The segments and what each must draw, with the move list modelled."""
     depth = config.depth
@@ -129,17 +164,6 @@ def _plan(rng, queries, config, golden, divisor):
             busy = expected.plies_scanned // 2 + 8         # mid-scan, mostly
         add(frame, _Expect("reset", label=f"reset during query top={top}"),
             len(frame) * byte_clocks - divisor // 2 + rng.randrange(busy))
-        counts["resets"] += 1
-
-    def reset_during_write():
-        # Before the last byte (the CRC) is whole: the frame never completes,
-        # so nothing may be written. Words as random as the rest of the soak.
-        address = rng.randrange(depth)
-        count = rng.randrange(1, min(MAX_WORDS, depth - address) + 1)
-        frame = link_codec.write_request(address, [rng.randrange(1 << 17) for _ in range(count)])
-        add(frame, _Expect("reset", label=f"reset during write of {count} at {address}"),
-            (len(frame) - 1) * byte_clocks + rng.randrange(byte_clocks - divisor))
-        writes.reset()
         counts["resets"] += 1
 
     def write(address, words):
@@ -177,20 +201,14 @@ def _plan(rng, queries, config, golden, divisor):
     while counts["queries"] < queries:
         # A new game (or, now and then, random words) every forty queries or so.
         if written == 0 or rng.random() < 1 / 40:
-            start_position, moves = next(games, (None, None))
-            if moves is None or rng.random() < 0.2:
-                words = [rng.randrange(1 << 17) for _ in range(rng.randrange(1, depth + 1))]
-            else:
-                words = encode_moves(start_position, moves)[:depth]
+            words = _new_words(rng, games, depth)
             if not words:
                 continue
             write(0, words)
             written = len(words)
         roll = rng.random()
         if roll < 0.25:
-            kind = rng.choice(NOISE_KINDS)
-            frame = link_codec.query_request(rng.randrange(depth), rng.randrange(16))
-            data = noise(rng, frame, kind)
+            data, kind = _noise_segment(rng, depth)
             if holds_known_frame(data):
                 continue
             add(data, _Expect("noise", label=f"noise ({kind})"))
@@ -216,14 +234,13 @@ def _plan(rng, queries, config, golden, divisor):
                 top = rng.randrange(written)
                 reset_during_query(top, rng.choice((1, 4, 15)))
             else:
-                reset_during_write()
+                add(*_write_cut_short(rng, depth, byte_clocks, divisor))
+                writes.reset()
+                counts["resets"] += 1
         elif roll < 0.33:
             address = rng.randrange(depth)
             count = rng.randrange(1, min(MAX_WORDS, depth - address) + 1)
-            want = list(memory[address:address + count])
-            add(link_codec.read_request(address, count),
-                _Expect(Command.READ, lambda payload, want=want:
-                        link_codec.parse_words(payload) == want, f"read {count} at {address}"))
+            add(*_read_segment(memory, address, count, "read"))
             counts["reads"] += 1
         else:
             # Mostly inside the game; now and then above it (old words).
@@ -234,11 +251,7 @@ def _plan(rng, queries, config, golden, divisor):
             query(top, rng.choice((1, 1, 2, 4, rng.randrange(16))))
     # Finally the whole list back: no noise may have written it.
     for address in range(0, depth, MAX_WORDS):
-        count = min(MAX_WORDS, depth - address)
-        want = list(memory[address:address + count])
-        add(link_codec.read_request(address, count),
-            _Expect(Command.READ, lambda payload, want=want:
-                    link_codec.parse_words(payload) == want, f"final read {count} at {address}"))
+        add(*_read_segment(memory, address, min(MAX_WORDS, depth - address), "final read"))
         counts["reads"] += 1
     return segments, expects, counts
 

@@ -317,7 +317,7 @@ def check_batch(session, seed, index, queries=BATCH_QUERIES, keep=KEEP_MISMATCHE
             report.draws += expected.draw
             report.upcoming += expected.upcoming
             # Two words of one side on the way: the pair scanner's slow path
-            # (a backstop's answer takes the serial list's clocks besides).
+            # (a backstop's answer takes the walked list's clocks besides).
             report.refetched += (config.pair_scan and not expected.backstop and
                                  clocks != config.latency(expected.plies_scanned,
                                                           written=written, stop=expected.stop))

@@ -1,5 +1,5 @@
 """The backstop takes every overflow of the pools: with it, an answer says
-overflow only when its serial list overflowed (which ``capacity-serial``
+overflow only when its walked list overflowed (which ``capacity-walked``
 proves a side never does while it has no more pieces than entries)."""
 
 from amaranth.hdl import *

@@ -34,7 +34,6 @@ def free_host_inputs(m, detector):
                 free(m, value)
 
 
-
 class Harness(Elaboratable):
     """A harness body given as a function of the module it fills."""
     def __init__(self, body):
@@ -66,14 +65,14 @@ POOL_SIZES = tuple(range(1, DEFAULT_POOL_SLOTS + 1))
 
 def backstop_invariants(m, detector):
     """What holds of a detector with a backstop between the pools' scan, its
-    wait and the serial scan, asserted so that k-induction starts only from
+    wait and the walked scan, asserted so that k-induction starts only from
     states the design can reach: the pools' scan waits exactly while the
     backstop has the query, which it has only once the pools overflowed."""
     kept = detector.observe.backstop
     waiting = detector.observe.scanner.waiting
     pools = kept.pools
-    serial = kept.scanner
-    serial_busy = serial.judging | serial.applying
+    walked = kept.scanner
+    walked_busy = walked.judging | walked.applying
     hand_over = kept.asking_pools & pools.done & pools.result.overflow
     scanning = pools.busy & ~waiting
     m.d.comb += [
@@ -84,9 +83,9 @@ def backstop_invariants(m, detector):
         Assert(~scanning | kept.asking_pools),
         Assert(~kept.asking_pools | scanning | pools.done),
         Assert(~(kept.asking_pools & kept.backstopped)),
-        # Waiting: on the clock the pools hand over, then while the serial
+        # Waiting: on the clock the pools hand over, then while the walked
         # scan runs.
-        Assert(waiting == (hand_over | (kept.backstopped & serial_busy))),
-        Assert(~serial_busy | (kept.backstopped & ~kept.serial.done)),
+        Assert(waiting == (hand_over | (kept.backstopped & walked_busy))),
+        Assert(~walked_busy | (kept.backstopped & ~kept.walked.done)),
         Assert(~kept.backstopped | pools.done),
     ]

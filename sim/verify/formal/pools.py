@@ -537,51 +537,71 @@ def capacity(slots, pieces=None, paired=False, kinds=False):
                 Assert(distinct(now, there)),
                 Assert(distinct(top, there)),
             ]
+            model = (now, top, kind, there)
             if not paired:
-                one_kind = [C(CAPACITY_KIND, 3)] * slots
-                start_kinds = pool.observe.start_kinds if kinds else one_kind
-                end_kinds   = pool.observe.end_kinds if kinds else one_kind
-                moved = [there[j] & ~member(now[j], kind[j], top, kind, there)
-                         for j in range(count)]
-                left  = [there[j] & ~member(top[j], kind[j], now, kind, there)
-                         for j in range(count)]
-                m.d.comb += [
-                    Assert(popcount(pool.observe.start_valid) == popcount(Cat(moved))),
-                    Assert(popcount(pool.observe.end_valid) == popcount(Cat(left))),
-                    Assert(distinct(pool.observe.start_squares, pool.observe.start_valid)),
-                    Assert(distinct(pool.observe.end_squares, pool.observe.end_valid)),
-                ]
-                for i in range(slots):
-                    with m.If(pool.observe.start_valid[i]):
-                        m.d.comb += Assert(member(pool.observe.start_squares[i], start_kinds[i],
-                                                  now, kind, moved))
-                    with m.If(pool.observe.end_valid[i]):
-                        m.d.comb += Assert(member(pool.observe.end_squares[i], end_kinds[i],
-                                                  top, kind, left))
+                _unpaired_holds_pieces(m, pool, slots, kinds, model)
             else:
-                occupied = pool.observe.occupied
-                starts = [pool.observe.chain_from[i] for i in range(slots)]
-                ends   = [pool.observe.chain_to[i] for i in range(slots)]
-                chain_kinds = [pool.observe.chain_kinds[i] for i in range(slots)]
-                m.d.comb += [
-                    Assert(distinct(starts, occupied)),
-                    Assert(distinct(ends, occupied)),
-                ]
-                for i in range(slots):
-                    with m.If(occupied[i]):
-                        m.d.comb += [
-                            Assert(member(starts[i], chain_kinds[i], now, kind, there)),
-                            Assert(member(ends[i], chain_kinds[i], top, kind, there)),
-                        ]
-                for j in range(count):
-                    with m.If(there[j]):
-                        m.d.comb += [
-                            Assert(~member(now[j], kind[j], starts, chain_kinds, occupied) ==
-                                   (member(now[j], kind[j], top, kind, there) &
-                                    ~member(now[j], kind[j], ends, chain_kinds, occupied))),
-                            Assert(~member(top[j], kind[j], ends, chain_kinds, occupied) ==
-                                   (member(top[j], kind[j], now, kind, there) &
-                                    ~member(top[j], kind[j], starts, chain_kinds, occupied))),
-                        ]
+                _paired_holds_pieces(m, pool, slots, model)
         return Harness(body)
     return build
+
+
+def _unpaired_holds_pieces(m, pool, slots, kinds, pieces):
+    """The capacity invariant of an unpaired pool: its starts are, as a set,
+    the squares the pieces (``now, top, kind, there``) stand on now but not
+    at the top, and its ends those they stood on at the top but not now."""
+    now, top, kind, there = pieces
+    count = len(now)
+    one_kind = [C(CAPACITY_KIND, 3)] * slots
+    start_kinds = pool.observe.start_kinds if kinds else one_kind
+    end_kinds   = pool.observe.end_kinds if kinds else one_kind
+    moved = [there[j] & ~member(now[j], kind[j], top, kind, there)
+             for j in range(count)]
+    left  = [there[j] & ~member(top[j], kind[j], now, kind, there)
+             for j in range(count)]
+    m.d.comb += [
+        Assert(popcount(pool.observe.start_valid) == popcount(Cat(moved))),
+        Assert(popcount(pool.observe.end_valid) == popcount(Cat(left))),
+        Assert(distinct(pool.observe.start_squares, pool.observe.start_valid)),
+        Assert(distinct(pool.observe.end_squares, pool.observe.end_valid)),
+    ]
+    for i in range(slots):
+        with m.If(pool.observe.start_valid[i]):
+            m.d.comb += Assert(member(pool.observe.start_squares[i], start_kinds[i],
+                                      now, kind, moved))
+        with m.If(pool.observe.end_valid[i]):
+            m.d.comb += Assert(member(pool.observe.end_squares[i], end_kinds[i],
+                                      top, kind, left))
+
+
+def _paired_holds_pieces(m, pool, slots, pieces):
+    """The capacity invariant of a paired pool: each chain starts where a
+    piece (of ``now, top, kind, there``) stands now and ends where one stood
+    at the top, all distinct; the pieces without a chain are on the top
+    squares no chain ends on."""
+    now, top, kind, there = pieces
+    count = len(now)
+    occupied = pool.observe.occupied
+    starts = [pool.observe.chain_from[i] for i in range(slots)]
+    ends   = [pool.observe.chain_to[i] for i in range(slots)]
+    chain_kinds = [pool.observe.chain_kinds[i] for i in range(slots)]
+    m.d.comb += [
+        Assert(distinct(starts, occupied)),
+        Assert(distinct(ends, occupied)),
+    ]
+    for i in range(slots):
+        with m.If(occupied[i]):
+            m.d.comb += [
+                Assert(member(starts[i], chain_kinds[i], now, kind, there)),
+                Assert(member(ends[i], chain_kinds[i], top, kind, there)),
+            ]
+    for j in range(count):
+        with m.If(there[j]):
+            m.d.comb += [
+                Assert(~member(now[j], kind[j], starts, chain_kinds, occupied) ==
+                       (member(now[j], kind[j], top, kind, there) &
+                        ~member(now[j], kind[j], ends, chain_kinds, occupied))),
+                Assert(~member(top[j], kind[j], ends, chain_kinds, occupied) ==
+                       (member(top[j], kind[j], now, kind, there) &
+                        ~member(top[j], kind[j], starts, chain_kinds, occupied))),
+            ]

@@ -4,7 +4,7 @@ import functools
 from dataclasses import dataclass
 from typing import Callable
 
-from ....hdl.params import LEAN, SERIAL, SHIPPED, serial_word_clocks
+from ....hdl.params import LEAN, SHIPPED, WALKED, walked_word_clocks
 from .harness import (DEFAULT_CHAINS, DEFAULT_POOL_SLOTS, LEAN_POOL_SLOTS, PROOF_CONFIG,
                       PROOF_LEAN_CONFIG)
 from .termination import DEFAULT_DEPTH, termination
@@ -18,8 +18,8 @@ from .writes import (MIRROR_BROKEN, MIRROR_DEPTH, lean_refused_writes_keep_words
 from .frame_parser import frame_parser
 from .upcoming import upcoming_single_chain
 from .backstop import backstop_takes_overflows
-from .serial import (SERIAL_END_TO_END, SERIAL_END_TO_END_BROKEN, SERIAL_PROOF_ENTRIES,
-                     capacity_serial, end_to_end_serial, termination_serial)
+from .walked import (WALKED_END_TO_END, WALKED_END_TO_END_BROKEN, WALKED_PROOF_ENTRIES,
+                     capacity_walked, end_to_end_walked, termination_walked)
 
 
 @dataclass(frozen=True)
@@ -51,21 +51,21 @@ class Property:
     broken_engine: str = ""
 
 
-# The default test run proves the serial scan's termination on a move list
+# The default test run proves the walked scan's termination on a move list
 # this deep (seconds); the shipped depth takes minutes (--runslow).
-SERIAL_TERMINATION_SMALL_DEPTH = 16
+WALKED_TERMINATION_SMALL_DEPTH = 16
 # The pair scan's detector without the backstop, whose scan and pools the
 # properties below prove; the backstop's own are the `-backstop` ones.
 POOLS = SHIPPED.replace(backstop=False)
-# The serial end-to-end check is bounded. SMT-BMC with yices on the design
+# The walked end-to-end check is bounded. SMT-BMC with yices on the design
 # Yosys has simplified first (--syn) takes about a minute to 10 clocks and
 # five more for the 11th; ABC's bmc3 reached 16, but it runs yosys-abc,
 # which no PyPI package installs.
-SERIAL_END_TO_END_CLOCKS = 11
-SERIAL_END_TO_END_ENGINE = "smtbmc --syn yices"
-# The serial detector at the proofs' small size (8 words, 2 entries a side).
-SERIAL_SMALL = SERIAL.replace(depth=8, chains=4)
-# The pair detector with a backstop at the proofs' small size (its serial
+WALKED_END_TO_END_CLOCKS = 11
+WALKED_END_TO_END_ENGINE = "smtbmc --syn yices"
+# The walked detector at the proofs' small size (8 words, 2 entries a side).
+WALKED_SMALL = WALKED.replace(depth=8, chains=4)
+# The pair detector with a backstop at the proofs' small size (its walked
 # list keeps its 16 entries a side).
 BACKSTOP_SMALL = PROOF_CONFIG.replace(backstop=True, upcoming=False)
 
@@ -195,51 +195,51 @@ PROPERTIES = [
     Property("upcoming-single-chain",
              "upcoming implies that after an odd number of words, distance - 1, exactly one "
              "chain was open and it was the side to move's, in the pools or in the backstop's "
-             "serial list",
+             "walked list",
              upcoming_single_chain, "prove", 12),
-    Property("capacity-serial",
-             f"a side of the serial list in block RAM with {SERIAL_PROOF_ENTRIES} entries "
-             f"(any kinds) never overflows while the side has at most {SERIAL_PROOF_ENTRIES} "
+    Property("capacity-walked",
+             f"a side of the walked list in block RAM with {WALKED_PROOF_ENTRIES} entries "
+             f"(any kinds) never overflows while the side has at most {WALKED_PROOF_ENTRIES} "
              "pieces; its rows hold the moved pieces' squares (a model of the pieces drives "
              "the moves), and the copies of each side's row 0 (its lone chain, for the "
              "upcoming repetition) hold the rows; broken: one entry fewer",
-             capacity_serial(), "prove", 2,
+             capacity_walked(), "prove", 2,
              # Filling the short list takes a clear and an insert for each
              # piece, each walking the entries before it and counting the
              # last comparison: 12 clocks for 3.
              broken_bmc_depth=12),
-    Property("termination-serial",
-             f"the serial scan with its list ({SERIAL.chains // 2} entries a side) raises done "
-             f"within (top + 1) * {serial_word_clocks(SERIAL.chains // 2)} + 1 clocks, on a "
-             f"{SERIAL_TERMINATION_SMALL_DEPTH}-word move list, whatever it reads; broken: "
+    Property("termination-walked",
+             f"the walked scan with its list ({WALKED.chains // 2} entries a side) raises done "
+             f"within (top + 1) * {walked_word_clocks(WALKED.chains // 2)} + 1 clocks, on a "
+             f"{WALKED_TERMINATION_SMALL_DEPTH}-word move list, whatever it reads; broken: "
              "two clocks a word",
-             functools.partial(termination_serial,
-                               config=SERIAL.replace(depth=SERIAL_TERMINATION_SMALL_DEPTH)),
+             functools.partial(termination_walked,
+                               config=WALKED.replace(depth=WALKED_TERMINATION_SMALL_DEPTH)),
              "prove", 2),
-    Property("termination-serial-shipped",
-             f"the same on the shipped {SERIAL.depth}-word move list",
-             functools.partial(termination_serial, config=SERIAL), "prove", 2, slow=True),
-    Property("end-to-end-serial",
-             f"from power-up, the serial detector ({SERIAL_END_TO_END.depth} words, "
-             f"{SERIAL_END_TO_END.chains // 2} entries a side) answers every query, every "
+    Property("termination-walked-shipped",
+             f"the same on the shipped {WALKED.depth}-word move list",
+             functools.partial(termination_walked, config=WALKED), "prove", 2, slow=True),
+    Property("end-to-end-walked",
+             f"from power-up, the walked detector ({WALKED_END_TO_END.depth} words, "
+             f"{WALKED_END_TO_END.chains // 2} entries a side) answers every query, every "
              "field and its clock count, as the golden scan loop with the rules' plain "
              "model and two clocks a word plus one a walked chain and one to count a "
              "walk's last comparison; broken: blind to "
              "chains",
-             end_to_end_serial, "bmc", SERIAL_END_TO_END_CLOCKS,
-             engine=SERIAL_END_TO_END_ENGINE, broken_engine="smtbmc z3",
-             broken_variants=tuple(SERIAL_END_TO_END_BROKEN), slow=True,
+             end_to_end_walked, "bmc", WALKED_END_TO_END_CLOCKS,
+             engine=WALKED_END_TO_END_ENGINE, broken_engine="smtbmc z3",
+             broken_variants=tuple(WALKED_END_TO_END_BROKEN), slow=True,
              broken_bmc_depth=16),
-    Property("stable-results-serial",
-             "the same for the serial detector",
-             functools.partial(stable_results, config=SERIAL_SMALL), "prove", 12),
-    Property("writes-refused-serial",
-             "the same for the serial detector (its one-bank move list is the lean one: "
+    Property("stable-results-walked",
+             "the same for the walked detector",
+             functools.partial(stable_results, config=WALKED_SMALL), "prove", 12),
+    Property("writes-refused-walked",
+             "the same for the walked detector (its one-bank move list is the lean one: "
              "refused-writes-keep-words-lean)",
-             functools.partial(writes_refused, config=SERIAL_SMALL), "prove", 4),
+             functools.partial(writes_refused, config=WALKED_SMALL), "prove", 4),
     Property("stable-results-backstop",
-             "the same for the detector with a backstop (its serial list of 16 entries a "
-             "side), whose answer is the serial list's once the pools overflow",
+             "the same for the detector with a backstop (its walked list of 16 entries a "
+             "side), whose answer is the walked list's once the pools overflow",
              functools.partial(stable_results, config=BACKSTOP_SMALL), "prove", 12,
              slow=True),
     Property("writes-refused-backstop",
@@ -248,8 +248,8 @@ PROPERTIES = [
              functools.partial(writes_refused, config=BACKSTOP_SMALL), "prove", 4),
     Property("backstop-takes-overflows",
              "with a backstop, an answer that says overflow is the backstop's: the pools' "
-             "overflows never reach the host (the serial list's own never happen while a "
-             "side has no more pieces than its entries: capacity-serial); broken: without "
+             "overflows never reach the host (the walked list's own never happen while a "
+             "side has no more pieces than its entries: capacity-walked); broken: without "
              "the backstop",
              functools.partial(backstop_takes_overflows, config=BACKSTOP_SMALL), "prove", 4),
     Property("frame-parser",

@@ -117,42 +117,54 @@ def capacity_spill(kind_slots=(1, 1), spill=1):
             for j in range(most):
                 with m.If(there[j]):
                     m.d.comb += Assert(Cat(kind[j] == each for each in SPILL_PROOF_KINDS).any())
-            moved = [there[j] & ~member(now[j], kind[j], top, kind, there) for j in range(most)]
-            left  = [there[j] & ~member(top[j], kind[j], now, kind, there) for j in range(most)]
-            spill_pool = side.spill.observe
-            for (pool_kind, slots), (_, pool) in zip(layout, side.pools):
-                pool = pool.observe
-                pieces = popcount(Cat(there[j] & (kind[j] == pool_kind) for j in range(most)))
-                for entries, valid, spilled_squares, spilled_kinds, spilled_valid, chosen, \
-                        reference in (
-                        (pool.start_squares, pool.start_valid, spill_pool.start_squares,
-                         spill_pool.start_kinds, spill_pool.start_valid, moved, now),
-                        (pool.end_squares, pool.end_valid, spill_pool.end_squares,
-                         spill_pool.end_kinds, spill_pool.end_valid, left, top)):
-                    # This kind's entries in both pools, as one list.
-                    squares = [entries[i] for i in range(slots)] + \
-                              [spilled_squares[i] for i in range(spill)]
-                    present = [valid[i] for i in range(slots)] + \
-                              [spilled_valid[i] & (spilled_kinds[i] == pool_kind)
-                               for i in range(spill)]
-                    spilled = popcount(Cat(present[slots:]))
-                    m.d.comb += [
-                        Assert(popcount(Cat(present)) ==
-                               popcount(Cat(chosen[j] & (kind[j] == pool_kind)
-                                            for j in range(most)))),
-                        Assert(distinct(squares, present)),
-                        Assert((spilled == 0) | (spilled + slots <= pieces)),
-                    ]
-                    for i, square in enumerate(squares):
-                        with m.If(present[i]):
-                            m.d.comb += Assert(member(square, C(pool_kind, 3), reference,
-                                                      kind, chosen))
-            # The spill pool holds only the proof's kinds.
-            for valid, kinds_ in ((spill_pool.start_valid, spill_pool.start_kinds),
-                                  (spill_pool.end_valid, spill_pool.end_kinds)):
-                for i in range(spill):
-                    with m.If(valid[i]):
-                        m.d.comb += Assert(Cat(kinds_[i] == each
-                                               for each in SPILL_PROOF_KINDS).any())
+            _entries_hold_pieces(m, side, layout, spill, (now, top, kind, there))
         return Harness(body)
     return build
+
+
+def _entries_hold_pieces(m, side, layout, spill, pieces):
+    """For each kind, the valid starts in its pool and the spill pool are,
+    as a set of distinct squares, the squares its pieces (``now, top, kind,
+    there``, of the model) stand on now but not at the top, and the ends
+    those they stood on at the top but not now; the spill pool holds starts
+    (ends) of a kind only up to that kind's pieces beyond its pool, and of
+    the proof's kinds only."""
+    now, top, kind, there = pieces
+    most = len(now)
+    moved = [there[j] & ~member(now[j], kind[j], top, kind, there) for j in range(most)]
+    left  = [there[j] & ~member(top[j], kind[j], now, kind, there) for j in range(most)]
+    spill_pool = side.spill.observe
+    for (pool_kind, slots), (_, pool) in zip(layout, side.pools):
+        pool = pool.observe
+        pieces = popcount(Cat(there[j] & (kind[j] == pool_kind) for j in range(most)))
+        for entries, valid, spilled_squares, spilled_kinds, spilled_valid, chosen, \
+                reference in (
+                (pool.start_squares, pool.start_valid, spill_pool.start_squares,
+                 spill_pool.start_kinds, spill_pool.start_valid, moved, now),
+                (pool.end_squares, pool.end_valid, spill_pool.end_squares,
+                 spill_pool.end_kinds, spill_pool.end_valid, left, top)):
+            # This kind's entries in both pools, as one list.
+            squares = [entries[i] for i in range(slots)] + \
+                      [spilled_squares[i] for i in range(spill)]
+            present = [valid[i] for i in range(slots)] + \
+                      [spilled_valid[i] & (spilled_kinds[i] == pool_kind)
+                       for i in range(spill)]
+            spilled = popcount(Cat(present[slots:]))
+            m.d.comb += [
+                Assert(popcount(Cat(present)) ==
+                       popcount(Cat(chosen[j] & (kind[j] == pool_kind)
+                                    for j in range(most)))),
+                Assert(distinct(squares, present)),
+                Assert((spilled == 0) | (spilled + slots <= pieces)),
+            ]
+            for i, square in enumerate(squares):
+                with m.If(present[i]):
+                    m.d.comb += Assert(member(square, C(pool_kind, 3), reference,
+                                              kind, chosen))
+    # The spill pool holds only the proof's kinds.
+    for valid, kinds_ in ((spill_pool.start_valid, spill_pool.start_kinds),
+                          (spill_pool.end_valid, spill_pool.end_kinds)):
+        for i in range(spill):
+            with m.If(valid[i]):
+                m.d.comb += Assert(Cat(kinds_[i] == each
+                                       for each in SPILL_PROOF_KINDS).any())

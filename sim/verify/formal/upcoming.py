@@ -57,34 +57,34 @@ def upcoming_single_chain(broken):
         word_black = Mux(dut.taken_newer_black, counts["black"], earlier["black"])
         mover_count = Mux(mover_black, word_black, word_white)
         other_count = Mux(mover_black, word_white, word_black)
-        # The backstop's serial list, word by word: both sides as it holds
+        # The backstop's walked list, word by word: both sides as it holds
         # them on the clock it offers a word (any counts, squares and kinds).
         backstop = dut.backstop
         for port in (backstop.applied, backstop.depth, backstop.inside):
             free(m, port)
-        serial_counts = {}
+        walked_counts = {}
         for side, lone in (("white", backstop.white_lone), ("black", backstop.black_lone)):
-            count = Signal(2, name=f"serial_{side}_open_chains")
+            count = Signal(2, name=f"walked_{side}_open_chains")
             free(m, count)
             free(m, lone.kind)
             free(m, lone.start)
             free(m, lone.end)
             m.d.comb += [lone.empty.eq(count == 0), lone.single.eq(count == 1)]
-            serial_counts[side] = count
+            walked_counts[side] = count
         m.d.comb += [
             Assume(~(dut.scan_start & backstop.applied)),
             Assume(backstop.depth <= UPCOMING_PROOF_DEPTH),
         ]
-        serial_mover = Mux(mover_black, serial_counts["black"], serial_counts["white"])
-        serial_other = Mux(mover_black, serial_counts["white"], serial_counts["black"])
+        walked_mover = Mux(mover_black, walked_counts["black"], walked_counts["white"])
+        walked_other = Mux(mover_black, walked_counts["white"], walked_counts["black"])
         qualified = Signal(UPCOMING_PROOF_DEPTH + 1)
         pools_qualify = Signal()
-        serial_qualify = Signal()
+        walked_qualify = Signal()
         m.d.comb += [
             pools_qualify.eq(dut.taken_newer & dut.taken_depth[0] & (mover_count == 1) &
                              (other_count == 0)),
-            serial_qualify.eq(backstop.applied & backstop.depth[0] & (serial_mover == 1) &
-                              (serial_other == 0)),
+            walked_qualify.eq(backstop.applied & backstop.depth[0] & (walked_mover == 1) &
+                              (walked_other == 0)),
         ]
         with m.If(dut.scan_start):
             m.d.sync += qualified.eq(0)
@@ -92,7 +92,7 @@ def upcoming_single_chain(broken):
             m.d.sync += qualified.eq(
                 qualified |
                 Mux(pools_qualify, (1 << dut.taken_depth)[:len(qualified)], 0) |
-                Mux(serial_qualify, (1 << backstop.depth)[:len(qualified)], 0))
+                Mux(walked_qualify, (1 << backstop.depth)[:len(qualified)], 0))
         # A found upcoming repetition names one of those depths: its distance
         # is the depth plus one, even.
         named_depth = Signal(range(UPCOMING_PROOF_DEPTH + 2))

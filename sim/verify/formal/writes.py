@@ -119,7 +119,6 @@ def refused_writes_keep_words(broken):
     return Harness(body)
 
 
-
 def lean_refused_writes_keep_words(broken):
     """The lean one-bank move list's contract, which the lean end-to-end proof
     takes as given: it stores every write it takes and no write it refuses,
@@ -288,57 +287,8 @@ def mirror_keeps_words(broken):
         with m.If(clocked):
             m.d.comb += Assert(host.read_word.as_value() == word_at(read_addr))
 
-        # The contract the end-to-end proof takes as given. A bank returns the
-        # word at the row it read last, as it was before that clock's write,
-        # and holds it until it reads again: it reads the scanner's row while
-        # the scan reads, and on a write taken the one of the pair two and
-        # three below it that it holds. The below copy returns the word just
-        # below the last write taken, and whether it moves nothing.
-        write_addr = host.write_addr
-        for bank, (row, word) in enumerate(((scan.even_row, scan.even_word),
-                                            (scan.odd_row, scan.odd_word))):
-            expected = Signal(17, name=f"bank{bank}_expected")
-            has_read = Signal(name=f"bank{bank}_has_read")
-            with m.If(scan.reading):
-                m.d.sync += [expected.eq(word_at(Cat(C(bank, 1), row))), has_read.eq(1)]
-            with m.Elif(taken):
-                m.d.sync += [expected.eq(word_at(Mux(write_addr[0] == bank, write_addr - 2,
-                                                     write_addr - 3))),
-                             has_read.eq(1)]
-            with m.If(has_read):
-                m.d.comb += Assert(word.as_value() == expected)
-        below_expected = Signal(17)
-        below_has_read = Signal()
-        with m.If(taken):
-            m.d.sync += [below_expected.eq(word_at(write_addr - 1)), below_has_read.eq(1)]
-        with m.If(below_has_read):
-            m.d.comb += [
-                Assert(scan.below_word.as_value() == below_expected),
-                Assert(scan.below_nothing == _moves_nothing(below_expected)),
-            ]
-
-        # While fresh, what a start from the words just written takes: the
-        # words of the last write, from the registers, the below copy and
-        # the banks' held outputs. Words below address 0 are not asked for
-        # (the scanner takes them as absent).
-        newest = scan.newest_addr
-        # The pair's newer word, two below the newest, is in the newest's bank.
-        pair_newer = Mux(newest[0], scan.odd_word.as_value(), scan.even_word.as_value())
-        pair_older = Mux(newest[0], scan.even_word.as_value(), scan.odd_word.as_value())
-        with m.If(scan.fresh):
-            m.d.comb += [
-                Assert(scan.newest_word.as_value() == shadow[newest]),
-                Assert(scan.newest_nothing == _moves_nothing(shadow[newest])),
-            ]
-            with m.If(newest >= 1):
-                m.d.comb += [
-                    Assert(scan.below_word.as_value() == shadow[newest - 1]),
-                    Assert(scan.below_nothing == _moves_nothing(shadow[newest - 1])),
-                ]
-            with m.If(newest >= 2):
-                m.d.comb += Assert(pair_newer == shadow[newest - 2])
-            with m.If(newest >= 3):
-                m.d.comb += Assert(pair_older == shadow[newest - 3])
+        _reads_as_assumed(m, host, scan, taken, word_at)
+        _fresh_words_as_written(m, scan, shadow)
 
         # Without a write taken, the registers of the last write hold, and
         # nothing becomes fresh.
@@ -350,3 +300,63 @@ def mirror_keeps_words(broken):
             m.d.comb += [Assert(~scan.fresh | before[0]),
                          *(Assert(value == old) for value, old in zip(held[1:], before[1:]))]
     return Harness(body)
+
+
+def _reads_as_assumed(m, host, scan, taken, word_at):
+    """The banks and the below copy return what the end-to-end proof
+    assumes, ``word_at`` being the shadow's word at an address."""
+    write_addr = host.write_addr
+    # The contract the end-to-end proof takes as given. A bank returns the
+    # word at the row it read last, as it was before that clock's write,
+    # and holds it until it reads again: it reads the scanner's row while
+    # the scan reads, and on a write taken the one of the pair two and
+    # three below it that it holds. The below copy returns the word just
+    # below the last write taken, and whether it moves nothing.
+    for bank, (row, word) in enumerate(((scan.even_row, scan.even_word),
+                                        (scan.odd_row, scan.odd_word))):
+        expected = Signal(17, name=f"bank{bank}_expected")
+        has_read = Signal(name=f"bank{bank}_has_read")
+        with m.If(scan.reading):
+            m.d.sync += [expected.eq(word_at(Cat(C(bank, 1), row))), has_read.eq(1)]
+        with m.Elif(taken):
+            m.d.sync += [expected.eq(word_at(Mux(write_addr[0] == bank, write_addr - 2,
+                                                 write_addr - 3))),
+                         has_read.eq(1)]
+        with m.If(has_read):
+            m.d.comb += Assert(word.as_value() == expected)
+    below_expected = Signal(17)
+    below_has_read = Signal()
+    with m.If(taken):
+        m.d.sync += [below_expected.eq(word_at(write_addr - 1)), below_has_read.eq(1)]
+    with m.If(below_has_read):
+        m.d.comb += [
+            Assert(scan.below_word.as_value() == below_expected),
+            Assert(scan.below_nothing == _moves_nothing(below_expected)),
+        ]
+
+
+def _fresh_words_as_written(m, scan, shadow):
+    """While ``fresh``, the words a start from the last write takes are the
+    shadow's."""
+    # While fresh, what a start from the words just written takes: the
+    # words of the last write, from the registers, the below copy and
+    # the banks' held outputs. Words below address 0 are not asked for
+    # (the scanner takes them as absent).
+    newest = scan.newest_addr
+    # The pair's newer word, two below the newest, is in the newest's bank.
+    pair_newer = Mux(newest[0], scan.odd_word.as_value(), scan.even_word.as_value())
+    pair_older = Mux(newest[0], scan.even_word.as_value(), scan.odd_word.as_value())
+    with m.If(scan.fresh):
+        m.d.comb += [
+            Assert(scan.newest_word.as_value() == shadow[newest]),
+            Assert(scan.newest_nothing == _moves_nothing(shadow[newest])),
+        ]
+        with m.If(newest >= 1):
+            m.d.comb += [
+                Assert(scan.below_word.as_value() == shadow[newest - 1]),
+                Assert(scan.below_nothing == _moves_nothing(shadow[newest - 1])),
+            ]
+        with m.If(newest >= 2):
+            m.d.comb += Assert(pair_newer == shadow[newest - 2])
+        with m.If(newest >= 3):
+            m.d.comb += Assert(pair_older == shadow[newest - 3])

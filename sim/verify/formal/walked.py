@@ -1,6 +1,6 @@
-"""The serial chain list's proofs: capacity, termination with its worst case, end to end.
+"""The walked chain list's proofs: capacity, termination with its worst case, end to end.
 
-The list keeps its entries in block RAM (:mod:`axon.hdl.seriallist`). A
+The list keeps its entries in block RAM (:mod:`axon.hdl.walkedlist`). A
 solver sees a memory's rows only through read ports, so the harnesses read
 every row with comb read ports of their own (the list makes its memories in
 its constructor for that) and state what the rows hold.
@@ -9,26 +9,26 @@ its constructor for that) and state what the rows hold.
 from amaranth.hdl import *
 
 from ....hdl.detector import AxonDetector
-from ....hdl.params import (SERIAL, SERIAL_COMPARE_CLOCKS, Stop as StopReason,
-                            serial_word_clocks)
-from ....hdl.seriallist import SerialChainList
-from ....hdl.serialscan import SerialScanner
+from ....hdl.params import (WALKED, WALKED_COMPARE_CLOCKS, Stop as StopReason,
+                            walked_word_clocks)
+from ....hdl.walkedlist import WalkedChainList
+from ....hdl.walkedscan import WalkedScanner
 from .harness import Harness, free, popcount
 from .termination import query_timer
 from .end_to_end import GoldenAnswer, detector_and_copy, drive_side_models
 from .pools import ReferenceUnpairedPool, distinct, member
 
 
-__all__ = ["SERIAL_PROOF_ENTRIES", "SERIAL_TERMINATION_ENTRIES", "capacity_serial",
-           "termination_serial", "SERIAL_END_TO_END", "SERIAL_END_TO_END_BROKEN",
-           "end_to_end_serial"]
+__all__ = ["WALKED_PROOF_ENTRIES", "WALKED_TERMINATION_ENTRIES", "capacity_walked",
+           "termination_walked", "WALKED_END_TO_END", "WALKED_END_TO_END_BROKEN",
+           "end_to_end_walked"]
 
 # The capacity proof's side: this many entries and as many pieces. Its
 # broken variant keeps the pieces and takes one entry fewer. (The same
 # script at 3 to 5 entries: tests/test_formal.py, --runslow.)
-SERIAL_PROOF_ENTRIES = 2
+WALKED_PROOF_ENTRIES = 2
 # Termination is proven at the shipped size: 16 entries a side, 256 words.
-SERIAL_TERMINATION_ENTRIES = SERIAL.chains // 2
+WALKED_TERMINATION_ENTRIES = WALKED.chains // 2
 
 
 def _rows(m, memory, first, count, name):
@@ -44,8 +44,8 @@ def _rows(m, memory, first, count, name):
     return rows
 
 
-def capacity_serial(entries=SERIAL_PROOF_ENTRIES):
-    """A side of the serial list with ``entries`` entries never overflows
+def capacity_walked(entries=WALKED_PROOF_ENTRIES):
+    """A side of the walked list with ``entries`` entries never overflows
     while it has at most ``entries`` pieces, of any kinds (the broken
     variant: the same pieces and one entry fewer, which must overflow).
 
@@ -71,8 +71,8 @@ def capacity_serial(entries=SERIAL_PROOF_ENTRIES):
         size = entries - 1 if broken else entries
 
         def body(m):
-            config = SERIAL.replace(depth=8, chains=2 * size)
-            m.submodules.chains = chains = SerialChainList(config)
+            config = WALKED.replace(depth=8, chains=2 * size)
+            m.submodules.chains = chains = WalkedChainList(config)
             view = chains.observe
             bus = chains.scan
             starts = _rows(m, chains.starts, 0, size, "start")
@@ -84,114 +84,17 @@ def capacity_serial(entries=SERIAL_PROOF_ENTRIES):
             m.d.comb += Assume(~bus.apply | bus.clear | ~busy)
             m.d.comb += Assume(~bus.apply | ~bus.word.colour)
 
-            now    = [Signal(6, name=f"piece{j}_now") for j in range(pieces)]
-            top    = [Signal(6, name=f"piece{j}_top") for j in range(pieces)]
-            kind   = [Signal(3, name=f"piece{j}_kind") for j in range(pieces)]
-            there  = [Signal(name=f"piece{j}_there") for j in range(pieces)]
-            placed = [Signal(6, name=f"piece{j}_placed") for j in range(pieces)]
-            placed_kind  = [Signal(3, name=f"piece{j}_placed_kind") for j in range(pieces)]
-            placed_there = [Signal(name=f"piece{j}_placed_there") for j in range(pieces)]
-            for j in range(pieces):
-                free(m, placed[j])
-                free(m, placed_kind[j])
-                free(m, placed_there[j])
-
-            def stands_on_to(move):
-                return Cat(there[j] & (now[j] == move.to_sq) & (kind[j] == move.kind)
-                           for j in range(pieces))
-
-            def stands_on_from(move):
-                return Cat(there[j] & (now[j] == move.from_sq) for j in range(pieces))
-
-            def legal(move):
-                return stands_on_to(move).any() & ~stands_on_from(move).any()
-
-            with m.If(bus.clear):
-                m.d.comb += Assume(distinct(placed, placed_there))
-                for j in range(pieces):
-                    m.d.sync += [now[j].eq(placed[j]), top[j].eq(placed[j]),
-                                 kind[j].eq(placed_kind[j]), there[j].eq(placed_there[j])]
-            with m.Else():
-                with m.If(bus.apply):
-                    m.d.comb += Assume(legal(bus.word))
-                with m.If(view.updating):
-                    moving = stands_on_to(view.move)
-                    for j in range(pieces):
-                        with m.If(moving[j]):
-                            m.d.sync += now[j].eq(view.move.from_sq)
+            model = _Pieces(m, pieces)
+            model.follow(m, bus, view)
 
             # The guarantee.
             m.d.comb += Assert(~bus.done | ~bus.overflow)
 
             # The invariant that makes it inductive.
-            moved = [there[j] & ~member(now[j], kind[j], top, kind, there)
-                     for j in range(pieces)]
-            left  = [there[j] & ~member(top[j], kind[j], now, kind, there)
-                     for j in range(pieces)]
             live = [view.white_open > i for i in range(size)]
-            start_squares = [entry.square for entry in starts]
-            start_kinds = [entry.kind for entry in starts]
-            end_squares = [entry.square for entry in ends]
-            end_kinds = [entry.kind for entry in ends]
-            m.d.comb += [
-                Assert(distinct(now, there)),
-                Assert(distinct(top, there)),
-                Assert(view.black_open == 0),
-                Assert(view.white_open <= size),
-                Assert(view.white_open == popcount(Cat(moved))),
-                Assert(view.white_open == popcount(Cat(left))),
-                Assert(~(view.walking & view.updating)),
-            ]
-            for i in range(size):
-                with m.If(live[i]):
-                    m.d.comb += [
-                        Assert(member(starts[i].square, starts[i].kind, now, kind, moved)),
-                        Assert(member(ends[i].square, ends[i].kind, top, kind, left)),
-                    ]
-                    for k in range(i + 1, size):
-                        with m.If(live[k]):
-                            m.d.comb += [
-                                Assert((starts[i].square != starts[k].square) |
-                                       (starts[i].kind != starts[k].kind)),
-                                Assert((ends[i].square != ends[k].square) |
-                                       (ends[i].kind != ends[k].kind)),
-                            ]
-            move = view.move
-            on_start = [(entry.kind == move.kind) & (entry.square == move.to_sq)
-                        for entry in starts]
-            on_end = [(entry.kind == move.kind) & (entry.square == move.from_sq)
-                      for entry in ends]
-            # Rows the walk has counted: below its index while it walks, but
-            # the one it compared on the clock before (counted on this one),
-            # and so on to every live one when it updates.
-            compared = [Mux(view.walking, view.walk_index > i + view.comparing,
-                            Mux(view.comparing, view.white_open > i + 1, live[i]))
-                        for i in range(size)]
+            _rows_hold_pieces(m, view, starts, ends, live, model)
             with m.If(busy):
-                m.d.comb += [
-                    Assert(legal(move)),
-                    Assert(~move.colour),
-                    Assert(view.start_hits == popcount(Cat(c & s for c, s in
-                                                           zip(compared, on_start)))),
-                    Assert(view.end_hits == popcount(Cat(c & e for c, e in
-                                                         zip(compared, on_end)))),
-                    Assert((view.start_hits == 0) | (view.start_at < view.white_open)),
-                    Assert((view.end_hits == 0) | (view.end_at < view.white_open)),
-                ]
-                for i in range(size):
-                    with m.If((view.start_hits != 0) & (view.start_at == i)):
-                        m.d.comb += Assert(compared[i] & on_start[i])
-                    with m.If((view.end_hits != 0) & (view.end_at == i)):
-                        m.d.comb += Assert(compared[i] & on_end[i])
-                    with m.If(view.comparing & (view.match_index == i)):
-                        m.d.comb += [Assert(view.start_match == on_start[i]),
-                                     Assert(view.end_match == on_end[i])]
-                    # The last row read: the one below the walk's index, or
-                    # the last live one.
-                    last = Mux(view.walking, view.walk_index == i + 1, view.white_open == i + 1)
-                    with m.If(last):
-                        m.d.comb += [Assert(view.last_start == starts[i]),
-                                     Assert(view.last_end == ends[i])]
+                _walk_counted(m, view, starts, ends, live, model)
             with m.If(view.walking):
                 m.d.comb += Assert(view.walk_index < view.white_open)
             # The copies of each side's entry 0, which tell the upcoming
@@ -209,8 +112,134 @@ def capacity_serial(entries=SERIAL_PROOF_ENTRIES):
     return build
 
 
+class _Pieces:
+    """The capacity proof's model of a side's pieces: where each stands now,
+    where it stood at the top of the scan, its kind, and whether it is on
+    the board at all; placed freely at a clear."""
+
+    def __init__(self, m, pieces):
+        self.count = pieces
+        self.now    = [Signal(6, name=f"piece{j}_now") for j in range(pieces)]
+        self.top    = [Signal(6, name=f"piece{j}_top") for j in range(pieces)]
+        self.kind   = [Signal(3, name=f"piece{j}_kind") for j in range(pieces)]
+        self.there  = [Signal(name=f"piece{j}_there") for j in range(pieces)]
+        self.placed = [Signal(6, name=f"piece{j}_placed") for j in range(pieces)]
+        self.placed_kind  = [Signal(3, name=f"piece{j}_placed_kind") for j in range(pieces)]
+        self.placed_there = [Signal(name=f"piece{j}_placed_there") for j in range(pieces)]
+        for j in range(pieces):
+            free(m, self.placed[j])
+            free(m, self.placed_kind[j])
+            free(m, self.placed_there[j])
+
+    def stands_on_to(self, move):
+        return Cat(self.there[j] & (self.now[j] == move.to_sq) & (self.kind[j] == move.kind)
+                   for j in range(self.count))
+
+    def stands_on_from(self, move):
+        return Cat(self.there[j] & (self.now[j] == move.from_sq) for j in range(self.count))
+
+    def legal(self, move):
+        return self.stands_on_to(move).any() & ~self.stands_on_from(move).any()
+
+    def follow(self, m, bus, view):
+        """Place the pieces at a clear, assume every word handed over is a
+        legal move, and take the moving piece back when the list updates."""
+        now, top, kind, there = self.now, self.top, self.kind, self.there
+        with m.If(bus.clear):
+            m.d.comb += Assume(distinct(self.placed, self.placed_there))
+            for j in range(self.count):
+                m.d.sync += [now[j].eq(self.placed[j]), top[j].eq(self.placed[j]),
+                             kind[j].eq(self.placed_kind[j]),
+                             there[j].eq(self.placed_there[j])]
+        with m.Else():
+            with m.If(bus.apply):
+                m.d.comb += Assume(self.legal(bus.word))
+            with m.If(view.updating):
+                moving = self.stands_on_to(view.move)
+                for j in range(self.count):
+                    with m.If(moving[j]):
+                        m.d.sync += now[j].eq(view.move.from_sq)
+
+
+def _rows_hold_pieces(m, view, starts, ends, live, pieces):
+    """The live rows of White's side hold, as sets, the squares the pieces
+    stand on now but not at the top (starts) and those they stood on at the
+    top but not now (ends), each once, as many as the open count."""
+    now, top, kind, there = pieces.now, pieces.top, pieces.kind, pieces.there
+    size = len(live)
+    moved = [there[j] & ~member(now[j], kind[j], top, kind, there)
+             for j in range(pieces.count)]
+    left  = [there[j] & ~member(top[j], kind[j], now, kind, there)
+             for j in range(pieces.count)]
+    m.d.comb += [
+        Assert(distinct(now, there)),
+        Assert(distinct(top, there)),
+        Assert(view.black_open == 0),
+        Assert(view.white_open <= size),
+        Assert(view.white_open == popcount(Cat(moved))),
+        Assert(view.white_open == popcount(Cat(left))),
+        Assert(~(view.walking & view.updating)),
+    ]
+    for i in range(size):
+        with m.If(live[i]):
+            m.d.comb += [
+                Assert(member(starts[i].square, starts[i].kind, now, kind, moved)),
+                Assert(member(ends[i].square, ends[i].kind, top, kind, left)),
+            ]
+            for k in range(i + 1, size):
+                with m.If(live[k]):
+                    m.d.comb += [
+                        Assert((starts[i].square != starts[k].square) |
+                               (starts[i].kind != starts[k].kind)),
+                        Assert((ends[i].square != ends[k].square) |
+                               (ends[i].kind != ends[k].kind)),
+                    ]
+
+
+def _walk_counted(m, view, starts, ends, live, pieces):
+    """While the list is busy with a move: the move is a legal White one, and
+    what the walk has counted, where it found it and the last row it read
+    are those of the rows below its index."""
+    size = len(live)
+    move = view.move
+    on_start = [(entry.kind == move.kind) & (entry.square == move.to_sq)
+                for entry in starts]
+    on_end = [(entry.kind == move.kind) & (entry.square == move.from_sq)
+              for entry in ends]
+    # Rows the walk has counted: below its index while it walks, but
+    # the one it compared on the clock before (counted on this one),
+    # and so on to every live one when it updates.
+    compared = [Mux(view.walking, view.walk_index > i + view.comparing,
+                    Mux(view.comparing, view.white_open > i + 1, live[i]))
+                for i in range(size)]
+    m.d.comb += [
+        Assert(pieces.legal(move)),
+        Assert(~move.colour),
+        Assert(view.start_hits == popcount(Cat(c & s for c, s in
+                                               zip(compared, on_start)))),
+        Assert(view.end_hits == popcount(Cat(c & e for c, e in
+                                             zip(compared, on_end)))),
+        Assert((view.start_hits == 0) | (view.start_at < view.white_open)),
+        Assert((view.end_hits == 0) | (view.end_at < view.white_open)),
+    ]
+    for i in range(size):
+        with m.If((view.start_hits != 0) & (view.start_at == i)):
+            m.d.comb += Assert(compared[i] & on_start[i])
+        with m.If((view.end_hits != 0) & (view.end_at == i)):
+            m.d.comb += Assert(compared[i] & on_end[i])
+        with m.If(view.comparing & (view.match_index == i)):
+            m.d.comb += [Assert(view.start_match == on_start[i]),
+                         Assert(view.end_match == on_end[i])]
+        # The last row read: the one below the walk's index, or
+        # the last live one.
+        last = Mux(view.walking, view.walk_index == i + 1, view.white_open == i + 1)
+        with m.If(last):
+            m.d.comb += [Assert(view.last_start == starts[i]),
+                         Assert(view.last_end == ends[i])]
+
+
 def _list_registers_agree(m, view, entries):
-    """What the serial list keeps twice, asserted equal: each side's
+    """What the walked list keeps twice, asserted equal: each side's
     ``closed`` flag and its open count; while it applies a move, ``still``,
     ``full`` (of ``entries`` a side) and ``overflowing`` and the move and
     the walk's counts, the walk's
@@ -238,32 +267,32 @@ def _list_registers_agree(m, view, entries):
         m.d.comb += Assert(view.walk_index == 0)
 
 
-def _serial_clocks_left(entries, word_addr, judging, walking, walk_index, comparing, updating):
+def _walked_clocks_left(entries, word_addr, judging, walking, walk_index, comparing, updating):
     """The termination proof's ranking function: busy clocks after this one,
     at most. Judging the word at ``A``: each of ``A .. 0`` applied with a
-    full walk (:func:`~axon.hdl.params.serial_word_clocks` of ``entries``),
+    full walk (:func:`~axon.hdl.params.walked_word_clocks` of ``entries``),
     then the judging clock of the absent word at -1. Applying it: what is
     left of its walk, its last comparison and its update, then the words
     below."""
-    word = serial_word_clocks(entries)
+    word = walked_word_clocks(entries)
     below = word_addr * word + 1
     return Mux(judging, (word_addr + 1) * word,
-               Mux(walking, entries - walk_index + SERIAL_COMPARE_CLOCKS + below,
+               Mux(walking, entries - walk_index + WALKED_COMPARE_CLOCKS + below,
                    Mux(comparing, 1 + below, below)))
 
 
-def termination_serial(broken, config=None, entries=None):
-    """The serial scanner with its chain list, for a move list of
+def termination_walked(broken, config=None, entries=None):
+    """The walked scanner with its chain list, for a move list of
     ``config.depth`` words whatever it reads (the words are free): a started
     query raises ``done`` within :meth:`~axon.hdl.params.DetectorConfig.worst_case_clocks`
-    (``(top + 1) * serial_word_clocks(entries) + 1``). The broken variant claims two
+    (``(top + 1) * walked_word_clocks(entries) + 1``). The broken variant claims two
     clocks a word without the walks, which must fail."""
-    config = SERIAL if config is None else config
+    config = WALKED if config is None else config
     entries = config.chains // 2 if entries is None else entries
 
     def body(m):
-        m.submodules.scanner = scanner = SerialScanner(config.depth)
-        m.submodules.chains = chains = SerialChainList(config, entries=entries)
+        m.submodules.scanner = scanner = WalkedScanner(config.depth)
+        m.submodules.chains = chains = WalkedChainList(config, entries=entries)
         m.d.comb += [
             chains.scan.clear.eq(scanner.chains.clear),
             chains.scan.apply.eq(scanner.chains.apply),
@@ -277,7 +306,7 @@ def termination_serial(broken, config=None, entries=None):
                      scanner.reads.word):
             free(m, port)
         waiting, waited, top = query_timer(m, query, config.worst_case_clocks(config.depth - 1))
-        bound = (top + 1) * serial_word_clocks(entries) + 1
+        bound = (top + 1) * walked_word_clocks(entries) + 1
         claimed = 2 * (top + 1) + 1 if broken else bound
         m.d.comb += Assert(~waiting | query.done | (waited < claimed))
         m.d.comb += Assert(~waiting | query.busy | query.done)
@@ -285,7 +314,7 @@ def termination_serial(broken, config=None, entries=None):
         # The ranking invariant, asserted.
         pipe, view = scanner.observe, chains.observe
         side_open = Mux(view.move.colour, view.black_open, view.white_open)
-        left = _serial_clocks_left(entries, pipe.word_addr, pipe.judging, view.walking,
+        left = _walked_clocks_left(entries, pipe.word_addr, pipe.judging, view.walking,
                                    view.walk_index, view.comparing, view.updating)
         m.d.comb += [
             Assert(~(pipe.judging & pipe.applying)),
@@ -309,13 +338,13 @@ def termination_serial(broken, config=None, entries=None):
     return Harness(body)
 
 
-# The end-to-end check: a small serial detector from power-up, its move list
+# The end-to-end check: a small walked detector from power-up, its move list
 # written by the free host port, every query against the golden scan loop.
-SERIAL_END_TO_END = SERIAL.replace(depth=4, chains=4)
+WALKED_END_TO_END = WALKED.replace(depth=4, chains=4)
 
 
-class _SerialChainBlindDetector(AxonDetector):
-    """Broken: the scanner sees the serial list as empty always, so every
+class _WalkedChainBlindDetector(AxonDetector):
+    """Broken: the scanner sees the walked list as empty always, so every
     even number of words looks like a repetition."""
     def elaborate(self, platform):
         m = super().elaborate(platform)
@@ -323,21 +352,21 @@ class _SerialChainBlindDetector(AxonDetector):
         return m
 
 
-SERIAL_END_TO_END_BROKEN = {True: _SerialChainBlindDetector}
+WALKED_END_TO_END_BROKEN = {True: _WalkedChainBlindDetector}
 
 
-def end_to_end_serial(broken, config=SERIAL_END_TO_END):
+def end_to_end_walked(broken, config=WALKED_END_TO_END):
     """From power-up, whatever the host writes and asks: every answer of the
-    serial detector, and its clock count, is the golden scan loop's, with
+    walked detector, and its clock count, is the golden scan loop's, with
     the rules' plain model for each side's list
     (:class:`~axon.sim.verify.formal.pools.ReferenceUnpairedPool`) and the
-    clocks of :func:`axon.sim.model.serial.serial_clocks` (two a word, one
+    clocks of :func:`axon.sim.model.walked.walked_clocks` (two a word, one
     a walked chain, one for the word that stops the scan). Bounded: checked
     for every input sequence up to the property's length in clocks."""
     def body(m):
         depth = config.depth
         dut, words = detector_and_copy(
-            m, SERIAL_END_TO_END_BROKEN[broken] if broken else AxonDetector, config)
+            m, WALKED_END_TO_END_BROKEN[broken] if broken else AxonDetector, config)
 
         entries = config.chains // 2
         white = ReferenceUnpairedPool(entries, kinds=True)
@@ -354,7 +383,7 @@ def end_to_end_serial(broken, config=SERIAL_END_TO_END):
         apply = Signal()
         overflow, empty_after = drive_side_models(m, white, black, word, starting, apply)
         walked = Mux(black_move, popcount(black.start_valid), popcount(white.start_valid))
-        word_clocks = 2 + walked + Mux(walked != 0, SERIAL_COMPARE_CLOCKS, 0)
+        word_clocks = 2 + walked + Mux(walked != 0, WALKED_COMPARE_CLOCKS, 0)
 
         with m.If(starting):
             m.d.sync += [running.eq(1), address.eq(dut.query.top), clocks.eq(0),

@@ -1,5 +1,5 @@
 # amaranth: UnusedElaboratable=no
-"""The serial chain list in block RAM: its clocks pinned by hand, its parameters.
+"""The walked chain list in block RAM: its clocks pinned by hand, its parameters.
 
 The wide comparisons with the golden model (every field and clock, games,
 crowded boards and arbitrary words) are in ``tests/test_rtl.py``,
@@ -10,20 +10,20 @@ and the gateware cannot drift together.
 
 import pytest
 
-from axon.hdl.params import SERIAL, SERIAL_LATENCY_OVERHEAD, DetectorConfig, Stop
-from axon.hdl.seriallist import SerialChainList
-from axon.hdl.serialscan import SerialScanner
+from axon.hdl.params import WALKED, WALKED_LATENCY_OVERHEAD, DetectorConfig, Stop
+from axon.hdl.walkedlist import WalkedChainList
+from axon.hdl.walkedscan import WalkedScanner
 from axon.hdl.word import pack_word
 from axon.sim.backends.pysim import PysimSession
 from axon.sim.model.golden import perpetual
-from axon.sim.model.serial import serial_clocks, walked_chains
+from axon.sim.model.walked import walked_clocks, walked_chains
 
 
 # What this module pays for, in `pytest --budget N`.
-CAPABILITY = "serial chain list in block RAM"
+CAPABILITY = "walked chain list in block RAM"
 
 
-SMALL = SERIAL.replace(depth=16)
+SMALL = WALKED.replace(depth=16)
 # White's knight out and back, Black's the same, twice: a repetition every
 # four plies.
 SHUFFLE = [pack_word(1, 18, 2), pack_word(62, 45, 10),
@@ -39,7 +39,7 @@ def test_clocks_pinned_by_hand():
     golden = perpetual(SHUFFLE, 7, config=SMALL, count_limit=15)
     assert golden.stop is Stop.BOTTOM and golden.plies_scanned == 8
     assert walked_chains(SHUFFLE, 7, golden, SMALL) == [0, 0, 1, 1] * 2
-    assert serial_clocks(SHUFFLE, 7, golden, SMALL) == 2 * (2 + 2 + 4 + 4) + SERIAL_LATENCY_OVERHEAD
+    assert walked_clocks(SHUFFLE, 7, golden, SMALL) == 2 * (2 + 2 + 4 + 4) + WALKED_LATENCY_OVERHEAD
     (answer,) = PysimSession(SMALL).run(SHUFFLE, [(7, 15)])
     assert answer.result == golden and answer.cycles == 25
 
@@ -53,18 +53,18 @@ def test_overflow_costs_its_walk():
     words = [pack_word(1, 18, 2), pack_word(6, 21, 2)]
     golden = perpetual(words, 1, config=small, count_limit=15)
     assert golden.stop is Stop.OVERFLOW and golden.plies_scanned == 1
-    assert serial_clocks(words, 1, golden, small) == 2 + (2 + 1 + 1)
+    assert walked_clocks(words, 1, golden, small) == 2 + (2 + 1 + 1)
     (answer,) = PysimSession(small).run(words, [(1, 15)])
     assert answer.result == golden and answer.cycles == 6
 
 
 @pytest.mark.quick
 def test_parameters_are_refused_plainly():
-    with pytest.raises(ValueError, match=r"^a serial chain list needs the 'serial' pool layout"):
-        SerialChainList(DetectorConfig(depth=16))
+    with pytest.raises(ValueError, match=r"^a walked chain list needs the 'walked' pool layout"):
+        WalkedChainList(DetectorConfig(depth=16))
     with pytest.raises(TypeError, match=r"^A side's entries must be a positive integer, not 0$"):
-        SerialChainList(SMALL, entries=0)
+        WalkedChainList(SMALL, entries=0)
     with pytest.raises(ValueError, match=r"Move-list depth must be an even integer"):
-        SerialScanner(7)
-    assert SerialChainList(SMALL).entries == 16
-    assert SerialChainList(SMALL, entries=15).entries == 15
+        WalkedScanner(7)
+    assert WalkedChainList(SMALL).entries == 16
+    assert WalkedChainList(SMALL, entries=15).entries == 15

@@ -1,8 +1,8 @@
-"""The serial chain list's figures: overflows and clocks per query, beside the link.
+"""The walked chain list's figures: overflows and clocks per query, beside the link.
 
-The 1K boards build the serial list (:data:`~axon.hdl.params.SERIAL`), whose
+The 1K boards build the walked list (:data:`~axon.hdl.params.WALKED`), whose
 clocks per query depend on the chains it walks. Its answers are the golden
-model's and its clocks :func:`axon.sim.model.serial.serial_clocks` (both
+model's and its clocks :func:`axon.sim.model.walked.walked_clocks` (both
 held to the gateware by ``tests/test_rtl.py`` and ``tests/test_cxxrtl.py``),
 so the figures come from the model: for the game workload (the bench
 corpus, every ply queried) and the search workload (the search lines' queries,
@@ -16,12 +16,12 @@ import statistics
 
 from ...boards.platforms import BOARDS
 from ...hdl.board.protocol import QUERY_ANSWER_BYTES, QUERY_REQUEST_BYTES
-from ...hdl.params import SERIAL
+from ...hdl.params import WALKED
 from ..model.golden import perpetual
-from ..model.serial import serial_clocks
+from ..model.walked import walked_clocks
 
 
-__all__ = ["FRAME_OVERHEAD_BYTES", "query_link_bytes", "serial_figures"]
+__all__ = ["FRAME_OVERHEAD_BYTES", "query_link_bytes", "walked_figures"]
 
 # A frame's bytes besides its payload: marker, length, command, CRC.
 FRAME_OVERHEAD_BYTES = 4
@@ -41,7 +41,7 @@ def _clocks(queries, config, count_limit):
         result = perpetual(words, top, root_address=root_address, config=config,
                            count_limit=count_limit)
         overflows += result.overflow
-        clocks.append(serial_clocks(words, top, result, config))
+        clocks.append(walked_clocks(words, top, result, config))
     return clocks, overflows
 
 
@@ -54,7 +54,7 @@ def _summary(clocks, overflows):
             "clocks_max": max(clocks, default=0)}
 
 
-def serial_figures(corpus, lines, *, count_limit, config=SERIAL, log=print):
+def walked_figures(corpus, lines, *, count_limit, config=WALKED, log=print):
     """The ``serial`` entry of ``bench.json``: for ``corpus`` (the game
     workload, ``[(board, moves, words)]``) and ``lines`` (the search
     workload's lines), each query's overflow and clocks on ``config``, and
@@ -83,7 +83,7 @@ def serial_figures(corpus, lines, *, count_limit, config=SERIAL, log=print):
                "count_limit": count_limit, "link_bytes_a_query": link_bytes,
                "workloads": workloads, "boards": boards}
     for name, summary in workloads.items():
-        log(f"serial list, {name} workload: {summary['queries']} queries, "
+        log(f"walked list, {name} workload: {summary['queries']} queries, "
             f"{summary['overflows']} overflows, clocks mean {summary['clocks_mean']}, "
             f"median {summary['clocks_median']}, max {summary['clocks_max']}")
     return figures
