@@ -21,7 +21,7 @@ from axon.sim.model.golden import Stop
 from axon.sim.backends.netlist import NetlistSession
 from axon.sim.cli.soak import register
 from axon.sim.verify.soak import IMAGE_KINDS, soak
-from axon.hdl.params import LEAN, DetectorConfig
+from axon.hdl.params import LEAN, SHIPPED, DetectorConfig
 
 from .test_cxxrtl import DEPTH, check_against_golden, game_jobs, image_jobs
 
@@ -38,8 +38,9 @@ DATA = os.path.join(os.path.dirname(axon.sim.__file__), "data")
 
 @pytest.fixture(scope="module")
 def session():
+    # The shipped detector, which the soaks take too: one netlist to compile.
     lines = []
-    netlist = NetlistSession(config=DetectorConfig(depth=DEPTH), log=lines.append)
+    netlist = NetlistSession(config=SHIPPED, log=lines.append)
     netlist.build()
     info = netlist.build_info
     print(f"\nnetlist: {'cached' if info['cached'] else 'compiled'}, synthesis and "
@@ -105,7 +106,7 @@ def test_games_match_golden_and_the_rtl(session):
     # The synthesised root logic: draws inside the search, and held back.
     assert draws >= {(True, True), (True, False)}
     # Answer for answer and clock for clock the RTL's.
-    assert answers == CxxrtlSession(config=DetectorConfig(depth=DEPTH)).run_batch(jobs)
+    assert answers == CxxrtlSession(config=SHIPPED).run_batch(jobs)
 
 
 @needs_gxx
@@ -190,7 +191,7 @@ def test_soak_catches_a_mutated_netlist():
 
 @needs_gxx
 def test_second_session_uses_the_cache(session):
-    second = NetlistSession(config=DetectorConfig(depth=DEPTH), build_dir=session.build_dir)
+    second = NetlistSession(config=SHIPPED, build_dir=session.build_dir)
     assert second.build() == session.build()
     assert second.build_info["cached"]
     # No synthesis and no g++: reading the cached netlist and C++ only.
