@@ -35,16 +35,16 @@ def board_model():
 
 
 @needs_gxx
-def test_link_soak_3k_queries(board_model):
-    report = run_link_soak(3_000, seed=1, model=board_model, log=print)
-    assert report.queries >= 3_000
+def test_link_soak_2k_queries(board_model):
+    report = run_link_soak(2_000, seed=1, model=board_model, log=print)
+    assert report.queries >= 2_000
     assert (report.lost, report.wrong) == (0, 0), report.failures
     # Every kind of traffic was there, and resets really cut answers short.
-    assert report.noise > 300 and report.refused > 30
-    assert report.writes > 30 and report.reads > 30
-    assert report.resets > 30 and report.cut > report.resets // 2
+    assert report.noise > 200 and report.refused > 20
+    assert report.writes > 20 and report.reads > 20
+    assert report.resets > 20 and report.cut > report.resets // 2
     # Queries as a search asks them, right after the write of their top, and others.
-    assert 100 < report.fresh < report.queries // 2
+    assert 60 < report.fresh < report.queries // 2
 
 
 @needs_gxx
@@ -58,8 +58,8 @@ def test_link_soak_10k_queries(board_model):
 def test_link_soak_lean_board():
     # The 1K boards' design (one pool a side, one ply a clock) behind the same
     # link: answers and clock counts at the pins, noise and resets included.
-    report = run_link_soak(3_000, seed=3, log=print, config=LEAN)
-    assert report.queries >= 3_000
+    report = run_link_soak(2_000, seed=3, log=print, config=LEAN)
+    assert report.queries >= 2_000
     assert (report.lost, report.wrong) == (0, 0), report.failures
     assert report.resets > 20 and report.cut > 0
 

@@ -8,9 +8,10 @@ first run synthesises and compiles (about half a minute of Yosys and g++ per
 model); later runs find both in the cache.
 """
 
-import argparse
 import os
 import shutil
+import subprocess
+import sys
 import time
 
 import pytest
@@ -19,7 +20,6 @@ import axon.sim
 from axon.sim.model.games import load_games
 from axon.sim.model.golden import Stop
 from axon.sim.backends.netlist import NetlistSession
-from axon.sim.cli.soak import register
 from axon.sim.verify.soak import IMAGE_KINDS, soak
 from axon.hdl.params import LEAN, SHIPPED, DetectorConfig
 
@@ -34,19 +34,29 @@ needs_gxx = pytest.mark.skipif(shutil.which("g++") is None,
                                reason="the netlist soak compiles with g++, which is not on PATH")
 
 DATA = os.path.join(os.path.dirname(axon.sim.__file__), "data")
+AXON = os.path.join(os.path.dirname(sys.executable), "axon")
 
 
-@pytest.fixture(scope="module")
-def session():
-    # The shipped detector, which the soaks take too: one netlist to compile.
+def _built(config):
     lines = []
-    netlist = NetlistSession(config=SHIPPED, log=lines.append)
+    netlist = NetlistSession(config=config, log=lines.append)
     netlist.build()
     info = netlist.build_info
     print(f"\nnetlist: {'cached' if info['cached'] else 'compiled'}, synthesis and "
           f"conversion {info['convert_seconds']:.1f} s, g++ {info['compile_seconds']:.1f} s; "
           f"{netlist.netlist_info['cells']}", *lines, sep="\n  ")
     return netlist
+
+
+# The default run simulates the 1K boards' netlist (LEAN: seconds of
+# synthesis and g++); the shipped detector's (a minute of synthesis, 6 MB of
+# C++ and more than a minute of g++) waits for --runslow, with the soaks of
+# every configuration.
+@pytest.fixture(scope="module", params=[pytest.param(LEAN, id="lean"),
+                                        pytest.param(SHIPPED, id="shipped",
+                                                     marks=pytest.mark.slow)])
+def session(request):
+    return _built(request.param)
 
 
 def run_soak(queries, **options):
@@ -106,7 +116,7 @@ def test_games_match_golden_and_the_rtl(session):
     # The synthesised root logic: draws inside the search, and held back.
     assert draws >= {(True, True), (True, False)}
     # Answer for answer and clock for clock the RTL's.
-    assert answers == CxxrtlSession(config=SHIPPED).run_batch(jobs)
+    assert answers == CxxrtlSession(config=session.config).run_batch(jobs)
 
 
 @needs_gxx
@@ -127,10 +137,17 @@ def test_writes_reach_the_block_rams(session):
     assert answers[2] == answers[0]
 
 
+@pytest.fixture(scope="module")
+def shipped():
+    return _built(SHIPPED)
+
+
 @needs_gxx
-def test_netlist_soak_short(session):
-    # One batch (a memory image to its end, then games and searches).
-    report = run_soak(4_000, seed=11, build_dir=session.build_dir)
+@pytest.mark.slow
+def test_netlist_soak_short(shipped):
+    # One batch (a memory image to its end, then games and searches); the
+    # lean netlist's soak is test_lean_netlist_soak.
+    report = run_soak(4_000, seed=11, build_dir=shipped.build_dir)
     assert report.model == "netlist" and report.queries >= 4_000
     assert report.mismatches == 0, report.summary()
     assert set(report.stops) == {"barrier", "bottom", "limit", "overflow"}
@@ -158,8 +175,8 @@ def test_lean_netlist_soak():
 
 @needs_gxx
 @pytest.mark.slow
-def test_netlist_soak_long(session):
-    report = run_soak(2_000_000, seed=12, build_dir=session.build_dir)
+def test_netlist_soak_long(shipped):
+    report = run_soak(2_000_000, seed=12, build_dir=shipped.build_dir)
     assert report.queries >= 2_000_000
     assert report.mismatches == 0, report.summary()
 
@@ -191,7 +208,7 @@ def test_soak_catches_a_mutated_netlist():
 
 @needs_gxx
 def test_second_session_uses_the_cache(session):
-    second = NetlistSession(config=SHIPPED, build_dir=session.build_dir)
+    second = NetlistSession(config=session.config, build_dir=session.build_dir)
     assert second.build() == session.build()
     assert second.build_info["cached"]
     # No synthesis and no g++: reading the cached netlist and C++ only.
@@ -199,20 +216,23 @@ def test_second_session_uses_the_cache(session):
 
 
 @needs_gxx
-def test_soak_netlist_command(capsys):
-    parser = argparse.ArgumentParser(prog="axon")
-    register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["soak", "--netlist", "--queries", "500", "--seed", "6",
-                              "--workers", "1", "-q"])
-    assert args.func(args) == 0
-    output = capsys.readouterr().out
-    assert "soak of the synth_ice40 netlist: " in output and "mismatches: 0" in output
-    assert "rules exact, 24 chains" in output
+def test_soak_netlist_command():
+    # Through the installed script, on the 1K boards' netlist (the one the
+    # lean soak compiles: one synthesis between them).
+    process = subprocess.run([AXON, "soak", "--netlist", "--queries", "500", "--seed", "6",
+                              "--chains", "4", "--pools", "side", "--scan", "single",
+                              "--no-upcoming", "--no-backstop", "--workers", "1", "-q"],
+                             capture_output=True, text=True, timeout=900)
+    assert process.returncode == 0, process.stderr
+    assert "soak of the synth_ice40 netlist: " in process.stdout
+    assert "mismatches: 0" in process.stdout
+    assert "rules exact, 4 chains, one pool a side, one ply a clock" in process.stdout
 
-    args = parser.parse_args(["soak", "--netlist", "--link", "-q"])
-    assert args.func(args) == 2
-    assert ("axon soak: error: --link and --netlist are two different soaks; choose one"
-            in capsys.readouterr().err)
+    process = subprocess.run([AXON, "soak", "--netlist", "--link", "-q"],
+                             capture_output=True, text=True, timeout=60)
+    assert process.returncode == 2
+    assert process.stderr == ("axon soak: error: --link and --netlist are two different "
+                              "soaks; choose one\n")
 
 
 @pytest.mark.quick
