@@ -191,6 +191,16 @@ def detector_session(options):
     return BACKENDS[options.backend](config, **extra), options.backend
 
 
+def unit_clocks_line(run):
+    """The search unit's clocks over a run's depths: in all, a node, and
+    those it stood waiting for its detector."""
+    nodes = sum(row["nodes"] for row in run["depths"])
+    clocks = sum(row["clocks"] for row in run["depths"])
+    waiting = sum(row["wait_clocks"] for row in run["depths"])
+    return (f"{run['label']}: {clocks:,} clocks, {clocks / nodes:.1f} a node; "
+            f"{waiting:,} waiting for the detector ({100 * waiting / max(clocks, 1):.1f} %)")
+
+
 def unit_rtl(options):
     """Whether the search runs in the search unit's RTL: ``--engine
     gateware`` on ``--backend pysim`` or ``cxxrtl``."""
@@ -465,3 +475,6 @@ def _write(out, options, where, history, runs, interrupted):
         rates = ", ".join(f"{run['label']} {run['nodes_per_second']:,}"
                           for run in runs if run["nodes_per_second"] is not None)
         out.write(f"nodes per second: {rates}\n")
+        for run in runs:
+            if "clocks" in run["depths"][0]:
+                out.write(unit_clocks_line(run) + "\n")

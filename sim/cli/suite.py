@@ -117,6 +117,8 @@ class SuiteProgress(Progress):
 def _label(options):
     if options.repetition != "detector":
         return options.repetition
+    if search.unit_rtl(options):
+        return f"search unit ({options.backend})"
     return f"detector ({'link ' + options.port if options.port else options.backend})"
 
 
