@@ -129,18 +129,20 @@ class UnitTest:
         The unit's detector.
     log : callable or None
         Progress lines (CXXRTL's compile).
+    session : object or None
+        The backend, made already (a broken variant, for tests).
     """
 
     name = "detector"
 
     def __init__(self, backend: str, config: DetectorConfig = SHIPPED, *,
-                 log: Optional[Callable[[str], None]] = None) -> None:
+                 log: Optional[Callable[[str], None]] = None, session: Any = None) -> None:
         if backend not in UNIT_BACKENDS:
             raise ValueError(f"the search unit runs on {' or '.join(UNIT_BACKENDS)}, "
                              f"not {backend!r}")
         self.backend = backend
         # The session, as a detector test has it: what is closed at the end.
-        self.session = UNIT_BACKENDS[backend](config, log)
+        self.session = UNIT_BACKENDS[backend](config, log) if session is None else session
         self.queries = 0
 
     def build(self) -> None:
