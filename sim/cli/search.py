@@ -6,8 +6,10 @@ at every node: none, python-chess, or a detector session of any backend (the
 golden model, the RTL in Amaranth's simulator or CXXRTL, a board or a
 simulated board over the link). ``--compare`` searches without the test and
 with it, depth by depth, and prints how much smaller the tree got.
-``--engine gateware`` searches as the search unit will
-(:mod:`axon.sim.engine.unit`): its model, with the golden detector.
+``--engine gateware`` searches as the search unit does
+(:mod:`axon.sim.engine.unit`): its model with the golden detector, or on
+``--backend pysim`` or ``cxxrtl`` its RTL (:class:`axon.hdl.search.SearchUnit`),
+which asks the detector inside it.
 """
 
 import argparse
