@@ -66,10 +66,11 @@ def test_cxxrtl_searches_the_models_tree_on_wac018():
     assert unit == model
     assert [row["uci"] for row in unit] == ["g1h1", "g1h1", "a8f8"]
     assert run["label"] == "search unit (cxxrtl)"
-    # The unit's clocks come with each depth: tens a node, a few of them waiting.
+    # The unit's clocks come with each depth: tens a node, hardly any of
+    # them waiting for the detector, whose queries run during the king's test.
     for row in run["depths"]:
         assert 20 * row["nodes"] < row["clocks"] < 100 * row["nodes"]
-        assert 0 < row["wait_clocks"] < row["clocks"] // 4
+        assert 0 <= row["wait_clocks"] < row["clocks"] // 50
 
 
 def test_cxxrtl_scores_the_draw_that_changes_the_move():

@@ -5,7 +5,7 @@
 detector asked at every node."""
 
 from amaranth.hdl import Module, Mux, Signal
-from amaranth.lib import wiring
+from amaranth.lib import enum, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..detector import AxonDetector
@@ -36,11 +36,13 @@ class SearchUnit(wiring.Component):
     repetition scores 0. Unmaking writes nothing: the next move overwrites
     the word.
 
-    The detector's answer is awaited only where it is needed: an inner
+    The detector's answer is awaited only where it is needed: a move's
+    query starts as soon as the move is made, while the attack test decides
+    whether it is legal (an illegal move's answer is dropped); an inner
     node generates its moves while its query runs and waits, if at all,
-    before it makes the first; a leaf's query runs while its move is
-    unmade and the next one generated, and its score is taken before that
-    move is made. ``wait_clocks`` counts the clocks still spent waiting.
+    before it makes the first; a leaf's score is taken before the next move
+    is made, its query running while its move is unmade and the next one
+    generated. ``wait_clocks`` counts the clocks still spent waiting.
 
     The host writes the 64 squares through ``load_*`` and the game
     history's move words through ``history_*`` (addresses 0 up to
@@ -130,16 +132,18 @@ class SearchUnit(wiring.Component):
         """The detector's answer, whatever the walk is doing: a leaf's
         score is taken into its parent's, an inner node's draw noted."""
         draw = det.query.result.draw if self.repetition else 0
-        with m.If(s.pending & ~s.ask & det.query.done):
+        # An answer is taken once the king's test has said whose it is.
+        with m.If(s.pending & ~s.ask & det.query.done & (s.asked != Asked.CHECKING)):
             m.d.sync += s.pending.eq(0)
-            with m.If(s.pending_leaf):
-                leaf_score = Mux(draw, 0, s.leaf_eval)
-                self._event(m, walk.regs.ply + 1, s.leaf_move, -s.beta, -s.alpha, 1, draw,
-                            leaf_score)
-                self._terminal(m, draw)
-                self._take(m, walk, s, -leaf_score, s.alpha, s.beta, s.best, s.leaf_move)
-            with m.Else():
-                m.d.sync += s.own_draw.eq(draw)
+            with m.Switch(s.asked):
+                with m.Case(Asked.LEAF):
+                    leaf_score = Mux(draw, 0, s.leaf_eval)
+                    self._event(m, walk.regs.ply + 1, s.leaf_move, -s.beta, -s.alpha, 1, draw,
+                                leaf_score)
+                    self._terminal(m, draw)
+                    self._take(m, walk, s, -leaf_score, s.alpha, s.beta, s.best, s.leaf_move)
+                with m.Case(Asked.INNER):
+                    m.d.sync += s.own_draw.eq(draw)
 
     def _walk(self, m, walk, det, value, s):
         """Generate, make, test the mover's king, write the word and ask
@@ -168,13 +172,16 @@ class SearchUnit(wiring.Component):
                 m.next = "CHECK"
             with m.State("CHECK"):
                 walk.test(m, r.king_sq[walk.mover], ~walk.mover)
+                self._ask(m, walk, det, s)
                 m.next = "CHECK_WAIT"
             with m.State("CHECK_WAIT"):
                 with m.If(attack.done):
                     with m.If(attack.attacked):
+                        # The move's query was asked for nothing: its answer is dropped.
+                        m.d.sync += s.asked.eq(Asked.DROPPED)
                         m.next = "UNMAKE"
                     with m.Else():
-                        self._legal(m, walk, det, s)
+                        self._legal(m, walk, s)
             with m.State("PUSH"):
                 m.d.comb += [walk.push.en.eq(1), gen.start.eq(1)]
                 m.d.sync += [r.ply.eq(r.ply + 1), r.node_ep_legal.eq(0), s.alpha.eq(-s.beta),
@@ -256,25 +263,31 @@ class SearchUnit(wiring.Component):
             with m.Else():
                 m.next = "MATE_TEST"
 
-    def _legal(self, m, walk, det, s):
-        """A legal move: its word goes into the move list above the node's
-        and the child's query is asked on the next clock (a write and a
-        query's start may not share a clock); a leaf's answer is taken
-        later, an inner node is entered."""
-        r = walk.regs
-        walk.legal(m)
-        top = s.root + r.ply + 1
+    def _ask(self, m, walk, det, s):
+        """The made move's word goes into the move list above the node's,
+        and the child's query starts on the next clock (a write and a
+        query's start may not share a clock), while the attack test decides
+        whether the move is legal at all."""
+        top = s.root + walk.regs.ply + 1
         m.d.comb += [det.memory.write_en.eq(1), det.memory.write_addr.eq(top),
                      det.memory.write_word.eq(walk.word())]
-        m.d.sync += [s.moved.eq(1), s.ask.eq(1), s.ask_top.eq(top), s.pending.eq(1),
-                     self.nodes.eq(self.nodes + 1), self.queries.eq(self.queries + 1)]
+        m.d.sync += [s.ask.eq(1), s.ask_top.eq(top), s.pending.eq(1),
+                     s.asked.eq(Asked.CHECKING)]
+
+    def _legal(self, m, walk, s):
+        """A legal move: a leaf's answer is taken when it comes, an inner
+        node is entered."""
+        r = walk.regs
+        walk.legal(m)
+        m.d.sync += [s.moved.eq(1), self.nodes.eq(self.nodes + 1),
+                     self.queries.eq(self.queries + 1)]
         with m.If(r.ply == r.depth - 1):
             # The leaf's score from its side to move's view, the mover's opponent.
-            m.d.sync += [s.pending_leaf.eq(1), s.leaf_move.eq(walk.cand.move),
+            m.d.sync += [s.asked.eq(Asked.LEAF), s.leaf_move.eq(walk.cand.move),
                          s.leaf_eval.eq(Mux(walk.mover, s.eval, -s.eval))]
             m.next = "UNMAKE"
         with m.Else():
-            m.d.sync += s.pending_leaf.eq(0)
+            m.d.sync += s.asked.eq(Asked.INNER)
             m.next = "PUSH"
 
     def _return(self, m, walk, s):
@@ -317,6 +330,16 @@ class SearchUnit(wiring.Component):
                      node.draw.eq(draw), node.score.eq(score)]
 
 
+class Asked(enum.Enum, shape=2):
+    """Whose answer the query in flight brings: not known while the
+    mover's king is tested, a leaf's score, an inner node's draw, or
+    nobody's (the move was illegal)."""
+    CHECKING = 0
+    LEAF = 1
+    INNER = 2
+    DROPPED = 3
+
+
 class _SearchRegisters:
     """The search's registers beside the walk's: the node's window and best
     score, the detector's query in flight, a leaf's waiting score and the
@@ -333,7 +356,7 @@ class _SearchRegisters:
         self.ask = Signal()                 # start the query on this clock
         self.ask_top = Signal(range(depth))
         self.pending = Signal()             # a query's answer is awaited
-        self.pending_leaf = Signal()        # ... and it is a leaf's
+        self.asked = Signal(Asked)          # ... and whose it is
         self.own_draw = Signal()            # the node's own query said draw
         self.leaf_move = Signal(Move)
         self.leaf_eval = Signal(Score)
