@@ -57,7 +57,7 @@ class PositionRegisters:
 class TreeWalk:
     """The board, the move generator, the attack test and the board writes
     of one walk, wired together in ``m``, with the position's registers
-    (:class:`PositionRegisters`, ``regs``) and an undo stack of
+    (:class:`PositionRegisters`, ``regs``) and an undo stack of ``depth``
     ``entry`` layouts, one a ply (``entry`` has a :class:`StackEntry`
     field ``node``, or is one).
 

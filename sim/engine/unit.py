@@ -161,7 +161,9 @@ class UnitEngine:
     The host's part is the detector test's: the game history's move words
     from the last barrier (:func:`~axon.sim.engine.repetition.history_window`)
     are loaded below the path, so that the unit's detector holds what
-    :class:`~axon.sim.engine.repetition.DetectorTest`'s would.
+    :class:`~axon.sim.engine.repetition.DetectorTest`'s would. A search
+    in the unit runs to its end: ``progress`` is kept for the caller, and
+    ``stop`` is not asked.
     """
 
     def __init__(self, board: chess.Board, history: Sequence[chess.Move], test: UnitTest, *,
