@@ -201,6 +201,7 @@ def test_pysim_nodes_are_the_models_deeper(fen, depth):
 @pytest.mark.parametrize("args, message", [
     (["--port", "sim://icebreaker"], "--port: the search unit has no link command yet"),
     (["--backend", "cxxrtl", "--trace", "t.jsonl"], "--trace: the search unit's RTL asks"),
+    (["--backend", "pysim", "--depth", "16"], "--depth 16: the search unit's RTL searches 1 to 15"),
 ])
 def test_refusals_are_one_line(args, message, tmp_path):
     found = subprocess.run([AXON, "search", "--fen", WAC_018, "--engine", "gateware", *args],

@@ -18,6 +18,7 @@ import sys
 
 import chess
 
+from ...hdl.search.rules import MAX_DEPTH
 from ..backends.link import Link, LinkError, LinkTimeout, open_transport
 from ..backends.cxxrtl import CxxrtlError
 from ..engine.repetition import ChessTest, DetectorTest, NoTest, SearchTooDeep
@@ -166,6 +167,9 @@ def check_options(options):
             raise UsageError("--port: the search unit has no link command yet; --engine "
                              "gateware runs on --backend golden (its model), pysim or cxxrtl "
                              "(its RTL)")
+        if options.backend in UNIT_BACKENDS and options.depth > MAX_DEPTH:
+            raise UsageError(f"--depth {options.depth}: the search unit's RTL searches 1 to "
+                             f"{MAX_DEPTH} plies")
         if options.backend in UNIT_BACKENDS and options.trace is not None:
             raise UsageError(f"--trace: the search unit's RTL asks its detector itself; "
                              f"--backend {options.backend} has no query to trace")
