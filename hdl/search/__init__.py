@@ -7,7 +7,9 @@ from .layout import Candidate, GenState, Move, StackEntry
 from .make import MoveWrites, WritePhase
 from .movegen import MoveGenerator
 from .perft import Perft
+from .unit import SearchUnit
 
 
 __all__ = ["AttackTest", "Board", "ReadSignature", "WriteSignature", "Candidate", "GenState",
-           "Move", "StackEntry", "MoveWrites", "WritePhase", "MoveGenerator", "Perft"]
+           "Move", "StackEntry", "MoveWrites", "WritePhase", "MoveGenerator", "Perft",
+           "SearchUnit"]

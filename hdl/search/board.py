@@ -30,6 +30,9 @@ class Board(wiring.Component):
         Write ports of make and unmake; never two on one cell in a clock.
     white, black : Signal(64), out
         Bit ``sq`` is set when a piece of that colour stands on ``sq``.
+    load_previous : Signal(4), out
+        The piece on ``load.addr``, which a load replaces (an incremental
+        evaluation takes it out as the new one comes in).
     """
 
     gen_read:    In(ReadSignature)
@@ -39,12 +42,14 @@ class Board(wiring.Component):
     write_b:     In(WriteSignature)
     white:       Out(64)
     black:       Out(64)
+    load_previous: Out(4)
 
     def elaborate(self, platform):
         m = Module()
         cells = Array(Signal(4, name=f"cell_{square}") for square in range(64))
         for port in (self.gen_read, self.attack_read):
             m.d.comb += port.piece.eq(cells[port.addr])
+        m.d.comb += self.load_previous.eq(cells[self.load.addr])
         for square, cell in enumerate(cells):
             for port in (self.load, self.write_a, self.write_b):
                 with m.If(port.en & (port.addr == square)):

@@ -1,11 +1,14 @@
 """The layouts of the search layer: a move, a generated candidate, the
 generator's resumable state and an entry of the undo stack."""
 
+from amaranth.hdl import signed
 from amaranth.lib import data
+
+from .rules import SCORE_BITS
 
 
 __all__ = ["Move", "Candidate", "GenState", "StackEntry", "GEN_EP", "GEN_SCAN", "GEN_KIND",
-           "GEN_PIECE", "GEN_DONE"]
+           "GEN_PIECE", "GEN_DONE", "Score", "SearchEntry", "NodeEvent"]
 
 
 class Move(data.Struct):
@@ -56,3 +59,32 @@ class StackEntry(data.Struct):
     old_ep_valid:   1   # type: ignore[valid-type]
     old_ep_sq:      6   # type: ignore[valid-type]
     node_ep_legal:  1   # type: ignore[valid-type]
+
+
+#: A search score: centipawns from the side to move's view, or a mate.
+Score = signed(SCORE_BITS)
+
+
+class SearchEntry(data.Struct):
+    """One ply of the search unit's stack: the walk's entry, and the node's
+    window and best score while a child is searched; ``moved``: the node
+    has a legal move."""
+    node:  StackEntry
+    alpha: Score
+    beta:  Score
+    best:  Score
+    moved: 1        # type: ignore[valid-type]
+
+
+class NodeEvent(data.Struct):
+    """A node of the search unit as it returns: its ply, the move that led
+    to it (0 for the root), the window it was searched with, whether the
+    detector was asked (all but the root) and said draw, and the score it
+    returned (from its side to move's view)."""
+    ply:     4      # type: ignore[valid-type]
+    move:    Move
+    alpha:   Score
+    beta:    Score
+    queried: 1      # type: ignore[valid-type]
+    draw:    1      # type: ignore[valid-type]
+    score:   Score

@@ -12,7 +12,8 @@ __all__ = [
     "PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING",
     "ORTHOGONAL", "DIAGONAL", "KNIGHT_JUMPS", "PIECE_STEPS", "SLIDERS", "PAWN_STEPS",
     "PROMOTIONS", "CASTLE_KINGSIDE", "CASTLE_QUEENSIDE", "castling_bit", "CASTLING_LOSS",
-    "KING_HOME", "PAWN_ATTACK_RAYS", "MAX_DEPTH", "NODE_BITS",
+    "KING_HOME", "PAWN_ATTACK_RAYS", "MAX_DEPTH", "NODE_BITS", "PIECE_VALUES", "PAWN_ADVANCE",
+    "SCORE_BITS", "MATE", "INFINITY", "DRAW_COUNT_LIMIT",
 ]
 
 # Table 1 piece types (axon.hdl.word); the colour bit is above them.
@@ -70,3 +71,20 @@ PAWN_ATTACK_RAYS = ((5, 6), (4, 7))
 # width (depth 7 from the start position is 3.2e9 nodes).
 MAX_DEPTH = 15
 NODE_BITS = 48
+
+# The evaluation, in centipawns: the usual material values, and a bonus per
+# rank a pawn has advanced from its home rank. The search's model
+# (axon.sim.engine.alphabeta) and the search unit score with these.
+PIECE_VALUES = {PAWN: 100, KNIGHT: 300, BISHOP: 300, ROOK: 500, QUEEN: 900, KING: 0}
+PAWN_ADVANCE = 10
+
+# The search unit's scores: signed 16 bits, a mate in N plies is MATE - N,
+# and the root's window is the whole range (docs/search_unit.md says why
+# this orders every score as the model's wider ones do).
+SCORE_BITS = 16
+MATE = 32_000
+INFINITY = (1 << (SCORE_BITS - 1)) - 1
+
+# A node's repetition query stops at the first earlier occurrence after the
+# root, or goes on for a second one: the least scan that decides a draw.
+DRAW_COUNT_LIMIT = 1

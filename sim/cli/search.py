@@ -6,8 +6,10 @@ at every node: none, python-chess, or a detector session of any backend (the
 golden model, the RTL in Amaranth's simulator or CXXRTL, a board or a
 simulated board over the link). ``--compare`` searches without the test and
 with it, depth by depth, and prints how much smaller the tree got.
-``--engine gateware`` searches as the search unit will
-(:mod:`axon.sim.engine.unit`): its model, with the golden detector.
+``--engine gateware`` searches as the search unit does
+(:mod:`axon.sim.engine.unit`): its model with the golden detector, or on
+``--backend pysim`` or ``cxxrtl`` its RTL (:class:`axon.hdl.search.SearchUnit`),
+which asks the detector inside it.
 """
 
 import argparse
@@ -16,10 +18,11 @@ import sys
 
 import chess
 
+from ...hdl.search.rules import MAX_DEPTH
 from ..backends.link import Link, LinkError, LinkTimeout, open_transport
 from ..backends.cxxrtl import CxxrtlError
 from ..engine.repetition import ChessTest, DetectorTest, NoTest, SearchTooDeep
-from ..engine.unit import ENGINES, engine_for
+from ..engine.unit import ENGINES, UNIT_BACKENDS, UnitTest, engine_for
 from ..engine.trace import TraceWriter
 from ..model.games import GameError, display_name, plural, position_problems
 from .args import EXIT_INTERRUPTED, UsageError, add_pruning, check_output_file, config_from, \
@@ -28,7 +31,8 @@ from .backends import BACKENDS, backend_name
 
 
 __all__ = ["register", "search_command", "REPETITION_TESTS", "ENGINE_NAMES", "KEPT_OPTIONS", "check_options",
-           "detector_session", "search_document", "nodes_per_second", "is_suite"]
+           "detector_session", "search_document", "nodes_per_second", "is_suite", "unit_rtl",
+           "unit_test"]
 
 REPETITION_TESTS = ("off", "detector", "python-chess")
 ENGINE_NAMES = tuple(ENGINES)
@@ -43,11 +47,14 @@ evaluation in pawns for the side to move (#N: mate in N moves); nodes
 (positions visited, the root included); terminal (nodes searched no further);
 reps (nodes scored a draw by repetition); cutoffs (with --upcoming-cutoff: nodes
 whose alpha became the draw value); queries (questions to the test);
-seconds. --engine gateware searches as the search unit will: moves in the
+seconds. --engine gateware searches as the search unit does: moves in the
 gateware move generator's order, depth 0 the evaluation (no quiescence), no
-principal variation first, no null move, no upcoming cutoff; its RTL is not
-built yet, so the model runs, with --backend golden only. Exit status: 0; 1 when the detector or the link fails; 2 on bad
-input; 130 on Ctrl-C, after the depths finished so far.
+principal variation first, no null move, no upcoming cutoff; --backend
+golden (the default) runs its model with the golden detector, --backend
+pysim or cxxrtl its RTL (axon.hdl.search.SearchUnit, the shipped detector
+inside it), with the unit's clocks in --json. Exit status: 0; 1 when the
+detector or the link fails; 2 on bad input; 130 on Ctrl-C, after the depths
+finished so far.
 
 SUITE.epd (a test suite: FEN fields with id, bm and am) searches each
 position, --jobs N at once, and prints a row per position in the file's
@@ -77,8 +84,9 @@ def register(commands):
                         help="search to 1, 2, ... D plies (default 6)")
     parser.add_argument("--engine", choices=ENGINE_NAMES, default="python",
                         help="the search: python, the engine's own (default); gateware, "
-                             "the search unit's model (the generator's move order, no "
-                             "quiescence)")
+                             "the search unit's (the generator's move order, no "
+                             "quiescence): its model on --backend golden, its RTL on "
+                             "pysim or cxxrtl")
     parser.add_argument("--repetition", choices=REPETITION_TESTS, default="detector",
                         help="the repetition test at every node (default detector)")
     # Unset (None) is golden, so that a --backend the search would not use is refused.
@@ -155,10 +163,16 @@ def check_options(options):
     if options.backend is not None and options.port is not None:
         raise UsageError("--backend and --port each name a detector: give one")
     if options.engine == "gateware":
-        if options.port is not None or options.backend not in (None, "golden"):
-            given = "--port" if options.port is not None else f"--backend {options.backend}"
-            raise UsageError(f"{given}: the search unit's RTL is not built yet; --engine "
-                             f"gateware runs its model on the golden backend")
+        if options.port is not None:
+            raise UsageError("--port: the search unit has no link command yet; --engine "
+                             "gateware runs on --backend golden (its model), pysim or cxxrtl "
+                             "(its RTL)")
+        if options.backend in UNIT_BACKENDS and options.depth > MAX_DEPTH:
+            raise UsageError(f"--depth {options.depth}: the search unit's RTL searches 1 to "
+                             f"{MAX_DEPTH} plies")
+        if options.backend in UNIT_BACKENDS and options.trace is not None:
+            raise UsageError(f"--trace: the search unit's RTL asks its detector itself; "
+                             f"--backend {options.backend} has no query to trace")
         for flag, value in (("--upcoming-cutoff", options.upcoming_cutoff),
                             ("--null-move", options.null_move)):
             if value:
@@ -181,6 +195,29 @@ def detector_session(options):
     config = config_from(argparse.Namespace(), gateware=options.backend != "golden")
     extra = {"log": _say} if options.backend == "cxxrtl" and not options.quiet else {}
     return BACKENDS[options.backend](config, **extra), options.backend
+
+
+def unit_clocks_line(run):
+    """The search unit's clocks over a run's depths: in all, a node, and
+    those it stood waiting for its detector."""
+    nodes = sum(row["nodes"] for row in run["depths"])
+    clocks = sum(row["clocks"] for row in run["depths"])
+    waiting = sum(row["wait_clocks"] for row in run["depths"])
+    return (f"{run['label']}: {clocks:,} clocks, {clocks / nodes:.1f} a node; "
+            f"{waiting:,} waiting for the detector ({100 * waiting / max(clocks, 1):.1f} %)")
+
+
+def unit_rtl(options):
+    """Whether the search runs in the search unit's RTL: ``--engine
+    gateware`` on ``--backend pysim`` or ``cxxrtl``."""
+    return options.engine == "gateware" and options.backend in UNIT_BACKENDS
+
+
+def unit_test(options):
+    """The search unit's RTL of ``--backend``, with the shipped detector."""
+    config = config_from(argparse.Namespace(), gateware=True)
+    log = _say if options.backend == "cxxrtl" and not options.quiet else None
+    return UnitTest(options.backend, config, log=log)
 
 
 def _say(line):
@@ -352,7 +389,10 @@ def search_command(options, out=None):
         tests = []
         if options.compare and options.repetition != "off":
             tests.append(("off", NoTest()))
-        if options.repetition == "detector":
+        if options.repetition == "detector" and unit_rtl(options):
+            test = session = unit_test(options)
+            tests.append((f"search unit ({options.backend})", test))
+        elif options.repetition == "detector":
             session, backend = detector_session(options)
             if options.trace:
                 trace = TraceWriter(options.trace)
@@ -441,3 +481,6 @@ def _write(out, options, where, history, runs, interrupted):
         rates = ", ".join(f"{run['label']} {run['nodes_per_second']:,}"
                           for run in runs if run["nodes_per_second"] is not None)
         out.write(f"nodes per second: {rates}\n")
+        for run in runs:
+            if "clocks" in run["depths"][0]:
+                out.write(unit_clocks_line(run) + "\n")

@@ -32,6 +32,7 @@ from ..backends.link import SIMULATED_SCHEMES, Link, LinkError, LinkTimeout, ope
 from ..engine.jobs import JobFailed, SearchJob, search_in_processes, search_in_threads
 from ..engine.repetition import ChessTest, DetectorTest, NoTest, SearchTooDeep
 from ..engine.suite import SuiteError, read_suite
+from ..engine.unit import UNIT_BACKENDS, UnitTest
 from ..model.games import plural
 from .args import EXIT_INTERRUPTED, UsageError, config_from
 from .backends import BACKENDS
@@ -57,13 +58,18 @@ def link_sessions(link: Link) -> List[Any]:
 @dataclass(frozen=True)
 class TestMaker:
     """A repetition test of its own for each worker process (picklable):
-    python-chess's, none, or a detector of ``backend`` in ``config``."""
+    python-chess's, none, a detector of ``backend`` in ``config``, or with
+    ``--engine gateware`` on pysim or cxxrtl the search unit's RTL."""
     repetition: str
     backend:    Optional[str] = None
     config:     Optional[DetectorConfig] = None
     upcoming_cutoff: bool = False
+    engine:     str = "python"
 
     def __call__(self):
+        if self.engine == "gateware" and self.backend in UNIT_BACKENDS and \
+                self.repetition == "detector":
+            return UnitTest(self.backend, self.config)
         if self.repetition == "python-chess":
             return ChessTest()
         if self.repetition == "off":
@@ -111,6 +117,8 @@ class SuiteProgress(Progress):
 def _label(options):
     if options.repetition != "detector":
         return options.repetition
+    if search.unit_rtl(options):
+        return f"search unit ({options.backend})"
     return f"detector ({'link ' + options.port if options.port else options.backend})"
 
 
@@ -269,9 +277,13 @@ def _prepared(options, jobs):
         if options.upcoming_cutoff and not config.upcoming:
             raise UsageError("this detector has no upcoming-repetition block; "
                              "--upcoming-cutoff needs one")
-    make_test = TestMaker(options.repetition, options.backend, config, options.upcoming_cutoff)
+    make_test = TestMaker(options.repetition, options.backend, config, options.upcoming_cutoff,
+                          options.engine)
+    in_unit = search.unit_rtl(options) and options.repetition == "detector"
     if jobs == 1:
-        if options.repetition == "detector":
+        if in_unit:
+            test = search.unit_test(options)
+        elif options.repetition == "detector":
             extra = {"log": _say} if options.backend == "cxxrtl" and not options.quiet else {}
             test = DetectorTest(BACKENDS[options.backend](config, **extra),
                                 ask_upcoming=options.upcoming_cutoff)
@@ -286,8 +298,10 @@ def _prepared(options, jobs):
                 if session is not None and hasattr(session, "close"):
                     session.close()
         return in_this_process, None
-    if options.backend == "cxxrtl" and options.repetition == "detector":
+    if in_unit and options.backend == "cxxrtl":
         # Compiled here, once and with its progress line, not by each worker.
+        search.unit_test(options).build()
+    elif options.backend == "cxxrtl" and options.repetition == "detector":
         BACKENDS["cxxrtl"](config, log=None if options.quiet else _say).build()
     return (lambda work, on_ready: search_in_processes(work, make_test, jobs,
                                                        on_ready=on_ready)), None

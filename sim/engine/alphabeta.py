@@ -32,20 +32,22 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 
 import chess
 
+from ...hdl.search.rules import PAWN_ADVANCE as UNIT_PAWN_ADVANCE
+from ...hdl.search.rules import PIECE_VALUES as UNIT_PIECE_VALUES
 # What the engine asks of its repetition test; kept importable from here.
 from .repetition import RepetitionTest
 
 
-__all__ = ["DRAW", "MATE", "DepthResult", "Engine", "MoveOrder", "SearchFlags", "SearchStopped",
-           "captures_first", "evaluate", "format_score", "game_over"]
+__all__ = ["DRAW", "MATE", "DepthResult", "Engine", "MoveOrder", "NodeVisit", "SearchFlags",
+           "SearchStopped", "captures_first", "evaluate", "format_score", "game_over"]
 
 DRAW = 0
 MATE = 1_000_000
 INFINITY = 10 * MATE
-# Centipawns: the usual material values, and a bonus per rank a pawn has advanced.
-PIECE_VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500,
-                chess.QUEEN: 900, chess.KING: 0}
-PAWN_ADVANCE = 10
+# Centipawns: the usual material values, and a bonus per rank a pawn has
+# advanced; the search unit's too (python-chess's piece types are Table 1's).
+PIECE_VALUES = UNIT_PIECE_VALUES
+PAWN_ADVANCE = UNIT_PAWN_ADVANCE
 # Null-move pruning: the reduction, and the least depth it is tried at.
 NULL_REDUCTION = 2
 NULL_MIN_DEPTH = 3
@@ -159,6 +161,20 @@ def _deprecated_upcoming(upcoming_cutoff: bool, deprecated: Dict[str, Any], wher
     return bool(deprecated["upcoming"]) or upcoming_cutoff
 
 
+@dataclass(frozen=True)
+class NodeVisit:
+    """A node as the search returns from it: its ply, the move that led to
+    it (UCI; ``None`` at the root), the window it was searched with, the
+    repetition test's answer (``None`` where it was not asked) and the
+    score it returned, from its side to move's view."""
+    ply:   int
+    move:  Optional[str]
+    alpha: int
+    beta:  int
+    draw:  Optional[bool]
+    score: int
+
+
 class SearchStopped(Exception):
     """The engine's ``stop`` said to stop: the iteration under way is given up
     (the board and the repetition test are as they were at its start)."""
@@ -229,6 +245,9 @@ class Engine:
         ``stop()`` is asked at every node; when it says yes the iteration
         ends in :class:`SearchStopped` (a UCI ``stop``, a clock or a node
         limit).
+    on_node : callable or None
+        ``on_node(NodeVisit)`` as each node returns: the search node by
+        node, to hold a search in gateware to it.
 
     Members
     -------
@@ -245,7 +264,9 @@ class Engine:
                  null_move: bool = False, flags: Optional[SearchFlags] = None,
                  order: MoveOrder = captures_first,
                  progress: Optional[Callable[..., None]] = None,
-                 stop: Optional[Callable[[], bool]] = None, **deprecated: bool) -> None:
+                 stop: Optional[Callable[[], bool]] = None,
+                 on_node: Optional[Callable[[NodeVisit], None]] = None,
+                 **deprecated: bool) -> None:
         upcoming_cutoff = _deprecated_upcoming(upcoming_cutoff, deprecated, "Engine")
         if test is None:
             raise ValueError("an engine needs a repetition test")
@@ -269,6 +290,8 @@ class Engine:
         self.order = order
         self.progress = progress
         self.stop = stop
+        self.on_node = on_node
+        self._draw_at: Dict[int, Optional[bool]] = {}
         self.nodes = self.seldepth = 0
         test.start(board, list(history))
         self.board = self.root_board.copy(stack=False)
@@ -357,8 +380,18 @@ class Engine:
         self.terminal += 1
         return score
 
-    def _node(self, depth: int, alpha: int, beta: int, ply: int, *, on_pv: bool = False,
-              null_ok: bool = True, root: bool = False) -> int:
+    def _node(self, depth: int, alpha: int, beta: int, ply: int, **where: bool) -> int:
+        """:meth:`_visit`, told to ``on_node`` as it returns."""
+        if self.on_node is None:
+            return self._visit(depth, alpha, beta, ply, **where)
+        move = self.board.peek().uci() if ply else None
+        self._draw_at[ply] = None
+        score = self._visit(depth, alpha, beta, ply, **where)
+        self.on_node(NodeVisit(ply, move, alpha, beta, self._draw_at[ply], score))
+        return score
+
+    def _visit(self, depth: int, alpha: int, beta: int, ply: int, *, on_pv: bool = False,
+               null_ok: bool = True, root: bool = False) -> int:
         """Negamax, fail-soft; ``depth <= 0`` is the quiescence search, or
         the evaluation without :attr:`SearchFlags.quiescence`.
 
@@ -374,7 +407,8 @@ class Engine:
         self._tick()
         self._pv_at[ply] = []
         if not root:
-            if self.test.is_draw(board):
+            draw = self._draw_at[ply] = self.test.is_draw(board)
+            if draw:
                 self.repetitions += 1
                 return self._terminal(DRAW)
             if self.flags.upcoming_cutoff and alpha < DRAW and self.test.upcoming_draw(board):

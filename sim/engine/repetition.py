@@ -26,6 +26,7 @@ from typing import (TYPE_CHECKING, Callable, Hashable, List, Optional, Protocol,
 
 import chess
 
+from ...hdl.search.rules import DRAW_COUNT_LIMIT
 from ...hdl.word import is_barrier
 from ..model.encode import encode_move
 from ..model.golden import Result
@@ -44,8 +45,8 @@ MAX_PLY = 64
 # A node's query stops at the first earlier occurrence after the root, or
 # goes on for a second one (limit 1 leaves a lone occurrence at or before
 # the root undecided, see axon.sim.model.golden.perpetual): the least scan
-# that decides ``draw``.
-QUERY_COUNT_LIMIT = 1
+# that decides ``draw``; the search unit asks with it too.
+QUERY_COUNT_LIMIT = DRAW_COUNT_LIMIT
 # The host's look-up for an upcoming repetition of a position at or before
 # the root: two earlier occurrences make the move's position a third one.
 UPCOMING_CHECK_LIMIT = 2

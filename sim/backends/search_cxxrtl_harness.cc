@@ -1,0 +1,103 @@
+// Testbench for the CXXRTL model of axon.hdl.search.SearchUnit; see
+// axon/sim/backends/search_cxxrtl.py.
+//
+// axon.sim.backends.cxxrtl writes a prelude before this file that includes the
+// generated design and defines
+//
+//   AXON_DESIGN          the design class (cxxrtl_design::p_<name>)
+//   AXON_CLOCK_LIMIT     clocks after which a search is given up
+//   AXON_DEPTH           the move list's depth
+//   AXON_ROOT_MASK       the bits of the root_address port
+//   AXON_PORT_<NAME>     the CXXRTL member of each port used here
+//
+// stdin: one search a line until end of file:
+//   depth side castling ep_valid ep_sq p0 .. p63 N w0 .. w(N-1)
+// (the 64 Table 1 piece codes, a1 first; the N game-history move words,
+// the last at the root address N - 1). Each is loaded through the load and
+// history ports, started, and clocked until busy falls.
+// stdout, per search, flushed before the next is read:
+//   done SCORE BEST_VALID BEST_MOVE NODES TERMINAL REPETITIONS QUERIES CLOCKS WAIT_CLOCKS
+// (SCORE: the 16 bits of the score; BEST_MOVE: the Move layout's bits).
+// A search past AXON_CLOCK_LIMIT, or bad input, ends with exit status 2.
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+namespace {
+
+AXON_DESIGN dut;
+
+void tick() {
+	dut.AXON_PORT_CLK.set<bool>(true);
+	dut.step();
+	dut.AXON_PORT_CLK.set<bool>(false);
+	dut.step();
+}
+
+[[noreturn]] void fail(const char *message) {
+	std::fprintf(stderr, "axon search unit harness: %s\n", message);
+	std::exit(2);
+}
+
+unsigned long long counter(uint64_t value) {
+	return static_cast<unsigned long long>(value);
+}
+
+}  // namespace
+
+int main() {
+	dut.step();
+	unsigned depth, side, castling, ep_valid, ep_sq;
+	while (std::scanf("%u %u %u %u %u", &depth, &side, &castling, &ep_valid, &ep_sq) == 5) {
+		for (unsigned square = 0; square < 64; square++) {
+			unsigned piece;
+			if (std::scanf("%u", &piece) != 1)
+				fail("a search's line has fewer than 64 squares");
+			dut.AXON_PORT_LOAD_EN.set<bool>(true);
+			dut.AXON_PORT_LOAD_SQUARE.set<uint32_t>(square);
+			dut.AXON_PORT_LOAD_PIECE.set<uint32_t>(piece);
+			tick();
+		}
+		dut.AXON_PORT_LOAD_EN.set<bool>(false);
+		unsigned words;
+		if (std::scanf("%u", &words) != 1 || words > AXON_DEPTH)
+			fail("a search's line has no word count, or more words than the move list holds");
+		for (unsigned address = 0; address < words; address++) {
+			unsigned word;
+			if (std::scanf("%u", &word) != 1)
+				fail("a search's line has fewer words than it says");
+			dut.AXON_PORT_HISTORY_EN.set<bool>(true);
+			dut.AXON_PORT_HISTORY_ADDR.set<uint32_t>(address);
+			dut.AXON_PORT_HISTORY_WORD.set<uint32_t>(word);
+			tick();
+		}
+		dut.AXON_PORT_HISTORY_EN.set<bool>(false);
+		dut.AXON_PORT_SIDE.set<bool>(side != 0);
+		dut.AXON_PORT_CASTLING.set<uint32_t>(castling);
+		dut.AXON_PORT_EP_VALID.set<bool>(ep_valid != 0);
+		dut.AXON_PORT_EP_SQ.set<uint32_t>(ep_sq);
+		dut.AXON_PORT_ROOT_ADDRESS.set<uint32_t>((words - 1u) & AXON_ROOT_MASK);
+		dut.AXON_PORT_DEPTH.set<uint32_t>(depth);
+		dut.AXON_PORT_START.set<bool>(true);
+		tick();
+		dut.AXON_PORT_START.set<bool>(false);
+		uint64_t clocks = 0;
+		do {
+			tick();
+			if (++clocks >= AXON_CLOCK_LIMIT)
+				fail("the search went past the clock limit");
+		} while (dut.AXON_PORT_BUSY.get<bool>());
+		std::printf("done %u %u %u %llu %llu %llu %llu %llu %llu\n",
+		            dut.AXON_PORT_SCORE.get<uint32_t>(), dut.AXON_PORT_BEST_VALID.get<bool>() ? 1u : 0u,
+		            dut.AXON_PORT_BEST_MOVE.get<uint32_t>(),
+		            counter(dut.AXON_PORT_NODES.get<uint64_t>()),
+		            counter(dut.AXON_PORT_TERMINAL.get<uint64_t>()),
+		            counter(dut.AXON_PORT_REPETITIONS.get<uint64_t>()),
+		            counter(dut.AXON_PORT_QUERIES.get<uint64_t>()),
+		            counter(dut.AXON_PORT_CLOCKS.get<uint64_t>()),
+		            counter(dut.AXON_PORT_WAIT_CLOCKS.get<uint64_t>()));
+		std::fflush(stdout);
+	}
+	return 0;
+}
