@@ -104,7 +104,7 @@ def test_property_holds(prop):
 
 
 # The pair scan's end-to-end variant blind to chains needs a long trace to
-# fail (about two minutes, where every other variant takes seconds): the
+# fail (46 s with yices, where every other variant takes seconds): the
 # default run keeps its variant blind to the root, the long sweep both.
 _LONG_TO_FAIL = {("end-to-end", True)}
 
