@@ -499,7 +499,7 @@ def test_truncated_frames(fuzz_bench):
     assert fuzz_bench.link.identify().depth == FUZZ_DEPTH
 
 
-@settings(max_examples=6)
+@settings(max_examples=4)
 @given(plan=segments)
 def test_link_fuzz(fuzz_bench, plan):
     _run_fuzz(fuzz_bench, plan)

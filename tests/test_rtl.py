@@ -185,7 +185,7 @@ image_jobs = st.lists(st.tuples(memory_images, st.integers(0, 15), st.integers(0
 
 
 @pytest.mark.parametrize("rules, chains, pools, scan", ARBITRARY_CONFIGS)
-@settings(max_examples=6)
+@settings(max_examples=4)
 @given(drawn=image_jobs)
 def test_arbitrary_words(rules, chains, pools, scan, drawn):
     # The first image's first query is at the word its load wrote last, the
