@@ -30,7 +30,7 @@ from .build import (NAME, BuildError, fit_message, timing_log, over_capacity, fi
                     utilisation)
 from .families import ICE40, family_of
 from .platforms import BOARDS, get_board
-from ..hdl.board.bare_core import BareCore, BarePeer, BarePerft
+from ..hdl.board.bare_core import BareCore, BarePeer, BarePerft, BareSearchUnit
 from ..hdl.board.top import PlatformTop
 from ..hdl.board.uart import divisor_for
 
@@ -73,12 +73,20 @@ PEER_TARGETS = {
     "zobrist32-hx8k": (ICE40HX8KBEVNPlatform, 32),
 }
 
-# The search layer's perft (:class:`~axon.hdl.search.Perft`) alone, the same
-# way: name -> platform. Measured on demand (``axon bench --hardware-only
-# --targets perft-hx8k``), not in the default run.
+# The search layer in gateware, alone, the same way: name -> (platform, the
+# bare top). The perft (:class:`~axon.hdl.search.Perft`: the move generator,
+# make and unmake, the attack test) and the search unit
+# (:class:`~axon.hdl.search.SearchUnit`: the perft walk with a score on
+# every node and its embedded detector, the shipped configuration) on the
+# UP5K and the HX8K, and the unit on the ULX3S's LFE5U-85F, where an array
+# of units would go. A unit that does not fit a device is a result: its
+# cells as nextpnr counted them (``does_not_fit``).
 SEARCH_TARGETS = {
-    "perft-up5k": ICEBreakerPlatform,
-    "perft-hx8k": ICE40HX8KBEVNPlatform,
+    "perft-up5k": (ICEBreakerPlatform, BarePerft),
+    "perft-hx8k": (ICE40HX8KBEVNPlatform, BarePerft),
+    "unit-up5k": (ICEBreakerPlatform, BareSearchUnit),
+    "unit-hx8k": (ICE40HX8KBEVNPlatform, BareSearchUnit),
+    "unit-lfe5u-85f": (ULX3S_85F_Platform, BareSearchUnit),
 }
 
 
@@ -115,7 +123,8 @@ def _top_for(target, config):
         platform, key_bits = PEER_TARGETS[target]
         return platform(), BarePeer(key_bits)
     if target in SEARCH_TARGETS:
-        return SEARCH_TARGETS[target](), BarePerft()
+        platform, top = SEARCH_TARGETS[target]
+        return platform(), top()
     if target in TARGETS:
         return TARGETS[target][0](), BareCore(config)
     spec = get_board(target)
@@ -165,7 +174,10 @@ def measure(target, *, seeds=5, config=None, build_root="build/bench", log=None)
             spec = get_board(target)
             raise BuildError(fit_message(spec, config.chains, short))
         if short:
-            raise BuildError(_fit_message_bare(short))
+            error = BuildError(_fit_message_bare(short))
+            # What nextpnr counted, for a result that says how far it is.
+            error.short = short
+            raise error
         raise subprocess.CalledProcessError(process.returncode, process.args,
                                             process.stdout, process.stderr)
 
@@ -209,8 +221,10 @@ def measure(target, *, seeds=5, config=None, build_root="build/bench", log=None)
 
 
 def all_targets():
-    """The bare cores on their iCE40 and ECP5 devices, then every iCE40 board.
-    An ECP5 board's build (a ULX3S carries 16 detectors) takes minutes a
-    seed; its bare core stands for it here, and ``--targets ulx3s-85f``
-    measures the board."""
-    return list(TARGETS) + [name for name, spec in BOARDS.items() if spec.family is ICE40]
+    """The bare cores on their iCE40 and ECP5 devices, every iCE40 board,
+    then the search layer's targets (:data:`SEARCH_TARGETS`). An ECP5
+    board's build (a ULX3S carries 16 detectors) takes minutes a seed; its
+    bare core stands for it here, and ``--targets ulx3s-85f`` measures the
+    board."""
+    return (list(TARGETS) + [name for name, spec in BOARDS.items() if spec.family is ICE40]
+            + list(SEARCH_TARGETS))

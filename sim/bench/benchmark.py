@@ -21,7 +21,11 @@ walks of 4 to 10 plies from positions of the same games
 python-chess's draw. ``bench.json`` reports each workload apart under
 ``workloads`` (``game``, ``recorded_search`` and ``search_walks``), and
 under ``search_host`` what the detector costs a host search: nodes per
-second with each repetition test, and the link's bytes per node.
+second with each repetition test, and the link's bytes per node. Under
+``search_unit`` (:mod:`axon.sim.bench.search_unit`) is the search unit in
+gateware: its clocks a node and its wait for the detector on fixed
+searches, nodes per second at its targets' median Fmax, and the area of the
+unit and of the perft core.
 
 Outputs ``DIR/bench.json``, ``DIR/bench.md`` and, with matplotlib installed,
 ``DIR/clocks.png`` and ``DIR/ns_per_query.png``.
@@ -61,6 +65,7 @@ from .peers import make_peer_games, run_peers
 from .recorded import (RECORDED_SEARCHES, host_rates, record_searches, recorded_figures,
                        recorded_software, simulate_recorded)
 from .walked import walked_figures
+from .search_unit import search_unit_figures
 from .zobrist_peer import hardware_peer_figures
 from .search_workload import (build_search_lines, search_corpus_figures, search_software,
                      simulate_search)
@@ -155,7 +160,14 @@ def _measure_one(target, seeds):
     try:
         return measure(target, seeds=seeds).as_dict()
     except BuildError as error:     # does not fit: the same words as `axon build`
-        return {"error": str(error)}
+        short = getattr(error, "short", None)
+        if not short:
+            return {"error": str(error)}
+        # A bare target that does not fit is a result: what nextpnr counted.
+        cell, (used, available) = next(iter(short.items()))
+        return {"error": str(error),
+                "does_not_fit": {"cell": cell, "used": used, "available": available,
+                                 "percent": round(100 * used / available, 1)}}
     except Exception as error:      # a board that does not build is reported, not fatal
         return {"error": f"{type(error).__name__}: {error}"}
 
@@ -435,6 +447,12 @@ class BenchRun:
                                                         reference=WALKED,
                                                         crowded_games=self.crowded_games,
                                                         log=log)
+
+        # The search unit: its clocks a node on fixed searches, in nodes a
+        # second at its targets' median Fmax, and the search layer's area.
+        self.phase = "the search unit"
+        bench["search_unit"] = search_unit_figures(bench["hardware"],
+                                                   python=not self.skip_software, log=log)
 
         peers = Peers()
         if not self.skip_software:

@@ -79,8 +79,9 @@ def register(subparsers):
                              "not bench.json")
     parser.add_argument("--targets", nargs="+", metavar="TARGET",
                         help="nextpnr targets (default: the bare cores, e.g. core-up5k, core-hx8k, "
-                             "core-lfe5u-85f, and every board; perft-up5k and perft-hx8k, "
-                             "the gateware perft, only when named)")
+                             "core-lfe5u-85f, every iCE40 board, and the search layer: the "
+                             "perft core perft-up5k, perft-hx8k and the search unit unit-up5k, "
+                             "unit-hx8k, unit-lfe5u-85f)")
     parser.add_argument("--readme", nargs="?", const="", metavar="BENCH_JSON",
                         help="run nothing: print the documentation's figure tables from "
                              "BENCH_JSON (default OUT/bench.json), each headed by the files "
