@@ -35,7 +35,8 @@ from ..hdl.board.top import PlatformTop
 from ..hdl.board.uart import divisor_for
 
 
-__all__ = ["Measurement", "measure", "config_for", "TARGETS", "PEER_TARGETS", "SEARCH_TARGETS"]
+__all__ = ["Measurement", "measure", "config_for", "seeds_for", "all_targets", "TARGETS",
+           "PEER_TARGETS", "SEARCH_TARGETS", "SEED_LIMITS"]
 
 
 # Bare-core targets: name -> (the amaranth-boards platform whose device and
@@ -82,12 +83,19 @@ PEER_TARGETS = {
 # of units would go. A unit that does not fit a device is a result: its
 # cells as nextpnr counted them (``does_not_fit``).
 SEARCH_TARGETS = {
-    "perft-up5k": (ICEBreakerPlatform, BarePerft),
-    "perft-hx8k": (ICE40HX8KBEVNPlatform, BarePerft),
-    "unit-up5k": (ICEBreakerPlatform, BareSearchUnit),
     "unit-hx8k": (ICE40HX8KBEVNPlatform, BareSearchUnit),
     "unit-lfe5u-85f": (ULX3S_85F_Platform, BareSearchUnit),
+    "unit-up5k": (ICEBreakerPlatform, BareSearchUnit),
+    "perft-up5k": (ICEBreakerPlatform, BarePerft),
+    "perft-hx8k": (ICE40HX8KBEVNPlatform, BarePerft),
 }
+
+# The most seeds a search target is placed with, whatever ``--seeds`` asks:
+# the unit fills nine tenths of an HX8K and takes minutes a seed, so that
+# the default run measures it over fewer seeds than the cores, and the
+# ECP5's unit, where the Fmax only turns clocks into nodes a second, over one.
+SEED_LIMITS = {"unit-hx8k": 3, "unit-up5k": 3, "unit-lfe5u-85f": 1,
+               "perft-up5k": 3, "perft-hx8k": 3}
 
 
 @dataclass
@@ -149,9 +157,17 @@ def _critical_path(report):
     }
 
 
+def seeds_for(target, seeds):
+    """How many seeds ``target`` is placed with when ``seeds`` are asked:
+    no more than its :data:`SEED_LIMITS`."""
+    return min(seeds, SEED_LIMITS.get(target, seeds))
+
+
 def measure(target, *, seeds=5, config=None, build_root="build/bench", log=None):
-    """Synthesise ``target`` once and place and route it with seeds 1..``seeds``,
-    with the detector of ``config`` (default :func:`config_for` the target)."""
+    """Synthesise ``target`` once and place and route it with seeds 1..``seeds``
+    (at most its :data:`SEED_LIMITS`), with the detector of ``config``
+    (default :func:`config_for` the target)."""
+    seeds = seeds_for(target, seeds)
     config = config_for(target) if config is None else config
     platform, top = _top_for(target, config)
     family = family_of(platform)
@@ -221,10 +237,11 @@ def measure(target, *, seeds=5, config=None, build_root="build/bench", log=None)
 
 
 def all_targets():
-    """The bare cores on their iCE40 and ECP5 devices, every iCE40 board,
-    then the search layer's targets (:data:`SEARCH_TARGETS`). An ECP5
-    board's build (a ULX3S carries 16 detectors) takes minutes a seed; its
-    bare core stands for it here, and ``--targets ulx3s-85f`` measures the
-    board."""
-    return (list(TARGETS) + [name for name, spec in BOARDS.items() if spec.family is ICE40]
-            + list(SEARCH_TARGETS))
+    """The search layer's targets (:data:`SEARCH_TARGETS`), the bare cores
+    on their iCE40 and ECP5 devices, then every iCE40 board. The search
+    unit's, the slowest, come first, so that the cores are placed beside
+    them rather than after. An ECP5 board's build (a ULX3S carries 16
+    detectors) takes minutes a seed; its bare core stands for it here, and
+    ``--targets ulx3s-85f`` measures the board."""
+    return (list(SEARCH_TARGETS) + list(TARGETS)
+            + [name for name, spec in BOARDS.items() if spec.family is ICE40])
