@@ -189,7 +189,7 @@ def test_search_unit_page_has_the_tables_to_paste_into():
 
 def test_bench_reports_the_search_unit(tmp_path):
     # A small whole run: no place and route, the unit's RTL a stand-in.
-    from tests.test_search_bench import ClockedGolden, SMALL_SEARCHES
+    from .test_search_bench import ClockedGolden, SMALL_SEARCHES
     run_bench(str(tmp_path), games=2, skip_hardware=True, skip_software=True,
               log=lambda line: None, rtl=(ClockedGolden(), "golden"), searches=SMALL_SEARCHES,
               crowded_games=2, unit_searches=WAC_DEPTH_2, unit_session=CountingUnit())
