@@ -155,7 +155,8 @@ def search_unit_figures(hardware, *, searches=UNIT_SEARCHES, session=None, pytho
     fmax = {target: hardware[target]["fmax_mhz"]["median"] for target in UNIT_TARGETS
             if "fmax_mhz" in hardware.get(target, {})}
     for figures, rate in zip(found, rates):
-        figures["nodes_per_second"] = {target: round(mhz * 1e6 / figures["clocks_per_node"])
+        figures["nodes_per_second"] = {target: round(mhz * 1e6 * figures["nodes"] /
+                                                     figures["clocks"])
                                        for target, mhz in fmax.items()}
         if rate:
             figures["python"] = rate
