@@ -10,7 +10,9 @@ and the bare core on a UP5K, an HX8K, an LFE5U-25F and an LFE5U-85F: the detecto
 and output registered, fed and read through shift registers so that only
 three pins are needed and nothing is optimised away. The bare core is also
 measured with the upcoming block, with each other layout of the chain list
-and with the backstop, on the UP5K and the HX8K.
+and with the backstop, on the UP5K and the HX8K. The search layer is
+measured the same way: the perft core and the search unit (with its
+detector) on the UP5K and the HX8K, and the unit on the LFE5U-85F.
 """
 
 import json
