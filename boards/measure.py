@@ -10,7 +10,9 @@ and the bare core on a UP5K, an HX8K, an LFE5U-25F and an LFE5U-85F: the detecto
 and output registered, fed and read through shift registers so that only
 three pins are needed and nothing is optimised away. The bare core is also
 measured with the upcoming block, with each other layout of the chain list
-and with the backstop, on the UP5K and the HX8K.
+and with the backstop, on the UP5K and the HX8K. The search layer is
+measured the same way: the perft core and the search unit (with its
+detector) on the UP5K and the HX8K, and the unit on the LFE5U-85F.
 """
 
 import json
@@ -30,12 +32,13 @@ from .build import (NAME, BuildError, fit_message, timing_log, over_capacity, fi
                     utilisation)
 from .families import ICE40, family_of
 from .platforms import BOARDS, get_board
-from ..hdl.board.bare_core import BareCore, BarePeer, BarePerft
+from ..hdl.board.bare_core import BareCore, BarePeer, BarePerft, BareSearchUnit
 from ..hdl.board.top import PlatformTop
 from ..hdl.board.uart import divisor_for
 
 
-__all__ = ["Measurement", "measure", "config_for", "TARGETS", "PEER_TARGETS", "SEARCH_TARGETS"]
+__all__ = ["Measurement", "measure", "config_for", "seeds_for", "all_targets", "TARGETS",
+           "PEER_TARGETS", "SEARCH_TARGETS", "SEED_LIMITS"]
 
 
 # Bare-core targets: name -> (the amaranth-boards platform whose device and
@@ -73,13 +76,29 @@ PEER_TARGETS = {
     "zobrist32-hx8k": (ICE40HX8KBEVNPlatform, 32),
 }
 
-# The search layer's perft (:class:`~axon.hdl.search.Perft`) alone, the same
-# way: name -> platform. Measured on demand (``axon bench --hardware-only
-# --targets perft-hx8k``), not in the default run.
+# The search layer in gateware, alone, the same way: name -> (platform, the
+# bare top). The perft (:class:`~axon.hdl.search.Perft`: the move generator,
+# make and unmake, the attack test) and the search unit
+# (:class:`~axon.hdl.search.SearchUnit`: the perft walk with a score on
+# every node and its embedded detector, the shipped configuration) on the
+# UP5K and the HX8K, and the unit on the ULX3S's LFE5U-85F, where an array
+# of units would go. A unit that does not fit a device is a result: its
+# cells as nextpnr counted them (``does_not_fit``).
 SEARCH_TARGETS = {
-    "perft-up5k": ICEBreakerPlatform,
-    "perft-hx8k": ICE40HX8KBEVNPlatform,
+    "unit-hx8k": (ICE40HX8KBEVNPlatform, BareSearchUnit),
+    "unit-lfe5u-85f": (ULX3S_85F_Platform, BareSearchUnit),
+    "unit-up5k": (ICEBreakerPlatform, BareSearchUnit),
+    "perft-up5k": (ICEBreakerPlatform, BarePerft),
+    "perft-hx8k": (ICE40HX8KBEVNPlatform, BarePerft),
 }
+
+# The most seeds a search target is placed with, whatever ``--seeds`` asks,
+# to keep the default run's time: the unit fills nine tenths of an HX8K and
+# takes minutes a seed (three seeds, a median); the ECP5's unit, where the
+# Fmax only turns clocks into nodes a second, and the perft core, whose
+# seed 1 is docs/perft.md's, one.
+SEED_LIMITS = {"unit-hx8k": 3, "unit-up5k": 3, "unit-lfe5u-85f": 1,
+               "perft-up5k": 1, "perft-hx8k": 1}
 
 
 @dataclass
@@ -115,7 +134,8 @@ def _top_for(target, config):
         platform, key_bits = PEER_TARGETS[target]
         return platform(), BarePeer(key_bits)
     if target in SEARCH_TARGETS:
-        return SEARCH_TARGETS[target](), BarePerft()
+        platform, top = SEARCH_TARGETS[target]
+        return platform(), top()
     if target in TARGETS:
         return TARGETS[target][0](), BareCore(config)
     spec = get_board(target)
@@ -140,9 +160,17 @@ def _critical_path(report):
     }
 
 
+def seeds_for(target, seeds):
+    """How many seeds ``target`` is placed with when ``seeds`` are asked:
+    no more than its :data:`SEED_LIMITS`."""
+    return min(seeds, SEED_LIMITS.get(target, seeds))
+
+
 def measure(target, *, seeds=5, config=None, build_root="build/bench", log=None):
-    """Synthesise ``target`` once and place and route it with seeds 1..``seeds``,
-    with the detector of ``config`` (default :func:`config_for` the target)."""
+    """Synthesise ``target`` once and place and route it with seeds 1..``seeds``
+    (at most its :data:`SEED_LIMITS`), with the detector of ``config``
+    (default :func:`config_for` the target)."""
+    seeds = seeds_for(target, seeds)
     config = config_for(target) if config is None else config
     platform, top = _top_for(target, config)
     family = family_of(platform)
@@ -165,7 +193,10 @@ def measure(target, *, seeds=5, config=None, build_root="build/bench", log=None)
             spec = get_board(target)
             raise BuildError(fit_message(spec, config.chains, short))
         if short:
-            raise BuildError(_fit_message_bare(short))
+            error = BuildError(_fit_message_bare(short))
+            # What nextpnr counted, for a result that says how far it is.
+            error.short = short
+            raise error
         raise subprocess.CalledProcessError(process.returncode, process.args,
                                             process.stdout, process.stderr)
 
@@ -209,8 +240,11 @@ def measure(target, *, seeds=5, config=None, build_root="build/bench", log=None)
 
 
 def all_targets():
-    """The bare cores on their iCE40 and ECP5 devices, then every iCE40 board.
-    An ECP5 board's build (a ULX3S carries 16 detectors) takes minutes a
-    seed; its bare core stands for it here, and ``--targets ulx3s-85f``
-    measures the board."""
-    return list(TARGETS) + [name for name, spec in BOARDS.items() if spec.family is ICE40]
+    """The search layer's targets (:data:`SEARCH_TARGETS`), the bare cores
+    on their iCE40 and ECP5 devices, then every iCE40 board. The search
+    unit's, the slowest, come first, so that the cores are placed beside
+    them rather than after. An ECP5 board's build (a ULX3S carries 16
+    detectors) takes minutes a seed; its bare core stands for it here, and
+    ``--targets ulx3s-85f`` measures the board."""
+    return (list(SEARCH_TARGETS) + list(TARGETS)
+            + [name for name, spec in BOARDS.items() if spec.family is ICE40])

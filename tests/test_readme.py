@@ -273,10 +273,11 @@ def test_pasted_tables_are_the_kept_bench_run():
     # in, or left behind by a new run, fails here.
     bench = json.loads(BENCH_RUN.read_text())
     generated = _sections(readme_tables(bench))
-    # The search rates', the hardware peer's and the layouts' tables come with
-    # a bench that measured them.
+    # The search rates', the hardware peer's, the layouts' and the search
+    # unit's tables come with a bench that measured them.
     layouts = "layouts" in bench.get("workloads", {}).get("recorded_search", {})
-    assert len(generated) == 6 + ("search_host" in bench) + ("hardware_peers" in bench) + layouts
+    assert len(generated) == 6 + ("search_host" in bench) + ("hardware_peers" in bench) + \
+        layouts + ("search_unit" in bench)
     for title, lines in generated.items():
         for name in re.findall(r"[\w/-]+\.md", title):
             assert "\n".join(lines) in (ROOT / name).read_text(), f"{name}: {title} drifted"

@@ -30,6 +30,8 @@ from axon.sim.model.golden import perpetual
 from axon.sim.model.oracle import oracle_answers
 from axon.sim.model.search_lines import search_lines
 
+from .test_bench_search_unit import WAC_DEPTH_2, CountingUnit
+
 
 @pytest.fixture(scope="module")
 def games():
@@ -228,9 +230,11 @@ def test_a_recorded_search_as_a_tuple_is_deprecated():
 
 
 def test_bench_reports_the_search_workload_apart(tmp_path):
+    # The search unit's RTL a stand-in (tests/test_bench_search_unit.py).
     bench = run_bench(str(tmp_path), games=2, skip_hardware=True, skip_software=True,
                       log=lambda line: None, rtl=(ClockedGolden(), "golden"),
-                      searches=SMALL_SEARCHES, crowded_games=2)
+                      searches=SMALL_SEARCHES, crowded_games=2,
+                      unit_searches=WAC_DEPTH_2, unit_session=CountingUnit())
     with open(tmp_path / "bench.json") as file:
         written = json.load(file)
     workloads = written["workloads"]

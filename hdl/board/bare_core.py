@@ -5,7 +5,8 @@ this top. It is fed and read through shift registers, so that it needs only
 three pins and nothing of the detector is optimised away. The benchmark's
 hardware peer, :class:`~axon.hdl.zobrist_peer.ZobristPeer`, is measured
 the same way (:class:`BarePeer`), and so is the search layer's perft
-(:class:`BarePerft`).
+(:class:`BarePerft`), and the search unit with its detector
+(:class:`BareSearchUnit`).
 """
 
 from amaranth.hdl import *
@@ -14,11 +15,12 @@ from amaranth.lib import io
 from amaranth.lib import wiring
 
 from ..detector import AxonDetector
-from ..search import Perft
+from ..params import SHIPPED
+from ..search import Perft, SearchUnit
 from ..zobrist_peer import ZobristPeer
 
 
-__all__ = ["BareCore", "BarePeer", "BarePerft"]
+__all__ = ["BareCore", "BarePeer", "BarePerft", "BareSearchUnit"]
 
 
 def shift_registers(m, platform, inputs, outputs):
@@ -98,6 +100,24 @@ class BarePerft(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         m.submodules.core = core = Perft()
+        inputs, outputs = [], []
+        for _, member, value in core.signature.flatten(core):
+            (inputs if member.flow is wiring.In else outputs).append(value)
+        shift_registers(m, platform, Cat(*inputs), Cat(*outputs))
+        return m
+
+
+class BareSearchUnit(Elaboratable):
+    """:class:`~axon.hdl.search.SearchUnit` (the perft walk with a score on
+    every node and its embedded detector, of ``config``) with registered
+    inputs and outputs, as :class:`BareCore` has the detector."""
+
+    def __init__(self, config=SHIPPED):
+        self.config = config
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.core = core = SearchUnit(self.config)
         inputs, outputs = [], []
         for _, member, value in core.signature.flatten(core):
             (inputs if member.flow is wiring.In else outputs).append(value)

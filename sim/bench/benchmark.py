@@ -21,7 +21,11 @@ walks of 4 to 10 plies from positions of the same games
 python-chess's draw. ``bench.json`` reports each workload apart under
 ``workloads`` (``game``, ``recorded_search`` and ``search_walks``), and
 under ``search_host`` what the detector costs a host search: nodes per
-second with each repetition test, and the link's bytes per node.
+second with each repetition test, and the link's bytes per node. Under
+``search_unit`` (:mod:`axon.sim.bench.search_unit`) is the search unit in
+gateware: its clocks a node and its wait for the detector on fixed
+searches, nodes per second at its targets' median Fmax, and the area of the
+unit and of the perft core.
 
 Outputs ``DIR/bench.json``, ``DIR/bench.md`` and, with matplotlib installed,
 ``DIR/clocks.png`` and ``DIR/ns_per_query.png``.
@@ -41,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Callable, NamedTuple, Optional
 
 from ...boards.build import BuildError
-from ...boards.measure import PEER_TARGETS, all_targets, config_for, measure
+from ...boards.measure import PEER_TARGETS, all_targets, config_for, measure, seeds_for
 from ...hdl.params import WALKED, Pools
 from ...hdl.pathcheck import PATH_CHECK_LATENCY
 from ...hdl.upcoming import UPCOMING_CLOCKS
@@ -61,6 +65,7 @@ from .peers import make_peer_games, run_peers
 from .recorded import (RECORDED_SEARCHES, host_rates, record_searches, recorded_figures,
                        recorded_software, simulate_recorded)
 from .walked import walked_figures
+from .search_unit import UNIT_SEARCHES, search_unit_figures
 from .zobrist_peer import hardware_peer_figures
 from .search_workload import (build_search_lines, search_corpus_figures, search_software,
                      simulate_search)
@@ -155,7 +160,14 @@ def _measure_one(target, seeds):
     try:
         return measure(target, seeds=seeds).as_dict()
     except BuildError as error:     # does not fit: the same words as `axon build`
-        return {"error": str(error)}
+        short = getattr(error, "short", None)
+        if not short:
+            return {"error": str(error)}
+        # A bare target that does not fit is a result: what nextpnr counted.
+        cell, (used, available) = next(iter(short.items()))
+        return {"error": str(error),
+                "does_not_fit": {"cell": cell, "used": used, "available": available,
+                                 "percent": round(100 * used / available, 1)}}
     except Exception as error:      # a board that does not build is reported, not fatal
         return {"error": f"{type(error).__name__}: {error}"}
 
@@ -175,8 +187,11 @@ def hardware(seeds, log=print, targets=None, jobs=None, results=None):
     targets = list(targets or all_targets())
     jobs = jobs or max(1, min(len(targets), os.cpu_count() or 1))
     results = {} if results is None else results
+    capped = [f"{target} {seeds_for(target, seeds)}" for target in targets
+              if seeds_for(target, seeds) < seeds]
     log(f"place and route: {len(targets)} targets, {seeds} seed{'s' if seeds != 1 else ''} "
-        f"each, {jobs} at a time: {', '.join(targets)}")
+        f"each" + (f" (fewer: {', '.join(capped)})" if capped else "") +
+        f", {jobs} at a time: {', '.join(targets)}")
     # Leaving the block terminates the workers, Ctrl-C or not.
     with multiprocessing.Pool(jobs, initializer=_ignore_interrupt) as pool:
         pending = {target: pool.apply_async(_measure_one, (target, seeds)) for target in targets}
@@ -313,19 +328,24 @@ def bench_header():
 
 def run_bench(out_dir="bench", *, seeds=5, games=300, seed=2024, hardware_targets=None,
               skip_hardware=False, skip_software=False, log=print, rtl=None,
-              searches=RECORDED_SEARCHES, crowded_games=CROWDED_GAMES):
+              searches=RECORDED_SEARCHES, crowded_games=CROWDED_GAMES,
+              unit_searches=UNIT_SEARCHES, unit_session=None):
     """Run the benchmark into ``out_dir``; return what ``bench.json`` holds.
 
     ``rtl`` is ``(session, backend name)`` to answer the queries with, by
     default CXXRTL (else Amaranth's simulator) at the bench's parameters;
     ``searches`` the searches whose queries are the search workload
     (:data:`~axon.sim.bench.recorded.RECORDED_SEARCHES`), and ``crowded_games``
-    the crowded boards' games (:mod:`~axon.sim.bench.capacity`)."""
+    the crowded boards' games (:mod:`~axon.sim.bench.capacity`);
+    ``unit_searches`` the searches the search unit runs
+    (:data:`~axon.sim.bench.search_unit.UNIT_SEARCHES`) and ``unit_session``
+    the unit's RTL to run them on, by default its CXXRTL model."""
     started = time.monotonic()
     os.makedirs(out_dir, exist_ok=True)
     run = BenchRun(seeds=seeds, games=games, seed=seed, hardware_targets=hardware_targets,
                    skip_hardware=skip_hardware, skip_software=skip_software, log=log, rtl=rtl,
-                   searches=searches, crowded_games=crowded_games)
+                   searches=searches, crowded_games=crowded_games,
+                   unit_searches=unit_searches, unit_session=unit_session)
     bench = run.figures
     try:
         run.measure()
@@ -385,6 +405,8 @@ class BenchRun:
     rtl:              Optional[tuple] = None
     searches:         tuple = RECORDED_SEARCHES
     crowded_games:    int = CROWDED_GAMES
+    unit_searches:    tuple = UNIT_SEARCHES
+    unit_session:     Optional[object] = None
     figures:          dict = field(default_factory=bench_header)
     phase:            str = "simulation"
     cycles:           list = field(default_factory=list)
@@ -435,6 +457,14 @@ class BenchRun:
                                                         reference=WALKED,
                                                         crowded_games=self.crowded_games,
                                                         log=log)
+
+        # The search unit: its clocks a node on fixed searches, in nodes a
+        # second at its targets' median Fmax, and the search layer's area.
+        self.phase = "the search unit"
+        bench["search_unit"] = search_unit_figures(bench["hardware"],
+                                                   searches=self.unit_searches,
+                                                   session=self.unit_session,
+                                                   python=not self.skip_software, log=log)
 
         peers = Peers()
         if not self.skip_software:

@@ -14,9 +14,11 @@ import re
 
 from ...boards.platforms import BOARDS, DEFAULT_BOARD
 from .capacity import layout_name
+from .search_unit import ARRAY_TARGET, UNIT_TARGETS
 
 
-__all__ = ["readme_tables", "BARE_CORES", "PEER_NAMES", "SEARCH_LABEL"]
+__all__ = ["readme_tables", "BARE_CORES", "PEER_NAMES", "SEARCH_LABEL", "SEARCH_GATEWARE",
+           "UNIT_CLOCKS_HEADER", "UNIT_AREA_HEADER"]
 
 # Bench targets that are the bare core, and how the docs name them.
 BARE_CORES = {"core-up5k": "bare core, UP5K", "core-hx8k": "bare core, HX8K",
@@ -396,6 +398,91 @@ def _layout_table(bench):
                    "ns per query HX8K / UP5K", "ratio to the C chain list HX8K / UP5K"], rows)
 
 
+# The search layer's bench targets, and how the docs name them.
+SEARCH_GATEWARE = {"unit-hx8k": "search unit, HX8K", "unit-up5k": "search unit, UP5K",
+                   "unit-lfe5u-85f": "search unit, LFE5U-85F",
+                   "perft-hx8k": "perft core, HX8K", "perft-up5k": "perft core, UP5K"}
+
+UNIT_CLOCKS_HEADER = ["search in the unit (depths 1 to D)", "nodes", "clocks", "clocks a node",
+                      "waiting for the detector",
+                      *(f"nodes/s at median Fmax, {SEARCH_GATEWARE[target].split(', ')[1]}"
+                        for target in UNIT_TARGETS),
+                      "nodes/s, the model in Python"]
+UNIT_AREA_HEADER = ["search gateware", "device", "logic cells", "flip-flops", "BRAMs",
+                    "Fmax min / median / max (MHz)"]
+
+
+def _unit_rate(rate, area, target):
+    if target in rate:
+        return _number(rate[target])
+    return "does not fit" if area.get(target, {}).get("fits") is False else ""
+
+
+def _unit_row(label, figures, area):
+    rate = figures.get("nodes_per_second", {})
+    share = figures.get("wait_share")
+    return [label, _number(figures.get("nodes")), _number(figures.get("clocks")),
+            _number(figures.get("clocks_per_node"), 2),
+            "" if share is None else f"{_number(figures.get('wait_clocks'))} "
+                                     f"({_number(100 * share, 1)} %)",
+            *(_unit_rate(rate, area, target) for target in UNIT_TARGETS),
+            _number(figures.get("python", {}).get("nodes_per_second"))]
+
+
+def _unit_area_row(target, figures):
+    label = SEARCH_GATEWARE.get(target, f"`{target}`")
+    if "does_not_fit" in figures:
+        short = figures["does_not_fit"]
+        return [label, "", f"does not fit: {_number(short.get('used'))} / "
+                           f"{_number(short.get('available'))} {short.get('cell', '')} "
+                           f"({_number(short.get('percent'), 1)} %)", "", "", ""]
+    if not figures.get("fits", True) or "error" in figures:
+        return [label, "", figures.get("error", "not measured"), "", "", ""]
+    rams = figures.get("block_rams") or {}
+    return [label, _short_device(figures.get("device") or ""), _cells(figures),
+            figures.get("flip_flops", ""),
+            f"{rams.get('used', '?')} / {rams.get('available', '?')}", _fmax_span(figures)]
+
+
+def _unit_sentence(unit):
+    array, deep_blue = unit.get("array"), unit.get("deep_blue", {})
+    total = unit.get("total", {})
+    if array:
+        rate = total.get("nodes_per_second", {}).get(ARRAY_TARGET)
+        sentence = (f"Units in the LFE5U-85F: {array.get('units')} within "
+                    f"{_number(100 * array.get('margin', 0), 0)} % of its "
+                    f"{_number(array['logic_cells']['available'])} LUT4s and "
+                    f"{_number(array['block_rams']['available'])} BRAMs, computed from one "
+                    f"unit's use ({_number(array['logic_cells']['used'])} LUT4s, "
+                    f"{_number(array['block_rams']['used'])} BRAMs), not from a build of "
+                    f"{array.get('units')} units")
+        sentence += ("." if rate is None else
+                     f"; at its median Fmax they would search "
+                     f"{_number(array.get('units') * rate)} nodes/s together.")
+    else:
+        sentence = "Units in the LFE5U-85F: not measured (no place and route of the unit)."
+    low_high = deep_blue.get("nodes_per_second_per_chip") or []
+    if len(low_high) == 2:
+        sentence += (f" Deep Blue's chess chip searched {_number(low_high[0])} to "
+                     f"{_number(low_high[1])} nodes/s ({deep_blue.get('source', '')}).")
+    return sentence
+
+
+def _search_unit_tables(bench):
+    """The search unit's clocks a node and nodes a second, the area of the
+    unit and of the perft core, and an array of units in the LFE5U-85F."""
+    unit = bench.get("search_unit", {})
+    area = unit.get("area", {})
+    rows = [_unit_row(f"{found.get('position')}, depth {found.get('depth')}", found, area)
+            for found in unit.get("searches", [])]
+    if unit.get("searches"):
+        rows.append(_unit_row("all of them", unit.get("total", {}), area))
+    area_rows = [_unit_area_row(target, area[target]) for target in SEARCH_GATEWARE
+                 if target in area]
+    return (_table(UNIT_CLOCKS_HEADER, rows) + [""] + _table(UNIT_AREA_HEADER, area_rows)
+            + ["", _unit_sentence(unit)])
+
+
 def readme_tables(bench):
     """The documentation's tables for ``bench`` (a loaded ``bench.json``), as Markdown text."""
     machine = bench.get("machine", {})
@@ -416,6 +503,9 @@ def readme_tables(bench):
     if "search_host" in bench:
         sections.append(("docs/search-experiment.md: what the detector costs a search",
                          _search_host_table(bench)))
+    if "search_unit" in bench:
+        sections.append(("docs/search_unit.md: the search unit in the bench",
+                         _search_unit_tables(bench)))
     lines = [f"<!-- axon bench --readme: the run of {machine.get('date', '?')}, "
              f"{bench.get('seconds', '?')} s; Fmax of seed 1 in the board tables -->"]
     for title, table in sections:

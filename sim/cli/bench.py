@@ -70,7 +70,9 @@ def register(subparsers):
                     "golden model and python-chess), nextpnr's Fmax and area, and software "
                     "peers on the same queries. Writes OUT/bench.json and OUT/bench.md.")
     parser.add_argument("--out", default="bench", help="output directory (default: bench/)")
-    parser.add_argument("--seeds", type=int, default=5, help="nextpnr seeds per target (default 5)")
+    parser.add_argument("--seeds", type=int, default=5, help="nextpnr seeds per target (default 5); "
+                        "the search unit takes at most 3, the LFE5U-85F's unit and the perft "
+                        "core 1")
     parser.add_argument("--games", type=int, default=300, help="generated games in the corpus (default 300)")
     parser.add_argument("--no-hardware", action="store_true", help="skip the nextpnr runs")
     parser.add_argument("--no-software", action="store_true", help="skip the software peers")
@@ -79,8 +81,9 @@ def register(subparsers):
                              "not bench.json")
     parser.add_argument("--targets", nargs="+", metavar="TARGET",
                         help="nextpnr targets (default: the bare cores, e.g. core-up5k, core-hx8k, "
-                             "core-lfe5u-85f, and every board; perft-up5k and perft-hx8k, "
-                             "the gateware perft, only when named)")
+                             "core-lfe5u-85f, every iCE40 board, and the search layer: the "
+                             "perft core perft-up5k, perft-hx8k and the search unit unit-up5k, "
+                             "unit-hx8k, unit-lfe5u-85f)")
     parser.add_argument("--readme", nargs="?", const="", metavar="BENCH_JSON",
                         help="run nothing: print the documentation's figure tables from "
                              "BENCH_JSON (default OUT/bench.json), each headed by the files "
