@@ -10,7 +10,20 @@ from ..search.movegen import Position
 from ..search.perft import GatewareRun, PerftResult, check_depth, move_uci
 
 
-__all__ = ["PerftPysim", "load_position"]
+__all__ = ["PerftPysim", "load_position", "simulate"]
+
+
+def simulate(dut, testbench, vcd: Optional[str] = None) -> None:
+    """Run ``testbench`` against ``dut`` with its clock, writing every
+    signal to the VCD file ``vcd`` when one is given."""
+    sim = Simulator(dut)
+    sim.add_clock(1e-7)
+    sim.add_testbench(testbench)
+    if vcd:
+        with sim.write_vcd(vcd):
+            sim.run()
+    else:
+        sim.run()
 
 
 async def load_position(ctx, dut, pos: Position, depth: int):
@@ -77,13 +90,6 @@ class PerftPysim:
                     raise TimeoutError(f"perft ran past {self.clock_limit} clocks")
             outcome["nodes"], outcome["clocks"] = ctx.get(dut.nodes), clocks
 
-        sim = Simulator(dut)
-        sim.add_clock(1e-7)
-        sim.add_testbench(testbench)
-        if self.vcd:
-            with sim.write_vcd(self.vcd):
-                sim.run()
-        else:
-            sim.run()
+        simulate(dut, testbench, self.vcd)
         return GatewareRun(PerftResult(outcome["nodes"], tuple(roots)), tuple(trace),
                            outcome["clocks"])

@@ -2,12 +2,11 @@
 
 from typing import Callable, Optional
 
-from amaranth.sim import Simulator
-
 from ...hdl.params import SHIPPED, DetectorConfig
 from ...hdl.search import SearchUnit
-from ..search.unit import UnitJob, UnitNode, UnitResult, check_unit_depth, node_of, signed
-from ..search.unit import move_name
+from ..search.unit import (UnitJob, UnitNode, UnitResult, check_unit_depth, move_name,
+                           node_of, signed)
+from .perft_pysim import simulate
 
 
 __all__ = ["SearchPysim", "load_search"]
@@ -112,14 +111,7 @@ class SearchPysim:
                 repetitions=ctx.get(dut.repetitions), queries=ctx.get(dut.queries),
                 clocks=ctx.get(dut.clocks), wait_clocks=ctx.get(dut.wait_clocks), trace=trace)
 
-        sim = Simulator(dut)
-        sim.add_clock(1e-7)
-        sim.add_testbench(testbench)
-        if self.vcd:
-            with sim.write_vcd(self.vcd):
-                sim.run()
-        else:
-            sim.run()
+        simulate(dut, testbench, self.vcd)
         return found["result"]
 
     def close(self) -> None:
