@@ -14,10 +14,11 @@ import pytest
 
 from axon.hdl.params import SHIPPED
 from axon.hdl.search import SearchUnit
+from axon.sim.backends.search_cxxrtl import SearchCxxrtl
 from axon.sim.backends.search_pysim import SearchPysim
 from axon.sim.cli.backends import BACKENDS
 from axon.sim.engine.alphabeta import INFINITY, MATE, Engine
-from axon.sim.engine.repetition import DetectorTest
+from axon.sim.engine.repetition import DetectorTest, NoTest
 from axon.sim.engine.unit import UNIT_FLAGS, UnitEngine, UnitTest, generator_order
 from axon.sim.search.unit import UnitJob
 from axon.hdl.search.rules import INFINITY as UNIT_INFINITY
@@ -129,9 +130,9 @@ def _unit_score(score):
     return score
 
 
-def _model_nodes(board, history, depth):
+def _model_nodes(board, history, depth, test=None):
     visits = []
-    test = DetectorTest(BACKENDS["golden"](SHIPPED))
+    test = DetectorTest(BACKENDS["golden"](SHIPPED)) if test is None else test
     engine = Engine(board, history, test, flags=UNIT_FLAGS, order=generator_order,
                     on_node=visits.append)
     result = engine.search(depth)
@@ -139,9 +140,13 @@ def _model_nodes(board, history, depth):
                      visit.draw, _unit_score(visit.score)) for visit in visits]
 
 
-def _unit_nodes(board, history, depth, **variant):
-    engine = UnitEngine(board, history, UnitTest("pysim", session=SearchPysim(**variant)))
-    found = engine.test.session.run(UnitJob(engine.position, engine.words, depth))
+def _unit_nodes(board, history, depth, backend="pysim", **variant):
+    if backend == "pysim":
+        session, options = SearchPysim(**variant), {}
+    else:
+        session, options = SearchCxxrtl(**variant), {"trace": True}
+    engine = UnitEngine(board, history, UnitTest(backend, session=session))
+    found = engine.test.session.run(UnitJob(engine.position, engine.words, depth), **options)
     return found, [(node.ply, node.move, node.alpha, node.beta, node.draw, node.score)
                    for node in found.trace]
 
@@ -192,6 +197,36 @@ def test_pysim_nodes_are_the_models_deeper(fen, depth):
     board = chess.Board(fen)
     _, model_nodes = _model_nodes(board, [], depth)
     _, unit_nodes = _unit_nodes(board, [], depth)
+    assert unit_nodes == model_nodes
+
+
+# -- node by node, on CXXRTL --------------------------------------------------------
+
+def test_cxxrtl_nodes_are_the_models_node_by_node():
+    # The same nodes in the compiled model, each as the unit returns from
+    # it: WAC.018 to depth 3 and the knights' shuffle with its draw.
+    for board, history, depth in ((chess.Board(WAC_018), [], 3), (*_shuffle(), 3)):
+        model, model_nodes = _model_nodes(board, history, depth)
+        unit, unit_nodes = _unit_nodes(board, history, depth, backend="cxxrtl")
+        assert unit_nodes == model_nodes
+        assert len(unit_nodes) == model.nodes == unit.nodes
+    assert unit.repetitions == model.repetitions > 0
+    # Broken: the model without a repetition test is not the unit's tree.
+    _, blind_nodes = _model_nodes(board, history, depth, test=NoTest())
+    assert blind_nodes != unit_nodes
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fen, depth", [
+    (WAC_018, 5),
+    ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 3),
+    ("4k3/1P6/8/3pP3/8/8/6p1/4K3 w - d6 0 1", 4),
+    ("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", 4),
+], ids=["wac018", "kiwipete", "en-passant-promotions", "back-rank-mate"])
+def test_cxxrtl_nodes_are_the_models_deeper(fen, depth):
+    board = chess.Board(fen)
+    _, model_nodes = _model_nodes(board, [], depth)
+    _, unit_nodes = _unit_nodes(board, [], depth, backend="cxxrtl")
     assert unit_nodes == model_nodes
 
 
