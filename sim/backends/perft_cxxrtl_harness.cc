@@ -17,46 +17,15 @@
 // `done NODES CLOCKS`, flushed before the next job is read.
 // A run past AXON_CLOCK_LIMIT, or bad input, ends with exit status 2.
 
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-
-namespace {
-
-AXON_DESIGN dut;
-
-void tick() {
-	dut.AXON_PORT_CLK.set<bool>(true);
-	dut.step();
-	dut.AXON_PORT_CLK.set<bool>(false);
-	dut.step();
-}
-
-[[noreturn]] void fail(const char *message) {
-	std::fprintf(stderr, "axon perft harness: %s\n", message);
-	std::exit(2);
-}
-
-}  // namespace
+// position_harness.cc comes first: dut, tick(), fail(), load_squares() and
+// set_position().
 
 int main() {
 	dut.step();
 	unsigned depth, side, castling, ep_valid, ep_sq;
 	while (std::scanf("%u %u %u %u %u", &depth, &side, &castling, &ep_valid, &ep_sq) == 5) {
-		for (unsigned square = 0; square < 64; square++) {
-			unsigned piece;
-			if (std::scanf("%u", &piece) != 1)
-				fail("a job's line has fewer than 64 squares");
-			dut.AXON_PORT_LOAD_EN.set<bool>(true);
-			dut.AXON_PORT_LOAD_SQUARE.set<uint32_t>(square);
-			dut.AXON_PORT_LOAD_PIECE.set<uint32_t>(piece);
-			tick();
-		}
-		dut.AXON_PORT_LOAD_EN.set<bool>(false);
-		dut.AXON_PORT_SIDE.set<bool>(side != 0);
-		dut.AXON_PORT_CASTLING.set<uint32_t>(castling);
-		dut.AXON_PORT_EP_VALID.set<bool>(ep_valid != 0);
-		dut.AXON_PORT_EP_SQ.set<uint32_t>(ep_sq);
+		load_squares();
+		set_position(side, castling, ep_valid, ep_sq);
 		dut.AXON_PORT_DEPTH.set<uint32_t>(depth);
 		dut.AXON_PORT_START.set<bool>(true);
 		tick();

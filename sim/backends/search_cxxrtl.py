@@ -77,7 +77,7 @@ class SearchCxxrtl(CxxrtlModel):
     # Flattened, as the detector's session is: CXXRTL evaluates a flat
     # design's clock in one pass.
     MERGE_MODULES   = False
-    HARNESS         = "search_cxxrtl_harness.cc"
+    HARNESS         = ("position_harness.cc", "search_cxxrtl_harness.cc")
     HARNESS_PACKAGE = __package__
     HARNESS_PORTS   = ("clk", "load_en", "load_square", "load_piece", "history_en",
                        "history_addr", "history_word", "side", "castling", "ep_valid", "ep_sq",
@@ -100,7 +100,8 @@ class SearchCxxrtl(CxxrtlModel):
 
     def _defines(self):
         root_bits = Shape.cast(range(-1, self.depth)).width
-        return [f"#define AXON_CLOCK_LIMIT {CLOCK_LIMIT}ull",
+        return ['#define AXON_HARNESS_NAME "axon search unit harness"',
+                f"#define AXON_CLOCK_LIMIT {CLOCK_LIMIT}ull",
                 f"#define AXON_DEPTH {self.depth}u",
                 f"#define AXON_ROOT_MASK {(1 << root_bits) - 1}u"]
 

@@ -23,25 +23,10 @@
 // (SCORE: the 16 bits of the score; BEST_MOVE: the Move layout's bits).
 // A search past AXON_CLOCK_LIMIT, or bad input, ends with exit status 2.
 
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
+// position_harness.cc comes first: dut, tick(), fail(), load_squares() and
+// set_position().
 
 namespace {
-
-AXON_DESIGN dut;
-
-void tick() {
-	dut.AXON_PORT_CLK.set<bool>(true);
-	dut.step();
-	dut.AXON_PORT_CLK.set<bool>(false);
-	dut.step();
-}
-
-[[noreturn]] void fail(const char *message) {
-	std::fprintf(stderr, "axon search unit harness: %s\n", message);
-	std::exit(2);
-}
 
 unsigned long long counter(uint64_t value) {
 	return static_cast<unsigned long long>(value);
@@ -75,16 +60,7 @@ int main() {
 	unsigned trace, depth, side, castling, ep_valid, ep_sq;
 	while (std::scanf("%u %u %u %u %u %u", &trace, &depth, &side, &castling, &ep_valid,
 	                  &ep_sq) == 6) {
-		for (unsigned square = 0; square < 64; square++) {
-			unsigned piece;
-			if (std::scanf("%u", &piece) != 1)
-				fail("a search's line has fewer than 64 squares");
-			dut.AXON_PORT_LOAD_EN.set<bool>(true);
-			dut.AXON_PORT_LOAD_SQUARE.set<uint32_t>(square);
-			dut.AXON_PORT_LOAD_PIECE.set<uint32_t>(piece);
-			tick();
-		}
-		dut.AXON_PORT_LOAD_EN.set<bool>(false);
+		load_squares();
 		unsigned words;
 		if (std::scanf("%u", &words) != 1 || words > AXON_DEPTH)
 			fail("a search's line has no word count, or more words than the move list holds");
@@ -98,10 +74,7 @@ int main() {
 			tick();
 		}
 		dut.AXON_PORT_HISTORY_EN.set<bool>(false);
-		dut.AXON_PORT_SIDE.set<bool>(side != 0);
-		dut.AXON_PORT_CASTLING.set<uint32_t>(castling);
-		dut.AXON_PORT_EP_VALID.set<bool>(ep_valid != 0);
-		dut.AXON_PORT_EP_SQ.set<uint32_t>(ep_sq);
+		set_position(side, castling, ep_valid, ep_sq);
 		dut.AXON_PORT_ROOT_ADDRESS.set<uint32_t>((words - 1u) & AXON_ROOT_MASK);
 		dut.AXON_PORT_DEPTH.set<uint32_t>(depth);
 		dut.AXON_PORT_START.set<bool>(true);
