@@ -68,6 +68,7 @@ HOW = {
     # An ECP5 with 16 detectors: minutes of nextpnr.
     "axon build --board ulx3s-85f": START,
     "axon build --board ulx3s-85f --detectors 1": START,
+    "axon build --board ulx3s-85f --detectors 1 --unit": START,
     # A whole benchmark: builds, place and route seeds, the corpus.
     "axon bench --out bench": START_ALWAYS,
     "axon bench --out bench && cp bench/bench.json docs/bench.json": START_ALWAYS,
@@ -104,6 +105,13 @@ HOW = {
     **{f"axon search sim/data/wac_small.epd --depth {depth} --jobs {jobs} --port "
        f"cxxrtl://ulx3s-85f --json": START_ALWAYS
        for depth, jobs in ((2, 1), (2, 2), (2, 4), (2, 8), (3, 4))},
+    # The search unit on a board in simulation: seconds of Amaranth's
+    # simulator, a minute of the model's compile (tests/test_search_link.py
+    # runs the first by the command line in the default run).
+    'axon search --fen "R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1" --engine gateware --depth 2 '
+    '--port "sim://?unit=yes"': START,
+    'axon search sim/data/paper_figure1.pgn --ply 14 --engine gateware --depth 3 --port '
+    '"cxxrtl://?unit=yes"': START,
     # The engine's speed on a compiled model or a board in simulation:
     # minutes of compile with a cold cache; pysim's, tens of seconds.
     "axon uci --bench --backend cxxrtl": START,

@@ -176,7 +176,10 @@ def test_sim_url_takes_every_configuration_option():
     assert simulated_board("sim://icebreaker").detectors == 1
     assert simulated_board("sim://ulx3s-85f").detectors == DEFAULT_DETECTORS["ulx3s-85f"]
     assert simulated_board("sim://hx8k?detectors=2").detectors == 2
-    assert simulated_board("cxxrtl://hx8k?detectors=5") == (SHIPPED, 4, 5)
+    assert simulated_board("cxxrtl://hx8k?detectors=5") == (SHIPPED, 4, 5, False)
+    # A search unit beside them, or none.
+    assert simulated_board("sim://ulx3s-85f?unit=yes").unit
+    assert not simulated_board("sim://ulx3s-85f?unit=no").unit
     with pytest.raises(ValueError, match=r"^option detectors must be an integer in 1..255, "
                                          r"not 0$"):
         simulated_board("sim://?detectors=0")
@@ -193,11 +196,14 @@ def test_a_board_of_an_older_protocol_is_refused_in_one_line():
     with pytest.raises(link_codec.ProtocolVersionError) as caught:
         link.identify()
     assert str(caught.value) == (
-        "the board speaks a link protocol older than version 6, this host's: build and program "
+        "the board speaks a link protocol older than version 7, this host's: build and program "
         "it again with this axon (axon build, axon program)")
-    # A later version's answer names its version.
-    with pytest.raises(link_codec.ProtocolVersionError, match=r"version 7, this host version 6"):
-        link_codec.parse_identity(bytes([0, 7]) + bytes(16))
+    # Another version's answer names its version: a board built before
+    # SEARCH, or a later one.
+    with pytest.raises(link_codec.ProtocolVersionError, match=r"version 6, this host version 7"):
+        link_codec.parse_identity(bytes([0, 6]) + bytes(16))
+    with pytest.raises(link_codec.ProtocolVersionError, match=r"version 8, this host version 7"):
+        link_codec.parse_identity(bytes([0, 8]) + bytes(17))
     record = protocol.IdentityRecord.const(protocol.identity_record(LEAN, 3)).as_value().value
     payload = bytes([0]) + record.to_bytes(protocol.IDENTITY_RECORD_BYTES, "little")
     identity = link_codec.parse_identity(payload)
@@ -306,7 +312,7 @@ def test_query_frames_of_the_old_size_and_bad_roots_are_refused(link24):
         with pytest.raises(LinkError) as caught:
             link24.transact(link_codec.query_request(0, 1, root_address=root), Command.QUERY)
         assert caught.value.code == ErrorCode.BAD_ARGUMENT, root
-    assert link24.identity.version == protocol.PROTOCOL_VERSION == 6
+    assert link24.identity.version == protocol.PROTOCOL_VERSION == 7
 
 
 def test_long_write_and_read_split_into_frames(link24):
@@ -380,7 +386,8 @@ def rejected_requests(draw):
     if kind == "length":
         command = draw(st.sampled_from(list(Command)))
         good = {Command.IDENTIFY: {1}, Command.RESET: {1}, Command.READ: {4},
-                Command.QUERY: {protocol.QUERY_REQUEST_BYTES}}.get(command)
+                Command.QUERY: {protocol.QUERY_REQUEST_BYTES},
+                Command.SEARCH: {protocol.SEARCH_REQUEST_BYTES}}.get(command)
         if good is None:     # WRITE: LEN must be 4 + 3n with n = fourth payload byte
             payload = bytearray(draw(st.binary(min_size=0, max_size=40)))
             if len(payload) >= 4 and 1 <= payload[3] <= protocol.MAX_WORDS and \

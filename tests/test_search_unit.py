@@ -234,7 +234,7 @@ def test_cxxrtl_nodes_are_the_models_deeper(fen, depth):
 
 @pytest.mark.quick
 @pytest.mark.parametrize("args, message", [
-    (["--port", "sim://icebreaker"], "--port: the search unit has no link command yet"),
+    (["--port", "sim://icebreaker"], "--port sim://icebreaker: the board has no search unit"),
     (["--backend", "cxxrtl", "--trace", "t.jsonl"], "--trace: the search unit's RTL asks"),
     (["--backend", "pysim", "--depth", "16"], "--depth 16: the search unit's RTL searches 1 to 15"),
 ])

@@ -93,7 +93,7 @@ def test_the_generators_order_has_every_legal_move_once(fen):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--port", "sim://icebreaker"], "--port: the search unit has no link command yet"),
+    (["--port", "sim://icebreaker"], "--port sim://icebreaker: the board has no search unit"),
     (["--upcoming-cutoff"], "--upcoming-cutoff: the search unit has none"),
     (["--null-move"], "--null-move: the search unit has none"),
     (["--backend", "cxxrtl", "--null-move"], "--null-move: the search unit has none"),

@@ -34,18 +34,21 @@ from ..result import QueryResult
 from .protocol import (START, CRC8, MAX_PAYLOAD, MAX_WORDS, WORD_BYTES, RESPONSE_FLAG,
                        ERROR_RESPONSE, INDEX_BYTES, ROOT_BYTES, OCCUPANCY_BYTES,
                        QUERY_REQUEST_BYTES, QUERY_RECORD_BYTES, IDENTITY_RECORD_BYTES,
-                       ERROR_BYTES, RX_BUFFER_BYTES, Command, ErrorCode, IdentityRecord,
-                       identity_record)
+                       ERROR_BYTES, RX_BUFFER_BYTES, BOARD_BYTES, SEARCH_REQUEST_BYTES,
+                       SEARCH_RECORD_BYTES, MAX_SEARCH_DEPTH, Command, ErrorCode,
+                       IdentityRecord, SearchRecord, identity_record)
 
 
 __all__ = ["FrameReceiver", "FrameSender", "HostLink", "RequestArguments", "WordsArguments",
-           "QueryArguments"]
+           "QueryArguments", "SearchArguments"]
 
 # Answer records the executor copies into the frame buffer, and their bytes.
 # (The index before them is the request's own, already in the buffer, but
-# for an error, whose record carries it.)
+# for an error, whose record carries it.) A board with a search unit has
+# SEARCH's record too.
 _RECORDS = {"identity": IDENTITY_RECORD_BYTES, "query": QUERY_RECORD_BYTES, "word": WORD_BYTES,
             "error": ERROR_BYTES}
+_UNIT_RECORDS = {**_RECORDS, "search": SEARCH_RECORD_BYTES}
 # The payload's bytes before the arguments: the detector index.
 _ARGS_AT = INDEX_BYTES
 
@@ -319,13 +322,26 @@ class QueryArguments(data.Struct):
     count_limit: 8    # equal positions that stop the scan
 
 
+class SearchArguments(data.Struct):
+    """SEARCH's first four bytes (``docs/protocol.md``, "Commands"); the en
+    passant square, the root (signed) and the 64 squares follow them, read
+    from the frame buffer."""
+    index:    8    # the search unit the frame is for
+    first:    8    # the depth searched first; moves on depth by depth
+    last:     8    # the depth searched last
+    side:     1    # the side to move (1: Black)
+    castling: 4    # the castling rights, as the search unit takes them
+    reserved: 3
+
+
 class RequestArguments(data.Union):
     """A request's first four payload bytes as :class:`FrameReceiver` keeps
     them, read as each command's arguments (IDENTIFY and RESET take the
     ``index`` alone)."""
-    index: 8
-    words: WordsArguments
-    query: QueryArguments
+    index:  8
+    words:  WordsArguments
+    query:  QueryArguments
+    search: SearchArguments
 
 
 class _LinkWires:
@@ -361,9 +377,20 @@ class HostLink(wiring.Component):
         One clock: a request was executed, or answered with an error.
     repetition : Signal(1), out
         The last query found an equal position.
+
+    With a search ``unit``, also:
+
+    unit : flipped search unit signature, out
+        Connect with ``wiring.connect(m, link.unit, unit)``: WRITE to index 0
+        writes its game history too, SEARCH loads and starts it.
+    unit_stop : Signal(1), out
+        One clock: a byte from the host stopped the search; reset the unit.
+    searching : Signal(1), out
+        A SEARCH is being executed (the unit searches, or a depth's answer
+        is sent).
     """
 
-    def __init__(self, detector, *, timeout):
+    def __init__(self, detector, *, timeout, unit=None):
         _check_timeout(timeout)
         for name in ("config", "count", "signature"):
             if not hasattr(detector, name):
@@ -381,7 +408,9 @@ class HostLink(wiring.Component):
         self._rx_buffer = RX_BUFFER_BYTES if detector.count > 1 else 0
         self._depth  = config.depth
         self._timeout = timeout
-        super().__init__({
+        self._units = 0 if unit is None else 1
+        self._records = _UNIT_RECORDS if unit is not None else _RECORDS
+        members = {
             "rx":         In(stream.Signature(8)),
             "tx":         Out(stream.Signature(8)),
             "detector":   Out(detector.signature.flip()),
@@ -389,7 +418,14 @@ class HostLink(wiring.Component):
             "good_frame": Out(1),
             "bad_frame":  Out(1),
             "repetition": Out(1),
-        })
+        }
+        if unit is not None:
+            if unit.config.depth != config.depth:
+                raise ValueError(f"The search unit's move list ({unit.config.depth} words) "
+                                 f"must be the detectors' ({config.depth}): WRITE fills both")
+            members.update({"unit": Out(unit.signature.flip()), "unit_stop": Out(1),
+                            "searching": Out(1)})
+        super().__init__(members)
 
     def elaborate(self, platform):
         m = Module()
@@ -413,12 +449,21 @@ class HostLink(wiring.Component):
             self._write_states(m, s)
             self._read_states(m, s)
             self._query_states(m, s)
+            if self._units:
+                self._search_states(m, s)
             with m.State("SEND"):
                 m.d.comb += s.sender.start.eq(1)
                 m.next = "SEND_WAIT"
             with m.State("SEND_WAIT"):
                 with m.If(~s.sender.busy):
-                    m.next = "IDLE"
+                    if self._units:
+                        # A SEARCH answers each depth as it is done.
+                        with m.If(self.searching):
+                            m.next = "SEARCH_NEXT"
+                        with m.Else():
+                            m.next = "IDLE"
+                    else:
+                        m.next = "IDLE"
 
         return m
 
@@ -471,8 +516,8 @@ class HostLink(wiring.Component):
                                                      # the read pointer while executing a write
         # STORE copies the bytes of one record straight from its source, which
         # holds still meanwhile: no 64-bit copy register and its load muxes.
-        s.record     = Signal(range(len(_RECORDS)), name="record")
-        s.byte_index = Signal(range(max(_RECORDS.values())), name="byte_index")
+        s.record     = Signal(range(len(self._records)), name="record")
+        s.byte_index = Signal(range(max(self._records.values())), name="byte_index")
         s.word       = Signal(24, name="word")       # a move word of WRITE; QUERY's root, in
                                                      # its top two bytes
         s.reading    = Signal(name="reading")        # STORE returns to the READ loop
@@ -505,13 +550,34 @@ class HostLink(wiring.Component):
             detector.query.count_limit.eq(args.query.count_limit),
             detector.upcoming.occupancy.eq(s.occupancy),
         ]
+        if self._units:
+            self._unit_ports(m, s)
+
+    def _unit_ports(self, m, s):
+        """What the search unit takes: WRITE's words as game history, and
+        SEARCH's position, root and depth (the en passant byte and the root
+        in ``word``, which no search uses otherwise)."""
+        unit, search = self.unit, s.args.search
+        s.stop_seen = Signal(name="stop_seen")   # a byte came while searching
+        m.d.comb += [
+            unit.history_addr.eq(s.args.words.start),
+            unit.history_word.eq(s.word[:17]),
+            unit.side.eq(search.side),
+            unit.castling.eq(search.castling),
+            unit.ep_valid.eq(s.word[7]),
+            unit.ep_sq.eq(s.word[:6]),
+            unit.root_address.eq(s.root),
+            unit.depth.eq(search.first),
+        ]
+        with m.If(self.searching & self.rx.valid):
+            m.d.sync += s.stop_seen.eq(1)
 
     def _answer_sources(self, m, s):
         """The answer records STORE copies into the frame buffer, by name:
         each straight from its source, which holds still meanwhile."""
         detector = self.detector
         identity = IdentityRecord.const(identity_record(self._config, self._count,
-                                                          self._rx_buffer))
+                                                          self._rx_buffer, self._units))
         # The QUERY answer is the detector's ports in the record's fixed widths.
         query_answer = Signal(QueryResult)
         for name, _ in detector.query.result.shape():
@@ -528,6 +594,14 @@ class HostLink(wiring.Component):
             "error":    Cat(s.args.index, s.error, C(0, 8 - Shape.cast(ErrorCode).width),
                             s.command),
         }
+        if self._units:
+            unit = self.unit
+            search_answer = Signal(SearchRecord)
+            m.d.comb += search_answer.depth.eq(s.args.search.first)
+            for name in ("score", "best_move", "best_valid", "nodes", "terminal",
+                         "repetitions", "queries", "clocks", "wait_clocks"):
+                m.d.comb += search_answer[name].eq(getattr(unit, name))
+            sources["search"] = search_answer.as_value()
         return sources
 
     def _record_bytes(self, m, s, sources):
@@ -536,7 +610,7 @@ class HostLink(wiring.Component):
         s.record_byte = Signal(8, name="record_byte")
         s.record_last = Signal(name="record_last")
         with m.Switch(s.record):
-            for index, (name, size) in enumerate(_RECORDS.items()):
+            for index, (name, size) in enumerate(self._records.items()):
                 with m.Case(index):
                     padded = Cat(sources[name], C(0, 8 * size))[:8 * size]
                     m.d.comb += [s.record_byte.eq(padded.word_select(s.byte_index, 8)),
@@ -561,6 +635,8 @@ class HostLink(wiring.Component):
                 m.d.comb += length_fits.eq((length == _ARGS_AT + 3) & s.words_fit)
             with m.Case(Command.QUERY):
                 m.d.comb += length_fits.eq(length == QUERY_REQUEST_BYTES)
+            with m.Case(Command.SEARCH):
+                m.d.comb += length_fits.eq(length == SEARCH_REQUEST_BYTES)
         s.known = Signal(name="known")
         m.d.comb += s.known.eq(command.matches(*(int(c) for c in Command)))
 
@@ -570,7 +646,7 @@ class HostLink(wiring.Component):
         # The index is the answer's first byte: the request's, still in
         # the buffer, or in the error record (whose request may have had none).
         m.d.sync += [
-            s.record.eq(list(_RECORDS).index(name)), s.byte_index.eq(0),
+            s.record.eq(list(self._records).index(name)), s.byte_index.eq(0),
             s.stored.eq(0 if name == "error" else _ARGS_AT),
             s.answer_cmd.eq(answer_command),
         ]
@@ -620,7 +696,7 @@ class HostLink(wiring.Component):
             self._fail(m, s, ErrorCode.UNKNOWN_COMMAND)
         with m.Elif(~s.length_fits):
             self._fail(m, s, ErrorCode.BAD_LENGTH)
-        with m.Elif(args.index >= self._count):
+        with m.Elif(args.index >= Mux(command == Command.SEARCH, self._units, self._count)):
             self._fail(m, s, ErrorCode.NO_DETECTOR)
         with m.Elif(command == Command.IDENTIFY):
             m.d.comb += self.good_frame.eq(1)
@@ -649,6 +725,16 @@ class HostLink(wiring.Component):
                 # The root is checked once it is read from the buffer.
                 m.d.sync += [s.stored.eq(_ARGS_AT + 3), s.byte_index.eq(0)]
                 m.next = "ROOT_FETCH"
+        if self._units:
+            # (A board without a unit refuses SEARCH as NO_DETECTOR above.)
+            with m.Elif(command == Command.SEARCH):
+                search = args.search
+                with m.If((search.first == 0) | (search.first > search.last) |
+                          (search.last > MAX_SEARCH_DEPTH)):
+                    self._fail(m, s, ErrorCode.BAD_ARGUMENT)
+                with m.Else():
+                    m.d.sync += [s.stored.eq(_ARGS_AT + 3), s.byte_index.eq(0)]
+                    m.next = "SEARCH_FETCH"
         with m.Else():       # RESET
             m.d.comb += [self.good_frame.eq(1), self.soft_reset.eq(1)]
             m.d.sync += [self.repetition.eq(0), s.stored.eq(_ARGS_AT),
@@ -674,6 +760,9 @@ class HostLink(wiring.Component):
         self._take_payload(m, s, "WRITE", s.word, WORD_BYTES, then="WRITE_WORD")
         with m.State("WRITE_WORD"):
             m.d.comb += self.detector.memory.write_en.eq(1)
+            if self._units:
+                # Detector 0's game history is the search unit's too.
+                m.d.comb += self.unit.history_en.eq(words.index == 0)
             m.d.sync += [words.start.eq(words.start + 1), words.count.eq(words.count - 1),
                          s.byte_index.eq(0)]
             with m.If(words.count == 1):
@@ -695,7 +784,7 @@ class HostLink(wiring.Component):
         with m.State("READ_WORD"):
             # The word stays on `read_word` while STORE copies it: the
             # address moves on only when STORE is done.
-            m.d.sync += [s.record.eq(list(_RECORDS).index("word")), s.byte_index.eq(0),
+            m.d.sync += [s.record.eq(list(self._records).index("word")), s.byte_index.eq(0),
                          words.count.eq(words.count - 1)]
             m.next = "STORE"
 
@@ -723,3 +812,60 @@ class HostLink(wiring.Component):
             with m.If(detector.upcoming.done):
                 m.d.sync += self.repetition.eq(detector.query.result.repetition)
                 self._answer(m, s, "query", Command.QUERY | RESPONSE_FLAG)
+
+    def _search_states(self, m, s):
+        """SEARCH: the en passant byte and the root from the frame buffer
+        and their check; the 64 squares into the unit, two a byte; then a
+        search of each depth from ``first`` to ``last``, each answered as
+        it ends. A byte from the host while it runs stops it."""
+        unit, search, root = self.unit, s.args.search, s.root
+        self._take_payload(m, s, "SEARCH", s.word, 1 + ROOT_BYTES, then="SEARCH_CHECK")
+        with m.State("SEARCH_CHECK"):
+            # The deepest ply writes its word at root + last: inside the
+            # move list, so that no stored word is overwritten by a wrap.
+            with m.If((root.as_unsigned() >= self._depth) & (root != -1)):
+                self._fail(m, s, ErrorCode.BAD_ARGUMENT)
+            with m.Elif(root + search.last >= self._depth):
+                self._fail(m, s, ErrorCode.BAD_ARGUMENT)
+            with m.Else():
+                m.d.sync += s.byte_index.eq(0)
+                m.next = "BOARD_FETCH"
+        with m.State("BOARD_FETCH"):
+            m.next = "BOARD_LOW"
+        square_pair = s.byte_index[:(BOARD_BYTES - 1).bit_length()]
+        for half, name in enumerate(("BOARD_LOW", "BOARD_HIGH")):
+            with m.State(name):
+                # A byte holds two squares, the lower-numbered in its low nibble.
+                m.d.comb += [unit.load_en.eq(1), unit.load_square.eq(Cat(C(half, 1), square_pair)),
+                             unit.load_piece.eq(s.buffer_read.data.word_select(half, 4))]
+                if half == 0:
+                    m.next = "BOARD_HIGH"
+                else:
+                    m.d.sync += [s.stored.eq(s.stored + 1), s.byte_index.eq(s.byte_index + 1)]
+                    with m.If(s.byte_index == BOARD_BYTES - 1):
+                        m.d.comb += self.good_frame.eq(1)
+                        m.d.sync += s.stop_seen.eq(0)
+                        m.next = "SEARCH_START"
+                    with m.Else():
+                        m.next = "BOARD_FETCH"
+        with m.State("SEARCH_START"):
+            m.d.comb += unit.start.eq(1)
+            m.d.sync += self.searching.eq(1)
+            m.next = "SEARCH_WAIT"
+        with m.State("SEARCH_WAIT"):
+            with m.If(s.stop_seen):
+                m.d.comb += self.unit_stop.eq(1)
+                m.d.sync += self.searching.eq(0)
+                self._fail(m, s, ErrorCode.STOPPED)
+            with m.Elif(~unit.busy):
+                self._answer(m, s, "search", Command.SEARCH | RESPONSE_FLAG)
+        with m.State("SEARCH_NEXT"):
+            with m.If(s.stop_seen):
+                m.d.sync += self.searching.eq(0)
+                self._fail(m, s, ErrorCode.STOPPED)
+            with m.Elif(search.first == search.last):
+                m.d.sync += self.searching.eq(0)
+                m.next = "IDLE"
+            with m.Else():
+                m.d.sync += search.first.eq(search.first + 1)
+                m.next = "SEARCH_START"

@@ -23,6 +23,8 @@ from amaranth.lib.crc import Algorithm, catalog
 
 from ..params import COUNT_LIMIT_BITS, CYCLE_BITS, Pools, Rules, Scan
 from ..result import QueryResult
+from ..search.layout import Move, Score
+from ..search.rules import MAX_DEPTH, NODE_BITS
 from ..version import INTERFACE_VERSION
 
 
@@ -32,6 +34,8 @@ __all__ = [
     "QUERY_RECORD_BYTES", "IDENTITY_RECORD_BYTES", "ERROR_BYTES", "RX_BUFFER_BYTES", "MAX_DETECTORS",
     "RULES_CODES", "POOLS_CODES", "SCAN_CODES", "Command", "ErrorCode", "RESPONSE_FLAG",
     "ERROR_RESPONSE", "CRC8", "crc8", "IdentityRecord", "IDENTITY_BYTES", "identity_record",
+    "BOARD_BYTES", "SEARCH_REQUEST_BYTES", "SEARCH_RECORD_BYTES", "SEARCH_ANSWER_BYTES",
+    "SearchRecord", "MAX_SEARCH_DEPTH", "STOP_BYTE",
 ]
 
 START            = 0xA5
@@ -42,7 +46,8 @@ CRC_POLY         = 0x07
 # Version 5: every payload begins with a detector index, the board buffers
 # requests, and IDENTIFY reports the detectors and the buffer.
 # Version 6: the QUERY answer says whether its upcoming part is exact.
-PROTOCOL_VERSION = 6
+# Version 7: SEARCH runs a board's search unit; IDENTIFY reports its units.
+PROTOCOL_VERSION = 7
 MAX_PAYLOAD      = 255
 WORD_BYTES       = 3
 # Every payload's first byte: the detector the frame is for or from.
@@ -66,6 +71,16 @@ QUERY_ANSWER_BYTES  = INDEX_BYTES + QUERY_RECORD_BYTES
 # board of one detector has none (IDENTIFY says 0): it drops the bytes that
 # come while it is busy, and a host sends it one request at a time.
 RX_BUFFER_BYTES  = 512
+# SEARCH: index (1), first and last depth (1 each), side to move and
+# castling rights (1), en passant square (1), root address (2, signed), the
+# 64 squares' 4-bit piece codes (32); each answer: the index and a
+# SearchRecord.
+BOARD_BYTES          = 32
+SEARCH_REQUEST_BYTES = INDEX_BYTES + 4 + ROOT_BYTES + BOARD_BYTES
+MAX_SEARCH_DEPTH     = MAX_DEPTH
+# A byte the host sends while a search runs stops it; this one is never a
+# frame's start, so a board that was not searching drops it.
+STOP_BYTE            = 0x00
 # An error answer: the index, the error code, the request's CMD byte.
 ERROR_BYTES      = INDEX_BYTES + 2
 RESPONSE_FLAG    = 0x80
@@ -84,6 +99,7 @@ class Command(hdl_enum.IntEnum, shape=8):
     READ     = 0x03
     QUERY    = 0x04
     RESET    = 0x05
+    SEARCH   = 0x06
 
 
 class ErrorCode(hdl_enum.IntEnum, shape=4):
@@ -97,7 +113,8 @@ class ErrorCode(hdl_enum.IntEnum, shape=4):
     ADDRESS_RANGE   = 0x05  # start + n is beyond the move-list depth
     TOP_RANGE       = 0x06  # query top is not an address of the move list
     BAD_ARGUMENT    = 0x07  # count limit above 15, or root address outside -1..depth - 1
-    NO_DETECTOR     = 0x08  # the detector index is not below the board's detector count
+    NO_DETECTOR     = 0x08  # the index is not below the board's detector (or SEARCH: unit) count
+    STOPPED         = 0x09  # a byte from the host stopped the search
 
 
 # The frame check, from Amaranth's catalogue: the same definition serves the
@@ -138,6 +155,7 @@ class IdentityRecord(data.Struct):
     max_words:       8
     detectors:       8    # detectors behind the link, indices 0..detectors - 1
     rx_buffer:       16   # RX_BUFFER_BYTES, or 0: no request buffer
+    units:           8    # search units, indices 0..units - 1 (SEARCH)
 
 
 # The answer's payload: the index, then the record.
@@ -145,10 +163,10 @@ IDENTITY_RECORD_BYTES = IdentityRecord.as_shape().size // 8
 IDENTITY_BYTES = INDEX_BYTES + IDENTITY_RECORD_BYTES
 
 
-def identity_record(config, detectors=1, rx_buffer=0):
+def identity_record(config, detectors=1, rx_buffer=0, units=0):
     """The field values of IDENTIFY's answer for a board of ``detectors``
-    detectors of ``config`` with a request buffer of ``rx_buffer`` bytes, for
-    ``IdentityRecord.const``."""
+    detectors of ``config`` and ``units`` search units, with a request
+    buffer of ``rx_buffer`` bytes, for ``IdentityRecord.const``."""
     major, minor, patch = INTERFACE_VERSION
     return {
         "version": PROTOCOL_VERSION,
@@ -158,5 +176,26 @@ def identity_record(config, detectors=1, rx_buffer=0):
         "backstop": int(config.backstop),
         "chains": config.chains, "depth": config.depth,
         "count_bits": COUNT_LIMIT_BITS, "cycle_bits": CYCLE_BITS, "max_words": MAX_WORDS,
-        "detectors": detectors, "rx_buffer": rx_buffer,
+        "detectors": detectors, "rx_buffer": rx_buffer, "units": units,
     }
+
+
+class SearchRecord(data.Struct):
+    """One of SEARCH's answers, little-endian: a depth's result as the
+    search unit (:class:`~axon.hdl.search.SearchUnit`) gives it. ``score``
+    is the root's, from its side to move's view (a mate in N plies is
+    32,000 - N); ``best_move`` holds only if ``best_valid``."""
+    depth:       8
+    score:       Score
+    best_move:   Move
+    best_valid:  1
+    nodes:       NODE_BITS
+    terminal:    NODE_BITS
+    repetitions: NODE_BITS
+    queries:     NODE_BITS
+    clocks:      NODE_BITS
+    wait_clocks: NODE_BITS
+
+
+SEARCH_RECORD_BYTES = SearchRecord.as_shape().size // 8
+SEARCH_ANSWER_BYTES = INDEX_BYTES + SEARCH_RECORD_BYTES

@@ -21,6 +21,7 @@ from amaranth.lib import io, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..params import SHIPPED, DetectorConfig
+from ..search import SearchUnit
 from .array import DetectorArray
 from .link import HostLink
 from .uart import UARTReceiver, UARTTransmitter, check_divisor
@@ -48,6 +49,9 @@ class AxonBoard(wiring.Component):
         Clocks per UART bit (board clock / baud).
     timeout_bits : int
         Inter-byte timeout of the link in bit times.
+    unit : bool
+        Carry a search unit (:class:`~axon.hdl.search.SearchUnit`, with a
+        detector of ``config`` of its own) for the SEARCH command.
 
     Members
     -------
@@ -57,16 +61,21 @@ class AxonBoard(wiring.Component):
         Serial data to the host, idle high.
     led_repetition : Signal(1), out
     led_error : Signal(1), out
+    busy : Signal(1), out
+        A SEARCH is being executed; a simulator waits for it to end.
     """
 
     def __init__(self, config=SHIPPED, *, divisor=12, timeout_bits=DEFAULT_TIMEOUT_BITS,
-                 detectors=1):
+                 detectors=1, unit=False):
         # Checked before the detector is made: a refused board makes no part.
         check_divisor(divisor)
         if not isinstance(timeout_bits, int) or timeout_bits < 20:
             raise TypeError(f"Timeout must be an integer of at least 20 bit times (two bytes), "
                             f"not {timeout_bits!r}")
+        if not isinstance(unit, bool):
+            raise TypeError(f"unit must be a bool, not {unit!r}")
         self.array = DetectorArray(DetectorConfig.checked(config), detectors)
+        self.unit = SearchUnit(self.array.config) if unit else None
         self.divisor = divisor
         self.timeout_bits = timeout_bits
         super().__init__({
@@ -74,18 +83,26 @@ class AxonBoard(wiring.Component):
             "uart_tx":        Out(1, init=1),
             "led_repetition": Out(1),
             "led_error":      Out(1),
+            "busy":           Out(1),
         })
 
     config    = property(lambda self: self.array.config)
     detectors = property(lambda self: self.array.count)
+    units     = property(lambda self: 0 if self.unit is None else 1)
 
     def elaborate(self, platform):
         m = Module()
         array = self.array
         m.submodules.uart_rx = uart_rx = UARTReceiver(divisor=self.divisor)
         m.submodules.uart_tx = uart_tx = UARTTransmitter(divisor=self.divisor)
-        m.submodules.link = link = HostLink(array, timeout=self.divisor * self.timeout_bits)
+        m.submodules.link = link = HostLink(array, timeout=self.divisor * self.timeout_bits,
+                                            unit=self.unit)
         m.submodules.array = array
+        if self.unit is not None:
+            # A byte from the host stops a search: the unit starts afresh.
+            m.submodules.unit = ResetInserter({"sync": link.unit_stop})(self.unit)
+            wiring.connect(m, link.unit, self.unit)
+            m.d.comb += self.busy.eq(link.searching)
 
         wiring.connect(m, uart_rx.stream, link.rx)
         wiring.connect(m, link.tx, uart_tx.stream)
@@ -119,6 +136,8 @@ class PlatformTop(Elaboratable):
         Each detector's (default ``spec.config``, the board's own).
     detectors : int
         Detectors behind the link (default 1).
+    unit : bool
+        Carry a search unit (default no).
     divisor : int
         Clocks per UART bit at the board clock.
     baud : int
@@ -126,10 +145,11 @@ class PlatformTop(Elaboratable):
         (default ``spec.baud``).
     """
 
-    def __init__(self, spec, config=None, *, divisor, baud=None, detectors=1):
+    def __init__(self, spec, config=None, *, divisor, baud=None, detectors=1, unit=False):
         self.spec = spec
         self.board = AxonBoard(spec.config if config is None else config, divisor=divisor,
-                               timeout_bits=_timeout_bits(spec, baud), detectors=detectors)
+                               timeout_bits=_timeout_bits(spec, baud), detectors=detectors,
+                               unit=unit)
 
     def elaborate(self, platform):
         m = Module()

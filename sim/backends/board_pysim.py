@@ -48,6 +48,9 @@ class PysimBoard(Transport):
         The board's detectors'.
     detectors : int
         Detectors behind the link.
+    unit : bool
+        A search unit on the board; while it searches (the design's
+        ``busy``), a silent line is no sign that the board is done.
     divisor : int
         Clocks per bit; small (4) keeps the simulation fast.
     timeout_bits : int
@@ -67,10 +70,11 @@ class PysimBoard(Transport):
     PERIOD = 1e-6
     CHUNK  = 64
 
-    def __init__(self, config=SHIPPED, *, divisor=4, timeout_bits=64, detectors=1):
+    def __init__(self, config=SHIPPED, *, divisor=4, timeout_bits=64, detectors=1, unit=False):
         self.config = config
         self.divisor, self.timeout_bits = divisor, timeout_bits
         self.detectors = detectors
+        self.unit = unit
         self.design = self._make_dut()
         depth = config.depth
         self.timeout_clocks = divisor * timeout_bits
@@ -87,6 +91,7 @@ class PysimBoard(Transport):
         self._sim = Simulator(self.design)
         self._sim.add_clock(self.PERIOD)
         self.leds = {"repetition": False, "error": False}
+        self._busy = False
         self._sim.add_testbench(self._drive_line, background=True)
         self._sim.add_testbench(self._sample_line, background=True)
         self._sim.add_process(self._watch_leds)
@@ -94,7 +99,7 @@ class PysimBoard(Transport):
     def _make_dut(self):
         """The design at the pins; a broken variant for a test overrides it."""
         return AxonBoard(self.config, divisor=self.divisor, timeout_bits=self.timeout_bits,
-                         detectors=self.detectors)
+                         detectors=self.detectors, unit=self.unit)
 
     async def _drive_line(self, ctx):
         rx = self.design.uart_rx
@@ -133,10 +138,13 @@ class PysimBoard(Transport):
 
     async def _watch_leds(self, ctx):
         # What a person looking at the board would see, for tests.
+        # And whether a search runs, which keeps a silent board answering.
         design = self.design
         while True:
-            repetition, error = await ctx.changed(design.led_repetition, design.led_error)
+            repetition, error, busy = await ctx.changed(design.led_repetition,
+                                                        design.led_error, design.busy)
             self.leds = {"repetition": bool(repetition), "error": bool(error)}
+            self._busy = bool(busy)
 
     def _run(self, clocks):
         self.clocks += clocks
@@ -150,7 +158,8 @@ class PysimBoard(Transport):
         while len(self._from_board) < count:
             before = self._activity
             self._run(self.CHUNK)
-            if self._activity != before or self._sending or self._receiving or self._to_board:
+            if (self._activity != before or self._sending or self._receiving or
+                    self._to_board or self._busy):
                 silent = 0
             else:
                 silent += self.CHUNK

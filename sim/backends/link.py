@@ -43,23 +43,25 @@ import serial
 from ...boards.detectors import default_detectors
 from ...boards.platforms import BOARDS, DEFAULT_BOARD, get_board
 from ...hdl.board.protocol import (Command, ErrorCode, ERROR_RESPONSE, MAX_DETECTORS,
-                                   RESPONSE_FLAG)
+                                   RESPONSE_FLAG, STOP_BYTE)
 from ...hdl.board.top import TIMEOUT_SECONDS
 from ...hdl.params import DetectorConfig
 from .board_cxxrtl import CxxrtlBoard
 from .board_pysim import PysimBoard
+from ..search.movegen import Position
+from ..search.unit import UnitJob, UnitResult, check_unit_depth
 from .link_codec import (FrameDecoder, Identity, ProtocolVersionError, identify_request,
                          write_request, read_request, query_request, reset_request,
-                         parse_identity, parse_words, parse_error, parse_query,
-                         older_protocol, older_protocol_error)
+                         search_request, parse_identity, parse_words, parse_error, parse_query,
+                         parse_search, older_protocol, older_protocol_error)
 from .session import Answer, Query, Session, deprecated_root
 from .transport import Transport
 
 
 __all__ = ["SerialTransport", "open_transport", "open_link", "simulated_config",
            "simulated_board", "SimulatedBoard", "SIMULATED_SCHEMES", "SIM_OPTIONS", "Link",
-           "DetectorSession", "LinkError", "LinkTimeout", "PortError", "ProtocolVersionError",
-           "Board", "open_board"]
+           "DetectorSession", "UnitSession", "LinkError", "LinkTimeout", "PortError",
+           "ProtocolVersionError", "Board", "open_board"]
 
 # The minor version that drops the deprecated names of this module.
 _REMOVED_IN = "0.5"
@@ -67,11 +69,10 @@ _REMOVED_IN = "0.5"
 # The URL schemes of the board simulated at its UART pins: in Amaranth's
 # simulator, and compiled with CXXRTL.
 SIMULATED_SCHEMES = ("sim", "cxxrtl")
-# A simulated board's options: the configuration's fields, and clocks per bit.
 # A simulated board's options: the configuration's fields, clocks per bit,
-# and the detectors behind the link.
+# the detectors behind the link, and whether it carries a search unit.
 SIM_OPTIONS = ("depth", "chains", "rules", "pools", "scan", "upcoming", "backstop", "divisor",
-               "detectors")
+               "detectors", "unit")
 # The UART's clocks per bit in a simulated board: small keeps it fast.
 SIM_DIVISOR = 4
 
@@ -151,8 +152,9 @@ def open_transport(url: str, *, baud: Optional[int] = None,
         board = simulated_board(url)
         if parts.scheme == "cxxrtl":
             return CxxrtlBoard(board.config, divisor=board.divisor, detectors=board.detectors,
-                               log=log)
-        return PysimBoard(board.config, divisor=board.divisor, detectors=board.detectors)
+                               unit=board.unit, log=log)
+        return PysimBoard(board.config, divisor=board.divisor, detectors=board.detectors,
+                          unit=board.unit)
     options = _url_options(parts)
     if parts.scheme in ("", "serial") or len(parts.scheme) == 1:   # /dev/ttyUSB1, COM3, C:\...
         port = parts.path if parts.scheme == "serial" else url.split("?")[0]
@@ -174,10 +176,12 @@ def _url_options(parts):
 
 class SimulatedBoard(NamedTuple):
     """What a ``sim://`` or ``cxxrtl://`` URL simulates: each detector's
-    configuration, the UART's clocks per bit, and the detectors."""
+    configuration, the UART's clocks per bit, the detectors, and whether a
+    search unit is on the board (``?unit=yes``)."""
     config:    DetectorConfig
     divisor:   int
     detectors: int
+    unit:      bool = False
 
 
 def simulated_config(url: str, *, where: str = "",
@@ -194,8 +198,8 @@ def simulated_board(url: str, *, where: str = "", **defaults: Any) -> SimulatedB
     1K boards' lean one) and detector count
     (:func:`~axon.boards.detectors.default_detectors`) with the
     :data:`SIM_OPTIONS` the URL gives, then those of ``defaults`` (not
-    ``None``) that it does not, checked for the gateware. ``upcoming`` and
-    ``backstop`` are ``yes``/``no`` (or ``true``/``false``, ``1``/``0``). A bad option is a
+    ``None``) that it does not, checked for the gateware. ``upcoming``,
+    ``backstop`` and ``unit`` are ``yes``/``no`` (or ``true``/``false``, ``1``/``0``). A bad option is a
     ``ValueError`` that names it, after ``where``."""
     parts = urlsplit(url)
     scheme = parts.scheme or "sim"
@@ -218,7 +222,9 @@ def simulated_board(url: str, *, where: str = "", **defaults: Any) -> SimulatedB
     if not 1 <= detectors <= MAX_DETECTORS:
         raise ValueError(f"option detectors must be an integer in 1..{MAX_DETECTORS}, "
                          f"not {detectors}")
-    return SimulatedBoard(spec.config.replace(**changes).check(where=where), divisor, detectors)
+    unit = changes.pop("unit", False)
+    return SimulatedBoard(spec.config.replace(**changes).check(where=where), divisor, detectors,
+                          unit)
 
 
 _BOOLEANS = {"yes": True, "true": True, "1": True, "no": False, "false": False, "0": False}
@@ -227,7 +233,7 @@ _BOOLEANS = {"yes": True, "true": True, "1": True, "no": False, "false": False, 
 def _option(key, value):
     if key in ("rules", "pools", "scan"):
         return value
-    if key in ("upcoming", "backstop"):
+    if key in ("upcoming", "backstop", "unit"):
         try:
             return _BOOLEANS[value.lower()]
         except KeyError:
@@ -243,11 +249,14 @@ def _int_option(key, value):
 
 
 class _Request:
-    """One request frame on its way: its answer's payload, or the error it drew."""
-    __slots__ = ("frame", "command", "detector", "payload", "error", "done")
+    """One request frame on its way: its answer's payload (a list of
+    ``answers`` payloads, if it has more than one), or the error it drew."""
+    __slots__ = ("frame", "command", "detector", "answers", "timeout", "payload", "error",
+                 "done")
 
-    def __init__(self, frame, command, detector):
+    def __init__(self, frame, command, detector, answers=1, timeout=None):
         self.frame, self.command, self.detector = frame, command, detector
+        self.answers, self.timeout = answers, timeout
         self.payload = self.error = None
         self.done = False
 
@@ -305,11 +314,14 @@ class Link:
 
     # -- the multiplexer -----------------------------------------------------------------
 
-    def exchange(self, requests: Sequence[Tuple[bytes, int, int]]) -> List[bytes]:
+    def exchange(self, requests: Sequence[Tuple[Any, ...]]) -> List[Any]:
         """Send ``(frame, command, detector)`` requests, with whatever other
         threads have ready; return each one's answer payload, in order. The
         first request that drew an error frame raises its :class:`LinkError`
-        (after all of them were answered)."""
+        (after all of them were answered). A request of ``(frame, command,
+        detector, answers, timeout)`` has ``answers`` answer frames (its
+        payload is their list), each awaited for ``timeout`` seconds (the
+        link's if ``None``)."""
         mine = [_Request(*request) for request in requests]
         with self._ready:
             self._pending.extend(mine)
@@ -355,13 +367,23 @@ class Link:
         decoder, frames = FrameDecoder(), collections.deque()
         for at, request in enumerate(batch):
             try:
-                while not frames:
-                    data = self.transport.read(decoder.needed(), self.timeout)
-                    if not data:
-                        raise LinkTimeout(f"no answer to command 0x{request.command:02x}")
-                    self.bytes_received += len(data)
-                    frames.extend(decoder.feed(data))
-                request.settle(*self._judge(request, frames.popleft()))
+                payloads = []
+                while len(payloads) < request.answers:
+                    while not frames:
+                        data = self.transport.read(decoder.needed(),
+                                                   request.timeout or self.timeout)
+                        if not data:
+                            raise LinkTimeout(f"no answer to command 0x{request.command:02x}")
+                        self.bytes_received += len(data)
+                        frames.extend(decoder.feed(data))
+                    payload, refusal = self._judge(request, frames.popleft())
+                    if refusal is not None:
+                        # An error answer is the request's last.
+                        request.settle(error=refusal)
+                        break
+                    payloads.append(payload)
+                else:
+                    request.settle(payloads[0] if request.answers == 1 else payloads)
             except LinkTimeout as error:
                 for lost in batch[at:]:
                     lost.settle(error=error)
@@ -479,6 +501,51 @@ class Link:
         """Reset ``detector``."""
         self.transact(reset_request(detector), Command.RESET, detector)
 
+    # -- the search unit's requests ------------------------------------------------------
+
+    @property
+    def units(self) -> int:
+        """Search units on the board, as it reports them."""
+        return self.identity.units
+
+    def search(self, position: Position, first: int, last: int, *,
+               history: Optional[Sequence[int]] = None, root_address: int = -1,
+               unit: int = 0, timeout: float = 3600.0) -> List[Tuple[int, UnitResult]]:
+        """Search ``position`` in search unit ``unit`` to each depth from
+        ``first`` to ``last``: ``(depth, result)`` for each, waiting at
+        most ``timeout`` seconds for each depth. The game history ends at
+        ``root_address`` of detector ``unit``'s move list, which is the
+        unit's; ``history`` loads it from address 0 first (the root is then
+        its last word). Interrupted (``KeyboardInterrupt``), it stops the
+        board's search before it raises."""
+        if not 0 <= unit < self.units:
+            raise ValueError(f"the board has {self.units} search units; there is no unit "
+                             f"{unit} (build one with axon build --unit)")
+        requests = []
+        if history is not None:
+            history = list(history)
+            root_address = len(history) - 1
+            if history:
+                requests = self._write_requests(unit, 0, history)
+        if root_address + 1 + last > self.config.depth:
+            raise ValueError(f"{root_address + 1} words of game history and {last} plies do "
+                             f"not fit a move list of {self.config.depth}")
+        requests.append((search_request(position, first, last, root_address, unit),
+                         Command.SEARCH, unit, last - first + 1, timeout))
+        try:
+            answers = self.exchange(requests)[-1]
+        except KeyboardInterrupt:
+            self.stop_search()
+            raise
+        return [parse_search(payload) for payload in
+                (answers if isinstance(answers, list) else [answers])]
+
+    def stop_search(self) -> None:
+        """Stop a search the board is running: a byte that starts no
+        frame, then the line quiet, and whatever came back dropped."""
+        self.transport.write(bytes([STOP_BYTE]))
+        self.transport.resync()
+
 
 class DetectorSession(Session):
     """One detector of a :class:`Link`: a detector session
@@ -549,6 +616,40 @@ class DetectorSession(Session):
 
     def reset(self) -> None:
         self.link.reset(self.index)
+
+
+class UnitSession:
+    """A board's search unit over a :class:`Link`: the search unit's
+    backend that :class:`~axon.sim.engine.unit.UnitTest` runs, as it runs
+    the unit's RTL in a simulator. Each search sends its game history
+    (a few WRITE frames: other sessions may have written detector 0 since)
+    and one SEARCH of one depth.
+
+    Members
+    -------
+    link : Link
+    index : int
+        The unit's index on the board.
+    """
+
+    def __init__(self, link: Link, index: int = 0) -> None:
+        self.link = link
+        self.index = index
+
+    @property
+    def depth(self) -> int:
+        """The move list's depth."""
+        return self.link.config.depth
+
+    def run(self, job: UnitJob) -> UnitResult:
+        """Search ``job`` in the board's unit."""
+        check_unit_depth(job.depth)
+        ((_, result),) = self.link.search(job.position, job.depth, job.depth,
+                                          history=job.words, unit=self.index)
+        return result
+
+    def close(self) -> None:
+        self.link.close()
 
 
 def open_link(url: str, *, baud: Optional[int] = None, timeout: float = 1.0,

@@ -15,18 +15,21 @@ from dataclasses import dataclass
 from ...hdl.board.protocol import (START, PROTOCOL_VERSION, MAX_PAYLOAD, MAX_WORDS, WORD_BYTES,
                                    INDEX_BYTES, ROOT_BYTES, OCCUPANCY_BYTES,
                                    QUERY_ANSWER_BYTES, ERROR_BYTES, RULES_CODES, POOLS_CODES,
-                                   SCAN_CODES, IDENTITY_BYTES, Command, ErrorCode,
-                                   IdentityRecord, ERROR_RESPONSE, crc8)
+                                   SCAN_CODES, IDENTITY_BYTES, BOARD_BYTES,
+                                   SEARCH_ANSWER_BYTES, MAX_SEARCH_DEPTH, Command, ErrorCode,
+                                   IdentityRecord, SearchRecord, ERROR_RESPONSE, crc8)
 from ...hdl.params import DetectorConfig
 from ...hdl.result import QueryResult
 from ..model.golden import Result
+from ..search.movegen import Position
+from ..search.unit import UnitResult, move_name
 
 
 __all__ = [
     "encode_frame", "holds_known_frame", "FrameDecoder", "Frame", "Identity",
     "ProtocolVersionError", "older_protocol", "older_protocol_error", "identify_request", "write_request", "read_request",
-    "query_request", "reset_request", "parse_identity", "parse_words", "parse_error",
-    "parse_query",
+    "query_request", "reset_request", "search_request", "parse_identity", "parse_words",
+    "parse_error", "parse_query", "parse_search",
 ]
 
 
@@ -165,6 +168,28 @@ def reset_request(detector=0):
     return encode_frame(Command.RESET, _index(detector))
 
 
+def search_request(position: Position, first: int, last: int, root_address: int = -1,
+                   unit: int = 0) -> bytes:
+    """A SEARCH frame: search ``position`` (the gateware's
+    :class:`~axon.sim.search.movegen.Position`) to each depth from ``first``
+    to ``last``, after the game history whose last word is at
+    ``root_address`` (-1 for none)."""
+    if not isinstance(first, int) or not isinstance(last, int) or \
+            not 1 <= first <= last <= MAX_SEARCH_DEPTH:
+        raise ValueError(f"search depths must be 1 <= first <= last <= {MAX_SEARCH_DEPTH}, "
+                         f"not {first!r} to {last!r}")
+    if not isinstance(root_address, int) or not -0x8000 <= root_address <= 0x7fff:
+        raise ValueError(f"root_address must be a signed 16-bit integer, not {root_address!r}")
+    board = list(position.board)
+    if len(board) != 64 or not all(isinstance(code, int) and 0 <= code <= 15 for code in board):
+        raise ValueError("a position is 64 piece codes of 4 bits")
+    ep = 0 if position.ep_square is None else 0x80 | position.ep_square
+    squares = bytes(board[2 * index] | board[2 * index + 1] << 4 for index in range(BOARD_BYTES))
+    return encode_frame(Command.SEARCH, _index(unit) + bytes([
+        first, last, (position.side & 1) | (position.castling & 0xf) << 1, ep]) +
+        root_address.to_bytes(ROOT_BYTES, "little", signed=True) + squares)
+
+
 class ProtocolVersionError(ValueError):
     """The board speaks another version of the link protocol than this host."""
 
@@ -192,6 +217,8 @@ class Identity:
     rx_buffer : int
         Request bytes the board holds: a host has at most this many bytes of
         requests sent and not yet answered.
+    units : int
+        Search units on the board (SEARCH), indices 0..units - 1.
     """
     version:    int
     interface:  tuple
@@ -201,6 +228,7 @@ class Identity:
     max_words:  int
     detectors:  int = 1
     rx_buffer:  int = 0
+    units:      int = 0
 
     @property
     def rules(self):
@@ -257,7 +285,8 @@ def parse_identity(payload):
                                record.interface_patch),
                     config=config, count_bits=record.count_bits,
                     cycle_bits=record.cycle_bits, max_words=record.max_words,
-                    detectors=record.detectors, rx_buffer=record.rx_buffer)
+                    detectors=record.detectors, rx_buffer=record.rx_buffer,
+                    units=record.units)
 
 
 # The parsers take an answer's whole payload, the detector index first
@@ -294,3 +323,18 @@ def parse_query(payload, upcoming=True):
     record = QueryResult.from_bits(int.from_bytes(payload[INDEX_BYTES:], "little"))
     result = Result.from_fields(record, record.upcoming if upcoming else None)
     return result, record.cycles
+
+
+def parse_search(payload):
+    """``(depth, UnitResult)`` from one of SEARCH's answers, a
+    :class:`~axon.hdl.board.protocol.SearchRecord`."""
+    if len(payload) != SEARCH_ANSWER_BYTES:
+        raise ValueError(f"search answer has {len(payload)} bytes, expected "
+                         f"{SEARCH_ANSWER_BYTES}")
+    record = SearchRecord.from_bits(int.from_bytes(payload[INDEX_BYTES:], "little"))
+    best = record.best_move
+    move = move_name(best.from_sq, best.to_sq, best.promo) if record.best_valid else None
+    return record.depth, UnitResult(
+        score=record.score, move=move, nodes=record.nodes, terminal=record.terminal,
+        repetitions=record.repetitions, queries=record.queries, clocks=record.clocks,
+        wait_clocks=record.wait_clocks)

@@ -48,6 +48,9 @@ def register(subparsers):
     build.add_argument("--detectors", type=int_at_least(1), default=None, metavar="N",
                        help="detectors behind the link (default: the most that fit the "
                             "board with a margin, see docs/protocol.md)")
+    build.add_argument("--unit", action="store_true",
+                       help="a search unit beside the detectors, for axon search --engine "
+                            "gateware --port (it fits the ECP5 boards)")
     build.add_argument("--seed", type=int_at_least(0), default=1,
                        help="nextpnr placement seed (default 1)")
     build.add_argument("--build-dir", default=None,
@@ -119,8 +122,8 @@ def build_command(args):
     except UsageError as error:
         return _error("build", str(error), 2)
     try:
-        report = build(args.board, config=config, detectors=args.detectors, seed=args.seed,
-                       build_dir=args.build_dir,
+        report = build(args.board, config=config, detectors=args.detectors, unit=args.unit,
+                       seed=args.seed, build_dir=args.build_dir,
                        log=lambda line: print(line, file=sys.stderr))
     except BuildError as error:
         # Set before printing, so that a reader gone early (| head) does not

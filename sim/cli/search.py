@@ -19,7 +19,7 @@ import sys
 import chess
 
 from ...hdl.search.rules import MAX_DEPTH
-from ..backends.link import Link, LinkError, LinkTimeout, open_transport
+from ..backends.link import Link, LinkError, LinkTimeout, UnitSession, open_transport
 from ..backends.cxxrtl import CxxrtlError
 from ..engine.repetition import ChessTest, DetectorTest, NoTest, SearchTooDeep
 from ..engine.unit import ENGINES, UNIT_BACKENDS, UnitTest, engine_for
@@ -163,16 +163,12 @@ def check_options(options):
     if options.backend is not None and options.port is not None:
         raise UsageError("--backend and --port each name a detector: give one")
     if options.engine == "gateware":
-        if options.port is not None:
-            raise UsageError("--port: the search unit has no link command yet; --engine "
-                             "gateware runs on --backend golden (its model), pysim or cxxrtl "
-                             "(its RTL)")
-        if options.backend in UNIT_BACKENDS and options.depth > MAX_DEPTH:
+        if unit_rtl(options) and options.depth > MAX_DEPTH:
             raise UsageError(f"--depth {options.depth}: the search unit's RTL searches 1 to "
                              f"{MAX_DEPTH} plies")
-        if options.backend in UNIT_BACKENDS and options.trace is not None:
+        if unit_rtl(options) and options.trace is not None:
             raise UsageError(f"--trace: the search unit's RTL asks its detector itself; "
-                             f"--backend {options.backend} has no query to trace")
+                             f"{unit_place(options)} has no query to trace")
         for flag, value in (("--upcoming-cutoff", options.upcoming_cutoff),
                             ("--null-move", options.null_move)):
             if value:
@@ -209,12 +205,52 @@ def unit_clocks_line(run):
 
 def unit_rtl(options):
     """Whether the search runs in the search unit's RTL: ``--engine
-    gateware`` on ``--backend pysim`` or ``cxxrtl``."""
-    return options.engine == "gateware" and options.backend in UNIT_BACKENDS
+    gateware`` on ``--backend pysim`` or ``cxxrtl``, or on the ``--port``
+    board's unit."""
+    return options.engine == "gateware" and (options.backend in UNIT_BACKENDS or
+                                             options.port is not None)
+
+
+def unit_place(options):
+    """Where the search unit's RTL runs, as the output names it."""
+    return f"--port {options.port}" if options.port is not None else \
+        f"--backend {options.backend}"
+
+
+def unit_label(options):
+    """The run's label of a search in the unit's RTL."""
+    where = f"link {options.port}" if options.port is not None else options.backend
+    return f"search unit ({where})"
+
+
+def unit_link(options):
+    """The :class:`Link` of ``--port``, once the board said it has a
+    search unit."""
+    try:
+        transport = open_transport(options.port, log=None if options.quiet else _say)
+    except (TypeError, ValueError) as error:
+        raise UsageError(f"--port {options.port}: {error}") from None
+    link = Link(transport)
+    try:
+        units = link.units
+    except ValueError as error:         # a board of another protocol version
+        link.close()
+        raise UsageError(f"--port {options.port}: {error}") from None
+    except BaseException:
+        link.close()
+        raise
+    if not units:
+        link.close()
+        raise UsageError(f"--port {options.port}: the board has no search unit; build one "
+                         f"with axon build --unit, or simulate one with ?unit=yes")
+    return link
 
 
 def unit_test(options):
-    """The search unit's RTL of ``--backend``, with the shipped detector."""
+    """The search unit's RTL: of ``--backend``, with the shipped detector,
+    or the ``--port`` board's."""
+    if options.port is not None:
+        return UnitTest("link", session=UnitSession(unit_link(options)))
     config = config_from(argparse.Namespace(), gateware=True)
     log = _say if options.backend == "cxxrtl" and not options.quiet else None
     return UnitTest(options.backend, config, log=log)
@@ -391,7 +427,7 @@ def search_command(options, out=None):
             tests.append(("off", NoTest()))
         if options.repetition == "detector" and unit_rtl(options):
             test = session = unit_test(options)
-            tests.append((f"search unit ({options.backend})", test))
+            tests.append((unit_label(options), test))
         elif options.repetition == "detector":
             session, backend = detector_session(options)
             if options.trace:

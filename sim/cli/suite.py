@@ -28,7 +28,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from ...hdl.params import DetectorConfig
 from ..backends.cxxrtl import CxxrtlError
-from ..backends.link import SIMULATED_SCHEMES, Link, LinkError, LinkTimeout, open_transport
+from ..backends.link import (SIMULATED_SCHEMES, Link, LinkError, LinkTimeout, UnitSession,
+                             open_transport)
 from ..engine.jobs import JobFailed, SearchJob, search_in_processes, search_in_threads
 from ..engine.repetition import ChessTest, DetectorTest, NoTest, SearchTooDeep
 from ..engine.suite import SuiteError, read_suite
@@ -118,7 +119,7 @@ def _label(options):
     if options.repetition != "detector":
         return options.repetition
     if search.unit_rtl(options):
-        return f"search unit ({options.backend})"
+        return search.unit_label(options)
     return f"detector ({'link ' + options.port if options.port else options.backend})"
 
 
@@ -247,6 +248,16 @@ def _more_detectors(port, jobs):
 def _prepared(options, jobs):
     """``(how the searches run, the link or None)``:
     how is a generator factory over the jobs."""
+    if options.repetition == "detector" and options.port is not None and \
+            options.engine == "gateware":
+        link = search.unit_link(options)
+        if jobs > link.units:
+            link.close()
+            raise UsageError(f"--jobs {jobs}: the board on {options.port} has "
+                             f"{plural(link.units, 'search unit')}; give --jobs "
+                             f"{link.units} or fewer")
+        tests = [UnitTest("link", session=UnitSession(link, index)) for index in range(jobs)]
+        return (lambda work, on_ready: search_in_threads(work, tests)), link
     if options.repetition == "detector" and options.port is not None:
         try:
             transport = open_transport(options.port, log=None if options.quiet else _say)

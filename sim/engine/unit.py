@@ -124,20 +124,23 @@ class UnitTest:
     Parameters
     ----------
     backend : str
-        A name of :data:`UNIT_BACKENDS`.
+        A name of :data:`UNIT_BACKENDS`; another name, for a ``session``
+        made already (``"link"``: a board's unit,
+        :class:`~axon.sim.backends.link.UnitSession`).
     config : DetectorConfig
         The unit's detector.
     log : callable or None
         Progress lines (CXXRTL's compile).
     session : object or None
-        The backend, made already (a broken variant, for tests).
+        The backend, made already (a board's unit over the link, or a
+        broken variant, for tests).
     """
 
     name = "detector"
 
     def __init__(self, backend: str, config: DetectorConfig = SHIPPED, *,
                  log: Optional[Callable[[str], None]] = None, session: Any = None) -> None:
-        if backend not in UNIT_BACKENDS:
+        if session is None and backend not in UNIT_BACKENDS:
             raise ValueError(f"the search unit runs on {' or '.join(UNIT_BACKENDS)}, "
                              f"not {backend!r}")
         self.backend = backend
