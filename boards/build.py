@@ -86,6 +86,7 @@ class BuildReport:
     family:      str = ICE40.name
     detectors:   int = 1                       # detectors behind the link
     unit:        bool = False                  # a search unit beside them (SEARCH)
+    perft:       bool = False                  # a perft core beside them (PERFT)
 
     def lines(self):
         def usage(label, figures):
@@ -98,8 +99,7 @@ class BuildReport:
                               pools=self.pools, scan=self.scan, backstop=self.backstop).note
         yield (f"board: {self.board} ({self.device}), {self.chains} chains{lean}, depth "
                f"{self.depth}, {self.rules} rules, seed {self.seed}")
-        yield (f"detectors: {self.detectors} behind one link"
-               f"{', and a search unit' if self.unit else ''}")
+        yield f"detectors: {self.detectors} behind one link{_extras(self.unit, self.perft)}"
         family = FAMILIES[self.family]
         yield usage(family.logic_label, self.logic_cells)
         yield usage(family.flip_flop_label, self.flip_flops)
@@ -201,12 +201,20 @@ def over_capacity(log, family=ICE40):
     return short
 
 
-def build(board="icebreaker", *, config=None, detectors=None, unit=False, seed=1,
+def _extras(unit, perft):
+    """What a board carries beside its detectors, as the build says it."""
+    extras = [name for name, built in (("a search unit", unit), ("a perft core", perft))
+              if built]
+    return f", and {' and '.join(extras)}" if extras else ""
+
+
+def build(board="icebreaker", *, config=None, detectors=None, unit=False, perft=False, seed=1,
           build_dir=None, log=None):
     """Build a bitstream of ``detectors`` detectors (default the board's
     :func:`~axon.boards.detectors.default_detectors`) of ``config``
-    (default the board's own), and a search unit if ``unit``; return a
-    :class:`BuildReport` or raise :class:`BuildError`."""
+    (default the board's own), and a search unit if ``unit`` and a perft
+    core if ``perft``; return a :class:`BuildReport` or raise
+    :class:`BuildError`."""
     spec = get_board(board)
     config = spec.config if config is None else config
     detectors = default_detectors(spec.name) if detectors is None else detectors
@@ -227,7 +235,8 @@ def build(board="icebreaker", *, config=None, detectors=None, unit=False, seed=1
         raise BuildError(str(error), exit_code=2) from None
     family = spec.family
     env = find_tools(family)
-    top = PlatformTop(spec, config, divisor=divisor, detectors=detectors, unit=unit)
+    top = PlatformTop(spec, config, divisor=divisor, detectors=detectors, unit=unit,
+                      perft=perft)
     build_dir = build_dir or os.path.join("build", spec.name)
     created = not os.path.isdir(build_dir)
     os.makedirs(build_dir, exist_ok=True)
@@ -237,12 +246,12 @@ def build(board="icebreaker", *, config=None, detectors=None, unit=False, seed=1
                          bitstream=os.path.join(build_dir, f"{NAME}.{family.bitstream}"),
                          pools=config.pools.value, scan=config.scan.value,
                          backstop=config.backstop,
-                         family=family.name, detectors=detectors, unit=unit)
+                         family=family.name, detectors=detectors, unit=unit, perft=perft)
     opts = ["--report", REPORT, "--seed", str(seed)]
 
     if log:
         log(f"building {spec.name}: {detectors} detector(s) of {chains} chains, depth {depth}, "
-            f"{rules} rules{', and a search unit' if unit else ''} in {build_dir} ...")
+            f"{rules} rules{_extras(unit, perft)} in {build_dir} ...")
     try:
         process = _run(spec.platform(), top, build_dir, env, opts, log)
     except KeyboardInterrupt:
@@ -256,11 +265,12 @@ def build(board="icebreaker", *, config=None, detectors=None, unit=False, seed=1
         nextpnr_log = timing_log(build_dir)
         short = over_capacity(nextpnr_log + process.stdout + process.stderr, family)
         if short:
-            raise BuildError(fit_message(spec, chains, short, detectors, unit))
+            raise BuildError(fit_message(spec, chains, short, detectors, unit or perft))
         if re.search(r"Max frequency for clock .*FAIL", nextpnr_log) or \
                 "timing requirements" in nextpnr_log.lower() and "fail" in nextpnr_log.lower():
             # Once more, allowed to fail, to learn the Fmax it achieved.
-            top = PlatformTop(spec, config, divisor=divisor, detectors=detectors, unit=unit)
+            top = PlatformTop(spec, config, divisor=divisor, detectors=detectors, unit=unit,
+                              perft=perft)
             process = _run(spec.platform(), top, build_dir, env, opts + ["--timing-allow-fail"],
                            log)
             if process.returncode == 0:
@@ -278,17 +288,18 @@ def build(board="icebreaker", *, config=None, detectors=None, unit=False, seed=1
     return report
 
 
-def fit_message(spec, chains, short, detectors=1, unit=False):
+def fit_message(spec, chains, short, detectors=1, search=False):
     """What ``axon build`` says of a design for board ``spec`` with
     ``detectors`` detectors of ``chains`` chains that does not fit:
     :func:`over_capacity`'s ``short``, and, if the logic cells are short, the
     chain count that would fit (or, for several detectors, to build fewer).
-    With a search ``unit``, whose cells no chain count frees, the cells."""
+    With ``search`` gateware (a search unit or a perft core), whose cells no
+    chain count frees, the cells."""
     cell, (used, available) = next(iter(short.items()))
-    if unit:
-        return (f"{detectors} detector(s) of {chains} chains and a search unit need {used} "
-                f"{cell}, the {spec.platform.device} has {available}; build without --unit "
-                f"or for a larger device")
+    if search:
+        return (f"{detectors} detector(s) of {chains} chains and the search gateware need "
+                f"{used} {cell}, the {spec.platform.device} has {available}; build without "
+                f"--unit and --perft, or for a larger device")
     what = f"{chains} chains" if detectors == 1 else f"{detectors} detectors of {chains} chains"
     if cell == spec.family.logic_cell:
         # The fixed part is what is left with no chains.

@@ -69,6 +69,7 @@ HOW = {
     "axon build --board ulx3s-85f": START,
     "axon build --board ulx3s-85f --detectors 1": START,
     "axon build --board ulx3s-85f --detectors 1 --unit": START,
+    "axon build --board ulx3s-85f --detectors 1 --unit --perft": START,
     # A whole benchmark: builds, place and route seeds, the corpus.
     "axon bench --out bench": START_ALWAYS,
     "axon bench --out bench && cp bench/bench.json docs/bench.json": START_ALWAYS,
@@ -112,6 +113,12 @@ HOW = {
     '--port "sim://?unit=yes"': START,
     'axon search sim/data/paper_figure1.pgn --ply 14 --engine gateware --depth 3 --port '
     '"cxxrtl://?unit=yes"': START,
+    # Perft on a board in simulation (tests/test_perft_link.py runs the
+    # first by the command line in the default run).
+    'axon perft --fen "r3k3/1P6/8/3pP3/8/8/8/R3K2R w KQq d6 0 2" --depth 2 --port '
+    '"sim://?perft=yes"': START,
+    'axon perft --fen "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1" '
+    '--depth 3 --port "cxxrtl://?perft=yes"': START,
     # The engine's speed on a compiled model or a board in simulation:
     # minutes of compile with a cold cache; pysim's, tens of seconds.
     "axon uci --bench --backend cxxrtl": START,

@@ -176,10 +176,10 @@ def test_sim_url_takes_every_configuration_option():
     assert simulated_board("sim://icebreaker").detectors == 1
     assert simulated_board("sim://ulx3s-85f").detectors == DEFAULT_DETECTORS["ulx3s-85f"]
     assert simulated_board("sim://hx8k?detectors=2").detectors == 2
-    assert simulated_board("cxxrtl://hx8k?detectors=5") == (SHIPPED, 4, 5, False)
-    # A search unit beside them, or none.
-    assert simulated_board("sim://ulx3s-85f?unit=yes").unit
-    assert not simulated_board("sim://ulx3s-85f?unit=no").unit
+    assert simulated_board("cxxrtl://hx8k?detectors=5") == (SHIPPED, 4, 5, False, False)
+    # A search unit and a perft core beside them, or none.
+    assert simulated_board("sim://ulx3s-85f?unit=yes&perft=yes")[3:] == (True, True)
+    assert simulated_board("sim://ulx3s-85f?unit=no&perft=1")[3:] == (False, True)
     with pytest.raises(ValueError, match=r"^option detectors must be an integer in 1..255, "
                                          r"not 0$"):
         simulated_board("sim://?detectors=0")
@@ -203,7 +203,7 @@ def test_a_board_of_an_older_protocol_is_refused_in_one_line():
     with pytest.raises(link_codec.ProtocolVersionError, match=r"version 6, this host version 7"):
         link_codec.parse_identity(bytes([0, 6]) + bytes(16))
     with pytest.raises(link_codec.ProtocolVersionError, match=r"version 8, this host version 7"):
-        link_codec.parse_identity(bytes([0, 8]) + bytes(17))
+        link_codec.parse_identity(bytes([0, 8]) + bytes(18))
     record = protocol.IdentityRecord.const(protocol.identity_record(LEAN, 3)).as_value().value
     payload = bytes([0]) + record.to_bytes(protocol.IDENTITY_RECORD_BYTES, "little")
     identity = link_codec.parse_identity(payload)
@@ -387,7 +387,8 @@ def rejected_requests(draw):
         command = draw(st.sampled_from(list(Command)))
         good = {Command.IDENTIFY: {1}, Command.RESET: {1}, Command.READ: {4},
                 Command.QUERY: {protocol.QUERY_REQUEST_BYTES},
-                Command.SEARCH: {protocol.SEARCH_REQUEST_BYTES}}.get(command)
+                Command.SEARCH: {protocol.SEARCH_REQUEST_BYTES},
+                Command.PERFT: {protocol.PERFT_REQUEST_BYTES}}.get(command)
         if good is None:     # WRITE: LEN must be 4 + 3n with n = fourth payload byte
             payload = bytearray(draw(st.binary(min_size=0, max_size=40)))
             if len(payload) >= 4 and 1 <= payload[3] <= protocol.MAX_WORDS and \

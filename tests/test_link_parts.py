@@ -26,7 +26,8 @@ from axon.hdl.board.link import (FrameReceiver, FrameSender, HostLink, QueryArgu
 from axon.hdl.version import INTERFACE_VERSION
 from axon.hdl.board.protocol import (ERROR_RESPONSE, MAX_WORDS, PROTOCOL_VERSION,
                                      QUERY_REQUEST_BYTES, RESPONSE_FLAG, RULES_CODES,
-                                     RX_BUFFER_BYTES, SEARCH_REQUEST_BYTES, START,
+                                     PERFT_REQUEST_BYTES, RX_BUFFER_BYTES, SEARCH_REQUEST_BYTES,
+                                     START,
                                      WORD_BYTES, Command, ErrorCode, crc8)
 from axon.sim.backends.link_codec import (FrameDecoder, encode_frame, identify_request,
                                           parse_query, query_request, read_request,
@@ -337,26 +338,28 @@ class ReferenceLink:
         count = args[2] if len(args) >= 3 else 0
         expected = {Command.IDENTIFY: 1, Command.RESET: 1, Command.READ: 4,
                     Command.WRITE: 4 + WORD_BYTES * count, Command.QUERY: QUERY_REQUEST_BYTES,
-                    Command.SEARCH: SEARCH_REQUEST_BYTES}
+                    Command.SEARCH: SEARCH_REQUEST_BYTES, Command.PERFT: PERFT_REQUEST_BYTES}
         if command not in expected:
             return error(ErrorCode.UNKNOWN_COMMAND)
         if length != expected[command] or \
                 command in (Command.WRITE, Command.READ) and not 1 <= count <= MAX_WORDS:
             return error(ErrorCode.BAD_LENGTH)
-        # These boards have no search unit: every SEARCH names none.
-        if index >= self.detectors or command == Command.SEARCH:
+        # These boards have no search unit and no perft core: every SEARCH
+        # and PERFT names none.
+        if index >= self.detectors or command in (Command.SEARCH, Command.PERFT):
             return error(ErrorCode.NO_DETECTOR)
         words = self.words[index]
         if command == Command.IDENTIFY:
             # Version, the interface version, rules exact, pools by kind, the pair
             # scan, with the upcoming block, chains, depth, count and clock
-            # widths, max words, detectors, the request buffer, no search unit.
+            # widths, max words, detectors, the request buffer, no search unit,
+            # no perft core.
             major, minor, patch = INTERFACE_VERSION
             return done(bytes([PROTOCOL_VERSION, major, minor, patch, 1, 0, 0, 1, self.chains]) +
                         self.depth.to_bytes(2, "little") +
                         bytes([4, 16, MAX_WORDS, self.detectors]) +
                         (RX_BUFFER_BYTES if self.detectors > 1 else 0).to_bytes(2, "little") +
-                        bytes([0]))
+                        bytes([0, 0]))
         if command in (Command.WRITE, Command.READ):
             if address + count > self.depth:
                 return error(ErrorCode.ADDRESS_RANGE)
@@ -559,7 +562,7 @@ def test_generated_requests_reach_every_answer():
                       ErrorCode.NO_DETECTOR}
     assert {command for command, _ in answers} == \
         {ERROR_RESPONSE} | {command | RESPONSE_FLAG for command in Command
-                            if command != Command.SEARCH}
+                            if command not in (Command.SEARCH, Command.PERFT)}
     assert any(command == Command.QUERY | RESPONSE_FLAG and payload[1].repetition
                for command, payload in answers)
     assert {payload[0] for command, payload in answers

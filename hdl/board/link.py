@@ -21,11 +21,15 @@ host's half in :mod:`axon.sim.backends.link` (its frames in
 
 The board answers every frame, in the order received, before it takes the
 next one from the buffer; the detectors are fast beside the UART, so one
-executor serves them all.
+executor serves them all. A board with a search unit or a perft core
+answers SEARCH and PERFT with several frames, as the unit finishes each
+depth and the core each root move; a byte from the host stops them.
 """
 
 from amaranth.hdl import *
 from amaranth.lib import data, fifo, memory, stream, wiring
+
+from ..search.rules import MAX_DEPTH
 from amaranth.lib.wiring import In, Out
 
 from ..observe import Observation, registers
@@ -35,20 +39,23 @@ from .protocol import (START, CRC8, MAX_PAYLOAD, MAX_WORDS, WORD_BYTES, RESPONSE
                        ERROR_RESPONSE, INDEX_BYTES, ROOT_BYTES, OCCUPANCY_BYTES,
                        QUERY_REQUEST_BYTES, QUERY_RECORD_BYTES, IDENTITY_RECORD_BYTES,
                        ERROR_BYTES, RX_BUFFER_BYTES, BOARD_BYTES, SEARCH_REQUEST_BYTES,
-                       SEARCH_RECORD_BYTES, MAX_SEARCH_DEPTH, Command, ErrorCode,
-                       IdentityRecord, SearchRecord, identity_record)
+                       SEARCH_RECORD_BYTES, MAX_SEARCH_DEPTH, PERFT_REQUEST_BYTES,
+                       PERFT_RECORD_BYTES, Command, ErrorCode, IdentityRecord, PerftRecord,
+                       SearchRecord, identity_record)
 
 
 __all__ = ["FrameReceiver", "FrameSender", "HostLink", "RequestArguments", "WordsArguments",
-           "QueryArguments", "SearchArguments"]
+           "QueryArguments", "SearchArguments", "PerftArguments"]
 
 # Answer records the executor copies into the frame buffer, and their bytes.
 # (The index before them is the request's own, already in the buffer, but
 # for an error, whose record carries it.) A board with a search unit has
-# SEARCH's record too.
+# SEARCH's record too, and one with a perft core PERFT's.
 _RECORDS = {"identity": IDENTITY_RECORD_BYTES, "query": QUERY_RECORD_BYTES, "word": WORD_BYTES,
             "error": ERROR_BYTES}
-_UNIT_RECORDS = {**_RECORDS, "search": SEARCH_RECORD_BYTES}
+# Root moves a perft gives at most: their counts wait here while the
+# answers before them are sent.
+_ROOT_MOVES = 256
 # The payload's bytes before the arguments: the detector index.
 _ARGS_AT = INDEX_BYTES
 
@@ -334,6 +341,19 @@ class SearchArguments(data.Struct):
     reserved: 3
 
 
+class PerftArguments(data.Struct):
+    """PERFT's first four bytes (``docs/protocol.md``, "Commands"); the 64
+    squares follow them, read from the frame buffer."""
+    index:    8    # the perft core the frame is for
+    depth:    8
+    side:     1    # the side to move (1: Black)
+    castling: 4    # the castling rights, as the perft core takes them
+    reserved: 3
+    ep_sq:    6    # the en passant square, if ep_valid
+    spare:    1
+    ep_valid: 1
+
+
 class RequestArguments(data.Union):
     """A request's first four payload bytes as :class:`FrameReceiver` keeps
     them, read as each command's arguments (IDENTIFY and RESET take the
@@ -342,6 +362,7 @@ class RequestArguments(data.Union):
     words:  WordsArguments
     query:  QueryArguments
     search: SearchArguments
+    perft:  PerftArguments
 
 
 class _LinkWires:
@@ -378,19 +399,24 @@ class HostLink(wiring.Component):
     repetition : Signal(1), out
         The last query found an equal position.
 
-    With a search ``unit``, also:
+    With a search ``unit`` or a ``perft`` core, also:
 
     unit : flipped search unit signature, out
         Connect with ``wiring.connect(m, link.unit, unit)``: WRITE to index 0
         writes its game history too, SEARCH loads and starts it.
     unit_stop : Signal(1), out
         One clock: a byte from the host stopped the search; reset the unit.
-    searching : Signal(1), out
-        A SEARCH is being executed (the unit searches, or a depth's answer
-        is sent).
+    perft : flipped perft signature, out
+        Connect with ``wiring.connect(m, link.perft, perft)``: PERFT loads
+        and starts it.
+    perft_stop : Signal(1), out
+        One clock: a byte from the host stopped the perft; reset the core.
+    running : Signal(1), out
+        A SEARCH or PERFT is being executed (the unit or the core counts,
+        or an answer is sent).
     """
 
-    def __init__(self, detector, *, timeout, unit=None):
+    def __init__(self, detector, *, timeout, unit=None, perft=None):
         _check_timeout(timeout)
         for name in ("config", "count", "signature"):
             if not hasattr(detector, name):
@@ -409,7 +435,12 @@ class HostLink(wiring.Component):
         self._depth  = config.depth
         self._timeout = timeout
         self._units = 0 if unit is None else 1
-        self._records = _UNIT_RECORDS if unit is not None else _RECORDS
+        self._perft_cores = 0 if perft is None else 1
+        self._records = dict(_RECORDS)
+        if unit is not None:
+            self._records["search"] = SEARCH_RECORD_BYTES
+        if perft is not None:
+            self._records["perft"] = PERFT_RECORD_BYTES
         members = {
             "rx":         In(stream.Signature(8)),
             "tx":         Out(stream.Signature(8)),
@@ -423,8 +454,11 @@ class HostLink(wiring.Component):
             if unit.config.depth != config.depth:
                 raise ValueError(f"The search unit's move list ({unit.config.depth} words) "
                                  f"must be the detectors' ({config.depth}): WRITE fills both")
-            members.update({"unit": Out(unit.signature.flip()), "unit_stop": Out(1),
-                            "searching": Out(1)})
+            members.update({"unit": Out(unit.signature.flip()), "unit_stop": Out(1)})
+        if perft is not None:
+            members.update({"perft": Out(perft.signature.flip()), "perft_stop": Out(1)})
+        if unit is not None or perft is not None:
+            members["running"] = Out(1)
         super().__init__(members)
 
     def elaborate(self, platform):
@@ -449,17 +483,22 @@ class HostLink(wiring.Component):
             self._write_states(m, s)
             self._read_states(m, s)
             self._query_states(m, s)
+            if self._units or self._perft_cores:
+                self._board_states(m, s)
             if self._units:
                 self._search_states(m, s)
+            if self._perft_cores:
+                self._perft_states(m, s)
             with m.State("SEND"):
                 m.d.comb += s.sender.start.eq(1)
                 m.next = "SEND_WAIT"
             with m.State("SEND_WAIT"):
                 with m.If(~s.sender.busy):
-                    if self._units:
-                        # A SEARCH answers each depth as it is done.
-                        with m.If(self.searching):
-                            m.next = "SEARCH_NEXT"
+                    if self._units or self._perft_cores:
+                        # A SEARCH answers each depth as it is done, a
+                        # PERFT each root move.
+                        with m.If(self.running):
+                            self._next_by_command(m, s, "SEARCH_NEXT", "PERFT_NEXT")
                         with m.Else():
                             m.next = "IDLE"
                     else:
@@ -550,15 +589,42 @@ class HostLink(wiring.Component):
             detector.query.count_limit.eq(args.query.count_limit),
             detector.upcoming.occupancy.eq(s.occupancy),
         ]
+        if self._units or self._perft_cores:
+            # A byte from the host while a search or a perft runs.
+            s.stop_seen = Signal(name="stop_seen")
+            with m.If(self.running & self.rx.valid):
+                m.d.sync += s.stop_seen.eq(1)
         if self._units:
             self._unit_ports(m, s)
+        if self._perft_cores:
+            self._perft_ports(m, s)
+
+    def _perft_ports(self, m, s):
+        """What the perft core takes: PERFT's position and depth; and the
+        buffer its root moves' counts wait in, and the answer's register."""
+        perft, args = self.perft, s.args.perft
+        m.d.comb += [
+            perft.side.eq(args.side),
+            perft.castling.eq(args.castling),
+            perft.ep_valid.eq(args.ep_valid),
+            perft.ep_sq.eq(args.ep_sq),
+            perft.depth.eq(args.depth),
+        ]
+        root = fifo.SyncFIFOBuffered(width=data.Layout.cast(PerftRecord).size,
+                                     depth=_ROOT_MOVES)
+        # A stopped perft's counts go with it.
+        m.submodules.root_moves = ResetInserter(self.perft_stop)(root)
+        s.root_fifo = root
+        s.perft_answer = Signal(PerftRecord, name="perft_answer")
+        entry = Signal(PerftRecord)
+        m.d.comb += [entry.move.eq(perft.root_move), entry.nodes.eq(perft.root_nodes),
+                     root.w_data.eq(entry), root.w_en.eq(perft.root_valid)]
 
     def _unit_ports(self, m, s):
         """What the search unit takes: WRITE's words as game history, and
         SEARCH's position, root and depth (the en passant byte and the root
         in ``word``, which no search uses otherwise)."""
         unit, search = self.unit, s.args.search
-        s.stop_seen = Signal(name="stop_seen")   # a byte came while searching
         m.d.comb += [
             unit.history_addr.eq(s.args.words.start),
             unit.history_word.eq(s.word[:17]),
@@ -569,15 +635,14 @@ class HostLink(wiring.Component):
             unit.root_address.eq(s.root),
             unit.depth.eq(search.first),
         ]
-        with m.If(self.searching & self.rx.valid):
-            m.d.sync += s.stop_seen.eq(1)
 
     def _answer_sources(self, m, s):
         """The answer records STORE copies into the frame buffer, by name:
         each straight from its source, which holds still meanwhile."""
         detector = self.detector
         identity = IdentityRecord.const(identity_record(self._config, self._count,
-                                                          self._rx_buffer, self._units))
+                                                          self._rx_buffer, self._units,
+                                                          self._perft_cores))
         # The QUERY answer is the detector's ports in the record's fixed widths.
         query_answer = Signal(QueryResult)
         for name, _ in detector.query.result.shape():
@@ -602,6 +667,8 @@ class HostLink(wiring.Component):
                          "repetitions", "queries", "clocks", "wait_clocks"):
                 m.d.comb += search_answer[name].eq(getattr(unit, name))
             sources["search"] = search_answer.as_value()
+        if self._perft_cores:
+            sources["perft"] = s.perft_answer.as_value()
         return sources
 
     def _record_bytes(self, m, s, sources):
@@ -637,6 +704,8 @@ class HostLink(wiring.Component):
                 m.d.comb += length_fits.eq(length == QUERY_REQUEST_BYTES)
             with m.Case(Command.SEARCH):
                 m.d.comb += length_fits.eq(length == SEARCH_REQUEST_BYTES)
+            with m.Case(Command.PERFT):
+                m.d.comb += length_fits.eq(length == PERFT_REQUEST_BYTES)
         s.known = Signal(name="known")
         m.d.comb += s.known.eq(command.matches(*(int(c) for c in Command)))
 
@@ -696,7 +765,9 @@ class HostLink(wiring.Component):
             self._fail(m, s, ErrorCode.UNKNOWN_COMMAND)
         with m.Elif(~s.length_fits):
             self._fail(m, s, ErrorCode.BAD_LENGTH)
-        with m.Elif(args.index >= Mux(command == Command.SEARCH, self._units, self._count)):
+        with m.Elif(args.index >= Mux(command == Command.SEARCH, self._units,
+                                      Mux(command == Command.PERFT, self._perft_cores,
+                                          self._count))):
             self._fail(m, s, ErrorCode.NO_DETECTOR)
         with m.Elif(command == Command.IDENTIFY):
             m.d.comb += self.good_frame.eq(1)
@@ -735,6 +806,15 @@ class HostLink(wiring.Component):
                 with m.Else():
                     m.d.sync += [s.stored.eq(_ARGS_AT + 3), s.byte_index.eq(0)]
                     m.next = "SEARCH_FETCH"
+        if self._perft_cores:
+            # (A board without a perft core refuses PERFT as NO_DETECTOR above.)
+            with m.Elif(command == Command.PERFT):
+                with m.If((args.perft.depth == 0) | (args.perft.depth > MAX_DEPTH)):
+                    self._fail(m, s, ErrorCode.BAD_ARGUMENT)
+                with m.Else():
+                    # The squares follow the four bytes of arguments.
+                    m.d.sync += [s.stored.eq(_ARGS_AT + 3), s.byte_index.eq(0)]
+                    m.next = "BOARD_FETCH"
         with m.Else():       # RESET
             m.d.comb += [self.good_frame.eq(1), self.soft_reset.eq(1)]
             m.d.sync += [self.repetition.eq(0), s.stored.eq(_ARGS_AT),
@@ -813,11 +893,51 @@ class HostLink(wiring.Component):
                 m.d.sync += self.repetition.eq(detector.query.result.repetition)
                 self._answer(m, s, "query", Command.QUERY | RESPONSE_FLAG)
 
+    def _next_by_command(self, m, s, search, perft):
+        """Go to state ``search`` for a SEARCH, ``perft`` for a PERFT: on a
+        board of one of the two, no test."""
+        if self._units and self._perft_cores:
+            with m.If(s.command == Command.SEARCH):
+                m.next = search
+            with m.Else():
+                m.next = perft
+        else:
+            m.next = search if self._units else perft
+
+    def _board_states(self, m, s):
+        """The 64 squares of SEARCH or PERFT, from the frame buffer into the
+        search unit or the perft core, two a byte; then start it."""
+        with m.State("BOARD_FETCH"):
+            m.next = "BOARD_LOW"
+        square_pair = s.byte_index[:(BOARD_BYTES - 1).bit_length()]
+        targets = ([(self.unit, Command.SEARCH)] if self._units else []) + \
+                  ([(self.perft, Command.PERFT)] if self._perft_cores else [])
+        for half, name in enumerate(("BOARD_LOW", "BOARD_HIGH")):
+            with m.State(name):
+                # A byte holds two squares, the lower-numbered in its low nibble.
+                for target, command in targets:
+                    m.d.comb += [
+                        target.load_en.eq(s.command == command),
+                        target.load_square.eq(Cat(C(half, 1), square_pair)),
+                        target.load_piece.eq(s.buffer_read.data.word_select(half, 4)),
+                    ]
+                if half == 0:
+                    m.next = "BOARD_HIGH"
+                else:
+                    m.d.sync += [s.stored.eq(s.stored + 1), s.byte_index.eq(s.byte_index + 1)]
+                    with m.If(s.byte_index == BOARD_BYTES - 1):
+                        m.d.comb += self.good_frame.eq(1)
+                        m.d.sync += s.stop_seen.eq(0)
+                        self._next_by_command(m, s, "SEARCH_START", "PERFT_START")
+                    with m.Else():
+                        m.next = "BOARD_FETCH"
+
     def _search_states(self, m, s):
         """SEARCH: the en passant byte and the root from the frame buffer
-        and their check; the 64 squares into the unit, two a byte; then a
+        and their check, then the squares (:meth:`_board_states`); then a
         search of each depth from ``first`` to ``last``, each answered as
-        it ends. A byte from the host while it runs stops it."""
+        it ends. A byte from the host while it runs stops it, but for the
+        last depth's answer, which ends the SEARCH."""
         unit, search, root = self.unit, s.args.search, s.root
         self._take_payload(m, s, "SEARCH", s.word, 1 + ROOT_BYTES, then="SEARCH_CHECK")
         with m.State("SEARCH_CHECK"):
@@ -830,42 +950,52 @@ class HostLink(wiring.Component):
             with m.Else():
                 m.d.sync += s.byte_index.eq(0)
                 m.next = "BOARD_FETCH"
-        with m.State("BOARD_FETCH"):
-            m.next = "BOARD_LOW"
-        square_pair = s.byte_index[:(BOARD_BYTES - 1).bit_length()]
-        for half, name in enumerate(("BOARD_LOW", "BOARD_HIGH")):
-            with m.State(name):
-                # A byte holds two squares, the lower-numbered in its low nibble.
-                m.d.comb += [unit.load_en.eq(1), unit.load_square.eq(Cat(C(half, 1), square_pair)),
-                             unit.load_piece.eq(s.buffer_read.data.word_select(half, 4))]
-                if half == 0:
-                    m.next = "BOARD_HIGH"
-                else:
-                    m.d.sync += [s.stored.eq(s.stored + 1), s.byte_index.eq(s.byte_index + 1)]
-                    with m.If(s.byte_index == BOARD_BYTES - 1):
-                        m.d.comb += self.good_frame.eq(1)
-                        m.d.sync += s.stop_seen.eq(0)
-                        m.next = "SEARCH_START"
-                    with m.Else():
-                        m.next = "BOARD_FETCH"
         with m.State("SEARCH_START"):
             m.d.comb += unit.start.eq(1)
-            m.d.sync += self.searching.eq(1)
+            m.d.sync += self.running.eq(1)
             m.next = "SEARCH_WAIT"
         with m.State("SEARCH_WAIT"):
             with m.If(s.stop_seen):
                 m.d.comb += self.unit_stop.eq(1)
-                m.d.sync += self.searching.eq(0)
+                m.d.sync += self.running.eq(0)
                 self._fail(m, s, ErrorCode.STOPPED)
             with m.Elif(~unit.busy):
                 self._answer(m, s, "search", Command.SEARCH | RESPONSE_FLAG)
         with m.State("SEARCH_NEXT"):
-            with m.If(s.stop_seen):
-                m.d.sync += self.searching.eq(0)
-                self._fail(m, s, ErrorCode.STOPPED)
-            with m.Elif(search.first == search.last):
-                m.d.sync += self.searching.eq(0)
+            with m.If(search.first == search.last):
+                m.d.sync += self.running.eq(0)
                 m.next = "IDLE"
+            with m.Elif(s.stop_seen):
+                m.d.sync += self.running.eq(0)
+                self._fail(m, s, ErrorCode.STOPPED)
             with m.Else():
                 m.d.sync += search.first.eq(search.first + 1)
                 m.next = "SEARCH_START"
+
+    def _perft_states(self, m, s):
+        """PERFT: count, and answer each root move's count as it comes
+        out of the buffer; then the total, which ends the PERFT. A byte from
+        the host while it runs stops it."""
+        perft, root, answer = self.perft, s.root_fifo, s.perft_answer
+        with m.State("PERFT_START"):
+            m.d.comb += perft.start.eq(1)
+            m.d.sync += [self.running.eq(1), answer.last.eq(0)]
+            m.next = "PERFT_NEXT"
+        with m.State("PERFT_NEXT"):
+            with m.If(answer.last):
+                # The total went out: done.
+                m.d.sync += [self.running.eq(0), answer.last.eq(0)]
+                m.next = "IDLE"
+            with m.Elif(s.stop_seen):
+                m.d.comb += self.perft_stop.eq(1)
+                m.d.sync += self.running.eq(0)
+                self._fail(m, s, ErrorCode.STOPPED)
+            with m.Elif(root.r_rdy):
+                m.d.comb += root.r_en.eq(1)
+                m.d.sync += answer.eq(root.r_data)
+                self._answer(m, s, "perft", Command.PERFT | RESPONSE_FLAG)
+            with m.Elif(~perft.busy & (root.level == 0)):
+                # The last root move's count went into the buffer on the
+                # clock the core fell idle: the buffer is empty only after it.
+                m.d.sync += [answer.move.eq(0), answer.last.eq(1), answer.nodes.eq(perft.nodes)]
+                self._answer(m, s, "perft", Command.PERFT | RESPONSE_FLAG)

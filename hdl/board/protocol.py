@@ -35,7 +35,8 @@ __all__ = [
     "RULES_CODES", "POOLS_CODES", "SCAN_CODES", "Command", "ErrorCode", "RESPONSE_FLAG",
     "ERROR_RESPONSE", "CRC8", "crc8", "IdentityRecord", "IDENTITY_BYTES", "identity_record",
     "BOARD_BYTES", "SEARCH_REQUEST_BYTES", "SEARCH_RECORD_BYTES", "SEARCH_ANSWER_BYTES",
-    "SearchRecord", "MAX_SEARCH_DEPTH", "STOP_BYTE",
+    "SearchRecord", "MAX_SEARCH_DEPTH", "STOP_BYTE", "PERFT_REQUEST_BYTES",
+    "PERFT_RECORD_BYTES", "PERFT_ANSWER_BYTES", "PerftRecord",
 ]
 
 START            = 0xA5
@@ -46,7 +47,8 @@ CRC_POLY         = 0x07
 # Version 5: every payload begins with a detector index, the board buffers
 # requests, and IDENTIFY reports the detectors and the buffer.
 # Version 6: the QUERY answer says whether its upcoming part is exact.
-# Version 7: SEARCH runs a board's search unit; IDENTIFY reports its units.
+# Version 7: SEARCH runs a board's search unit and PERFT its perft core;
+# IDENTIFY reports them.
 PROTOCOL_VERSION = 7
 MAX_PAYLOAD      = 255
 WORD_BYTES       = 3
@@ -78,8 +80,12 @@ RX_BUFFER_BYTES  = 512
 BOARD_BYTES          = 32
 SEARCH_REQUEST_BYTES = INDEX_BYTES + 4 + ROOT_BYTES + BOARD_BYTES
 MAX_SEARCH_DEPTH     = MAX_DEPTH
-# A byte the host sends while a search runs stops it; this one is never a
-# frame's start, so a board that was not searching drops it.
+# PERFT: index (1), depth (1), side to move and castling rights (1), en
+# passant square (1), the 64 squares (32); each answer: the index and a
+# PerftRecord.
+PERFT_REQUEST_BYTES  = INDEX_BYTES + 3 + BOARD_BYTES
+# A byte the host sends while a search or a perft runs stops it; this one
+# is never a frame's start, so a board that was not busy drops it.
 STOP_BYTE            = 0x00
 # An error answer: the index, the error code, the request's CMD byte.
 ERROR_BYTES      = INDEX_BYTES + 2
@@ -100,6 +106,7 @@ class Command(hdl_enum.IntEnum, shape=8):
     QUERY    = 0x04
     RESET    = 0x05
     SEARCH   = 0x06
+    PERFT    = 0x07
 
 
 class ErrorCode(hdl_enum.IntEnum, shape=4):
@@ -114,7 +121,7 @@ class ErrorCode(hdl_enum.IntEnum, shape=4):
     TOP_RANGE       = 0x06  # query top is not an address of the move list
     BAD_ARGUMENT    = 0x07  # count limit above 15, or root address outside -1..depth - 1
     NO_DETECTOR     = 0x08  # the index is not below the board's detector (or SEARCH: unit) count
-    STOPPED         = 0x09  # a byte from the host stopped the search
+    STOPPED         = 0x09  # a byte from the host stopped the search or perft
 
 
 # The frame check, from Amaranth's catalogue: the same definition serves the
@@ -156,6 +163,7 @@ class IdentityRecord(data.Struct):
     detectors:       8    # detectors behind the link, indices 0..detectors - 1
     rx_buffer:       16   # RX_BUFFER_BYTES, or 0: no request buffer
     units:           8    # search units, indices 0..units - 1 (SEARCH)
+    perft_cores:     8    # perft cores, indices 0..perft_cores - 1 (PERFT)
 
 
 # The answer's payload: the index, then the record.
@@ -163,10 +171,11 @@ IDENTITY_RECORD_BYTES = IdentityRecord.as_shape().size // 8
 IDENTITY_BYTES = INDEX_BYTES + IDENTITY_RECORD_BYTES
 
 
-def identity_record(config, detectors=1, rx_buffer=0, units=0):
+def identity_record(config, detectors=1, rx_buffer=0, units=0, perft_cores=0):
     """The field values of IDENTIFY's answer for a board of ``detectors``
-    detectors of ``config`` and ``units`` search units, with a request
-    buffer of ``rx_buffer`` bytes, for ``IdentityRecord.const``."""
+    detectors of ``config``, ``units`` search units and ``perft_cores``
+    perft cores, with a request buffer of ``rx_buffer`` bytes, for
+    ``IdentityRecord.const``."""
     major, minor, patch = INTERFACE_VERSION
     return {
         "version": PROTOCOL_VERSION,
@@ -177,6 +186,7 @@ def identity_record(config, detectors=1, rx_buffer=0, units=0):
         "chains": config.chains, "depth": config.depth,
         "count_bits": COUNT_LIMIT_BITS, "cycle_bits": CYCLE_BITS, "max_words": MAX_WORDS,
         "detectors": detectors, "rx_buffer": rx_buffer, "units": units,
+        "perft_cores": perft_cores,
     }
 
 
@@ -199,3 +209,17 @@ class SearchRecord(data.Struct):
 
 SEARCH_RECORD_BYTES = SearchRecord.as_shape().size // 8
 SEARCH_ANSWER_BYTES = INDEX_BYTES + SEARCH_RECORD_BYTES
+
+
+
+class PerftRecord(data.Struct):
+    """One of PERFT's answers, little-endian: a root move and its leaf
+    nodes, in the move generator's order; then, ``last`` set, the leaf
+    nodes in all (``move`` zero)."""
+    move:  Move
+    last:  1
+    nodes: NODE_BITS
+
+
+PERFT_RECORD_BYTES = PerftRecord.as_shape().size // 8
+PERFT_ANSWER_BYTES = INDEX_BYTES + PERFT_RECORD_BYTES

@@ -21,7 +21,7 @@ from amaranth.lib import io, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..params import SHIPPED, DetectorConfig
-from ..search import SearchUnit
+from ..search import Perft, SearchUnit
 from .array import DetectorArray
 from .link import HostLink
 from .uart import UARTReceiver, UARTTransmitter, check_divisor
@@ -52,6 +52,9 @@ class AxonBoard(wiring.Component):
     unit : bool
         Carry a search unit (:class:`~axon.hdl.search.SearchUnit`, with a
         detector of ``config`` of its own) for the SEARCH command.
+    perft : bool
+        Carry a perft core (:class:`~axon.hdl.search.Perft`) for the PERFT
+        command.
 
     Members
     -------
@@ -62,20 +65,22 @@ class AxonBoard(wiring.Component):
     led_repetition : Signal(1), out
     led_error : Signal(1), out
     busy : Signal(1), out
-        A SEARCH is being executed; a simulator waits for it to end.
+        A SEARCH or PERFT is being executed; a simulator waits for it to end.
     """
 
     def __init__(self, config=SHIPPED, *, divisor=12, timeout_bits=DEFAULT_TIMEOUT_BITS,
-                 detectors=1, unit=False):
+                 detectors=1, unit=False, perft=False):
         # Checked before the detector is made: a refused board makes no part.
         check_divisor(divisor)
         if not isinstance(timeout_bits, int) or timeout_bits < 20:
             raise TypeError(f"Timeout must be an integer of at least 20 bit times (two bytes), "
                             f"not {timeout_bits!r}")
-        if not isinstance(unit, bool):
-            raise TypeError(f"unit must be a bool, not {unit!r}")
+        for name, value in (("unit", unit), ("perft", perft)):
+            if not isinstance(value, bool):
+                raise TypeError(f"{name} must be a bool, not {value!r}")
         self.array = DetectorArray(DetectorConfig.checked(config), detectors)
         self.unit = SearchUnit(self.array.config) if unit else None
+        self.perft = Perft() if perft else None
         self.divisor = divisor
         self.timeout_bits = timeout_bits
         super().__init__({
@@ -89,6 +94,7 @@ class AxonBoard(wiring.Component):
     config    = property(lambda self: self.array.config)
     detectors = property(lambda self: self.array.count)
     units     = property(lambda self: 0 if self.unit is None else 1)
+    perft_cores = property(lambda self: 0 if self.perft is None else 1)
 
     def elaborate(self, platform):
         m = Module()
@@ -96,13 +102,17 @@ class AxonBoard(wiring.Component):
         m.submodules.uart_rx = uart_rx = UARTReceiver(divisor=self.divisor)
         m.submodules.uart_tx = uart_tx = UARTTransmitter(divisor=self.divisor)
         m.submodules.link = link = HostLink(array, timeout=self.divisor * self.timeout_bits,
-                                            unit=self.unit)
+                                            unit=self.unit, perft=self.perft)
         m.submodules.array = array
         if self.unit is not None:
             # A byte from the host stops a search: the unit starts afresh.
             m.submodules.unit = ResetInserter({"sync": link.unit_stop})(self.unit)
             wiring.connect(m, link.unit, self.unit)
-            m.d.comb += self.busy.eq(link.searching)
+        if self.perft is not None:
+            m.submodules.perft = ResetInserter({"sync": link.perft_stop})(self.perft)
+            wiring.connect(m, link.perft, self.perft)
+        if self.unit is not None or self.perft is not None:
+            m.d.comb += self.busy.eq(link.running)
 
         wiring.connect(m, uart_rx.stream, link.rx)
         wiring.connect(m, link.tx, uart_tx.stream)
@@ -138,6 +148,8 @@ class PlatformTop(Elaboratable):
         Detectors behind the link (default 1).
     unit : bool
         Carry a search unit (default no).
+    perft : bool
+        Carry a perft core (default no).
     divisor : int
         Clocks per UART bit at the board clock.
     baud : int
@@ -145,11 +157,12 @@ class PlatformTop(Elaboratable):
         (default ``spec.baud``).
     """
 
-    def __init__(self, spec, config=None, *, divisor, baud=None, detectors=1, unit=False):
+    def __init__(self, spec, config=None, *, divisor, baud=None, detectors=1, unit=False,
+                 perft=False):
         self.spec = spec
         self.board = AxonBoard(spec.config if config is None else config, divisor=divisor,
                                timeout_bits=_timeout_bits(spec, baud), detectors=detectors,
-                               unit=unit)
+                               unit=unit, perft=perft)
 
     def elaborate(self, platform):
         m = Module()

@@ -9,8 +9,9 @@ traffic is a list of *segments*; after each, the line stays idle until the
 board has been silent for longer than it ever takes to answer, so every byte
 the board sends belongs to one segment. A segment may also carry a fault:
 the design's reset (the top's ``rst``) pulsed on a chosen clock of it.
-While a board with a search unit searches (its ``busy``), the line is
-silent and the segment goes on: the search's answers belong to it too.
+While a board with a search unit or a perft core counts (its ``busy``),
+the line may be silent and the segment goes on: the answers belong to it
+too.
 
 :class:`CxxrtlBoard` runs a whole list of segments in one process
 (:meth:`~CxxrtlBoard.exchange`, what the link soak does), or is a
@@ -38,7 +39,7 @@ __all__ = ["CxxrtlBoard", "DIVISOR", "TIMEOUT_BITS", "SEGMENT_LIMIT"]
 DIVISOR = 4
 TIMEOUT_BITS = 64
 # A segment still sending after this many clocks is a hang (the clocks of a
-# search, whose length the host chose, are not counted).
+# search or a perft, whose length the host chose, are not counted).
 SEGMENT_LIMIT = 1_000_000
 # Marks a segment with a reset clock, as the harness reads it.
 RESET_FLAG = 1 << 31
@@ -63,7 +64,7 @@ class CxxrtlBoard(CxxrtlModel, Transport):
 
     Parameters
     ----------
-    config, divisor, timeout_bits, detectors, unit :
+    config, divisor, timeout_bits, detectors, unit, perft :
         As for :class:`~axon.hdl.board.top.AxonBoard`.
     build_dir, log :
         Cache directory and progress lines, see :class:`~axon.sim.backends.cxxrtl.CxxrtlModel`.
@@ -82,11 +83,12 @@ class CxxrtlBoard(CxxrtlModel, Transport):
     HARNESS_PORTS   = ("clk", "rst", "uart_rx", "uart_tx", "busy")
 
     def __init__(self, config=SHIPPED, *, divisor=DIVISOR, timeout_bits=TIMEOUT_BITS,
-                 detectors=1, unit=False, build_dir=None, log=None):
+                 detectors=1, unit=False, perft=False, build_dir=None, log=None):
         self.config = config
         self.divisor, self.timeout_bits = divisor, timeout_bits
         self.detectors = detectors
         self.unit = unit
+        self.perft = perft
         super().__init__(build_dir, log=log)
         self._process = None
         self._written = bytearray()
@@ -96,7 +98,7 @@ class CxxrtlBoard(CxxrtlModel, Transport):
     def _make_dut(self):
         """The design at the pins; a broken variant for a test overrides it."""
         return AxonBoard(self.config, divisor=self.divisor, timeout_bits=self.timeout_bits,
-                         detectors=self.detectors, unit=self.unit)
+                         detectors=self.detectors, unit=self.unit, perft=self.perft)
 
     @property
     def quiet_clocks(self):

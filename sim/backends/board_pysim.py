@@ -48,9 +48,9 @@ class PysimBoard(Transport):
         The board's detectors'.
     detectors : int
         Detectors behind the link.
-    unit : bool
-        A search unit on the board; while it searches (the design's
-        ``busy``), a silent line is no sign that the board is done.
+    unit, perft : bool
+        A search unit, a perft core on the board; while one counts (the
+        design's ``busy``), a silent line is no sign that the board is done.
     divisor : int
         Clocks per bit; small (4) keeps the simulation fast.
     timeout_bits : int
@@ -70,11 +70,13 @@ class PysimBoard(Transport):
     PERIOD = 1e-6
     CHUNK  = 64
 
-    def __init__(self, config=SHIPPED, *, divisor=4, timeout_bits=64, detectors=1, unit=False):
+    def __init__(self, config=SHIPPED, *, divisor=4, timeout_bits=64, detectors=1, unit=False,
+                 perft=False):
         self.config = config
         self.divisor, self.timeout_bits = divisor, timeout_bits
         self.detectors = detectors
         self.unit = unit
+        self.perft = perft
         self.design = self._make_dut()
         depth = config.depth
         self.timeout_clocks = divisor * timeout_bits
@@ -99,7 +101,7 @@ class PysimBoard(Transport):
     def _make_dut(self):
         """The design at the pins; a broken variant for a test overrides it."""
         return AxonBoard(self.config, divisor=self.divisor, timeout_bits=self.timeout_bits,
-                         detectors=self.detectors, unit=self.unit)
+                         detectors=self.detectors, unit=self.unit, perft=self.perft)
 
     async def _drive_line(self, ctx):
         rx = self.design.uart_rx
@@ -138,7 +140,8 @@ class PysimBoard(Transport):
 
     async def _watch_leds(self, ctx):
         # What a person looking at the board would see, for tests.
-        # And whether a search runs, which keeps a silent board answering.
+        # And whether a search or a perft runs, which keeps a silent board
+        # answering.
         design = self.design
         while True:
             repetition, error, busy = await ctx.changed(design.led_repetition,

@@ -13,8 +13,8 @@
 // stdin: segments of uint32 (host byte order) until end of file,
 //   N b0 .. b(N-1)      send these N bytes on uart_rx (8N1, LSB first), then
 //                       keep the line idle until uart_tx has been idle, with
-//                       no byte in flight and no search running (busy low),
-//                       for AXON_QUIET_CLOCKS clocks
+//                       no byte in flight and no search or perft running
+//                       (busy low), for AXON_QUIET_CLOCKS clocks
 //   RESET_FLAG|N R b0 .. b(N-1)
 //                       the same, and hold the design's reset (rst, the
 //                       sync domain's) high for the segment's clock R,
@@ -23,8 +23,8 @@
 // stdout: per segment, STATUS M r0 .. r(M-1): the M bytes the board sent on
 //   uart_tx during the segment, sampled mid-bit as a UART would. STATUS 0:
 //   the board fell silent; 1: it was still sending after AXON_SEGMENT_LIMIT
-//   clocks, not counting those of a search (a hang, as far as the host can
-//   tell). Each segment's answer is
+//   clocks, not counting those of a search or perft (a hang, as far as the
+//   host can tell). Each segment's answer is
 //   flushed before the next segment is read, so that a host may send one
 //   segment at a time and wait for its answer.
 // Bad input ends the run with exit status 2 and a message on stderr.

@@ -49,11 +49,13 @@ from ...hdl.params import DetectorConfig
 from .board_cxxrtl import CxxrtlBoard
 from .board_pysim import PysimBoard
 from ..search.movegen import Position
+from ..search.perft import PerftResult
 from ..search.unit import UnitJob, UnitResult, check_unit_depth
 from .link_codec import (FrameDecoder, Identity, ProtocolVersionError, identify_request,
                          write_request, read_request, query_request, reset_request,
-                         search_request, parse_identity, parse_words, parse_error, parse_query,
-                         parse_search, older_protocol, older_protocol_error)
+                         search_request, perft_request, parse_identity, parse_words,
+                         parse_error, parse_query, parse_search, parse_perft, older_protocol,
+                         older_protocol_error)
 from .session import Answer, Query, Session, deprecated_root
 from .transport import Transport
 
@@ -70,9 +72,10 @@ _REMOVED_IN = "0.5"
 # simulator, and compiled with CXXRTL.
 SIMULATED_SCHEMES = ("sim", "cxxrtl")
 # A simulated board's options: the configuration's fields, clocks per bit,
-# the detectors behind the link, and whether it carries a search unit.
+# the detectors behind the link, and whether it carries a search unit and a
+# perft core.
 SIM_OPTIONS = ("depth", "chains", "rules", "pools", "scan", "upcoming", "backstop", "divisor",
-               "detectors", "unit")
+               "detectors", "unit", "perft")
 # The UART's clocks per bit in a simulated board: small keeps it fast.
 SIM_DIVISOR = 4
 
@@ -152,9 +155,9 @@ def open_transport(url: str, *, baud: Optional[int] = None,
         board = simulated_board(url)
         if parts.scheme == "cxxrtl":
             return CxxrtlBoard(board.config, divisor=board.divisor, detectors=board.detectors,
-                               unit=board.unit, log=log)
+                               unit=board.unit, perft=board.perft, log=log)
         return PysimBoard(board.config, divisor=board.divisor, detectors=board.detectors,
-                          unit=board.unit)
+                          unit=board.unit, perft=board.perft)
     options = _url_options(parts)
     if parts.scheme in ("", "serial") or len(parts.scheme) == 1:   # /dev/ttyUSB1, COM3, C:\...
         port = parts.path if parts.scheme == "serial" else url.split("?")[0]
@@ -177,11 +180,13 @@ def _url_options(parts):
 class SimulatedBoard(NamedTuple):
     """What a ``sim://`` or ``cxxrtl://`` URL simulates: each detector's
     configuration, the UART's clocks per bit, the detectors, and whether a
-    search unit is on the board (``?unit=yes``)."""
+    search unit (``?unit=yes``) and a perft core (``?perft=yes``) are on
+    the board."""
     config:    DetectorConfig
     divisor:   int
     detectors: int
     unit:      bool = False
+    perft:     bool = False
 
 
 def simulated_config(url: str, *, where: str = "",
@@ -199,7 +204,7 @@ def simulated_board(url: str, *, where: str = "", **defaults: Any) -> SimulatedB
     (:func:`~axon.boards.detectors.default_detectors`) with the
     :data:`SIM_OPTIONS` the URL gives, then those of ``defaults`` (not
     ``None``) that it does not, checked for the gateware. ``upcoming``,
-    ``backstop`` and ``unit`` are ``yes``/``no`` (or ``true``/``false``, ``1``/``0``). A bad option is a
+    ``backstop``, ``unit`` and ``perft`` are ``yes``/``no`` (or ``true``/``false``, ``1``/``0``). A bad option is a
     ``ValueError`` that names it, after ``where``."""
     parts = urlsplit(url)
     scheme = parts.scheme or "sim"
@@ -223,8 +228,9 @@ def simulated_board(url: str, *, where: str = "", **defaults: Any) -> SimulatedB
         raise ValueError(f"option detectors must be an integer in 1..{MAX_DETECTORS}, "
                          f"not {detectors}")
     unit = changes.pop("unit", False)
+    perft = changes.pop("perft", False)
     return SimulatedBoard(spec.config.replace(**changes).check(where=where), divisor, detectors,
-                          unit)
+                          unit, perft)
 
 
 _BOOLEANS = {"yes": True, "true": True, "1": True, "no": False, "false": False, "0": False}
@@ -233,7 +239,7 @@ _BOOLEANS = {"yes": True, "true": True, "1": True, "no": False, "false": False, 
 def _option(key, value):
     if key in ("rules", "pools", "scan"):
         return value
-    if key in ("upcoming", "backstop", "unit"):
+    if key in ("upcoming", "backstop", "unit", "perft"):
         try:
             return _BOOLEANS[value.lower()]
         except KeyError:
@@ -250,7 +256,9 @@ def _int_option(key, value):
 
 class _Request:
     """One request frame on its way: its answer's payload (a list of
-    ``answers`` payloads, if it has more than one), or the error it drew."""
+    payloads, if it has more than one answer), or the error it drew.
+    ``answers`` is the count of its answers, or a function of a payload
+    that says whether it is the last."""
     __slots__ = ("frame", "command", "detector", "answers", "timeout", "payload", "error",
                  "done")
 
@@ -319,7 +327,8 @@ class Link:
         threads have ready; return each one's answer payload, in order. The
         first request that drew an error frame raises its :class:`LinkError`
         (after all of them were answered). A request of ``(frame, command,
-        detector, answers, timeout)`` has ``answers`` answer frames (its
+        detector, answers, timeout)`` has ``answers`` answer frames, or as
+        many as end with one of which ``answers(payload)`` is true (its
         payload is their list), each awaited for ``timeout`` seconds (the
         link's if ``None``)."""
         mine = [_Request(*request) for request in requests]
@@ -368,7 +377,7 @@ class Link:
         for at, request in enumerate(batch):
             try:
                 payloads = []
-                while len(payloads) < request.answers:
+                while True:
                     while not frames:
                         data = self.transport.read(decoder.needed(),
                                                    request.timeout or self.timeout)
@@ -382,8 +391,13 @@ class Link:
                         request.settle(error=refusal)
                         break
                     payloads.append(payload)
-                else:
-                    request.settle(payloads[0] if request.answers == 1 else payloads)
+                    if callable(request.answers):
+                        if request.answers(payload):
+                            request.settle(payloads)
+                            break
+                    elif len(payloads) == request.answers:
+                        request.settle(payloads[0] if request.answers == 1 else payloads)
+                        break
             except LinkTimeout as error:
                 for lost in batch[at:]:
                     lost.settle(error=error)
@@ -540,9 +554,35 @@ class Link:
         return [parse_search(payload) for payload in
                 (answers if isinstance(answers, list) else [answers])]
 
+    @property
+    def perft_cores(self) -> int:
+        """Perft cores on the board, as it reports them."""
+        return self.identity.perft_cores
+
+    def perft(self, position: Position, depth: int, *, core: int = 0,
+              timeout: float = 3600.0) -> PerftResult:
+        """Count the leaf nodes of ``position`` to ``depth`` plies in perft
+        core ``core``: the total and each root move's, in the move
+        generator's order, waiting at most ``timeout`` seconds for each
+        answer. Interrupted (``KeyboardInterrupt``), it stops the board's
+        count before it raises."""
+        if not 0 <= core < self.perft_cores:
+            raise ValueError(f"the board has {self.perft_cores} perft cores; there is no core "
+                             f"{core} (build one with axon build --perft)")
+        request = (perft_request(position, depth, core), Command.PERFT, core,
+                   lambda payload: parse_perft(payload)[2], timeout)
+        try:
+            answers = self.exchange([request])[0]
+        except KeyboardInterrupt:
+            self.stop_search()
+            raise
+        *moves, (_, total, _) = [parse_perft(payload) for payload in answers]
+        return PerftResult(total, tuple((move, nodes) for move, nodes, _ in moves))
+
     def stop_search(self) -> None:
-        """Stop a search the board is running: a byte that starts no
-        frame, then the line quiet, and whatever came back dropped."""
+        """Stop a search or a perft the board is running: a byte that
+        starts no frame, then the line quiet, and whatever came back
+        dropped."""
         self.transport.write(bytes([STOP_BYTE]))
         self.transport.resync()
 

@@ -16,8 +16,9 @@ from ...hdl.board.protocol import (START, PROTOCOL_VERSION, MAX_PAYLOAD, MAX_WOR
                                    INDEX_BYTES, ROOT_BYTES, OCCUPANCY_BYTES,
                                    QUERY_ANSWER_BYTES, ERROR_BYTES, RULES_CODES, POOLS_CODES,
                                    SCAN_CODES, IDENTITY_BYTES, BOARD_BYTES,
-                                   SEARCH_ANSWER_BYTES, MAX_SEARCH_DEPTH, Command, ErrorCode,
-                                   IdentityRecord, SearchRecord, ERROR_RESPONSE, crc8)
+                                   SEARCH_ANSWER_BYTES, MAX_SEARCH_DEPTH, PERFT_ANSWER_BYTES,
+                                   Command, ErrorCode, IdentityRecord, PerftRecord, SearchRecord,
+                                   ERROR_RESPONSE, crc8)
 from ...hdl.params import DetectorConfig
 from ...hdl.result import QueryResult
 from ..model.golden import Result
@@ -28,8 +29,8 @@ from ..search.unit import UnitResult, move_name
 __all__ = [
     "encode_frame", "holds_known_frame", "FrameDecoder", "Frame", "Identity",
     "ProtocolVersionError", "older_protocol", "older_protocol_error", "identify_request", "write_request", "read_request",
-    "query_request", "reset_request", "search_request", "parse_identity", "parse_words",
-    "parse_error", "parse_query", "parse_search",
+    "query_request", "reset_request", "search_request", "perft_request", "parse_identity",
+    "parse_words", "parse_error", "parse_query", "parse_search", "parse_perft",
 ]
 
 
@@ -180,14 +181,34 @@ def search_request(position: Position, first: int, last: int, root_address: int 
                          f"not {first!r} to {last!r}")
     if not isinstance(root_address, int) or not -0x8000 <= root_address <= 0x7fff:
         raise ValueError(f"root_address must be a signed 16-bit integer, not {root_address!r}")
+    return encode_frame(Command.SEARCH, _index(unit) + bytes([first, last]) +
+                        _position_state(position) +
+                        root_address.to_bytes(ROOT_BYTES, "little", signed=True) +
+                        _squares(position))
+
+
+def perft_request(position: Position, depth: int, core: int = 0) -> bytes:
+    """A PERFT frame: count the leaf nodes of ``position`` (the gateware's
+    :class:`~axon.sim.search.movegen.Position`) to ``depth`` plies, root
+    move by root move."""
+    if not isinstance(depth, int) or not 1 <= depth <= MAX_SEARCH_DEPTH:
+        raise ValueError(f"perft depth must be 1..{MAX_SEARCH_DEPTH}, not {depth!r}")
+    return encode_frame(Command.PERFT, _index(core) + bytes([depth]) +
+                        _position_state(position) + _squares(position))
+
+
+def _position_state(position):
+    # The side to move and the castling rights, then the en passant square.
+    ep = 0 if position.ep_square is None else 0x80 | position.ep_square
+    return bytes([(position.side & 1) | (position.castling & 0xf) << 1, ep])
+
+
+def _squares(position):
+    # Two squares a byte, the lower-numbered in the low half.
     board = list(position.board)
     if len(board) != 64 or not all(isinstance(code, int) and 0 <= code <= 15 for code in board):
         raise ValueError("a position is 64 piece codes of 4 bits")
-    ep = 0 if position.ep_square is None else 0x80 | position.ep_square
-    squares = bytes(board[2 * index] | board[2 * index + 1] << 4 for index in range(BOARD_BYTES))
-    return encode_frame(Command.SEARCH, _index(unit) + bytes([
-        first, last, (position.side & 1) | (position.castling & 0xf) << 1, ep]) +
-        root_address.to_bytes(ROOT_BYTES, "little", signed=True) + squares)
+    return bytes(board[2 * index] | board[2 * index + 1] << 4 for index in range(BOARD_BYTES))
 
 
 class ProtocolVersionError(ValueError):
@@ -219,6 +240,8 @@ class Identity:
         requests sent and not yet answered.
     units : int
         Search units on the board (SEARCH), indices 0..units - 1.
+    perft_cores : int
+        Perft cores on the board (PERFT), indices 0..perft_cores - 1.
     """
     version:    int
     interface:  tuple
@@ -229,6 +252,7 @@ class Identity:
     detectors:  int = 1
     rx_buffer:  int = 0
     units:      int = 0
+    perft_cores: int = 0
 
     @property
     def rules(self):
@@ -286,7 +310,7 @@ def parse_identity(payload):
                     config=config, count_bits=record.count_bits,
                     cycle_bits=record.cycle_bits, max_words=record.max_words,
                     detectors=record.detectors, rx_buffer=record.rx_buffer,
-                    units=record.units)
+                    units=record.units, perft_cores=record.perft_cores)
 
 
 # The parsers take an answer's whole payload, the detector index first
@@ -338,3 +362,15 @@ def parse_search(payload):
         score=record.score, move=move, nodes=record.nodes, terminal=record.terminal,
         repetitions=record.repetitions, queries=record.queries, clocks=record.clocks,
         wait_clocks=record.wait_clocks)
+
+
+def parse_perft(payload):
+    """``(move, nodes, last)`` from one of PERFT's answers, a
+    :class:`~axon.hdl.board.protocol.PerftRecord`: a root move (UCI) and its
+    leaf nodes, or (``last``, move ``None``) the leaf nodes in all."""
+    if len(payload) != PERFT_ANSWER_BYTES:
+        raise ValueError(f"perft answer has {len(payload)} bytes, expected {PERFT_ANSWER_BYTES}")
+    record = PerftRecord.from_bits(int.from_bytes(payload[INDEX_BYTES:], "little"))
+    move = record.move
+    return (None if record.last else move_name(move.from_sq, move.to_sq, move.promo),
+            record.nodes, bool(record.last))

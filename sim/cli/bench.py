@@ -71,8 +71,7 @@ def register(subparsers):
                     "peers on the same queries. Writes OUT/bench.json and OUT/bench.md.")
     parser.add_argument("--out", default="bench", help="output directory (default: bench/)")
     parser.add_argument("--seeds", type=int, default=5, help="nextpnr seeds per target (default 5); "
-                        "the search unit takes at most 3, the LFE5U-85F's unit and the perft "
-                        "core 1")
+                        "the search unit on the UP5K, which it does not fit, 1")
     parser.add_argument("--games", type=int, default=300, help="generated games in the corpus (default 300)")
     parser.add_argument("--no-hardware", action="store_true", help="skip the nextpnr runs")
     parser.add_argument("--no-software", action="store_true", help="skip the software peers")

@@ -51,6 +51,8 @@ def register(subparsers):
     build.add_argument("--unit", action="store_true",
                        help="a search unit beside the detectors, for axon search --engine "
                             "gateware --port (it fits the ECP5 boards)")
+    build.add_argument("--perft", action="store_true",
+                       help="a perft core beside the detectors, for axon perft --port")
     build.add_argument("--seed", type=int_at_least(0), default=1,
                        help="nextpnr placement seed (default 1)")
     build.add_argument("--build-dir", default=None,
@@ -123,7 +125,7 @@ def build_command(args):
         return _error("build", str(error), 2)
     try:
         report = build(args.board, config=config, detectors=args.detectors, unit=args.unit,
-                       seed=args.seed, build_dir=args.build_dir,
+                       perft=args.perft, seed=args.seed, build_dir=args.build_dir,
                        log=lambda line: print(line, file=sys.stderr))
     except BuildError as error:
         # Set before printing, so that a reader gone early (| head) does not

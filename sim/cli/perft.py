@@ -5,10 +5,13 @@ import json
 import sys
 
 from ..backends.cxxrtl import CxxrtlError
+from ..backends.link import Link, LinkError, LinkTimeout, open_transport
 from ..backends.perft_cxxrtl import PerftCxxrtl
 from ..backends.perft_pysim import PerftPysim
+from ..search.movegen import Position
 from ..search.perft import PerftInputError, check_depth, parse_position, perft
 from ...hdl.search.rules import MAX_DEPTH
+from .args import EXIT_INTERRUPTED
 from .progress import Progress
 
 
@@ -22,12 +25,15 @@ engines' `go perft` does: one line per root move (`e2e4: 20`) in the move
 generator's order, then `Nodes searched: N`. With the cxxrtl or pysim
 backend the whole count runs in the gateware (axon.hdl.search.Perft): it
 generates, makes, tests, recurses and unmakes every move itself; golden is
-its Python model.
+its Python model. With --port the count runs in the perft core of a board
+(built with axon build --perft, or simulated: sim://?perft=yes,
+cxxrtl://?perft=yes): the host sends the position and the depth, the board
+answers each root move's count and the total.
 """
 
 _EPILOG = """\
-Exit status: 0, 1 if the CXXRTL model cannot be built or run, 2 on a bad
-FEN or depth.
+Exit status: 0, 1 if the CXXRTL model cannot be built or run or the board
+does not answer, 2 on a bad FEN, depth or --port, 130 if interrupted.
 """
 
 
@@ -40,9 +46,13 @@ def register(commands):
     # Read as text and checked by the command, so that a bad depth is one line.
     parser.add_argument("--depth", required=True, metavar="N",
                         help=f"plies, 1..{MAX_DEPTH}")
-    parser.add_argument("--backend", choices=PERFT_BACKENDS, default="cxxrtl",
+    # Unset (None) is cxxrtl, so that a --backend beside --port is refused.
+    parser.add_argument("--backend", choices=PERFT_BACKENDS, default=None,
                         help="the gateware compiled with CXXRTL (default), in Amaranth's "
                              "simulator (pysim, slow), or the golden Python model")
+    parser.add_argument("--port", metavar="URL",
+                        help="the perft core of a board over the link instead: a serial "
+                             "port, sim://?perft=yes or cxxrtl://?perft=yes")
     parser.add_argument("--json", action="store_true",
                         help='print {"nodes": N, "moves": {"e2e4": 20, ...}}')
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
@@ -65,18 +75,30 @@ def perft_command(options, out=None):
     except PerftInputError as error:
         print(f"axon perft: error: {error}", file=sys.stderr)
         return 2
+    if options.backend is not None and options.port is not None:
+        print("axon perft: error: --backend and --port each name a perft: give one",
+              file=sys.stderr)
+        return 2
     progress = Progress(None, enabled=not options.quiet, command="axon perft")
     try:
-        if options.backend == "golden":
+        if options.port is not None:
+            result = _on_board(options.port, board, depth, progress)
+        elif options.backend == "golden":
             result = perft(board, depth)
         elif options.backend == "pysim":
             result = PerftPysim().run(board, depth).result
         else:
             result = PerftCxxrtl(log=progress.say).run(board, depth).result
-    except CxxrtlError as error:
+    except PerftInputError as error:
+        print(f"axon perft: error: {error}", file=sys.stderr)
+        return 2
+    except (CxxrtlError, LinkError, LinkTimeout) as error:
         first = str(error).splitlines()[0]
         print(f"axon perft: error: {first}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("axon perft: interrupted; nothing counted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     finally:
         progress.done()
     if options.json:
@@ -87,3 +109,23 @@ def perft_command(options, out=None):
             out.write(f"{move}: {nodes}\n")
         out.write(f"\nNodes searched: {result.nodes}\n")
     return 0
+
+
+def _on_board(port, board, depth, progress):
+    """The count of the perft core of the board on ``port``."""
+    try:
+        transport = open_transport(port, log=progress.say)
+    except (TypeError, ValueError) as error:
+        raise PerftInputError(f"--port {port}: {error}") from None
+    link = Link(transport)
+    try:
+        try:
+            cores = link.perft_cores
+        except ValueError as error:         # a board of another protocol version
+            raise PerftInputError(f"--port {port}: {error}") from None
+        if not cores:
+            raise PerftInputError(f"--port {port}: the board has no perft core; build one "
+                                  f"with axon build --perft, or simulate one with ?perft=yes")
+        return link.perft(Position.from_board(board), depth)
+    finally:
+        link.close()
