@@ -147,6 +147,21 @@ def _build_lines():
     return lines
 
 
+#: A board simulated at its UART pins with a search unit and a perft core.
+SEARCH_BOARD = "sim://?unit=yes&perft=yes"
+
+
+@pytest.fixture(scope="session")
+def search_board():
+    """A :class:`~axon.sim.backends.link.Link` to :data:`SEARCH_BOARD`, one
+    a worker: the search unit's and perft's link tests share its
+    elaboration."""
+    from axon.sim.backends.link import open_link
+    link = open_link(SEARCH_BOARD)
+    yield link
+    link.close()
+
+
 @pytest.fixture
 def waves(request):
     """A per-test VCD path under ``$AXON_WAVES``, or ``None`` (the default)."""

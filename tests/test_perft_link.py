@@ -37,13 +37,6 @@ def _divide_on(port, fen, depth):
     return answer["moves"]
 
 
-@pytest.fixture(scope="module")
-def perft_link():
-    link = open_link(PERFT_BOARD)
-    yield link
-    link.close()
-
-
 @pytest.mark.quick
 def test_a_board_in_simulation_counts_as_python_chess():
     """Through the installed script: castling both ways, en passant and
@@ -51,13 +44,13 @@ def test_a_board_in_simulation_counts_as_python_chess():
     assert _divide_on(PERFT_BOARD, TINY, 2) == reference(chess.Board(TINY), 2)
 
 
-def test_counts_come_in_the_generators_order_and_again_after_a_stop(perft_link):
+def test_counts_come_in_the_generators_order_and_again_after_a_stop(search_board):
     board = chess.Board(KIWIPETE)
-    counted = perft_link.perft(Position.from_board(board), 1)
+    counted = search_board.perft(Position.from_board(board), 1)
     assert counted.divide() == reference(board, 1) and counted.nodes == 48
     # Mated at the root: no root move, a total of 0.
     mated = chess.Board("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3")
-    assert perft_link.perft(Position.from_board(mated), 2) == (0, ())
+    assert search_board.perft(Position.from_board(mated), 2) == (0, ())
 
 
 def _stop(transport, request, clocks):
@@ -90,7 +83,7 @@ def test_a_byte_from_the_host_stops_a_count():
     assert link.perft(Position.from_board(board), 1).divide() == reference(board, 1)
 
 
-def test_a_board_without_a_core_and_bad_depths_are_refused(perft_link):
+def test_a_board_without_a_core_and_bad_depths_are_refused(search_board):
     position = Position.from_board(chess.Board())
     plain = open_link("sim://")
     try:
@@ -104,10 +97,10 @@ def test_a_board_without_a_core_and_bad_depths_are_refused(perft_link):
         payload = bytearray(perft_request(position, 1)[3:-1])
         payload[1] = depth
         with pytest.raises(LinkError) as refused:
-            perft_link.transact(encode_frame(Command.PERFT, payload), Command.PERFT)
+            search_board.transact(encode_frame(Command.PERFT, payload), Command.PERFT)
         assert refused.value.code == ErrorCode.BAD_ARGUMENT
     with pytest.raises(ValueError, match="perft core"):
-        perft_link.perft(position, 1, core=1)
+        search_board.perft(position, 1, core=1)
 
 
 class _BoardOfABrokenCore(PysimBoard):

@@ -46,13 +46,6 @@ def _shuffle():
     return Position.from_board(board), words
 
 
-@pytest.fixture(scope="module")
-def unit_link():
-    link = open_link(UNIT_BOARD)
-    yield link
-    link.close()
-
-
 @pytest.mark.quick
 def test_a_board_in_simulation_searches_the_models_tree():
     """Through the installed script, the board's unit (Amaranth's simulator
@@ -65,20 +58,20 @@ def test_a_board_in_simulation_searches_the_models_tree():
                for row in run["depths"])
 
 
-def test_one_search_answers_each_depth_and_the_draw_from_history(unit_link):
+def test_one_search_answers_each_depth_and_the_draw_from_history(search_board):
     """SEARCH from depth 1 to 2 answers twice. With the game history of
     the shuffle loaded, the detector's draws count; with none, none."""
     position, words = _shuffle()
-    loaded = unit_link.search(position, 1, 2, history=words)
+    loaded = search_board.search(position, 1, 2, history=words)
     assert [depth for depth, _ in loaded] == [1, 2]
     assert loaded[1][1].repetitions > 0 and loaded[1][1].score == 0
-    bare = unit_link.search(position, 2, 2, history=[])
+    bare = search_board.search(position, 2, 2, history=[])
     assert bare[0][1].repetitions == 0
     # A depth over UnitSession, the command line's backend.
-    assert UnitSession(unit_link).run(UnitJob(position, tuple(words), 1)) == loaded[0][1]
+    assert UnitSession(search_board).run(UnitJob(position, tuple(words), 1)) == loaded[0][1]
 
 
-def test_a_board_without_a_unit_and_bad_searches_are_refused(unit_link):
+def test_a_board_without_a_unit_and_bad_searches_are_refused(search_board):
     position, words = _shuffle()
     plain = open_link("sim://")
     try:
@@ -90,8 +83,8 @@ def test_a_board_without_a_unit_and_bad_searches_are_refused(unit_link):
         plain.close()
     # Depth 0, depths the wrong way round, and a root so high that the
     # search's words would run past the move list: refused, history kept.
-    unit_link.write_moves(0, 0, words)
-    depth = unit_link.config.depth
+    search_board.write_moves(0, 0, words)
+    depth = search_board.config.depth
     depth_zero = bytearray(search_request(position, 1, 1)[3:-1])
     depth_zero[1] = 0
     for request in (search_request(position, 2, 2, root_address=depth - 2),
@@ -99,11 +92,11 @@ def test_a_board_without_a_unit_and_bad_searches_are_refused(unit_link):
                     encode_frame(Command.SEARCH, bytes([0, 3, 2]) +
                                  bytes(SEARCH_REQUEST_BYTES - 3))):
         with pytest.raises(LinkError) as refused:
-            unit_link.transact(request, Command.SEARCH)
+            search_board.transact(request, Command.SEARCH)
         assert refused.value.code == ErrorCode.BAD_ARGUMENT
-    assert unit_link.read_moves(0, 0, len(words)) == words
+    assert search_board.read_moves(0, 0, len(words)) == words
     with pytest.raises(ValueError, match="search unit"):
-        unit_link.search(position, 1, 1, unit=1)
+        search_board.search(position, 1, 1, unit=1)
 
 
 def test_a_byte_from_the_host_stops_a_search():
